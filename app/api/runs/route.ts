@@ -1,0 +1,16 @@
+import { NextResponse } from "next/server";
+import { DomainError } from "@/lib/errors";
+import { handle } from "@/lib/server/http";
+import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
+import { requireViewer } from "@/lib/server/session";
+
+/** `GET /api/runs?status=pending_review` — the queue (API.md operator API). */
+export const GET = handle(async (req: Request) => {
+  await requireViewer(req);
+  const status = new URL(req.url).searchParams.get("status");
+  if (status && !RUN_STATUSES.includes(status as RunStatus)) {
+    throw new DomainError("bad_request", `Unknown status "${status}". Use one of: ${RUN_STATUSES.join(", ")}.`);
+  }
+  const runs = await listQueue({ status: (status as RunStatus) || undefined });
+  return NextResponse.json({ runs });
+});

@@ -1,0 +1,118 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { AppHeader } from "@/components/app-header";
+import { PlanSteps } from "@/components/plan-steps";
+import { isDomainError } from "@/lib/errors";
+import { formatInstant, formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
+import { formatMoney } from "@/lib/money";
+import { requirePageViewer } from "@/lib/server/page-auth";
+import { getRunDetails, type RunDetails } from "@/lib/server/run-details";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Run" };
+
+export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const viewer = await requirePageViewer(`/runs/${id}`);
+  let details: RunDetails;
+  try {
+    details = await getRunDetails(id, viewer);
+  } catch (e) {
+    if (isDomainError(e) && e.code === "not_found") notFound();
+    throw e;
+  }
+  const { run, task, ticket, agent, accountContext, validation, desk, users } = details;
+  const now = new Date();
+  const planIssues = validation.issues.filter((i) => !i.stepId);
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-6 py-6">
+        <div className="flex flex-wrap items-baseline gap-3">
+          <h1 className="text-xl font-semibold">
+            Ticket #{ticket.id} · {ticket.subject}
+          </h1>
+          <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white">{statusLabel(run.status)}</span>
+        </div>
+        <p className="mt-1 text-sm text-slate-600">
+          {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}
+          {run.boundTaskRevision}
+          {(run.status === "pending_review" || run.status === "approved") && <> · expires {formatTimeLeft(run.expiresAt, now)}</>}
+        </p>
+        {run.boundTaskRevision !== task.revision && (
+          <p role="alert" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">
+            The task changed since this plan was made (plan bound to revision {run.boundTaskRevision}, task now at revision {task.revision}).
+          </p>
+        )}
+        {run.rejectionReason && (
+          <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
+        )}
+        <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+          <section aria-labelledby="plan-h">
+            <h2 id="plan-h" className="mb-3 text-lg font-semibold">
+              Plan ({run.steps.length} step{run.steps.length === 1 ? "" : "s"})
+            </h2>
+            {planIssues.length > 0 && (
+              <ul className="mb-3 space-y-1">
+                {planIssues.map((i, n) => (
+                  <li key={n} className="rounded-md bg-amber-50 px-3 py-1.5 text-sm text-amber-950">
+                    {i.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <PlanSteps steps={run.steps} desk={desk} issues={validation.issues} users={users} />
+          </section>
+          <aside className="space-y-6">
+            <section aria-labelledby="task-h" className="rounded-lg border border-slate-200 bg-white p-4">
+              <h2 id="task-h" className="font-semibold">
+                Task <span className="text-sm font-normal text-slate-600">revision {task.revision}</span>
+              </h2>
+              <p className="mt-2 whitespace-pre-wrap text-sm">{task.body}</p>
+              <p className="mt-2 text-xs text-slate-500">Last changed {formatInstant(task.updatedAt)}</p>
+            </section>
+            <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">
+              <h2 id="acct-h" className="font-semibold">{accountContext.account.name}</h2>
+              <p className="text-xs text-slate-500">
+                Account <code>{accountContext.account.id}</code>
+              </p>
+              <h3 className="mt-3 text-sm font-medium">Invoices</h3>
+              <table className="mt-1 w-full text-sm">
+                <thead className="sr-only">
+                  <tr>
+                    <th>Invoice</th>
+                    <th>Status</th>
+                    <th>Open balance</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {accountContext.invoices.map((i) => (
+                    <tr key={i.id} className="border-t border-slate-100">
+                      <td className="py-1 font-mono text-xs">{i.id}</td>
+                      <td className="py-1 text-xs">{i.status}</td>
+                      <td className="py-1 text-right tabular-nums">
+                        {formatMoney(i.openBalance as Parameters<typeof formatMoney>[0])}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h3 className="mt-3 text-sm font-medium">Shipments</h3>
+              <ul className="mt-1 space-y-1 text-sm">
+                {accountContext.shipments.map((s) => (
+                  <li key={s.id} className="border-t border-slate-100 pt-1">
+                    <span className="font-mono text-xs">{s.id}</span> · {s.destination} · {s.status}
+                    <div className="text-xs text-slate-600">
+                      {formatIsoDate(s.window.from)}
+                      {s.window.to !== s.window.from && <> – {formatIsoDate(s.window.to)}</>}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          </aside>
+        </div>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import { AppHeader } from "@/components/app-header";
+import { QueueTable } from "@/components/queue-table";
+import { requirePageViewer } from "@/lib/server/page-auth";
+import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
+
+export const metadata: Metadata = { title: "Queue" };
+export const dynamic = "force-dynamic";
+
+export default async function QueuePage({ searchParams }: { searchParams: Promise<{ status?: string }> }) {
+  const viewer = await requirePageViewer("/runs");
+  const { status: raw } = await searchParams;
+  const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
+  const rows = await listQueue({ status: status === "all" ? undefined : status });
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-6 py-6">
+        <h1 className="text-xl font-semibold">Queue</h1>
+        <p className="mt-1 text-sm text-slate-600">Plans agents want to execute, waiting for a person.</p>
+        <QueueTable initialRows={rows} initialStatus={status} initialNow={new Date().toISOString()} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { formatIsoDate } from "@/lib/format";
+import { formatMoney, type Money } from "@/lib/money";
+import type { FieldSpec } from "@/lib/tools/types";
+
+/** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
+function idWithOwner(desk: DeskSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
+  const accountName = (accId?: string) => (accId ? desk.accounts[accId]?.name : undefined);
+  const own = <T,>(map: Record<string, T>) => (Object.prototype.hasOwnProperty.call(map, id) ? map[id] : undefined);
+  switch (kind) {
+    case "invoice_id": {
+      const r = own(desk.invoices);
+      return r ? { id, owner: accountName(r.accountId) } : { id, missing: true };
+    }
+    case "shipment_id": {
+      const r = own(desk.shipments);
+      return r ? { id, owner: accountName(r.accountId) } : { id, missing: true };
+    }
+    case "ticket_id": {
+      const r = own(desk.tickets);
+      return r ? { id: `#${id}`, owner: accountName(r.accountId) } : { id: `#${id}`, missing: true };
+    }
+    case "account_id": {
+      const r = own(desk.accounts);
+      return r ? { id, owner: r.name } : { id, missing: true };
+    }
+    default:
+      return { id };
+  }
+}
+
+function isMoney(v: unknown): v is Money {
+  return typeof v === "object" && v !== null && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string";
+}
+
+/** Renders one argument value as a labelled, typed value (money formatted, dates readable). */
+export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unknown; desk: DeskSnapshot }) {
+  if (value === undefined || value === null || value === "") return <span className="italic text-slate-500">missing</span>;
+  switch (field.kind) {
+    case "money":
+      return isMoney(value) ? <span className="tabular-nums font-medium">{formatMoney(value)}</span> : <code>{JSON.stringify(value)}</code>;
+    case "date_window": {
+      const w = value as { from?: string; to?: string };
+      if (typeof w?.from !== "string" || typeof w?.to !== "string") return <code>{JSON.stringify(value)}</code>;
+      return (
+        <span>
+          {w.from === w.to ? formatIsoDate(w.from) : `${formatIsoDate(w.from)} – ${formatIsoDate(w.to)}`}{" "}
+          <span className="text-xs text-slate-500">({w.from === w.to ? w.from : `${w.from} → ${w.to}`})</span>
+        </span>
+      );
+    }
+    case "invoice_id":
+    case "shipment_id":
+    case "ticket_id":
+    case "account_id": {
+      if (typeof value !== "string") return <code>{JSON.stringify(value)}</code>;
+      const r = idWithOwner(desk, field.kind, value);
+      return (
+        <span>
+          <code className="font-mono">{r.id}</code>
+          {r.owner && <span className="text-slate-600"> · {r.owner}</span>}
+          {r.missing && <span className="text-red-700"> · not found</span>}
+        </span>
+      );
+    }
+    case "team":
+      return <span>{field.options?.find((o) => o.value === value)?.label ?? String(value)}</span>;
+    case "textarea":
+      return <span className="whitespace-pre-wrap">{String(value)}</span>;
+    default:
+      return <span>{typeof value === "string" ? value : JSON.stringify(value)}</span>;
+  }
+}

@@ -1,0 +1,161 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
+import type { QueueRow } from "@/lib/server/runs";
+
+const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
+type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
+
+async function fetchQueue(status: string): Promise<QueueRow[]> {
+  const res = await fetch(`/api/runs${status === "all" ? "" : `?status=${status}`}`, { headers: { accept: "application/json" } });
+  if (!res.ok) throw new Error(`The queue could not be loaded (${res.status}).`);
+  return ((await res.json()) as { runs: QueueRow[] }).runs;
+}
+
+/** The run queue: refreshes itself every 5 s, sortable by column, filterable by status. */
+export function QueueTable({ initialRows, initialStatus, initialNow }: { initialRows: QueueRow[]; initialStatus: string; initialNow: string }) {
+  const router = useRouter();
+  const [status, setStatus] = useState(initialStatus);
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
+  const [now, setNow] = useState(() => new Date(initialNow));
+  useEffect(() => {
+    const t = setInterval(() => setNow(new Date()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+  const { data: rows = [], isError, error, dataUpdatedAt } = useQuery({
+    queryKey: ["queue", status],
+    queryFn: () => fetchQueue(status),
+    initialData: status === initialStatus ? initialRows : undefined,
+    refetchInterval: 5_000,
+  });
+
+  const sorted = useMemo(() => {
+    const val = (r: QueueRow): string | number => {
+      switch (sort.key) {
+        case "age":
+          return r.createdAt;
+        case "expiry":
+          return r.expiresAt;
+        case "ticket":
+          return r.ticketId;
+        case "account":
+          return r.accountName;
+        case "steps":
+          return r.stepCount;
+        case "gated":
+          return r.gatedCount;
+      }
+    };
+    return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
+  }, [rows, sort]);
+
+  const header = (key: SortKey, label: string) => {
+    const active = sort.key === key;
+    return (
+      <th scope="col" aria-sort={active ? (sort.dir === 1 ? "ascending" : "descending") : "none"} className="px-3 py-2 text-left font-medium">
+        <button
+          type="button"
+          onClick={() => setSort({ key, dir: active ? (sort.dir === 1 ? -1 : 1) : 1 })}
+          className="inline-flex items-center gap-1 hover:text-slate-950"
+        >
+          {label}
+          <span aria-hidden="true" className="text-xs text-slate-500">
+            {active ? (sort.dir === 1 ? "▲" : "▼") : "↕"}
+          </span>
+        </button>
+      </th>
+    );
+  };
+
+  return (
+    <section aria-label="Runs" className="mt-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <label htmlFor="status-filter" className="text-sm font-medium">
+          Status
+        </label>
+        <select
+          id="status-filter"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value);
+            router.replace(`/runs?status=${e.target.value}`, { scroll: false });
+          }}
+          className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+        >
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s === "all" ? "All" : statusLabel(s)}
+            </option>
+          ))}
+        </select>
+        <span className="text-xs text-slate-500" aria-live="polite">
+          {rows.length} run{rows.length === 1 ? "" : "s"} · refreshed {new Date(dataUpdatedAt || Date.now()).toLocaleTimeString("en-GB")}
+        </span>
+      </div>
+      {isError && (
+        <p role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {(error as Error).message}
+        </p>
+      )}
+      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <table className="min-w-full text-sm">
+          <thead className="bg-slate-50 text-slate-700">
+            <tr>
+              {header("ticket", "Ticket")}
+              {header("account", "Account")}
+              <th scope="col" className="px-3 py-2 text-left font-medium">
+                Agent
+              </th>
+              {header("steps", "Steps")}
+              {header("gated", "Need approval")}
+              <th scope="col" className="px-3 py-2 text-left font-medium">
+                Status
+              </th>
+              {header("age", "Age")}
+              {header("expiry", "Expires")}
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.length === 0 && (
+              <tr>
+                <td colSpan={8} className="px-3 py-8 text-center text-slate-500">
+                  No runs with this status.
+                </td>
+              </tr>
+            )}
+            {sorted.map((r) => (
+              <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50">
+                <td className="px-3 py-2">
+                  <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                    #{r.ticketId}
+                  </Link>
+                  <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
+                </td>
+                <td className="px-3 py-2">{r.accountName}</td>
+                <td className="px-3 py-2 text-slate-700">{r.agentName}</td>
+                <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
+                <td className="px-3 py-2 tabular-nums">
+                  {r.gatedCount}
+                  {r.warningCount > 0 && (
+                    <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
+                      {r.warningCount} warning{r.warningCount === 1 ? "" : "s"}
+                    </span>
+                  )}
+                </td>
+                <td className="px-3 py-2">{statusLabel(r.status)}</td>
+                <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

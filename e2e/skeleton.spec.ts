@@ -1,0 +1,53 @@
+import { test, expect } from "@playwright/test";
+import { signInAs, STORAGE } from "./helpers";
+
+test.describe("signed out", () => {
+  test("a signed-out visitor is sent to the sign-in page", async ({ page }) => {
+    await page.goto("/runs");
+    await expect(page).toHaveURL(/\/sign-in\?next=%2Fruns/);
+    await expect(page.getByRole("heading", { name: "Sign in to Plandesk" })).toBeVisible();
+  });
+
+  test("a wrong password gets one clear message that does not say which part was wrong", async ({ page }) => {
+    await signInAs(page, "operator", "not-the-password");
+    await expect(page.locator("form").getByRole("alert")).toHaveText("Email or password is incorrect.");
+    await expect(page).toHaveURL(/\/sign-in/);
+  });
+});
+
+test.describe("operator", () => {
+  test.use({ storageState: STORAGE.operator });
+
+  test("opens the queue and the reference run of ticket #74991 with its three steps", async ({ page }) => {
+    await page.goto("/runs");
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "#74991" }) });
+    await expect(row).toContainText("Nordkapp Logistics");
+    await expect(row.getByRole("cell").nth(3)).toHaveText("3");
+    await row.getByRole("link", { name: "#74991" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
+    const steps = page.getByRole("list", { name: "Plan steps" }).getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3 }) });
+    await expect(steps).toHaveCount(3);
+    await expect(steps.nth(0)).toContainText("add_ticket_note");
+    await expect(steps.nth(1)).toContainText("reschedule_delivery");
+    await expect(steps.nth(1)).toContainText("Needs approval");
+    await expect(steps.nth(2)).toContainText("send_reply");
+    await expect(page.getByRole("heading", { name: "Nordkapp Logistics" })).toBeVisible();
+  });
+
+  test("the queue filters by status and sorts by column", async ({ page }) => {
+    await page.goto("/runs");
+    await expect(page.getByRole("link", { name: "#74991" })).toBeVisible();
+    await page.getByLabel("Status").selectOption("rejected");
+    await expect(page.getByText("No runs with this status.")).toBeVisible();
+    await page.getByLabel("Status").selectOption("pending_review");
+    await page.getByRole("button", { name: /Ticket/ }).click();
+    const first = page.getByRole("row").nth(1).getByRole("link");
+    await expect(first).toHaveText(/#7499\d/);
+  });
+
+  test("an unknown run id shows a not-found page", async ({ page }) => {
+    const res = await page.goto("/runs/run_does_not_exist");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Run not found" })).toBeVisible();
+  });
+});

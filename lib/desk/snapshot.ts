@@ -1,0 +1,56 @@
+import type { Money } from "../money";
+
+/**
+ * Read-only account data the validator, diff and UI consult, loaded from the database
+ * once per request by `lib/server/desk-data.ts`. Plain data, no I/O: domain functions
+ * stay pure and testable. All times are UTC; dates are ISO `YYYY-MM-DD`.
+ * Source: DESIGN.md "The demo domain".
+ */
+export interface DeskSnapshot {
+  /** The ticket the run's task belongs to. */
+  ticket: TicketRecord;
+  accounts: Record<string, AccountRecord>;
+  tickets: Record<string, TicketRecord>;
+  invoices: Record<string, InvoiceRecord>;
+  shipments: Record<string, ShipmentRecord>;
+  /** Destination code → ISO dates that are holidays there. */
+  holidays: Record<string, string[]>;
+}
+
+/** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */
+export interface AccountRecord {
+  id: string;
+  name: string;
+}
+
+/** A support ticket; `id` is the ticket number as a string, e.g. "74991". */
+export interface TicketRecord {
+  id: string;
+  accountId: string;
+  subject: string;
+}
+
+/** A fee line on an invoice, e.g. `{code: "LATE_FEE", amount}`. */
+export interface FeeRecord {
+  code: string;
+  amount: Money;
+}
+
+/** An invoice, e.g. `in_74119`; `openBalance` in minor units, status `open | paid | void`. */
+export interface InvoiceRecord {
+  id: string;
+  accountId: string;
+  status: "open" | "paid" | "void";
+  total: Money;
+  openBalance: Money;
+  fees: FeeRecord[];
+}
+
+/** A shipment with its delivery window (ISO dates, inclusive) and destination code. */
+export interface ShipmentRecord {
+  id: string;
+  accountId: string;
+  destination: string;
+  window: { from: string; to: string };
+  status: "in_transit" | "delivered" | "held" | "scheduled";
+}

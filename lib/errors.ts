@@ -1,0 +1,56 @@
+/**
+ * Every typed refusal Plandesk returns, with its HTTP status. One enum, mapped in one place
+ * (`lib/server/http.ts`). Source: API.md (typed refusals), STYLE.md §4.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  cross_origin: 403,
+  authorship_denied: 403,
+  approval_denied: 403,
+  not_found: 404,
+  stale_task: 409,
+  stale_plan_version: 409,
+  stopped_stale_task: 409,
+  digest_mismatch: 409,
+  approval_missing: 409,
+  already_claimed: 409,
+  run_not_approved: 409,
+  run_not_pending: 409,
+  expired: 409,
+  invalid_claim_token: 409,
+  idempotency_conflict: 409,
+  validation_failed: 422,
+  acknowledgement_required: 422,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * A refusal a person or program can act on: `code` from ERROR_STATUS, a message written for
+ * people, and extra `details` spread into the API error body (`{error: {code, message, ...details}}`).
+ */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "DomainError";
+    this.code = code;
+    this.details = details;
+  }
+
+  /** HTTP status for this code. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** Type guard for DomainError (also across module copies, by shape). */
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError || (typeof e === "object" && e !== null && (e as { name?: string }).name === "DomainError");
+}

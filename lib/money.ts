@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/**
+ * Currencies the desk settles in (ISO 4217 codes). Demo money is USD.
+ * Source: API.md — money is `{minor: integer, currency}`.
+ */
+export const currencySchema = z.enum(["USD", "EUR", "GBP", "NOK", "SEK", "DKK"]);
+export type Currency = z.infer<typeof currencySchema>;
+
+/**
+ * An amount of money: integer minor units (cents) plus currency, never a float.
+ * A missing or cleared amount is a validation error, never 0.
+ * Source: DESIGN.md §2 (typed plans), API.md.
+ */
+export const moneySchema = z
+  .object({
+    minor: z.number({ error: "Amount is required" }).int("Amount must be whole minor units"),
+    currency: currencySchema,
+  })
+  .strict();
+export type Money = z.infer<typeof moneySchema>;
+
+/** Digits after the decimal point per currency (ISO 4217 exponent). */
+const EXPONENT: Record<Currency, number> = { USD: 2, EUR: 2, GBP: 2, NOK: 2, SEK: 2, DKK: 2 };
+
+/**
+ * Formats money for people, e.g. `{minor: 148900, currency: "USD"}` → "$1,489.00".
+ * Uses `Intl.NumberFormat` in en-US. Pure; never throws for valid Money.
+ */
+export function formatMoney(m: Money): string {
+  const exp = EXPONENT[m.currency] ?? 2;
+  return new Intl.NumberFormat("en-US", {
+    style: "currency",
+    currency: m.currency,
+    minimumFractionDigits: exp,
+  }).format(m.minor / 10 ** exp);
+}
+
+/**
+ * Parses a decimal string a person typed ("1,489.00", "1489", "1489.5") into minor units
+ * for `currency`. Returns `null` for empty, malformed, or over-precise input (a cleared
+ * field is missing, never 0). Source: DESIGN.md §2.
+ */
+export function parseMinor(input: string, currency: Currency): number | null {
+  const exp = EXPONENT[currency] ?? 2;
+  const s = input.trim().replace(/,/g, "");
+  if (s === "") return null;
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(s);
+  if (!m) return null;
+  const frac = m[3] ?? "";
+  if (frac.length > exp) return null;
+  const minor = Number(m[2]) * 10 ** exp + Number(frac.padEnd(exp, "0") || "0");
+  if (!Number.isSafeInteger(minor)) return null;
+  return m[1] === "-" ? -minor : minor;
+}
+
+/** Renders minor units as a plain decimal string for an input field, e.g. 148900 → "1489.00". */
+export function minorToDecimal(minor: number, currency: Currency): string {
+  const exp = EXPONENT[currency] ?? 2;
+  const sign = minor < 0 ? "-" : "";
+  const abs = Math.abs(minor);
+  const whole = Math.floor(abs / 10 ** exp);
+  const frac = String(abs % 10 ** exp).padStart(exp, "0");
+  return exp === 0 ? `${sign}${whole}` : `${sign}${whole}.${frac}`;
+}

@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+/**
+ * Where one argument's value came from. Approval records consent; it never relabels an origin.
+ * - `model`: proposed by the agent's model;
+ * - `user_literal`: taken from the task text (optional `quote`);
+ * - `source`: read from account data (`recordType`, `recordId`);
+ * - `computed`: derived deterministically (optional `formula`);
+ * - `operator`: set by a person (`userId`, `at` ISO-8601 UTC, `previous` value or undefined when new).
+ * Source: DESIGN.md §3 (provenance).
+ */
+export const provenanceSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("model") }).strict(),
+  z.object({ kind: z.literal("user_literal"), quote: z.string().max(2000).optional() }).strict(),
+  z
+    .object({ kind: z.literal("source"), recordType: z.string().min(1).max(64), recordId: z.string().min(1).max(128) })
+    .strict(),
+  z.object({ kind: z.literal("computed"), formula: z.string().max(500).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal("operator"),
+      userId: z.string().min(1),
+      at: z.string().datetime(),
+      previous: z.unknown().optional(),
+    })
+    .strict(),
+]);
+export type Provenance = z.infer<typeof provenanceSchema>;
+
+/**
+ * Who wrote a step: the agent's model, or a named person (user id).
+ * Source: DESIGN.md §11, API.md (`author`).
+ */
+export const authorSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("model") }).strict(),
+  z.object({ kind: z.literal("user"), userId: z.string().min(1) }).strict(),
+]);
+export type Author = z.infer<typeof authorSchema>;
+
+/** Step ids: short, url-safe strings (nanoid or agent-chosen). */
+export const stepIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "Step id may contain only letters, digits, '_' and '-'");
+
+/**
+ * One step of a plan as stored: a typed tool call.
+ * `args` is validated against the tool's own zod schema by the pipeline (shape stage), so
+ * here it is only "a JSON object". `provenance` maps a top-level argument name (or a dotted
+ * path such as `window.from`) to its origin. Source: DESIGN.md §2.
+ */
+export const stepSchema = z
+  .object({
+    id: stepIdSchema,
+    tool: z.string().min(1).max(64),
+    args: z.record(z.string(), z.unknown()),
+    provenance: z.record(z.string(), provenanceSchema).default({}),
+    author: authorSchema.default({ kind: "model" }),
+  })
+  .strict();
+export type Step = z.infer<typeof stepSchema>;
+export type StepInput = z.input<typeof stepSchema>;
+
+/**
+ * An immutable plan version: ordered steps. `version` starts at 1 and grows by one per edit.
+ * Source: DESIGN.md §2, §6.
+ */
+export const planSchema = z
+  .object({
+    version: z.number().int().min(1),
+    steps: z.array(stepSchema),
+  })
+  .strict();
+export type Plan = z.infer<typeof planSchema>;
+
+/** Maximum number of steps in one plan (DESIGN.md §1, structure stage). */
+export const MAX_PLAN_STEPS = 20;

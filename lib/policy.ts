@@ -1,0 +1,26 @@
+/**
+ * Waiting-time policy: every pending run has an owner, a deadline and a way out.
+ * A run expires `DEFAULT_EXPIRY_SECONDS` after submission (shorter when it holds an
+ * irreversible step), capped at `MAX_EXPIRY_SECONDS` whatever the agent asks; it escalates
+ * to supervisors when `ESCALATE_FRACTION` of its life has passed. Times in seconds / UTC.
+ * Source: DESIGN.md §10 (nobody answers), API.md (`expiresInSeconds`, capped by policy).
+ */
+export const DEFAULT_EXPIRY_SECONDS = 24 * 3600;
+export const IRREVERSIBLE_EXPIRY_SECONDS = 8 * 3600;
+export const MAX_EXPIRY_SECONDS = 72 * 3600;
+export const MIN_EXPIRY_SECONDS = 60;
+export const ESCALATE_FRACTION = 0.75;
+
+/**
+ * Computes `{expiresAt, escalateAt}` for a run submitted at `now` (UTC).
+ * `requestedSeconds` (optional) is clamped to [MIN_EXPIRY_SECONDS, policy ceiling], where the
+ * ceiling is IRREVERSIBLE_EXPIRY_SECONDS when `hasIrreversible`, else MAX_EXPIRY_SECONDS.
+ */
+export function runDeadlines(now: Date, hasIrreversible: boolean, requestedSeconds?: number) {
+  const ceiling = hasIrreversible ? IRREVERSIBLE_EXPIRY_SECONDS : MAX_EXPIRY_SECONDS;
+  const base = hasIrreversible ? IRREVERSIBLE_EXPIRY_SECONDS : DEFAULT_EXPIRY_SECONDS;
+  const seconds = Math.min(ceiling, Math.max(MIN_EXPIRY_SECONDS, Math.floor(requestedSeconds ?? base)));
+  const expiresAt = new Date(now.getTime() + seconds * 1000);
+  const escalateAt = new Date(now.getTime() + Math.floor(seconds * ESCALATE_FRACTION) * 1000);
+  return { expiresAt, escalateAt, seconds };
+}

@@ -1,0 +1,11 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/** SHA-256 hex of an agent API key: what the database stores (never the key itself). */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** A new random agent API key, `pd_` + 32 url-safe characters; shown once to the admin. */
+export function generateApiKey(): string {
+  return `pd_${randomBytes(24).toString("base64url")}`;
+}

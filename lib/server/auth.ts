@@ -1,0 +1,52 @@
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { prisma } from "./db";
+import { serverConfig } from "./config";
+
+const config = serverConfig();
+
+/**
+ * better-auth: email + password, database sessions (no cookie cache, so disabling a user
+ * ends their sessions at once), sign-up closed (admins create users), roles on the user.
+ * Trusted origin is PLANDESK_URL only; better-auth refuses foreign-origin sign-in with 403.
+ */
+export const auth = betterAuth({
+  appName: "Plandesk",
+  baseURL: config.publicUrl,
+  secret: config.secret,
+  trustedOrigins: [config.origin],
+  database: prismaAdapter(prisma, { provider: "sqlite" }),
+  account: { modelName: "authAccount" },
+  emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
+  session: {
+    expiresIn: 60 * 60 * 12, // 12 hours
+    updateAge: 60 * 30,
+    cookieCache: { enabled: false },
+  },
+  user: {
+    additionalFields: {
+      role: { type: "string", input: false, defaultValue: "operator" },
+      disabled: { type: "boolean", input: false, defaultValue: false },
+    },
+  },
+  advanced: { useSecureCookies: config.publicUrl.startsWith("https://") },
+  databaseHooks: {
+    session: {
+      create: {
+        before: async (session) => {
+          const user = await prisma.user.findUnique({ where: { id: session.userId }, select: { disabled: true } });
+          if (!user || user.disabled) return false;
+          return { data: session };
+        },
+      },
+    },
+  },
+  // Brute-force guard: sign-in attempts per IP per minute (PLANDESK_SIGNIN_LIMIT, default 20).
+  rateLimit: {
+    enabled: true,
+    window: 60,
+    max: 300,
+    customRules: { "/sign-in/email": { window: 60, max: config.signInLimit } },
+  },
+  telemetry: { enabled: false },
+});

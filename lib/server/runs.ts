@@ -1,0 +1,343 @@
+import { nanoid } from "nanoid";
+import { z } from "zod";
+import { DomainError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { digest } from "../plan/digest";
+import type { Author, Plan, Step } from "../plan/schema";
+import { runDeadlines } from "../policy";
+import { getTool } from "../tools/catalog";
+import { validatePlan } from "../validation/pipeline";
+import type { ValidationResult } from "../validation/types";
+import { appendAudit, type Actor } from "./audit";
+import { prisma } from "./db";
+import { loadDeskSnapshot } from "./desk-data";
+import type { AgentCaller } from "./session";
+
+/** Body of `POST /api/v1/tasks/{taskId}/runs` (API.md). Steps are checked by the pipeline, not here. */
+export const submitRunBodySchema = z
+  .object({
+    taskRevision: z.number().int().min(1),
+    steps: z.array(z.unknown()),
+    expiresInSeconds: z.number().int().positive().optional(),
+  })
+  .strict();
+export type SubmitRunBody = z.infer<typeof submitRunBodySchema>;
+
+/** Run statuses of API.md. */
+export const RUN_STATUSES = [
+  "pending_review",
+  "approved",
+  "rejected",
+  "expired",
+  "executing",
+  "completed",
+  "stopped",
+  "failed",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** A step as the API shows it: the stored step plus digest, gate and approval state. */
+export interface RunStepView {
+  id: string;
+  position: number;
+  tool: string;
+  args: Record<string, unknown>;
+  provenance: Step["provenance"];
+  digest: string;
+  author: Author;
+  gate: "approval_required" | "auto";
+  approval: null | { id: string; state: string; approverId: string | null };
+  execution: null | { status: string; claimedAt: string; reportedAt: string | null; detail: string | null };
+}
+
+/** The `run` object of API.md (plus rejection/stop reasons and deadlines). */
+export interface RunView {
+  id: string;
+  taskId: string;
+  ticketId: string;
+  agentId: string;
+  status: RunStatus;
+  planVersion: number;
+  approvedVersion: number | null;
+  boundTaskRevision: number;
+  createdAt: string;
+  expiresAt: string;
+  escalateAt: string;
+  rejectionReason: string | null;
+  stopReason: unknown;
+  steps: RunStepView[];
+}
+
+type RunWithRelations = Prisma.RunGetPayload<{
+  include: { planVersions: true; approvals: true; executions: true; task: true };
+}>;
+
+const runInclude = { planVersions: true, approvals: true, executions: true, task: true } as const;
+
+/** Parses stored steps JSON back into Step[] (written only by this module). */
+export function storedSteps(json: unknown): Step[] {
+  return Array.isArray(json) ? (json as Step[]) : [];
+}
+
+/** Builds the API view of a run (current plan version). Pure over the loaded rows. */
+export function toRunView(run: RunWithRelations, now = new Date()): RunView {
+  const pv = run.planVersions.find((p) => p.version === run.planVersion);
+  const steps = storedSteps(pv?.steps);
+  const validation = (pv?.validation ?? {}) as Partial<ValidationResult>;
+  const gate = validation.gate ?? {};
+  return {
+    id: run.id,
+    taskId: run.taskId,
+    ticketId: run.task.ticketId,
+    agentId: run.agentId,
+    status: effectiveStatus(run.status as RunStatus, run.expiresAt, now),
+    planVersion: run.planVersion,
+    approvedVersion: run.approvedVersion,
+    boundTaskRevision: run.boundTaskRevision,
+    createdAt: run.createdAt.toISOString(),
+    expiresAt: run.expiresAt.toISOString(),
+    escalateAt: run.escalateAt.toISOString(),
+    rejectionReason: run.rejectionReason,
+    stopReason: run.stopReason ?? null,
+    steps: steps.map((s, i) => {
+      const approval = run.approvals
+        .filter((a) => a.stepId === s.id && a.planVersion === run.planVersion)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+      const exec = run.executions.find((e) => e.stepId === s.id);
+      return {
+        id: s.id,
+        position: i + 1,
+        tool: s.tool,
+        args: s.args,
+        provenance: s.provenance ?? {},
+        digest: digest(s),
+        author: s.author ?? { kind: "model" },
+        gate: gate[s.id] ?? "approval_required",
+        approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
+        execution: exec
+          ? {
+              status: exec.status,
+              claimedAt: exec.claimedAt.toISOString(),
+              reportedAt: exec.reportedAt?.toISOString() ?? null,
+              detail: exec.detail,
+            }
+          : null,
+      };
+    }),
+  };
+}
+
+/**
+ * A waiting run past its deadline is `expired` whatever the stored status says, so a missed
+ * sweep never lets an expired run through (DESIGN.md §10).
+ */
+export function effectiveStatus(status: RunStatus, expiresAt: Date, now: Date): RunStatus {
+  if ((status === "pending_review" || status === "approved") && expiresAt.getTime() <= now.getTime()) return "expired";
+  return status;
+}
+
+/**
+ * Persists expiry of `runId` when due (conditional update; idempotent) and audits it once.
+ * Returns true when this call moved the run to `expired`.
+ */
+export async function expireIfDue(runId: string, now = new Date()): Promise<boolean> {
+  const res = await prisma.run.updateMany({
+    where: { id: runId, status: { in: ["pending_review", "approved"] }, expiresAt: { lte: now } },
+    data: { status: "expired" },
+  });
+  if (res.count === 1) {
+    await prisma.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
+    await appendAudit(prisma, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString() } });
+    return true;
+  }
+  return false;
+}
+
+/** Loads one run with everything its view needs, or throws 404 `not_found`. */
+export async function loadRun(runId: string, where: Prisma.RunWhereInput = {}): Promise<RunWithRelations> {
+  const run = await prisma.run.findFirst({ where: { id: runId, ...where }, include: runInclude });
+  if (!run) throw new DomainError("not_found", `Run ${runId} was not found.`);
+  return run;
+}
+
+/** Gives every step object without an `id` a fresh one, and stamps agent authorship. */
+function prepareAgentSteps(raw: unknown[]): unknown[] {
+  return raw.map((s) => {
+    if (typeof s !== "object" || s === null || Array.isArray(s)) return s;
+    const step = { ...(s as Record<string, unknown>) };
+    if (step.id === undefined) step.id = `st_${nanoid(10)}`;
+    step.author = { kind: "model" }; // an agent cannot claim a person's authorship
+    return step;
+  });
+}
+
+/**
+ * Submits an agent's plan for `taskId` (API.md `POST /api/v1/tasks/{taskId}/runs`).
+ * Validates through the one pipeline (DESIGN.md §1); on success stores the run (pending_review,
+ * or approved when every step is auto-gated), plan version 1 and policy approvals for auto steps.
+ * Idempotent per (agent, idempotencyKey): a repeat returns the saved run with `replayed: true`.
+ * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 422 `validation_failed` {issues}.
+ */
+export async function submitRun(
+  agent: AgentCaller,
+  taskId: string,
+  body: SubmitRunBody,
+  idempotencyKey: string | null,
+  now = new Date(),
+): Promise<{ run: RunView; replayed: boolean }> {
+  const task = await prisma.task.findUnique({ where: { id: taskId } });
+  if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+  if (idempotencyKey) {
+    const existing = await prisma.run.findFirst({ where: { agentId: agent.id, idempotencyKey }, include: runInclude });
+    if (existing) return { run: toRunView(existing, now), replayed: true };
+  }
+  if (body.taskRevision !== task.revision) {
+    throw new DomainError("stale_task", `The task is at revision ${task.revision}; this plan was made for revision ${body.taskRevision}.`, {
+      boundRevision: body.taskRevision,
+      liveRevision: task.revision,
+    });
+  }
+  const desk = await loadDeskSnapshot(task.ticketId);
+  const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools });
+  const actor: Actor = { kind: "agent", id: agent.id };
+  if (!result.ok || !result.plan) {
+    await appendAudit(prisma, { type: "submission_refused", actor, data: { taskId, issues: result.issues } });
+    throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
+  }
+  const plan = result.plan;
+  const hasIrreversible = plan.steps.some((s) => getTool(s.tool)?.effect === "irreversible");
+  const { expiresAt, escalateAt } = runDeadlines(now, hasIrreversible, body.expiresInSeconds);
+  const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
+  const runId = `run_${nanoid(12)}`;
+  try {
+    await prisma.$transaction(async (tx) => {
+      await tx.run.create({
+        data: {
+          id: runId,
+          taskId,
+          agentId: agent.id,
+          status: allAuto ? "approved" : "pending_review",
+          planVersion: 1,
+          approvedVersion: allAuto ? 1 : null,
+          boundTaskRevision: task.revision,
+          expiresAt,
+          escalateAt,
+          idempotencyKey,
+          createdAt: now,
+        },
+      });
+      await tx.planVersion.create({
+        data: {
+          id: nanoid(),
+          runId,
+          version: 1,
+          steps: plan.steps as unknown as Prisma.InputJsonValue,
+          validation: { issues: result.issues, gate: result.gate } as unknown as Prisma.InputJsonValue,
+          createdAt: now,
+        },
+      });
+      await createPolicyApprovals(tx, runId, plan, result, desk, task.revision, expiresAt);
+      await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
+      await appendAudit(tx, {
+        runId,
+        type: "validated",
+        actor: { kind: "system" },
+        data: { planVersion: 1, ok: true, issues: result.issues, gate: result.gate },
+      });
+    });
+  } catch (e) {
+    if (idempotencyKey && (e as { code?: string }).code === "P2002") {
+      const existing = await prisma.run.findFirst({ where: { agentId: agent.id, idempotencyKey }, include: runInclude });
+      if (existing) return { run: toRunView(existing, now), replayed: true };
+    }
+    throw e;
+  }
+  return { run: toRunView(await loadRun(runId), now), replayed: false };
+}
+
+/**
+ * Records policy approvals for every auto-gated step of `plan` (DESIGN.md §1.8): the gate
+ * policy, not a person, consents; the record still binds digest, version and task revision.
+ */
+export async function createPolicyApprovals(
+  tx: Prisma.TransactionClient,
+  runId: string,
+  plan: Plan,
+  result: Pick<ValidationResult, "gate">,
+  desk: Awaited<ReturnType<typeof loadDeskSnapshot>>,
+  taskRevision: number,
+  expiresAt: Date,
+): Promise<void> {
+  for (const step of plan.steps) {
+    if (result.gate[step.id] !== "auto") continue;
+    await tx.approval.create({
+      data: {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: plan.version,
+        tool: step.tool,
+        target: (getTool(step.tool)?.target(step.args as never, desk) ?? null) as unknown as Prisma.InputJsonValue,
+        args: step.args as Prisma.InputJsonValue,
+        digest: digest(step),
+        boundTaskRevision: taskRevision,
+        approverId: null,
+        authority: { kind: "policy", rule: "auto-gated tool" },
+        acknowledged: [],
+        state: "active",
+        expiresAt,
+      },
+    });
+  }
+}
+
+/** Queue row for `/runs` and `GET /api/runs`. */
+export interface QueueRow {
+  id: string;
+  status: RunStatus;
+  ticketId: string;
+  ticketSubject: string;
+  accountId: string;
+  accountName: string;
+  agentName: string;
+  stepCount: number;
+  gatedCount: number;
+  warningCount: number;
+  planVersion: number;
+  createdAt: string;
+  expiresAt: string;
+  escalateAt: string;
+}
+
+/** Lists runs for the queue, newest first, optionally filtered by status (effective status). */
+export async function listQueue(filter: { status?: RunStatus } = {}, now = new Date()): Promise<QueueRow[]> {
+  const runs = await prisma.run.findMany({
+    include: { task: { include: { ticket: { include: { account: true } } } }, agent: true, planVersions: true },
+    orderBy: { createdAt: "desc" },
+    take: 500,
+  });
+  return runs
+    .map((r) => {
+      const pv = r.planVersions.find((p) => p.version === r.planVersion);
+      const steps = storedSteps(pv?.steps);
+      const validation = (pv?.validation ?? {}) as Partial<ValidationResult>;
+      return {
+        id: r.id,
+        status: effectiveStatus(r.status as RunStatus, r.expiresAt, now),
+        ticketId: r.task.ticketId,
+        ticketSubject: r.task.ticket.subject,
+        accountId: r.task.ticket.accountId,
+        accountName: r.task.ticket.account.name,
+        agentName: r.agent.name,
+        stepCount: steps.length,
+        gatedCount: steps.filter((s) => (validation.gate ?? {})[s.id] !== "auto").length,
+        warningCount: (validation.issues ?? []).filter((i) => i.severity === "warning").length,
+        planVersion: r.planVersion,
+        createdAt: r.createdAt.toISOString(),
+        expiresAt: r.expiresAt.toISOString(),
+        escalateAt: r.escalateAt.toISOString(),
+      };
+    })
+    .filter((r) => !filter.status || r.status === filter.status);
+}

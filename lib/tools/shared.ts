@@ -1,0 +1,157 @@
+import { z } from "zod";
+import { formatMoney, type Money } from "../money";
+import { isIsoDate } from "../dates";
+import type { DeskSnapshot, InvoiceRecord } from "../desk/snapshot";
+import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, type RecordKind } from "../desk/lookup";
+import type { BoundsContext, ToolIssue } from "./types";
+
+/*
+ * Building blocks shared by the tool files: form-friendly zod schemas (messages a person
+ * understands, no transforms so parsed args equal the submitted JSON and digests agree) and
+ * the bound checks several tools repeat. Source: DESIGN.md §1.1, §1.4, §2.
+ */
+
+/** zod error callback: "X is required" when the value is absent, "X must be <what>" otherwise. */
+function typeError(label: string, what: string) {
+  return (issue: { input?: unknown }) =>
+    issue.input === undefined || issue.input === null ? `${label} is required` : `${label} must be ${what}`;
+}
+
+/**
+ * Required free text: a string of at most `max` characters with at least one non-space
+ * character. Whitespace-only counts as missing (issue params `{code: "missing_field"}`).
+ */
+export function requiredText(label: string, max: number) {
+  return z
+    .string({ error: typeError(label, "text") })
+    .max(max, `${label} must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, { message: `${label} is required`, params: { code: "missing_field" } });
+}
+
+/**
+ * An id of a record in account data (invoice, shipment, ticket, account): a non-empty string
+ * of at most 128 characters. Deliberately NOT trimmed or pattern-checked here: existence, with
+ * a lookalike-aware hint, is checked against the desk in the argument-bounds stage.
+ */
+export function recordId(label: string) {
+  return z
+    .string({ error: typeError(label, "text") })
+    .min(1, `${label} is required`)
+    .max(128, `${label} must be at most 128 characters`);
+}
+
+/** An ISO calendar date `YYYY-MM-DD` that exists (issue params `{code: "invalid_date"}`). */
+export function isoDate(label: string) {
+  return z
+    .string({ error: typeError(label, "a date") })
+    .refine(isIsoDate, { message: `${label} must be a real date as YYYY-MM-DD`, params: { code: "invalid_date" } });
+}
+
+/** A delivery window `{from, to}` of ISO dates, both inclusive. Order is a bound check. */
+export const dateWindowSchema = z
+  .object(
+    {
+      from: isoDate("Window start"),
+      to: isoDate("Window end"),
+    },
+    { error: typeError("Delivery window", "a start and end date") },
+  )
+  .strict();
+export type DateWindow = z.infer<typeof dateWindowSchema>;
+
+/**
+ * Issue for an id that does not exist as `kind` (code `unknown_id`), naming the nearest real
+ * id when one is close ("did you mean in_74119?") and saying so when the typed id only LOOKS
+ * like it (lookalike characters, spacing, case). `path` is relative to args.
+ * Source: DESIGN.md §2 ("ids are strings checked to exist in account data").
+ */
+export function unknownIdIssue(desk: DeskSnapshot, kind: RecordKind, path: string, id: string): ToolIssue {
+  const u = explainUnresolved(desk, kind, id);
+  let message = `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`;
+  if (u.suggestion !== undefined) {
+    message += ` — did you mean ${u.suggestion}?`;
+    if (u.lookalike) message += ` (it only looks like ${u.suggestion}: lookalike characters, spacing or case differ)`;
+  }
+  if (u.existsAs) message += ` (${JSON.stringify(id)} is a ${u.existsAs}, not ${kind === "invoice" || kind === "account" ? "an" : "a"} ${kind})`;
+  return {
+    code: "unknown_id",
+    severity: "error",
+    path,
+    message,
+    details: { kind, id, ...(u.suggestion !== undefined ? { suggestion: u.suggestion } : {}), lookalike: u.lookalike, ...(u.existsAs ? { existsAs: u.existsAs } : {}) },
+  };
+}
+
+/** `amount_not_positive` unless `amount.minor > 0` (a zero or negative movement of money is never meant). */
+export function checkPositive(amount: Money, what: string): ToolIssue[] {
+  if (amount.minor > 0) return [];
+  return [
+    {
+      code: "amount_not_positive",
+      severity: "error",
+      path: "amount.minor",
+      message: `${what} must be more than zero (got ${formatMoney(amount)})`,
+      details: { amount },
+    },
+  ];
+}
+
+/**
+ * Bound checks for money applied against an invoice (refund, fee waiver), DESIGN.md §1.4:
+ * the invoice exists (`unknown_id`), the amount is > 0 (`amount_not_positive`), the invoice is
+ * open — not paid or void (`invoice_not_open`), the currency is the invoice's
+ * (`currency_mismatch`), and amount ≤ open balance (`amount_exceeds_balance`; exactly the
+ * balance is allowed, one minor unit more is not). Returns the invoice when it resolved.
+ */
+export function checkInvoiceMoney(
+  args: { invoiceId: string; amount: Money },
+  ctx: BoundsContext,
+  what: string,
+): { issues: ToolIssue[]; invoice?: InvoiceRecord } {
+  const issues = checkPositive(args.amount, what);
+  const invoice = findRecord(ctx.desk, "invoice", args.invoiceId);
+  if (!invoice) return { issues: [unknownIdIssue(ctx.desk, "invoice", "invoiceId", args.invoiceId), ...issues] };
+  const ref = describeRecord("invoice", invoice.id);
+  if (invoice.status !== "open") {
+    issues.push({
+      code: "invoice_not_open",
+      severity: "error",
+      path: "invoiceId",
+      message: `${capitalise(ref)} is ${invoice.status}; only an open invoice can take a ${what.toLowerCase()}`,
+      details: { invoiceId: invoice.id, status: invoice.status },
+    });
+  }
+  if (args.amount.currency !== invoice.openBalance.currency) {
+    issues.push({
+      code: "currency_mismatch",
+      severity: "error",
+      path: "amount.currency",
+      message: `${what} is in ${args.amount.currency} but ${ref} is in ${invoice.openBalance.currency}`,
+      details: { currency: args.amount.currency, invoiceCurrency: invoice.openBalance.currency },
+    });
+  } else if (args.amount.minor > invoice.openBalance.minor) {
+    issues.push({
+      code: "amount_exceeds_balance",
+      severity: "error",
+      path: "amount.minor",
+      message: `${what} of ${formatMoney(args.amount)} is more than the open balance of ${ref} (${formatMoney(invoice.openBalance)})`,
+      details: { amount: args.amount, openBalance: invoice.openBalance },
+    });
+  }
+  return { issues, invoice };
+}
+
+/** `unknown_id` issue list for a ticket id that does not exist; `[]` when it does. */
+export function checkTicketExists(ctx: BoundsContext, ticketId: string): ToolIssue[] {
+  return findRecord(ctx.desk, "ticket", ticketId) ? [] : [unknownIdIssue(ctx.desk, "ticket", "ticketId", ticketId)];
+}
+
+/** Upper-cases the first character. */
+export function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A target ref when `id` resolves as `kind` in the desk, else `null`. */
+export function targetIfExists(desk: DeskSnapshot, kind: RecordKind, id: string) {
+  return findRecord(desk, kind, id) ? { kind, id } : null;
+}

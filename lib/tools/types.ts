@@ -1,0 +1,123 @@
+import type { z } from "zod";
+import type { Money } from "../money";
+import type { DeskSnapshot } from "../desk/snapshot";
+
+/**
+ * What a tool's effect is, which drives the default gate (DESIGN.md "The demo domain" table,
+ * §1.8): `internal` (only our own records, e.g. a ticket note), `reversible` (can be undone,
+ * e.g. a delivery window), `customer_visible` (a customer sees it, e.g. a reply),
+ * `irreversible` (money moves; always needs a human approval).
+ */
+export type ToolEffect = "internal" | "reversible" | "customer_visible" | "irreversible";
+
+/** A tool's default gate: a human `approval`, or `auto`-approved by policy. DESIGN.md §1.8. */
+export type GateDefault = "approval" | "auto";
+
+/**
+ * How the UI renders one argument, both as a form input and read-only:
+ * `money` = `{minor, currency}`; `date_window` = `{from, to}` ISO dates; `text` = one line;
+ * `textarea` = free text; `*_id` = an id checked against account data; `fee_code` = a fee
+ * code on the step's invoice; `team` = an enum with `options`.
+ */
+export type FieldKind =
+  | "money"
+  | "date_window"
+  | "text"
+  | "textarea"
+  | "invoice_id"
+  | "shipment_id"
+  | "ticket_id"
+  | "account_id"
+  | "fee_code"
+  | "team";
+
+/** One option of an enum field (value stored in args, label shown to people). */
+export interface FieldOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * Rendering metadata for one top-level argument; a tool's `fields` list is ordered as the
+ * form shows them and names exactly the keys of its `argsSchema`.
+ */
+export interface FieldSpec {
+  /** Top-level key in `args`. */
+  name: string;
+  /** Label shown to people, e.g. "Invoice". */
+  label: string;
+  kind: FieldKind;
+  /** Enum choices (for `team`). */
+  options?: readonly FieldOption[];
+  /** One-line help text under the input. */
+  help?: string;
+}
+
+/** What a step writes to: one record of account data. Source: DESIGN.md §1.5, §5 (target). */
+export interface TargetRef {
+  kind: "invoice" | "shipment" | "ticket" | "account";
+  id: string;
+}
+
+/** Read-only inputs a tool's bound checks may consult. `now` is the UTC clock of the check. */
+export interface BoundsContext {
+  desk: DeskSnapshot;
+  now: Date;
+}
+
+/**
+ * A problem a tool found with its own arguments. The pipeline adds `stage` and `stepId` and
+ * prefixes `path` (dotted, relative to `args`, e.g. "amount.minor") with "steps.N.args.".
+ */
+export interface ToolIssue {
+  code: string;
+  severity: "error" | "warning";
+  path?: string;
+  message: string;
+  needsAcknowledgement?: boolean;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * One tool the agent may propose and operators may author. A tool is one file in lib/tools/
+ * plus one line in lib/tools/catalog.ts. Methods take arguments already parsed by `argsSchema`.
+ * Source: DESIGN.md §1–2 and "The demo domain".
+ *
+ * Methods are declared in method syntax on purpose: it lets every concrete tool be stored as
+ * a plain `ToolDefinition` in the catalog.
+ */
+export interface ToolDefinition<S extends z.ZodObject<any, any> = z.ZodObject<any, any>> {
+  /** Stable snake_case name, e.g. "issue_refund". */
+  readonly name: string;
+  /** Short label for people, e.g. "Issue refund". */
+  readonly label: string;
+  /** One sentence: what the tool does in the world. */
+  readonly description: string;
+  readonly effect: ToolEffect;
+  /** Default gate; irreversible tools are `approval` whatever this or any policy says. */
+  readonly gate: GateDefault;
+  /** Strict zod schema of `args`, shared by the server pipeline and the UI form resolver. */
+  readonly argsSchema: S;
+  /** Form/read-only rendering metadata, in display order. */
+  readonly fields: readonly FieldSpec[];
+  /** The record this step writes to, or `null` when its id does not resolve in `desk`. */
+  target(args: z.output<S>, desk: DeskSnapshot): TargetRef | null;
+  /** The money this step moves (checked against grant ceilings), or `undefined`. */
+  amount(args: z.output<S>): Money | undefined;
+  /** The delivery window this step sets, if any (backs date promises in replies). */
+  deliveryWindow?(args: z.output<S>): { from: string; to: string } | undefined;
+  /** Free text sent to the customer, if any (scanned for commitments, DESIGN.md §1.6). */
+  customerText?(args: z.output<S>): string | undefined;
+  /** Checks the arguments against account data (DESIGN.md §1.4); `[]` when all is well. */
+  checkBounds(args: z.output<S>, ctx: BoundsContext): ToolIssue[];
+}
+
+/**
+ * Identity helper that keeps a tool's literal name and schema types while checking it
+ * against {@link ToolDefinition}.
+ */
+export function defineTool<N extends string, S extends z.ZodObject<any, any>>(
+  def: ToolDefinition<S> & { readonly name: N },
+): ToolDefinition<S> & { readonly name: N } {
+  return def;
+}

@@ -1,0 +1,54 @@
+import type { ValidationStage } from "./types";
+
+/**
+ * Every issue code the pipeline can emit, with its stage and severity — the reference for API
+ * docs and UI copy. Source: DESIGN.md §1 (stages), issue #3 (rules). A test keeps this list in
+ * sync with what the stages actually emit.
+ */
+export const ISSUE_CODES = {
+  // shape (DESIGN.md §1.1)
+  invalid_plan: { stage: "shape", severity: "error", meaning: "The plan is not an object {version, steps}." },
+  invalid_step: { stage: "shape", severity: "error", meaning: "A step is not an object." },
+  unknown_tool: { stage: "shape", severity: "error", meaning: "The tool name is not in the catalog (with a nearest-name hint)." },
+  unknown_field: { stage: "shape", severity: "error", meaning: "A field the schema does not define (strict schemas; never dropped)." },
+  missing_field: { stage: "shape", severity: "error", meaning: "A required field is absent, null, empty or blank (a cleared amount is missing, never 0)." },
+  invalid_type: { stage: "shape", severity: "error", meaning: "A value of the wrong JSON type (e.g. an amount sent as a string)." },
+  not_integer: { stage: "shape", severity: "error", meaning: "Minor units with a fractional part." },
+  not_safe_integer: { stage: "shape", severity: "error", meaning: "An integer beyond ±(2^53 − 1), which JSON numbers cannot carry exactly." },
+  invalid_value: { stage: "shape", severity: "error", meaning: "A value outside an enum or union (currency, team, provenance kind…)." },
+  invalid_format: { stage: "shape", severity: "error", meaning: "A string in the wrong format (e.g. a step id with spaces)." },
+  invalid_date: { stage: "shape", severity: "error", meaning: "Not a real calendar date as YYYY-MM-DD." },
+  too_small: { stage: "shape", severity: "error", meaning: "Below a schema minimum (e.g. plan version < 1)." },
+  too_big: { stage: "shape", severity: "error", meaning: "Above a schema maximum (e.g. text too long)." },
+  invalid_json_value: { stage: "shape", severity: "error", meaning: "NaN, Infinity, a lone surrogate or a cycle: not canonical JSON." },
+  // structure (DESIGN.md §1.2)
+  empty_plan: { stage: "structure", severity: "error", meaning: "The plan has no steps." },
+  too_many_steps: { stage: "structure", severity: "error", meaning: "More steps than maxSteps (default MAX_PLAN_STEPS)." },
+  duplicate_step_id: { stage: "structure", severity: "error", meaning: "Two steps share an id." },
+  // allowlist (DESIGN.md §1.3)
+  tool_not_allowed: { stage: "allowlist", severity: "error", meaning: "This agent may not call the tool." },
+  // argument bounds (DESIGN.md §1.4)
+  unknown_id: { stage: "argument_bounds", severity: "error", meaning: "An invoice/shipment/ticket/account id that does not exist exactly (lookalikes never resolve; hint names the nearest)." },
+  amount_not_positive: { stage: "argument_bounds", severity: "error", meaning: "A refund, credit or waiver of zero or less." },
+  invoice_not_open: { stage: "argument_bounds", severity: "error", meaning: "The invoice is paid or void." },
+  currency_mismatch: { stage: "argument_bounds", severity: "error", meaning: "The amount's currency is not the invoice's." },
+  amount_exceeds_balance: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance (exactly the balance is allowed)." },
+  unknown_fee_code: { stage: "argument_bounds", severity: "error", meaning: "The invoice has no fee with that code." },
+  amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
+  window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },
+  window_not_future: { stage: "argument_bounds", severity: "error", meaning: "The window starts today (UTC) or earlier." },
+  window_on_holiday: { stage: "argument_bounds", severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
+  shipment_delivered: { stage: "argument_bounds", severity: "error", meaning: "The shipment was already delivered." },
+  // task contract (DESIGN.md §1.5)
+  cross_account_target: { stage: "task_contract", severity: "warning", meaning: "The target belongs to another account than the ticket's (needs acknowledgement)." },
+  other_ticket_target: { stage: "task_contract", severity: "warning", meaning: "The step acts on another ticket than the task's (needs acknowledgement)." },
+  // content (DESIGN.md §1.6)
+  unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
+  // authorship (DESIGN.md §1.7)
+  authorship_denied: { stage: "authorship", severity: "error", meaning: "The editor may not author this tool (or not this amount)." },
+  // any stage
+  stage_failed: { stage: "gate", severity: "error", meaning: "A stage threw (bug or malformed context); reported on the stage that failed." },
+} as const satisfies Record<string, { stage: ValidationStage; severity: "error" | "warning"; meaning: string }>;
+
+/** A known issue code. */
+export type IssueCode = keyof typeof ISSUE_CODES;

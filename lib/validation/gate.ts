@@ -1,0 +1,34 @@
+import type { GateDefault } from "../tools/types";
+import type { GateDecision, StepView, ValidationIssue } from "./types";
+
+/**
+ * Stage 8, *gate policy* (DESIGN.md §1.8): which steps need a human approval.
+ * - irreversible tools: always `approval_required`, whatever the policy says;
+ * - other tools: `policy[tool] ?? tool.gate` — by default reversible and customer-visible
+ *   tools need approval and internal tools are `auto`;
+ * - a step with a warning that needs acknowledgement: `approval_required` (someone must
+ *   acknowledge it);
+ * - a step whose tool is unknown or whose shape failed: `approval_required` (fail closed).
+ * Keyed by step id; with duplicate ids the strictest decision wins. Steps without a valid id
+ * get no entry. Produces no issues of its own.
+ */
+export function decideGates(
+  steps: readonly StepView[],
+  issues: readonly ValidationIssue[],
+  policy: Partial<Record<string, GateDefault>> = {},
+): Record<string, GateDecision> {
+  const needsAck = new Set(issues.filter((i) => i.needsAcknowledgement && i.stepId !== undefined).map((i) => i.stepId));
+  // A Map, then Object.fromEntries: a valid step id may be "__proto__".
+  const gate = new Map<string, GateDecision>();
+  for (const s of steps) {
+    if (s.id === undefined) continue;
+    let decision: GateDecision;
+    if (!s.tool || !s.shapeOk || s.tool.effect === "irreversible" || needsAck.has(s.id)) decision = "approval_required";
+    else {
+      const rule = Object.prototype.hasOwnProperty.call(policy, s.tool.name) ? policy[s.tool.name] : undefined;
+      decision = (rule ?? s.tool.gate) === "auto" ? "auto" : "approval_required";
+    }
+    if (gate.get(s.id) !== "approval_required") gate.set(s.id, decision);
+  }
+  return Object.fromEntries(gate);
+}

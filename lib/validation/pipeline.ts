@@ -1,0 +1,77 @@
+import { MAX_PLAN_STEPS } from "../plan/schema";
+import { digest } from "../plan/digest";
+import { checkShape, type ShapeOutcome } from "./shape";
+import { checkStructure } from "./structure";
+import { checkAllowlist } from "./allowlist";
+import { checkArgumentBounds } from "./argument-bounds";
+import { checkTaskContract } from "./task-contract";
+import { checkContent } from "./content";
+import { checkAuthorship } from "./authorship";
+import { decideGates } from "./gate";
+import type { GateDecision, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
+
+/**
+ * Runs a stage; a stage that throws (a bug, or a malformed context such as an invalid `now`)
+ * becomes an error issue `stage_failed` instead of an exception, so a plan is never accepted
+ * because a check crashed.
+ */
+function run<T>(stage: ValidationStage, issues: ValidationIssue[], fallback: T, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    issues.push({
+      stage,
+      code: "stage_failed",
+      severity: "error",
+      message: `The ${stage.replace("_", " ")} check could not run; the plan cannot be accepted`,
+      details: { error: err instanceof Error ? err.message : String(err) },
+    });
+    return fallback;
+  }
+}
+
+/**
+ * THE validation pipeline (DESIGN.md §1): one function for a plan the agent submitted, for
+ * every operator edit (validated from scratch, never patched) and again at dispatch.
+ *
+ * `plan` is untrusted JSON expected to be `{version, steps: [{id, tool, args, provenance?,
+ * author?}]}` (lib/plan/schema.ts). Stages run in this order — shape, structure, allowlist,
+ * argument_bounds, task_contract, content, authorship, gate — and ALL issues of all stages
+ * that can run are returned; stages after shape skip steps whose shape failed (allowlist and
+ * authorship still look at any step whose tool is known). Issue codes: lib/validation/codes.ts.
+ *
+ * Returns `{ok, issues, gate, plan?, digests?}`: `ok` iff no issue is an error; `gate` maps
+ * every step with a valid id to "approval_required" | "auto"; `plan` (the parsed plan) and
+ * `digests` (stepId → lib/plan/digest.ts digest) only when shape passed.
+ * Pure: reads only its arguments (`ctx.now` is the clock). Never throws.
+ */
+export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationResult {
+  const issues: ValidationIssue[] = [];
+  const shape = run<ShapeOutcome>("shape", issues, { issues: [], steps: null }, () => checkShape(plan));
+  issues.push(...shape.issues);
+  const steps: StepView[] = shape.steps ?? [];
+
+  if (shape.steps) {
+    issues.push(...run("structure", issues, [], () => checkStructure(steps, ctx.maxSteps ?? MAX_PLAN_STEPS)));
+  }
+  issues.push(...run("allowlist", issues, [], () => checkAllowlist(steps, ctx.agentAllowedTools)));
+  issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now })));
+  issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk)));
+  issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
+  issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
+  const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy));
+
+  const result: ValidationResult = { ok: !issues.some((i) => i.severity === "error"), issues, gate };
+  if (shape.plan) {
+    const parsed = shape.plan;
+    const digests = run<Record<string, string> | undefined>("shape", issues, undefined, () =>
+      Object.fromEntries(parsed.steps.map((s) => [s.id, digest(s)])),
+    );
+    if (digests) {
+      result.plan = parsed;
+      result.digests = digests;
+    }
+    result.ok = !issues.some((i) => i.severity === "error");
+  }
+  return result;
+}

@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { planSchema, stepIdSchema, stepSchema, type Plan, type Step } from "../plan/schema";
+import { canonicalJson } from "../plan/canonical-json";
+import { getTool, toolNames } from "../tools/catalog";
+import { nearest } from "../text/confusables";
+import type { StepView, ValidationIssue } from "./types";
+import { mapZodIssues } from "./zod-issues";
+
+/** What the shape stage hands to the rest of the pipeline. */
+export interface ShapeOutcome {
+  issues: ValidationIssue[];
+  /** One view per element of `plan.steps`, or `null` when `steps` is not a list at all. */
+  steps: StepView[] | null;
+  /** The parsed plan, only when the whole plan passed the shape stage. */
+  plan?: Plan;
+}
+
+/** The plan envelope with `steps` left unparsed so each step is checked on its own. */
+const envelopeSchema = z
+  .object({
+    version: planSchema.shape.version,
+    steps: z.array(z.unknown(), { error: (i) => (i.input === undefined ? "Steps are required" : "Steps must be a list") }),
+  })
+  .strict();
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isJson(v: unknown): boolean {
+  try {
+    canonicalJson(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stage 1, *shape* (DESIGN.md §1.1): the plan envelope `{version, steps}` (lib/plan/schema.ts),
+ * each step `{id, tool, args, provenance?, author?}`, and each step's `args` against its tool's
+ * strict zod schema. Unknown fields and wrong types are errors, never dropped. Every step is
+ * checked independently so ALL problems are reported. Codes: `invalid_plan`, `invalid_step`,
+ * `unknown_tool`, `invalid_json_value`, plus the zod-derived codes of ./zod-issues.ts.
+ * Never throws.
+ */
+export function checkShape(input: unknown): ShapeOutcome {
+  if (!isPlainObject(input)) {
+    return {
+      issues: [
+        {
+          stage: "shape",
+          code: "invalid_plan",
+          severity: "error",
+          message: `A plan must be an object {version, steps}, not ${Array.isArray(input) ? "a list" : input === null ? "null" : typeof input}`,
+        },
+      ],
+      steps: null,
+    };
+  }
+  const issues: ValidationIssue[] = [];
+  const env = envelopeSchema.safeParse(input, { reportInput: true });
+  if (!env.success) issues.push(...mapZodIssues(env.error.issues, { stage: "shape", prefix: [] }));
+  if (!Array.isArray(input.steps)) return { issues, steps: null };
+
+  const views = input.steps.map((raw, index) => checkStep(raw, index, issues));
+  if (issues.length > 0 || !env.success) return { issues, steps: views };
+  const plan: Plan = { version: env.data.version, steps: views.map((v) => v.step as Step) };
+  return { issues, steps: views, plan };
+}
+
+function checkStep(raw: unknown, index: number, issues: ValidationIssue[]): StepView {
+  const path = `steps.${index}`;
+  const view: StepView = { index, path, shapeOk: false };
+  if (!isPlainObject(raw)) {
+    issues.push({
+      stage: "shape",
+      code: "invalid_step",
+      severity: "error",
+      path,
+      message: `Step ${index + 1} must be an object {id, tool, args}`,
+    });
+    return view;
+  }
+  if (typeof raw.id === "string") {
+    view.rawId = raw.id;
+    if (stepIdSchema.safeParse(raw.id).success) view.id = raw.id;
+  }
+  const stepId = view.id !== undefined ? { stepId: view.id } : {};
+  const before = issues.length;
+
+  const env = stepSchema.safeParse(raw, { reportInput: true });
+  if (!env.success) issues.push(...mapZodIssues(env.error.issues, { stage: "shape", prefix: ["steps", index], ...stepId }));
+
+  if (typeof raw.tool === "string") {
+    view.tool = getTool(raw.tool);
+    if (!view.tool) {
+      const hint = nearest(raw.tool, toolNames);
+      issues.push({
+        stage: "shape",
+        code: "unknown_tool",
+        severity: "error",
+        ...stepId,
+        path: `${path}.tool`,
+        message: `Unknown tool ${JSON.stringify(raw.tool)}${hint ? ` — did you mean ${hint.id}?` : ""}`,
+        details: { tool: raw.tool, ...(hint ? { suggestion: hint.id } : {}) },
+      });
+    }
+  }
+  if (isPlainObject(raw.args)) view.rawArgs = raw.args;
+
+  let args: Record<string, unknown> | undefined;
+  if (view.tool && isPlainObject(raw.args)) {
+    const parsed = view.tool.argsSchema.safeParse(raw.args, { reportInput: true });
+    if (parsed.success) args = parsed.data as Record<string, unknown>;
+    else
+      issues.push(
+        ...mapZodIssues(parsed.error.issues, {
+          stage: "shape",
+          prefix: ["steps", index, "args"],
+          labelPrefix: ["args"],
+          fields: view.tool.fields,
+          ...stepId,
+        }),
+      );
+  }
+
+  if (!isJson(raw)) {
+    issues.push({
+      stage: "shape",
+      code: "invalid_json_value",
+      severity: "error",
+      ...stepId,
+      path,
+      message: `Step ${index + 1} contains a value that is not valid JSON (NaN, Infinity, a lone surrogate character or a cycle)`,
+    });
+  }
+
+  if (issues.length === before && env.success && view.tool && args && view.id !== undefined) {
+    view.shapeOk = true;
+    view.step = { ...env.data, args };
+  }
+  return view;
+}

@@ -1,0 +1,58 @@
+/*
+ * Helpers for the validation tests (not used by production code). Fixed clock: REFERENCE_NOW
+ * = 2026-04-01T09:00:00Z, so today (UTC) is 2026-04-01; NO-OSL holidays are 04-06 and 04-11.
+ */
+import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "../desk/fixtures";
+import { daysFromNow } from "../dates";
+import { validatePlan } from "./pipeline";
+import type { ValidationContext, ValidationIssue, ValidationResult } from "./types";
+
+export const NOW = REFERENCE_NOW;
+
+/** ISO date `n` days after 2026-04-01. */
+export const day = (n: number) => daysFromNow(NOW, n);
+
+/** A context on the reference desk with every tool allowed; override any part. */
+export function ctx(over: Partial<ValidationContext> = {}): ValidationContext {
+  return { desk: referenceDesk(NOW), now: NOW, agentAllowedTools: [...DEMO_AGENT_TOOLS], ...over };
+}
+
+/** `{id, tool, args}` (provenance and author default in the schema). */
+export function step(id: string, tool: string, args: Record<string, unknown>) {
+  return { id, tool, args };
+}
+
+/** A version-1 plan of these steps. */
+export function plan(...steps: unknown[]) {
+  return { version: 1, steps };
+}
+
+/** Validates a one-step plan. */
+export function one(tool: string, args: Record<string, unknown>, over: Partial<ValidationContext> = {}): ValidationResult {
+  return validatePlan(plan(step("x", tool, args)), ctx(over));
+}
+
+/** Issue codes of a result, in order. */
+export function codes(r: ValidationResult | ValidationIssue[]): string[] {
+  return (Array.isArray(r) ? r : r.issues).map((i) => i.code);
+}
+
+/** The single issue with `code`; fails loudly when there is not exactly one. */
+export function only(r: ValidationResult, code: string): ValidationIssue {
+  const found = r.issues.filter((i) => i.code === code);
+  if (found.length !== 1) throw new Error(`expected exactly one ${code}, got ${JSON.stringify(r.issues, null, 1)}`);
+  return found[0];
+}
+
+export const usd = (minor: number) => ({ minor, currency: "USD" as const });
+
+/** Valid args per tool on the reference desk (own account, open invoice, future window). */
+export const validArgs = {
+  add_ticket_note: { ticketId: "74991", note: "Called the consignee." },
+  reschedule_delivery: { shipmentId: "sh_5521", window: { from: day(3), to: day(3) }, reason: "Consignee away" },
+  send_reply: { ticketId: "74991", body: "Thanks, we are on it." },
+  issue_refund: { invoiceId: "in_74121", amount: usd(1000), reason: "Damaged pallet" },
+  apply_credit: { accountId: "acc_nordkapp", amount: usd(1000), memo: "Goodwill" },
+  waive_fee: { invoiceId: "in_74121", feeCode: "LATE_FEE", amount: usd(4500) },
+  escalate_ticket: { ticketId: "74991", team: "claims", note: "Damage claim" },
+} as const;

@@ -1,0 +1,113 @@
+import type { DeskSnapshot } from "../desk/snapshot";
+import type { Grant } from "../grants";
+import type { Plan, Step } from "../plan/schema";
+import type { GateDefault, ToolDefinition } from "../tools/types";
+
+/** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
+export const VALIDATION_STAGES = [
+  "shape",
+  "structure",
+  "allowlist",
+  "argument_bounds",
+  "task_contract",
+  "content",
+  "authorship",
+  "gate",
+] as const;
+export type ValidationStage = (typeof VALIDATION_STAGES)[number];
+
+/**
+ * One problem found in a plan. Errors block; warnings are shown on the card and in the diff,
+ * and those with `needsAcknowledgement` must be acknowledged by the approver of that step.
+ * `path` is a dotted path from the plan root, e.g. "steps.3.args.amount.minor" (use
+ * {@link argPathOf} for the part inside `args`). Source: DESIGN.md §1, API.md.
+ */
+export interface ValidationIssue {
+  stage: ValidationStage;
+  /** Stable machine code, e.g. "amount_exceeds_balance"; see ISSUE_CODES in ./codes.ts. */
+  code: string;
+  severity: "error" | "warning";
+  stepId?: string;
+  path?: string;
+  /** Written for people; names records and amounts. */
+  message: string;
+  needsAcknowledgement?: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** Gate decision per step id. Source: DESIGN.md §1.8, API.md (`gate`). */
+export type GateDecision = "approval_required" | "auto";
+
+/** Who is editing and what they may do (an operator edit). Source: DESIGN.md §1.7. */
+export interface EditorContext {
+  userId: string;
+  grants: Grant[];
+}
+
+/**
+ * Everything `validatePlan` consults besides the plan. All plain data; `now` is the UTC clock.
+ * - `agentAllowedTools`: the allowlist of the agent that owns the run;
+ * - `editor` + `basePlan`: given together for an operator edit (authorship stage);
+ * - `maxSteps`: defaults to MAX_PLAN_STEPS;
+ * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools).
+ */
+export interface ValidationContext {
+  desk: DeskSnapshot;
+  now: Date;
+  agentAllowedTools: string[];
+  editor?: EditorContext;
+  basePlan?: Plan;
+  maxSteps?: number;
+  gatePolicy?: Partial<Record<string, GateDefault>>;
+}
+
+/**
+ * Result of `validatePlan`: `ok` iff there is no error issue; ALL issues found by all stages
+ * that could run; the gate decision per step id; the parsed plan and each step's digest when
+ * the shape stage passed. Source: DESIGN.md §1.
+ */
+export interface ValidationResult {
+  ok: boolean;
+  issues: ValidationIssue[];
+  gate: Record<string, GateDecision>;
+  plan?: Plan;
+  /** stepId → digest (lib/plan/digest.ts) of each step, present when `plan` is. */
+  digests?: Record<string, string>;
+}
+
+/**
+ * The pipeline's working view of one submitted step. Stages after `shape` look only at steps
+ * with `shapeOk` (except where a stage needs nothing but the tool name, see each stage).
+ */
+export interface StepView {
+  /** Position in `plan.steps`. */
+  index: number;
+  /** Dotted path of the step, e.g. "steps.2". */
+  path: string;
+  /** The raw `id` when it is a string (possibly invalid; used for duplicate detection). */
+  rawId?: string;
+  /** The id when it is a valid step id (used as `stepId` on issues and gate keys). */
+  id?: string;
+  /** The known tool, when `tool` names one in the catalog. */
+  tool?: ToolDefinition;
+  /** The submitted `args` when it is an object (unparsed; used to detect changes). */
+  rawArgs?: Record<string, unknown>;
+  /** True when the step envelope and its args passed their schemas. */
+  shapeOk: boolean;
+  /** The parsed step (args parsed by the tool's schema) when `shapeOk`. */
+  step?: Step;
+}
+
+/** A step that passed the shape stage: its parsed step and tool are present. */
+export type ParsedStepView = StepView & { shapeOk: true; id: string; tool: ToolDefinition; step: Step };
+
+/** Narrows to steps whose shape passed. */
+export function parsedSteps(steps: readonly StepView[]): ParsedStepView[] {
+  return steps.filter((s): s is ParsedStepView => s.shapeOk && s.id !== undefined && s.tool !== undefined && s.step !== undefined);
+}
+
+/** "steps.3.args.amount.minor" → "amount.minor"; `undefined` when the issue is not about an argument. */
+export function argPathOf(issue: Pick<ValidationIssue, "path">): string | undefined {
+  const m = /^steps\.\d+\.args(?:\.(.*))?$/.exec(issue.path ?? "");
+  return m ? (m[1] ?? "") : undefined;
+}

@@ -1,0 +1,10 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  reactStrictMode: true,
+  poweredByHeader: false,
+  // better-sqlite3 is a native addon; keep it (and the Prisma adapter) out of the bundle.
+  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3"],
+  typedRoutes: false,
+};
+
+export default nextConfig;

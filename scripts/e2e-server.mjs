@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Serves the production build for Playwright on E2E_PORT with a fresh test database
+// (data/e2e.db, deleted first). Refuses any DATABASE_URL that is not a local test file.
+import { spawnSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+process.chdir(root);
+const port = process.env.E2E_PORT ?? "3100";
+const file = path.join(root, "data", "e2e.db");
+if (process.env.DATABASE_URL && !process.env.DATABASE_URL.includes("e2e")) {
+  console.error("e2e-server: refusing to run against a database that is not a local test one.");
+  process.exit(1);
+}
+fs.mkdirSync(path.dirname(file), { recursive: true });
+for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(file + suffix, { force: true });
+const env = {
+  ...process.env,
+  DATABASE_URL: `file:${file}`,
+  PORT: port,
+  PLANDESK_URL: `http://localhost:${port}`,
+  PLANDESK_DEMO: "1",
+  // every e2e browser signs in from 127.0.0.1; the guard itself is covered by its own test
+  PLANDESK_SIGNIN_LIMIT: "500",
+  NEXT_TELEMETRY_DISABLED: "1",
+};
+for (const script of ["db:migrate", "db:seed"]) {
+  const r = spawnSync("npm", ["run", "--silent", script], { stdio: "inherit", env });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
+  const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env });
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
+server.on("exit", (code) => process.exit(code ?? 0));

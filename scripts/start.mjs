@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// `npm start`: install what is missing, generate the Prisma client, migrate, seed the demo
+// desk, build when sources changed, and serve. Plain Node (no dependencies) so it runs on a
+// fresh clone before `npm ci`.
+import { spawnSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+process.chdir(root);
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+const port = process.env.PORT ?? "3000";
+process.env.PLANDESK_URL ??= `http://localhost:${port}`;
+
+function run(cmd, args, extraEnv = {}) {
+  const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } });
+  if (r.status !== 0) {
+    console.error(`\nnpm start: "${[cmd, ...args].join(" ")}" failed (exit ${r.status ?? r.signal}).`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+// 1. Dependencies: install when node_modules is missing or older than the lockfile.
+const lock = path.join(root, "package-lock.json");
+const installed = path.join(root, "node_modules", ".package-lock.json");
+if (!fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
+  console.log("Installing dependencies (npm ci)…");
+  run("npm", ["ci", "--no-audit", "--no-fund"]);
+}
+
+// 2. Data directory for the embedded database must be writable: say which path and why.
+const dbUrl = process.env.DATABASE_URL?.trim() || `file:${path.join(root, "data", "plandesk.db")}`;
+if (dbUrl.startsWith("file:")) {
+  const file = path.resolve(root, dbUrl.slice(5));
+  const dir = path.dirname(file);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (e) {
+    console.error(`npm start: the data directory ${dir} cannot be used (${e.code ?? e.message}).`);
+    console.error("Create it with write permission, or set DATABASE_URL to another file: path.");
+    process.exit(1);
+  }
+}
+
+// 3. Client, migrations, demo seed.
+run("npm", ["run", "--silent", "db:generate"]);
+run("npm", ["run", "--silent", "db:migrate"]);
+run("npm", ["run", "--silent", "db:seed"]);
+
+// 4. Build when any source file changed since the last build.
+function sourceHash() {
+  const h = createHash("sha256");
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e"].includes(e.name)) continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(tsx?|mjs|css|json|prisma)$/.test(e.name)) h.update(p).update(fs.readFileSync(p));
+    }
+  };
+  walk(root);
+  return h.digest("hex");
+}
+const stamp = path.join(root, ".next", "plandesk-source-hash");
+const hash = sourceHash();
+if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || !fs.existsSync(stamp) || fs.readFileSync(stamp, "utf8") !== hash) {
+  console.log("Building the console…");
+  run("npx", ["next", "build"]);
+  fs.writeFileSync(stamp, hash);
+}
+
+// 5. Serve.
+if (process.env.PLANDESK_DEMO !== "0") {
+  console.log(`\nPlandesk demo desk on ${process.env.PLANDESK_URL}`);
+  console.log('Sign in with password "plandesk-demo" as:');
+  console.log("  operator@plandesk.test    approves refunds up to $500.00, may not author refunds");
+  console.log("  senior@plandesk.test      approves and authors refunds up to $2,000.00");
+  console.log("  supervisor@plandesk.test  supervisor");
+  console.log("  admin@plandesk.test       admin");
+  console.log("Agent API key: pd_demo_agent_key\n");
+}
+const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env: process.env });
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
+server.on("exit", (code) => process.exit(code ?? 0));
