@@ -32,7 +32,15 @@ export async function getViewer(headers?: Headers): Promise<Viewer | null> {
   const h = headers ?? (await nextHeaders());
   const session = await auth.api.getSession({ headers: h });
   if (!session) return null;
-  const user = await prisma.user.findUnique({ where: { id: session.user.id }, include: { grants: true } });
+  return loadViewer(session.user.id);
+}
+
+/**
+ * Loads a person with their role and grants by user id; null when unknown or disabled.
+ * Grants' ceilings come back as Money (minor units + currency).
+ */
+export async function loadViewer(userId: string): Promise<Viewer | null> {
+  const user = await prisma.user.findUnique({ where: { id: userId }, include: { grants: true } });
   if (!user || user.disabled) return null;
   return {
     id: user.id,
