@@ -210,11 +210,12 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
 
 /**
  * "Discard my edits" (DESIGN.md §7): restores the pre-edit plan of the edit that produced
- * `version`, as a new version (history is never rewritten). The restored plan is validated again
+ * `version`, as a new version (history is never rewritten). When later versions exist they
+ * must all be edits by the same person (their edits of one session), and are discarded too. The restored plan is validated again
  * against live data (authorship is not re-checked: the restored steps are the previous authors').
  * Only the editor of that edit, or a supervisor, may discard it.
- * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when `version`
- * is not the current plan, `expired`, `run_not_pending`; 422 `validation_failed`.
+ * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when someone
+ * else edited after `version`, `expired`, `run_not_pending`; 422 `validation_failed`.
  */
 export async function discardEdit(viewer: Viewer, runId: string, version: number, now = new Date()): Promise<{ planVersion: { version: number; steps: Step[] } }> {
   const run = await loadRun(runId);
@@ -226,25 +227,32 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired.");
   if (!EDITABLE.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}.`, { status });
+  if (run.planVersion < version) throw new DomainError("not_found", `Version ${version} does not exist yet.`);
   if (run.planVersion !== version) {
-    const current = await loadPlanVersion(prisma, runId, run.planVersion);
-    throw new DomainError("stale_plan_version", `The plan has moved on to version ${run.planVersion}; discard applies to the latest edit only.`, {
-      currentVersion: run.planVersion,
-      plan: current.plan,
-    });
+    // Discarding an earlier edit also discards the later ones, so they must all be this person's.
+    const later = await prisma.planEdit.findMany({ where: { runId, toVersion: { gt: version, lte: run.planVersion } } });
+    const foreign = later.length !== run.planVersion - version || later.some((e) => e.editorId !== edit.editorId);
+    if (foreign) {
+      const current = await loadPlanVersion(prisma, runId, run.planVersion);
+      throw new DomainError("stale_plan_version", `Someone else changed the plan after this edit (now version ${run.planVersion}); it cannot be discarded.`, {
+        currentVersion: run.planVersion,
+        plan: current.plan,
+      });
+    }
   }
-  const before = { version: version + 1, steps: storedSteps((edit.before as { steps?: unknown }).steps) };
+  const latest = run.planVersion;
+  const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown }).steps) };
   const [desk, agent] = await Promise.all([loadDeskSnapshot(run.task.ticketId), prisma.agent.findUniqueOrThrow({ where: { id: run.agentId } })]);
   const result = validatePlan(before, { desk, now, agentAllowedTools: (agent.allowedTools as string[]) ?? [] });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }
   const restored = result.plan;
-  const current = await loadPlanVersion(prisma, runId, version);
+  const current = await loadPlanVersion(prisma, runId, latest);
   const diff = diffPlans(current.plan, restored, desk);
   await prisma.$transaction(async (tx) => {
     const moved = await tx.run.updateMany({
-      where: { id: runId, planVersion: version, status: { in: EDITABLE } },
+      where: { id: runId, planVersion: latest, status: { in: EDITABLE } },
       data: { planVersion: restored.version, status: "pending_review", approvedVersion: null },
     });
     if (moved.count !== 1) throw new DomainError("stale_plan_version", "Someone else changed this plan first.", { currentVersion: (await tx.run.findUniqueOrThrow({ where: { id: runId } })).planVersion });
@@ -259,7 +267,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         createdAt: now,
       },
     });
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, version, restored);
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, latest, restored);
     const carriedSet = new Set(carried);
     await createPolicyApprovals(tx, runId, restored, { gate: Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carriedSet.has(id))) }, desk, run.boundTaskRevision, run.expiresAt);
     await settleRunStatus(tx, runId, restored);
@@ -270,8 +278,21 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       data: { discardedVersion: version, restoredFromVersion: edit.fromVersion, toVersion: restored.version, summary: diff.summary },
     });
     if (invalidated.length > 0) {
-      await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: version, stepIds: invalidated, reason: "edit discarded" } });
+      await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });
     }
   });
   return { planVersion: restored };
+}
+
+/**
+ * The semantic diff between two stored versions of a run (`from` → `to`), annotated from live
+ * account data (DESIGN.md §7). Errors: 404 when either version does not exist.
+ */
+export async function diffVersions(runId: string, from: number, to: number): Promise<{ diff: PlanDiff; reapproval: string; from: Plan; to: Plan }> {
+  const run = await loadRun(runId);
+  const versions = new Set(run.planVersions.map((p) => p.version));
+  if (!versions.has(from) || !versions.has(to)) throw new DomainError("not_found", `Run ${runId} has no version ${versions.has(from) ? to : from}.`);
+  const [a, b, desk] = await Promise.all([loadPlanVersion(prisma, runId, from), loadPlanVersion(prisma, runId, to), loadDeskSnapshot(run.task.ticketId)]);
+  const diff = diffPlans(a.plan, b.plan, desk);
+  return { diff, reapproval: describeReapproval(diff, b.plan), from: a.plan, to: b.plan };
 }

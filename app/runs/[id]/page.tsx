@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
-import { PlanSteps } from "@/components/plan-steps";
+import { RunWorkspace } from "@/components/run-workspace";
 import { isDomainError } from "@/lib/errors";
 import { formatInstant, formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
@@ -21,9 +21,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     if (isDomainError(e) && e.code === "not_found") notFound();
     throw e;
   }
-  const { run, task, ticket, agent, accountContext, validation, desk, users } = details;
+  const { desk, ...rest } = details;
+  const { run, task, ticket, agent, accountContext } = details;
   const now = new Date();
-  const planIssues = validation.issues.filter((i) => !i.stepId);
   return (
     <>
       <AppHeader viewer={viewer} />
@@ -32,7 +32,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <h1 className="text-xl font-semibold">
             Ticket #{ticket.id} · {ticket.subject}
           </h1>
-          <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white">{statusLabel(run.status)}</span>
+          <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
+            {statusLabel(run.status)}
+          </span>
         </div>
         <p className="mt-1 text-sm text-slate-600">
           {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}
@@ -48,21 +50,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
         )}
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
-          <section aria-labelledby="plan-h">
-            <h2 id="plan-h" className="mb-3 text-lg font-semibold">
-              Plan ({run.steps.length} step{run.steps.length === 1 ? "" : "s"})
-            </h2>
-            {planIssues.length > 0 && (
-              <ul className="mb-3 space-y-1">
-                {planIssues.map((i, n) => (
-                  <li key={n} className="rounded-md bg-amber-50 px-3 py-1.5 text-sm text-amber-950">
-                    {i.message}
-                  </li>
-                ))}
-              </ul>
-            )}
-            <PlanSteps steps={run.steps} desk={desk} issues={validation.issues} users={users} />
-          </section>
+          <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} grants={viewer.grants} />
           <aside className="space-y-6">
             <section aria-labelledby="task-h" className="rounded-lg border border-slate-200 bg-white p-4">
               <h2 id="task-h" className="font-semibold">

@@ -1,0 +1,204 @@
+"use client";
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
+import { checkGrant, type Grant } from "@/lib/grants";
+import { formatMoney } from "@/lib/money";
+import type { RunStepView } from "@/lib/server/runs";
+import { getTool } from "@/lib/tools/catalog";
+import type { ValidationIssue } from "@/lib/validation/types";
+import { toast } from "./toaster";
+
+/** Why this person may not approve `step`, or null (DESIGN.md §1.7; grants with ceilings). */
+export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
+  const tool = getTool(step.tool);
+  const amount = tool?.amount(step.args as never);
+  const denial = checkGrant(grants, "approve", step.tool, amount);
+  if (!denial) return null;
+  if (denial.code === "no_grant") return `needs a grant to approve ${step.tool}`;
+  return `needs ${step.tool} approval grant above ${formatMoney(denial.limit)}`;
+}
+
+/**
+ * Approve and reject controls for the current plan version. Buttons a person cannot use stay
+ * visible, disabled, with the reason. Warnings that need acknowledgement are checkboxes next to
+ * the step they concern. Each click carries a fresh idempotency key, so a double click approves once.
+ */
+export function ApprovalPanel({
+  runId,
+  planVersion,
+  steps,
+  issues,
+  grants,
+  blockedReason,
+  canReject = true,
+  approveAllLabel = "Approve all remaining",
+}: {
+  runId: string;
+  planVersion: number;
+  steps: RunStepView[];
+  issues: ValidationIssue[];
+  grants: Grant[];
+  blockedReason: string | null;
+  /** Reject stays possible when only approval is blocked (e.g. the task changed). */
+  canReject?: boolean;
+  approveAllLabel?: string;
+}) {
+  const qc = useQueryClient();
+  const [acks, setAcks] = useState<Record<string, boolean>>({});
+  const [reason, setReason] = useState("");
+  const [showReject, setShowReject] = useState(false);
+  const pending = steps.filter((s) => !(s.approval && s.approval.state === "active"));
+  const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
+  const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}`;
+
+  const approve = useMutation({
+    mutationFn: ({ stepIds, key }: { stepIds: string[] | "all"; key: string }) =>
+      apiFetch(`/api/runs/${runId}/approvals`, {
+        method: "POST",
+        body: {
+          planVersion,
+          stepIds,
+          idempotencyKey: key,
+          acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)]).map((i) => ({ code: i.code, stepId: i.stepId! })),
+        },
+      }),
+    onSuccess: () => {
+      toast("Approved.");
+      qc.invalidateQueries({ queryKey: ["run", runId] });
+      qc.invalidateQueries({ queryKey: ["queue"] });
+    },
+    onError: (e) => toast(e instanceof ApiError ? e.message : "The approval failed; nothing was approved.", "error"),
+  });
+  const reject = useMutation({
+    mutationFn: () => apiFetch(`/api/runs/${runId}/rejections`, { method: "POST", body: { planVersion, reason } }),
+    onSuccess: () => {
+      toast("Rejected; the agent will read your reason.");
+      setShowReject(false);
+      qc.invalidateQueries({ queryKey: ["run", runId] });
+      qc.invalidateQueries({ queryKey: ["queue"] });
+    },
+    onError: (e) => toast(e instanceof ApiError ? e.message : "The rejection failed.", "error"),
+  });
+
+  const busy = approve.isPending || reject.isPending;
+  const stepBlock = (s: RunStepView) => blockedReason ?? approveBlock(grants, s);
+  const missingAck = (s: RunStepView) => ackIssues.some((i) => i.stepId === s.id && !acks[ackKey(i)]);
+  const allBlock =
+    blockedReason ??
+    (pending.length === 0 ? "every step is already approved" : null) ??
+    pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
+    (pending.some(missingAck) ? "acknowledge the warnings above first" : null);
+
+  return (
+    <section aria-labelledby="decide-h" className="rounded-lg border border-slate-200 bg-white p-4">
+      <h2 id="decide-h" className="font-semibold">
+        Decision
+      </h2>
+      {blockedReason && (
+        <p className="mt-2 rounded-md bg-slate-100 px-3 py-2 text-sm text-slate-800" role="note">
+          {blockedReason}
+        </p>
+      )}
+      {approve.error instanceof ApiError && (
+        <p role="alert" className="mt-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
+          {approve.error.message}
+        </p>
+      )}
+      <ul className="mt-3 space-y-3">
+        {steps.map((s) => {
+          const block = stepBlock(s);
+          const approved = s.approval?.state === "active";
+          const stepAcks = ackIssues.filter((i) => i.stepId === s.id);
+          const tool = getTool(s.tool);
+          return (
+            <li key={s.id} className="border-t border-slate-100 pt-2 text-sm">
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="font-medium">
+                  Step {s.position} · {tool?.label ?? s.tool}
+                </span>
+                {approved ? (
+                  <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-900">{s.approval?.approverId ? "approved" : "auto-approved by policy"}</span>
+                ) : (
+                  <button
+                    type="button"
+                    disabled={!!block || busy || missingAck(s)}
+                    title={block ?? (missingAck(s) ? "acknowledge the warning first" : undefined)}
+                    aria-describedby={block ? `why-${s.id}` : undefined}
+                    onClick={() => approve.mutate({ stepIds: [s.id], key: newIdempotencyKey() })}
+                    className="ml-auto rounded-md border border-emerald-700 px-2.5 py-1 text-xs font-medium text-emerald-800 hover:bg-emerald-50 disabled:cursor-not-allowed disabled:border-slate-300 disabled:text-slate-500"
+                  >
+                    Approve step {s.position}
+                  </button>
+                )}
+              </div>
+              {!approved && block && !blockedReason && (
+                <p id={`why-${s.id}`} className="mt-1 text-xs text-slate-600">
+                  Disabled: {block}
+                </p>
+              )}
+              {stepAcks.map((i) => (
+                <label key={ackKey(i)} className="mt-1 flex items-start gap-2 rounded bg-amber-50 p-2 text-xs text-amber-950">
+                  <input type="checkbox" checked={!!acks[ackKey(i)]} onChange={(e) => setAcks((a) => ({ ...a, [ackKey(i)]: e.target.checked }))} className="mt-0.5" />
+                  <span>
+                    I acknowledge: {i.message}
+                  </span>
+                </label>
+              ))}
+            </li>
+          );
+        })}
+      </ul>
+      <div className="mt-4 flex flex-wrap gap-2">
+        <button
+          type="button"
+          disabled={!!allBlock || busy}
+          onClick={() => approve.mutate({ stepIds: "all", key: newIdempotencyKey() })}
+          className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-700"
+        >
+          {approve.isPending ? "Approving…" : approveAllLabel}
+        </button>
+        <button
+          type="button"
+          disabled={!canReject || busy}
+          onClick={() => setShowReject((v) => !v)}
+          className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-800 hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-50"
+        >
+          Reject…
+        </button>
+      </div>
+      {allBlock && !blockedReason && <p className="mt-1 text-xs text-slate-600">{approveAllLabel}: {allBlock}</p>}
+      {showReject && (
+        <form
+          className="mt-3 space-y-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            reject.mutate();
+          }}
+        >
+          <label htmlFor="reject-reason" className="block text-sm font-medium">
+            Reason (the agent reads it)
+          </label>
+          <textarea
+            id="reject-reason"
+            rows={3}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            aria-invalid={reject.error instanceof ApiError}
+            aria-describedby={reject.error instanceof ApiError ? "reject-error" : undefined}
+            className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+          />
+          {reject.error instanceof ApiError && (
+            <p id="reject-error" className="text-sm text-red-700">
+              {(reject.error.details.issues as { message: string }[] | undefined)?.[0]?.message ?? reject.error.message}
+            </p>
+          )}
+          <button type="submit" disabled={busy} className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60">
+            {reject.isPending ? "Rejecting…" : "Reject plan"}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,225 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { FormProvider, useFieldArray, useForm } from "react-hook-form";
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import type { Grant } from "@/lib/grants";
+import { blankArgs, planFormSchema, type PlanFormValues } from "@/lib/plan/form-schema";
+import { canonicalJson } from "@/lib/plan/canonical-json";
+import type { Step } from "@/lib/plan/schema";
+import type { EditResult } from "@/lib/server/edits";
+import { getTool, toolNames } from "@/lib/tools/catalog";
+import type { ValidationIssue } from "@/lib/validation/types";
+import { EffectBadge } from "./badges";
+import { StepField } from "./step-fields";
+import { toast } from "./toaster";
+
+/** True when the form holds exactly the stored steps (same ids, tools and arguments, in order). */
+function sameSteps(a: Pick<Step, "id" | "tool" | "args">[], b: Pick<Step, "id" | "tool" | "args">[]): boolean {
+  const norm = (xs: Pick<Step, "id" | "tool" | "args">[]) => {
+    try {
+      return canonicalJson(xs.map(({ id, tool, args }) => ({ id, tool, args })));
+    } catch {
+      return null; // e.g. NaN from a malformed amount: not the stored plan
+    }
+  };
+  const na = norm(a);
+  return na !== null && na === norm(b);
+}
+
+let keySeq = 0;
+const newKey = () => `k${Date.now().toString(36)}${(keySeq++).toString(36)}`;
+
+/** Form values for a stored plan (deep copies, so editing never touches the cached run). */
+export function toFormValues(steps: Pick<Step, "id" | "tool" | "args">[]): PlanFormValues {
+  return { steps: steps.map((s) => ({ key: newKey(), id: s.id, tool: s.tool, args: structuredClone(s.args) })) };
+}
+
+/** Why this person cannot author `tool`, or null when they can. */
+export function authorBlock(grants: Grant[], tool: string): string | null {
+  const g = grants.find((x) => x.tool === tool);
+  if (!g || !g.canAuthor) return `needs a grant to author ${tool} steps`;
+  return null;
+}
+
+/**
+ * The plan card as a form (DESIGN.md §6): each step's arguments as typed fields from its tool's
+ * schema, steps removable, new steps only through "Add step" listing the tools this person may
+ * author. Submits `{baseVersion, steps}`; an unchanged form submits nothing. Server refusals
+ * map back onto their fields and the form stays exactly as the person left it.
+ */
+export function PlanForm({
+  runId,
+  baseVersion,
+  steps,
+  desk,
+  ticketId,
+  ticketAccountId,
+  grants,
+  onSaved,
+  onCancel,
+  onConflict,
+}: {
+  runId: string;
+  baseVersion: number;
+  steps: Pick<Step, "id" | "tool" | "args">[];
+  desk: DeskSnapshot;
+  ticketId: string;
+  ticketAccountId: string;
+  grants: Grant[];
+  onSaved: (result: EditResult) => void;
+  onCancel: () => void;
+  onConflict: (currentVersion: number, plan: { version: number; steps: Step[] }, mine: PlanFormValues) => void;
+}) {
+  const form = useForm<PlanFormValues>({ resolver: zodResolver(planFormSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
+  const { fields, append, remove, move } = useFieldArray({ control: form.control, name: "steps", keyName: "fieldKey" });
+  const [serverIssues, setServerIssues] = useState<ValidationIssue[]>([]);
+  const [adding, setAdding] = useState("");
+  const authorable = toolNames.filter((t) => !authorBlock(grants, t));
+
+  const save = useMutation({
+    mutationFn: (values: PlanFormValues) =>
+      apiFetch<EditResult>(`/api/runs/${runId}/edits`, {
+        method: "POST",
+        body: { baseVersion, steps: values.steps.map(({ id, tool, args }) => ({ id, tool, args })) },
+      }),
+    onSuccess: (result) => {
+      if (result.unchanged) {
+        toast("Nothing changed; no edit was saved.");
+        return;
+      }
+      toast(`Saved as plan version ${result.planVersion.version}.`);
+      onSaved(result);
+    },
+    onError: (err, values) => {
+      if (!(err instanceof ApiError)) return;
+      if (err.code === "stale_plan_version") {
+        onConflict(err.details.currentVersion as number, err.details.plan as { version: number; steps: Step[] }, values);
+        return;
+      }
+      const issues = (err.details.issues as ValidationIssue[] | undefined) ?? [];
+      setServerIssues(issues);
+      for (const i of issues) {
+        if (i.severity === "error" && i.path?.startsWith("steps.")) {
+          form.setError(i.path as "steps", { type: "server", message: i.message });
+        }
+      }
+      toast(err.message, "error");
+    },
+  });
+
+  const onSubmit = form.handleSubmit((values) => {
+    setServerIssues([]);
+    if (sameSteps(values.steps, steps)) {
+      toast("Nothing changed; no edit was saved.");
+      return;
+    }
+    save.mutate(values);
+  });
+
+  const errorIssues = serverIssues.filter((i) => i.severity === "error");
+  return (
+    <FormProvider {...form}>
+      <form onSubmit={onSubmit} noValidate aria-label="Edit plan" className="space-y-4">
+        {(save.error || errorIssues.length > 0) && (
+          <div role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+            <p className="font-medium">{save.error instanceof ApiError ? save.error.message : "The edit was not saved."}</p>
+            {errorIssues.length > 0 && (
+              <ul className="mt-1 list-disc pl-5">
+                {errorIssues.map((i, n) => (
+                  <li key={n}>{i.message}</li>
+                ))}
+              </ul>
+            )}
+            <p className="mt-1 text-xs">Your changes are still here; correct them and save again.</p>
+          </div>
+        )}
+        <ol className="space-y-4" aria-label="Plan steps (editing)">
+          {fields.map((f, index) => {
+            const tool = getTool(f.tool);
+            return (
+              <li key={f.fieldKey} className="rounded-lg border border-blue-200 bg-white p-4 shadow-sm" aria-labelledby={`edit-${f.fieldKey}-title`}>
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="rounded-full bg-blue-800 px-2 py-0.5 text-xs font-semibold text-white">Step {index + 1}</span>
+                  <h3 id={`edit-${f.fieldKey}-title`} className="font-semibold">
+                    {tool?.label ?? f.tool} <code className="ml-1 text-xs font-normal text-slate-500">{f.tool}</code>
+                  </h3>
+                  {tool && <EffectBadge effect={tool.effect} />}
+                  {!steps.some((s) => s.id === f.id) && <span className="rounded bg-fuchsia-100 px-1.5 py-0.5 text-xs font-semibold text-fuchsia-900">New step</span>}
+                  <div className="ml-auto flex gap-1">
+                    <button type="button" onClick={() => move(index, index - 1)} disabled={index === 0} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} up`}>
+                      ↑
+                    </button>
+                    <button type="button" onClick={() => move(index, index + 1)} disabled={index === fields.length - 1} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} down`}>
+                      ↓
+                    </button>
+                    <button type="button" onClick={() => remove(index)} className="rounded border border-red-300 px-2 py-0.5 text-xs text-red-800 hover:bg-red-50">
+                      Remove step {index + 1}
+                    </button>
+                  </div>
+                </div>
+                <div className="mt-3 grid gap-3 sm:grid-cols-2">
+                  {(tool?.fields ?? []).map((field) => (
+                    <div key={field.name} className={field.kind === "textarea" ? "sm:col-span-2" : ""}>
+                      <StepField stepIndex={index} field={field} desk={desk} ticketAccountId={ticketAccountId} />
+                    </div>
+                  ))}
+                </div>
+                {serverIssues
+                  .filter((i) => i.severity === "warning" && i.path?.startsWith(`steps.${index}.`))
+                  .map((i, n) => (
+                    <p key={n} className="mt-2 rounded bg-amber-50 px-2 py-1 text-sm text-amber-950">
+                      Warning: {i.message}
+                    </p>
+                  ))}
+              </li>
+            );
+          })}
+        </ol>
+        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-4">
+          <label htmlFor="add-step-tool" className="block text-sm font-medium">
+            Add step
+          </label>
+          <div className="mt-1 flex flex-wrap items-center gap-2">
+            <select id="add-step-tool" value={adding} onChange={(e) => setAdding(e.target.value)} className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+              <option value="">Choose a tool…</option>
+              {toolNames.map((t) => {
+                const block = authorBlock(grants, t);
+                return (
+                  <option key={t} value={t} disabled={!!block}>
+                    {getTool(t)!.label} ({t}){block ? ` — not available: ${block}` : ""}
+                  </option>
+                );
+              })}
+            </select>
+            <button
+              type="button"
+              disabled={!adding}
+              onClick={() => {
+                append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId) });
+                setAdding("");
+              }}
+              className="rounded-md border border-slate-400 px-3 py-1.5 text-sm disabled:opacity-50"
+            >
+              Add step
+            </button>
+          </div>
+          <p className="mt-1 text-xs text-slate-600">
+            You may add: {authorable.length ? authorable.join(", ") : "no tools"}. Tools you may not author are listed but disabled.
+          </p>
+        </div>
+        <div className="flex gap-2">
+          <button type="submit" disabled={save.isPending} className="rounded-md bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60">
+            {save.isPending ? "Saving…" : "Save edit"}
+          </button>
+          <button type="button" onClick={onCancel} disabled={save.isPending} className="rounded-md border border-slate-300 px-4 py-2 text-sm">
+            Cancel
+          </button>
+        </div>
+      </form>
+    </FormProvider>
+  );
+}

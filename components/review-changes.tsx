@@ -1,0 +1,195 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { PlanDiff } from "@/lib/diff/plan-diff";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import type { Grant } from "@/lib/grants";
+import { formatMoney, type Money } from "@/lib/money";
+import type { Plan } from "@/lib/plan/schema";
+import type { RunStepView } from "@/lib/server/runs";
+import { getTool } from "@/lib/tools/catalog";
+import type { ValidationIssue } from "@/lib/validation/types";
+import { ApprovalPanel } from "./approval-panel";
+import { ArgValue } from "./arg-value";
+import { toast } from "./toaster";
+
+function show(v: unknown): string {
+  if (v === undefined) return "(none)";
+  if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") return formatMoney(v as Money);
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/**
+ * The review-changes screen after a valid edit (DESIGN.md §7): "Your edit changed N things",
+ * added steps set apart and marked, every changed field before → after, annotations from our
+ * own account data, which steps need re-approval — and the three ways on: approve all changes,
+ * remove an added step (keeping the rest, revalidated), or discard my edits.
+ */
+export function ReviewChanges({
+  runId,
+  fromVersion,
+  toVersion,
+  desk,
+  steps,
+  issues,
+  grants,
+  blockedReason,
+  onDone,
+}: {
+  runId: string;
+  fromVersion: number;
+  toVersion: number;
+  desk: DeskSnapshot;
+  steps: RunStepView[];
+  issues: ValidationIssue[];
+  grants: Grant[];
+  blockedReason: string | null;
+  onDone: () => void;
+}) {
+  const qc = useQueryClient();
+  const diffQuery = useQuery({
+    queryKey: ["diff", runId, fromVersion, toVersion],
+    queryFn: () => apiFetch<{ diff: PlanDiff; reapproval: string; from: Plan; to: Plan }>(`/api/runs/${runId}/diff?from=${fromVersion}&to=${toVersion}`),
+  });
+  const refresh = () => {
+    qc.invalidateQueries({ queryKey: ["run", runId] });
+    qc.invalidateQueries({ queryKey: ["queue"] });
+  };
+  const removeStep = useMutation({
+    mutationFn: (stepId: string) =>
+      apiFetch(`/api/runs/${runId}/edits`, {
+        method: "POST",
+        body: { baseVersion: toVersion, steps: steps.filter((s) => s.id !== stepId).map((s) => ({ id: s.id, tool: s.tool, args: s.args })) },
+      }),
+    onSuccess: () => {
+      toast("Step removed; the rest of your edit is kept.");
+      refresh();
+    },
+    onError: (e) => toast(e instanceof ApiError ? e.message : "The step could not be removed.", "error"),
+  });
+  const discard = useMutation({
+    mutationFn: () => apiFetch(`/api/runs/${runId}/edits/${fromVersion + 1}/discard`, { method: "POST" }),
+    onSuccess: () => {
+      toast("Your edits were discarded; the plan is as before.");
+      refresh();
+      onDone();
+    },
+    onError: (e) => toast(e instanceof ApiError ? e.message : "Your edits could not be discarded.", "error"),
+  });
+
+  if (diffQuery.isPending) return <p className="text-sm text-slate-600">Computing the changes…</p>;
+  if (diffQuery.isError) return <p role="alert" className="text-sm text-red-800">{(diffQuery.error as Error).message}</p>;
+  const { diff, reapproval, to } = diffQuery.data;
+  const position = (id: string) => to.steps.findIndex((s) => s.id === id) + 1;
+  const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
+  const busy = removeStep.isPending || discard.isPending;
+
+  return (
+    <section aria-labelledby="review-h" className="space-y-4">
+      <div className="rounded-lg border-2 border-blue-700 bg-white p-4">
+        <h2 id="review-h" className="text-lg font-bold uppercase tracking-wide">
+          Your edit changed {diff.changeCount} {diff.changeCount === 1 ? "thing" : "things"}
+        </h2>
+        <p className="text-sm text-slate-600">
+          Plan version {fromVersion} → {toVersion}
+        </p>
+        <ol className="mt-3 space-y-3">
+          {diff.changed.map((c) => (
+            <li key={c.stepId} className="rounded-md border border-slate-200 p-3">
+              <p className="font-medium">
+                step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
+              </p>
+              <table className="mt-1 text-sm">
+                <tbody>
+                  {c.fields.map((f) => (
+                    <tr key={f.path}>
+                      <th scope="row" className="pr-4 text-left font-mono text-xs font-normal text-slate-600">
+                        {f.path.replace(/^args\./, "")}
+                      </th>
+                      <td className="pr-2 text-slate-700 line-through decoration-slate-400">{show(f.before)}</td>
+                      <td aria-hidden="true">→</td>
+                      <td className="pl-2 font-medium">{show(f.after)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {notes(c.stepId).map((a, n) => (
+                <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
+                  note: {a.message}
+                </p>
+              ))}
+            </li>
+          ))}
+          {diff.added.map((s) => {
+            const tool = getTool(s.tool);
+            return (
+              <li key={s.id} className="rounded-md border-2 border-fuchsia-600 bg-fuchsia-50 p-3" aria-label={`Step ${position(s.id)} added`}>
+                <p className="font-semibold">
+                  + step {position(s.id)} <code>{s.tool}</code>
+                  <span className="ml-2 rounded bg-fuchsia-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">step added</span>
+                </p>
+                <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm">
+                  {(tool?.fields ?? []).map((f) => (
+                    <div key={f.name} className="contents">
+                      <dt className="text-slate-600">{f.label}</dt>
+                      <dd>
+                        <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                      </dd>
+                    </div>
+                  ))}
+                </dl>
+                {notes(s.id).map((a, n) => (
+                  <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
+                    note: {a.message}
+                  </p>
+                ))}
+                <button
+                  type="button"
+                  disabled={busy || !!blockedReason}
+                  onClick={() => removeStep.mutate(s.id)}
+                  className="mt-2 rounded-md border border-fuchsia-700 px-2.5 py-1 text-xs font-medium text-fuchsia-900 hover:bg-white disabled:opacity-50"
+                >
+                  Remove step {position(s.id)}
+                </button>
+              </li>
+            );
+          })}
+          {diff.removed.map((s) => (
+            <li key={s.id} className="rounded-md border border-dashed border-red-400 bg-red-50 p-3">
+              <p className="font-semibold text-red-900">
+                − <code>{s.tool}</code> <span className="ml-1 rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">step removed</span>
+              </p>
+            </li>
+          ))}
+          {diff.moved.map((m) => (
+            <li key={m.stepId} className="rounded-md border border-slate-200 p-3 text-sm">
+              <code>{m.tool}</code> moved from position {m.from} to {m.to}
+            </li>
+          ))}
+        </ol>
+        <p className="mt-3 rounded bg-amber-100 px-3 py-2 text-sm font-medium text-amber-950">{reapproval.charAt(0).toUpperCase() + reapproval.slice(1)}</p>
+        <div className="mt-3">
+          <button
+            type="button"
+            disabled={busy || !!blockedReason}
+            onClick={() => discard.mutate()}
+            className="rounded-md border border-slate-400 px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          >
+            {discard.isPending ? "Discarding…" : "Discard my edits"}
+          </button>
+        </div>
+      </div>
+      <ApprovalPanel
+        runId={runId}
+        planVersion={toVersion}
+        steps={steps}
+        issues={issues}
+        grants={grants}
+        blockedReason={blockedReason}
+        canReject={!blockedReason}
+        approveAllLabel="Approve all changes"
+      />
+    </section>
+  );
+}

@@ -1,0 +1,220 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { apiFetch } from "@/lib/client/api";
+import { formatInstant } from "@/lib/format";
+import type { Grant } from "@/lib/grants";
+import type { PlanFormValues } from "@/lib/plan/form-schema";
+import type { Step } from "@/lib/plan/schema";
+import type { RunDetails } from "@/lib/server/run-details";
+import { getTool } from "@/lib/tools/catalog";
+import { ApprovalPanel } from "./approval-panel";
+import { ArgValue } from "./arg-value";
+import { PlanForm } from "./plan-form";
+import { PlanSteps } from "./plan-steps";
+import { ReviewChanges } from "./review-changes";
+
+type Details = Omit<RunDetails, "desk">;
+type Mode =
+  | { kind: "view" }
+  | { kind: "edit"; baseVersion: number; steps: Step[] }
+  | { kind: "review"; fromVersion: number }
+  | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues };
+
+/** Why approving is not possible right now, or null. */
+function approvalBlock(d: Details): string | null {
+  const { run, task } = d;
+  if (run.status === "expired") return `This run expired at ${formatInstant(run.expiresAt)}; it can no longer be approved. The agent has been told.`;
+  if (run.status !== "pending_review" && run.status !== "approved") return `This run is ${run.status.replace("_", " ")}; there is nothing to approve.`;
+  if (run.boundTaskRevision !== task.revision)
+    return `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at revision ${task.revision}); it cannot be approved. Reject it so the agent plans again.`;
+  return null;
+}
+
+/**
+ * The run page's interactive part: the plan (read-only, or as a form while editing), the
+ * review-changes screen after an edit, the stale-version conflict view, and the decision panel.
+ * Refreshes itself every 5 s and says so when someone else changed the plan meanwhile.
+ */
+export function RunWorkspace({ initial, desk, viewerId, grants }: { initial: Details; desk: DeskSnapshot; viewerId: string; grants: Grant[] }) {
+  const runId = initial.run.id;
+  const { data } = useQuery({
+    queryKey: ["run", runId],
+    queryFn: () => apiFetch<Details>(`/api/runs/${runId}`),
+    initialData: initial,
+    refetchInterval: 5_000,
+  });
+  const d = data ?? initial;
+  const [mode, setMode] = useState<Mode>({ kind: "view" });
+  const [seenVersion, setSeenVersion] = useState(initial.run.planVersion);
+  const [externalChange, setExternalChange] = useState<number | null>(null);
+  const router = useRouter();
+  const qc = useQueryClient();
+  const lastState = useRef(`${initial.run.status}:${initial.run.planVersion}:${initial.task.revision}`);
+
+  // Keep the server-rendered header (status, task revision) in step with the live run.
+  useEffect(() => {
+    const now = `${d.run.status}:${d.run.planVersion}:${d.task.revision}`;
+    if (now !== lastState.current) {
+      lastState.current = now;
+      router.refresh();
+    }
+  }, [d.run.status, d.run.planVersion, d.task.revision, router]);
+
+  // A newer version that this person did not make: say so (never merge it into a form).
+  useEffect(() => {
+    if (d.run.planVersion <= seenVersion) return;
+    const latest = d.planVersions.at(-1);
+    const mine = latest?.createdById === viewerId;
+    if (!mine) setExternalChange(d.run.planVersion);
+    if (mode.kind === "view" || mine) setSeenVersion(d.run.planVersion);
+  }, [d.run.planVersion, d.planVersions, seenVersion, viewerId, mode.kind]);
+
+  const block = approvalBlock(d);
+  const editBlock = d.run.status === "pending_review" || d.run.status === "approved" ? null : block;
+  const planIssues = d.validation.issues.filter((i) => !i.stepId);
+
+  return (
+    <div className="space-y-4">
+      {externalChange !== null && (
+        <div role="status" className="flex items-center gap-3 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950">
+          <span>
+            Someone else changed this plan while you were looking; it is now at version {externalChange}.
+            {mode.kind === "edit" && " Your unsaved changes were based on an older version and will not be merged."}
+          </span>
+          <button type="button" className="ml-auto underline" onClick={() => setExternalChange(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      {mode.kind === "view" && (
+        <>
+          <div className="flex items-center gap-3">
+            <h2 className="text-lg font-semibold">
+              Plan · version {d.run.planVersion} ({d.run.steps.length} step{d.run.steps.length === 1 ? "" : "s"})
+            </h2>
+            <button
+              type="button"
+              disabled={!!editBlock}
+              title={editBlock ?? undefined}
+              onClick={() => {
+                setExternalChange(null);
+                setSeenVersion(d.run.planVersion);
+                setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[] });
+              }}
+              className="ml-auto rounded-md border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-800 hover:bg-blue-50 disabled:cursor-not-allowed disabled:border-slate-300 disabled:text-slate-500"
+            >
+              Edit plan
+            </button>
+          </div>
+          {planIssues.map((i, n) => (
+            <p key={n} className="rounded-md bg-amber-50 px-3 py-1.5 text-sm text-amber-950">
+              {i.message}
+            </p>
+          ))}
+          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} />
+          <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status === "pending_review" || d.run.status === "approved"} />
+        </>
+      )}
+      {mode.kind === "edit" && (
+        <>
+          <h2 className="text-lg font-semibold">Editing plan version {mode.baseVersion}</h2>
+          <PlanForm
+            key={`edit-${mode.baseVersion}`}
+            runId={runId}
+            baseVersion={mode.baseVersion}
+            steps={mode.steps}
+            desk={desk}
+            ticketId={d.ticket.id}
+            ticketAccountId={d.ticket.accountId}
+            grants={grants}
+            onCancel={() => setMode({ kind: "view" })}
+            onSaved={(result) => {
+              setSeenVersion(result.planVersion.version);
+              qc.invalidateQueries({ queryKey: ["run", runId] });
+              qc.invalidateQueries({ queryKey: ["queue"] });
+              setMode({ kind: "review", fromVersion: mode.baseVersion });
+            }}
+            onConflict={(currentVersion, plan, mine) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, currentVersion, plan, mine })}
+          />
+        </>
+      )}
+      {mode.kind === "review" && d.run.planVersion > mode.fromVersion && (
+        <ReviewChanges
+          runId={runId}
+          fromVersion={mode.fromVersion}
+          toVersion={d.run.planVersion}
+          desk={desk}
+          steps={d.run.steps}
+          issues={d.validation.issues}
+          grants={grants}
+          blockedReason={block}
+          onDone={() => setMode({ kind: "view" })}
+        />
+      )}
+      {mode.kind === "review" && (
+        <button type="button" onClick={() => setMode({ kind: "view" })} className="text-sm text-blue-800 underline">
+          Back to the plan
+        </button>
+      )}
+      {mode.kind === "conflict" && (
+        <section aria-labelledby="conflict-h" className="rounded-lg border-2 border-amber-500 bg-amber-50 p-4">
+          <h2 id="conflict-h" className="text-lg font-semibold">
+            Someone else changed this plan first
+          </h2>
+          <p className="text-sm">
+            You edited version {mode.baseVersion}; the plan is now at version {mode.currentVersion}. Nothing of yours was saved, and
+            nothing is merged: compare, then start over from the newer plan.
+          </p>
+          <div className="mt-3 grid gap-4 lg:grid-cols-2">
+            <div>
+              <h3 className="font-medium">Newer plan (version {mode.currentVersion})</h3>
+              <StepList steps={mode.plan.steps} desk={desk} />
+            </div>
+            <div>
+              <h3 className="font-medium">Your changes (not saved)</h3>
+              <StepList steps={mode.mine.steps as unknown as Step[]} desk={desk} />
+            </div>
+          </div>
+          <button
+            type="button"
+            onClick={() => setMode({ kind: "edit", baseVersion: mode.currentVersion, steps: mode.plan.steps })}
+            className="mt-3 rounded-md bg-blue-700 px-3 py-2 text-sm font-medium text-white"
+          >
+            Start over from version {mode.currentVersion}
+          </button>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function StepList({ steps, desk }: { steps: Pick<Step, "id" | "tool" | "args">[]; desk: DeskSnapshot }) {
+  return (
+    <ol className="mt-1 space-y-2">
+      {steps.map((s, i) => {
+        const tool = getTool(s.tool);
+        return (
+          <li key={`${s.id}-${i}`} className="rounded border border-slate-200 bg-white p-2 text-sm">
+            <p className="font-medium">
+              Step {i + 1} · {tool?.label ?? s.tool}
+            </p>
+            <dl className="grid grid-cols-[8rem_1fr] gap-y-0.5">
+              {(tool?.fields ?? []).map((f) => (
+                <div key={f.name} className="contents">
+                  <dt className="text-slate-600">{f.label}</dt>
+                  <dd>
+                    <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

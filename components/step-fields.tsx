@@ -1,0 +1,312 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
+import type { PlanFormValues } from "@/lib/plan/form-schema";
+import type { FieldSpec } from "@/lib/tools/types";
+
+const inputCls =
+  "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm aria-[invalid=true]:border-red-600 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-600";
+
+/** Reads the nested error at `path` from react-hook-form's error tree. */
+function errorAt(errors: unknown, path: string): FieldError | undefined {
+  let cur: unknown = errors;
+  for (const seg of path.split(".")) {
+    if (cur == null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  if (cur && typeof cur === "object" && "message" in cur) return cur as FieldError;
+  return undefined;
+}
+
+/** First error message under `path` (the field itself or any nested part). */
+function firstMessage(errors: unknown, path: string): string | undefined {
+  const e = errorAt(errors, path);
+  if (e?.message) return String(e.message);
+  let cur: unknown = errors;
+  for (const seg of path.split(".")) {
+    if (cur == null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  const walk = (v: unknown): string | undefined => {
+    if (!v || typeof v !== "object") return undefined;
+    if ("message" in v && (v as FieldError).message) return String((v as FieldError).message);
+    for (const child of Object.values(v)) {
+      const m = walk(child);
+      if (m) return m;
+    }
+    return undefined;
+  };
+  return walk(cur);
+}
+
+function ErrorText({ id, message }: { id: string; message?: string }) {
+  if (!message) return null;
+  return (
+    <p id={id} className="mt-1 text-sm text-red-700">
+      {message}
+    </p>
+  );
+}
+
+/** Options for an id select: the ticket's account first, then other accounts, each labelled. */
+function idOptions(desk: DeskSnapshot, kind: FieldSpec["kind"], ticketAccountId: string, invoiceFilter?: (id: string) => boolean) {
+  type Opt = { value: string; label: string; accountId: string };
+  const opts: Opt[] = [];
+  const name = (a: string) => desk.accounts[a]?.name ?? a;
+  if (kind === "invoice_id") {
+    for (const i of Object.values(desk.invoices)) {
+      if (invoiceFilter && !invoiceFilter(i.id)) continue;
+      opts.push({ value: i.id, accountId: i.accountId, label: `${i.id} · ${name(i.accountId)} · ${i.status} · open ${formatMoney(i.openBalance)}` });
+    }
+  } else if (kind === "shipment_id") {
+    for (const s of Object.values(desk.shipments)) {
+      opts.push({ value: s.id, accountId: s.accountId, label: `${s.id} · ${s.destination} · ${s.window.from}${s.window.to !== s.window.from ? ` → ${s.window.to}` : ""}` });
+    }
+  } else if (kind === "ticket_id") {
+    for (const t of Object.values(desk.tickets)) opts.push({ value: t.id, accountId: t.accountId, label: `#${t.id} · ${t.subject}` });
+  } else if (kind === "account_id") {
+    for (const a of Object.values(desk.accounts)) opts.push({ value: a.id, accountId: a.id, label: a.name });
+  }
+  const own = opts.filter((o) => o.accountId === ticketAccountId).sort((a, b) => a.value.localeCompare(b.value));
+  const others = new Map<string, Opt[]>();
+  for (const o of opts.filter((o) => o.accountId !== ticketAccountId)) others.set(o.accountId, [...(others.get(o.accountId) ?? []), o]);
+  const groups = [{ label: `${name(ticketAccountId)} (this ticket's account)`, options: own }];
+  for (const [acc, list] of [...others.entries()].sort((a, b) => name(a[0]).localeCompare(name(b[0])))) {
+    groups.push({ label: `Other account: ${name(acc)}`, options: list.sort((a, b) => a.value.localeCompare(b.value)) });
+  }
+  return groups;
+}
+
+/** Money input: a decimal text box bound to `{minor, currency}`; a cleared box is missing, never 0. */
+function MoneyInput({ name, label, describedBy, invalid }: { name: string; label: string; describedBy: string; invalid: boolean }) {
+  const { control } = useFormContext<PlanFormValues>();
+  return (
+    <Controller
+      control={control}
+      name={name as `steps.${number}.args.${string}`}
+      render={({ field }) => {
+        const value = (field.value ?? {}) as Partial<Money>;
+        const currency = (value.currency ?? "USD") as Currency;
+        return (
+          <MoneyText
+            id={name}
+            label={label}
+            value={value}
+            currency={currency}
+            describedBy={describedBy}
+            invalid={invalid}
+            onBlur={field.onBlur}
+            onChange={(minor) => field.onChange({ ...value, currency, minor })}
+          />
+        );
+      }}
+    />
+  );
+}
+
+function MoneyText(props: {
+  id: string;
+  label: string;
+  value: Partial<Money>;
+  currency: Currency;
+  describedBy: string;
+  invalid: boolean;
+  onBlur: () => void;
+  onChange: (minor: number | undefined) => void;
+}) {
+  const { value, currency } = props;
+  const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? minorToDecimal(value.minor, currency) : ""));
+  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value.
+  useEffect(() => {
+    const parsed = parseMinor(text, currency);
+    if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsed !== value.minor) setText(minorToDecimal(value.minor, currency));
+    if (value.minor === undefined && parsed !== null) setText("");
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [value.minor, currency]);
+  return (
+    <div className="mt-1 flex items-center gap-2">
+      <input
+        id={props.id}
+        inputMode="decimal"
+        autoComplete="off"
+        value={text}
+        aria-invalid={props.invalid}
+        aria-describedby={props.describedBy}
+        onBlur={props.onBlur}
+        onChange={(e) => {
+          setText(e.target.value);
+          const minor = parseMinor(e.target.value, currency);
+          props.onChange(e.target.value.trim() === "" ? undefined : minor === null ? Number.NaN : minor);
+        }}
+        className={inputCls.replace("mt-1 ", "") + " max-w-[12rem] tabular-nums"}
+      />
+      <span className="text-sm text-slate-600">{currency}</span>
+    </div>
+  );
+}
+
+/**
+ * One argument of one step as a typed input: money, date window, id selects (the ticket's
+ * account first, showing names), team select, textarea, text. Errors are linked with
+ * aria-describedby; messages come from the tool's zod schema or the server's validation.
+ */
+export function StepField({
+  stepIndex,
+  field,
+  desk,
+  ticketAccountId,
+}: {
+  stepIndex: number;
+  field: FieldSpec;
+  desk: DeskSnapshot;
+  ticketAccountId: string;
+}) {
+  const {
+    register,
+    formState: { errors },
+    control,
+  } = useFormContext<PlanFormValues>();
+  const base = `steps.${stepIndex}.args.${field.name}`;
+  const errId = `${base}-error`;
+  const helpId = `${base}-help`;
+  const message = firstMessage(errors, base);
+  const describedBy = [message ? errId : null, field.help ? helpId : null].filter(Boolean).join(" ") || undefined;
+  const invoiceId = useWatch({ control, name: `steps.${stepIndex}.args.invoiceId` as const }) as string | undefined;
+
+  const label = (htmlFor: string, text = field.label) => (
+    <label htmlFor={htmlFor} className="block text-sm font-medium text-slate-800">
+      {text}
+    </label>
+  );
+  let input: React.ReactNode;
+  switch (field.kind) {
+    case "money":
+      input = (
+        <>
+          {label(base)}
+          <MoneyInput name={base} label={field.label} describedBy={describedBy ?? ""} invalid={!!message} />
+        </>
+      );
+      break;
+    case "date_window":
+      input = (
+        <fieldset aria-describedby={describedBy}>
+          <legend className="text-sm font-medium text-slate-800">{field.label}</legend>
+          <div className="flex flex-wrap gap-3">
+            <div>
+              <label htmlFor={`${base}.from`} className="block text-xs text-slate-600">
+                From
+              </label>
+              <input
+                id={`${base}.from`}
+                type="date"
+                {...register(`${base}.from` as `steps.${number}.args.${string}`)}
+                aria-invalid={!!firstMessage(errors, `${base}.from`)}
+                aria-describedby={describedBy}
+                className={inputCls}
+              />
+            </div>
+            <div>
+              <label htmlFor={`${base}.to`} className="block text-xs text-slate-600">
+                To
+              </label>
+              <input
+                id={`${base}.to`}
+                type="date"
+                {...register(`${base}.to` as `steps.${number}.args.${string}`)}
+                aria-invalid={!!firstMessage(errors, `${base}.to`)}
+                aria-describedby={describedBy}
+                className={inputCls}
+              />
+            </div>
+          </div>
+        </fieldset>
+      );
+      break;
+    case "invoice_id":
+    case "shipment_id":
+    case "ticket_id":
+    case "account_id": {
+      const groups = idOptions(desk, field.kind, ticketAccountId);
+      input = (
+        <>
+          {label(base)}
+          <select id={base} {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls}>
+            <option value="">Choose…</option>
+            {groups.map((g) => (
+              <optgroup key={g.label} label={g.label}>
+                {g.options.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </optgroup>
+            ))}
+          </select>
+        </>
+      );
+      break;
+    }
+    case "fee_code": {
+      const fees = invoiceId && Object.prototype.hasOwnProperty.call(desk.invoices, invoiceId) ? desk.invoices[invoiceId].fees : [];
+      input = (
+        <>
+          {label(base)}
+          <select id={base} {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls}>
+            <option value="">Choose…</option>
+            {fees.map((f) => (
+              <option key={f.code} value={f.code}>
+                {f.code} · {formatMoney(f.amount)}
+              </option>
+            ))}
+          </select>
+        </>
+      );
+      break;
+    }
+    case "team":
+      input = (
+        <>
+          {label(base)}
+          <select id={base} {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls}>
+            <option value="">Choose…</option>
+            {(field.options ?? []).map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </>
+      );
+      break;
+    case "textarea":
+      input = (
+        <>
+          {label(base)}
+          <textarea id={base} rows={4} {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls} />
+        </>
+      );
+      break;
+    default:
+      input = (
+        <>
+          {label(base)}
+          <input id={base} type="text" {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls} />
+        </>
+      );
+  }
+  return (
+    <div>
+      {input}
+      {field.help && (
+        <p id={helpId} className="mt-1 text-xs text-slate-500">
+          {field.help}
+        </p>
+      )}
+      <ErrorText id={errId} message={message} />
+    </div>
+  );
+}

@@ -1,0 +1,85 @@
+import { test, expect, type Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { createRun } from "./factory";
+import { STORAGE } from "./helpers";
+
+/** Creates a fresh run of the reference case through the agent API and opens it. */
+async function openRun(page: Page, ticket: string): Promise<string> {
+  const id = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText(`Ticket #${ticket}`);
+  return id;
+}
+
+function addDays(iso: string, n: number): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+test.describe("reference case, operator without refund authorship", () => {
+  test.use({ storageState: STORAGE.operator });
+
+  test("cannot add the refund: the tool is disabled with its reason, and a raw API edit is refused", async ({ page, baseURL }) => {
+    const runId = await openRun(page, "74991");
+    await page.getByRole("button", { name: "Edit plan" }).click();
+    const option = page.getByRole("option", { name: /Issue refund/ });
+    await expect(option).toBeDisabled();
+    await expect(option).toContainText("needs a grant to author issue_refund");
+
+    const run = await page.request.get(`/api/runs/${runId}`);
+    const { run: r } = await run.json();
+    const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
+    steps.push({ id: "x", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "goodwill" } });
+    const res = await page.request.post(`/api/runs/${r.id}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
+    expect(res.status()).toBe(403);
+    expect((await res.json()).error.code).toBe("authorship_denied");
+  });
+});
+
+test.describe("reference case, senior operator", () => {
+  test.use({ storageState: STORAGE.senior });
+
+  test("moves the date, adds the refund, sees 2 changes and the cross-account note, removes the added step, approves", async ({ page }, testInfo) => {
+    await openRun(page, "74991");
+    await expect(page.getByRole("list", { name: "Plan steps" })).toBeVisible();
+    const axeRun = await new AxeBuilder({ page }).analyze();
+    expect(axeRun.violations).toEqual([]);
+
+    await page.getByRole("button", { name: "Edit plan" }).click();
+    const from = page.locator('[id="steps.1.args.window.from"]');
+    const to = page.locator('[id="steps.1.args.window.to"]');
+    const oldDate = await from.inputValue();
+    const newDate = addDays(oldDate, 4);
+    await from.fill(newDate);
+    await to.fill(newDate);
+
+    await page.getByLabel("Add step").selectOption("issue_refund");
+    await page.getByRole("button", { name: "Add step", exact: true }).click();
+    await page.locator('[id="steps.3.args.invoiceId"]').selectOption("in_74119");
+    await page.locator('[id="steps.3.args.amount"]').fill("1,489.00");
+    await page.locator('[id="steps.3.args.reason"]').fill("Goodwill for the missed delivery window");
+    await page.screenshot({ path: testInfo.outputPath("card-editing.png"), fullPage: true });
+    await page.getByRole("button", { name: "Save edit" }).click();
+
+    const review = page.getByRole("region", { name: /Your edit changed/ });
+    await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 2 things/i);
+    await expect(review.getByText("step added")).toBeVisible();
+    await expect(review).toContainText(`${oldDate}`);
+    await expect(review).toContainText(`${newDate}`);
+    await expect(review).toContainText(/in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics/);
+    await expect(review).toContainText("Re-approval required for step 4 (added), step 2 (changed)");
+    await page.screenshot({ path: testInfo.outputPath("review-changes.png"), fullPage: true });
+    const axeReview = await new AxeBuilder({ page }).analyze();
+    expect(axeReview.violations).toEqual([]);
+
+    // approving step 4 needs the cross-account warning acknowledged first
+    await expect(page.getByRole("button", { name: "Approve step 4" })).toBeDisabled();
+
+    await review.getByRole("button", { name: "Remove step 4" }).click();
+    await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 1 thing/i);
+    await expect(review.getByText("step added")).toHaveCount(0);
+    await page.getByRole("button", { name: "Approve all changes" }).click();
+    await expect(page.getByTestId("run-status")).toHaveText("Approved");
+  });
+});

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { getTool } from "../tools/catalog";
+
+/**
+ * The plan card's form: the steps as the operator edits them. Each step's `args` is checked by
+ * that tool's own zod schema — the same one the server's shape stage uses (one schema, client
+ * and server; STYLE.md §1). `key` is a client-only identity for React lists, never sent.
+ * Errors are reported at `steps.N.args.<path>` so they attach to their inputs.
+ */
+export const planFormSchema = z.object({
+  steps: z.array(
+    z
+      .object({
+        key: z.string(),
+        id: z.string(),
+        tool: z.string(),
+        args: z.record(z.string(), z.unknown()),
+      })
+      .superRefine((step, ctx) => {
+        const tool = getTool(step.tool);
+        if (!tool) {
+          ctx.addIssue({ code: "custom", path: ["tool"], message: `Unknown tool "${step.tool}"` });
+          return;
+        }
+        const parsed = tool.argsSchema.safeParse(step.args);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["args", ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))],
+              message: issue.message,
+            });
+          }
+        }
+      }),
+  ),
+});
+export type PlanFormValues = z.infer<typeof planFormSchema>;
+export type PlanFormStep = PlanFormValues["steps"][number];
+
+/** Empty arguments for a newly added step of `toolName` (ticket fields prefilled with the task's ticket). */
+export function blankArgs(toolName: string, ticketId: string, currency = "USD"): Record<string, unknown> {
+  const tool = getTool(toolName);
+  if (!tool) return {};
+  const args: Record<string, unknown> = {};
+  for (const f of tool.fields) {
+    switch (f.kind) {
+      case "money":
+        args[f.name] = { minor: undefined, currency };
+        break;
+      case "date_window":
+        args[f.name] = { from: "", to: "" };
+        break;
+      case "ticket_id":
+        args[f.name] = ticketId;
+        break;
+      default:
+        args[f.name] = "";
+    }
+  }
+  return args;
+}
