@@ -236,3 +236,26 @@ describe("approvals", () => {
     expect(again.code).toBe("run_not_pending");
   });
 });
+
+describe("agent submissions", () => {
+  it("refuse a reused idempotency key with another body, and operator provenance claimed by an agent", async () => {
+    const { submitRun } = await import("./runs");
+    const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["add_ticket_note"], keyId: "key_demo" };
+    const steps = [{ tool: "add_ticket_note", args: { ticketId: "75016", note: "Closing: customer thanked us." } }];
+    const first = await submitRun(agent, "task_75016", { taskRevision: 1, steps }, "same-key", TEST_NOW);
+    const again = await submitRun(agent, "task_75016", { taskRevision: 1, steps }, "same-key", TEST_NOW);
+    expect(again.run.id).toBe(first.run.id);
+    expect(again.replayed).toBe(true);
+    const other = await refused(submitRun(agent, "task_75004", { taskRevision: 1, steps }, "same-key", TEST_NOW));
+    expect(other.code).toBe("idempotency_conflict");
+
+    const forged = await refused(
+      submitRun(agent, "task_75016", {
+        taskRevision: 1,
+        steps: [{ ...steps[0], provenance: { note: { kind: "operator", userId: "usr_senior", at: TEST_NOW.toISOString() } } }],
+      }, null, TEST_NOW),
+    );
+    expect(forged.code).toBe("validation_failed");
+    expect((forged.details.issues as { code: string }[]).map((i) => i.code)).toContain("invalid_provenance");
+  });
+});

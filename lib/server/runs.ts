@@ -1,13 +1,15 @@
+import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
 import { z } from "zod";
 import { DomainError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
+import { canonicalJson } from "../plan/canonical-json";
 import { digest } from "../plan/digest";
 import type { Author, Plan, Step } from "../plan/schema";
 import { runDeadlines } from "../policy";
 import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
-import type { ValidationResult } from "../validation/types";
+import type { ValidationIssue, ValidationResult } from "../validation/types";
 import { appendAudit, type Actor } from "./audit";
 import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
@@ -160,6 +162,54 @@ export async function loadRun(runId: string, where: Prisma.RunWhereInput = {}): 
   return run;
 }
 
+/** SHA-256 of the canonical `{taskId, body}` of a submission: what an idempotency key stands for. */
+function hashSubmission(taskId: string, body: SubmitRunBody): string {
+  try {
+    return createHash("sha256").update(canonicalJson({ taskId, body }), "utf8").digest("hex");
+  } catch {
+    return "unhashable";
+  }
+}
+
+/**
+ * A repeated `Idempotency-Key` returns the saved run — but only for the same request; the same key
+ * with another task or body is refused (409 `idempotency_conflict`), never answered with a run
+ * that is not what the agent asked for.
+ */
+function replayOrConflict(existing: RunWithRelations, requestHash: string, now: Date): { run: RunView; replayed: boolean } {
+  if (existing.requestHash && existing.requestHash !== requestHash) {
+    throw new DomainError("idempotency_conflict", "This Idempotency-Key was already used for a different submission; use a new key for a new plan.", {
+      runId: existing.id,
+    });
+  }
+  return { run: toRunView(existing, now), replayed: true };
+}
+
+/**
+ * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
+ * relabelled): `operator` provenance in a submission is an error issue of the shape stage.
+ */
+function agentProvenanceIssues(steps: unknown[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  steps.forEach((s, index) => {
+    const prov = (s as { provenance?: unknown } | null)?.provenance;
+    if (!prov || typeof prov !== "object") return;
+    for (const [key, p] of Object.entries(prov as Record<string, unknown>)) {
+      if ((p as { kind?: unknown } | null)?.kind === "operator") {
+        issues.push({
+          stage: "shape",
+          code: "invalid_provenance",
+          severity: "error",
+          stepId: typeof (s as { id?: unknown }).id === "string" ? ((s as { id: string }).id) : undefined,
+          path: `steps.${index}.provenance.${key}`,
+          message: `An agent cannot record that a person set "${key}"; operator provenance is written by Plandesk when a person edits`,
+        });
+      }
+    }
+  });
+  return issues;
+}
+
 /** Gives every step object without an `id` a fresh one, and stamps agent authorship. */
 function prepareAgentSteps(raw: unknown[]): unknown[] {
   return raw.map((s) => {
@@ -187,9 +237,10 @@ export async function submitRun(
 ): Promise<{ run: RunView; replayed: boolean }> {
   const task = await prisma.task.findUnique({ where: { id: taskId } });
   if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+  const requestHash = hashSubmission(taskId, body);
   if (idempotencyKey) {
     const existing = await prisma.run.findFirst({ where: { agentId: agent.id, idempotencyKey }, include: runInclude });
-    if (existing) return { run: toRunView(existing, now), replayed: true };
+    if (existing) return replayOrConflict(existing, requestHash, now);
   }
   if (body.taskRevision !== task.revision) {
     throw new DomainError("stale_task", `The task is at revision ${task.revision}; this plan was made for revision ${body.taskRevision}.`, {
@@ -200,6 +251,8 @@ export async function submitRun(
   const desk = await loadDeskSnapshot(task.ticketId);
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
   const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools });
+  result.issues.push(...agentProvenanceIssues(body.steps));
+  result.ok = result.ok && !result.issues.some((i) => i.severity === "error");
   const actor: Actor = { kind: "agent", id: agent.id };
   if (!result.ok || !result.plan) {
     await appendAudit(prisma, { type: "submission_refused", actor, data: { taskId, issues: result.issues } });
@@ -224,6 +277,7 @@ export async function submitRun(
           expiresAt,
           escalateAt,
           idempotencyKey,
+          requestHash,
           createdAt: now,
         },
       });
@@ -249,7 +303,7 @@ export async function submitRun(
   } catch (e) {
     if (idempotencyKey && (e as { code?: string }).code === "P2002") {
       const existing = await prisma.run.findFirst({ where: { agentId: agent.id, idempotencyKey }, include: runInclude });
-      if (existing) return { run: toRunView(existing, now), replayed: true };
+      if (existing) return replayOrConflict(existing, requestHash, now);
     }
     throw e;
   }

@@ -132,6 +132,8 @@ export async function seedDemoDesk(now = new Date()) {
 
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
   for (const r of desk.runs) {
+    // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.
+    if (await prisma.run.findFirst({ where: { agentId: DEMO_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
     const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
     await submitRun(agent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
   }

@@ -1,5 +1,4 @@
 import { nanoid } from "nanoid";
-import { z } from "zod";
 import { DomainError } from "../errors";
 import { appendAudit, type Actor } from "./audit";
 import { prisma } from "./db";
@@ -14,15 +13,8 @@ export interface TaskView {
   updatedAt: string;
 }
 
-/** Body of `POST /api/v1/tasks/{taskId}/revisions`: a new body and/or a comment that changes acceptance. */
-export const reviseTaskBodySchema = z
-  .object({
-    body: z.string().trim().min(1, "The task body cannot be empty").max(20000).optional(),
-    comment: z.string().trim().min(1, "The comment cannot be empty").max(5000).optional(),
-  })
-  .strict()
-  .refine((v) => v.body !== undefined || v.comment !== undefined, { message: "Send a new body, a comment, or both" });
-export type ReviseTaskBody = z.infer<typeof reviseTaskBodySchema>;
+export { reviseTaskBodySchema, type ReviseTaskBody } from "../task-schema";
+import type { ReviseTaskBody } from "../task-schema";
 
 type TaskRow = { id: string; ticketId: string; revision: number; body: string; updatedAt: Date; ticket: { accountId: string } };
 
@@ -50,47 +42,46 @@ export async function listTasks(filter: { ticketId?: string }): Promise<TaskView
 
 /**
  * Records a change of what "done" means for a task and bumps its revision by one
- * (DESIGN.md §8). A comment is appended to the body under "Update (rev N)". The bump is a
- * conditional update on the revision read, retried once under contention, so concurrent
- * revisions never share a number. Every run still open on the task is audited as affected.
+ * (DESIGN.md §8). A comment is appended to the body under "Update (rev N)". The bump is the
+ * first statement of one transaction (`revision = revision + 1`), which takes the write lock
+ * (SQLite) or the row lock (PostgreSQL) before anything is read, so concurrent revisions are
+ * serialised by the database: each gets its own number and every comment lands. Every run
+ * still open on the task is audited as affected. Returns the task as this revision left it.
  * Errors: 404 `not_found`.
  */
 export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor): Promise<TaskView> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const t = await prisma.task.findUnique({ where: { id: taskId } });
-    if (!t) throw new DomainError("not_found", `Task ${taskId} was not found.`);
-    const next = t.revision + 1;
+  return prisma.$transaction(async (tx) => {
+    const bumped = await tx.task.updateMany({ where: { id: taskId }, data: { revision: { increment: 1 } } });
+    if (bumped.count !== 1) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+    const t = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+    const next = t.revision;
     let body = input.body ?? t.body;
     if (input.comment) body = `${body}\n\nUpdate (rev ${next}): ${input.comment}`;
-    const done = await prisma.$transaction(async (tx) => {
-      const res = await tx.task.updateMany({ where: { id: taskId, revision: t.revision }, data: { revision: next, body } });
-      if (res.count !== 1) return false;
-      await tx.taskRevision.create({
-        data: {
-          id: nanoid(),
-          taskId,
-          revision: next,
-          body,
-          comment: input.comment ?? null,
-          actorKind: actor.kind,
-          actorId: actor.id ?? null,
-        },
-      });
-      const open = await tx.run.findMany({
-        where: { taskId, status: { in: ["pending_review", "approved", "executing"] } },
-        select: { id: true, boundTaskRevision: true },
-      });
-      for (const r of open) {
-        await appendAudit(tx, {
-          runId: r.id,
-          type: "task_revised",
-          actor,
-          data: { taskId, boundRevision: r.boundTaskRevision, liveRevision: next, comment: input.comment ?? null, bodyChanged: input.body !== undefined },
-        });
-      }
-      return true;
+    if (body !== t.body) await tx.task.update({ where: { id: taskId }, data: { body } });
+    await tx.taskRevision.create({
+      data: {
+        id: nanoid(),
+        taskId,
+        revision: next,
+        body,
+        comment: input.comment ?? null,
+        actorKind: actor.kind,
+        actorId: actor.id ?? null,
+      },
     });
-    if (done) return getTask(taskId);
-  }
-  throw new DomainError("stale_task", "The task changed several times at once; try again.");
+    const open = await tx.run.findMany({
+      where: { taskId, status: { in: ["pending_review", "approved", "executing"] } },
+      select: { id: true, boundTaskRevision: true },
+    });
+    for (const r of open) {
+      await appendAudit(tx, {
+        runId: r.id,
+        type: "task_revised",
+        actor,
+        data: { taskId, boundRevision: r.boundTaskRevision, liveRevision: next, comment: input.comment ?? null, bodyChanged: input.body !== undefined },
+      });
+    }
+    // The task as this call left it (a later concurrent revision must not be reported as ours).
+    return toTaskView(await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: true } }));
+  });
 }

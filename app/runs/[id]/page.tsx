@@ -2,8 +2,9 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
 import { RunWorkspace } from "@/components/run-workspace";
+import { TaskPanel } from "@/components/task-panel";
 import { isDomainError } from "@/lib/errors";
-import { formatInstant, formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
+import { formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
 import { requirePageViewer } from "@/lib/server/page-auth";
 import { getRunDetails, type RunDetails } from "@/lib/server/run-details";
@@ -52,13 +53,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
           <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} grants={viewer.grants} />
           <aside className="space-y-6">
-            <section aria-labelledby="task-h" className="rounded-lg border border-slate-200 bg-white p-4">
-              <h2 id="task-h" className="font-semibold">
-                Task <span className="text-sm font-normal text-slate-600">revision {task.revision}</span>
-              </h2>
-              <p className="mt-2 whitespace-pre-wrap text-sm">{task.body}</p>
-              <p className="mt-2 text-xs text-slate-500">Last changed {formatInstant(task.updatedAt)}</p>
-            </section>
+            <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />
             <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">
               <h2 id="acct-h" className="font-semibold">{accountContext.account.name}</h2>
               <p className="text-xs text-slate-500">

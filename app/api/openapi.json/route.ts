@@ -1,0 +1,13 @@
+import { NextResponse } from "next/server";
+import { approveBodySchema, rejectBodySchema } from "@/lib/server/approvals";
+import { submitEditBodySchema } from "@/lib/server/edits";
+import { handle } from "@/lib/server/http";
+import { submitRunBodySchema } from "@/lib/server/runs";
+import { buildOpenApi } from "@/lib/openapi";
+
+/** `GET /api/openapi.json` — the whole API as OpenAPI 3.1, from the handlers' zod schemas. Public. */
+export const GET = handle(async () =>
+  NextResponse.json(
+    buildOpenApi({ submitRun: submitRunBodySchema, edit: submitEditBodySchema, approve: approveBodySchema, reject: rejectBodySchema }),
+  ),
+);
