@@ -1,8 +1,11 @@
 /**
  * Takes screenshots of the main pages against a running console (default http://localhost:3000)
  * into docs/ (README) or the folder given: `npx tsx scripts/screenshots.ts [baseUrl] [outDir]`.
+ * It submits a fresh reference-case run through the agent API, edits it as the senior operator
+ * (date moved four days, refund of 1,489.00 on in_74119 added) and captures the review screen.
  */
 import { chromium } from "@playwright/test";
+import { buildDemoDesk } from "../lib/demo/desk-data";
 
 async function main() {
   const base = process.argv[2] ?? "http://localhost:3000";
@@ -18,12 +21,35 @@ async function main() {
   await page.getByLabel("Password").fill("plandesk-demo");
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/runs/);
-  await page.getByRole("link", { name: "#74991" }).waitFor();
+  await page.getByRole("link", { name: "#74991" }).first().waitFor();
   await page.screenshot({ path: `${out}/screenshot-queue.png`, fullPage: true });
-  await page.getByRole("link", { name: "#74991" }).click();
-  await page.waitForURL(/\/runs\/run_/);
+
+  const auth = { authorization: "Bearer pd_demo_agent_key" };
+  const steps = buildDemoDesk(new Date()).runs.find((r) => r.key === "ref-74991")!.steps;
+  const task = await (await page.request.get(`${base}/api/v1/tasks/task_74991`, { headers: auth })).json();
+  const created = await page.request.post(`${base}/api/v1/tasks/task_74991/runs`, { headers: auth, data: { taskRevision: task.task.revision, steps } });
+  const runId = (await created.json()).run.id as string;
+  await page.goto(`${base}/runs/${runId}`);
   await page.getByRole("heading", { name: /Ticket #74991/ }).waitFor();
   await page.screenshot({ path: `${out}/screenshot-run.png`, fullPage: true });
+
+  await page.getByRole("button", { name: "Edit plan" }).click();
+  const from = page.locator('[id="steps.1.args.window.from"]');
+  const d = new Date(`${await from.inputValue()}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 4);
+  const later = d.toISOString().slice(0, 10);
+  await from.fill(later);
+  await page.locator('[id="steps.1.args.window.to"]').fill(later);
+  await page.getByLabel("Add step").selectOption("issue_refund");
+  await page.getByRole("button", { name: "Add step", exact: true }).click();
+  await page.locator('[id="steps.3.args.invoiceId"]').selectOption("in_74119");
+  await page.locator('[id="steps.3.args.amount"]').fill("1,489.00");
+  await page.locator('[id="steps.3.args.reason"]').fill("Goodwill for the missed delivery window");
+  await page.screenshot({ path: `${out}/screenshot-edit.png`, fullPage: true });
+  await page.getByRole("button", { name: "Save edit" }).click();
+  await page.getByRole("heading", { name: /Your edit changed/ }).waitFor();
+  await page.waitForTimeout(6000); // let the save toast fade
+  await page.screenshot({ path: `${out}/screenshot-review.png`, fullPage: true });
   await browser.close();
 }
 
