@@ -14,6 +14,26 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           <Link href="/runs" className="text-slate-700 hover:text-slate-950">
             Queue
           </Link>
+          {viewer.role === "supervisor" && (
+            <>
+              <Link href="/escalations" className="text-slate-700 hover:text-slate-950">
+                Escalations
+              </Link>
+              <Link href="/insights" className="text-slate-700 hover:text-slate-950">
+                Insights
+              </Link>
+            </>
+          )}
+          {(viewer.role === "supervisor" || viewer.role === "admin") && (
+            <Link href="/denials" className="text-slate-700 hover:text-slate-950">
+              Denials
+            </Link>
+          )}
+          {viewer.role === "admin" && (
+            <Link href="/admin/users" className="text-slate-700 hover:text-slate-950">
+              Admin
+            </Link>
+          )}
         </nav>
         <div className="ml-auto flex items-center gap-3 text-sm">
           <span>

@@ -4,8 +4,27 @@ import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
+import { authorLabel } from "@/lib/audit-describe";
+import { ProvenanceBadge } from "./provenance-badge";
 
-/** Read-only plan: each step's tool, typed arguments, gate, author and its validation issues. */
+/**
+ * "approved by Sam Senior" (· claimed / consumed) for a person's approval, "approval invalidated"
+ * etc. for one that no longer consents; null for a policy approval that consents (the gate badge
+ * already says "Auto-approved by policy").
+ */
+function approvalLabel(a: NonNullable<RunStepView["approval"]>, users: Record<string, string>): string | null {
+  const consented = a.state === "active" || a.state === "claimed" || a.state === "consumed";
+  if (!consented) return `approval ${a.state}`;
+  if (!a.approverId) return null;
+  const by = `approved by ${users[a.approverId] ?? a.approverId}`;
+  return a.state === "active" ? by : `${by} · ${a.state}`;
+}
+
+/**
+ * Read-only plan: each step's tool, typed arguments, gate, author ("Proposed by the agent",
+ * "Added by <name>", "Changed by <name>"), the origin of every argument (DESIGN.md §3) and its
+ * validation issues. Origins come from the stored step only; an approval never relabels them.
+ */
 export function PlanSteps({
   steps,
   desk,
@@ -31,19 +50,40 @@ export function PlanSteps({
               </h3>
               {tool && <EffectBadge effect={tool.effect} />}
               <GateBadge gate={s.gate} />
-              {s.approval && (
-                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">approval {s.approval.state}</span>
+              {s.approval && approvalLabel(s.approval, users) && (
+                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{approvalLabel(s.approval, users)}</span>
               )}
-              <span className="ml-auto text-xs text-slate-600">
-                {s.author.kind === "model" ? "Proposed by the agent" : `Added or changed by ${users[s.author.userId] ?? s.author.userId}`}
+              {s.execution && (
+                <span
+                  className={`rounded px-1.5 py-0.5 text-xs font-medium ${
+                    s.execution.status === "succeeded" ? "bg-emerald-100 text-emerald-900" : s.execution.status === "failed" ? "bg-red-100 text-red-900" : "bg-slate-100 text-slate-800"
+                  }`}
+                >
+                  executor: {s.execution.status}
+                </span>
+              )}
+              <span
+                data-testid="step-author"
+                className={`ml-auto text-xs ${s.author.kind === "model" ? "text-slate-600" : "rounded bg-fuchsia-100 px-1.5 py-0.5 font-medium text-fuchsia-950"}`}
+              >
+                {authorLabel(s.author, s.provenance, users)}
               </span>
             </div>
             <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-2 sm:grid-cols-[10rem_1fr]">
               {(tool?.fields ?? Object.keys(s.args).map((name) => ({ name, label: name, kind: "text" as const }))).map((f) => (
                 <div key={f.name} className="contents">
                   <dt className="text-sm text-slate-600">{f.label}</dt>
-                  <dd className="text-sm">
+                  <dd className="flex flex-wrap items-baseline gap-x-2 gap-y-1 text-sm">
                     <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                    {(s.provenance?.[f.name] ||
+                      (s.args[f.name] !== undefined && !Object.keys(s.provenance ?? {}).some((k) => k.startsWith(`${f.name}.`)))) && (
+                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} />
+                    )}
+                    {Object.entries(s.provenance ?? {})
+                      .filter(([k]) => k.startsWith(`${f.name}.`))
+                      .map(([k, p]) => (
+                        <ProvenanceBadge key={k} provenance={p} users={users} subPath={k.slice(f.name.length + 1)} />
+                      ))}
                   </dd>
                 </div>
               ))}

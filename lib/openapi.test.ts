@@ -21,6 +21,9 @@ describe("the OpenAPI document", () => {
       "/api/runs/{runId}/approvals",
       "/api/runs/{runId}/rejections",
       "/api/runs/{runId}/edits/{version}/discard",
+      "/api/runs/{runId}/audit",
+      "/api/runs/{runId}/edits/{version}",
+      "/api/audit/diffs.jsonl",
     ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }

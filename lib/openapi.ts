@@ -118,6 +118,9 @@ export function buildOpenApi(bodies: OpenApiBodies) {
       "/api/runs/{runId}/rejections": { post: { security: session, parameters: [p("runId")], requestBody: json(bodies.reject), responses: { 201: { description: "{run}" }, 409: refusal("stale_plan_version | expired") } } },
       "/api/runs/{runId}/diff": { get: { security: session, parameters: [p("runId"), { name: "from", in: "query", required: true, schema: { type: "integer" } }, { name: "to", in: "query", required: true, schema: { type: "integer" } }], responses: { 200: { description: "{diff, reapproval, from, to}" } } } },
       "/api/tasks/{taskId}/revisions": { post: { security: session, parameters: [p("taskId")], requestBody: json(reviseTaskBodySchema), responses: { 201: { description: "{task}" }, 403: refusal("forbidden (supervisors only)") } } },
+      "/api/runs/{runId}/audit": { get: { security: session, parameters: [p("runId")], responses: { 200: { description: "{events: [{seq, type, actor: {kind, id, name?}, at, data}], run, planVersions, edits} — operators and supervisors" }, 403: refusal("forbidden (admins)"), 404: refusal("not_found") } } },
+      "/api/runs/{runId}/edits/{version}": { get: { security: session, parameters: [p("runId"), p("version"), { name: "part", in: "query", schema: { type: "string", enum: ["before", "after", "diff"] } }, { name: "download", in: "query", schema: { type: "string", enum: ["1"] } }], responses: { 200: { description: "{before, after, diff, editorId, createdAt, runId, fromVersion, toVersion, editorName} (or only `part`)" }, 403: refusal("forbidden (admins)"), 404: refusal("not_found") } } },
+      "/api/audit/diffs.jsonl": { get: { security: session, responses: { 200: { description: "application/x-ndjson: one {runId, fromVersion, toVersion, editorId, before, after, diff, outcome} per edit", content: { "application/x-ndjson": { schema: { type: "string" } } } }, 403: refusal("forbidden (supervisors only)") } } },
     },
   };
 }

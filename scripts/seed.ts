@@ -1,14 +1,24 @@
-/** `npm run db:seed`: seeds the demo desk when demo mode is on (PLANDESK_DEMO != "0"). */
-import { serverConfig } from "../lib/server/config";
+/**
+ * `npm run db:seed`: seeds the demo desk when demo mode is on (PLANDESK_DEMO != "0"). In production
+ * mode it creates nothing, retires any demo sign-in or key left from demo mode, and says how to
+ * create the first admin.
+ */
 import { prisma } from "../lib/server/db";
-import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedDemoDesk } from "../lib/server/seed";
+import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/seed";
 
 async function main() {
-  if (!serverConfig().demo) {
+  const report = await seedForEnvironment(process.env);
+  if (!report.demo) {
     console.log("Demo mode is off (PLANDESK_DEMO=0): no demo data, users or keys are created.");
+    if (report.retired && (report.retired.users.length > 0 || report.retired.keys > 0)) {
+      console.warn(
+        `Retired demo access left from demo mode: ${report.retired.users.length} demo users disabled without passwords, ${report.retired.keys} demo key deleted.`,
+      );
+    }
+    if (report.adminCount === 0) console.log('No admin yet. Create the first one: npm run admin:create -- --email you@example.com [--name "Your Name"]');
     return;
   }
-  const counts = await seedDemoDesk();
+  const counts = report.counts!;
   console.log(
     `Demo desk ready: ${counts.accounts} accounts, ${counts.tickets} tickets, ${counts.invoices} invoices, ${counts.shipments} shipments, ${counts.runs} runs.`,
   );

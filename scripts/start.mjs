@@ -13,6 +13,14 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 const port = process.env.PORT ?? "3000";
 process.env.PLANDESK_URL ??= `http://localhost:${port}`;
 
+// Production mode needs a real session secret: the rule of startupProblem() in lib/server/config.ts
+// (the server itself refuses too; saying it here saves a build).
+if (process.env.PLANDESK_DEMO === "0" && (process.env.BETTER_AUTH_SECRET?.trim() ?? "").length < 32) {
+  console.error("npm start: production mode (PLANDESK_DEMO=0) needs BETTER_AUTH_SECRET of at least 32 characters to sign sessions.");
+  console.error("Set it to a long random value and keep it stable, e.g. BETTER_AUTH_SECRET=$(openssl rand -base64 32).");
+  process.exit(1);
+}
+
 function run(cmd, args, extraEnv = {}) {
   const r = spawnSync(cmd, args, { stdio: "inherit", env: { ...process.env, ...extraEnv } });
   if (r.status !== 0) {

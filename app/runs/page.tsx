@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
+import { sweepDeadlinesSoon } from "@/lib/server/escalation";
 import { requirePageViewer } from "@/lib/server/page-auth";
 import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
 
@@ -11,6 +12,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const viewer = await requirePageViewer("/runs");
   const { status: raw } = await searchParams;
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
+  await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
   const rows = await listQueue({ status: status === "all" ? undefined : status });
   return (
     <>

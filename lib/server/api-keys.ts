@@ -9,3 +9,11 @@ export function hashApiKey(key: string): string {
 export function generateApiKey(): string {
   return `pd_${randomBytes(24).toString("base64url")}`;
 }
+
+/** How many leading characters of a key are stored and shown to admins (`pd_` + 7). */
+export const KEY_PREFIX_LENGTH = 10;
+
+/** The part of a key safe to show and store next to its hash, e.g. "pd_Ab3dE9x". */
+export function keyPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX_LENGTH);
+}

@@ -1,6 +1,7 @@
 import { nanoid } from "nanoid";
 import type { Prisma } from "../generated/prisma/client";
 import { prisma } from "./db";
+import { currentEndpoint, markDenialHandled } from "./request-context";
 
 /** Event types of the append-only audit log (DESIGN.md §11). */
 export type AuditType =
@@ -25,19 +26,34 @@ export type AuditType =
   | "denied"
   | "admin_change";
 
-/** Who caused an event: the agent (by id), a person (user id), or the system. */
-export type Actor = { kind: "agent"; id: string } | { kind: "user"; id: string } | { kind: "system"; id?: null };
+/**
+ * Who caused an event: the agent (by id), a person (user id), the system, or an unidentified
+ * caller (`anonymous`: a refused request that carried no valid credential).
+ */
+export type Actor =
+  | { kind: "agent"; id: string }
+  | { kind: "user"; id: string }
+  | { kind: "system"; id?: null }
+  | { kind: "anonymous"; id?: null };
 
 type Tx = Prisma.TransactionClient | typeof prisma;
 
 /**
  * Appends one audit event. This module is the only writer of `audit_event`, and it only
  * inserts: no code path updates or deletes an event. `data` is any JSON detail.
+ * A `denied` event written while an API request is handled also records that request's
+ * endpoint (`data.endpoint`) and tells `handle()` the refusal is on the record.
  */
 export async function appendAudit(
   tx: Tx,
   event: { runId?: string | null; type: AuditType; actor: Actor; data?: Record<string, unknown> },
 ): Promise<void> {
+  let data = event.data ?? {};
+  if (event.type === "denied") {
+    const endpoint = currentEndpoint();
+    if (endpoint && data.endpoint === undefined) data = { ...data, endpoint };
+    markDenialHandled();
+  }
   await tx.auditEvent.create({
     data: {
       id: nanoid(),
@@ -45,7 +61,7 @@ export async function appendAudit(
       type: event.type,
       actorKind: event.actor.kind,
       actorId: event.actor.id ?? null,
-      data: (event.data ?? {}) as Prisma.InputJsonValue,
+      data: data as Prisma.InputJsonValue,
     },
   });
 }

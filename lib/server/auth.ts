@@ -1,8 +1,11 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { prisma } from "./db";
-import { serverConfig } from "./config";
+import { assertStartable, serverConfig } from "./config";
 
+// Production mode without a real session secret must not serve anything (lib/server/config.ts).
+// Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
+if (process.env.NEXT_RUNTIME && process.env.NEXT_PHASE !== "phase-production-build") assertStartable();
 const config = serverConfig();
 
 /**

@@ -17,3 +17,33 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
   const signInLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_LIMIT ?? 20) || 20);
   return { port, publicUrl, origin: new URL(publicUrl).origin, demo, secret, signInLimit };
 }
+
+/** Shortest BETTER_AUTH_SECRET accepted outside demo mode (e.g. `openssl rand -base64 32`). */
+export const MIN_SECRET_LENGTH = 32;
+
+/**
+ * Why the server must not start with this environment, or `null` when it may. Outside demo mode
+ * (PLANDESK_DEMO=0) sessions must be signed with a real secret: BETTER_AUTH_SECRET set and at
+ * least MIN_SECRET_LENGTH characters. Demo mode falls back to the fixed demo secret.
+ */
+export function startupProblem(env: Record<string, string | undefined> = process.env): string | null {
+  const config = serverConfig(env);
+  if (config.demo) return null;
+  const secret = env.BETTER_AUTH_SECRET?.trim() ?? "";
+  if (!secret) {
+    return (
+      "Plandesk refuses to start: PLANDESK_DEMO=0 (production mode) needs BETTER_AUTH_SECRET to sign sessions. " +
+      "Set it to a long random value, e.g. BETTER_AUTH_SECRET=$(openssl rand -base64 32), and keep it stable across restarts."
+    );
+  }
+  if (secret.length < MIN_SECRET_LENGTH) {
+    return `Plandesk refuses to start: BETTER_AUTH_SECRET is ${secret.length} characters; production mode (PLANDESK_DEMO=0) needs at least ${MIN_SECRET_LENGTH}, e.g. $(openssl rand -base64 32).`;
+  }
+  return null;
+}
+
+/** Throws an Error carrying `startupProblem(env)` when the server must not start. */
+export function assertStartable(env: Record<string, string | undefined> = process.env): void {
+  const problem = startupProblem(env);
+  if (problem) throw new Error(problem);
+}

@@ -145,3 +145,37 @@ export async function seedDemoDesk(now = new Date()) {
     runs: await prisma.run.count(),
   };
 }
+
+/**
+ * Production mode (PLANDESK_DEMO=0): no demo sign-in or demo key may work, also on a database
+ * that was seeded in demo mode earlier. Demo users (by their demo emails) lose their password
+ * credentials, sessions and grants and are disabled (the rows stay, so names in the audit trail
+ * still resolve); the demo key is deleted. On a fresh database this finds nothing.
+ * Returns what was retired.
+ */
+export async function retireDemoAccess(): Promise<{ users: string[]; keys: number }> {
+  const emails = DEMO_USERS.map((u) => u.email);
+  const users = await prisma.user.findMany({ where: { email: { in: emails } }, select: { id: true, email: true } });
+  const ids = users.map((u) => u.id);
+  await prisma.$transaction([
+    prisma.session.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.authAccount.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.grant.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.user.updateMany({ where: { id: { in: ids } }, data: { disabled: true } }),
+  ]);
+  const keys = await prisma.apiKey.deleteMany({ where: { hash: hashApiKey(DEMO_AGENT_KEY) } });
+  return { users: users.map((u) => u.email), keys: keys.count };
+}
+
+/**
+ * What `npm run db:seed` does for `env`: in demo mode (PLANDESK_DEMO != "0") seeds the demo desk;
+ * in production mode creates nothing and retires any demo access (see `retireDemoAccess`).
+ * `adminCount` = enabled admins afterwards (0 in a fresh production desk: run `npm run admin:create`).
+ */
+export async function seedForEnvironment(env: Record<string, string | undefined> = process.env, now = new Date()) {
+  const demo = env.PLANDESK_DEMO !== "0";
+  const counts = demo ? await seedDemoDesk(now) : null;
+  const retired = demo ? null : await retireDemoAccess();
+  const adminCount = await prisma.user.count({ where: { role: "admin", disabled: false } });
+  return { demo, counts, retired, adminCount };
+}

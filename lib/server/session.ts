@@ -4,8 +4,10 @@ import type { Grant } from "../grants";
 import type { Currency } from "../money";
 import { auth } from "./auth";
 import { serverConfig } from "./config";
-import { hashApiKey } from "./api-keys";
+import { hashApiKey, keyPrefix } from "./api-keys";
+import { appendAudit, type Actor } from "./audit";
 import { prisma } from "./db";
+import { markDenialHandled, setRequestActor } from "./request-context";
 
 /** A signed-in person as route handlers and pages see them, with their grants loaded once. */
 export interface Viewer {
@@ -57,39 +59,189 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
   };
 }
 
+/** The roles a person can hold (DESIGN.md "People and machines"). */
+export type Role = Viewer["role"];
+
+/** Methods that only read; a signed-out read is not recorded as a denial (see `recordDenial`). */
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /**
- * Authenticates an operator API request. Errors: 401 `unauthorized` when an agent key is sent
- * (agent keys work only on /api/v1) or no valid session exists; 403 `cross_origin` when
- * `mutating` and the `Origin` header is missing or not PLANDESK_URL's origin.
+ * What a refused request lacked, as stored in a `denied` event's `data.missing`:
+ * a role, a session, a person (agent key on the operator API), an agent key, or the same origin.
+ */
+export type MissingAuthority =
+  | { kind: "role"; anyOf: Role[] }
+  | { kind: "session" }
+  | { kind: "person" }
+  | { kind: "agent_key" }
+  | { kind: "same_origin"; origin: string | null };
+
+/**
+ * Writes one `denied` audit event (DESIGN.md §11: denials are data) and returns the error to
+ * throw. `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the
+ * endpoint is added by `appendAudit` while an API request is handled.
+ * Not recorded (but still refused): a read (GET) with no credential at all, or an expired one —
+ * a signed-out browser tab polling the queue would otherwise fill the log with nobody's refusals.
+ */
+async function recordDenial(
+  req: Request | null,
+  who: Actor | null,
+  err: DomainError,
+  detail: { action: string; missing: MissingAuthority; runId?: string | null; extra?: Record<string, unknown> },
+): Promise<DomainError> {
+  const quietRead =
+    req !== null &&
+    READ_METHODS.has(req.method.toUpperCase()) &&
+    !who &&
+    (detail.missing.kind === "session" || detail.missing.kind === "agent_key") &&
+    !detail.extra?.credential;
+  if (quietRead) {
+    markDenialHandled();
+    return err;
+  }
+  await appendAudit(prisma, {
+    runId: detail.runId ?? null,
+    type: "denied",
+    actor: who ?? { kind: "anonymous" },
+    data: { action: detail.action, code: err.code, reason: err.message, missing: detail.missing, ...(detail.extra ?? {}) },
+  });
+  return err;
+}
+
+const endpointOf = (req: Request) => {
+  try {
+    return `${req.method.toUpperCase()} ${new URL(req.url).pathname}`;
+  } catch {
+    return `${req.method.toUpperCase()} ${req.url}`;
+  }
+};
+
+/** The agent behind a Bearer key, whether or not the key is still valid (for attribution only). */
+async function agentOfKey(req: Request): Promise<{ agentId: string; keyId: string; revoked: boolean } | null> {
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
+  if (!m) return null;
+  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(m[1]) } });
+  return key ? { agentId: key.agentId, keyId: key.id, revoked: key.revokedAt != null } : null;
+}
+
+/** The user behind the session cookie, even a disabled one (for attribution only). */
+async function sessionUserId(headers: Headers): Promise<string | null> {
+  if (!headers.get("cookie")) return null;
+  const session = await auth.api.getSession({ headers }).catch(() => null);
+  return session?.user.id ?? null;
+}
+
+/**
+ * Authenticates an operator API request, in this order: 401 `unauthorized` when an agent key is
+ * sent (agent keys work only on /api/v1); 403 `cross_origin` when `mutating` and the `Origin`
+ * header is missing or not PLANDESK_URL's origin; 401 `unauthorized` when no valid session
+ * exists or the user is disabled. Every refusal is audited as `denied` (who if known, the endpoint, what was missing),
+ * except a signed-out read (see `recordDenial`).
  */
 export async function requireViewer(req: Request, opts: { mutating?: boolean } = {}): Promise<Viewer> {
-  if (opts.mutating) assertSameOrigin(req);
+  const action = endpointOf(req);
+  // An agent key first: it is the more specific mistake (agents send no Origin either).
   if (req.headers.get("authorization")) {
-    throw new DomainError("unauthorized", "Agent API keys are not accepted here; sign in as a person.");
+    const agent = await agentOfKey(req);
+    throw await recordDenial(
+      req,
+      agent ? { kind: "agent", id: agent.agentId } : null,
+      new DomainError("unauthorized", "Agent API keys are not accepted here; sign in as a person."),
+      { action, missing: { kind: "person" }, extra: { credential: "agent_key" } },
+    );
   }
-  const viewer = await getViewer(req.headers);
-  if (!viewer) throw new DomainError("unauthorized", "Sign in to continue.");
+  if (opts.mutating && !isSameOrigin(req)) {
+    // Attributed to the session's user when the cookie is valid: a forged cross-site request rides on it.
+    const userId = await sessionUserId(req.headers);
+    throw await recordDenial(
+      req,
+      userId ? { kind: "user", id: userId } : null,
+      new DomainError("cross_origin", "This request must come from the Plandesk console itself."),
+      { action, missing: { kind: "same_origin", origin: req.headers.get("origin") } },
+    );
+  }
+  const session = req.headers.get("cookie") ? await auth.api.getSession({ headers: req.headers }) : null;
+  if (!session) {
+    throw await recordDenial(req, null, new DomainError("unauthorized", "Sign in to continue."), { action, missing: { kind: "session" } });
+  }
+  const viewer = await loadViewer(session.user.id);
+  if (!viewer) {
+    throw await recordDenial(
+      req,
+      { kind: "user", id: session.user.id },
+      new DomainError("unauthorized", "This account is disabled. Ask an administrator."),
+      { action, missing: { kind: "session" }, extra: { credential: "session", userDisabled: true } },
+    );
+  }
+  setRequestActor({ kind: "user", id: viewer.id });
   return viewer;
 }
 
-/** Refuses a mutating request whose `Origin` is missing or foreign (403 `cross_origin`). */
-export function assertSameOrigin(req: Request): void {
+/** True when the request's `Origin` is PLANDESK_URL's origin. */
+function isSameOrigin(req: Request): boolean {
   const origin = req.headers.get("origin");
-  if (!origin || origin !== serverConfig().origin) {
+  return !!origin && origin === serverConfig().origin;
+}
+
+/** Refuses a mutating request whose `Origin` is missing or foreign (403 `cross_origin`; not audited — prefer requireViewer). */
+export function assertSameOrigin(req: Request): void {
+  if (!isSameOrigin(req)) {
     throw new DomainError("cross_origin", "This request must come from the Plandesk console itself.");
   }
 }
 
 /**
+ * Refuses `viewer` unless their role is one of `roles`: 403 `forbidden`, audited as `denied`
+ * with `{action, missing: {kind: "role", anyOf: roles}, role}`. `action` names what was tried
+ * (e.g. "admin.create_user", "view /denials"). Use it in pages, route handlers, actions and
+ * lib functions alike.
+ */
+export async function requireRole(
+  viewer: Pick<Viewer, "id" | "role">,
+  roles: readonly Role[],
+  action: string,
+  opts: { runId?: string | null } = {},
+): Promise<void> {
+  if (roles.includes(viewer.role)) return;
+  const names = roles.length === 1 ? `the ${roles[0]} role` : `one of the roles ${roles.join(", ")}`;
+  throw await recordDenial(null, { kind: "user", id: viewer.id }, new DomainError("forbidden", `This needs ${names}; you are signed in as ${viewer.role}.`, { requiredRoles: roles }), {
+    action,
+    missing: { kind: "role", anyOf: [...roles] },
+    runId: opts.runId,
+    extra: { role: viewer.role },
+  });
+}
+
+/**
  * Authenticates an agent by `Authorization: Bearer <key>`. A session cookie is not accepted.
- * Errors: 401 `unauthorized` for a missing, unknown or revoked key.
+ * Errors: 401 `unauthorized` for a missing, unknown or revoked key — audited as `denied`
+ * (the agent when the key is known; the key's first 8 characters otherwise), except a read
+ * with no credential at all.
  */
 export async function requireAgent(req: Request): Promise<AgentCaller> {
+  const action = endpointOf(req);
   const header = req.headers.get("authorization") ?? "";
   const m = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!m) throw new DomainError("unauthorized", "Send the agent API key as 'Authorization: Bearer <key>'.");
+  if (!m) {
+    const cookie = !!req.headers.get("cookie");
+    const userId = cookie ? await sessionUserId(req.headers) : null;
+    throw await recordDenial(
+      req,
+      userId ? { kind: "user", id: userId } : null,
+      new DomainError("unauthorized", "Send the agent API key as 'Authorization: Bearer <key>'."),
+      { action, missing: { kind: "agent_key" }, extra: cookie ? { credential: "session_cookie" } : header ? { credential: "malformed_authorization" } : {} },
+    );
+  }
   const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(m[1]) }, include: { agent: true } });
-  if (!key || key.revokedAt) throw new DomainError("unauthorized", "This API key is unknown or revoked.");
+  if (!key || key.revokedAt) {
+    throw await recordDenial(
+      req,
+      key ? { kind: "agent", id: key.agentId } : null,
+      new DomainError("unauthorized", "This API key is unknown or revoked."),
+      { action, missing: { kind: "agent_key" }, extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) } },
+    );
+  }
+  setRequestActor({ kind: "agent", id: key.agent.id });
   return {
     id: key.agent.id,
     name: key.agent.name,

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/lib/errors";
+import { sweepDeadlinesSoon } from "@/lib/server/escalation";
 import { handle } from "@/lib/server/http";
 import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
 import { requireViewer } from "@/lib/server/session";
@@ -11,6 +12,7 @@ export const GET = handle(async (req: Request) => {
   if (status && !RUN_STATUSES.includes(status as RunStatus)) {
     throw new DomainError("bad_request", `Unknown status "${status}". Use one of: ${RUN_STATUSES.join(", ")}.`);
   }
+  await sweepDeadlinesSoon(); // opportunistic (throttled); decisions re-check deadlines anyway
   const runs = await listQueue({ status: (status as RunStatus) || undefined });
   return NextResponse.json({ runs });
 });

@@ -42,7 +42,7 @@ describe("fuzzing POST /api/v1/tasks/{taskId}/runs", () => {
     expect(statuses.get(201) ?? 0).toBeGreaterThan(0);
     expect(statuses.get(422) ?? 0).toBeGreaterThan(0);
     expect(statuses.get(400) ?? 0).toBeGreaterThan(0);
-  });
+  }, 180_000);
 
   it("has an oracle that catches a 5xx, a non-JSON answer, an untyped error and a stored invalid plan", async () => {
     const invalid = { family: "mutated_invalid" as const, taskId: DEMO_FUZZ_TARGET.taskId, expect: "invalid" as const };

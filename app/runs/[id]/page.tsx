@@ -36,6 +36,11 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
             {statusLabel(run.status)}
           </span>
+          {viewer.role !== "admin" && (
+            <a href={`/runs/${run.id}/audit`} className="ml-auto text-sm text-blue-700 underline">
+              Audit trail
+            </a>
+          )}
         </div>
         <p className="mt-1 text-sm text-slate-600">
           {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}

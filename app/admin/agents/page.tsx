@@ -1,0 +1,33 @@
+import type { Metadata } from "next";
+import { AdminNav } from "@/components/admin/admin-nav";
+import { AgentsAdmin } from "@/components/admin/agents-admin";
+import { AppHeader } from "@/components/app-header";
+import { ForbiddenNotice } from "@/components/forbidden-notice";
+import { listAgents } from "@/lib/server/admin";
+import { requirePageViewer } from "@/lib/server/page-auth";
+import { pageRoleRefusal } from "@/lib/server/page-role";
+
+export const metadata: Metadata = { title: "Agents · Admin" };
+export const dynamic = "force-dynamic";
+
+export default async function AdminAgentsPage() {
+  const viewer = await requirePageViewer("/admin/agents");
+  const refusal = await pageRoleRefusal(viewer, ["admin"], "view /admin/agents");
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      {refusal ? (
+        <ForbiddenNotice message={refusal} />
+      ) : (
+        <main className="mx-auto max-w-7xl px-6 py-6">
+          <h1 className="text-xl font-semibold">Admin</h1>
+          <p className="mt-1 text-sm text-slate-600">
+            An agent calls the API with its key. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.
+          </p>
+          <AdminNav current="agents" />
+          <AgentsAdmin initialAgents={await listAgents(viewer)} />
+        </main>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,60 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AdminNav } from "@/components/admin/admin-nav";
+import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
+import { AppHeader } from "@/components/app-header";
+import { ForbiddenNotice } from "@/components/forbidden-notice";
+import { isDomainError } from "@/lib/errors";
+import { getUserDetail } from "@/lib/server/admin";
+import { requirePageViewer } from "@/lib/server/page-auth";
+import { pageRoleRefusal } from "@/lib/server/page-role";
+
+export const metadata: Metadata = { title: "User · Admin" };
+export const dynamic = "force-dynamic";
+
+export default async function AdminUserPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const viewer = await requirePageViewer(`/admin/users/${id}`);
+  const refusal = await pageRoleRefusal(viewer, ["admin"], `view /admin/users/${id}`);
+  if (refusal) {
+    return (
+      <>
+        <AppHeader viewer={viewer} />
+        <ForbiddenNotice message={refusal} />
+      </>
+    );
+  }
+  let detail: Awaited<ReturnType<typeof getUserDetail>>;
+  try {
+    detail = await getUserDetail(viewer, id);
+  } catch (e) {
+    if (isDomainError(e) && e.code === "not_found") notFound();
+    throw e;
+  }
+  const { user, grants } = detail;
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-6 py-6">
+        <p className="text-sm">
+          <Link href="/admin/users" className="text-blue-700 underline-offset-2 hover:underline">
+            ← All users
+          </Link>
+        </p>
+        <h1 className="mt-1 text-xl font-semibold">
+          {user.name}{" "}
+          {user.disabled && <span className="ml-1 rounded bg-red-100 px-1.5 py-0.5 align-middle text-xs font-normal text-red-800">disabled</span>}
+        </h1>
+        <p className="mt-1 text-sm text-slate-600">
+          {user.email} · {user.activeSessions} active {user.activeSessions === 1 ? "session" : "sessions"}
+        </p>
+        <AdminNav current="users" />
+        <div className="mt-4 rounded-lg border border-slate-200 bg-white p-4">
+          <RoleControl user={user} />
+        </div>
+        <GrantsTable userId={user.id} userName={user.name} initialGrants={grants} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,447 @@
+/**
+ * The authorisation matrix (issue #6): every mutating endpoint under app/api — found by globbing
+ * the route files, so a new endpoint fails this test until it gets a row — called through its
+ * exported route handler with real better-auth sessions, by each kind of caller:
+ * signed out, operator, senior, supervisor, admin, agent key, disabled user, foreign origin.
+ * Each call asserts the exact status (and error code), and that a refusal wrote exactly one
+ * `denied` audit event naming the endpoint and the caller when known, while an allowed call wrote
+ * none. Then the grant ceilings at their boundary values (exactly the ceiling, one minor unit above)
+ * for approving and authoring.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildDemoDesk, DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
+import { createApiKey, createUser, updateUser } from "@/lib/server/admin";
+import { claimStep, reportOutcome } from "@/lib/server/claims";
+import { prisma } from "@/lib/server/db";
+import { submitEdit } from "@/lib/server/edits";
+import { submitRun, type RunView } from "@/lib/server/runs";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/seed";
+import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
+import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/lib/server/test-auth";
+import { prepareTestDatabase } from "@/lib/server/test-support";
+import type { StepInput } from "@/lib/plan/schema";
+
+// ── the routes, as the file system has them ───────────────────────────────────
+
+const API_DIR = path.resolve(__dirname);
+const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof MUTATING)[number] | "GET";
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+/** better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. */
+const NOT_IN_MATRIX = new Set(["/api/auth/[...all]"]);
+
+function routeFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? routeFiles(p) : e.name === "route.ts" ? [p] : [];
+  });
+}
+const templateOf = (file: string) => `/api/${path.relative(API_DIR, path.dirname(file)).split(path.sep).join("/")}`;
+
+const routes: { key: string; template: string; method: Method; handler: Handler }[] = [];
+for (const file of routeFiles(API_DIR).sort()) {
+  const template = templateOf(file);
+  if (NOT_IN_MATRIX.has(template)) continue;
+  const mod = (await import(file)) as Record<string, unknown>;
+  for (const method of [...MUTATING, "GET"] as const) {
+    if (typeof mod[method] === "function") routes.push({ key: `${method} ${template}`, template, method, handler: mod[method] as Handler });
+  }
+}
+const mutatingRoutes = routes.filter((r) => r.method !== "GET");
+
+// ── callers ───────────────────────────────────────────────────────────────────
+
+const PRINCIPALS = ["signed_out", "operator", "senior", "supervisor", "admin", "agent", "disabled", "foreign_origin"] as const;
+type Principal = (typeof PRINCIPALS)[number];
+const USER_IDS = { operator: "usr_operator", senior: "usr_senior", supervisor: "usr_supervisor", admin: "usr_admin" } as const;
+
+const SEED_NOW = new Date();
+const cookies: Partial<Record<Principal, string>> = {};
+const viewers: Record<keyof typeof USER_IDS, Viewer> = {} as never;
+let disabledUserId = "";
+
+function credentialsOf(who: Principal): Credentials {
+  switch (who) {
+    case "signed_out":
+      return { origin: TEST_ORIGIN };
+    case "agent":
+      return { key: DEMO_AGENT_KEY }; // an agent sends no Origin
+    case "foreign_origin":
+      return { cookie: cookies.operator, origin: FOREIGN_ORIGIN };
+    default:
+      return { cookie: cookies[who], origin: TEST_ORIGIN };
+  }
+}
+
+/** Who the `denied` event should name: a user id, the agent, or nobody (`anonymous`). */
+function expectedActor(who: Principal): { kind: string; id: string | null } {
+  switch (who) {
+    case "signed_out":
+    case "disabled": // their sessions were deleted when they were disabled: the cookie names nobody
+      return { kind: "anonymous", id: null };
+    case "agent":
+      return { kind: "agent", id: DEMO_AGENT_ID };
+    case "foreign_origin":
+      return { kind: "user", id: USER_IDS.operator }; // the forged request rides on the operator's cookie
+    default:
+      return { kind: "user", id: USER_IDS[who] };
+  }
+}
+
+// ── fixtures: a fresh target for every call ──────────────────────────────────
+
+const demoAgent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+const scenario = (key: string) => {
+  const r = buildDemoDesk(SEED_NOW).runs.find((x) => x.key === key);
+  if (!r) throw new Error(`no scenario ${key}`);
+  return r;
+};
+
+async function freshRun(taskId: string, steps: StepInput[]): Promise<RunView> {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
+  return (await submitRun(demoAgent, taskId, { taskRevision: task.revision, steps }, null)).run;
+}
+const freshScenarioRun = (key: string) => {
+  const s = scenario(key);
+  return freshRun(`task_${s.ticketId}`, s.steps);
+};
+/** A one-note run: auto-gated, so approved by policy at once and claimable. */
+const freshNoteRun = () => freshScenarioRun("note-75004");
+
+async function claimed(run: RunView) {
+  const step = run.steps[0];
+  const { claim } = await claimStep(demoAgent, run.id, step.id, { digest: step.digest, taskRevision: run.boundTaskRevision }, null);
+  return { step, token: claim.token };
+}
+
+const editedNote = (run: RunView, note: string) => run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.tool === "add_ticket_note" ? { ...s.args, note } : s.args }));
+
+type Call = { path: string; params: Record<string, string>; body?: unknown; headers?: Record<string, string> };
+type Expect = [status: number, code?: string];
+interface Spec {
+  prepare: () => Promise<Call>;
+  expect: Record<Principal, Expect>;
+}
+
+const U401: Expect = [401, "unauthorized"];
+const F403: Expect = [403, "forbidden"];
+/** Operator-API refusals that depend only on the credential. */
+const SESSION_GATE = { signed_out: U401, agent: U401, disabled: U401, foreign_origin: [403, "cross_origin"] as Expect };
+/** Agent-API refusals: only a valid agent key passes. */
+const agentOnly = (ok: number): Record<Principal, Expect> => ({
+  signed_out: U401,
+  operator: U401,
+  senior: U401,
+  supervisor: U401,
+  admin: U401,
+  agent: [ok],
+  disabled: U401,
+  foreign_origin: U401,
+});
+const adminOnly = (ok: number): Record<Principal, Expect> => ({ ...SESSION_GATE, operator: F403, senior: F403, supervisor: F403, admin: [ok] });
+
+const SPECS: Record<string, Spec> = {
+  // operator API: grants decide approving and authoring; the admin (no grants) is refused by grant
+  "POST /api/runs/[runId]/approvals": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/approvals`, params: { runId: run.id }, body: { planVersion: 1, stepIds: "all", idempotencyKey: nanoid() } };
+    },
+    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [403, "approval_denied"] },
+  },
+  "POST /api/runs/[runId]/rejections": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/rejections`, params: { runId: run.id }, body: { planVersion: 1, reason: "Not what the customer asked for." } };
+    },
+    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [201] },
+  },
+  "POST /api/runs/[runId]/edits": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      return { path: `/api/runs/${run.id}/edits`, params: { runId: run.id }, body: { baseVersion: 1, steps: editedNote(run, "Edited in the matrix.") } };
+    },
+    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [403, "authorship_denied"] },
+  },
+  "POST /api/runs/[runId]/edits/[version]/discard": {
+    // The senior made the edit: only its editor or a supervisor may discard it.
+    prepare: async () => {
+      const run = await freshNoteRun();
+      await submitEdit(viewers.senior, run.id, { baseVersion: 1, steps: editedNote(run, "Senior's edit.") });
+      return { path: `/api/runs/${run.id}/edits/2/discard`, params: { runId: run.id, version: "2" } };
+    },
+    expect: { ...SESSION_GATE, operator: F403, senior: [201], supervisor: [201], admin: F403 },
+  },
+  "POST /api/runs/[runId]/steps/[stepId]/reconcile": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const { step, token } = await claimed(run);
+      await reportOutcome(demoAgent, run.id, step.id, { token, status: "unknown", detail: "timeout" });
+      return { path: `/api/runs/${run.id}/steps/${step.id}/reconcile`, params: { runId: run.id, stepId: step.id }, body: { resolution: "succeeded", note: "Checked the ticket system." } };
+    },
+    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: [201] },
+  },
+  "POST /api/tasks/[taskId]/revisions": {
+    prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
+    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: F403 },
+  },
+  // admin API
+  "POST /api/admin/users": {
+    prepare: async () => ({ path: "/api/admin/users", params: {}, body: { email: `m-${nanoid(6)}@example.com`.toLowerCase(), name: "Matrix Person", role: "operator", password: "matrix-password-1" } }),
+    expect: adminOnly(201),
+  },
+  "PATCH /api/admin/users/[userId]": {
+    prepare: async () => {
+      const u = await createUser(viewers.admin, { email: `p-${nanoid(6)}@example.com`.toLowerCase(), name: "Patch Target", role: "operator", password: "matrix-password-1" });
+      return { path: `/api/admin/users/${u.id}`, params: { userId: u.id }, body: { role: "supervisor" } };
+    },
+    expect: adminOnly(200),
+  },
+  "PUT /api/admin/users/[userId]/grants/[tool]": {
+    prepare: async () => {
+      const u = await createUser(viewers.admin, { email: `g-${nanoid(6)}@example.com`.toLowerCase(), name: "Grant Target", role: "operator", password: "matrix-password-1" });
+      return {
+        path: `/api/admin/users/${u.id}/grants/issue_refund`,
+        params: { userId: u.id, tool: "issue_refund" },
+        body: { canApprove: true, approveLimit: { minor: 10000, currency: "USD" }, canAuthor: false, authorLimit: null },
+      };
+    },
+    expect: adminOnly(200),
+  },
+  "POST /api/admin/agents": {
+    prepare: async () => ({ path: "/api/admin/agents", params: {}, body: { name: "Matrix agent", allowedTools: ["add_ticket_note"] } }),
+    expect: adminOnly(201),
+  },
+  "POST /api/admin/agents/[agentId]/keys": {
+    prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/keys`, params: { agentId: DEMO_AGENT_ID } }),
+    expect: adminOnly(201),
+  },
+  "POST /api/admin/agents/[agentId]/keys/[keyId]/revoke": {
+    prepare: async () => {
+      const { apiKey } = await createApiKey(viewers.admin, DEMO_AGENT_ID);
+      return { path: `/api/admin/agents/${DEMO_AGENT_ID}/keys/${apiKey.id}/revoke`, params: { agentId: DEMO_AGENT_ID, keyId: apiKey.id } };
+    },
+    expect: adminOnly(200),
+  },
+  // agent API: an agent key and nothing else
+  "POST /api/v1/tasks/[taskId]/runs": {
+    prepare: async () => {
+      const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75004" } });
+      return { path: `/api/v1/tasks/${task.id}/runs`, params: { taskId: task.id }, body: { taskRevision: task.revision, steps: scenario("note-75004").steps } };
+    },
+    expect: agentOnly(201),
+  },
+  "POST /api/v1/runs/[runId]/steps/[stepId]/claim": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const step = run.steps[0];
+      return { path: `/api/v1/runs/${run.id}/steps/${step.id}/claim`, params: { runId: run.id, stepId: step.id }, body: { digest: step.digest, taskRevision: run.boundTaskRevision } };
+    },
+    expect: agentOnly(200),
+  },
+  "POST /api/v1/runs/[runId]/steps/[stepId]/outcome": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const { step, token } = await claimed(run);
+      return { path: `/api/v1/runs/${run.id}/steps/${step.id}/outcome`, params: { runId: run.id, stepId: step.id }, body: { token, status: "succeeded" } };
+    },
+    expect: agentOnly(200),
+  },
+  "POST /api/v1/tasks/[taskId]/revisions": {
+    prepare: async () => ({ path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Booking reference added." } }),
+    expect: agentOnly(201),
+  },
+  "POST /api/v1/demo/effects": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const { step, token } = await claimed(run);
+      return { path: "/api/v1/demo/effects", params: {}, body: { runId: run.id, stepId: step.id, token } };
+    },
+    expect: agentOnly(200),
+  },
+};
+
+// ── helpers ───────────────────────────────────────────────────────────────────
+
+const lastSeq = async () => (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+const deniedSince = (seq: number) => prisma.auditEvent.findMany({ where: { type: "denied", seq: { gt: seq } }, orderBy: { seq: "asc" } });
+
+async function call(route: { method: Method; handler: Handler }, c: Call, creds: Credentials): Promise<{ status: number; body: Record<string, unknown> }> {
+  const req = apiRequest(route.method, c.path, creds, c.body);
+  for (const [k, v] of Object.entries(c.headers ?? {})) req.headers.set(k, v);
+  const res = await route.handler(req, routeCtx(c.params));
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** Calls `route` as `who` against a fresh target; asserts the status, code and the denial audit trail. */
+async function expectCall(route: { method: Method; handler: Handler; key: string }, spec: Spec, who: Principal) {
+  const c = await spec.prepare();
+  const [status, code] = spec.expect[who];
+  const before = await lastSeq();
+  const { status: got, body } = await call(route, c, credentialsOf(who));
+  expect({ who, status: got, code: (body.error as { code?: string } | undefined)?.code }).toEqual({
+    who,
+    status,
+    code: status >= 400 ? code : undefined,
+  });
+  const denied = await deniedSince(before);
+  if (status === 401 || status === 403) {
+    expect(denied, `${route.key} as ${who}: exactly one denial on the record`).toHaveLength(1);
+    const [e] = denied;
+    expect({ kind: e.actorKind, id: e.actorId }).toEqual(expectedActor(who));
+    expect((e.data as { endpoint?: string }).endpoint).toBe(`${route.method} ${c.path}`);
+  } else {
+    expect(denied, `${route.key} as ${who}: an allowed call records no denial`).toHaveLength(0);
+  }
+}
+
+// ── the tests ─────────────────────────────────────────────────────────────────
+
+beforeAll(async () => {
+  await prepareTestDatabase(SEED_NOW);
+  for (const [who, id] of Object.entries(USER_IDS) as [keyof typeof USER_IDS, string][]) {
+    viewers[who] = (await loadViewer(id))!;
+    const email = viewers[who].email;
+    cookies[who] = await signInCookie(email);
+  }
+  // A person who signed in, then was disabled by an admin: their cookie must stop working at once.
+  const dora = await createUser(viewers.admin, { email: "dora.disabled@example.com", name: "Dora Disabled", role: "operator", password: "dora-password-1" });
+  disabledUserId = dora.id;
+  cookies.disabled = await signInCookie("dora.disabled@example.com", "dora-password-1");
+  await updateUser(viewers.admin, dora.id, { disabled: true });
+});
+
+describe("the matrix covers every mutating endpoint", () => {
+  it("finds the route files and has a row for each mutating handler (add one for a new endpoint)", () => {
+    expect(mutatingRoutes.length).toBeGreaterThanOrEqual(17);
+    expect(mutatingRoutes.map((r) => r.key).filter((k) => !SPECS[k])).toEqual([]);
+    expect(Object.keys(SPECS).filter((k) => !mutatingRoutes.some((r) => r.key === k))).toEqual([]);
+  });
+
+  it("the disabled user has no session left", async () => {
+    expect(await prisma.session.count({ where: { userId: disabledUserId } })).toBe(0);
+  });
+});
+
+describe.each(mutatingRoutes.filter((r) => SPECS[r.key]).map((r) => [r.key, r] as const))("%s", (_key, route) => {
+  it.each(PRINCIPALS.map((p) => [p] as const))("as %s", async (who) => {
+    await expectCall(route, SPECS[route.key], who);
+  });
+});
+
+describe("reads", () => {
+  const get = (key: string) => routes.find((r) => r.key === key)!;
+
+  it.each([
+    ["GET /api/admin/users", "/api/admin/users", {}],
+    ["GET /api/admin/agents", "/api/admin/agents", {}],
+    ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
+  ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {
+    const route = get(key);
+    expect(route).toBeDefined();
+    for (const who of ["operator", "senior", "supervisor"] as const) {
+      const before = await lastSeq();
+      const res = await call(route, { path: p, params }, { cookie: cookies[who] });
+      expect(res.status).toBe(403);
+      const denied = await deniedSince(before);
+      expect(denied).toHaveLength(1);
+      expect(denied[0].actorId).toBe(USER_IDS[who]);
+    }
+    const ok = await call(route, { path: p, params }, { cookie: cookies.admin });
+    expect(ok.status).toBe(200);
+  });
+
+  it("a signed-out read is refused (401) without a record; an agent key on the operator API is recorded", async () => {
+    const route = get("GET /api/runs");
+    let before = await lastSeq();
+    expect((await call(route, { path: "/api/runs", params: {} }, {})).status).toBe(401);
+    expect(await deniedSince(before)).toHaveLength(0);
+    before = await lastSeq();
+    expect((await call(route, { path: "/api/runs", params: {} }, { key: DEMO_AGENT_KEY })).status).toBe(401);
+    const denied = await deniedSince(before);
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ actorKind: "agent", actorId: DEMO_AGENT_ID });
+  });
+
+  it("a session cookie on the agent API is refused (401) and recorded with the person it belongs to", async () => {
+    const route = get("GET /api/v1/tasks");
+    const before = await lastSeq();
+    expect((await call(route, { path: "/api/v1/tasks", params: {} }, { cookie: cookies.supervisor })).status).toBe(401);
+    const denied = await deniedSince(before);
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ actorKind: "user", actorId: USER_IDS.supervisor });
+    expect(denied[0].data).toMatchObject({ missing: { kind: "agent_key" }, credential: "session_cookie" });
+  });
+});
+
+describe("grant ceilings at their boundary values", () => {
+  const approvals = () => routes.find((r) => r.key === "POST /api/runs/[runId]/approvals")!;
+  const edits = () => routes.find((r) => r.key === "POST /api/runs/[runId]/edits")!;
+  const FJORD = "task_75016"; // Fjordline Seafood: in_74403 open 1,200.00, in_74401 open 3,180.00 (USD)
+  const note = { id: "s_note", tool: "add_ticket_note", args: { ticketId: "75016", note: "Goodwill for the late delivery." } };
+  const refund = (invoiceId: string, minor: number) => ({ tool: "issue_refund", args: { invoiceId, amount: { minor, currency: "USD" }, reason: "Goodwill" } });
+
+  async function approveRefund(who: "operator" | "senior", minor: number) {
+    const run = await freshRun(FJORD, [note, { id: "s_refund", ...refund("in_74403", minor) }]);
+    const before = await lastSeq();
+    const res = await call(approvals(), { path: `/api/runs/${run.id}/approvals`, params: { runId: run.id }, body: { planVersion: 1, stepIds: ["s_refund"], idempotencyKey: nanoid() } }, credentialsOf(who));
+    return { res, denied: await deniedSince(before), run };
+  }
+
+  it("the operator approves a refund of exactly their ceiling (500.00)", async () => {
+    const { res, denied } = await approveRefund("operator", 50000);
+    expect(res.status).toBe(201);
+    expect(denied).toHaveLength(0);
+  });
+
+  it("the operator is refused one cent above (500.01): 403 approval_denied, audited with the ceiling", async () => {
+    const { res, denied, run } = await approveRefund("operator", 50001);
+    expect(res.status).toBe(403);
+    expect((res.body.error as { code: string; message: string }).code).toBe("approval_denied");
+    expect((res.body.error as { message: string }).message).toContain("$500.00");
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ runId: run.id, actorKind: "user", actorId: "usr_operator" });
+    expect(denied[0].data).toMatchObject({
+      action: "approve",
+      tool: "issue_refund",
+      missing: { code: "over_limit", limit: { minor: 50000, currency: "USD" }, amount: { minor: 50001, currency: "USD" } },
+    });
+    expect(await prisma.approval.count({ where: { runId: run.id, stepId: "s_refund" } })).toBe(0);
+  });
+
+  async function authorRefund(who: "senior" | "operator", minor: number) {
+    const run = await freshRun(FJORD, [note]);
+    const steps = [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), { id: "new-refund", ...refund("in_74401", minor) }];
+    const before = await lastSeq();
+    const res = await call(edits(), { path: `/api/runs/${run.id}/edits`, params: { runId: run.id }, body: { baseVersion: 1, steps } }, credentialsOf(who));
+    return { res, denied: await deniedSince(before), run };
+  }
+
+  it("the senior authors a refund of exactly their ceiling (2,000.00)", async () => {
+    const { res, denied } = await authorRefund("senior", 200000);
+    expect(res.status).toBe(201);
+    expect(denied).toHaveLength(0);
+  });
+
+  it("the senior is refused one cent above (2,000.01): 403 authorship_denied, audited, nothing stored", async () => {
+    const { res, denied, run } = await authorRefund("senior", 200001);
+    expect(res.status).toBe(403);
+    expect((res.body.error as { code: string }).code).toBe("authorship_denied");
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ runId: run.id, actorId: "usr_senior" });
+    const issues = (denied[0].data as { issues: { details?: { denial?: string; limit?: unknown } }[] }).issues;
+    expect(issues.some((i) => i.details?.denial === "over_limit")).toBe(true);
+    expect(await prisma.planVersion.count({ where: { runId: run.id } })).toBe(1);
+  });
+
+  it("approving does not imply authoring: the operator (approves up to 500.00) may not author even 0.01", async () => {
+    const { res, denied } = await authorRefund("operator", 1);
+    expect(res.status).toBe(403);
+    expect((res.body.error as { code: string }).code).toBe("authorship_denied");
+    expect(denied).toHaveLength(1);
+  });
+});

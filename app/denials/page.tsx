@@ -1,0 +1,107 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { AppHeader } from "@/components/app-header";
+import { ForbiddenNotice } from "@/components/forbidden-notice";
+import { formatInstant } from "@/lib/format";
+import { listDenials } from "@/lib/server/denials";
+import { requirePageViewer } from "@/lib/server/page-auth";
+import { pageRoleRefusal } from "@/lib/server/page-role";
+
+export const metadata: Metadata = { title: "Denials" };
+export const dynamic = "force-dynamic";
+
+/** Supervisors' view of every refused authorisation (DESIGN.md §11; issue #6 "denials are data"). */
+export default async function DenialsPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
+  const viewer = await requirePageViewer("/denials");
+  const refusal = await pageRoleRefusal(viewer, ["supervisor", "admin"], "view /denials");
+  if (refusal) {
+    return (
+      <>
+        <AppHeader viewer={viewer} />
+        <ForbiddenNotice message={refusal} />
+      </>
+    );
+  }
+  const { before: rawBefore } = await searchParams;
+  const before = rawBefore && /^\d+$/.test(rawBefore) ? Number(rawBefore) : undefined;
+  const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-6 py-6">
+        <h1 className="text-xl font-semibold">Denials</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Every refused authorisation, newest first: who tried, what, when, and which grant or role was missing. A signed-out read (a browser tab after its session
+          ended) is refused without a record.
+        </p>
+        {rows.length === 0 ? (
+          <p className="mt-6 text-sm text-slate-600">{before ? "No older denials." : "No denials on record."}</p>
+        ) : (
+          <div className="mt-4 overflow-x-auto rounded-lg border border-slate-200 bg-white">
+            <table className="w-full text-sm">
+              <caption className="sr-only">Refused authorisations</caption>
+              <thead className="bg-slate-50 text-left text-slate-600">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    When
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Who
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    What
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Missing
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-medium">
+                    Refusal
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.seq} className="border-t border-slate-100 align-top">
+                    <td className="whitespace-nowrap px-3 py-2 text-xs tabular-nums">{formatInstant(r.at)}</td>
+                    <td className="px-3 py-2">
+                      {r.actor.name}
+                      <div className="text-xs text-slate-500">{r.actor.kind}</div>
+                    </td>
+                    <td className="px-3 py-2">
+                      <div>{r.action}</div>
+                      {r.endpoint && r.endpoint !== r.action && <div className="font-mono text-xs text-slate-500">{r.endpoint}</div>}
+                      {r.runId && (
+                        <div className="text-xs">
+                          <Link href={`/runs/${r.runId}`} className="text-blue-700 underline-offset-2 hover:underline">
+                            run {r.runId}
+                          </Link>
+                          {r.stepId && <> · step {r.stepId}</>}
+                        </div>
+                      )}
+                    </td>
+                    <td className="px-3 py-2">{r.missing}</td>
+                    <td className="px-3 py-2 text-xs text-slate-700">
+                      {r.code && <code className="rounded bg-slate-100 px-1">{r.code}</code>} {r.reason}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <nav aria-label="Pages" className="mt-4 flex gap-4 text-sm">
+          {before && (
+            <Link href="/denials" className="text-blue-700 underline">
+              Newest
+            </Link>
+          )}
+          {nextBefore && (
+            <Link href={`/denials?before=${nextBefore}`} className="text-blue-700 underline">
+              Older denials
+            </Link>
+          )}
+        </nav>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,20 @@
+import Link from "next/link";
+
+/** Sub-navigation of the admin area. */
+export function AdminNav({ current }: { current: "users" | "agents" }) {
+  const tab = (key: "users" | "agents", href: string, label: string) => (
+    <Link
+      href={href}
+      aria-current={current === key ? "page" : undefined}
+      className={`rounded-md px-3 py-1.5 text-sm ${current === key ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}
+    >
+      {label}
+    </Link>
+  );
+  return (
+    <nav aria-label="Admin" className="mt-3 flex gap-2">
+      {tab("users", "/admin/users", "Users and grants")}
+      {tab("agents", "/admin/agents", "Agents and API keys")}
+    </nav>
+  );
+}

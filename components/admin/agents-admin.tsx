@@ -1,0 +1,239 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import type { z } from "zod";
+import { createAgentSchema, type CreateAgentInput } from "@/lib/admin-schemas";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import { formatInstant } from "@/lib/format";
+import type { AgentView, ApiKeyView } from "@/lib/server/admin";
+import { getTool, toolNames } from "@/lib/tools/catalog";
+import { toast } from "../toaster";
+import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+
+const AGENTS_KEY = ["admin", "agents"] as const;
+const fetchAgents = async () => (await apiFetch<{ agents: AgentView[] }>("/api/admin/agents")).agents;
+const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
+
+/** Agents, their tool allowlists and API keys (create shows a key once; revoke). */
+export function AgentsAdmin({ initialAgents }: { initialAgents: AgentView[] }) {
+  const { data: agents = initialAgents } = useQuery({ queryKey: AGENTS_KEY, queryFn: fetchAgents, initialData: initialAgents });
+  return (
+    <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <div className="space-y-4">
+        {agents.length === 0 && <p className="text-sm text-slate-600">No agents yet. Create one, then give it an API key.</p>}
+        {agents.map((a) => (
+          <AgentCard key={a.id} agent={a} />
+        ))}
+      </div>
+      <CreateAgentForm />
+    </div>
+  );
+}
+
+function AgentCard({ agent }: { agent: AgentView }) {
+  const qc = useQueryClient();
+  const [newKey, setNewKey] = useState<string | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: () => apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST" }),
+    onSuccess: ({ key }) => {
+      setErr(null);
+      setNewKey(key);
+      void qc.invalidateQueries({ queryKey: AGENTS_KEY });
+    },
+    onError: (e) => setErr(errorText(e)),
+  });
+  const active = agent.keys.filter((k) => !k.revokedAt).length;
+  return (
+    <section aria-labelledby={`agent-${agent.id}`} className="rounded-lg border border-slate-200 bg-white p-4">
+      <div className="flex flex-wrap items-baseline gap-2">
+        <h2 id={`agent-${agent.id}`} className="font-semibold">
+          {agent.name}
+        </h2>
+        <code className="text-xs text-slate-500">{agent.id}</code>
+        <span className="ml-auto text-xs text-slate-600">
+          {agent.runCount} {agent.runCount === 1 ? "run" : "runs"} · {active} active {active === 1 ? "key" : "keys"}
+        </span>
+      </div>
+      <h3 className="mt-3 text-sm font-medium">May call</h3>
+      <ul className="mt-1 flex flex-wrap gap-1" aria-label={`Tools ${agent.name} may call`}>
+        {agent.allowedTools.map((t) => (
+          <li key={t} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs">
+            {t}
+          </li>
+        ))}
+      </ul>
+      <h3 className="mt-4 text-sm font-medium">API keys</h3>
+      {agent.keys.length === 0 ? (
+        <p className="mt-1 text-sm text-slate-600">No keys: this agent cannot call the API.</p>
+      ) : (
+        <table className="mt-1 w-full text-sm">
+          <thead className="text-left text-xs text-slate-600">
+            <tr>
+              <th scope="col" className="py-1 font-medium">
+                Key
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                Created
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                Status
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {agent.keys.map((k) => (
+              <KeyRow key={k.id} agentId={agent.id} apiKey={k} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      {newKey && (
+        <div role="status" className="mt-3 rounded-md border border-emerald-400 bg-emerald-50 p-3 text-sm">
+          <p className="font-medium text-emerald-950">New API key for {agent.name}. Copy it now: it will not be shown again.</p>
+          <div className="mt-2 flex items-center gap-2">
+            <label htmlFor={`new-key-${agent.id}`} className="sr-only">
+              New API key
+            </label>
+            <input id={`new-key-${agent.id}`} readOnly value={newKey} onFocus={(e) => e.currentTarget.select()} className="w-full rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs" />
+            <button
+              type="button"
+              className={quietButtonClass}
+              onClick={() => {
+                void navigator.clipboard?.writeText(newKey).then(
+                  () => toast("Key copied."),
+                  () => toast("Copy failed; select the key and copy it by hand.", "error"),
+                );
+              }}
+            >
+              Copy
+            </button>
+            <button type="button" className={quietButtonClass} onClick={() => setNewKey(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+      <div className="mt-3">
+        <button type="button" className={buttonClass} disabled={create.isPending} onClick={() => create.mutate()}>
+          {create.isPending ? "Creating…" : `Create API key for ${agent.name}`}
+        </button>
+      </div>
+      {err && (
+        <p role="alert" className="mt-2 text-sm text-red-700">
+          {err}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function KeyRow({ agentId, apiKey }: { agentId: string; apiKey: ApiKeyView }) {
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [err, setErr] = useState<string | null>(null);
+  const revoke = useMutation({
+    mutationFn: () => apiFetch<{ apiKey: ApiKeyView }>(`/api/admin/agents/${agentId}/keys/${apiKey.id}/revoke`, { method: "POST" }),
+    onSuccess: () => {
+      setErr(null);
+      setConfirming(false);
+      void qc.invalidateQueries({ queryKey: AGENTS_KEY });
+      toast(`Key ${apiKey.prefix}… revoked.`);
+    },
+    onError: (e) => setErr(errorText(e)),
+  });
+  return (
+    <tr className="border-t border-slate-100 align-top">
+      <td className="py-1.5 font-mono text-xs">{apiKey.prefix}…</td>
+      <td className="py-1.5 text-xs">{formatInstant(apiKey.createdAt)}</td>
+      <td className="py-1.5 text-xs">
+        {apiKey.revokedAt ? <span className="text-red-800">revoked {formatInstant(apiKey.revokedAt)}</span> : <span className="text-emerald-900">active</span>}
+      </td>
+      <td className="py-1.5 text-right">
+        {!apiKey.revokedAt &&
+          (confirming ? (
+            <span role="group" aria-label={`Confirm revoking key ${apiKey.prefix}`} className="inline-flex gap-1">
+              <button type="button" className={dangerButtonClass} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
+                Confirm revoke
+              </button>
+              <button type="button" className={quietButtonClass} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </span>
+          ) : (
+            <button type="button" className={quietButtonClass} onClick={() => setConfirming(true)} aria-label={`Revoke key ${apiKey.prefix}`}>
+              Revoke
+            </button>
+          ))}
+        {err && (
+          <p role="alert" className="mt-1 text-left text-xs text-red-700">
+            {err}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function CreateAgentForm() {
+  const qc = useQueryClient();
+  const [formError, setFormError] = useState<string | null>(null);
+  const form = useForm<z.input<typeof createAgentSchema>, unknown, CreateAgentInput>({
+    resolver: zodResolver(createAgentSchema),
+    defaultValues: { name: "", allowedTools: [] },
+  });
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = form;
+  const create = useMutation({
+    mutationFn: (v: CreateAgentInput) => apiFetch<{ agent: AgentView }>("/api/admin/agents", { method: "POST", body: v }),
+    onSuccess: ({ agent }) => {
+      setFormError(null);
+      qc.setQueryData<AgentView[]>(AGENTS_KEY, (all) => [...(all ?? []), agent]);
+      void qc.invalidateQueries({ queryKey: AGENTS_KEY });
+      form.reset();
+      toast(`Created agent ${agent.name}. Create an API key for it next.`);
+    },
+    onError: (e) => setFormError(applyServerError(e, form.setError, ["name", "allowedTools"])),
+  });
+  return (
+    <section aria-labelledby="create-agent-h" className="h-fit rounded-lg border border-slate-200 bg-white p-4">
+      <h2 id="create-agent-h" className="font-semibold">
+        Create an agent
+      </h2>
+      <form noValidate onSubmit={handleSubmit((v) => create.mutate(v))} className="mt-3 space-y-3">
+        <FormError message={formError} />
+        <Field id="agent-name" label="Name" error={errors.name?.message}>
+          <input id="agent-name" autoComplete="off" {...register("name")} aria-invalid={!!errors.name} aria-describedby={errors.name ? "agent-name-error" : undefined} className={inputClass} />
+        </Field>
+        <fieldset aria-describedby={errors.allowedTools ? "agent-tools-error" : undefined}>
+          <legend className="text-sm font-medium">Tools it may call</legend>
+          <div className="mt-1 space-y-1">
+            {toolNames.map((t) => (
+              <label key={t} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" value={t} {...register("allowedTools")} />
+                {getTool(t)?.label ?? t} <span className="font-mono text-xs text-slate-500">{t}</span>
+              </label>
+            ))}
+          </div>
+          {errors.allowedTools && (
+            <p id="agent-tools-error" className="mt-1 text-sm text-red-700">
+              {errors.allowedTools.message}
+            </p>
+          )}
+        </fieldset>
+        <button type="submit" disabled={create.isPending} className={buttonClass}>
+          {create.isPending ? "Creating…" : "Create agent"}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,129 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
+import { ApiError } from "@/lib/client/api";
+import { currencySchema, minorToDecimal, parseMinor, type Currency } from "@/lib/money";
+import type { Ceiling } from "@/lib/admin-schemas";
+
+export const inputClass = "mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm aria-[invalid=true]:border-red-600";
+export const buttonClass = "rounded-md bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60";
+export const quietButtonClass = "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm hover:bg-slate-50 disabled:opacity-60";
+export const dangerButtonClass = "rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800 disabled:opacity-60";
+
+/** A labelled input with its error under it (ids: `<id>`, `<id>-error`). */
+export function Field({ id, label, error, help, children }: { id: string; label: string; error?: string; help?: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      {children}
+      {help && !error && <p className="mt-1 text-xs text-slate-500">{help}</p>}
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm text-red-700">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A form-level refusal from the server, announced to screen readers. */
+export function FormError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+      {message}
+    </p>
+  );
+}
+
+/**
+ * Puts a typed server refusal onto the form: `bad_request` issues onto their fields,
+ * `email_taken` onto the email field. Returns the message to show above the form when a
+ * refusal concerns no single field (e.g. 403 `forbidden`, 409 `last_admin`), else null.
+ */
+export function applyServerError<T extends FieldValues>(err: unknown, setError: UseFormSetError<T>, fields: readonly string[]): string | null {
+  if (!(err instanceof ApiError)) return "Something went wrong; nothing was changed.";
+  if (err.code === "bad_request" && Array.isArray(err.details.issues)) {
+    let placed = 0;
+    for (const i of err.details.issues as { path?: string; message?: string }[]) {
+      const top = (i.path ?? "").split(".")[0];
+      if (fields.includes(top)) {
+        setError(top as Path<T>, { type: "server", message: i.message ?? err.message });
+        placed++;
+      }
+    }
+    if (placed > 0) return null;
+  }
+  if (err.code === "email_taken" && fields.includes("email")) {
+    setError("email" as Path<T>, { type: "server", message: err.message });
+    return null;
+  }
+  return err.message;
+}
+
+/**
+ * A money ceiling input: a decimal amount and a currency; empty means "no ceiling" (null).
+ * Unparseable text is passed on as `{minor: NaN}` so the shared schema reports it on the field.
+ */
+export function CeilingInput({
+  id,
+  label,
+  value,
+  onChange,
+  disabled,
+  invalid,
+  describedBy,
+}: {
+  id: string;
+  label: string;
+  value: Ceiling;
+  onChange: (v: Ceiling) => void;
+  disabled?: boolean;
+  invalid?: boolean;
+  describedBy?: string;
+}) {
+  const [currency, setCurrency] = useState<Currency>(value?.currency ?? "USD");
+  const [text, setText] = useState(value && Number.isFinite(value.minor) ? minorToDecimal(value.minor, value.currency) : "");
+  const emit = (t: string, c: Currency) => {
+    if (t.trim() === "") return onChange(null);
+    const minor = parseMinor(t, c);
+    onChange({ minor: minor ?? Number.NaN, currency: c });
+  };
+  return (
+    <div className="flex items-center gap-1">
+      <input
+        id={id}
+        aria-label={label}
+        inputMode="decimal"
+        placeholder="no ceiling"
+        value={text}
+        disabled={disabled}
+        aria-invalid={invalid || undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => {
+          setText(e.target.value);
+          emit(e.target.value, currency);
+        }}
+        className="w-28 rounded-md border border-slate-300 px-2 py-1 text-right text-sm tabular-nums disabled:bg-slate-100 disabled:text-slate-400 aria-[invalid=true]:border-red-600"
+      />
+      <select
+        aria-label={`${label}: currency`}
+        value={currency}
+        disabled={disabled}
+        onChange={(e) => {
+          const c = e.target.value as Currency;
+          setCurrency(c);
+          emit(text, c);
+        }}
+        className="rounded-md border border-slate-300 px-1 py-1 text-sm disabled:bg-slate-100 disabled:text-slate-400"
+      >
+        {currencySchema.options.map((c) => (
+          <option key={c}>{c}</option>
+        ))}
+      </select>
+    </div>
+  );
+}

@@ -1,0 +1,199 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import type { z } from "zod";
+import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/admin-schemas";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import { formatInstant } from "@/lib/format";
+import type { AdminUserView } from "@/lib/server/admin";
+import { toast } from "../toaster";
+import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+
+export const USERS_KEY = ["admin", "users"] as const;
+const fetchUsers = async () => (await apiFetch<{ users: AdminUserView[] }>("/api/admin/users")).users;
+
+/** The people of the desk: list, create, disable/enable (issue #6). */
+export function UsersAdmin({ initialUsers, viewerId }: { initialUsers: AdminUserView[]; viewerId: string }) {
+  const { data: users = initialUsers, error } = useQuery({ queryKey: USERS_KEY, queryFn: fetchUsers, initialData: initialUsers });
+  return (
+    <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <section aria-labelledby="users-h" className="rounded-lg border border-slate-200 bg-white">
+        <h2 id="users-h" className="border-b border-slate-200 px-4 py-3 font-semibold">
+          Users <span className="text-sm font-normal text-slate-600">({users.length})</span>
+        </h2>
+        {error && <FormError message={error instanceof ApiError ? error.message : "The list could not be refreshed."} />}
+        <table className="w-full text-sm">
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Person
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Role
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Grants
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                Status
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <UserRow key={u.id} user={u} isSelf={u.id === viewerId} />
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <CreateUserForm />
+    </div>
+  );
+}
+
+function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [err, setErr] = useState<string | null>(null);
+  const toggle = useMutation({
+    mutationFn: (disabled: boolean) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: { disabled } }),
+    onSuccess: ({ user: u }) => {
+      setErr(null);
+      setConfirming(false);
+      qc.setQueryData<AdminUserView[]>(USERS_KEY, (all) => all?.map((x) => (x.id === u.id ? u : x)));
+      toast(u.disabled ? `${u.name} is disabled and signed out.` : `${u.name} can sign in again.`);
+    },
+    onError: (e) => setErr(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed."),
+  });
+  return (
+    <tr className="border-t border-slate-100 align-top">
+      <td className="px-4 py-2">
+        <Link href={`/admin/users/${user.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">
+          {user.name}
+        </Link>
+        {isSelf && <span className="ml-1 text-xs text-slate-500">(you)</span>}
+        <div className="text-xs text-slate-600">{user.email}</div>
+      </td>
+      <td className="px-4 py-2">{user.role}</td>
+      <td className="whitespace-nowrap px-4 py-2 tabular-nums">
+        <Link href={`/admin/users/${user.id}`} className="text-blue-700 underline-offset-2 hover:underline" aria-label={`Grants of ${user.name}: ${user.grantCount} tools`}>
+          {user.grantCount} {user.grantCount === 1 ? "tool" : "tools"}
+        </Link>
+      </td>
+      <td className="px-4 py-2">
+        {user.disabled ? (
+          <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-800">disabled</span>
+        ) : (
+          <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-900">active</span>
+        )}
+        <div className="mt-0.5 whitespace-nowrap text-xs text-slate-500">
+          {user.activeSessions} {user.activeSessions === 1 ? "session" : "sessions"} · since {formatInstant(user.createdAt).split(",")[0]}
+        </div>
+      </td>
+      <td className="px-4 py-2 text-right">
+        {user.disabled ? (
+          <button type="button" className={quietButtonClass} disabled={toggle.isPending} onClick={() => toggle.mutate(false)} aria-label={`Enable ${user.name}`}>
+            Enable
+          </button>
+        ) : confirming ? (
+          <div role="group" aria-label={`Confirm disabling ${user.name}`} className="flex flex-col items-end gap-1">
+            <span className="text-xs text-slate-700">Signs {user.name} out at once.</span>
+            <div className="flex gap-1">
+              <button type="button" className={dangerButtonClass} disabled={toggle.isPending} onClick={() => toggle.mutate(true)}>
+                Confirm disable
+              </button>
+              <button type="button" className={quietButtonClass} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        ) : (
+          <button type="button" className={quietButtonClass} onClick={() => setConfirming(true)} aria-label={`Disable ${user.name}`}>
+            Disable
+          </button>
+        )}
+        {err && (
+          <p role="alert" className="mt-1 text-left text-xs text-red-700">
+            {err}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+const CREATE_FIELDS = ["email", "name", "role", "password"] as const;
+
+function CreateUserForm() {
+  const qc = useQueryClient();
+  const [formError, setFormError] = useState<string | null>(null);
+  const form = useForm<z.input<typeof createUserSchema>, unknown, CreateUserInput>({
+    resolver: zodResolver(createUserSchema),
+    defaultValues: { email: "", name: "", role: "operator", password: "" },
+  });
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = form;
+  const create = useMutation({
+    mutationFn: (v: CreateUserInput) => apiFetch<{ user: AdminUserView }>("/api/admin/users", { method: "POST", body: v }),
+    onSuccess: ({ user }) => {
+      setFormError(null);
+      qc.setQueryData<AdminUserView[]>(USERS_KEY, (all) => [...(all ?? []), user]);
+      void qc.invalidateQueries({ queryKey: USERS_KEY });
+      form.reset();
+      toast(`Created ${user.email} (${user.role}). Set their grants next.`);
+    },
+    onError: (e) => setFormError(applyServerError(e, form.setError, CREATE_FIELDS)),
+  });
+  const err = (k: (typeof CREATE_FIELDS)[number]) => errors[k]?.message;
+  const described = (k: (typeof CREATE_FIELDS)[number]) => (errors[k] ? `new-${k}-error` : undefined);
+  return (
+    <section aria-labelledby="create-user-h" className="h-fit rounded-lg border border-slate-200 bg-white p-4">
+      <h2 id="create-user-h" className="font-semibold">
+        Create a user
+      </h2>
+      <p className="mt-1 text-xs text-slate-600">They sign in with this email and initial password. New users have no grants.</p>
+      <form noValidate onSubmit={handleSubmit((v) => create.mutate(v))} className="mt-3 space-y-3">
+        <FormError message={formError} />
+        <Field id="new-email" label="Email" error={err("email")}>
+          <input id="new-email" type="email" autoComplete="off" {...register("email")} aria-invalid={!!errors.email} aria-describedby={described("email")} className={inputClass} />
+        </Field>
+        <Field id="new-name" label="Name" error={err("name")}>
+          <input id="new-name" autoComplete="off" {...register("name")} aria-invalid={!!errors.name} aria-describedby={described("name")} className={inputClass} />
+        </Field>
+        <Field id="new-role" label="Role" error={err("role")}>
+          <select id="new-role" {...register("role")} aria-invalid={!!errors.role} aria-describedby={described("role")} className={inputClass}>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="new-password" label="Initial password" error={err("password")} help="At least 10 characters. Share it with the person over a separate channel.">
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            {...register("password")}
+            aria-invalid={!!errors.password}
+            aria-describedby={described("password")}
+            className={inputClass}
+          />
+        </Field>
+        <button type="submit" disabled={create.isPending} className={buttonClass}>
+          {create.isPending ? "Creating…" : "Create user"}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { PlanDiff } from "@/lib/diff/plan-diff";
+import { formatMoney, type Money } from "@/lib/money";
+import { getTool } from "@/lib/tools/catalog";
+import { ArgValue } from "./arg-value";
+
+function show(v: unknown): string {
+  if (v === undefined) return "(none)";
+  if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") return formatMoney(v as Money);
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/**
+ * A stored edit's diff, read-only (DESIGN.md §7): changed fields before → after, added and
+ * removed steps set apart with their arguments, moves, annotations from account data, and the
+ * steps that needed re-approval. Positions are 1-based in the post-edit plan (`diff.order`);
+ * removed steps are named by tool.
+ */
+export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: DeskSnapshot; editorName: string }) {
+  const position = (id: string) => diff.order.indexOf(id) + 1;
+  const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
+  const addedIds = new Set(diff.added.map((s) => s.id));
+  return (
+    <div className="space-y-2 text-sm" data-testid="edit-diff">
+      <p className="font-medium">
+        {editorName} made {diff.changeCount} {diff.changeCount === 1 ? "change" : "changes"}
+      </p>
+      <ul className="space-y-2">
+        {diff.changed.map((c) => (
+          <li key={c.stepId} className="rounded-md border border-sky-200 bg-sky-50/50 p-2">
+            <p>
+              step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
+            </p>
+            <table className="mt-1">
+              <tbody>
+                {c.fields.map((f) => (
+                  <tr key={f.path}>
+                    <th scope="row" className="pr-4 text-left align-top font-mono text-xs font-normal text-slate-600">
+                      {f.path.replace(/^args\./, "")}
+                    </th>
+                    <td className="pr-2 align-top text-slate-700 line-through decoration-slate-400">{show(f.before)}</td>
+                    <td aria-hidden="true" className="align-top">
+                      →
+                    </td>
+                    <td className="pl-2 align-top font-medium">
+                      <span className="sr-only">changed to </span>
+                      {show(f.after)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {notes(c.stepId).map((a, n) => (
+              <p key={n} className={`mt-1 ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
+                note: {a.message}
+              </p>
+            ))}
+          </li>
+        ))}
+        {diff.added.map((s) => {
+          const tool = getTool(s.tool);
+          return (
+            <li key={s.id} className="rounded-md border-2 border-fuchsia-600 bg-fuchsia-50 p-2">
+              <p className="font-semibold">
+                + step {position(s.id)} <code>{s.tool}</code>
+                <span className="ml-2 rounded bg-fuchsia-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">added</span>
+              </p>
+              <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1">
+                {(tool?.fields ?? Object.keys(s.args).map((name) => ({ name, label: name, kind: "text" as const }))).map((f) => (
+                  <div key={f.name} className="contents">
+                    <dt className="text-slate-600">{f.label}</dt>
+                    <dd>
+                      <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                    </dd>
+                  </div>
+                ))}
+              </dl>
+              {notes(s.id).map((a, n) => (
+                <p key={n} className={`mt-1 ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
+                  note: {a.message}
+                </p>
+              ))}
+            </li>
+          );
+        })}
+        {diff.removed.map((s) => {
+          const tool = getTool(s.tool);
+          return (
+            <li key={s.id} className="rounded-md border border-dashed border-red-400 bg-red-50 p-2">
+              <p className="font-semibold text-red-900">
+                − <code>{s.tool}</code> <span className="ml-1 rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">removed</span>
+              </p>
+              <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-red-950/80">
+                {(tool?.fields ?? Object.keys(s.args).map((name) => ({ name, label: name, kind: "text" as const }))).map((f) => (
+                  <div key={f.name} className="contents">
+                    <dt>{f.label}</dt>
+                    <dd className="line-through decoration-red-300">
+                      <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                    </dd>
+                  </div>
+                ))}
+              </dl>
+            </li>
+          );
+        })}
+        {diff.moved.map((m) => (
+          <li key={m.stepId} className="rounded-md border border-slate-200 p-2">
+            <code>{m.tool}</code> moved from position {m.from} to {m.to}
+          </li>
+        ))}
+      </ul>
+      {diff.reapprovalRequired.length > 0 && (
+        <p className="rounded bg-amber-100 px-2 py-1 text-amber-950">
+          Re-approval required for{" "}
+          {diff.reapprovalRequired.map((id) => `step ${position(id)} (${addedIds.has(id) ? "added" : "changed"})`).join(", ")}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { formatInstant } from "@/lib/format";
+import type { Provenance } from "@/lib/plan/schema";
+import type { FieldSpec } from "@/lib/tools/types";
+import { ArgValue } from "./arg-value";
+
+const BASE = "inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-[11px] font-medium leading-4";
+
+/**
+ * The origin of one argument value as a small badge (DESIGN.md §3): the agent's model, the task
+ * text (quote on hover), account data (record type and id), computed (formula), or an operator
+ * edit (who, when, and the value it replaced). `undefined` = the agent did not say.
+ * Approval never changes what this shows: it reads the stored step's provenance only.
+ */
+export function ProvenanceBadge({
+  provenance,
+  users,
+  field,
+  desk,
+  subPath,
+}: {
+  provenance: Provenance | undefined;
+  users: Record<string, string>;
+  field?: FieldSpec;
+  desk?: DeskSnapshot;
+  /** For a provenance entry on part of an argument, e.g. "from" of `window.from`. */
+  subPath?: string;
+}) {
+  const prefix = subPath ? <span className="font-mono text-[10px] opacity-80">{subPath}:</span> : null;
+  if (!provenance) {
+    return (
+      <span data-testid="provenance" data-kind="none" className={`${BASE} border border-dashed border-slate-300 text-slate-500`} title="The agent did not say where this value came from.">
+        {prefix}origin not stated
+      </span>
+    );
+  }
+  switch (provenance.kind) {
+    case "model":
+      return (
+        <span data-testid="provenance" data-kind="model" className={`${BASE} bg-slate-100 text-slate-700`} title="Written by the agent's model">
+          {prefix}model
+        </span>
+      );
+    case "user_literal":
+      return (
+        <span
+          data-testid="provenance"
+          data-kind="user_literal"
+          tabIndex={0}
+          className={`${BASE} cursor-help bg-teal-50 text-teal-900 ring-1 ring-teal-200`}
+          title={provenance.quote ? `From the task text: “${provenance.quote}”` : "Taken from the task text"}
+        >
+          {prefix}task text
+          {provenance.quote && <span className="sr-only">: “{provenance.quote}”</span>}
+        </span>
+      );
+    case "source":
+      return (
+        <span
+          data-testid="provenance"
+          data-kind="source"
+          className={`${BASE} bg-indigo-50 text-indigo-900 ring-1 ring-indigo-200`}
+          title={`Read from account data: ${provenance.recordType} ${provenance.recordId}`}
+        >
+          {prefix}account data · {provenance.recordType} <code className="font-mono">{provenance.recordId}</code>
+        </span>
+      );
+    case "computed":
+      return (
+        <span
+          data-testid="provenance"
+          data-kind="computed"
+          className={`${BASE} bg-amber-50 text-amber-950 ring-1 ring-amber-200`}
+          title={provenance.formula ? `Computed: ${provenance.formula}` : "Computed from other values"}
+        >
+          {prefix}
+          <span>
+            computed{provenance.formula && <span className="font-mono font-normal">: {provenance.formula}</span>}
+          </span>
+        </span>
+      );
+    case "operator": {
+      const who = users[provenance.userId] ?? provenance.userId;
+      const hasPrevious = "previous" in provenance && provenance.previous !== undefined;
+      return (
+        <span data-testid="provenance" data-kind="operator" className={`${BASE} flex-wrap bg-fuchsia-50 text-fuchsia-950 ring-1 ring-fuchsia-200`}>
+          {prefix}
+          <span>
+            {hasPrevious ? "edited" : "set"} by {who} · {formatInstant(provenance.at)}
+          </span>
+          {hasPrevious && (
+            <span className="font-normal">
+              · was{" "}
+              <span className="line-through decoration-fuchsia-400">
+                {field && desk && !subPath ? <ArgValue field={field} value={provenance.previous} desk={desk} /> : <code>{JSON.stringify(provenance.previous)}</code>}
+              </span>
+            </span>
+          )}
+        </span>
+      );
+    }
+  }
+}

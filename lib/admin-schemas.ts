@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { currencySchema } from "./money";
+import { getTool, toolNames, type ToolName } from "./tools/catalog";
+
+/**
+ * Admin inputs (issue #6): one zod schema per concept, used by the admin forms
+ * (react-hook-form resolver) and by the route handlers under app/api/admin/** alike.
+ * Client-safe: no server imports.
+ */
+
+/** The roles a person can hold (DESIGN.md "People and machines"). */
+export const ROLES = ["operator", "supervisor", "admin"] as const;
+export const roleSchema = z.enum(ROLES, { error: "Choose operator, supervisor or admin" });
+export type RoleName = z.infer<typeof roleSchema>;
+
+/** better-auth's password bounds as configured in lib/server/auth.ts. */
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 128;
+export const passwordSchema = z
+  .string({ error: "Enter a password" })
+  .min(PASSWORD_MIN, `At least ${PASSWORD_MIN} characters`)
+  .max(PASSWORD_MAX, `At most ${PASSWORD_MAX} characters`);
+
+export const emailSchema = z
+  .string({ error: "Enter an email address" })
+  .trim()
+  .toLowerCase()
+  .max(200, "At most 200 characters")
+  .pipe(z.email({ error: "Enter a valid email address" }));
+
+/** Body of `POST /api/admin/users`: a person with a role and an initial password. */
+export const createUserSchema = z
+  .object({
+    email: emailSchema,
+    name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+    role: roleSchema,
+    password: passwordSchema,
+  })
+  .strict();
+export type CreateUserInput = z.infer<typeof createUserSchema>;
+
+/** Body of `PATCH /api/admin/users/{userId}`: disable/enable and/or change the role. */
+export const updateUserSchema = z
+  .object({ disabled: z.boolean().optional(), role: roleSchema.optional() })
+  .strict()
+  .refine((v) => v.disabled !== undefined || v.role !== undefined, { error: "Nothing to change: send disabled and/or role" });
+export type UpdateUserInput = z.infer<typeof updateUserSchema>;
+
+/** A grant ceiling: whole minor units ≥ 0 plus currency, or `null` for no ceiling. */
+export const ceilingSchema = z
+  .object({
+    minor: z
+      .number({ error: "Enter an amount like 500.00, or leave it empty for no ceiling" })
+      .int("Enter an amount like 500.00")
+      .min(0, "A ceiling cannot be negative")
+      .max(100_000_000_000, "That ceiling is too large"),
+    currency: currencySchema,
+  })
+  .strict()
+  .nullable();
+export type Ceiling = z.infer<typeof ceilingSchema>;
+
+/**
+ * Body of `PUT /api/admin/users/{userId}/grants/{tool}`: may approve (with an optional ceiling),
+ * may author (likewise). A ceiling only counts together with its permission; both off removes the grant.
+ */
+export const grantInputSchema = z
+  .object({
+    canApprove: z.boolean(),
+    approveLimit: ceilingSchema,
+    canAuthor: z.boolean(),
+    authorLimit: ceilingSchema,
+  })
+  .strict();
+export type GrantInput = z.infer<typeof grantInputSchema>;
+
+/** True when `tool` moves money, so its grants may carry a ceiling (a field of kind `money`). */
+export function toolMovesMoney(tool: string): boolean {
+  return getTool(tool)?.fields.some((f) => f.kind === "money") ?? false;
+}
+
+const toolNameSchema = z.enum(toolNames as unknown as [ToolName, ...ToolName[]], { error: "Unknown tool" });
+
+/** Body of `POST /api/admin/agents`: a named agent and the tools it may call (its allowlist). */
+export const createAgentSchema = z
+  .object({
+    name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+    allowedTools: z.array(toolNameSchema).min(1, "Allow at least one tool").max(toolNames.length),
+  })
+  .strict();
+export type CreateAgentInput = z.infer<typeof createAgentSchema>;

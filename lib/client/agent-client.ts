@@ -1,0 +1,234 @@
+/**
+ * A small typed client for Plandesk's agent and executor API (API.md "Agent and executor API"),
+ * fetch-based with no dependencies, usable from Node ≥ 20, Deno, Bun or a browser.
+ *
+ * Every call resolves — it never throws — with a discriminated union:
+ * `{ok: true, status, ...body}` or `{ok: false, status, error: {code, message, ...details}}`,
+ * where `code` is typed per call (the refusals API.md lists for it, plus the generic ones).
+ * A network failure is `{ok: false, status: 0, error: {code: "network_error"}}`; an answer
+ * that is not the API's JSON is `code: "bad_response"`.
+ *
+ *   const pd = createAgentClient({ baseUrl: "http://localhost:3000", apiKey: "pd_demo_agent_key" });
+ *   const claim = await pd.claimStep(runId, stepId, { digest, taskRevision }, { idempotencyKey });
+ *   if (!claim.ok && claim.error.code === "stopped_stale_task") console.log(claim.error.blockedStepId);
+ */
+
+// ── shapes of API.md ───────────────────────────────────────────────────────────
+
+export type Money = { minor: number; currency: string };
+
+export interface Task {
+  id: string;
+  ticketId: string;
+  accountId: string;
+  revision: number;
+  body: string;
+  updatedAt?: string;
+}
+
+export type RunStatus = "pending_review" | "approved" | "rejected" | "expired" | "executing" | "completed" | "stopped" | "failed";
+export type StepOutcomeStatus = "succeeded" | "failed" | "unknown";
+
+export interface RunStep {
+  id: string;
+  position?: number;
+  tool: string;
+  args: Record<string, unknown>;
+  provenance?: Record<string, unknown>;
+  digest: string;
+  author: { kind: "model" } | { kind: "user"; userId: string };
+  gate: "approval_required" | "auto";
+  approval: null | { id: string; state: string; approverId: string | null };
+  execution?: null | { status: string; claimedAt: string; reportedAt: string | null; detail: string | null };
+}
+
+export interface Run {
+  id: string;
+  taskId: string;
+  ticketId?: string;
+  agentId: string;
+  status: RunStatus;
+  planVersion: number;
+  approvedVersion?: number | null;
+  boundTaskRevision: number;
+  createdAt?: string;
+  expiresAt: string;
+  escalateAt?: string;
+  rejectionReason?: string | null;
+  stopReason?: unknown;
+  steps: RunStep[];
+}
+
+export interface StepInput {
+  id?: string;
+  tool: string;
+  args: Record<string, unknown>;
+  provenance?: Record<string, unknown>;
+}
+
+export interface ValidationIssue {
+  stage: "shape" | "structure" | "allowlist" | "argument_bounds" | "task_contract" | "content" | "authorship" | "gate";
+  code: string;
+  severity: "error" | "warning";
+  stepId?: string;
+  path?: string;
+  message: string;
+}
+
+export interface Claim {
+  token: string;
+  stepId: string;
+  digest: string;
+  runId?: string;
+  planVersion?: number;
+  taskRevision?: number;
+  approvalId?: string;
+  claimedAt?: string;
+}
+
+export interface StepExecution {
+  runId: string;
+  stepId: string;
+  status: "claimed" | StepOutcomeStatus;
+  outcome: "claimed" | StepOutcomeStatus;
+  detail: string | null;
+  claimedAt: string;
+  reportedAt: string | null;
+  resolution: "succeeded" | "failed" | null;
+  [key: string]: unknown;
+}
+
+/** Demo mode only: what the console's demo executor wrote for a claimed step. */
+export interface DemoEffect {
+  runId: string;
+  stepId: string;
+  tool: string;
+  summary: string;
+  record: null | { type: string; id: string; before: Record<string, unknown>; after: Record<string, unknown> };
+  appliedAt: string;
+}
+
+// ── refusals ───────────────────────────────────────────────────────────────────
+
+/** Refusals any call can get. */
+export type CommonErrorCode = "unauthorized" | "bad_request" | "invalid_json" | "not_found" | "internal" | "network_error" | "bad_response";
+
+/** Typed refusals of a claim (API.md), plus what this console adds. */
+export type ClaimRefusalCode =
+  | "stopped_stale_task"
+  | "digest_mismatch"
+  | "approval_missing"
+  | "already_claimed"
+  | "run_not_approved"
+  | "expired"
+  | "stale_task"
+  | "idempotency_conflict";
+export type SubmitRefusalCode = "validation_failed" | "stale_task";
+export type OutcomeRefusalCode = "invalid_claim_token" | "outcome_already_reported";
+export type EffectRefusalCode = "invalid_claim_token" | "effect_failed";
+
+/** An error body of API.md: `{code, message, ...details}`, with the details of the codes that carry some. */
+export type ApiError<C extends string> = { code: C | CommonErrorCode; message: string } & {
+  boundRevision?: number;
+  liveRevision?: number;
+  executedStepIds?: string[];
+  blockedStepId?: string;
+  issues?: ValidationIssue[];
+  approvedDigest?: string;
+  requestDigest?: string;
+  stepStatus?: string;
+  status?: string;
+  reportedStatus?: string;
+  [detail: string]: unknown;
+};
+
+export type Failure<C extends string> = { ok: false; status: number; error: ApiError<C> };
+export type Result<T, C extends string = never> = ({ ok: true; status: number; replayed: boolean } & T) | Failure<C>;
+
+// ── the client ─────────────────────────────────────────────────────────────────
+
+export interface AgentClientOptions {
+  /** Origin of the console, e.g. "http://localhost:3000". */
+  baseUrl: string;
+  /** The agent's API key (sent as `Authorization: Bearer <key>`). */
+  apiKey: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+export interface AgentClient {
+  listTasks(filter?: { ticketId?: string }): Promise<Result<{ tasks: Task[] }>>;
+  getTask(taskId: string): Promise<Result<{ task: Task }>>;
+  submitRun(
+    taskId: string,
+    body: { taskRevision: number; steps: StepInput[]; expiresInSeconds?: number },
+    opts?: { idempotencyKey?: string },
+  ): Promise<Result<{ run: Run }, SubmitRefusalCode>>;
+  getRun(runId: string): Promise<Result<{ run: Run }>>;
+  claimStep(
+    runId: string,
+    stepId: string,
+    body: { digest: string; taskRevision: number },
+    opts: { idempotencyKey: string },
+  ): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
+  reportOutcome(
+    runId: string,
+    stepId: string,
+    body: { token: string; status: StepOutcomeStatus; detail?: string },
+  ): Promise<Result<{ step: StepExecution; run?: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
+  reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }>>;
+  /** Demo mode only (not in API.md): let the console's demo executor write a claimed step. */
+  applyDemoEffect(body: { runId: string; stepId: string; token: string }): Promise<Result<{ effect: DemoEffect }, EffectRefusalCode>>;
+}
+
+/** Creates a client for one console and one agent key. See the module comment for the result shape. */
+export function createAgentClient(opts: AgentClientOptions): AgentClient {
+  const base = opts.baseUrl.replace(/\/+$/, "");
+  const doFetch = opts.fetch ?? fetch;
+  const enc = encodeURIComponent;
+
+  async function call<T, C extends string>(method: "GET" | "POST", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result<T, C>> {
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${opts.apiKey}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      return { ok: false, status: 0, error: { code: "network_error", message: `The console at ${base} could not be reached: ${e instanceof Error ? e.message : String(e)}` } };
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch {
+      return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without a JSON body.` } };
+    }
+    if (!res.ok) {
+      const err = (json as { error?: ApiError<C> } | null)?.error;
+      if (!err || typeof err.code !== "string") {
+        return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without an error body.` } };
+      }
+      return { ok: false, status: res.status, error: err };
+    }
+    return { ok: true, status: res.status, replayed: res.headers.get("idempotent-replayed") === "true", ...(json as T) };
+  }
+
+  return {
+    listTasks: (filter = {}) => call("GET", `/api/v1/tasks${filter.ticketId ? `?ticketId=${enc(filter.ticketId)}` : ""}`),
+    getTask: (taskId) => call("GET", `/api/v1/tasks/${enc(taskId)}`),
+    submitRun: (taskId, body, o = {}) =>
+      call("POST", `/api/v1/tasks/${enc(taskId)}/runs`, body, o.idempotencyKey ? { "idempotency-key": o.idempotencyKey } : {}),
+    getRun: (runId) => call("GET", `/api/v1/runs/${enc(runId)}`),
+    claimStep: (runId, stepId, body, o) =>
+      call("POST", `/api/v1/runs/${enc(runId)}/steps/${enc(stepId)}/claim`, body, { "idempotency-key": o.idempotencyKey }),
+    reportOutcome: (runId, stepId, body) => call("POST", `/api/v1/runs/${enc(runId)}/steps/${enc(stepId)}/outcome`, body),
+    reviseTask: (taskId, body) => call("POST", `/api/v1/tasks/${enc(taskId)}/revisions`, body),
+    applyDemoEffect: (body) => call("POST", `/api/v1/demo/effects`, body),
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * Edit telemetry for supervisors (DESIGN.md §11, issue #7): how often and how much operators
+ * change the agent's plans, whether that is rising (agent drift), how edited plans end, and
+ * which edits recur often enough to become rules for the agent.
+ *
+ * Pure functions over plain rows (no I/O, no framework): `lib/server/insights.ts` loads the
+ * rows, the `/insights` page renders the result. Times are UTC; days are ISO `YYYY-MM-DD`.
+ *
+ * Definitions (stated on the page too):
+ * - A run is *decided* when a person or the gate policy decided it: status `approved`,
+ *   `executing`, `completed`, `failed`, `stopped` or `rejected`. Pending and expired runs were
+ *   never decided. *Edit rate* = decided runs with at least one stored edit / decided runs.
+ * - *Edit size* of one edit = `editSize(diff).fraction` (lib/diff): steps added, changed, moved
+ *   or removed over every step identity in either version.
+ * - *Plan edit size* of a run = the union over its edits of the touched step ids (touched +
+ *   removed) over the union of every step id seen (`order` + removed). A plan with more than
+ *   half its steps touched (> 0.5, not ≥) is the drift signal; the series buckets decided runs
+ *   by the UTC day the agent submitted them.
+ */
+import canonicalize from "canonicalize";
+import { editSize, type PlanDiff } from "./diff/plan-diff";
+import { formatMoney, type Money } from "./money";
+
+/** One run as insights need it; `status` is the effective status (expiry applied). */
+export interface InsightRun {
+  id: string;
+  createdAt: string | Date;
+  status: string;
+}
+
+/** The parts of a stored diff insights read (a full `PlanDiff` fits). */
+export type InsightDiff = Pick<PlanDiff, "added" | "removed" | "changed" | "touchedStepIds" | "order" | "moved">;
+
+/** One stored edit (a PlanEdit row). */
+export interface InsightEdit {
+  runId: string;
+  fromVersion: number;
+  toVersion: number;
+  editorId: string;
+  createdAt: string | Date;
+  diff: InsightDiff;
+}
+
+/** The alert line of the drift chart: more than this share of a day's plans over half touched. */
+export const DRIFT_ALERT_THRESHOLD = 0.2;
+
+export const DECIDED_STATUSES = ["approved", "executing", "completed", "failed", "stopped", "rejected"] as const;
+
+/** Outcome rows of the edited-vs-unedited table, in display order. */
+export const OUTCOME_ROWS = [
+  { key: "completed", label: "Completed", statuses: ["completed"] },
+  { key: "failed", label: "Failed", statuses: ["failed"] },
+  { key: "stopped", label: "Stopped (task changed)", statuses: ["stopped"] },
+  { key: "rejected", label: "Rejected", statuses: ["rejected"] },
+  { key: "expired", label: "Expired", statuses: ["expired"] },
+  { key: "in_progress", label: "Approved, not finished", statuses: ["approved", "executing"] },
+] as const;
+
+export interface EditSizeBin {
+  /** e.g. "40–50%"; each bin holds fractions in (lower, upper], the first one also 0. */
+  label: string;
+  lower: number;
+  upper: number;
+  edits: number;
+  /** True for bins above one half (the drift zone). */
+  overHalf: boolean;
+}
+
+export interface DriftPoint {
+  day: string;
+  /** Decided runs the agent submitted that day. */
+  plans: number;
+  overHalf: number;
+  /** overHalf / plans, or null on a day without decided runs (a gap in the line). */
+  share: number | null;
+}
+
+export interface OutcomeRow {
+  key: string;
+  label: string;
+  edited: number;
+  unedited: number;
+}
+
+export interface RecurringEdit {
+  /** `field_change` (same before → after), `date_shift` (same ISO-date shift), `field` (same field changed any way), `step_added`, `step_removed`. */
+  kind: "field_change" | "date_shift" | "field" | "step_added" | "step_removed";
+  tool: string;
+  /** Field path without `args.`, e.g. "window.from" (field kinds only). */
+  path?: string;
+  /** For people, e.g. "window.from moved +4 days", "amount: $50.00 → $40.00", "step added". */
+  pattern: string;
+  /** Edits showing the pattern (each edit counted once). */
+  count: number;
+  runs: number;
+  editors: string[];
+  exampleRunIds: string[];
+}
+
+export interface Insights {
+  runs: { total: number; decided: number; pending: number; expired: number };
+  editRate: { decided: number; edited: number; rate: number };
+  edits: { count: number; meanSize: number; medianSize: number; overHalf: number };
+  editSizeBins: EditSizeBin[];
+  drift: { threshold: number; points: DriftPoint[]; alertDays: string[] };
+  outcomes: OutcomeRow[];
+  /** Outcome rates among finished executions (completed / (completed + failed + stopped)). */
+  completionRate: { edited: number | null; unedited: number | null };
+  recurring: RecurringEdit[];
+}
+
+const DAY_MS = 86_400_000;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+const toDate = (d: string | Date) => (d instanceof Date ? d : new Date(d));
+/** UTC calendar day of an instant. */
+export const utcDay = (d: string | Date) => toDate(d).toISOString().slice(0, 10);
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Index of the 10 %-wide bin holding `fraction` (bins are (lower, upper]; 0 goes to the first). */
+export function binIndex(fraction: number): number {
+  if (!(fraction > 0)) return 0;
+  return Math.min(9, Math.max(0, Math.ceil(fraction * 10 - 1e-9) - 1));
+}
+
+/** Plan edit size of one run from all its edits (see module doc): `{touched, total, fraction}`. */
+export function planEditSize(edits: InsightEdit[]): { touched: number; total: number; fraction: number } {
+  const all = new Set<string>();
+  const touched = new Set<string>();
+  for (const e of edits) {
+    for (const id of e.diff.order) all.add(id);
+    for (const s of e.diff.removed) {
+      all.add(s.id);
+      touched.add(s.id);
+    }
+    for (const id of e.diff.touchedStepIds) touched.add(id);
+  }
+  return { touched: touched.size, total: all.size, fraction: all.size === 0 ? 0 : touched.size / all.size };
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return "(none)";
+  if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") {
+    try {
+      return formatMoney(v as Money);
+    } catch {
+      return JSON.stringify(v);
+    }
+  }
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+const canon = (v: unknown) => (v === undefined ? "∅" : (canonicalize(v) ?? "∅"));
+const dayShift = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
+
+/** The recurring-edit patterns one edit shows, each once (key → pattern without counts). */
+export function editPatterns(diff: InsightDiff): Map<string, Omit<RecurringEdit, "count" | "runs" | "editors" | "exampleRunIds">> {
+  const out = new Map<string, Omit<RecurringEdit, "count" | "runs" | "editors" | "exampleRunIds">>();
+  for (const c of diff.changed) {
+    for (const f of c.fields) {
+      const path = f.path.replace(/^args\./, "");
+      out.set(`field|${c.tool}|${path}`, { kind: "field", tool: c.tool, path, pattern: `${path} changed` });
+      out.set(`change|${c.tool}|${path}|${canon(f.before)}|${canon(f.after)}`, {
+        kind: "field_change",
+        tool: c.tool,
+        path,
+        pattern: `${path}: ${show(f.before)} → ${show(f.after)}`,
+      });
+      if (typeof f.before === "string" && typeof f.after === "string" && ISO_DATE.test(f.before) && ISO_DATE.test(f.after)) {
+        const n = dayShift(f.before, f.after);
+        if (Number.isFinite(n) && n !== 0) {
+          out.set(`shift|${c.tool}|${path}|${n}`, {
+            kind: "date_shift",
+            tool: c.tool,
+            path,
+            pattern: `${path} moved ${n > 0 ? "+" : "−"}${Math.abs(n)} day${Math.abs(n) === 1 ? "" : "s"}`,
+          });
+        }
+      }
+    }
+  }
+  for (const s of diff.added) out.set(`added|${s.tool}`, { kind: "step_added", tool: s.tool, pattern: "step added" });
+  for (const s of diff.removed) out.set(`removed|${s.tool}`, { kind: "step_removed", tool: s.tool, pattern: "step removed" });
+  return out;
+}
+
+const KIND_RANK: Record<RecurringEdit["kind"], number> = { field_change: 0, date_shift: 1, step_added: 2, step_removed: 3, field: 4 };
+
+/**
+ * Patterns seen in at least `minCount` edits, most frequent first (then the most specific kind,
+ * then tool and pattern), at most `limit`.
+ */
+export function recurringEdits(edits: InsightEdit[], opts: { minCount?: number; limit?: number } = {}): RecurringEdit[] {
+  const minCount = opts.minCount ?? 2;
+  const acc = new Map<string, RecurringEdit & { runSet: Set<string>; editorSet: Set<string> }>();
+  for (const e of edits) {
+    for (const [key, p] of editPatterns(e.diff)) {
+      let r = acc.get(key);
+      if (!r) {
+        r = { ...p, count: 0, runs: 0, editors: [], exampleRunIds: [], runSet: new Set(), editorSet: new Set() };
+        acc.set(key, r);
+      }
+      r.count += 1;
+      r.runSet.add(e.runId);
+      r.editorSet.add(e.editorId);
+    }
+  }
+  return [...acc.values()]
+    .filter((r) => r.count >= minCount)
+    .map(({ runSet, editorSet, ...r }) => ({ ...r, runs: runSet.size, editors: [...editorSet].sort(), exampleRunIds: [...runSet].slice(0, 3) }))
+    .sort((a, b) => b.count - a.count || KIND_RANK[a.kind] - KIND_RANK[b.kind] || a.tool.localeCompare(b.tool) || a.pattern.localeCompare(b.pattern))
+    .slice(0, opts.limit ?? 12);
+}
+
+/**
+ * Computes every number of the `/insights` page from runs and their stored edits.
+ * `threshold` (default 0.2) is the alert line: a day whose share of plans with more than half
+ * their steps touched exceeds it is listed in `drift.alertDays`. The drift series covers every
+ * day from the first to the last decided run's submission day (gaps have `share: null`).
+ * Edits of runs not in `runs` are ignored.
+ */
+export function computeInsights(runs: InsightRun[], edits: InsightEdit[], opts: { threshold?: number } = {}): Insights {
+  const threshold = opts.threshold ?? DRIFT_ALERT_THRESHOLD;
+  const runIds = new Set(runs.map((r) => r.id));
+  const ownEdits = edits.filter((e) => runIds.has(e.runId));
+  const editsByRun = new Map<string, InsightEdit[]>();
+  for (const e of ownEdits) (editsByRun.get(e.runId) ?? editsByRun.set(e.runId, []).get(e.runId)!).push(e);
+  const decidedSet = new Set<string>(DECIDED_STATUSES);
+  const decided = runs.filter((r) => decidedSet.has(r.status));
+  const editedDecided = decided.filter((r) => editsByRun.has(r.id));
+
+  const sizes = ownEdits.map((e) => editSize(e.diff as PlanDiff).fraction);
+  const editSizeBins: EditSizeBin[] = Array.from({ length: 10 }, (_, i) => ({
+    label: `${i * 10}–${(i + 1) * 10}%`,
+    lower: i / 10,
+    upper: (i + 1) / 10,
+    edits: 0,
+    overHalf: i >= 5,
+  }));
+  for (const f of sizes) editSizeBins[binIndex(f)].edits += 1;
+
+  const byDay = new Map<string, { plans: number; overHalf: number }>();
+  for (const r of decided) {
+    const day = utcDay(r.createdAt);
+    const b = byDay.get(day) ?? { plans: 0, overHalf: 0 };
+    b.plans += 1;
+    const runEdits = editsByRun.get(r.id);
+    if (runEdits && planEditSize(runEdits).fraction > 0.5) b.overHalf += 1;
+    byDay.set(day, b);
+  }
+  const points: DriftPoint[] = [];
+  const days = [...byDay.keys()].sort();
+  if (days.length) {
+    for (let t = Date.parse(`${days[0]}T00:00:00Z`); t <= Date.parse(`${days.at(-1)}T00:00:00Z`); t += DAY_MS) {
+      const day = new Date(t).toISOString().slice(0, 10);
+      const b = byDay.get(day);
+      points.push(b ? { day, plans: b.plans, overHalf: b.overHalf, share: b.overHalf / b.plans } : { day, plans: 0, overHalf: 0, share: null });
+    }
+  }
+
+  const outcomes: OutcomeRow[] = OUTCOME_ROWS.map((o) => {
+    const match = runs.filter((r) => (o.statuses as readonly string[]).includes(r.status));
+    const edited = match.filter((r) => editsByRun.has(r.id)).length;
+    return { key: o.key, label: o.label, edited, unedited: match.length - edited };
+  });
+  const rate = (col: "edited" | "unedited") => {
+    const get = (k: string) => outcomes.find((o) => o.key === k)![col];
+    const finished = get("completed") + get("failed") + get("stopped");
+    return finished === 0 ? null : get("completed") / finished;
+  };
+
+  return {
+    runs: {
+      total: runs.length,
+      decided: decided.length,
+      pending: runs.filter((r) => r.status === "pending_review").length,
+      expired: runs.filter((r) => r.status === "expired").length,
+    },
+    editRate: { decided: decided.length, edited: editedDecided.length, rate: decided.length === 0 ? 0 : editedDecided.length / decided.length },
+    edits: {
+      count: ownEdits.length,
+      meanSize: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
+      medianSize: median(sizes),
+      overHalf: sizes.filter((f) => f > 0.5).length,
+    },
+    editSizeBins,
+    drift: { threshold, points, alertDays: points.filter((p) => p.share !== null && p.share > threshold).map((p) => p.day) },
+    outcomes,
+    completionRate: { edited: rate("edited"), unedited: rate("unedited") },
+    recurring: recurringEdits(ownEdits),
+  };
+}

@@ -1,0 +1,196 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  canTransition,
+  isTerminal,
+  nextActions,
+  RUN_STATES,
+  runFacts,
+  TERMINAL_STATES,
+  TRANSITIONS,
+  transitionsFrom,
+  type RunFacts,
+  type RunState,
+} from "./run-state";
+
+const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed"];
+
+/** Facts that can hold for a run in `status` (e.g. only an executing run has open claims). */
+const factsArb = fc.record(
+  {
+    deadlinePassed: fc.boolean(),
+    escalated: fc.boolean(),
+    taskStale: fc.boolean(),
+    unclaimedSteps: fc.nat(5),
+    openClaims: fc.nat(3),
+    staleClaims: fc.nat(2),
+    unknownSteps: fc.nat(3),
+  },
+  { requiredKeys: [] },
+);
+
+describe("the run state machine", () => {
+  it("covers exactly the statuses of API.md", () => {
+    expect([...RUN_STATES].sort()).toEqual([...API_STATUSES].sort());
+  });
+
+  it("lists only known statuses in transitions, each with a trigger", () => {
+    for (const t of TRANSITIONS) {
+      if (t.from !== null) expect(RUN_STATES).toContain(t.from);
+      expect(RUN_STATES).toContain(t.to);
+      expect(t.trigger.length).toBeGreaterThan(10);
+    }
+  });
+
+  it("terminal statuses are exactly the ones the run never leaves", () => {
+    expect([...TERMINAL_STATES].sort()).toEqual(["completed", "expired", "failed", "rejected", "stopped"]);
+    for (const s of TERMINAL_STATES) expect(transitionsFrom(s).filter((t) => t.to !== s)).toEqual([]);
+  });
+
+  it("every non-terminal status has a way out, and a terminal status is reachable from it", () => {
+    for (const s of RUN_STATES.filter((x) => !isTerminal(x))) {
+      expect(transitionsFrom(s).some((t) => t.to !== s)).toBe(true);
+      const seen = new Set<RunState>([s]);
+      const queue: RunState[] = [s];
+      while (queue.length) for (const t of transitionsFrom(queue.shift()!)) if (!seen.has(t.to)) (seen.add(t.to), queue.push(t.to));
+      expect([...seen].some(isTerminal)).toBe(true);
+    }
+  });
+
+  it("every waiting status has a deadline: the system expires it when nobody moves", () => {
+    for (const s of RUN_STATES.filter((x) => !isTerminal(x))) {
+      expect(transitionsFrom(s).some((t) => t.by === "system" && t.to === "expired")).toBe(true);
+    }
+  });
+
+  it("every status is reachable from submission", () => {
+    const seen = new Set<RunState>();
+    const queue: RunState[] = TRANSITIONS.filter((t) => t.from === null).map((t) => t.to);
+    queue.forEach((s) => seen.add(s));
+    while (queue.length) for (const t of transitionsFrom(queue.shift()!)) if (!seen.has(t.to)) (seen.add(t.to), queue.push(t.to));
+    expect([...seen].sort()).toEqual([...RUN_STATES].sort());
+  });
+
+  it("canTransition allows the documented moves and nothing out of a final state", () => {
+    expect(canTransition(null, "approved")).toBe(true);
+    expect(canTransition("pending_review", "approved")).toBe(true);
+    expect(canTransition("approved", "executing")).toBe(true);
+    expect(canTransition("executing", "completed")).toBe(true);
+    expect(canTransition("executing", "stopped")).toBe(true);
+    expect(canTransition("pending_review", "executing")).toBe(false); // never without approval
+    expect(canTransition("expired", "approved")).toBe(false); // an expired run cannot be approved
+    expect(canTransition("completed", "executing")).toBe(false);
+    expect(canTransition("stopped", "executing")).toBe(false);
+    expect(canTransition("rejected", "pending_review")).toBe(false);
+    expect(canTransition(null, "executing")).toBe(false);
+  });
+});
+
+describe("nextActions", () => {
+  it("no state lacks an owner, and every owner but 'nobody' has an enabled choice (any facts)", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...RUN_STATES), factsArb, (status: RunState, facts: RunFacts) => {
+        const n = nextActions(status, facts);
+        expect(n.owner).toBeTruthy();
+        if (n.owner === "nobody (final)") {
+          expect(n.terminal).toBe(true);
+        } else {
+          expect(n.actions.some((a) => a.by === n.owner && a.enabled)).toBe(true);
+        }
+        if (!n.terminal) expect(n.owner).not.toBe("nobody (final)");
+        for (const a of n.actions) if (!a.enabled) expect(a.reason).toBeTruthy();
+        expect(n.headline.length).toBeGreaterThan(10);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("pending_review: the operator approves, edits or rejects; supervisors are the escalation target", () => {
+    const n = nextActions("pending_review");
+    expect(n.owner).toBe("operator");
+    expect(n.deadline).toBe("expiresAt");
+    expect(n.actions.filter((a) => a.by === "operator").map((a) => a.id)).toEqual(["approve", "edit", "reject"]);
+    expect(n.actions.filter((a) => a.by === "supervisor").map((a) => a.id)).toEqual(["approve", "edit", "reject"]);
+    expect(nextActions("pending_review", { escalated: true }).owner).toBe("supervisor");
+  });
+
+  it("pending_review with a changed task: approve is disabled with a reason, reject stays", () => {
+    const n = nextActions("pending_review", { taskStale: true });
+    const approve = n.actions.find((a) => a.by === "operator" && a.id === "approve")!;
+    expect(approve.enabled).toBe(false);
+    expect(approve.reason).toMatch(/task changed/);
+    expect(n.actions.find((a) => a.by === "operator" && a.id === "reject")!.enabled).toBe(true);
+  });
+
+  it("a waiting run past its deadline is expired: final, and the agent may submit a new plan", () => {
+    for (const s of ["pending_review", "approved"] as const) {
+      const n = nextActions(s, { deadlinePassed: true });
+      expect(n.status).toBe("expired");
+      expect(n.owner).toBe("nobody (final)");
+      expect(n.actions.map((a) => a.id)).toEqual(["submit_new_plan"]);
+    }
+  });
+
+  it("approved → the executor claims; executing with an unknown step → a supervisor reconciles", () => {
+    expect(nextActions("approved").owner).toBe("executor");
+    expect(nextActions("executing", { unclaimedSteps: 2 }).actions[0].id).toBe("claim_step");
+    expect(nextActions("executing", { openClaims: 1 }).actions[0].id).toBe("report_outcome");
+    const unknown = nextActions("executing", { unknownSteps: 1, unclaimedSteps: 1 });
+    expect(unknown.owner).toBe("supervisor");
+    expect(unknown.actions[0]).toMatchObject({ by: "supervisor", id: "reconcile", enabled: true });
+    expect(nextActions("executing", { staleClaims: 1 }).owner).toBe("supervisor");
+  });
+
+  it("stopped → the agent plans again for the new task revision", () => {
+    const n = nextActions("stopped");
+    expect(n.owner).toBe("agent");
+    expect(n.actions).toEqual([expect.objectContaining({ by: "agent", id: "submit_new_plan", enabled: true })]);
+  });
+
+  it("rejected, expired and failed are final with a new plan for the agent; completed has nothing left", () => {
+    for (const s of ["rejected", "expired", "failed"] as const) {
+      const n = nextActions(s);
+      expect(n.owner).toBe("nobody (final)");
+      expect(n.actions.map((a) => a.id)).toEqual(["submit_new_plan"]);
+    }
+    expect(nextActions("completed")).toMatchObject({ owner: "nobody (final)", actions: [] });
+    expect(nextActions("failed", { unknownSteps: 1 }).owner).toBe("supervisor");
+  });
+});
+
+describe("runFacts", () => {
+  const now = new Date("2026-04-01T12:00:00Z");
+  const run = {
+    expiresAt: "2026-04-01T18:00:00Z",
+    escalateAt: "2026-04-01T11:00:00Z",
+    boundTaskRevision: 2,
+    steps: [
+      { execution: { status: "succeeded", claimedAt: "2026-04-01T11:50:00Z" } },
+      { execution: { status: "unknown", claimedAt: "2026-04-01T11:51:00Z" } },
+      { execution: { status: "unknown", claimedAt: "2026-04-01T11:51:00Z", resolution: "succeeded" } },
+      { execution: { status: "claimed", claimedAt: "2026-04-01T11:30:00Z" } },
+      { execution: { status: "claimed", claimedAt: "2026-04-01T11:59:00Z" } },
+      { execution: null },
+    ],
+  };
+
+  it("counts open claims, stale claims, unknown and unclaimed steps; reconciled steps are closed", () => {
+    expect(runFacts(run, { now, liveRevision: 3 })).toEqual({
+      deadlinePassed: false,
+      escalated: true,
+      taskStale: true,
+      unclaimedSteps: 1,
+      openClaims: 2,
+      staleClaims: 1,
+      unknownSteps: 1,
+    });
+    expect(nextActions("executing", runFacts(run, { now })).owner).toBe("supervisor");
+  });
+
+  it("an executing run past its deadline with nothing open reads as expired", () => {
+    const done = { ...run, steps: [{ execution: { status: "succeeded", claimedAt: now } }, { execution: null }] };
+    const facts = runFacts(done, { now: new Date("2026-04-02T00:00:00Z"), liveRevision: 2 });
+    expect(facts).toMatchObject({ deadlinePassed: true, taskStale: false, openClaims: 0, unknownSteps: 0 });
+    expect(nextActions("executing", facts)).toMatchObject({ status: "expired", owner: "nobody (final)" });
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * The run state machine (pure; no I/O): every run status of API.md, every allowed transition
+ * with its trigger and who causes it, and — for each status — who decides next and what they
+ * can do. Used by the UI to say whose move it is, and by tests to prove that every waiting
+ * state has an owner, a deadline and a way out (DESIGN.md §10).
+ *
+ * Sources: API.md (`status`), DESIGN.md §5 (approval), §6 (edit), §8 (task revision),
+ * §9 (claim, write, report; `unknown` waits for a person), §10 (nobody answers).
+ */
+
+/** Run statuses of API.md, in lifecycle order. */
+export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/** Who moves a run: people by role, the agent, its executor, or the console itself (deadlines, checks). */
+export type Mover = "agent" | "executor" | "operator" | "supervisor" | "system";
+
+/** Whose move it is now. `nobody (final)`: the run is over; only a new run can continue the work. */
+export type Owner = "operator" | "supervisor" | "agent" | "executor" | "nobody (final)";
+
+/** One allowed change of status. `from: null` is the submission that creates the run. */
+export interface Transition {
+  from: RunState | null;
+  to: RunState;
+  by: Mover;
+  trigger: string;
+}
+
+/** Every allowed transition. A pair not listed here never happens. */
+export const TRANSITIONS: readonly Transition[] = [
+  { from: null, to: "pending_review", by: "agent", trigger: "Plan submitted; at least one step needs a person's approval." },
+  { from: null, to: "approved", by: "agent", trigger: "Plan submitted; the gate policy auto-approved every step." },
+
+  { from: "pending_review", to: "pending_review", by: "operator", trigger: "Plan edited (a new plan version) or only some steps approved so far." },
+  { from: "pending_review", to: "approved", by: "operator", trigger: "Every step of the current plan version has an active approval." },
+  { from: "pending_review", to: "rejected", by: "operator", trigger: "Rejected with a reason for the agent." },
+  { from: "pending_review", to: "expired", by: "system", trigger: "The deadline (expiresAt) passed without a decision; supervisors were alerted at escalateAt." },
+
+  { from: "approved", to: "executing", by: "executor", trigger: "The first step was claimed." },
+  { from: "approved", to: "pending_review", by: "operator", trigger: "Edited after approval: changed and added steps need approval again." },
+  { from: "approved", to: "rejected", by: "operator", trigger: "Rejected before any step was claimed." },
+  { from: "approved", to: "stopped", by: "system", trigger: "A claim found the task revised since submission (stopped_stale_task)." },
+  { from: "approved", to: "expired", by: "system", trigger: "The deadline passed before the first claim." },
+
+  { from: "executing", to: "executing", by: "executor", trigger: "A step was claimed or reported; an unknown outcome keeps the run here until a supervisor reconciles it." },
+  { from: "executing", to: "completed", by: "executor", trigger: "Every step succeeded (as reported, or as reconciled by a supervisor)." },
+  { from: "executing", to: "completed", by: "supervisor", trigger: "The last open step was reconciled as succeeded." },
+  { from: "executing", to: "failed", by: "executor", trigger: "A step was reported failed." },
+  { from: "executing", to: "failed", by: "supervisor", trigger: "A step was reconciled as failed." },
+  { from: "executing", to: "stopped", by: "system", trigger: "A claim found the task revised since submission (stopped_stale_task)." },
+  { from: "executing", to: "expired", by: "system", trigger: "The deadline passed with steps never claimed and no claim or unknown outcome open." },
+];
+
+/** Statuses no transition leaves: the run is over (work continues, if at all, in a new run). */
+export const TERMINAL_STATES: readonly RunState[] = RUN_STATES.filter((s) => !TRANSITIONS.some((t) => t.from === s && t.to !== s));
+
+/** True when `status` is terminal (no transition leaves it). */
+export function isTerminal(status: RunState): boolean {
+  return TERMINAL_STATES.includes(status);
+}
+
+/** True when the machine allows `from → to` (`from: null` = submission). */
+export function canTransition(from: RunState | null, to: RunState): boolean {
+  return TRANSITIONS.some((t) => t.from === from && t.to === to);
+}
+
+/** The transitions leaving `status` (self-transitions included). */
+export function transitionsFrom(status: RunState): Transition[] {
+  return TRANSITIONS.filter((t) => t.from === status);
+}
+
+/**
+ * What is known about a run besides its status, all optional (absent = 0 / false):
+ * - `deadlinePassed`: now ≥ expiresAt; `escalated`: now ≥ escalateAt (supervisors alerted);
+ * - `taskStale`: the live task revision differs from the bound one;
+ * - `unclaimedSteps`: steps of the approved plan version never claimed;
+ * - `openClaims`: claimed and not yet reported (executor still writing);
+ * - `staleClaims`: of those, claimed longer ago than the stale-claim limit (the executor may be gone);
+ * - `unknownSteps`: reported `unknown` and not yet reconciled.
+ */
+export interface RunFacts {
+  deadlinePassed?: boolean;
+  escalated?: boolean;
+  taskStale?: boolean;
+  unclaimedSteps?: number;
+  openClaims?: number;
+  staleClaims?: number;
+  unknownSteps?: number;
+}
+
+export type ActionId = "approve" | "edit" | "reject" | "claim_step" | "report_outcome" | "reconcile" | "submit_new_plan" | "wait_for_decision";
+
+/** One choice a party has now. `enabled: false` comes with `reason`, said so a person can act on it. */
+export interface NextAction {
+  by: Exclude<Owner, "nobody (final)">;
+  id: ActionId;
+  label: string;
+  enabled: boolean;
+  reason?: string;
+}
+
+/** Whose move it is, until when, and the choices. */
+export interface NextActions {
+  /** The status the answer is for: a waiting run past its deadline is `expired` whatever is stored. */
+  status: RunState;
+  terminal: boolean;
+  owner: Owner;
+  /** One sentence for the run page header. */
+  headline: string;
+  /** The deadline that bounds the wait: the run's `expiresAt`, or none. */
+  deadline: "expiresAt" | null;
+  actions: NextAction[];
+}
+
+const reconcile = (n: number): NextAction => ({
+  by: "supervisor",
+  id: "reconcile",
+  label: `Reconcile ${n} step${n === 1 ? "" : "s"} with an unknown outcome`,
+  enabled: true,
+});
+
+/**
+ * Who decides next and what they can do, for a run in `status` with `facts` (DESIGN.md §10:
+ * every waiting state has an owner, a deadline and a way out). Pure; the caller gathers facts.
+ * - `pending_review` → operator (supervisor once escalated): approve, edit, reject; approve and
+ *   edit are disabled when the task changed (reject so the agent can plan again).
+ * - `approved` → executor: claim the next step (when the task changed, that claim stops the run);
+ *   operator may still edit (re-approval) or reject.
+ * - `executing` → supervisor when a step's outcome is unknown or a claim went unreported past the
+ *   stale-claim limit (reconcile); else executor: report the open claim, or claim the next step.
+ *   Past the deadline with nothing open it is `expired`.
+ * - `stopped` → agent: submit a new plan for the task as it is now.
+ * - `expired`, `rejected`, `failed`, `completed` → nobody (final); the agent may submit a new plan
+ *   (not after `completed`). Any unknown outcome still open puts a supervisor in charge first.
+ */
+export function nextActions(status: RunState, facts: RunFacts = {}): NextActions {
+  const unknown = (facts.unknownSteps ?? 0) + (facts.staleClaims ?? 0);
+  const outstanding = unknown + (facts.openClaims ?? 0);
+  // Past the deadline a waiting run is expired, and so is an executing run with nothing still open
+  // (the same rule the executor's next claim applies when it persists the expiry).
+  const effective: RunState =
+    facts.deadlinePassed && (status === "pending_review" || status === "approved" || (status === "executing" && outstanding === 0)) ? "expired" : status;
+  const base = { status: effective, terminal: isTerminal(effective) };
+  const newPlan = (reason: string): NextAction => ({ by: "agent", id: "submit_new_plan", label: "Submit a new plan", enabled: true, reason });
+
+  switch (effective) {
+    case "pending_review": {
+      const stale = facts.taskStale
+        ? "The task changed since this plan was made; reject it so the agent can plan for the current task."
+        : undefined;
+      const decider: "operator" | "supervisor" = facts.escalated ? "supervisor" : "operator";
+      const decide = (by: "operator" | "supervisor"): NextAction[] => [
+        { by, id: "approve", label: "Approve", enabled: !stale, reason: stale },
+        { by, id: "edit", label: "Edit the plan", enabled: !stale, reason: stale },
+        { by, id: "reject", label: "Reject with a reason", enabled: true },
+      ];
+      return {
+        ...base,
+        owner: decider,
+        headline: facts.escalated
+          ? "Waiting for review — escalated to supervisors; it expires if nobody decides."
+          : "Waiting for an operator to approve, edit or reject.",
+        deadline: "expiresAt",
+        actions: [
+          ...decide(decider),
+          ...(decider === "operator" ? decide("supervisor").map((a) => ({ ...a, label: `${a.label} (escalation target)` })) : []),
+          { by: "agent", id: "wait_for_decision", label: "Wait for the decision", enabled: true },
+        ],
+      };
+    }
+    case "approved":
+      return {
+        ...base,
+        owner: "executor",
+        headline: facts.taskStale
+          ? "Approved, but the task changed: the next claim will stop the run."
+          : "Approved — the executor claims each step right before writing it.",
+        deadline: "expiresAt",
+        actions: [
+          {
+            by: "executor",
+            id: "claim_step",
+            label: facts.taskStale ? "Claim the next step (refused with stopped_stale_task: the run stops)" : "Claim the next step",
+            enabled: true,
+          },
+          { by: "operator", id: "edit", label: "Edit (needs approval again)", enabled: true },
+          { by: "operator", id: "reject", label: "Reject before anything runs", enabled: true },
+          ...(facts.taskStale ? [newPlan("The task changed after approval; plan for the current revision.")] : []),
+        ],
+      };
+    case "executing": {
+      const actions: NextAction[] = [];
+      if (unknown > 0) actions.push(reconcile(unknown));
+      if ((facts.openClaims ?? 0) > 0) actions.push({ by: "executor", id: "report_outcome", label: "Report the outcome of the claimed step", enabled: true });
+      if ((facts.unclaimedSteps ?? 0) > 0 || actions.length === 0) {
+        const blocked = facts.deadlinePassed ? "The run's deadline has passed; remaining steps are refused as expired." : undefined;
+        const label = facts.taskStale ? "Claim the next step (refused with stopped_stale_task: the run stops)" : "Claim the next step";
+        actions.push({ by: "executor", id: "claim_step", label, enabled: !blocked, reason: blocked });
+      }
+      const owner: Owner = unknown > 0 ? "supervisor" : "executor"; // past the deadline only open claims remain: report them
+      return {
+        ...base,
+        owner,
+        headline:
+          unknown > 0
+            ? "Executing — a step's outcome is unknown; a supervisor must find out what happened. It is never retried automatically."
+            : (facts.openClaims ?? 0) > 0
+              ? "Executing — waiting for the executor to report the step it claimed."
+              : "Executing — the executor claims the next step.",
+        deadline: unknown > 0 ? null : "expiresAt",
+        actions,
+      };
+    }
+    case "stopped":
+      return {
+        ...base,
+        owner: unknown > 0 ? "supervisor" : "agent",
+        headline: "Stopped — the task changed after approval. The agent must plan again for the task as it is now.",
+        deadline: null,
+        actions: [...(unknown > 0 ? [reconcile(unknown)] : []), newPlan("Plan again for the current task revision; steps already executed stay executed.")],
+      };
+    case "completed":
+      return {
+        ...base,
+        owner: unknown > 0 ? "supervisor" : "nobody (final)",
+        headline: "Completed — every step succeeded.",
+        deadline: null,
+        actions: unknown > 0 ? [reconcile(unknown)] : [],
+      };
+    case "failed":
+    case "rejected":
+    case "expired": {
+      const headline = {
+        failed: "Failed — a step failed; nothing more runs in this plan.",
+        rejected: "Rejected — the agent can read the reason and submit a new plan.",
+        expired: "Expired — nobody decided in time; it can no longer be approved.",
+      }[effective];
+      const why = {
+        failed: "Look at the failed step's detail before trying again.",
+        rejected: "Address the rejection reason.",
+        expired: "The old plan can no longer be approved or executed.",
+      }[effective];
+      return {
+        ...base,
+        owner: unknown > 0 ? "supervisor" : "nobody (final)",
+        headline,
+        deadline: null,
+        actions: [...(unknown > 0 ? [reconcile(unknown)] : []), newPlan(why)],
+      };
+    }
+  }
+}
+
+/** The parts of a run (API.md `run`, as `toRunView` builds it) that `runFacts` reads. */
+export interface RunLike {
+  expiresAt: string | Date;
+  escalateAt?: string | Date | null;
+  boundTaskRevision: number;
+  steps: { execution?: null | { status: string; claimedAt: string | Date; resolution?: string | null } }[];
+}
+
+/**
+ * Gathers `RunFacts` from a run view at `now` (UTC), given the task's live revision and the
+ * stale-claim limit in seconds (lib/server/claims.ts STALE_CLAIM_SECONDS; default 900). A step
+ * whose execution carries a `resolution` counts as reconciled. Pure.
+ */
+export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; staleClaimSeconds?: number }): RunFacts {
+  const at = (v: string | Date) => new Date(v).getTime();
+  const now = ctx.now.getTime();
+  const staleMs = (ctx.staleClaimSeconds ?? 900) * 1000;
+  const open = run.steps.map((s) => s.execution).filter((e): e is NonNullable<typeof e> => !!e && !e.resolution);
+  const claims = open.filter((e) => e.status === "claimed");
+  return {
+    deadlinePassed: at(run.expiresAt) <= now,
+    escalated: run.escalateAt ? at(run.escalateAt) <= now : false,
+    taskStale: ctx.liveRevision !== undefined && ctx.liveRevision !== run.boundTaskRevision,
+    unclaimedSteps: run.steps.filter((s) => !s.execution).length,
+    openClaims: claims.length,
+    staleClaims: claims.filter((e) => now - at(e.claimedAt) >= staleMs).length,
+    unknownSteps: open.filter((e) => e.status === "unknown").length,
+  };
+}

@@ -1,0 +1,54 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** Who a request has been identified as so far (set by requireViewer / requireAgent). */
+export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: string };
+
+/**
+ * What the server knows about the API request being handled, for the denial audit trail:
+ * the endpoint, who the caller turned out to be, and whether a refusal of this request has
+ * already been dealt with (recorded as a `denied` event, or deliberately not recorded).
+ */
+export interface RequestContext {
+  method: string;
+  path: string;
+  /** Route parameters (e.g. `runId`), when the handler got them. */
+  params: Record<string, string>;
+  actor: RequestActor | null;
+  denialHandled: boolean;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` with a fresh context for `req` (used by `handle()` in lib/server/http.ts). */
+export function runWithRequestContext<T>(req: Request, params: Record<string, string>, fn: () => T): T {
+  let path = "";
+  try {
+    path = new URL(req.url).pathname;
+  } catch {
+    path = req.url;
+  }
+  return storage.run({ method: req.method.toUpperCase(), path, params, actor: null, denialHandled: false }, fn);
+}
+
+/** The context of the request being handled, or undefined outside an API handler (pages, tests, scripts). */
+export function currentRequest(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+/** Records who the current request was authenticated as. */
+export function setRequestActor(actor: RequestActor): void {
+  const ctx = storage.getStore();
+  if (ctx) ctx.actor = actor;
+}
+
+/** Marks the current request's refusal as dealt with, so `handle()` writes no second `denied` event. */
+export function markDenialHandled(): void {
+  const ctx = storage.getStore();
+  if (ctx) ctx.denialHandled = true;
+}
+
+/** `"POST /api/runs/run_1/approvals"` for the current request, or undefined outside one. */
+export function currentEndpoint(): string | undefined {
+  const ctx = storage.getStore();
+  return ctx ? `${ctx.method} ${ctx.path}` : undefined;
+}

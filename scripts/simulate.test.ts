@@ -1,0 +1,158 @@
+/**
+ * The simulator against the real route handlers (in-process fetch, this file's own database):
+ * one pass with every fault must observe every expected outcome and refusal; the review
+ * scenario waits for a person (played here by the test, writing approvals as the approval code
+ * does) and never approves by itself.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inProcessFetch } from "../app/api/v1/in-process-fetch";
+import { createAgentClient } from "../lib/client/agent-client";
+import { digest } from "../lib/plan/digest";
+import { prisma } from "../lib/server/db";
+import { storedSteps } from "../lib/server/runs";
+import { DEMO_AGENT_KEY } from "../lib/server/seed";
+import { prepareTestDatabase } from "../lib/server/test-support";
+import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
+
+const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, fetch: inProcessFetch });
+const base: SimOptions = { url: "http://localhost:3999", key: DEMO_AGENT_KEY, once: true, faults: [], waitSeconds: 0, intervalSeconds: 30, pollMs: 25 };
+
+/** Plays the person: waits for the simulator's pending refund run and decides on it. */
+async function decideWhenSubmitted(decide: (runId: string) => Promise<void>): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const run = await prisma.run.findFirst({ where: { taskId: "task_75008", status: "pending_review", idempotencyKey: { startsWith: "sim:" } }, orderBy: { createdAt: "desc" } });
+    if (run) {
+      await decide(run.id);
+      return run.id;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("the simulator never submitted its refund run");
+}
+
+async function approveAsPerson(runId: string) {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
+  const steps = storedSteps(run.planVersions.find((v) => v.version === run.planVersion)!.steps);
+  for (const step of steps) {
+    if (await prisma.approval.count({ where: { runId, stepId: step.id, planVersion: run.planVersion, state: "active" } })) continue;
+    await prisma.approval.create({
+      data: {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: run.planVersion,
+        tool: step.tool,
+        args: step.args as never,
+        digest: digest(step),
+        boundTaskRevision: run.boundTaskRevision,
+        approverId: "usr_operator",
+        authority: { kind: "grant" },
+        acknowledged: [],
+        state: "active",
+        expiresAt: run.expiresAt,
+      },
+    });
+  }
+  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
+}
+
+beforeAll(async () => {
+  await prepareTestDatabase(new Date());
+});
+
+describe("parseArgs", () => {
+  it("reads flags, repeats and comma lists of faults, and defaults", () => {
+    expect(parseArgs([], {})).toMatchObject({ url: "http://localhost:3000", key: "pd_demo_agent_key", once: false, faults: [], waitSeconds: 0 });
+    expect(parseArgs(["--url", "http://x:1", "--once", "--fault", "task-edit,wrong-digest", "--fault=lost-outcome", "--wait-seconds", "5"], {})).toMatchObject({
+      url: "http://x:1",
+      once: true,
+      faults: ["task-edit", "wrong-digest", "lost-outcome"],
+      waitSeconds: 5,
+    });
+    expect(parseArgs(["--fault", "all"], {}).faults).toEqual([...FAULTS]);
+    expect(parseArgs([], { PLANDESK_URL: "http://env:2" }).url).toBe("http://env:2");
+  });
+
+  it("refuses unknown flags and faults, and auto-approval (approvals are for people)", () => {
+    expect(() => parseArgs(["--fault", "meteor"], {})).toThrow(/Unknown fault/);
+    expect(() => parseArgs(["--bogus"], {})).toThrow(/Unknown argument/);
+    expect(() => parseArgs(["--wait-seconds", "-1"], {})).toThrow(/number of seconds/);
+    expect(() => parseArgs(["--auto-approve-as", "operator@plandesk.test"], {})).toThrow(/approvals are for people/);
+  });
+});
+
+describe("simulatePass", () => {
+  it("one pass with every fault observes every expected outcome and refusal", async () => {
+    const lines: string[] = [];
+    const res = await simulatePass(client, { ...base, faults: [...FAULTS] }, (l) => lines.push(l), "t1");
+    const failed = res.expectations.filter((e) => !e.ok);
+    expect(failed).toEqual([]);
+    expect(res.ok).toBe(true);
+    const scenarios = new Set(res.expectations.map((e) => e.scenario));
+    expect([...scenarios].sort()).toEqual(["auto-note", "duplicate-claim", "lost-outcome", "task-edit", "wrong-digest"]);
+    expect(lines.some((l) => /stopped_stale_task/.test(l))).toBe(true);
+    expect(lines.at(-1)).toMatch(/all \d+ expected outcomes and refusals observed/);
+
+    // What the console recorded: one stopped run, one step waiting for a supervisor, nothing written twice.
+    const stopped = await prisma.run.findMany({ where: { status: "stopped", idempotencyKey: { startsWith: "sim:t1:" } } });
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0].stopReason).toMatchObject({ executedStepIds: ["s1"], blockedStepId: "s2" });
+    const unknown = await prisma.stepExecution.findMany({ where: { status: "unknown", run: { idempotencyKey: { startsWith: "sim:t1:" } } } });
+    expect(unknown.map((u) => u.stepId)).toEqual(["s1"]);
+    const dup = await prisma.run.findFirstOrThrow({ where: { idempotencyKey: "sim:t1:duplicate-claim" } });
+    expect(await prisma.stepExecution.count({ where: { runId: dup.id } })).toBe(1);
+    expect(await prisma.idempotencyRecord.count({ where: { scope: `effect:${dup.id}:s1` } })).toBe(1);
+  });
+
+  it("a second pass submits fresh runs (its own idempotency keys) and passes again", async () => {
+    const res = await simulatePass(client, { ...base, faults: ["task-edit", "duplicate-claim"] }, () => {}, "t2");
+    expect(res.ok).toBe(true);
+    expect(await prisma.run.count({ where: { idempotencyKey: { startsWith: "sim:t2:" } } })).toBe(4); // auto-note, task-edit ×2, duplicate-claim
+  });
+
+  it("waits for a person's approval, then executes the refund: the invoice balance drops", async () => {
+    const before = (await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } })).openMinor;
+    const [res] = await Promise.all([
+      simulatePass(client, { ...base, waitSeconds: 20 }, () => {}, "t3"),
+      decideWhenSubmitted(approveAsPerson),
+    ]);
+    expect(res.expectations.filter((e) => !e.ok)).toEqual([]);
+    expect(res.expectations.map((e) => e.what)).toContain("the approved refund is executed; run completed");
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } })).openMinor).toBe(before - 1000);
+  });
+
+  it("reports a rejection as the decision, and fails the pass when nobody decides in time", async () => {
+    const [rejected] = await Promise.all([
+      simulatePass(client, { ...base, waitSeconds: 20 }, () => {}, "t4"),
+      decideWhenSubmitted((id) => prisma.run.update({ where: { id }, data: { status: "rejected", rejectionReason: "Not a goodwill case." } }).then(() => undefined)),
+    ]);
+    expect(rejected.ok).toBe(true);
+
+    const lines: string[] = [];
+    const waited = await simulatePass(client, { ...base, waitSeconds: 0.3 }, (l) => lines.push(l), "t5");
+    expect(waited.ok).toBe(false);
+    expect(waited.expectations.filter((e) => !e.ok).map((e) => e.what)).toEqual(["a person decided within 0.3s"]);
+    expect(lines.at(-1)).toMatch(/NOT met/);
+    expect(await prisma.run.count({ where: { idempotencyKey: "sim:t5:refund-review", status: "pending_review" } })).toBe(1); // nothing approved it
+  });
+});
+
+describe("the command line", () => {
+  const tsx = path.join(process.cwd(), "node_modules", ".bin", "tsx");
+  const script = path.join(__dirname, "simulate.ts");
+
+  it("refuses auto-approval with exit code 2", () => {
+    const r = spawnSync(tsx, [script, "--auto-approve-as", "operator@plandesk.test"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/approvals are for people/);
+  });
+
+  it("exits 1 saying so when no console answers", () => {
+    const r = spawnSync(tsx, [script, "--once", "--url", "http://127.0.0.1:9"], { encoding: "utf8", timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/cannot use the console at http:\/\/127\.0\.0\.1:9: network_error/);
+  });
+});
