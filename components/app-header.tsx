@@ -19,6 +19,9 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
               <Link href="/escalations" className="text-slate-700 hover:text-slate-950">
                 Escalations
               </Link>
+              <Link href="/reconciliation" className="text-slate-700 hover:text-slate-950">
+                Reconciliation
+              </Link>
               <Link href="/insights" className="text-slate-700 hover:text-slate-950">
                 Insights
               </Link>

@@ -11,7 +11,10 @@ import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Step } from "@/lib/plan/schema";
 import type { RunDetails } from "@/lib/server/run-details";
 import { getTool } from "@/lib/tools/catalog";
+import { nextActions, runFacts } from "@/lib/run-state";
 import { ApprovalPanel } from "./approval-panel";
+import { NextActionsPanel } from "./next-actions";
+import { ReconcilePanel } from "./reconcile-panel";
 import { ArgValue } from "./arg-value";
 import { PlanForm } from "./plan-form";
 import { PlanSteps } from "./plan-steps";
@@ -39,7 +42,19 @@ function approvalBlock(d: Details): string | null {
  * review-changes screen after an edit, the stale-version conflict view, and the decision panel.
  * Refreshes itself every 5 s and says so when someone else changed the plan meanwhile.
  */
-export function RunWorkspace({ initial, desk, viewerId, grants }: { initial: Details; desk: DeskSnapshot; viewerId: string; grants: Grant[] }) {
+export function RunWorkspace({
+  initial,
+  desk,
+  viewerId,
+  viewerRole,
+  grants,
+}: {
+  initial: Details;
+  desk: DeskSnapshot;
+  viewerId: string;
+  viewerRole: string;
+  grants: Grant[];
+}) {
   const runId = initial.run.id;
   const { data } = useQuery({
     queryKey: ["run", runId],
@@ -74,6 +89,7 @@ export function RunWorkspace({ initial, desk, viewerId, grants }: { initial: Det
   }, [d.run.planVersion, d.planVersions, seenVersion, viewerId, mode.kind]);
 
   const block = approvalBlock(d);
+  const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));
   const editBlock = d.run.status === "pending_review" || d.run.status === "approved" ? null : block;
   const planIssues = d.validation.issues.filter((i) => !i.stepId);
 
@@ -90,6 +106,8 @@ export function RunWorkspace({ initial, desk, viewerId, grants }: { initial: Det
           </button>
         </div>
       )}
+      <NextActionsPanel next={next} />
+      <ReconcilePanel runId={runId} steps={d.run.steps} canReconcile={viewerRole === "supervisor"} />
       {mode.kind === "view" && (
         <>
           <div className="flex items-center gap-3">

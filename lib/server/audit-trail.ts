@@ -155,7 +155,14 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
         gate: gate[s.id] ?? "approval_required",
         approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
         execution: exec
-          ? { status: exec.resolution ?? exec.status, claimedAt: exec.claimedAt.toISOString(), reportedAt: exec.reportedAt?.toISOString() ?? null, detail: exec.detail }
+          ? {
+              status: exec.resolution ?? exec.status,
+              claimedAt: exec.claimedAt.toISOString(),
+              reportedAt: exec.reportedAt?.toISOString() ?? null,
+              detail: exec.detail,
+              resolution: exec.resolution,
+              reconciledBy: exec.reconciledBy,
+            }
           : null,
       };
     });

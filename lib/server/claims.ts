@@ -50,14 +50,8 @@ export const outcomeBodySchema = z
   .strict();
 export type OutcomeBody = z.infer<typeof outcomeBodySchema>;
 
-/** Body of `POST /api/runs/{runId}/steps/{stepId}/reconcile`: what a person found out happened. */
-export const reconcileBodySchema = z
-  .object({
-    resolution: z.enum(["succeeded", "failed"]),
-    note: z.string().trim().min(3, "Say how you found out (at least 3 characters)").max(2000),
-  })
-  .strict();
-export type ReconcileBody = z.infer<typeof reconcileBodySchema>;
+export { reconcileBodySchema, type ReconcileBody } from "../reconcile-schema";
+import type { ReconcileBody } from "../reconcile-schema";
 
 /**
  * A claim with no outcome report after this many seconds may be reconciled by a supervisor

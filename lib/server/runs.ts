@@ -49,7 +49,15 @@ export interface RunStepView {
   author: Author;
   gate: "approval_required" | "auto";
   approval: null | { id: string; state: string; approverId: string | null };
-  execution: null | { status: string; claimedAt: string; reportedAt: string | null; detail: string | null };
+  execution: null | {
+    status: string;
+    claimedAt: string;
+    reportedAt: string | null;
+    detail: string | null;
+    /** What a supervisor recorded for an `unknown` outcome, or null. */
+    resolution: string | null;
+    reconciledBy: string | null;
+  };
 }
 
 /** The `run` object of API.md (plus rejection/stop reasons and deadlines). */
@@ -122,6 +130,8 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
               claimedAt: exec.claimedAt.toISOString(),
               reportedAt: exec.reportedAt?.toISOString() ?? null,
               detail: exec.detail,
+              resolution: exec.resolution,
+              reconciledBy: exec.reconciledBy,
             }
           : null,
       };

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { approveBodySchema, rejectBodySchema } from "@/lib/server/approvals";
+import { claimBodySchema, outcomeBodySchema } from "@/lib/server/claims";
 import { submitEditBodySchema } from "@/lib/server/edits";
 import { handle } from "@/lib/server/http";
 import { submitRunBodySchema } from "@/lib/server/runs";
@@ -8,6 +9,13 @@ import { buildOpenApi } from "@/lib/openapi";
 /** `GET /api/openapi.json` — the whole API as OpenAPI 3.1, from the handlers' zod schemas. Public. */
 export const GET = handle(async () =>
   NextResponse.json(
-    buildOpenApi({ submitRun: submitRunBodySchema, edit: submitEditBodySchema, approve: approveBodySchema, reject: rejectBodySchema }),
+    buildOpenApi({
+      submitRun: submitRunBodySchema,
+      claim: claimBodySchema,
+      outcome: outcomeBodySchema,
+      edit: submitEditBodySchema,
+      approve: approveBodySchema,
+      reject: rejectBodySchema,
+    }),
   ),
 );

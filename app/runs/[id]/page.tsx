@@ -56,7 +56,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
         )}
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
-          <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} grants={viewer.grants} />
+          <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} />
           <aside className="space-y-6">
             <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />
             <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">

@@ -1,0 +1,65 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { AppHeader } from "@/components/app-header";
+import { AutoRefresh } from "@/components/auto-refresh";
+import { ForbiddenNotice } from "@/components/forbidden-notice";
+import { formatInstant } from "@/lib/format";
+import { listNeedsReconciliation } from "@/lib/server/claims";
+import { requirePageViewer } from "@/lib/server/page-auth";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Needs reconciliation" };
+
+/** Supervisors: every step whose outcome is unknown (or never reported), oldest first. */
+export default async function ReconciliationPage() {
+  const viewer = await requirePageViewer("/reconciliation");
+  if (viewer.role !== "supervisor") {
+    return (
+      <>
+        <AppHeader viewer={viewer} />
+        <ForbiddenNotice message="Reconciling unknown outcomes is for supervisors." />
+      </>
+    );
+  }
+  const items = await listNeedsReconciliation();
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-6 py-6">
+        <AutoRefresh seconds={30} />
+        <h1 className="text-xl font-semibold">Needs reconciliation</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Writes whose outcome the executor could not report. Nothing is retried automatically: open the run, find out what happened, and record it.
+        </p>
+        {items.length === 0 ? (
+          <p className="mt-8 rounded-lg border border-dashed border-slate-300 p-8 text-center text-slate-600">Nothing waits for reconciliation.</p>
+        ) : (
+          <table className="mt-4 w-full text-sm">
+            <thead>
+              <tr className="border-b border-slate-300 text-left text-slate-600">
+                <th scope="col" className="px-3 py-2 font-medium">Ticket</th>
+                <th scope="col" className="px-3 py-2 font-medium">Step</th>
+                <th scope="col" className="px-3 py-2 font-medium">Why</th>
+                <th scope="col" className="px-3 py-2 font-medium">Claimed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((i) => (
+                <tr key={`${i.runId}:${i.stepId}`} className="border-b border-slate-100">
+                  <td className="px-3 py-2">
+                    <Link href={`/runs/${i.runId}`} className="text-blue-800 underline">
+                      #{i.ticketId}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs">{i.tool}</td>
+                  <td className="px-3 py-2">{i.reason === "unknown_outcome" ? "Outcome unknown" : "No outcome reported"}</td>
+                  <td className="px-3 py-2">{formatInstant(i.claimedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </main>
+    </>
+  );
+}
