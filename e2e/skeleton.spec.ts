@@ -1,4 +1,5 @@
 import { test, expect } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import { signInAs, STORAGE } from "./helpers";
 
 test.describe("signed out", () => {
@@ -44,6 +45,7 @@ test.describe("operator", () => {
     await page.getByLabel("Status").selectOption("expired");
     await expect(page.getByText("No runs with this status.")).toBeVisible();
     await page.getByLabel("Status").selectOption("pending_review");
+    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
     await page.getByRole("button", { name: /Ticket/ }).click();
     const first = page.getByRole("row").nth(1).getByRole("link");
     await expect(first).toHaveText(/#7499\d/);

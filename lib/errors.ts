@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   email_taken: 409,
   last_admin: 409,
+  payload_too_large: 413,
   validation_failed: 422,
   acknowledgement_required: 422,
   internal: 500,

@@ -64,14 +64,27 @@ async function auditUnrecordedDenial(err: DomainError): Promise<void> {
   }
 }
 
+/** Largest JSON body accepted: 1 MiB (the largest valid plan is about a quarter of that). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new DomainError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, { limitBytes: MAX_BODY_BYTES });
+
 /**
- * Reads and parses a JSON body with `schema`. Errors: `invalid_json` (400) for a body that is
- * not JSON; `bad_request` (400) with `issues` for a body of the wrong shape.
+ * Reads and parses a JSON body with `schema`. Errors: `payload_too_large` (413) above
+ * MAX_BODY_BYTES; `invalid_json` (400) for a body that is not JSON; `bad_request` (400) with `issues` for a body of the wrong shape.
  */
 export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   let raw: unknown;
+  let text: string;
   try {
-    const text = await req.text();
+    text = await req.text();
+  } catch {
+    throw new DomainError("invalid_json", "The request body could not be read.");
+  }
+  if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) throw tooLarge();
+  try {
     raw = text.trim() === "" ? {} : JSON.parse(text);
   } catch {
     throw new DomainError("invalid_json", "The request body is not valid JSON.");

@@ -528,3 +528,20 @@ describe("POST /api/v1/tasks/{taskId}/revisions", () => {
     expect(await revisionOf(taskId)).toBe(start);
   });
 });
+
+describe("request size", () => {
+  it("refuses a body over 1 MiB with 413 payload_too_large before parsing it", async () => {
+    const { POST } = await import("./tasks/[taskId]/runs/route");
+    const big = JSON.stringify({ taskRevision: 1, steps: [{ tool: "add_ticket_note", args: { ticketId: "74991", note: "x".repeat(1_100_000) } }] });
+    const res = await POST(
+      new Request("http://localhost:3999/api/v1/tasks/task_74991/runs", {
+        method: "POST",
+        headers: { authorization: "Bearer pd_demo_agent_key", "content-type": "application/json" },
+        body: big,
+      }),
+      { params: Promise.resolve({ taskId: "task_74991" }) },
+    );
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("payload_too_large");
+  });
+});
