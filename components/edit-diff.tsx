@@ -4,10 +4,36 @@ import { formatMoney, type Money } from "@/lib/money";
 import { getTool } from "@/lib/tools/catalog";
 import { ArgValue } from "./arg-value";
 
-function show(v: unknown): string {
+/** A value of a field change for people: money formatted, absent as "(none)", other JSON as text. */
+export function showValue(v: unknown): string {
   if (v === undefined) return "(none)";
   if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") return formatMoney(v as Money);
   return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** Every changed field of one step, path then before → after (DESIGN.md §7). */
+export function FieldChanges({ fields }: { fields: PlanDiff["changed"][number]["fields"] }) {
+  return (
+    <table className="mt-1 text-sm">
+      <tbody>
+        {fields.map((f) => (
+          <tr key={f.path}>
+            <th scope="row" className="pr-4 text-left align-top font-mono text-xs font-normal text-slate-600">
+              {f.path.replace(/^args\./, "")}
+            </th>
+            <td className="pr-2 align-top text-slate-700 line-through decoration-slate-400">{showValue(f.before)}</td>
+            <td aria-hidden="true" className="align-top">
+              →
+            </td>
+            <td className="pl-2 align-top font-medium">
+              <span className="sr-only">changed to </span>
+              {showValue(f.after)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 /**
@@ -31,25 +57,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
             <p>
               step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
             </p>
-            <table className="mt-1">
-              <tbody>
-                {c.fields.map((f) => (
-                  <tr key={f.path}>
-                    <th scope="row" className="pr-4 text-left align-top font-mono text-xs font-normal text-slate-600">
-                      {f.path.replace(/^args\./, "")}
-                    </th>
-                    <td className="pr-2 align-top text-slate-700 line-through decoration-slate-400">{show(f.before)}</td>
-                    <td aria-hidden="true" className="align-top">
-                      →
-                    </td>
-                    <td className="pl-2 align-top font-medium">
-                      <span className="sr-only">changed to </span>
-                      {show(f.after)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <FieldChanges fields={c.fields} />
             {notes(c.stepId).map((a, n) => (
               <p key={n} className={`mt-1 ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
                 note: {a.message}

@@ -5,20 +5,14 @@ import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/grants";
-import { formatMoney, type Money } from "@/lib/money";
 import type { Plan } from "@/lib/plan/schema";
 import type { RunStepView } from "@/lib/server/runs";
 import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ApprovalPanel } from "./approval-panel";
 import { ArgValue } from "./arg-value";
+import { FieldChanges } from "./edit-diff";
 import { toast } from "./toaster";
-
-function show(v: unknown): string {
-  if (v === undefined) return "(none)";
-  if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") return formatMoney(v as Money);
-  return typeof v === "string" ? v : JSON.stringify(v);
-}
 
 /**
  * The review-changes screen after a valid edit (DESIGN.md §7): "Your edit changed N things",
@@ -100,20 +94,7 @@ export function ReviewChanges({
               <p className="font-medium">
                 step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
               </p>
-              <table className="mt-1 text-sm">
-                <tbody>
-                  {c.fields.map((f) => (
-                    <tr key={f.path}>
-                      <th scope="row" className="pr-4 text-left font-mono text-xs font-normal text-slate-600">
-                        {f.path.replace(/^args\./, "")}
-                      </th>
-                      <td className="pr-2 text-slate-700 line-through decoration-slate-400">{show(f.before)}</td>
-                      <td aria-hidden="true">→</td>
-                      <td className="pl-2 font-medium">{show(f.after)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <FieldChanges fields={c.fields} />
               {notes(c.stepId).map((a, n) => (
                 <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}

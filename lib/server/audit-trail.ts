@@ -1,12 +1,11 @@
 import { DomainError } from "../errors";
 import type { PlanDiff } from "../diff/plan-diff";
 import type { DeskSnapshot } from "../desk/snapshot";
-import { digest } from "../plan/digest";
 import type { Plan } from "../plan/schema";
 import type { ValidationIssue, ValidationResult } from "../validation/types";
 import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
-import { effectiveStatus, storedSteps, type RunStatus, type RunStepView } from "./runs";
+import { effectiveStatus, storedSteps, toStepViews, type RunStatus, type RunStepView } from "./runs";
 import { requireRole, type Viewer } from "./session";
 
 /**
@@ -139,33 +138,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
   const planVersions: AuditPlanVersion[] = run.planVersions.map((pv) => {
     const validation = (pv.validation ?? {}) as Partial<ValidationResult>;
     const gate = validation.gate ?? {};
-    const steps = storedSteps(pv.steps).map((s, i): RunStepView => {
-      const approval = run.approvals
-        .filter((a) => a.stepId === s.id && a.planVersion === pv.version)
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
-      const exec = run.executions.find((e) => e.stepId === s.id && e.planVersion === pv.version);
-      return {
-        id: s.id,
-        position: i + 1,
-        tool: s.tool,
-        args: s.args,
-        provenance: s.provenance ?? {},
-        digest: digest(s),
-        author: s.author ?? { kind: "model" },
-        gate: gate[s.id] ?? "approval_required",
-        approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
-        execution: exec
-          ? {
-              status: exec.resolution ?? exec.status,
-              claimedAt: exec.claimedAt.toISOString(),
-              reportedAt: exec.reportedAt?.toISOString() ?? null,
-              detail: exec.detail,
-              resolution: exec.resolution,
-              reconciledBy: exec.reconciledBy,
-            }
-          : null,
-      };
-    });
+    const steps = toStepViews(storedSteps(pv.steps), pv.version, run, gate, { executionOfVersion: true, resolvedStatus: true });
     return {
       version: pv.version,
       createdBy: pv.createdById

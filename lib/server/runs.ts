@@ -109,34 +109,50 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     escalateAt: run.escalateAt.toISOString(),
     rejectionReason: run.rejectionReason,
     stopReason: run.stopReason ?? null,
-    steps: steps.map((s, i) => {
-      const approval = run.approvals
-        .filter((a) => a.stepId === s.id && a.planVersion === run.planVersion)
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
-      const exec = run.executions.find((e) => e.stepId === s.id);
-      return {
-        id: s.id,
-        position: i + 1,
-        tool: s.tool,
-        args: s.args,
-        provenance: s.provenance ?? {},
-        digest: digest(s),
-        author: s.author ?? { kind: "model" },
-        gate: gate[s.id] ?? "approval_required",
-        approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
-        execution: exec
-          ? {
-              status: exec.status,
-              claimedAt: exec.claimedAt.toISOString(),
-              reportedAt: exec.reportedAt?.toISOString() ?? null,
-              detail: exec.detail,
-              resolution: exec.resolution,
-              reconciledBy: exec.reconciledBy,
-            }
-          : null,
-      };
-    }),
+    steps: toStepViews(steps, run.planVersion, run, gate),
   };
+}
+
+/**
+ * The API view of each step of plan `version`: digest, gate, the latest approval of that step in
+ * that version, and its execution. `opts.executionOfVersion` shows an execution only on the
+ * version it ran under; `opts.resolvedStatus` reports a reconciled step by its resolution.
+ * Pure over the loaded rows; shared by the run view and the audit trail.
+ */
+export function toStepViews(
+  steps: Step[],
+  version: number,
+  rows: Pick<RunWithRelations, "approvals" | "executions">,
+  gate: Record<string, "approval_required" | "auto">,
+  opts: { executionOfVersion?: boolean; resolvedStatus?: boolean } = {},
+): RunStepView[] {
+  return steps.map((s, i) => {
+    const approval = rows.approvals
+      .filter((a) => a.stepId === s.id && a.planVersion === version)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+    const exec = rows.executions.find((e) => e.stepId === s.id && (!opts.executionOfVersion || e.planVersion === version));
+    return {
+      id: s.id,
+      position: i + 1,
+      tool: s.tool,
+      args: s.args,
+      provenance: s.provenance ?? {},
+      digest: digest(s),
+      author: s.author ?? { kind: "model" },
+      gate: gate[s.id] ?? "approval_required",
+      approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
+      execution: exec
+        ? {
+            status: opts.resolvedStatus ? (exec.resolution ?? exec.status) : exec.status,
+            claimedAt: exec.claimedAt.toISOString(),
+            reportedAt: exec.reportedAt?.toISOString() ?? null,
+            detail: exec.detail,
+            resolution: exec.resolution,
+            reconciledBy: exec.reconciledBy,
+          }
+        : null,
+    };
+  });
 }
 
 /**
