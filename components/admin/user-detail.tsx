@@ -5,8 +5,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Controller, useForm } from "react-hook-form";
-import { grantInputSchema, ROLES, type GrantInput, type RoleName } from "@/lib/admin-schemas";
-import { ApiError, apiFetch } from "@/lib/client/api";
+import type { z } from "zod";
+import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/admin-schemas";
+import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money";
 import type { AdminUserView, GrantView } from "@/lib/server/admin";
 import { toast } from "../toaster";
@@ -24,31 +25,27 @@ export function describeGrant(g: Pick<GrantView, "canApprove" | "approveLimit" |
 export function RoleControl({ user }: { user: AdminUserView }) {
   const router = useRouter();
   const qc = useQueryClient();
-  const [role, setRole] = useState<RoleName>(user.role);
-  const [err, setErr] = useState<string | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const form = useForm<z.input<typeof updateUserSchema>, unknown, UpdateUserInput>({ resolver: zodResolver(updateUserSchema), defaultValues: { role: user.role } });
   const save = useMutation({
-    mutationFn: (r: RoleName) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: { role: r } }),
+    mutationFn: (v: UpdateUserInput) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: v }),
     onSuccess: ({ user: u }) => {
-      setErr(null);
+      setFormError(null);
+      form.reset({ role: u.role });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       toast(`${u.name} is now ${u.role}.`);
       router.refresh();
     },
-    onError: (e) => setErr(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed."),
+    onError: (e) => setFormError(applyServerError(e, form.setError, ["role"])),
   });
+  const roleError = form.formState.errors.role?.message;
   return (
-    <form
-      className="flex flex-wrap items-end gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate(role);
-      }}
-    >
+    <form noValidate className="flex flex-wrap items-end gap-2" onSubmit={form.handleSubmit((v) => save.mutate(v))}>
       <div>
         <label htmlFor="role" className="block text-sm font-medium">
           Role
         </label>
-        <select id="role" value={role} onChange={(e) => setRole(e.target.value as RoleName)} className="mt-1 rounded-md border border-slate-300 px-2 py-1.5 text-sm">
+        <select id="role" {...form.register("role")} aria-invalid={!!roleError} aria-describedby={roleError ? "role-error" : undefined} className="mt-1 rounded-md border border-slate-300 px-2 py-1.5 text-sm">
           {ROLES.map((r) => (
             <option key={r} value={r}>
               {r}
@@ -56,14 +53,17 @@ export function RoleControl({ user }: { user: AdminUserView }) {
           ))}
         </select>
       </div>
-      <button type="submit" className={quietButtonClass} disabled={save.isPending || role === user.role}>
+      <button type="submit" className={quietButtonClass} disabled={save.isPending || !form.formState.isDirty}>
         Save role
       </button>
-      {err && (
-        <p role="alert" className="w-full text-sm text-red-700">
-          {err}
+      {roleError && (
+        <p id="role-error" className="w-full text-sm text-red-700">
+          {roleError}
         </p>
       )}
+      <div className="w-full">
+        <FormError message={formError} />
+      </div>
     </form>
   );
 }
