@@ -22,7 +22,9 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
   const [status, setStatus] = useState(initialStatus);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
+  const [mounted, setMounted] = useState(false);
   useEffect(() => {
+    setMounted(true);
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
@@ -93,7 +95,8 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           ))}
         </select>
         <span className="text-xs text-slate-500" aria-live="polite">
-          {rows.length} run{rows.length === 1 ? "" : "s"} · refreshed {new Date(dataUpdatedAt || Date.now()).toLocaleTimeString("en-GB")}
+          {rows.length} run{rows.length === 1 ? "" : "s"}
+          {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
       {isError && (

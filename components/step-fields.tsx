@@ -230,7 +230,8 @@ export function StepField({
     case "shipment_id":
     case "ticket_id":
     case "account_id": {
-      const groups = idOptions(desk, field.kind, ticketAccountId);
+      const current = field.name === "invoiceId" ? (invoiceId ?? "") : "";
+      const groups = idOptions(desk, field.kind, ticketAccountId, field.kind === "invoice_id" ? (id) => id === current || desk.invoices[id]?.status === "open" : undefined);
       input = (
         <>
           {label(base)}

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   stopped_stale_task: 409,
   digest_mismatch: 409,
   approval_missing: 409,
+  approval_revoked: 409,
   already_claimed: 409,
   run_not_approved: 409,
   run_not_pending: 409,

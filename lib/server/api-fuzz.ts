@@ -199,13 +199,14 @@ function validStepArbs(t: FuzzTarget): fc.Arbitrary<Record<string, unknown>>[] {
       tool: "send_reply",
       args: { ticketId: t.ticketId, body },
     })),
-    fc.integer({ min: 1, max: t.invoice.openMinor }).map((minor) => ({
+    // at most a sixth of the balance each: a valid plan's steps (≤ 6) together stay within it
+    fc.integer({ min: 1, max: Math.max(1, Math.floor(t.invoice.openMinor / 6)) }).map((minor) => ({
       tool: "issue_refund",
       args: { invoiceId: t.invoice.id, amount: usd(minor), reason: "Fuzz refund" },
       provenance: { invoiceId: { kind: "source", recordType: "invoice", recordId: t.invoice.id }, amount: { kind: "model" } },
     })),
     fc.integer({ min: 1, max: 500000 }).map((minor) => ({ tool: "apply_credit", args: { accountId: t.accountId, amount: usd(minor), memo: "Fuzz credit" } })),
-    fc.integer({ min: 1, max: t.feeInvoice.feeMinor }).map((minor) => ({
+    fc.integer({ min: 1, max: Math.max(1, Math.floor(t.feeInvoice.feeMinor / 6)) }).map((minor) => ({
       tool: "waive_fee",
       args: { invoiceId: t.feeInvoice.id, feeCode: t.feeInvoice.feeCode, amount: usd(minor) },
     })),

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { DomainError, isDomainError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { checkGrant } from "../grants";
-import { formatMoney } from "../money";
+import { formatMoney, type Money } from "../money";
+import { canonicalJson } from "../plan/canonical-json";
 import { digest } from "../plan/digest";
 import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
@@ -73,6 +74,18 @@ function toApprovalView(a: Prisma.ApprovalGetPayload<object>): ApprovalView {
   };
 }
 
+/**
+ * The saved answer for an idempotency key — only for the same request: the same key with another
+ * body is refused (409 `idempotency_conflict`) rather than answered with what it did not ask for.
+ */
+function replayApproval(saved: unknown, requestHash: string): ApproveResult {
+  const rec = saved as { result?: ApproveResult; requestHash?: string };
+  if (rec.requestHash && rec.requestHash !== requestHash) {
+    throw new DomainError("idempotency_conflict", "This idempotency key was already used for a different approval; use a new key.");
+  }
+  return rec.result as ApproveResult;
+}
+
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
 
@@ -91,8 +104,9 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
   const scope = scopeOf(viewer, runId);
+  const requestHash = canonicalJson({ planVersion: body.planVersion, stepIds: body.stepIds, acknowledgedWarnings: body.acknowledgedWarnings ?? [] });
   const saved = await prisma.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: body.idempotencyKey } } });
-  if (saved) return saved.body as unknown as ApproveResult;
+  if (saved) return replayApproval(saved.body, requestHash);
 
   const run = await loadRun(runId);
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
@@ -127,9 +141,10 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   let targets = body.stepIds === "all" ? plan.steps.filter((s) => !existing.has(s.id)) : [];
   if (body.stepIds !== "all") {
     const byId = new Map(plan.steps.map((s) => [s.id, s]));
-    const unknown = body.stepIds.filter((id) => !byId.has(id));
+    const ids = [...new Set(body.stepIds)];
+    const unknown = ids.filter((id) => !byId.has(id));
     if (unknown.length) throw new DomainError("bad_request", `No step ${unknown.join(", ")} in plan version ${plan.version}.`, { stepIds: unknown });
-    targets = body.stepIds.map((id) => byId.get(id)!).filter((s) => !existing.has(s.id));
+    targets = ids.map((id) => byId.get(id)!).filter((s) => !existing.has(s.id));
   }
   for (const step of targets) {
     const tool = getTool(step.tool)!;
@@ -147,6 +162,26 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         data: { action: "approve", stepId: step.id, tool: step.tool, missing: denial },
       });
       throw new DomainError("approval_denied", reason, { stepId: step.id, tool: step.tool, denial });
+    }
+  }
+  // A ceiling bounds what one person lets a run move per tool, not each step: splitting a payment
+  // into smaller steps must not get around it. Sum this approver's approved and new amounts.
+  const mine = await prisma.approval.findMany({ where: { runId, planVersion: plan.version, state: "active", approverId: viewer.id } });
+  const totals = new Map<string, Money>();
+  for (const step of [...plan.steps.filter((s) => mine.some((a) => a.stepId === s.id)), ...targets]) {
+    const amount = getTool(step.tool)!.amount(step.args as never);
+    if (!amount) continue;
+    const prev = totals.get(step.tool);
+    totals.set(step.tool, prev && prev.currency === amount.currency ? { minor: prev.minor + amount.minor, currency: amount.currency } : prev ?? amount);
+    const total = totals.get(step.tool)!;
+    const denial = targets.includes(step) ? checkGrant(viewer.grants, "approve", step.tool, total) : null;
+    if (denial && denial.code === "over_limit") {
+      await appendAudit(prisma, { runId, type: "denied", actor: { kind: "user", id: viewer.id }, data: { action: "approve", stepId: step.id, tool: step.tool, missing: denial, cumulative: true } });
+      throw new DomainError(
+        "approval_denied",
+        `Your approval limit for ${step.tool} is ${formatMoney(denial.limit)} per run; with this step you would approve ${formatMoney(total)} in this run.`,
+        { stepId: step.id, tool: step.tool, denial },
+      );
     }
   }
   const acknowledged = body.acknowledgedWarnings ?? [];
@@ -213,13 +248,13 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       };
       await tx.idempotencyRecord.update({
         where: { scope_key: { scope, key: body.idempotencyKey } },
-        data: { body: result as unknown as Prisma.InputJsonValue },
+        data: { body: { result, requestHash } as unknown as Prisma.InputJsonValue },
       });
     });
   } catch (e) {
     if (!isDomainError(e) && (e as { code?: string }).code === "P2002") {
       const again = await prisma.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: body.idempotencyKey } } });
-      if (again) return again.body as unknown as ApproveResult;
+      if (again) return replayApproval(again.body, requestHash);
       // Same step approved concurrently under another key: the approval exists; return the state.
       const approvals = await prisma.approval.findMany({ where: { runId, planVersion: plan.version, state: "active" } });
       return { approvals: approvals.map(toApprovalView), run: toRunView(await loadRun(runId), now) };
@@ -227,7 +262,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     throw e;
   }
   const savedNow = await prisma.idempotencyRecord.findUniqueOrThrow({ where: { scope_key: { scope, key: body.idempotencyKey } } });
-  return savedNow.body as unknown as ApproveResult;
+  return replayApproval(savedNow.body, requestHash);
 }
 
 /**

@@ -483,3 +483,29 @@ describe("reportOutcome and reconciliation", () => {
     expect(late.code).toBe("outcome_already_reported");
   });
 });
+
+describe("claimStep: validated again at dispatch", () => {
+  it("refuses a refund the live balance no longer covers, and an approval whose approver lost the grant", async () => {
+    const refund = (id: string, minor: number): StepInput => ({ id, tool: "issue_refund", args: { invoiceId: "in_75003", amount: { minor, currency: "USD" }, reason: "Goodwill" } });
+    const run = await submit("75010", [refund("r1", 50000)]);
+    await approveAll(run.id);
+    // Meanwhile the customer paid most of the invoice: 91000 → 20000 open.
+    await prisma.invoice.update({ where: { id: "in_75003" }, data: { openMinor: 20000 } });
+    const stale = await refused(claimStep(agent, run.id, "r1", await claimBody(run.id, "r1"), null, LATER));
+    expect(stale.code).toBe("validation_failed");
+    expect(stale.message).toMatch(/open balance/);
+    expect(await prisma.stepExecution.count({ where: { runId: run.id } })).toBe(0);
+
+    const run2 = await submit("75010", [refund("r2", 10000)]);
+    await approveAll(run2.id); // approved by the senior
+    await prisma.grant.update({ where: { userId_tool: { userId: "usr_senior", tool: "issue_refund" } }, data: { canApprove: false } });
+    try {
+      const revoked = await refused(claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER));
+      expect(revoked.code).toBe("approval_revoked");
+    } finally {
+      await prisma.grant.update({ where: { userId_tool: { userId: "usr_senior", tool: "issue_refund" } }, data: { canApprove: true } });
+    }
+    const ok = await claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER);
+    expect(ok.claim.token).toBeTruthy();
+  });
+});

@@ -7,6 +7,11 @@ import type { Step } from "../plan/schema";
 import { appendAudit, type Actor } from "./audit";
 import { prisma } from "./db";
 import { storedSteps, type RunStatus } from "./runs";
+import { loadDeskSnapshot } from "./desk-data";
+import { checkGrant, type Grant } from "../grants";
+import type { Currency } from "../money";
+import { getTool } from "../tools/catalog";
+import { validatePlan } from "../validation/pipeline";
 import type { AgentCaller, Viewer } from "./session";
 
 /**
@@ -520,6 +525,41 @@ async function decideClaim(
         requestDigest: body.digest,
       }),
     );
+  }
+
+  // 4b. Dispatch-time checks (DESIGN.md §1: validated again at dispatch): the step alone against
+  // live account data (earlier steps' effects are already in it, so plan-level sums don't apply),
+  // and the approver's authority as it stands now (a revoked grant or disabled user no longer consents).
+  const task = await tx.task.findUniqueOrThrow({ where: { id: run.taskId } });
+  const desk = await loadDeskSnapshot(task.ticketId, tx);
+  const live = validatePlan({ version, steps: [step] }, { desk, now, agentAllowedTools: agent.allowedTools });
+  const errors = live.issues.filter((i) => i.severity === "error");
+  if (errors.length > 0) {
+    return saved(
+      refuse("validation_failed", `Step ${stepId} no longer passes validation against current account data: ${errors.map((i) => i.message).join("; ")}. Do not write it.`, {
+        stepId,
+        issues: errors,
+      }),
+    );
+  }
+  if (approval.approverId) {
+    const approver = await tx.user.findUnique({ where: { id: approval.approverId }, include: { grants: true } });
+    const grants: Grant[] = (approver?.grants ?? []).map((g) => ({
+      tool: g.tool,
+      canApprove: g.canApprove,
+      approveLimit: g.approveLimitMinor != null ? { minor: g.approveLimitMinor, currency: (g.approveLimitCurrency ?? "USD") as Currency } : null,
+      canAuthor: g.canAuthor,
+      authorLimit: g.authorLimitMinor != null ? { minor: g.authorLimitMinor, currency: (g.authorLimitCurrency ?? "USD") as Currency } : null,
+    }));
+    const amount = getTool(step.tool)?.amount(step.args as never);
+    if (!approver || approver.disabled || checkGrant(grants, "approve", step.tool, amount)) {
+      return saved(
+        refuse("approval_revoked", `The person who approved step ${stepId} no longer has the authority to approve it; it needs a new approval.`, {
+          stepId,
+          approverId: approval.approverId,
+        }),
+      );
+    }
   }
 
   // 5. All checks passed: the conditional writes. Each repeats its conditions in its WHERE.

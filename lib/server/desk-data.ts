@@ -1,21 +1,22 @@
 import type { DeskSnapshot, InvoiceRecord, ShipmentRecord } from "../desk/snapshot";
 import type { Currency } from "../money";
+import type { Prisma } from "../generated/prisma/client";
 import { prisma } from "./db";
 
 /**
  * Loads the account data the validator and diff consult for a run on `ticketId`.
  * The demo desk is small, so the whole desk is loaded (needed anyway to name the nearest
- * real id for look-alike ids). Errors: throws when the ticket does not exist.
+ * real id for look-alike ids). `db` may be a transaction client (claims read inside theirs).
+ * Errors: throws when the ticket does not exist.
  */
-export async function loadDeskSnapshot(ticketId: string): Promise<DeskSnapshot> {
-  const [ticket, accounts, tickets, invoices, shipments, holidays] = await Promise.all([
-    prisma.ticket.findUniqueOrThrow({ where: { id: ticketId } }),
-    prisma.customerAccount.findMany(),
-    prisma.ticket.findMany({ select: { id: true, accountId: true, subject: true } }),
-    prisma.invoice.findMany(),
-    prisma.shipment.findMany(),
-    prisma.holiday.findMany(),
-  ]);
+export async function loadDeskSnapshot(ticketId: string, db: Prisma.TransactionClient | typeof prisma = prisma): Promise<DeskSnapshot> {
+  // Sequential: inside a transaction the client is one connection anyway.
+  const ticket = await db.ticket.findUniqueOrThrow({ where: { id: ticketId } });
+  const accounts = await db.customerAccount.findMany();
+  const tickets = await db.ticket.findMany({ select: { id: true, accountId: true, subject: true } });
+  const invoices = await db.invoice.findMany();
+  const shipments = await db.shipment.findMany();
+  const holidays = await db.holiday.findMany();
   const desk: DeskSnapshot = {
     ticket: { id: ticket.id, accountId: ticket.accountId, subject: ticket.subject },
     accounts: Object.fromEntries(accounts.map((a) => [a.id, { id: a.id, name: a.name }])),

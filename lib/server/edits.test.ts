@@ -259,3 +259,54 @@ describe("agent submissions", () => {
     expect((forged.details.issues as { code: string }[]).map((i) => i.code)).toContain("invalid_provenance");
   });
 });
+
+describe("approvals across edits", () => {
+  it("lapse when a step moves or gains a warning nobody acknowledged, so no unreviewed version runs", async () => {
+    const { submitRun } = await import("./runs");
+    const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "issue_refund"], keyId: "key_demo" };
+    const fresh = await submitRun(
+      agent,
+      "task_75008",
+      {
+        taskRevision: 1,
+        steps: [
+          { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 10000, currency: "USD" }, reason: "Storage fee goodwill" } },
+          { id: "s_reply", tool: "send_reply", args: { ticketId: "75008", body: "Hello, we have refunded $100.00 to your account." } },
+        ],
+      },
+      "lapse-1",
+      TEST_NOW,
+    );
+    const id = fresh.run.id;
+    await approveSteps(senior, id, { planVersion: 1, stepIds: "all", idempotencyKey: "lapse-approve" }, TEST_NOW);
+    expect(toRunView(await loadRun(id), TEST_NOW).status).toBe("approved");
+    // Remove the refund: the reply now promises money nothing moves, and it moved to position 1.
+    const v1 = toRunView(await loadRun(id), TEST_NOW);
+    const res = await submitEdit(senior, id, { baseVersion: 1, steps: editable(v1.steps.filter((s) => s.id === "s_reply") as never) }, TEST_NOW);
+    const after = toRunView(await loadRun(id), TEST_NOW);
+    expect(after.status).toBe("pending_review");
+    expect(after.steps[0].approval).toBeNull();
+    expect(res.validation.issues.some((i) => i.code === "unbacked_commitment" && i.stepId === "s_reply")).toBe(true);
+    const ack = await refused(approveSteps(senior, id, { planVersion: 2, stepIds: "all", idempotencyKey: "lapse-2" }, TEST_NOW));
+    expect(ack.code).toBe("acknowledgement_required");
+  });
+});
+
+describe("approval limits and keys", () => {
+  it("bound the total a person approves per tool in a run, refuse a reused key with another body, ignore duplicate ids", async () => {
+    const { submitRun } = await import("./runs");
+    const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["issue_refund", "add_ticket_note"], keyId: "key_demo" };
+    const refund = (id: string) => ({ id, tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 40000, currency: "USD" }, reason: "Split goodwill" } });
+    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: [refund("r1"), refund("r2")] }, "split-1", TEST_NOW);
+    const first = await approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r1", "r1"], idempotencyKey: "split-a" }, TEST_NOW);
+    expect(first.approvals.map((a) => a.stepId)).toEqual(["r1"]);
+    const second = await refused(approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r2"], idempotencyKey: "split-b" }, TEST_NOW));
+    expect(second.code).toBe("approval_denied");
+    expect(second.message).toMatch(/per run/);
+    const reuse = await refused(approveSteps(operator, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: "split-a" }, TEST_NOW));
+    expect(reuse.code).toBe("idempotency_conflict");
+    // the senior's own ceiling (2,000.00) covers the rest
+    const senior2 = await approveSteps(senior, run.id, { planVersion: 1, stepIds: ["r2"], idempotencyKey: "split-c" }, TEST_NOW);
+    expect(senior2.run.status).toBe("approved");
+  });
+});

@@ -182,7 +182,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base.version, next);
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, result.issues);
     const carriedSet = new Set(carried);
     await createPolicyApprovals(
       tx,
@@ -267,7 +267,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         createdAt: now,
       },
     });
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, latest, restored);
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current.plan, restored, result.issues);
     const carriedSet = new Set(carried);
     await createPolicyApprovals(tx, runId, restored, { gate: Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carriedSet.has(id))) }, desk, run.boundTaskRevision, run.expiresAt);
     await settleRunStatus(tx, runId, restored);
@@ -294,5 +294,21 @@ export async function diffVersions(runId: string, from: number, to: number): Pro
   if (!versions.has(from) || !versions.has(to)) throw new DomainError("not_found", `Run ${runId} has no version ${versions.has(from) ? to : from}.`);
   const [a, b, desk] = await Promise.all([loadPlanVersion(prisma, runId, from), loadPlanVersion(prisma, runId, to), loadDeskSnapshot(run.task.ticketId)]);
   const diff = diffPlans(a.plan, b.plan, desk);
-  return { diff, reapproval: describeReapproval(diff, b.plan), from: a.plan, to: b.plan };
+  // Beyond changed digests, approvals also lapse when a step moved or gained a warning that was
+  // not acknowledged (plan-state.ts); name those steps too, so the line matches the buttons.
+  const approved = new Set(
+    run.approvals.filter((x) => x.planVersion === to && x.state === "active").map((x) => x.stepId),
+  );
+  const hadConsent = new Set(
+    run.approvals.filter((x) => x.planVersion >= from && x.planVersion < to && x.approverId !== null).map((x) => x.stepId),
+  );
+  const extra = b.plan.steps
+    .map((s, i) => ({ s, pos: i + 1 }))
+    .filter(({ s }) => !approved.has(s.id) && !diff.reapprovalRequired.includes(s.id) && hadConsent.has(s.id))
+    .map(({ pos }) => `step ${pos} (moved or new warning)`);
+  let reapproval = describeReapproval(diff, b.plan);
+  if (extra.length > 0) {
+    reapproval = diff.reapprovalRequired.length > 0 ? `${reapproval}, ${extra.join(", ")}` : `re-approval required for ${extra.join(", ")}`;
+  }
+  return { diff, reapproval, from: a.plan, to: b.plan };
 }

@@ -2,7 +2,7 @@ import { nanoid } from "nanoid";
 import type { Prisma } from "../generated/prisma/client";
 import { digest } from "../plan/digest";
 import type { Plan } from "../plan/schema";
-import type { ValidationResult } from "../validation/types";
+import type { ValidationIssue, ValidationResult } from "../validation/types";
 import { storedSteps } from "./runs";
 
 type Tx = Prisma.TransactionClient;
@@ -17,23 +17,36 @@ export async function loadPlanVersion(tx: Tx, runId: string, version: number): P
 }
 
 /**
- * After a new plan version `next` replaces `prevVersion`: approvals of steps whose digest did
- * not change are carried over (a new record bound to `next`, the old one marked `superseded`);
- * approvals of changed or removed steps are marked `invalidated` (DESIGN.md §6: an edit
- * invalidates the approval of every step whose digest changed). Returns the invalidated step ids.
+ * After a new plan version `next` replaces `prev`: an approval carries over (a new record bound
+ * to `next`, the old one marked `superseded`) only when what the approver consented to is
+ * unchanged — same digest, same position in the plan, and no warning on that step needing an
+ * acknowledgement the approver did not give. Every other approval is marked `invalidated`
+ * (DESIGN.md §6: an edit invalidates the approval of every step whose digest changed; a reorder
+ * or a new warning changes what the step means too). Returns the invalidated step ids.
  */
 export async function carryOrInvalidateApprovals(
   tx: Tx,
   runId: string,
-  prevVersion: number,
+  prev: Plan,
   next: Plan,
+  nextIssues: readonly ValidationIssue[] = [],
 ): Promise<{ invalidated: string[]; carried: string[] }> {
-  const prev = await tx.approval.findMany({ where: { runId, planVersion: prevVersion, state: "active" } });
+  const prevVersion = prev.version;
+  const prevApprovals = await tx.approval.findMany({ where: { runId, planVersion: prevVersion, state: "active" } });
   const nextDigest = new Map(next.steps.map((s) => [s.id, digest(s)]));
+  const nextPos = new Map(next.steps.map((s, i) => [s.id, i]));
+  const prevPos = new Map(prev.steps.map((s, i) => [s.id, i]));
+  const stillConsented = (a: (typeof prevApprovals)[number]) => {
+    if (nextDigest.get(a.stepId) !== a.digest || nextPos.get(a.stepId) !== prevPos.get(a.stepId)) return false;
+    const acked = (a.acknowledged as { code: string; stepId: string }[] | null) ?? [];
+    return nextIssues
+      .filter((i) => i.needsAcknowledgement && i.stepId === a.stepId)
+      .every((i) => acked.some((k) => k.code === i.code && k.stepId === a.stepId));
+  };
   const invalidated: string[] = [];
   const carried: string[] = [];
-  for (const a of prev) {
-    if (nextDigest.get(a.stepId) === a.digest) {
+  for (const a of prevApprovals) {
+    if (stillConsented(a)) {
       await tx.approval.create({
         data: {
           id: `apr_${nanoid(12)}`,

@@ -151,3 +151,18 @@ describe("argument bounds: delivery windows", () => {
     expect(codes(move(day(0), day(-1), "sh_9999"))).toEqual(["unknown_id", "window_inverted", "window_not_future"]);
   });
 });
+
+describe("money several steps take from one invoice", () => {
+  it("may reach the open balance together but not pass it by one minor unit", async () => {
+    const { validatePlan } = await import("./pipeline");
+    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const usd = (minor: number) => ({ minor, currency: "USD" as const });
+    const two = (a: number, b: number) =>
+      validatePlan(plan(step("r1", "issue_refund", { ...validArgs.issue_refund, amount: usd(a) }), step("r2", "issue_refund", { ...validArgs.issue_refund, amount: usd(b) })), ctx());
+    expect(two(32250, 32250).issues.filter((i) => i.code === "amounts_exceed_balance")).toEqual([]);
+    const over = two(32250, 32251).issues.filter((i) => i.code === "amounts_exceed_balance");
+    expect(over).toHaveLength(1);
+    expect(over[0].stepId).toBe("r2");
+    expect(over[0].message).toMatch(/\$645\.01/);
+  });
+});

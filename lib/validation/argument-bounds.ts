@@ -1,3 +1,4 @@
+import { formatMoney } from "../money";
 import type { BoundsContext } from "../tools/types";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
@@ -21,6 +22,41 @@ export function checkArgumentBounds(steps: readonly StepView[], ctx: BoundsConte
         message: t.message,
         ...(t.needsAcknowledgement ? { needsAcknowledgement: true } : {}),
         ...(t.details ? { details: t.details } : {}),
+      });
+    }
+  }
+  issues.push(...checkCombinedInvoiceMoney(steps, ctx));
+  return issues;
+}
+
+/**
+ * Plan-level bound (DESIGN.md §1.4): money several steps take from ONE invoice (refunds, fee
+ * waivers — any step whose target is an invoice and that moves an amount) must together stay
+ * within its open balance; each step alone passing is not enough. The step whose running total
+ * crosses the balance gets `amounts_exceed_balance` (error). Same-currency amounts only; a
+ * currency mismatch is reported per step already.
+ */
+function checkCombinedInvoiceMoney(steps: readonly StepView[], ctx: BoundsContext): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const running = new Map<string, number>();
+  for (const s of parsedSteps(steps)) {
+    const target = s.tool.target(s.step.args, ctx.desk);
+    const amount = s.tool.amount(s.step.args);
+    if (!target || target.kind !== "invoice" || !amount || amount.minor <= 0) continue;
+    const invoice = ctx.desk.invoices[target.id];
+    if (!invoice || invoice.openBalance.currency !== amount.currency) continue;
+    const total = (running.get(target.id) ?? 0) + amount.minor;
+    running.set(target.id, total);
+    const before = total - amount.minor;
+    if (total > invoice.openBalance.minor && before <= invoice.openBalance.minor && amount.minor <= invoice.openBalance.minor) {
+      issues.push({
+        stage: "argument_bounds",
+        code: "amounts_exceed_balance",
+        severity: "error",
+        stepId: s.id,
+        path: `${s.path}.args.amount`,
+        message: `Together the steps of this plan take ${formatMoney({ minor: total, currency: amount.currency })} from ${target.id}, more than its open balance of ${formatMoney(invoice.openBalance)}`,
+        details: { invoiceId: target.id, total: { minor: total, currency: amount.currency }, openBalance: invoice.openBalance },
       });
     }
   }

@@ -33,6 +33,7 @@ export const ISSUE_CODES = {
   invoice_not_open: { stage: "argument_bounds", severity: "error", meaning: "The invoice is paid or void." },
   currency_mismatch: { stage: "argument_bounds", severity: "error", meaning: "The amount's currency is not the invoice's." },
   amount_exceeds_balance: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance (exactly the balance is allowed)." },
+  amounts_exceed_balance: { stage: "argument_bounds", severity: "error", meaning: "Several steps together take more than one invoice's open balance." },
   unknown_fee_code: { stage: "argument_bounds", severity: "error", meaning: "The invoice has no fee with that code." },
   amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
   window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },

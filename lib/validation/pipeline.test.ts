@@ -148,6 +148,7 @@ describe("validatePlan: all issues, all stages", () => {
       [refund({ invoiceId: "in_74120" })],
       [refund({ amount: { minor: 1, currency: "EUR" } })],
       [refund({ amount: usd(64501) })],
+      [plan(step("r1", "issue_refund", { ...validArgs.issue_refund, amount: usd(40000) }), step("r2", "issue_refund", { ...validArgs.issue_refund, amount: usd(40000) }))],
       [plan(step("w", "waive_fee", { ...validArgs.waive_fee, feeCode: "X" }))],
       [plan(step("w", "waive_fee", { ...validArgs.waive_fee, amount: usd(4501) }))],
       [move({ window: { from: "2026-04-04", to: "2026-04-03" } })],

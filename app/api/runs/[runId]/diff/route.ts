@@ -11,7 +11,7 @@ export const GET = handle(async (req: Request, ctx: { params: Promise<{ runId: s
   const q = new URL(req.url).searchParams;
   const from = Number(q.get("from"));
   const to = Number(q.get("to"));
-  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 1 || to < 1) {
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 1 || to < 1 || from > 2_147_483_647 || to > 2_147_483_647) {
     throw new DomainError("bad_request", "Give two plan versions: ?from=1&to=2.");
   }
   return NextResponse.json(await diffVersions(runId, from, to));

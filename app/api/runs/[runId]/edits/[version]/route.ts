@@ -17,7 +17,7 @@ export const GET = handle(async (req: Request, ctx: { params: Promise<{ runId: s
   const viewer = await requireViewer(req);
   const { runId, version } = await ctx.params;
   const v = Number(version);
-  if (!Number.isInteger(v) || v < 1) throw new DomainError("bad_request", "The version must be a positive integer.");
+  if (!Number.isInteger(v) || v < 1 || v > 2_147_483_647) throw new DomainError("bad_request", "The version must be a positive integer.");
   const url = new URL(req.url);
   const part = url.searchParams.get("part");
   if (part !== null && !PARTS.includes(part as (typeof PARTS)[number])) {

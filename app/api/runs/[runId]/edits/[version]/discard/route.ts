@@ -9,6 +9,6 @@ export const POST = handle(async (req: Request, ctx: { params: Promise<{ runId: 
   const viewer = await requireViewer(req, { mutating: true });
   const { runId, version } = await ctx.params;
   const v = Number(version);
-  if (!Number.isInteger(v) || v < 1) throw new DomainError("bad_request", "The version must be a positive integer.");
+  if (!Number.isInteger(v) || v < 1 || v > 2_147_483_647) throw new DomainError("bad_request", "The version must be a positive integer.");
   return NextResponse.json(await discardEdit(viewer, runId, v), { status: 201 });
 });
