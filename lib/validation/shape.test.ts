@@ -137,3 +137,19 @@ describe("shape stage", () => {
     expect(codes(r)).toEqual(["missing_field"]);
   });
 });
+
+describe("provenance keys", () => {
+  it("must name arguments of the step; a '__proto__' or unknown key is refused, never dropped", async () => {
+    const { validatePlan } = await import("./pipeline");
+    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const base = step("n", "add_ticket_note", validArgs.add_ticket_note) as Record<string, unknown>;
+    const withProv = (prov: Record<string, unknown>) => validatePlan(plan({ ...base, provenance: prov }), ctx());
+    expect(withProv({ note: { kind: "model" } }).ok).toBe(true);
+    const unknown = withProv({ amount: { kind: "model" } });
+    expect(unknown.ok).toBe(false);
+    expect(unknown.issues.map((i) => i.code)).toContain("unknown_field");
+    const proto: Record<string, unknown> = {};
+    Object.defineProperty(proto, "__proto__", { value: { kind: "model" }, enumerable: true, writable: true, configurable: true });
+    expect(withProv(proto).ok).toBe(false);
+  });
+});

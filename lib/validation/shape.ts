@@ -91,6 +91,7 @@ function checkStep(raw: unknown, index: number, issues: ValidationIssue[]): Step
 
   const env = stepSchema.safeParse(raw, { reportInput: true });
   if (!env.success) issues.push(...mapZodIssues(env.error.issues, { stage: "shape", prefix: ["steps", index], ...stepId }));
+  issues.push(...checkProvenanceKeys(raw, path, stepId));
 
   if (typeof raw.tool === "string") {
     view.tool = getTool(raw.tool);
@@ -141,4 +142,31 @@ function checkStep(raw: unknown, index: number, issues: ValidationIssue[]): Step
     view.step = { ...env.data, args };
   }
   return view;
+}
+
+/**
+ * Provenance names arguments: every key of `provenance` must be an argument of the step (or a
+ * dotted path into one, e.g. "window.from"). Checked on the raw object, because a record schema
+ * silently drops a "__proto__" key, and an origin recorded for no argument is never dropped
+ * silently (DESIGN.md §3). Code `unknown_field` (error).
+ */
+function checkProvenanceKeys(raw: Record<string, unknown>, path: string, stepId: { stepId?: string }): ValidationIssue[] {
+  const prov = raw.provenance;
+  if (!isPlainObject(prov)) return [];
+  const args = isPlainObject(raw.args) ? raw.args : {};
+  const out: ValidationIssue[] = [];
+  for (const key of Object.keys(prov)) {
+    const head = key.split(".")[0];
+    if (!Object.prototype.hasOwnProperty.call(args, head)) {
+      out.push({
+        stage: "shape",
+        code: "unknown_field",
+        severity: "error",
+        ...stepId,
+        path: `${path}.provenance.${key}`,
+        message: `Provenance is recorded for ${JSON.stringify(key)}, which is not an argument of this step`,
+      });
+    }
+  }
+  return out;
 }
