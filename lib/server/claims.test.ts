@@ -509,3 +509,18 @@ describe("claimStep: validated again at dispatch", () => {
     expect(ok.claim.token).toBeTruthy();
   });
 });
+
+describe("a restart between approval and claim", () => {
+  it("loses nothing: a fresh process (a restarted server) claims what a person approved in this one", async () => {
+    const { approveSteps } = await import("./approvals");
+    const { loadViewer } = await import("./session");
+    const run = await submit("75013", [{ id: "r1", tool: "reschedule_delivery", args: { shipmentId: "sh_5650", window: { from: "2026-04-10", to: "2026-04-10" }, reason: "Customer asked" } }]);
+    const senior = (await loadViewer("usr_senior"))!;
+    const approved = await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `restart-${run.id}` }, TEST_NOW);
+    expect(approved.run.status).toBe("approved");
+    await prisma.$disconnect(); // this "server" goes away
+    const results = await raceInProcesses(1, { runId: run.id, stepId: "r1", ...(await claimBody(run.id, "r1")), count: 1, keyPrefix: null });
+    expect(results).toEqual([{ ok: true, token: expect.any(String) }]);
+    expect(await prisma.stepExecution.count({ where: { runId: run.id, status: "claimed" } })).toBe(1);
+  }, 90_000);
+});
