@@ -3,6 +3,7 @@ import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
 import { sweepDeadlinesSoon } from "@/lib/server/escalation";
 import { requirePageViewer } from "@/lib/server/page-auth";
+import { deskScope } from "@/lib/server/session";
 import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
 
 export const metadata: Metadata = { title: "Queue" };
@@ -13,7 +14,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const { status: raw } = await searchParams;
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
   await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
-  const rows = await listQueue({ status: status === "all" ? undefined : status });
+  const rows = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
   return (
     <>
       <AppHeader viewer={viewer} />

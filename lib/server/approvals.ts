@@ -13,7 +13,7 @@ import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import { loadPlanVersion, settleRunStatus } from "./plan-state";
 import { effectiveStatus, expireIfDue, loadRun, toRunView, type RunStatus, type RunView } from "./runs";
-import type { Viewer } from "./session";
+import { deskScope, type Viewer } from "./session";
 
 /** Body of `POST /api/runs/{runId}/approvals` (API.md). */
 export const approveBodySchema = z
@@ -108,7 +108,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const saved = await prisma.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: body.idempotencyKey } } });
   if (saved) return replayApproval(saved.body, requestHash);
 
-  const run = await loadRun(runId);
+  const run = await loadRun(runId, deskScope(viewer));
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") {
     await expireIfDue(runId, now);
@@ -271,7 +271,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
  * `stale_plan_version`.
  */
 export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody, now = new Date()): Promise<RunView> {
-  const run = await loadRun(runId);
+  const run = await loadRun(runId, deskScope(viewer));
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has already expired.");
   if (!WAITING.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; it cannot be rejected now.`, { status });

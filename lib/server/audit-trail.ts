@@ -6,7 +6,7 @@ import type { ValidationIssue, ValidationResult } from "../validation/types";
 import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import { effectiveStatus, storedSteps, toStepViews, type RunStatus, type RunStepView } from "./runs";
-import { requireRole, type Viewer } from "./session";
+import { deskScope, requireRole, type Viewer } from "./session";
 
 /**
  * The run timeline a supervisor reads after the fact (DESIGN.md §11, issue #7): every audit
@@ -124,8 +124,8 @@ export function actorOf(
  */
 export async function getRunAudit(viewer: Viewer, runId: string, now = new Date()): Promise<RunAudit & { desk: DeskSnapshot }> {
   await assertAuditReader(viewer, { action: "read_audit", runId });
-  const run = await prisma.run.findUnique({
-    where: { id: runId },
+  const run = await prisma.run.findFirst({
+    where: { id: runId, ...deskScope(viewer) },
     include: { planVersions: { orderBy: { version: "asc" } }, approvals: true, executions: true, edits: { orderBy: { toVersion: "asc" } }, agent: true, task: { include: { ticket: { include: { account: true } } } } },
   });
   if (!run) throw new DomainError("not_found", `Run ${runId} was not found.`);
@@ -194,6 +194,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
  */
 export async function getEditDetail(viewer: Viewer, runId: string, toVersion: number): Promise<EditDetail> {
   await assertAuditReader(viewer, { action: "read_edit", runId });
+  if ((await prisma.run.count({ where: { id: runId, ...deskScope(viewer) } })) === 0) throw new DomainError("not_found", `Run ${runId} was not found.`);
   const edit = await prisma.planEdit.findUnique({ where: { runId_toVersion: { runId, toVersion } } });
   if (!edit) {
     const exists = await prisma.run.count({ where: { id: runId } });

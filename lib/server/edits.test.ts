@@ -6,7 +6,7 @@ import { approveSteps, rejectRun } from "./approvals";
 import { prisma } from "./db";
 import { discardEdit, submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
-import { loadViewer, type Viewer } from "./session";
+import { deskScope, loadViewer, type Viewer } from "./session";
 import { reviseTask } from "./tasks";
 import { prepareTestDatabase, TEST_NOW } from "./test-support";
 
@@ -308,5 +308,21 @@ describe("approval limits and keys", () => {
     // the senior's own ceiling (2,000.00) covers the rest
     const senior2 = await approveSteps(senior, run.id, { planVersion: 1, stepIds: ["r2"], idempotencyKey: "split-c" }, TEST_NOW);
     expect(senior2.run.status).toBe("approved");
+  });
+});
+
+describe("desks", () => {
+  it("an operator of another desk neither sees nor touches this desk's runs (404); supervisors see all", async () => {
+    const { listQueue } = await import("./runs");
+    const { getRunDetails } = await import("./run-details");
+    const run = await runOfTicket("74999");
+    const outsider: Viewer = { ...operator, id: "usr_operator", desk: "parcel" };
+    expect((await listQueue({ scope: deskScope(outsider) }, TEST_NOW)).length).toBe(0);
+    expect((await refused(getRunDetails(run.id, outsider, TEST_NOW))).code).toBe("not_found");
+    expect((await refused(approveSteps(outsider, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: "desk-1" }, TEST_NOW))).code).toBe("not_found");
+    expect((await refused(submitEdit(outsider, run.id, { baseVersion: 1, steps: editable(run.steps as never) }, TEST_NOW))).code).toBe("not_found");
+    expect((await refused(rejectRun(outsider, run.id, { planVersion: 1, reason: "not mine" }, TEST_NOW))).code).toBe("not_found");
+    expect((await listQueue({ scope: deskScope(operator) }, TEST_NOW)).some((r) => r.id === run.id)).toBe(true);
+    expect((await listQueue({ scope: deskScope({ ...supervisor, desk: "parcel" }) }, TEST_NOW)).some((r) => r.id === run.id)).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import { carryOrInvalidateApprovals, loadPlanVersion, settleRunStatus } from "./plan-state";
 import { createPolicyApprovals, effectiveStatus, loadRun, storedSteps, type RunStatus } from "./runs";
-import type { Viewer } from "./session";
+import { deskScope, type Viewer } from "./session";
 
 /** Body of `POST /api/runs/{runId}/edits` (API.md): the base version and the whole edited plan. */
 export const submitEditBodySchema = z
@@ -98,7 +98,7 @@ function authorshipIssues(issues: ValidationIssue[]): ValidationIssue[] {
  * A refused edit stores nothing but an audit event.
  */
 export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEditBody, now = new Date()): Promise<EditResult> {
-  const run = await loadRun(runId);
+  const run = await loadRun(runId, deskScope(viewer));
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: run.expiresAt.toISOString() });
   if (!EDITABLE.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; only a run waiting for review can be edited.`, { status });
@@ -218,7 +218,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
  * else edited after `version`, `expired`, `run_not_pending`; 422 `validation_failed`.
  */
 export async function discardEdit(viewer: Viewer, runId: string, version: number, now = new Date()): Promise<{ planVersion: { version: number; steps: Step[] } }> {
-  const run = await loadRun(runId);
+  const run = await loadRun(runId, deskScope(viewer));
   const edit = await prisma.planEdit.findUnique({ where: { runId_toVersion: { runId, toVersion: version } } });
   if (!edit) throw new DomainError("not_found", `Version ${version} of this run was not made by an edit.`);
   if (edit.editorId !== viewer.id && viewer.role !== "supervisor") {
@@ -288,8 +288,8 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
  * The semantic diff between two stored versions of a run (`from` → `to`), annotated from live
  * account data (DESIGN.md §7). Errors: 404 when either version does not exist.
  */
-export async function diffVersions(runId: string, from: number, to: number): Promise<{ diff: PlanDiff; reapproval: string; from: Plan; to: Plan }> {
-  const run = await loadRun(runId);
+export async function diffVersions(viewer: Viewer, runId: string, from: number, to: number): Promise<{ diff: PlanDiff; reapproval: string; from: Plan; to: Plan }> {
+  const run = await loadRun(runId, deskScope(viewer));
   const versions = new Set(run.planVersions.map((p) => p.version));
   if (!versions.has(from) || !versions.has(to)) throw new DomainError("not_found", `Run ${runId} has no version ${versions.has(from) ? to : from}.`);
   const [a, b, desk] = await Promise.all([loadPlanVersion(prisma, runId, from), loadPlanVersion(prisma, runId, to), loadDeskSnapshot(run.task.ticketId)]);

@@ -4,7 +4,7 @@ import type { ValidationIssue } from "../validation/types";
 import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import { loadRun, storedSteps, toRunView, type RunView } from "./runs";
-import type { Viewer } from "./session";
+import { deskScope, type Viewer } from "./session";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). */
 export interface RunDetails {
@@ -30,7 +30,7 @@ export interface RunDetails {
  */
 export async function getRunDetails(runId: string, viewer: Viewer, now = new Date()): Promise<RunDetails> {
   if (!viewer) throw new DomainError("unauthorized", "Sign in to continue.");
-  const run = await loadRun(runId);
+  const run = await loadRun(runId, deskScope(viewer));
   const [task, agent, users] = await Promise.all([
     prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, include: { ticket: { include: { account: true } } } }),
     prisma.agent.findUniqueOrThrow({ where: { id: run.agentId } }),

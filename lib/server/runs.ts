@@ -390,9 +390,13 @@ export interface QueueRow {
   escalateAt: string;
 }
 
-/** Lists runs for the queue, newest first, optionally filtered by status (effective status). */
-export async function listQueue(filter: { status?: RunStatus } = {}, now = new Date()): Promise<QueueRow[]> {
+/**
+ * Lists runs for the queue, newest first, optionally filtered by status (effective status) and
+ * scoped (`scope`: the viewer's desk, from `deskScope`).
+ */
+export async function listQueue(filter: { status?: RunStatus; scope?: Prisma.RunWhereInput } = {}, now = new Date()): Promise<QueueRow[]> {
   const runs = await prisma.run.findMany({
+    where: filter.scope ?? {},
     include: { task: { include: { ticket: { include: { account: true } } } }, agent: true, planVersions: true },
     orderBy: { createdAt: "desc" },
     take: 500,

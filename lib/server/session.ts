@@ -1,5 +1,6 @@
 import { headers as nextHeaders } from "next/headers";
 import { DomainError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
 import type { Grant } from "../grants";
 import type { Currency } from "../money";
 import { auth } from "./auth";
@@ -15,6 +16,8 @@ export interface Viewer {
   name: string;
   email: string;
   role: "operator" | "supervisor" | "admin";
+  /** The exceptions desk an operator works; supervisors and admins see every desk. */
+  desk: string;
   grants: Grant[];
 }
 
@@ -49,6 +52,7 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
     name: user.name,
     email: user.email,
     role: (["operator", "supervisor", "admin"].includes(user.role) ? user.role : "operator") as Viewer["role"],
+    desk: user.desk,
     grants: user.grants.map((g) => ({
       tool: g.tool,
       canApprove: g.canApprove,
@@ -248,4 +252,13 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
     allowedTools: Array.isArray(key.agent.allowedTools) ? (key.agent.allowedTools as string[]) : [],
     keyId: key.id,
   };
+}
+
+/**
+ * Object-level scope of runs for `viewer` (issue #6): an operator reaches only the runs of their
+ * own desk (the desk of the ticket's customer account); supervisors and admins reach all desks.
+ * Used in the `where` of every run lookup, so another desk's run is simply not found (404).
+ */
+export function deskScope(viewer: Pick<Viewer, "role" | "desk">): Prisma.RunWhereInput {
+  return viewer.role === "operator" ? { task: { ticket: { account: { desk: viewer.desk } } } } : {};
 }
