@@ -6,15 +6,13 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch } from "../app/api/v1/in-process-fetch";
 import { createAgentClient } from "../lib/client/agent-client";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { storedSteps } from "../lib/server/runs";
 import { DEMO_AGENT_KEY } from "../lib/server/seed";
-import { prepareTestDatabase } from "../lib/server/test-support";
+import { approveAllAs, prepareTestDatabase } from "../lib/server/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
 
 const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, fetch: inProcessFetch });
@@ -33,31 +31,7 @@ async function decideWhenSubmitted(decide: (runId: string) => Promise<void>): Pr
   throw new Error("the simulator never submitted its refund run");
 }
 
-async function approveAsPerson(runId: string) {
-  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
-  const steps = storedSteps(run.planVersions.find((v) => v.version === run.planVersion)!.steps);
-  for (const step of steps) {
-    if (await prisma.approval.count({ where: { runId, stepId: step.id, planVersion: run.planVersion, state: "active" } })) continue;
-    await prisma.approval.create({
-      data: {
-        id: `apr_${nanoid(12)}`,
-        runId,
-        stepId: step.id,
-        planVersion: run.planVersion,
-        tool: step.tool,
-        args: step.args as never,
-        digest: digest(step),
-        boundTaskRevision: run.boundTaskRevision,
-        approverId: "usr_operator",
-        authority: { kind: "grant" },
-        acknowledged: [],
-        state: "active",
-        expiresAt: run.expiresAt,
-      },
-    });
-  }
-  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
-}
+const approveAsPerson = (runId: string) => approveAllAs(runId, "usr_operator");
 
 beforeAll(async () => {
   await prepareTestDatabase(new Date());

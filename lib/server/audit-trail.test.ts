@@ -6,7 +6,6 @@
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
-import { isDomainError, type DomainError } from "../errors";
 import type { Step } from "../plan/schema";
 import { approveSteps } from "./approvals";
 import { getEditDetail, getRunAudit } from "./audit-trail";
@@ -17,7 +16,7 @@ import { submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
@@ -29,15 +28,6 @@ let admin: Viewer;
 let refRunId: string;
 let refundStepId: string;
 
-async function refused(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isDomainError(e)) return e;
-    throw e;
-  }
-  throw new Error("expected a typed refusal");
-}
 
 const seededRun = async (ticketId: string) => prisma.run.findFirstOrThrow({ where: { task: { ticketId }, idempotencyKey: { startsWith: "seed:" } } });
 

@@ -15,26 +15,17 @@ import type { StepInput } from "../plan/schema";
 import { claimStep, listNeedsReconciliation, reconcileStep, reportOutcome, STALE_CLAIM_SECONDS } from "./claims";
 import { createPrisma, prisma } from "./db";
 import { resolveDatabaseUrl } from "./database-url";
-import { loadRun, storedSteps, submitRun, toRunView } from "./runs";
+import { loadRun, submitRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import type { AgentCaller } from "./session";
 import { reviseTask } from "./tasks";
-import { prepareTestDatabase, TEST_NOW } from "./test-support";
+import { approveAllAs, prepareTestDatabase, refused, TEST_NOW } from "./test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const LATER = new Date(TEST_NOW.getTime() + 60_000);
 const supervisor = { id: "usr_supervisor", role: "supervisor" as const };
 const operator = { id: "usr_operator", role: "operator" as const };
 
-async function refused(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isDomainError(e)) return e;
-    throw e;
-  }
-  throw new Error("expected a typed refusal");
-}
 
 /** Three internal steps (all auto-gated): the run is approved at submission. */
 function autoPlan(ticketId: string): StepInput[] {
@@ -51,33 +42,8 @@ async function submit(ticketId: string, steps: StepInput[] = autoPlan(ticketId))
   return run;
 }
 
-/** Approves every step of the run's current version as a person would, and marks the run approved. */
-async function approveAll(runId: string) {
-  const run = await loadRun(runId);
-  const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
-  for (const step of storedSteps(pv.steps)) {
-    const exists = await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } });
-    if (exists) continue;
-    await prisma.approval.create({
-      data: {
-        id: `apr_${nanoid(12)}`,
-        runId,
-        stepId: step.id,
-        planVersion: run.planVersion,
-        tool: step.tool,
-        args: step.args as never,
-        digest: digest(step),
-        boundTaskRevision: run.boundTaskRevision,
-        approverId: "usr_senior",
-        authority: { kind: "grant" },
-        acknowledged: [],
-        state: "active",
-        expiresAt: run.expiresAt,
-      },
-    });
-  }
-  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
-}
+/** Approves every step of the run's current version as the senior would, and marks the run approved. */
+const approveAll = (runId: string) => approveAllAs(runId, "usr_senior");
 
 const stepOf = async (runId: string, stepId: string) => (await view(runId)).steps.find((s) => s.id === stepId)!;
 const view = async (runId: string) => toRunView(await loadRun(runId), LATER);

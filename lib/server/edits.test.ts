@@ -1,6 +1,5 @@
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
-import { isDomainError, type DomainError } from "../errors";
 import type { Step } from "../plan/schema";
 import { approveSteps, rejectRun } from "./approvals";
 import { prisma } from "./db";
@@ -8,22 +7,13 @@ import { discardEdit, submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { deskScope, loadViewer, type Viewer } from "./session";
 import { reviseTask } from "./tasks";
-import { prepareTestDatabase, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
 
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
 let operator: Viewer;
 let senior: Viewer;
 let supervisor: Viewer;
 
-async function refused(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isDomainError(e)) return e;
-    throw e;
-  }
-  throw new Error("expected a typed refusal");
-}
 
 async function runOfTicket(ticketId: string) {
   const run = await prisma.run.findFirstOrThrow({ where: { task: { ticketId }, idempotencyKey: { startsWith: "seed:" } } });

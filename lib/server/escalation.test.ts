@@ -5,7 +5,6 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
-import { isDomainError, type DomainError } from "../errors";
 import { IRREVERSIBLE_EXPIRY_SECONDS } from "../policy";
 import type { StepInput } from "../plan/schema";
 import { approveSteps } from "./approvals";
@@ -14,7 +13,7 @@ import { listEscalations, sweepDeadlines } from "./escalation";
 import { submitRun } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);
@@ -22,15 +21,6 @@ let senior: Viewer;
 let supervisor: Viewer;
 let operator: Viewer;
 
-async function refused(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isDomainError(e)) return e;
-    throw e;
-  }
-  throw new Error("expected a typed refusal");
-}
 
 /** A note and a customer reply (the reply needs a person's approval, so the run waits). */
 function gatedPlan(ticketId: string): StepInput[] {

@@ -1,6 +1,11 @@
 import fs from "node:fs";
 import { deploy } from "../../scripts/migrate";
 import { resolveDatabaseUrl } from "./database-url";
+import { nanoid } from "nanoid";
+import { isDomainError, type DomainError } from "../errors";
+import { digest } from "../plan/digest";
+import { prisma } from "./db";
+import { storedSteps } from "./runs";
 import { seedDemoDesk } from "./seed";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
@@ -16,4 +21,48 @@ export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean
   for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
   await deploy(url);
   if (opts.seed !== false) await seedDemoDesk(now);
+}
+
+/**
+ * Awaits `p` and returns the typed refusal it rejected with; fails the test when it resolved or
+ * threw something untyped.
+ */
+export async function refused(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isDomainError(e)) return e;
+    throw e;
+  }
+  throw new Error("expected a typed refusal");
+}
+
+/**
+ * Records an active approval by `approverId` for every step of the run's current plan version and
+ * marks the run approved — the state a person's approvals leave, for tests of the executor side.
+ */
+export async function approveAllAs(runId: string, approverId: string): Promise<void> {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
+  const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
+  for (const step of storedSteps(pv.steps)) {
+    if (await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } })) continue;
+    await prisma.approval.create({
+      data: {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: run.planVersion,
+        tool: step.tool,
+        args: step.args as never,
+        digest: digest(step),
+        boundTaskRevision: run.boundTaskRevision,
+        approverId,
+        authority: { kind: "grant" },
+        acknowledged: [],
+        state: "active",
+        expiresAt: run.expiresAt,
+      },
+    });
+  }
+  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
 }

@@ -9,9 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
-import { storedSteps } from "@/lib/server/runs";
 import { DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/seed";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { approveAllAs, prepareTestDatabase } from "@/lib/server/test-support";
 import { POST as reconcileRoute } from "../runs/[runId]/steps/[stepId]/reconcile/route";
 import { POST as effectRoute } from "./demo/effects/route";
 import { GET as getRunRoute } from "./runs/[runId]/route";
@@ -81,31 +80,7 @@ const notes = (ticketId: string) => [
 const bodyFor = (run: Json, stepId: string) => ({ digest: run.steps.find((s: Json) => s.id === stepId).digest, taskRevision: run.boundTaskRevision });
 
 /** Approves every step of the run's current version (the approval code's shape) and marks it approved. */
-async function approveAll(runId: string) {
-  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
-  const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
-  for (const step of storedSteps(pv.steps)) {
-    if (await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } })) continue;
-    await prisma.approval.create({
-      data: {
-        id: `apr_${nanoid(12)}`,
-        runId,
-        stepId: step.id,
-        planVersion: run.planVersion,
-        tool: step.tool,
-        args: step.args as never,
-        digest: digest(step),
-        boundTaskRevision: run.boundTaskRevision,
-        approverId: "usr_senior",
-        authority: { kind: "grant" },
-        acknowledged: [],
-        state: "active",
-        expiresAt: run.expiresAt,
-      },
-    });
-  }
-  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
-}
+const approveAll = (runId: string) => approveAllAs(runId, "usr_senior");
 
 async function sessionCookie(email: string): Promise<string> {
   const res = await auth.api.signInEmail({ body: { email, password: DEMO_PASSWORD }, headers: new Headers({ origin: BASE }), asResponse: true });
