@@ -1,6 +1,7 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/format";
 import { formatMoney, type Money } from "@/lib/money";
+import { getTool } from "@/lib/tools/catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
@@ -70,4 +71,36 @@ export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unkn
     default:
       return <span>{typeof value === "string" ? value : JSON.stringify(value)}</span>;
   }
+}
+
+/**
+ * A step's arguments as a definition list: each field of its tool (or each raw key, for an
+ * unknown tool) labelled, with its typed value.
+ */
+export function StepArgList({
+  tool,
+  args,
+  desk,
+  className = "mt-1 grid grid-cols-[9rem_1fr] gap-y-1",
+  valueClassName,
+}: {
+  tool: string;
+  args: Record<string, unknown>;
+  desk: DeskSnapshot;
+  className?: string;
+  valueClassName?: string;
+}) {
+  const fields: readonly FieldSpec[] = getTool(tool)?.fields ?? Object.keys(args).map((name) => ({ name, label: name, kind: "text" as const }));
+  return (
+    <dl className={className}>
+      {fields.map((f) => (
+        <div key={f.name} className="contents">
+          <dt className="text-slate-600">{f.label}</dt>
+          <dd className={valueClassName}>
+            <ArgValue field={f} value={args[f.name]} desk={desk} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
 }

@@ -1,8 +1,7 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { formatMoney, type Money } from "@/lib/money";
-import { getTool } from "@/lib/tools/catalog";
-import { ArgValue } from "./arg-value";
+import { StepArgList } from "./arg-value";
 
 /** A value of a field change for people: money formatted, absent as "(none)", other JSON as text. */
 export function showValue(v: unknown): string {
@@ -66,23 +65,13 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
           </li>
         ))}
         {diff.added.map((s) => {
-          const tool = getTool(s.tool);
           return (
             <li key={s.id} className="rounded-md border-2 border-fuchsia-600 bg-fuchsia-50 p-2">
               <p className="font-semibold">
                 + step {position(s.id)} <code>{s.tool}</code>
                 <span className="ml-2 rounded bg-fuchsia-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">added</span>
               </p>
-              <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1">
-                {(tool?.fields ?? Object.keys(s.args).map((name) => ({ name, label: name, kind: "text" as const }))).map((f) => (
-                  <div key={f.name} className="contents">
-                    <dt className="text-slate-600">{f.label}</dt>
-                    <dd>
-                      <ArgValue field={f} value={s.args[f.name]} desk={desk} />
-                    </dd>
-                  </div>
-                ))}
-              </dl>
+              <StepArgList tool={s.tool} args={s.args} desk={desk} />
               {notes(s.id).map((a, n) => (
                 <p key={n} className={`mt-1 ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}
@@ -92,22 +81,12 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
           );
         })}
         {diff.removed.map((s) => {
-          const tool = getTool(s.tool);
           return (
             <li key={s.id} className="rounded-md border border-dashed border-red-400 bg-red-50 p-2">
               <p className="font-semibold text-red-900">
                 − <code>{s.tool}</code> <span className="ml-1 rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">removed</span>
               </p>
-              <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-red-950/80">
-                {(tool?.fields ?? Object.keys(s.args).map((name) => ({ name, label: name, kind: "text" as const }))).map((f) => (
-                  <div key={f.name} className="contents">
-                    <dt>{f.label}</dt>
-                    <dd className="line-through decoration-red-300">
-                      <ArgValue field={f} value={s.args[f.name]} desk={desk} />
-                    </dd>
-                  </div>
-                ))}
-              </dl>
+              <StepArgList tool={s.tool} args={s.args} desk={desk} className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-red-950/80" valueClassName="line-through decoration-red-300" />
             </li>
           );
         })}

@@ -7,10 +7,9 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/grants";
 import type { Plan } from "@/lib/plan/schema";
 import type { RunStepView } from "@/lib/server/runs";
-import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ApprovalPanel } from "./approval-panel";
-import { ArgValue } from "./arg-value";
+import { StepArgList } from "./arg-value";
 import { FieldChanges } from "./edit-diff";
 import { toast } from "./toaster";
 
@@ -103,23 +102,13 @@ export function ReviewChanges({
             </li>
           ))}
           {diff.added.map((s) => {
-            const tool = getTool(s.tool);
             return (
               <li key={s.id} className="rounded-md border-2 border-fuchsia-600 bg-fuchsia-50 p-3" aria-label={`Step ${position(s.id)} added`}>
                 <p className="font-semibold">
                   + step {position(s.id)} <code>{s.tool}</code>
                   <span className="ml-2 rounded bg-fuchsia-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">step added</span>
                 </p>
-                <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm">
-                  {(tool?.fields ?? []).map((f) => (
-                    <div key={f.name} className="contents">
-                      <dt className="text-slate-600">{f.label}</dt>
-                      <dd>
-                        <ArgValue field={f} value={s.args[f.name]} desk={desk} />
-                      </dd>
-                    </div>
-                  ))}
-                </dl>
+                <StepArgList tool={s.tool} args={s.args} desk={desk} className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm" />
                 {notes(s.id).map((a, n) => (
                   <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
                     note: {a.message}

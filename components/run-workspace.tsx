@@ -15,7 +15,7 @@ import { nextActions, runFacts } from "@/lib/run-state";
 import { ApprovalPanel } from "./approval-panel";
 import { NextActionsPanel } from "./next-actions";
 import { ReconcilePanel } from "./reconcile-panel";
-import { ArgValue } from "./arg-value";
+import { StepArgList } from "./arg-value";
 import { PlanForm } from "./plan-form";
 import { PlanSteps } from "./plan-steps";
 import { ReviewChanges } from "./review-changes";
@@ -222,16 +222,7 @@ function StepList({ steps, desk }: { steps: Pick<Step, "id" | "tool" | "args">[]
             <p className="font-medium">
               Step {i + 1} · {tool?.label ?? s.tool}
             </p>
-            <dl className="grid grid-cols-[8rem_1fr] gap-y-0.5">
-              {(tool?.fields ?? []).map((f) => (
-                <div key={f.name} className="contents">
-                  <dt className="text-slate-600">{f.label}</dt>
-                  <dd>
-                    <ArgValue field={f} value={s.args[f.name]} desk={desk} />
-                  </dd>
-                </div>
-              ))}
-            </dl>
+            <StepArgList tool={s.tool} args={s.args} desk={desk} className="grid grid-cols-[8rem_1fr] gap-y-0.5" />
           </li>
         );
       })}
