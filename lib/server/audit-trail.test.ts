@@ -16,7 +16,7 @@ import { submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "./test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
@@ -31,19 +31,6 @@ let refundStepId: string;
 
 const seededRun = async (ticketId: string) => prisma.run.findFirstOrThrow({ where: { task: { ticketId }, idempotencyKey: { startsWith: "seed:" } } });
 
-/** The reference edit: the delivery four days later and a refund of $1,489.00 on in_74119. */
-function referenceEdit(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
-  const out: Step[] = steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
-  out.find((s) => s.tool === "reschedule_delivery")!.args.window = { from: iso(7), to: iso(7) };
-  out.push({
-    id: "new",
-    tool: "issue_refund",
-    args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" },
-    provenance: {},
-    author: { kind: "model" },
-  });
-  return out;
-}
 
 beforeAll(async () => {
   await prepareTestDatabase();

@@ -7,7 +7,7 @@ import { discardEdit, submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { deskScope, loadViewer, type Viewer } from "./session";
 import { reviseTask } from "./tasks";
-import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
+import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "./test-support";
 
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
 let operator: Viewer;
@@ -20,24 +20,7 @@ async function runOfTicket(ticketId: string) {
   return toRunView(await loadRun(run.id), TEST_NOW);
 }
 
-/** The steps of a run as an edit body sends them (what the form holds). */
-function editable(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
-  return steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
-}
 
-function referenceEdit(steps: Step[]): Step[] {
-  const out = editable(steps);
-  const resched = out.find((s) => s.tool === "reschedule_delivery")!;
-  resched.args.window = { from: iso(7), to: iso(7) }; // four days later than the agent's day 3
-  out.push({
-    id: "new-refund",
-    tool: "issue_refund",
-    args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" },
-    provenance: {},
-    author: { kind: "model" },
-  });
-  return out;
-}
 
 beforeAll(async () => {
   await prepareTestDatabase();

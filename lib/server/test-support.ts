@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import { deploy } from "../../scripts/migrate";
 import { resolveDatabaseUrl } from "./database-url";
+import { addDays, formatISO } from "date-fns";
 import { nanoid } from "nanoid";
+import type { Step } from "../plan/schema";
 import { isDomainError, type DomainError } from "../errors";
 import { digest } from "../plan/digest";
 import { prisma } from "./db";
@@ -65,4 +67,28 @@ export async function approveAllAs(runId: string, approverId: string): Promise<v
     });
   }
   await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
+}
+
+/** The steps of a run as an edit body sends them (what the form holds): ids, tools, copied args. */
+export function editable(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
+  return steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
+}
+
+/**
+ * The reference edit of DESIGN.md on the seeded #74991 plan (seeded at TEST_NOW): the delivery
+ * moved to TEST_NOW + 7 days (four days later than the agent's day 3) and a refund of
+ * $1,489.00 (148900 USD minor units) on in_74119 added.
+ */
+export function referenceEdit(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
+  const day = formatISO(addDays(TEST_NOW, 7), { representation: "date" });
+  const out = editable(steps);
+  out.find((s) => s.tool === "reschedule_delivery")!.args.window = { from: day, to: day };
+  out.push({
+    id: "new-refund",
+    tool: "issue_refund",
+    args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" },
+    provenance: {},
+    author: { kind: "model" },
+  });
+  return out;
 }
