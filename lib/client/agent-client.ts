@@ -15,8 +15,10 @@
 
 // ── shapes of API.md ───────────────────────────────────────────────────────────
 
+/** Money as API.md sends it: integer minor units (cents) and an ISO 4217 currency. */
 export type Money = { minor: number; currency: string };
 
+/** A task (`GET /api/v1/tasks/{taskId}`): its ticket, customer account and revision counter. */
 export interface Task {
   id: string;
   ticketId: string;
@@ -26,9 +28,12 @@ export interface Task {
   updatedAt?: string;
 }
 
+/** Run statuses of API.md. */
 export type RunStatus = "pending_review" | "approved" | "rejected" | "expired" | "executing" | "completed" | "stopped" | "failed";
+/** What an executor reports after a write; `unknown` waits for a person, never replayed. */
 export type StepOutcomeStatus = "succeeded" | "failed" | "unknown";
 
+/** One step of a run as stored: the tool call, its digest (hex SHA-256 of RFC 8785 `{tool, args}`), author, gate and approval. */
 export interface RunStep {
   id: string;
   position?: number;
@@ -42,6 +47,7 @@ export interface RunStep {
   execution?: null | { status: string; claimedAt: string; reportedAt: string | null; detail: string | null };
 }
 
+/** The `run` object of API.md. Times are ISO-8601 UTC strings. */
 export interface Run {
   id: string;
   taskId: string;
@@ -59,6 +65,7 @@ export interface Run {
   steps: RunStep[];
 }
 
+/** A step as an agent submits it (`id` optional: the console assigns one). */
 export interface StepInput {
   id?: string;
   tool: string;
@@ -66,6 +73,7 @@ export interface StepInput {
   provenance?: Record<string, unknown>;
 }
 
+/** A typed validation issue (API.md): stage, code, severity, step, path, message. */
 export interface ValidationIssue {
   stage: "shape" | "structure" | "allowlist" | "argument_bounds" | "task_contract" | "content" | "authorship" | "gate";
   code: string;
@@ -75,6 +83,7 @@ export interface ValidationIssue {
   message: string;
 }
 
+/** A granted claim: the token to report the outcome with, for exactly this step and digest. */
 export interface Claim {
   token: string;
   stepId: string;
@@ -86,6 +95,7 @@ export interface Claim {
   claimedAt?: string;
 }
 
+/** The stored execution of a step after an outcome report or reconciliation. */
 export interface StepExecution {
   runId: string;
   stepId: string;
@@ -123,8 +133,11 @@ export type ClaimRefusalCode =
   | "expired"
   | "stale_task"
   | "idempotency_conflict";
+/** Typed refusals of a submission. */
 export type SubmitRefusalCode = "validation_failed" | "stale_task";
+/** Typed refusals of an outcome report. */
 export type OutcomeRefusalCode = "invalid_claim_token" | "outcome_already_reported";
+/** Typed refusals of the demo-only effect writer. */
 export type EffectRefusalCode = "invalid_claim_token" | "effect_failed";
 
 /** An error body of API.md: `{code, message, ...details}`, with the details of the codes that carry some. */
@@ -142,11 +155,14 @@ export type ApiError<C extends string> = { code: C | CommonErrorCode; message: s
   [detail: string]: unknown;
 };
 
+/** A refused call: HTTP status (0 for a network failure) and the typed error body. */
 export type Failure<C extends string> = { ok: false; status: number; error: ApiError<C> };
+/** Every call's answer: the body with `ok: true`, or a `Failure` with the call's refusal codes. */
 export type Result<T, C extends string = never> = ({ ok: true; status: number; replayed: boolean } & T) | Failure<C>;
 
 // ── the client ─────────────────────────────────────────────────────────────────
 
+/** `baseUrl` of the console, the agent `apiKey`, and an optional `fetch` (tests). */
 export interface AgentClientOptions {
   /** Origin of the console, e.g. "http://localhost:3000". */
   baseUrl: string;
@@ -156,6 +172,7 @@ export interface AgentClientOptions {
   fetch?: typeof fetch;
 }
 
+/** The calls of the agent and executor API; none throws (see the file docstring). */
 export interface AgentClient {
   listTasks(filter?: { ticketId?: string }): Promise<Result<{ tasks: Task[] }>>;
   getTask(taskId: string): Promise<Result<{ task: Task }>>;
