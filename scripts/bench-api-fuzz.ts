@@ -32,7 +32,7 @@ async function main(): Promise<number> {
     import("fast-check").then((m) => m.default),
     import("../lib/server/seed"),
     import("../lib/server/db"),
-    import("../lib/server/api-fuzz"),
+    import("../testing/api-fuzz"),
     import("../app/api/v1/tasks/[taskId]/runs/route"),
   ]);
   const { FAMILIES, DEMO_FUZZ_TARGET, fuzzCaseArb, runFuzzCase } = fuzz;

@@ -20,8 +20,8 @@ import { submitEdit } from "@/lib/server/edits";
 import { submitRun, type RunView } from "@/lib/server/runs";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/seed";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
-import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/lib/server/test-auth";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
 import type { StepInput } from "@/lib/plan/schema";
 
 // ── the routes, as the file system has them ───────────────────────────────────

@@ -11,7 +11,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "./audit";
 import { prisma } from "./db";
-import { prepareTestDatabase } from "./test-support";
+import { prepareTestDatabase } from "../../testing/test-support";
 
 const ROOT = path.resolve(__dirname, "../..");
 const SCANNED = ["lib", "app", "scripts", "prisma/migrations"];

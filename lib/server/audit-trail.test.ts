@@ -16,7 +16,7 @@ import { submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });

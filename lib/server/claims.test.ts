@@ -19,7 +19,7 @@ import { loadRun, submitRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import type { AgentCaller } from "./session";
 import { reviseTask } from "./tasks";
-import { approveAllAs, prepareTestDatabase, refused, TEST_NOW } from "./test-support";
+import { approveAllAs, prepareTestDatabase, refused, TEST_NOW } from "../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const LATER = new Date(TEST_NOW.getTime() + 60_000);
@@ -147,7 +147,7 @@ async function raceInProcesses(n: number, input: { runId: string; stepId: string
   const startAt = Date.now() + 4000; // after every process has booted
   const children = Array.from({ length: n }, () =>
     new Promise<{ ok: boolean; token?: string; code?: string }[]>((resolve, reject) => {
-      const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), [path.join(__dirname, "claims.race-child.ts")], {
+      const child = spawn(path.join(process.cwd(), "node_modules", ".bin", "tsx"), [path.join(__dirname, "..", "..", "testing", "claims-race-child.ts")], {
         env: { ...process.env, PLANDESK_RACE: JSON.stringify({ ...input, startAt, now: LATER.toISOString() }) },
         stdio: ["ignore", "pipe", "pipe"],
       });

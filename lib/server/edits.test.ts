@@ -7,7 +7,7 @@ import { discardEdit, submitEdit } from "./edits";
 import { loadRun, toRunView } from "./runs";
 import { deskScope, loadViewer, type Viewer } from "./session";
 import { reviseTask } from "./tasks";
-import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "./test-support";
+import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "../../testing/test-support";
 
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
 let operator: Viewer;

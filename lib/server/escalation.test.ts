@@ -13,7 +13,7 @@ import { listEscalations, sweepDeadlines } from "./escalation";
 import { submitRun } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, refused, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, refused, TEST_NOW } from "../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);

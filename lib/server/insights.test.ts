@@ -15,7 +15,7 @@ import { loadInsights, type InsightsPage } from "./insights";
 import { loadRun, submitRun, toRunView } from "./runs";
 import { DEMO_AGENT_ID } from "./seed";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, TEST_NOW } from "./test-support";
+import { prepareTestDatabase, TEST_NOW } from "../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const D1 = new Date(TEST_NOW.getTime() + 10 * 86_400_000); // 2026-04-11 09:00 UTC

@@ -12,8 +12,8 @@ import { MIN_SECRET_LENGTH, startupProblem } from "./config";
 import { prisma } from "./db";
 import { DEMO_AGENT_KEY, DEMO_PASSWORD, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./seed";
 import { requireAgent } from "./session";
-import { apiRequest, signInCookie } from "./test-auth";
-import { prepareTestDatabase } from "./test-support";
+import { apiRequest, signInCookie } from "../../testing/test-auth";
+import { prepareTestDatabase } from "../../testing/test-support";
 
 const ROOT = path.resolve(__dirname, "../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");

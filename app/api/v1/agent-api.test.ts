@@ -11,7 +11,7 @@ import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/seed";
 import { getViewer } from "@/lib/server/session";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { prepareTestDatabase } from "@/testing/test-support";
 import { VALIDATION_STAGES } from "@/lib/validation/types";
 import { GET as getRun } from "./runs/[runId]/route";
 import { GET as getTask } from "./tasks/[taskId]/route";

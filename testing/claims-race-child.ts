@@ -5,10 +5,10 @@
  * Input: env PLANDESK_RACE = JSON `{runId, stepId, digest, taskRevision, count, keyPrefix, startAt, now}`;
  * DATABASE_URL points at the test database. Not used by the app.
  */
-import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
-import { isDomainError } from "../errors";
-import { claimStep } from "./claims";
-import { prisma } from "./db";
+import { DEMO_AGENT_TOOLS } from "../lib/demo/desk-data";
+import { isDomainError } from "../lib/errors";
+import { claimStep } from "../lib/server/claims";
+import { prisma } from "../lib/server/db";
 
 async function main() {
   const input = JSON.parse(process.env.PLANDESK_RACE ?? "{}") as {

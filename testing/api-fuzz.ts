@@ -13,12 +13,12 @@
  *   returns the earlier run), and a known-valid control plan is accepted.
  */
 import fc from "fast-check";
-import { digest } from "../plan/digest";
-import { MAX_PLAN_STEPS } from "../plan/schema";
-import { toolNames } from "../tools/catalog";
-import { validatePlan } from "../validation/pipeline";
-import { prisma } from "./db";
-import { loadDeskSnapshot } from "./desk-data";
+import { digest } from "../lib/plan/digest";
+import { MAX_PLAN_STEPS } from "../lib/plan/schema";
+import { toolNames } from "../lib/tools/catalog";
+import { validatePlan } from "../lib/validation/pipeline";
+import { prisma } from "../lib/server/db";
+import { loadDeskSnapshot } from "../lib/server/desk-data";
 
 /** The submit-run route handler's signature. */
 export type SubmitHandler = (req: Request, ctx: { params: Promise<{ taskId: string }> }) => Promise<Response>;

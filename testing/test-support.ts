@@ -1,14 +1,14 @@
 import fs from "node:fs";
-import { deploy } from "../../scripts/migrate";
-import { resolveDatabaseUrl } from "./database-url";
+import { deploy } from "../scripts/migrate";
+import { resolveDatabaseUrl } from "../lib/server/database-url";
 import { addDays, formatISO } from "date-fns";
 import { nanoid } from "nanoid";
-import type { Step } from "../plan/schema";
-import { isDomainError, type DomainError } from "../errors";
-import { digest } from "../plan/digest";
-import { prisma } from "./db";
-import { storedSteps } from "./runs";
-import { seedDemoDesk } from "./seed";
+import type { Step } from "../lib/plan/schema";
+import { isDomainError, type DomainError } from "../lib/errors";
+import { digest } from "../lib/plan/digest";
+import { prisma } from "../lib/server/db";
+import { storedSteps } from "../lib/server/runs";
+import { seedDemoDesk } from "../lib/server/seed";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");

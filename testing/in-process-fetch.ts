@@ -3,14 +3,14 @@
  * in this process (real `Request` objects, the test file's own database), so the typed client
  * and the simulator can be tested without a server. Unknown paths answer 404 like Next would.
  */
-import { POST as demoEffect } from "./demo/effects/route";
-import { GET as getRun } from "./runs/[runId]/route";
-import { POST as claim } from "./runs/[runId]/steps/[stepId]/claim/route";
-import { POST as outcome } from "./runs/[runId]/steps/[stepId]/outcome/route";
-import { GET as getTask } from "./tasks/[taskId]/route";
-import { POST as revise } from "./tasks/[taskId]/revisions/route";
-import { POST as submit } from "./tasks/[taskId]/runs/route";
-import { GET as listTasks } from "./tasks/route";
+import { POST as demoEffect } from "../app/api/v1/demo/effects/route";
+import { GET as getRun } from "../app/api/v1/runs/[runId]/route";
+import { POST as claim } from "../app/api/v1/runs/[runId]/steps/[stepId]/claim/route";
+import { POST as outcome } from "../app/api/v1/runs/[runId]/steps/[stepId]/outcome/route";
+import { GET as getTask } from "../app/api/v1/tasks/[taskId]/route";
+import { POST as revise } from "../app/api/v1/tasks/[taskId]/revisions/route";
+import { POST as submit } from "../app/api/v1/tasks/[taskId]/runs/route";
+import { GET as listTasks } from "../app/api/v1/tasks/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const ROUTES: [string, RegExp, string[], Handler][] = [
