@@ -30,7 +30,7 @@ async function main(): Promise<number> {
   const [{ deploy }, fc, seed, { prisma }, fuzz, route] = await Promise.all([
     import("./migrate"),
     import("fast-check").then((m) => m.default),
-    import("../lib/server/seed"),
+    import("../lib/server/demo/seed"),
     import("../lib/server/db"),
     import("../testing/api-fuzz"),
     import("../app/api/v1/tasks/[taskId]/runs/route"),

@@ -11,7 +11,7 @@ import { inProcessFetch } from "../testing/in-process-fetch";
 import { createAgentClient } from "../lib/client/agent-client";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { DEMO_AGENT_KEY } from "../lib/server/seed";
+import { DEMO_AGENT_KEY } from "../lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "../testing/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
 

@@ -18,7 +18,7 @@ import { MAX_PLAN_STEPS } from "../lib/plan/schema";
 import { toolNames } from "../lib/tools/catalog";
 import { validatePlan } from "../lib/validation/pipeline";
 import { prisma } from "../lib/server/db";
-import { loadDeskSnapshot } from "../lib/server/desk-data";
+import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
 
 /** The submit-run route handler's signature. */
 export type SubmitHandler = (req: Request, ctx: { params: Promise<{ taskId: string }> }) => Promise<Response>;
@@ -712,7 +712,7 @@ export async function runFuzzCase(handler: SubmitHandler, c: FuzzCase, apiKey: s
     out.problems.push(`run ${run.id} answered but not stored`);
     return out;
   }
-  const desk = await loadDeskSnapshot(stored.task.ticketId);
+  const desk = await loadAccountSnapshot({ ticketId: stored.task.ticketId, steps: Array.isArray(pv.steps) ? pv.steps : [], now: stored.createdAt });
   const again = validatePlan({ version: 1, steps: pv.steps }, { desk, now: stored.createdAt, agentAllowedTools });
   if (!again.ok) {
     out.acceptedInvalid = true;

@@ -7,7 +7,7 @@
  */
 import { DEMO_AGENT_TOOLS } from "../lib/demo/desk-data";
 import { isDomainError } from "../lib/errors";
-import { claimStep } from "../lib/server/claims";
+import { claimStep } from "../lib/server/claims/claim-step";
 import { prisma } from "../lib/server/db";
 
 async function main() {

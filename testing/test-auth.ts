@@ -1,5 +1,5 @@
 import { auth } from "../lib/server/auth";
-import { DEMO_PASSWORD } from "../lib/server/seed";
+import { DEMO_PASSWORD } from "../lib/server/demo/seed";
 
 /**
  * Test helpers for route-handler tests: real better-auth sessions and requests as a browser or

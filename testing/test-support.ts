@@ -7,8 +7,8 @@ import type { Step } from "../lib/plan/schema";
 import { isDomainError, type DomainError } from "../lib/errors";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { storedSteps } from "../lib/server/runs";
-import { seedDemoDesk } from "../lib/server/seed";
+import { storedSteps } from "../lib/server/runs/run-view";
+import { seedDemoDesk } from "../lib/server/demo/seed";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
-import { DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/seed";
+import { DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
 import { POST as reconcileRoute } from "../runs/[runId]/steps/[stepId]/reconcile/route";
 import { POST as effectRoute } from "./demo/effects/route";
