@@ -9,6 +9,8 @@ import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
 import { storedSteps } from "../lib/server/runs/run-view";
 import { seedDemoDesk } from "../lib/server/demo/seed";
+import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
+import { inTransaction, ok } from "../lib/server/transaction";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
@@ -41,7 +43,8 @@ export async function refused(p: Promise<unknown>): Promise<DomainError> {
 
 /**
  * Records an active approval by `approverId` for every step of the run's current plan version and
- * marks the run approved — the state a person's approvals leave, for tests of the executor side.
+ * settles the run through the lifecycle (approved) — the state a person's approvals leave, for
+ * tests of the executor side.
  */
 export async function approveAllAs(runId: string, approverId: string): Promise<void> {
   const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
@@ -66,7 +69,8 @@ export async function approveAllAs(runId: string, approverId: string): Promise<v
       },
     });
   }
-  await prisma.run.update({ where: { id: runId }, data: { status: "approved", approvedVersion: run.planVersion } });
+  const stepIds = storedSteps(pv.steps).map((s) => s.id);
+  await inTransaction(async (tx) => ok(await settleReview(tx, runId, run.planVersion, stepIds)));
 }
 
 /** The steps of a run as an edit body sends them (what the form holds): ids, tools, copied args. */

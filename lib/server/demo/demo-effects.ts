@@ -5,6 +5,7 @@ import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { serverConfig } from "../config";
 import { prisma } from "../db";
+import { lockRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../runs/run-view";
 import type { AgentCaller } from "../session";
 
@@ -67,7 +68,7 @@ export async function applyDemoEffect(
   if (!serverConfig().demo) throw new DomainError("not_found", "Demo effects exist only in demo mode.");
   const out = await db.$transaction(
     async (tx): Promise<{ ok: true; effect: DemoEffect; replayed: boolean } | { ok: false; error: DomainError }> => {
-      await tx.$executeRaw`UPDATE "run" SET "status" = "status" WHERE "id" = ${body.runId}`;
+      await lockRun(tx, body.runId);
       const exec = await tx.stepExecution.findUnique({ where: { token: body.token }, include: { run: true } });
       if (!exec || exec.runId !== body.runId || exec.stepId !== body.stepId || exec.run.agentId !== agent.id) {
         return { ok: false, error: new DomainError("invalid_claim_token", `This token is not the claim of step ${body.stepId} of run ${body.runId}.`) };
