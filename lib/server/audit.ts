@@ -1,30 +1,10 @@
 import { nanoid } from "nanoid";
+import type { AuditData, AuditType } from "../audit/events";
 import type { Prisma } from "../generated/prisma/client";
 import { prisma } from "./db";
 import { currentEndpoint, markDenialHandled } from "./request-context";
 
-/** Event types of the append-only audit log (DESIGN.md §11). */
-export type AuditType =
-  | "submitted"
-  | "submission_refused"
-  | "validated"
-  | "edited"
-  | "edit_refused"
-  | "edit_discarded"
-  | "approved"
-  | "auto_approved"
-  | "rejected"
-  | "invalidated"
-  | "claimed"
-  | "claim_refused"
-  | "outcome"
-  | "reconciled"
-  | "stopped_stale"
-  | "task_revised"
-  | "expired"
-  | "escalated"
-  | "denied"
-  | "admin_change";
+export type { AuditType } from "../audit/events";
 
 /**
  * Who caused an event: the agent (by id), a person (user id), the system, or an unidentified
@@ -39,13 +19,8 @@ export type Actor =
 
 type Tx = Prisma.TransactionClient | typeof prisma;
 
-/** One event to append: its type, who caused it, the run it belongs to (if any) and its detail. */
-export interface AuditInput {
-  runId?: string | null;
-  type: AuditType;
-  actor: Actor;
-  data?: Record<string, unknown>;
-}
+/** One event to append: its type, who caused it, the run it belongs to (if any) and its data (typed per type by lib/audit/events.ts). */
+export type AuditInput = { [T in AuditType]: { runId?: string | null; type: T; actor: Actor; data: AuditData<T> } }[AuditType];
 
 /**
  * Appends one audit event. This module is the only writer of `audit_event`, and it only
@@ -57,7 +32,7 @@ export async function appendAudit(
   tx: Tx,
   event: AuditInput,
 ): Promise<void> {
-  let data = event.data ?? {};
+  let data: Record<string, unknown> = event.data;
   if (event.type === "denied") {
     const endpoint = currentEndpoint();
     if (endpoint && data.endpoint === undefined) data = { ...data, endpoint };

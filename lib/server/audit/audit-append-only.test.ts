@@ -86,7 +86,7 @@ describe("the database refuses to change or remove an event", () => {
   let seq: number;
   beforeAll(async () => {
     await prepareTestDatabase(undefined, { seed: false });
-    await appendAudit(prisma, { type: "admin_change", actor: { kind: "system" }, data: { note: "original" } });
+    await appendAudit(prisma, { type: "admin_change", actor: { kind: "system" }, data: { what: "test.original", target: { kind: "test", id: "t1" }, before: null, after: { note: "original" } } });
     seq = (await prisma.auditEvent.findFirstOrThrow({ orderBy: { seq: "desc" } })).seq;
   });
 
@@ -110,13 +110,13 @@ describe("the database refuses to change or remove an event", () => {
       expect(text, name).toMatch(/append-only/);
     }
     const row = await prisma.auditEvent.findUniqueOrThrow({ where: { seq } });
-    expect(row).toMatchObject({ type: "admin_change", actorKind: "system", data: { note: "original" } });
+    expect(row).toMatchObject({ type: "admin_change", actorKind: "system", data: { what: "test.original", target: { kind: "test", id: "t1" }, before: null, after: { note: "original" } } });
     expect(await prisma.auditEvent.count()).toBeGreaterThanOrEqual(1);
   });
 
   it("still accepts new events", async () => {
     const before = await prisma.auditEvent.count();
-    await appendAudit(prisma, { type: "admin_change", actor: { kind: "system" }, data: { note: "another" } });
+    await appendAudit(prisma, { type: "admin_change", actor: { kind: "system" }, data: { what: "test.another", target: { kind: "test", id: "t2" }, before: null, after: { note: "another" } } });
     expect(await prisma.auditEvent.count()).toBe(before + 1);
   });
 });

@@ -13,7 +13,7 @@ import { expireRun, moveRun, stopForStaleTask } from "../lifecycle/run-lifecycle
 import { storedSteps } from "../runs/run-view";
 import { grantsOf, type AgentCaller } from "../session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
-import { decideClaim, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
+import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 
@@ -224,7 +224,8 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
 /** Applies what a refusal changes besides being recorded: stop the run for a stale task, or persist a passed deadline. */
 async function applyRefusalEffect(tx: Tx, refusal: ClaimRefusal, runId: string, actor: Actor, now: Date): Promise<void> {
   if (refusal.effect === "stop_stale_task") {
-    await stopForStaleTask(tx, runId, { code: "stopped_stale_task", ...refusal.details, at: now.toISOString() }, actor);
+    const details = refusal.details as ReturnType<typeof staleTaskDetails>; // decideClaim gives a stale-task refusal these details
+    await stopForStaleTask(tx, runId, { code: "stopped_stale_task", ...details, at: now.toISOString() }, actor);
   } else if (refusal.effect === "expire") {
     if (!(await expireRun(tx, runId, now))) await settleExecution(tx, runId, now);
   }

@@ -10,6 +10,7 @@ import path from "node:path";
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { parseAuditData } from "../../audit/events";
 import { isDomainError } from "../../errors";
 import { effectiveStatus, fromStates, RUN_EVENTS, RUN_STATES, toState, type RunEvent, type RunState } from "../../run-state";
 import { approveSteps } from "../approvals/approve-steps";
@@ -223,4 +224,14 @@ describe("every (state, event) pair of the transition table, through the service
       });
     }
   }
+});
+
+describe("the audit events the walk wrote", () => {
+  it("every stored event parses by its declared type (lib/audit/events.ts), and the walk wrote most kinds", async () => {
+    const rows = await prisma.auditEvent.findMany({ select: { type: true, data: true } });
+    const broken = rows.map((r) => ({ type: r.type, parsed: parseAuditData(r.type, r.data) })).filter((r) => !r.parsed.ok);
+    expect(broken).toEqual([]);
+    const seen = new Set(rows.map((r) => r.type));
+    for (const t of ["submitted", "validated", "approved", "edited", "rejected", "claimed", "claim_refused", "outcome", "stopped_stale", "task_revised", "expired"]) expect(seen).toContain(t);
+  });
 });

@@ -74,12 +74,15 @@ export async function expireIfDue(runId: string, now = new Date()): Promise<bool
   return inTransaction(async (tx) => ok(await expireRun(tx, runId, now)));
 }
 
+/** Why a run stopped (`run.stopReason`, API.md `stopped_stale_task` details), as saved and audited. */
+export type StopReason = { code: "stopped_stale_task"; boundRevision: number; liveRevision: number; blockedStepId: string; at: string } & Record<string, unknown>;
+
 /**
  * Stops an approved or executing run whose task moved on (`stop_stale_task`, DESIGN.md §8):
  * saves `stopReason`, invalidates the approvals not yet claimed, audited `stopped_stale` once.
  * Returns true when this call stopped it.
  */
-export async function stopForStaleTask(tx: Tx, runId: string, stopReason: Record<string, unknown>, actor: AuditInput["actor"]): Promise<boolean> {
+export async function stopForStaleTask(tx: Tx, runId: string, stopReason: StopReason, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "stop_stale_task", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
   if (!moved) return false;
   const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
