@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Step } from "./plan/schema";
-import { binIndex, computeInsights, planEditSize, recurringEdits, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
+import { binIndex, planEditSize, recurringEdits, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
+import { computeInsights } from "../testing/insights-from-rows";
 
 const step = (id: string, tool = "add_ticket_note"): Step => ({ id, tool, args: {}, provenance: {}, author: { kind: "model" } });
 
@@ -73,7 +74,7 @@ const edits: InsightEdit[] = [
   edit("ghost", "u_sam", diff({ order: abcd, changed: [noteChange] })), // a run outside the set: ignored
 ];
 
-describe("computeInsights on a hand-computed fixture", () => {
+describe("assembleInsights over the aggregates of a hand-computed fixture", () => {
   const ins = computeInsights(runs, edits, { threshold: 0.2 });
 
   it("edit rate = edited decided runs / decided runs", () => {

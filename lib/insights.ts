@@ -3,8 +3,8 @@
  * change the agent's plans, whether that is rising (agent drift), how edited plans end, and
  * which edits recur often enough to become rules for the agent.
  *
- * Pure functions over plain rows (no I/O, no framework): `lib/server/insights.ts` loads the
- * rows, the `/insights` page renders the result. Times are UTC; days are ISO `YYYY-MM-DD`.
+ * Pure functions (no I/O, no framework): lib/server/audit/insights.ts aggregates in SQL, and
+ * `assembleInsights` turns the aggregates into what the `/insights` page renders. Times are UTC; days are ISO `YYYY-MM-DD`.
  *
  * Definitions (stated on the page too):
  * - A run is *decided* when a person or the gate policy decided it: status `approved`,
@@ -116,13 +116,6 @@ const toDate = (d: string | Date) => (d instanceof Date ? d : new Date(d));
 /** UTC calendar day of an instant. */
 export const utcDay = (d: string | Date) => toDate(d).toISOString().slice(0, 10);
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 /** Index of the 10 %-wide bin holding `fraction` (bins are (lower, upper]; 0 goes to the first). */
 export function binIndex(fraction: number): number {
   if (!(fraction > 0)) return 0;
@@ -219,80 +212,69 @@ export function recurringEdits(edits: InsightEdit[], opts: { minCount?: number; 
 }
 
 /**
- * Computes every number of the `/insights` page from runs and their stored edits.
- * `threshold` (default 0.2) is the alert line: a day whose share of plans with more than half
- * their steps touched exceeds it is listed in `drift.alertDays`. The drift series covers every
- * day from the first to the last decided run's submission day (gaps have `share: null`).
- * Edits of runs not in `runs` are ignored.
+ * What the database aggregates for the `/insights` page (lib/server/audit/insights.ts computes
+ * these in SQL; a whole period of runs and edits is never loaded):
+ * - `runsByStatus`: runs by EFFECTIVE status (expiry applied) and whether they have an edit;
+ * - `decidedByDay`: per UTC submission day, decided runs (`plans`) and those whose plan edit size
+ *   is above one half (`overHalf`);
+ * - `editBins`: edits per 10 %-wide edit-size bin (`binIndex`), `editCount`, `meanSize`,
+ *   `medianSize`, `overHalfEdits` (edit size > 0.5);
+ * - `recentEdits`: the latest edits (bounded), for the recurring-edit patterns.
  */
-export function computeInsights(runs: InsightRun[], edits: InsightEdit[], opts: { threshold?: number } = {}): Insights {
-  const threshold = opts.threshold ?? DRIFT_ALERT_THRESHOLD;
-  const runIds = new Set(runs.map((r) => r.id));
-  const ownEdits = edits.filter((e) => runIds.has(e.runId));
-  const editsByRun = new Map<string, InsightEdit[]>();
-  for (const e of ownEdits) (editsByRun.get(e.runId) ?? editsByRun.set(e.runId, []).get(e.runId)!).push(e);
-  const decidedSet = new Set<string>(DECIDED_STATUSES);
-  const decided = runs.filter((r) => decidedSet.has(r.status));
-  const editedDecided = decided.filter((r) => editsByRun.has(r.id));
+export interface InsightAggregates {
+  runsByStatus: { status: string; edited: boolean; count: number }[];
+  decidedByDay: { day: string; plans: number; overHalf: number }[];
+  editBins: number[];
+  editCount: number;
+  meanSize: number;
+  medianSize: number;
+  overHalfEdits: number;
+  recentEdits: InsightEdit[];
+}
 
-  const sizes = ownEdits.map((e) => editSize(e.diff as PlanDiff).fraction);
+/**
+ * Every number of the `/insights` page from the aggregates. `threshold` (default 0.2) is the
+ * alert line: a day whose share of plans with more than half their steps touched exceeds it is
+ * listed in `drift.alertDays`. The drift series covers every day from the first to the last
+ * decided run's submission day (gaps have `share: null`). Pure.
+ */
+export function assembleInsights(agg: InsightAggregates, opts: { threshold?: number } = {}): Insights {
+  const threshold = opts.threshold ?? DRIFT_ALERT_THRESHOLD;
+  const count = (statuses: readonly string[], edited?: boolean) =>
+    agg.runsByStatus.filter((r) => statuses.includes(r.status) && (edited === undefined || r.edited === edited)).reduce((a, r) => a + r.count, 0);
+  const decided = count(DECIDED_STATUSES);
+  const editedDecided = count(DECIDED_STATUSES, true);
   const editSizeBins: EditSizeBin[] = Array.from({ length: 10 }, (_, i) => ({
     label: `${i * 10}–${(i + 1) * 10}%`,
     lower: i / 10,
     upper: (i + 1) / 10,
-    edits: 0,
+    edits: agg.editBins[i] ?? 0,
     overHalf: i >= 5,
   }));
-  for (const f of sizes) editSizeBins[binIndex(f)].edits += 1;
-
-  const byDay = new Map<string, { plans: number; overHalf: number }>();
-  for (const r of decided) {
-    const day = utcDay(r.createdAt);
-    const b = byDay.get(day) ?? { plans: 0, overHalf: 0 };
-    b.plans += 1;
-    const runEdits = editsByRun.get(r.id);
-    if (runEdits && planEditSize(runEdits).fraction > 0.5) b.overHalf += 1;
-    byDay.set(day, b);
-  }
+  const byDay = new Map(agg.decidedByDay.map((d) => [d.day, d]));
   const points: DriftPoint[] = [];
   const days = [...byDay.keys()].sort();
   if (days.length) {
     for (let t = Date.parse(`${days[0]}T00:00:00Z`); t <= Date.parse(`${days.at(-1)}T00:00:00Z`); t += DAY_MS) {
       const day = new Date(t).toISOString().slice(0, 10);
       const b = byDay.get(day);
-      points.push(b ? { day, plans: b.plans, overHalf: b.overHalf, share: b.overHalf / b.plans } : { day, plans: 0, overHalf: 0, share: null });
+      points.push(b && b.plans > 0 ? { day, plans: b.plans, overHalf: b.overHalf, share: b.overHalf / b.plans } : { day, plans: 0, overHalf: 0, share: null });
     }
   }
-
-  const outcomes: OutcomeRow[] = OUTCOME_ROWS.map((o) => {
-    const match = runs.filter((r) => (o.statuses as readonly string[]).includes(r.status));
-    const edited = match.filter((r) => editsByRun.has(r.id)).length;
-    return { key: o.key, label: o.label, edited, unedited: match.length - edited };
-  });
+  const outcomes: OutcomeRow[] = OUTCOME_ROWS.map((o) => ({ key: o.key, label: o.label, edited: count(o.statuses, true), unedited: count(o.statuses, false) }));
   const rate = (col: "edited" | "unedited") => {
     const get = (k: string) => outcomes.find((o) => o.key === k)![col];
     const finished = get("completed") + get("failed") + get("stopped");
     return finished === 0 ? null : get("completed") / finished;
   };
-
   return {
-    runs: {
-      total: runs.length,
-      decided: decided.length,
-      pending: runs.filter((r) => r.status === "pending_review").length,
-      expired: runs.filter((r) => r.status === "expired").length,
-    },
-    editRate: { decided: decided.length, edited: editedDecided.length, rate: decided.length === 0 ? 0 : editedDecided.length / decided.length },
-    edits: {
-      count: ownEdits.length,
-      meanSize: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
-      medianSize: median(sizes),
-      overHalf: sizes.filter((f) => f > 0.5).length,
-    },
+    runs: { total: count(agg.runsByStatus.map((r) => r.status)), decided, pending: count(["pending_review"]), expired: count(["expired"]) },
+    editRate: { decided, edited: editedDecided, rate: decided === 0 ? 0 : editedDecided / decided },
+    edits: { count: agg.editCount, meanSize: agg.meanSize, medianSize: agg.medianSize, overHalf: agg.overHalfEdits },
     editSizeBins,
     drift: { threshold, points, alertDays: points.filter((p) => p.share !== null && p.share > threshold).map((p) => p.day) },
     outcomes,
     completionRate: { edited: rate("edited"), unedited: rate("unedited") },
-    recurring: recurringEdits(ownEdits),
+    recurring: recurringEdits(agg.recentEdits),
   };
 }

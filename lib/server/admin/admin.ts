@@ -270,7 +270,8 @@ export async function setGrant(admin: Admin, userId: string, tool: string, raw: 
 /** All agents with their allowlists and keys. Errors: 403 `forbidden`. */
 export async function listAgents(admin: Admin): Promise<AgentView[]> {
   await requireRole(admin, ["admin"], "admin.list_agents");
-  return (await prisma.agent.findMany({ include: agentInclude, orderBy: { createdAt: "asc" } })).map(toAgentView);
+  // A desk runs a handful of agents; the bound keeps the page a page if that ever changes.
+  return (await prisma.agent.findMany({ include: agentInclude, orderBy: { createdAt: "asc" }, take: 500 })).map(toAgentView);
 }
 
 /** Creates an agent with its tool allowlist (no key yet). Audited `agent.create`. Errors: 403; 400. */

@@ -24,8 +24,8 @@ export const FINAL_STATUSES: RunStatus[] = ["completed", "failed", "stopped", "r
 const PAGE = 200;
 
 /**
- * The diff corpus (`GET /api/audit/diffs.jsonl`, DESIGN.md §11): every stored edit, oldest first
- * (then by run and version), as one object per edit. Yields in pages of 200 rows so a large
+ * The diff corpus (`GET /api/audit/diffs.jsonl`, DESIGN.md §11): every stored edit, oldest first,
+ * as one object per edit. Yields in pages of 200 rows so a large
  * corpus is streamed, not held in memory. Supervisors only; the check runs before the first
  * row. Errors: 403 `forbidden` (audited).
  */
@@ -34,15 +34,11 @@ export async function* diffCorpus(viewer: Pick<Viewer, "id" | "role">, now = new
   yield* corpusRows(now);
 }
 
-/** Every stored edit as a corpus line, unchecked (callers authorise first). */
+/** Every stored edit as a corpus line, unchecked (callers authorise first); keyset pages over (createdAt, id). */
 async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
-  for (let skip = 0; ; skip += PAGE) {
-    const rows = await prisma.planEdit.findMany({
-      orderBy: [{ createdAt: "asc" }, { runId: "asc" }, { toVersion: "asc" }],
-      skip,
-      take: PAGE,
-      include: { run: { select: { status: true, expiresAt: true } } },
-    });
+  let after: { createdAt: Date; id: string } | null = null;
+  for (;;) {
+    const rows: Awaited<ReturnType<typeof page>> = await page(after);
     for (const e of rows) {
       const status = effectiveStatus(e.run.status as RunStatus, e.run.expiresAt, now);
       yield {
@@ -57,7 +53,19 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
       };
     }
     if (rows.length < PAGE) return;
+    const last = rows[rows.length - 1];
+    after = { createdAt: last.createdAt, id: last.id };
   }
+}
+
+/** One page of edits after `after`, oldest first: an indexed range, never an offset. */
+function page(after: { createdAt: Date; id: string } | null) {
+  return prisma.planEdit.findMany({
+    where: after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {},
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: PAGE,
+    include: { run: { select: { status: true, expiresAt: true } } },
+  });
 }
 
 /**

@@ -1,27 +1,32 @@
-import { computeInsights, type InsightDiff, type Insights } from "../../insights";
+import { assembleInsights, DECIDED_STATUSES, type InsightAggregates, type InsightDiff, type Insights } from "../../insights";
+import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
-import { effectiveStatus, type RunStatus } from "../../run-state";
 import { requireRole, type Viewer } from "../session";
 
 /**
- * Refuses anyone but a supervisor: 403 `forbidden`, audited as `denied` by session.ts
- * `requireRole` (DESIGN.md "People": audit and telemetry are the supervisor's; §11: denials are
- * events). `action` names what was tried, e.g. "export_diff_corpus".
+ * Refuses anyone but a supervisor: 403 `forbidden`, audited as `denied` by `requireRole`
+ * (DESIGN.md "People": audit and telemetry are the supervisor's; §11: denials are events).
+ * `action` names what was tried, e.g. "export_diff_corpus".
  */
 export async function assertSupervisor(viewer: Pick<Viewer, "id" | "role">, action: string): Promise<void> {
   await requireRole(viewer, ["supervisor"], action);
 }
 
-/** What `/insights` shows: the computed numbers plus names for editor ids. */
+/** What `/insights` shows: the computed numbers plus names of the editors it mentions. */
 export interface InsightsPage extends Insights {
   users: Record<string, string>;
   generatedAt: string;
 }
 
+/** The recurring-edit patterns are read from at most this many of the latest edits of the period. */
+export const RECENT_EDITS = 2000;
+
 /**
- * Loads the runs submitted in `opts.since`…`opts.until` (UTC, default: all time; effective
- * status at `now`) and every stored edit of them, and computes the edit telemetry
- * (lib/insights.ts). Supervisors only. Errors: 403 `forbidden` (audited).
+ * The edit telemetry of runs submitted in `opts.since`…`opts.until` (UTC; default all time), with
+ * statuses as they are at `now` — aggregated in SQL over indexed columns the run and edit rows
+ * carry (status, expiresAt, editCount, editFraction, createdDay; an edit's sizeFraction), never by
+ * loading the period's runs (issue #11). Recurring patterns come from the latest RECENT_EDITS
+ * edits. Supervisors only. Errors: 403 `forbidden` (audited).
  */
 export async function loadInsights(
   viewer: Pick<Viewer, "id" | "role">,
@@ -30,20 +35,71 @@ export async function loadInsights(
 ): Promise<InsightsPage> {
   await assertSupervisor(viewer, "read_insights");
   const createdAt = { ...(opts.since ? { gte: opts.since } : {}), ...(opts.until ? { lt: opts.until } : {}) };
-  const runWhere = opts.since || opts.until ? { createdAt } : {};
-  const [runs, edits, users] = await Promise.all([
-    prisma.run.findMany({ where: runWhere, select: { id: true, createdAt: true, status: true, expiresAt: true } }),
-    prisma.planEdit.findMany({
-      where: opts.since || opts.until ? { run: runWhere } : {},
-      select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true },
-      orderBy: { createdAt: "asc" },
-    }),
-    prisma.user.findMany({ select: { id: true, name: true } }),
-  ]);
-  const insights = computeInsights(
-    runs.map((r) => ({ id: r.id, createdAt: r.createdAt, status: effectiveStatus(r.status as RunStatus, r.expiresAt, now) })),
-    edits.map((e) => ({ ...e, diff: e.diff as unknown as InsightDiff })),
-    { threshold: opts.threshold },
-  );
-  return { ...insights, users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+  const period: Prisma.RunWhereInput = opts.since || opts.until ? { createdAt } : {};
+  const agg = await aggregate(period, now);
+  const editors = [...new Set(agg.recentEdits.map((e) => e.editorId))];
+  const users = editors.length ? await prisma.user.findMany({ where: { id: { in: editors } }, select: { id: true, name: true } }) : [];
+  return { ...assembleInsights(agg, { threshold: opts.threshold }), users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+}
+
+const WAITING = ["pending_review", "approved"];
+
+/** The SQL aggregates of lib/insights.ts `InsightAggregates` for runs matching `period`. */
+async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<InsightAggregates> {
+  // Runs by stored status and edited-or-not; waiting runs past their deadline count as expired.
+  const runsByStatus: InsightAggregates["runsByStatus"] = [];
+  for (const edited of [true, false]) {
+    const editWhere = edited ? { editCount: { gt: 0 } } : { editCount: 0 };
+    const groups = await prisma.run.groupBy({ by: ["status"], where: { ...period, ...editWhere }, _count: { _all: true } });
+    const lapsed = await prisma.run.groupBy({ by: ["status"], where: { ...period, ...editWhere, status: { in: WAITING }, expiresAt: { lte: now } }, _count: { _all: true } });
+    const lapsedOf = (status: string) => lapsed.find((l) => l.status === status)?._count._all ?? 0;
+    let expired = 0;
+    for (const g of groups) {
+      const moved = lapsedOf(g.status);
+      expired += moved;
+      const left = g._count._all - moved;
+      if (g.status !== "expired" && left > 0) runsByStatus.push({ status: g.status, edited, count: left });
+      if (g.status === "expired") expired += g._count._all;
+    }
+    if (expired > 0) runsByStatus.push({ status: "expired", edited, count: expired });
+  }
+
+  // Decided runs per submission day, and of them those whose plan edit size is above one half.
+  const decided: Prisma.RunWhereInput = {
+    ...period,
+    OR: [{ status: { in: DECIDED_STATUSES.filter((s) => s !== "approved") } }, { status: "approved", expiresAt: { gt: now } }],
+  };
+  const perDay = await prisma.run.groupBy({ by: ["createdDay"], where: decided, _count: { _all: true } });
+  const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: 0.5 } }] }, _count: { _all: true } });
+  const decidedByDay = perDay.map((d) => ({ day: d.createdDay, plans: d._count._all, overHalf: overHalf.find((o) => o.createdDay === d.createdDay)?._count._all ?? 0 }));
+
+  // Edit sizes of the period's edits: bins (lib/insights.ts binIndex: (lower, upper], 0 in the first), mean, median.
+  const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { run: period } : {};
+  const EPS = 1e-9;
+  const editBins: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const upper = (i + 1) / 10 + EPS;
+    editBins.push(await prisma.planEdit.count({ where: { ...edits, sizeFraction: i === 0 ? { lte: upper } : { gt: i / 10 + EPS, lte: upper } } }));
+  }
+  const stats = await prisma.planEdit.aggregate({ where: edits, _count: { _all: true }, _avg: { sizeFraction: true } });
+  const n = stats._count._all;
+  const middle = n === 0 ? [] : await prisma.planEdit.findMany({ where: edits, orderBy: [{ sizeFraction: "asc" }, { id: "asc" }], skip: Math.floor((n - 1) / 2), take: n % 2 ? 1 : 2, select: { sizeFraction: true } });
+  const medianSize = middle.length === 0 ? 0 : middle.reduce((a, m) => a + m.sizeFraction, 0) / middle.length;
+  const overHalfEdits = await prisma.planEdit.count({ where: { ...edits, sizeFraction: { gt: 0.5 } } });
+  const recent = await prisma.planEdit.findMany({
+    where: edits,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: RECENT_EDITS,
+    select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true },
+  });
+  return {
+    runsByStatus,
+    decidedByDay,
+    editBins,
+    editCount: n,
+    meanSize: stats._avg.sizeFraction ?? 0,
+    medianSize,
+    overHalfEdits,
+    recentEdits: recent.reverse().map((e) => ({ ...e, diff: e.diff as unknown as InsightDiff })),
+  };
 }
