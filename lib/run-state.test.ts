@@ -13,7 +13,8 @@ import {
   type RunState,
 } from "./run-state";
 
-const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed"];
+/** API.md's statuses, extended (never renamed) by `superseded` (issue #12: one task, one live plan). */
+const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed", "superseded"];
 
 /** Facts that can hold for a run in `status` (e.g. only an executing run has open claims). */
 const factsArb = fc.record(
@@ -43,7 +44,7 @@ describe("the run state machine", () => {
   });
 
   it("terminal statuses are exactly the ones the run never leaves", () => {
-    expect([...TERMINAL_STATES].sort()).toEqual(["completed", "expired", "failed", "rejected", "stopped"]);
+    expect([...TERMINAL_STATES].sort()).toEqual(["completed", "expired", "failed", "rejected", "stopped", "superseded"]);
     for (const s of TERMINAL_STATES) expect(transitionsFrom(s).filter((t) => t.to !== s)).toEqual([]);
   });
 

@@ -9,7 +9,7 @@
  */
 
 /** Run statuses of API.md, in lifecycle order. The one list of statuses (API, UI, server). */
-export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired"] as const;
+export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired", "superseded"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 /** Alias: API.md calls the field `status`. */
 export const RUN_STATUSES = RUN_STATES;
@@ -63,6 +63,12 @@ export const RUN_EVENTS = {
     to: "expired",
     by: ["system"],
     trigger: "The deadline (expiresAt) passed without a decision or before the first claim; supervisors were alerted at escalateAt.",
+  },
+  supersede: {
+    from: ["pending_review", "approved"],
+    to: "superseded",
+    by: ["agent"],
+    trigger: "The agent submitted a newer plan for the same task (one task, one live plan); approvals are withdrawn.",
   },
   claim: { from: ["approved", "executing"], to: "executing", by: ["executor"], trigger: "A step was claimed right before its write." },
   stop_stale_task: {
@@ -292,16 +298,19 @@ export function nextActions(status: RunState, facts: RunFacts = {}): NextActions
       };
     case "failed":
     case "rejected":
-    case "expired": {
+    case "expired":
+    case "superseded": {
       const headline = {
         failed: "Failed — a step failed; nothing more runs in this plan.",
         rejected: "Rejected — the agent can read the reason and submit a new plan.",
         expired: "Expired — nobody decided in time; it can no longer be approved.",
+        superseded: "Superseded — the agent submitted a newer plan for this task; decide on that one.",
       }[effective];
       const why = {
         failed: "Look at the failed step's detail before trying again.",
         rejected: "Address the rejection reason.",
         expired: "The old plan can no longer be approved or executed.",
+        superseded: "The newer plan is the live one.",
       }[effective];
       return {
         ...base,

@@ -259,6 +259,14 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  "POST /api/v1/claims/[token]/fence": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const { token } = await claimed(run);
+      return { path: `/api/v1/claims/${token}/fence`, params: { token } };
+    },
+    ok: 200,
+  },
   "POST /api/v1/runs/[runId]/steps/[stepId]/outcome": {
     prepare: async () => {
       const run = await freshNoteRun();

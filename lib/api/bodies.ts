@@ -13,6 +13,11 @@ export const submitRunBodySchema = z
     taskRevision: z.number().int().min(1),
     steps: z.array(z.unknown()),
     expiresInSeconds: z.number().int().positive().optional(),
+    /**
+     * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or
+     * approved, not yet executing) unless the agent says it is an addition to them.
+     */
+    addition: z.boolean().optional(),
   })
   .strict();
 export type SubmitRunBody = z.infer<typeof submitRunBodySchema>;

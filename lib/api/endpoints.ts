@@ -13,6 +13,7 @@ import {
   approvalSchema,
   claimSchema,
   demoEffectSchema,
+  fenceSchema,
   editDetailSchema,
   editResultSchema,
   grantViewSchema,
@@ -116,6 +117,8 @@ export const claimStepEndpoint = defineEndpoint({
     "digest_mismatch",
     "approval_missing",
     "already_claimed",
+    "prerequisite_pending",
+    "prerequisite_failed",
     "run_not_approved",
     "expired",
     "stale_task",
@@ -123,6 +126,19 @@ export const claimStepEndpoint = defineEndpoint({
     "approval_revoked",
     "idempotency_conflict",
   ],
+});
+
+export const fenceClaimEndpoint = defineEndpoint({
+  id: "fenceClaim",
+  method: "POST",
+  path: "/api/v1/claims/{token}/fence",
+  summary: "Does this claim token still hold? (call it inside the write it guards)",
+  description:
+    "Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. A refusal means: write nothing. A task that moved on also stops the run.",
+  caller: AGENT,
+  params: z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{10,200}$/, "not a claim token") }),
+  success: { status: [200], schema: z.object({ fence: fenceSchema }), description: "{fence: {token, runId, stepId, digest, taskRevision, leaseExpiresAt, holds: true}}" },
+  refusals: ["invalid_claim_token", "claim_fenced"],
 });
 
 export const reportOutcomeEndpoint = defineEndpoint({
@@ -158,11 +174,11 @@ export const demoEffectEndpoint = defineEndpoint({
   id: "applyDemoEffect",
   method: "POST",
   path: "/api/v1/demo/effects",
-  summary: "Demo mode: the reference executor writes a claimed step",
+  summary: "Demo mode: the reference executor writes a claimed step (fenced in its own transaction)",
   caller: AGENT,
   body: demoEffectBodySchema,
   success: { status: [200], schema: z.object({ effect: demoEffectSchema }), description: "{effect}" },
-  refusals: ["not_found", "invalid_claim_token", "effect_failed"],
+  refusals: ["not_found", "invalid_claim_token", "claim_fenced", "effect_failed"],
 });
 
 // ── operator API (/api, session) ─────────────────────────────────────────────
@@ -432,6 +448,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   submitRunEndpoint,
   getAgentRunEndpoint,
   claimStepEndpoint,
+  fenceClaimEndpoint,
   reportOutcomeEndpoint,
   agentReviseTaskEndpoint,
   demoEffectEndpoint,

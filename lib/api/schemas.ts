@@ -82,9 +82,20 @@ export const claimSchema = open({
   taskRevision: z.number().int(),
   approvalId: z.string(),
   claimedAt: isoTime,
+  leaseExpiresAt: isoTime.meta({ description: "The token fences writes until then (ISO UTC); check it with POST /api/v1/claims/{token}/fence inside the write." }),
 }).meta({ id: "Claim" });
 
 const outcomeStatus = z.enum(["claimed", "succeeded", "failed", "unknown"]);
+export const fenceSchema = open({
+  token: z.string(),
+  runId: z.string(),
+  stepId: z.string(),
+  digest: z.string(),
+  taskRevision: z.number().int(),
+  leaseExpiresAt: isoTime,
+  holds: z.literal(true),
+}).meta({ id: "Fence" });
+
 export const stepExecutionSchema = open({
   runId: z.string(),
   stepId: z.string(),
@@ -94,6 +105,7 @@ export const stepExecutionSchema = open({
   claimedAt: isoTime,
   reportedAt: isoTime.nullable(),
   resolution: z.enum(["succeeded", "failed"]).nullable(),
+  flag: z.string().nullable().optional(),
 }).meta({ id: "StepExecution" });
 
 export const approvalSchema = open({

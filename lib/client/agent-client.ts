@@ -18,13 +18,14 @@ import {
   agentReviseTaskEndpoint,
   claimStepEndpoint,
   demoEffectEndpoint,
+  fenceClaimEndpoint,
   getAgentRunEndpoint,
   getTaskEndpoint,
   listTasksEndpoint,
   reportOutcomeEndpoint,
   submitRunEndpoint,
 } from "../api/endpoints";
-import type { claimSchema, demoEffectSchema, runSchema, runStepSchema, stepExecutionSchema, taskSchema, validationIssueSchema } from "../api/schemas";
+import type { claimSchema, demoEffectSchema, fenceSchema, runSchema, runStepSchema, stepExecutionSchema, taskSchema, validationIssueSchema } from "../api/schemas";
 import type { RunStatus as RunStatusOf } from "../run-state";
 import { callEndpoint, type ApiError, type ClientOptions, type Failure, type RefusalOf, type Result } from "./api-client";
 
@@ -50,6 +51,8 @@ export type ValidationIssue = z.output<typeof validationIssueSchema>;
 export type Claim = z.output<typeof claimSchema>;
 /** The stored execution of a step after an outcome report or reconciliation. */
 export type StepExecution = z.output<typeof stepExecutionSchema>;
+/** A claim token that still holds (`POST /api/v1/claims/{token}/fence`). */
+export type Fence = z.output<typeof fenceSchema>;
 /** Demo mode only: what the console's demo executor wrote for a claimed step. */
 export type DemoEffect = z.output<typeof demoEffectSchema>;
 
@@ -68,6 +71,8 @@ export interface StepInput {
 export type ClaimRefusalCode = RefusalOf<typeof claimStepEndpoint>;
 /** Typed refusals of a submission. */
 export type SubmitRefusalCode = RefusalOf<typeof submitRunEndpoint>;
+/** Typed refusals of a fence check. */
+export type FenceRefusalCode = RefusalOf<typeof fenceClaimEndpoint>;
 /** Typed refusals of an outcome report. */
 export type OutcomeRefusalCode = RefusalOf<typeof reportOutcomeEndpoint>;
 /** Typed refusals of the demo-only effect writer. */
@@ -98,6 +103,8 @@ export interface AgentClient {
   ): Promise<Result<{ run: Run }, SubmitRefusalCode>>;
   getRun(runId: string): Promise<Result<{ run: Run }>>;
   claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
+  /** Whether a claim token still holds — call it inside the write it guards (issue #12). */
+  fenceClaim(token: string): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
   reportOutcome(
     runId: string,
     stepId: string,
@@ -119,11 +126,55 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
     submitRun: (taskId, body, o = {}) => callEndpoint(agent, submitRunEndpoint, { params: { taskId }, body, idempotencyKey: o.idempotencyKey }),
     getRun: (runId) => callEndpoint(agent, getAgentRunEndpoint, { params: { runId } }),
     claimStep: (runId, stepId, body, o) => callEndpoint(agent, claimStepEndpoint, { params: { runId, stepId }, body, idempotencyKey: o.idempotencyKey }),
+    fenceClaim: (token) => callEndpoint(agent, fenceClaimEndpoint, { params: { token } }),
     reportOutcome: (runId, stepId, body) => callEndpoint(agent, reportOutcomeEndpoint, { params: { runId, stepId }, body }),
     reviseTask: (taskId, body) => callEndpoint(integration, agentReviseTaskEndpoint, { params: { taskId }, body }),
     applyDemoEffect: (body) => callEndpoint(agent, demoEffectEndpoint, { body }),
   };
 }
 
-/** Narrows a failed result's error (for `if (!r.ok) …` branches). */
-export type FailureOf<R> = R extends Failure<infer C> ? ApiError<C> : never;
+/** What a write reports: its outcome and a line for the console. */
+export interface WriteOutcome {
+  status: StepOutcomeStatus;
+  detail?: string;
+}
+
+/** What `executeStep` did: claimed and wrote (with the outcome reported), or stopped with the typed reason, writing nothing. */
+export type ExecuteResult =
+  | { ok: true; claim: Claim; outcome: WriteOutcome; reported: boolean }
+  | { ok: false; stage: "claim" | "fence"; error: ApiError<string>; claim?: Claim };
+
+/**
+ * Claim → write → report, the reference executor's loop for one step (DESIGN.md §9, issue #12):
+ * claims the step with its approved `digest` and the bound `taskRevision`; hands `write` the claim
+ * and a `fence` that asks the console whether the token still holds — call it inside the write's
+ * own transaction, right before committing; if it does not hold, write nothing and return
+ * `{status: "failed"}` or throw. The outcome `write` returns is reported; a `write` that throws
+ * after the fence held is reported `unknown` (a person finds out what happened — never retried).
+ * A refused claim or fence stops with the typed reason. Never throws for API refusals.
+ */
+export async function executeStep(
+  client: AgentClient,
+  step: { runId: string; stepId: string; digest: string; taskRevision: number; idempotencyKey: string },
+  write: (ctx: { claim: Claim; fence: () => Promise<Result<{ fence: Fence }, FenceRefusalCode>> }) => Promise<WriteOutcome>,
+): Promise<ExecuteResult> {
+  const claimed = await client.claimStep(step.runId, step.stepId, { digest: step.digest, taskRevision: step.taskRevision }, { idempotencyKey: step.idempotencyKey });
+  if (!claimed.ok) return { ok: false, stage: "claim", error: claimed.error };
+  const claim = claimed.claim;
+  let fenceRefusal: ApiError<string> | null = null;
+  const fence = async () => {
+    const f = await client.fenceClaim(claim.token);
+    if (!f.ok) fenceRefusal = f.error;
+    return f;
+  };
+  let outcome: WriteOutcome;
+  try {
+    outcome = await write({ claim, fence });
+  } catch (e) {
+    outcome = fenceRefusal ? { status: "failed", detail: `not written: ${(fenceRefusal as ApiError<string>).code}` } : { status: "unknown", detail: `the write threw: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (fenceRefusal && outcome.status === "succeeded") outcome = { status: "failed", detail: `not written: the fence refused (${(fenceRefusal as ApiError<string>).code})` };
+  const reported = await client.reportOutcome(step.runId, step.stepId, { token: claim.token, status: outcome.status, ...(outcome.detail ? { detail: outcome.detail } : {}) });
+  if (fenceRefusal) return { ok: false, stage: "fence", error: fenceRefusal, claim };
+  return { ok: true, claim, outcome, reported: reported.ok };
+}

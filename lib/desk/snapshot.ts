@@ -21,6 +21,22 @@ export interface DeskSnapshot {
    * lookup), per record kind: the "did you mean" hint chooses among these and the maps above.
    */
   candidates?: Partial<Record<"invoice" | "shipment" | "ticket" | "account", string[]>>;
+  /**
+   * Money in flight (issue #12): per invoice id, the approved or claimed but not yet reported
+   * amounts of every run's approvals that draw on it — what is not available any more.
+   */
+  inFlight?: Record<string, MoneyHold[]>;
+}
+
+/** Money an approval holds on a record until its step is reported (or the approval lapses). Times ISO UTC. */
+export interface MoneyHold {
+  runId: string;
+  stepId: string;
+  approvalId: string;
+  amount: Money;
+  /** `active` (approved) or `claimed` (the executor is writing it). */
+  state: "active" | "claimed";
+  approvedAt: string;
 }
 
 /** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */

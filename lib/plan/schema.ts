@@ -57,6 +57,12 @@ export const stepSchema = z
     args: z.record(z.string(), z.unknown()),
     provenance: z.record(z.string(), provenanceSchema).default({}),
     author: authorSchema.default({ kind: "model" }),
+    /**
+     * Earlier steps whose success this step's write needs (issue #12: plan order). Absent: every
+     * earlier step. Not part of the digest (that is `{tool, args}`), but a change of it changes what
+     * an approval consented to, so it withdraws the step's approval like a move does.
+     */
+    dependsOn: z.array(stepIdSchema).max(20).optional(),
   })
   .strict();
 export type Step = z.infer<typeof stepSchema>;

@@ -5,7 +5,8 @@
  *   (default `http://localhost:$PORT`);
  * - `PLANDESK_DEMO`: demo mode (demo users and key exist) unless "0";
  * - `BETTER_AUTH_SECRET`: session signing secret (a fixed demo secret in demo mode only);
- * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per IP per minute (default 20).
+ * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per IP per minute (default 20);
+ * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600).
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
   const port = Number(env.PORT ?? 3000);
@@ -15,7 +16,8 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     env.BETTER_AUTH_SECRET?.trim() ||
     (demo ? "plandesk-demo-secret-not-for-production-0123456789" : undefined);
   const signInLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_LIMIT ?? 20) || 20);
-  return { port, publicUrl, origin: new URL(publicUrl).origin, demo, secret, signInLimit };
+  const claimLeaseSeconds = Math.min(3600, Math.max(5, Number(env.PLANDESK_CLAIM_LEASE_SECONDS ?? 300) || 300));
+  return { port, publicUrl, origin: new URL(publicUrl).origin, demo, secret, signInLimit, claimLeaseSeconds };
 }
 
 /** Shortest BETTER_AUTH_SECRET accepted outside demo mode (e.g. `openssl rand -base64 32`). */

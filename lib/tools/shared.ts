@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { formatMoney, type Money } from "../money";
 import { isIsoDate } from "../dates";
-import type { DeskSnapshot, InvoiceRecord } from "../desk/snapshot";
-import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, type RecordKind } from "../desk/lookup";
+import type { DeskSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
+import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, own, type RecordKind } from "../desk/lookup";
 import type { BoundsContext, ToolIssue } from "./types";
 
 /*
@@ -100,8 +100,10 @@ export function checkPositive(amount: Money, what: string): ToolIssue[] {
  * Bound checks for money applied against an invoice (refund, fee waiver), DESIGN.md §1.4:
  * the invoice exists (`unknown_id`), the amount is > 0 (`amount_not_positive`), the invoice is
  * open — not paid or void (`invoice_not_open`), the currency is the invoice's
- * (`currency_mismatch`), and amount ≤ open balance (`amount_exceeds_balance`; exactly the
- * balance is allowed, one minor unit more is not). Returns the invoice when it resolved.
+ * (`currency_mismatch`), amount ≤ open balance (`amount_exceeds_balance`; exactly the balance is
+ * allowed, one minor unit more is not) and ≤ what other runs' money in flight leaves of it
+ * (`amount_exceeds_available`; a `money_in_flight` warning names those runs when it fits).
+ * Returns the invoice when it resolved.
  */
 export function checkInvoiceMoney(
   args: { invoiceId: string; amount: Money },
@@ -137,8 +139,30 @@ export function checkInvoiceMoney(
       message: `${what} of ${formatMoney(args.amount)} is more than the open balance of ${ref} (${formatMoney(invoice.openBalance)})`,
       details: { amount: args.amount, openBalance: invoice.openBalance },
     });
+  } else {
+    const held = moneyHeldOn(ctx, invoice);
+    if (held.holds.length > 0) {
+      const line = `open ${formatMoney(invoice.openBalance)} − ${held.holds.map((h) => `${formatMoney(h.amount)} ${h.state === "claimed" ? "being written" : "approved"} in run ${h.runId}`).join(" − ")} = ${formatMoney(held.available)} available`;
+      const details = { amount: args.amount, openBalance: invoice.openBalance, available: held.available, holds: held.holds };
+      issues.push(
+        args.amount.minor > held.available.minor
+          ? { code: "amount_exceeds_available", severity: "error", path: "amount.minor", message: `${what} of ${formatMoney(args.amount)} is more than what is left on ${ref}: ${line}`, details }
+          : { code: "money_in_flight", severity: "warning", path: "amount.minor", message: `Other runs draw on ${ref} too: ${line}`, details },
+      );
+    }
   }
   return { issues, invoice };
+}
+
+/**
+ * Money in flight on `invoice` (issue #12): the approved or claimed, not yet reported amounts of
+ * OTHER runs' approvals in the invoice's currency (from `ctx.desk.inFlight`), and what is left of
+ * the open balance after them (never below zero). `{holds, available}`; money in minor units.
+ */
+export function moneyHeldOn(ctx: BoundsContext, invoice: InvoiceRecord): { holds: MoneyHold[]; available: Money } {
+  const holds = (own(ctx.desk.inFlight ?? {}, invoice.id) ?? []).filter((h) => h.runId !== ctx.runId && h.amount.currency === invoice.openBalance.currency);
+  const held = holds.reduce((a, h) => a + h.amount.minor, 0);
+  return { holds, available: { minor: Math.max(0, invoice.openBalance.minor - held), currency: invoice.openBalance.currency } };
 }
 
 /** `unknown_id` issue list for a ticket id that does not exist; `[]` when it does. */

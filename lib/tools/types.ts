@@ -63,6 +63,8 @@ export interface TargetRef {
 export interface BoundsContext {
   desk: DeskSnapshot;
   now: Date;
+  /** The run being validated, when it exists: its own approvals are not money in flight against it. */
+  runId?: string;
 }
 
 /**

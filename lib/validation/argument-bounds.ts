@@ -1,4 +1,6 @@
+import { own } from "../desk/lookup";
 import { formatMoney } from "../money";
+import { moneyHeldOn } from "../tools/shared";
 import type { BoundsContext } from "../tools/types";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
@@ -43,20 +45,22 @@ function checkCombinedInvoiceMoney(steps: readonly StepView[], ctx: BoundsContex
     const target = s.tool.target(s.step.args, ctx.desk);
     const amount = s.tool.amount(s.step.args);
     if (!target || target.kind !== "invoice" || !amount || amount.minor <= 0) continue;
-    const invoice = ctx.desk.invoices[target.id];
+    const invoice = own(ctx.desk.invoices, target.id);
     if (!invoice || invoice.openBalance.currency !== amount.currency) continue;
+    const { available, holds } = moneyHeldOn(ctx, invoice);
     const total = (running.get(target.id) ?? 0) + amount.minor;
     running.set(target.id, total);
     const before = total - amount.minor;
-    if (total > invoice.openBalance.minor && before <= invoice.openBalance.minor && amount.minor <= invoice.openBalance.minor) {
+    if (total > available.minor && before <= available.minor && amount.minor <= available.minor) {
+      const left = holds.length ? `what other runs leave of its open balance (${formatMoney(available)} of ${formatMoney(invoice.openBalance)})` : `its open balance of ${formatMoney(invoice.openBalance)}`;
       issues.push({
         stage: "argument_bounds",
         code: "amounts_exceed_balance",
         severity: "error",
         stepId: s.id,
         path: `${s.path}.args.amount`,
-        message: `Together the steps of this plan take ${formatMoney({ minor: total, currency: amount.currency })} from ${target.id}, more than its open balance of ${formatMoney(invoice.openBalance)}`,
-        details: { invoiceId: target.id, total: { minor: total, currency: amount.currency }, openBalance: invoice.openBalance },
+        message: `Together the steps of this plan take ${formatMoney({ minor: total, currency: amount.currency })} from ${target.id}, more than ${left}`,
+        details: { invoiceId: target.id, total: { minor: total, currency: amount.currency }, openBalance: invoice.openBalance, available },
       });
     }
   }

@@ -25,6 +25,7 @@ export const ISSUE_CODES = {
   empty_plan: { stage: "structure", severity: "error", meaning: "The plan has no steps." },
   too_many_steps: { stage: "structure", severity: "error", meaning: "More steps than maxSteps (default MAX_PLAN_STEPS)." },
   duplicate_step_id: { stage: "structure", severity: "error", meaning: "Two steps share an id." },
+  invalid_dependency: { stage: "structure", severity: "error", meaning: "dependsOn names an unknown, repeated, or not-earlier step." },
   // allowlist (DESIGN.md §1.3)
   tool_not_allowed: { stage: "allowlist", severity: "error", meaning: "This agent may not call the tool." },
   // argument bounds (DESIGN.md §1.4)
@@ -33,7 +34,9 @@ export const ISSUE_CODES = {
   invoice_not_open: { stage: "argument_bounds", severity: "error", meaning: "The invoice is paid or void." },
   currency_mismatch: { stage: "argument_bounds", severity: "error", meaning: "The amount's currency is not the invoice's." },
   amount_exceeds_balance: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance (exactly the balance is allowed)." },
-  amounts_exceed_balance: { stage: "argument_bounds", severity: "error", meaning: "Several steps together take more than one invoice's open balance." },
+  amounts_exceed_balance: { stage: "argument_bounds", severity: "error", meaning: "Several steps together take more than one invoice's open balance (less money in flight)." },
+  amount_exceeds_available: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance less what other runs' approvals and claims already hold on it." },
+  money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
   unknown_fee_code: { stage: "argument_bounds", severity: "error", meaning: "The invoice has no fee with that code." },
   amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
   window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },
@@ -42,6 +45,7 @@ export const ISSUE_CODES = {
   shipment_delivered: { stage: "argument_bounds", severity: "error", meaning: "The shipment was already delivered." },
   // task contract (DESIGN.md §1.5)
   cross_account_target: { stage: "task_contract", severity: "warning", meaning: "The target belongs to another account than the ticket's (needs acknowledgement)." },
+  unverified_provenance: { stage: "task_contract", severity: "warning", meaning: "A stated origin (a source record, a quote of the task) that account data or the task text does not bear out." },
   other_ticket_target: { stage: "task_contract", severity: "warning", meaning: "The step acts on another ticket than the task's (needs acknowledgement)." },
   // content (DESIGN.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },

@@ -55,8 +55,8 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
     issues.push(...run("structure", issues, [], () => checkStructure(steps, ctx.maxSteps ?? MAX_PLAN_STEPS)));
   }
   issues.push(...run("allowlist", issues, [], () => checkAllowlist(steps, ctx.agentAllowedTools)));
-  issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now })));
-  issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk)));
+  issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now, runId: ctx.runId })));
+  issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk, ctx.taskText)));
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
   const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy));

@@ -1,5 +1,6 @@
 import type { DeskSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName, describeRecord } from "../desk/lookup";
+import { checkProvenance } from "./provenance";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 /**
@@ -11,9 +12,11 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  *   `{targetKind, targetId, targetAccountId, ticketAccountId}`.
  * - `other_ticket_target` (warning, needs acknowledgement): a ticket-targeted step names a
  *   ticket other than the task's.
+ * - `unverified_provenance` (warning): a stated origin the account data or task text does not
+ *   bear out (./provenance.ts).
  * Targets that do not resolve were already reported as `unknown_id`. Skips steps whose shape failed.
  */
-export function checkTaskContract(steps: readonly StepView[], desk: DeskSnapshot): ValidationIssue[] {
+export function checkTaskContract(steps: readonly StepView[], desk: DeskSnapshot, taskText?: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ticket = desk.ticket;
   const ticketAccountId = ticket.accountId;
@@ -54,5 +57,6 @@ export function checkTaskContract(steps: readonly StepView[], desk: DeskSnapshot
       });
     }
   }
+  issues.push(...checkProvenance(steps, desk, taskText));
   return issues;
 }

@@ -49,11 +49,16 @@ export interface EditorContext {
  * - `agentAllowedTools`: the allowlist of the agent that owns the run;
  * - `editor` + `basePlan`: given together for an operator edit (authorship stage);
  * - `maxSteps`: defaults to MAX_PLAN_STEPS;
- * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools).
+ * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools);
+ * - `runId`: the run being validated, when it exists (its own approvals are not money in flight
+ *   against it);
+ * - `taskText`: the task's live text (user_literal provenance is checked against it).
  */
 export interface ValidationContext {
   desk: DeskSnapshot;
   now: Date;
+  runId?: string;
+  taskText?: string;
   agentAllowedTools: string[];
   editor?: EditorContext;
   basePlan?: Plan;

@@ -1,5 +1,5 @@
 import { subDays } from "date-fns";
-import type { DeskSnapshot, InvoiceRecord, ShipmentRecord } from "../../desk/snapshot";
+import type { DeskSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
 import type { RecordKind } from "../../desk/lookup";
 import type { Currency } from "../../money";
 import { lookalikeGuesses } from "../../text/confusables";
@@ -12,9 +12,11 @@ import type { DbOrTx } from "../transaction";
 /**
  * Loads the account data one decision reads (DESIGN.md "Storage and scale", issue #11): the
  * task's ticket and its account, the invoices, shipments, tickets and accounts the plans' steps
- * name (by primary key), the accounts those records belong to, the holidays of the named
- * shipments' destinations from yesterday (UTC) on, and — only for ids that do not resolve — a
- * bounded, indexed set of look-alike candidates for the "did you mean" hint. Never a whole table:
+ * name (by primary key, also records their provenance names as sources), the accounts those
+ * records belong to, the holidays of the named shipments' destinations from yesterday (UTC) on,
+ * the money other approvals hold on the loaded invoices (`holdsBefore`: only approvals given
+ * before then), and — only for ids that do not resolve — a bounded, indexed set of look-alike
+ * candidates for the "did you mean" hint. Never a whole table:
  * the cost grows with the plan, not with the desk.
  *
  * `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
@@ -24,7 +26,7 @@ import type { DbOrTx } from "../transaction";
  * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
  */
 export async function loadAccountSnapshot(
-  scope: { ticketId: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date },
+  scope: { ticketId: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
   db: DbOrTx = prisma,
 ): Promise<DeskSnapshot> {
   const now = scope.now ?? new Date();
@@ -62,7 +64,46 @@ export async function loadAccountSnapshot(
   }
 
   await loadCandidates(db, desk, refs);
+  desk.inFlight = await loadHolds(db, Object.keys(desk.invoices), now, scope.holdsBefore);
   return desk;
+}
+
+/** At most this many holds per snapshot (an invoice has a handful of runs drawing on it). */
+const HOLD_LIMIT = 1000;
+
+/**
+ * Money in flight on `invoiceIds` (issue #12): approvals still `active` or `claimed`, not
+ * expired at `now`, that draw an amount on one of them — by the approval's indexed
+ * (targetKind, targetId, state) columns. `before` keeps only approvals given earlier (a claim
+ * counts what was approved before its own approval: the earlier approval holds first).
+ */
+export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before?: Date): Promise<Record<string, MoneyHold[]>> {
+  if (invoiceIds.length === 0) return {};
+  const rows = await db.approval.findMany({
+    where: {
+      targetKind: "invoice",
+      targetId: { in: invoiceIds },
+      state: { in: ["active", "claimed"] },
+      amountMinor: { not: null },
+      expiresAt: { gt: now },
+      ...(before ? { createdAt: { lt: before } } : {}),
+    },
+    select: { id: true, runId: true, stepId: true, targetId: true, amountMinor: true, amountCurrency: true, state: true, createdAt: true },
+    orderBy: { createdAt: "asc" },
+    take: HOLD_LIMIT,
+  });
+  const out: Record<string, MoneyHold[]> = {};
+  for (const r of rows) {
+    (out[r.targetId!] ??= []).push({
+      runId: r.runId,
+      stepId: r.stepId,
+      approvalId: r.id,
+      amount: { minor: r.amountMinor!, currency: (r.amountCurrency ?? "USD") as Currency },
+      state: r.state as MoneyHold["state"],
+      approvedAt: r.createdAt.toISOString(),
+    });
+  }
+  return out;
 }
 
 /** At most this many of the ticket account's own invoices and shipments (each) for the run page. */
@@ -93,6 +134,16 @@ export function referencedIds(steps: readonly unknown[]): Refs {
       const kind = KIND_OF_FIELD[field.kind];
       const value = Object.prototype.hasOwnProperty.call(args, field.name) ? (args as Record<string, unknown>)[field.name] : undefined;
       if (kind && typeof value === "string" && value.length > 0 && value.length <= 128) refs[kind].add(value);
+    }
+    // Records the agent says an argument was read from (provenance `source`) are checked too.
+    const provenance = (raw as { provenance?: unknown }).provenance;
+    if (provenance && typeof provenance === "object") {
+      for (const p of Object.values(provenance as Record<string, unknown>)) {
+        const { kind, recordType, recordId } = (p ?? {}) as { kind?: unknown; recordType?: unknown; recordId?: unknown };
+        if (kind === "source" && typeof recordId === "string" && recordId.length <= 128 && typeof recordType === "string" && recordType in refs) {
+          refs[recordType as RecordKind].add(recordId);
+        }
+      }
     }
   }
   return refs;

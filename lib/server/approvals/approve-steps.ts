@@ -19,6 +19,7 @@ import { loadRun } from "../runs/load-run";
 import { storedSteps, toRunView } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
+import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
 
 /** Idempotency scope of a person's approvals of one run. */
@@ -60,7 +61,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       plan,
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true } });
   if (task.revision !== run.boundTaskRevision) {
     throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}). Reject it so the agent can plan again.`, {
       boundRevision: run.boundTaskRevision,
@@ -71,7 +72,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: plan.steps, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
-  const check = validatePlan(plan, { desk, now, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
+  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
@@ -105,7 +106,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           stepId: step.id,
           planVersion: plan.version,
           tool: step.tool,
-          target: (tool.target(step.args as never, desk) ?? null) as unknown as Prisma.InputJsonValue,
+          ...approvalTargetColumns(step, desk),
           args: step.args as Prisma.InputJsonValue,
           digest: digest(step),
           boundTaskRevision: run.boundTaskRevision,

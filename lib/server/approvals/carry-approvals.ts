@@ -25,8 +25,10 @@ export async function carryOrInvalidateApprovals(
   const nextDigest = new Map(next.steps.map((s) => [s.id, digest(s)]));
   const nextPos = new Map(next.steps.map((s, i) => [s.id, i]));
   const prevPos = new Map(prev.steps.map((s, i) => [s.id, i]));
+  const deps = (plan: Plan, id: string) => JSON.stringify(plan.steps.find((s) => s.id === id)?.dependsOn ?? null);
   const stillConsented = (a: (typeof prevApprovals)[number]) => {
     if (nextDigest.get(a.stepId) !== a.digest || nextPos.get(a.stepId) !== prevPos.get(a.stepId)) return false;
+    if (deps(prev, a.stepId) !== deps(next, a.stepId)) return false; // its declared prerequisites changed
     const acked = (a.acknowledged as { code: string; stepId: string }[] | null) ?? [];
     return nextIssues
       .filter((i) => i.needsAcknowledgement && i.stepId === a.stepId)
@@ -44,6 +46,10 @@ export async function carryOrInvalidateApprovals(
           planVersion: next.version,
           tool: a.tool,
           target: (a.target ?? undefined) as Prisma.InputJsonValue | undefined,
+          targetKind: a.targetKind,
+          targetId: a.targetId,
+          amountMinor: a.amountMinor,
+          amountCurrency: a.amountCurrency,
           args: a.args as Prisma.InputJsonValue,
           digest: a.digest,
           boundTaskRevision: a.boundTaskRevision,

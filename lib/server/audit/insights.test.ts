@@ -43,7 +43,7 @@ const plan = (): StepInput[] => [
 
 async function submit(at: Date) {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${TICKET}` } });
-  return (await submitRun(agent, task.id, { taskRevision: task.revision, steps: plan() }, `ins:${nanoid()}`, at)).run;
+  return (await submitRun(agent, task.id, { taskRevision: task.revision, steps: plan(), addition: true }, `ins:${nanoid()}`, at)).run;
 }
 
 async function edit(viewer: Viewer, runId: string, at: Date, change: (steps: Step[]) => Step[]) {

@@ -5,6 +5,7 @@ import { checkGrant } from "../../grants";
 import type { RunStatus } from "../../run-state";
 import { getTool } from "../../tools/catalog";
 import { validatePlan } from "../../validation/pipeline";
+import { serverConfig } from "../config";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit";
 import { prisma } from "../db";
@@ -103,6 +104,7 @@ export async function claimStep(
         data: { state: "claimed" },
       });
       if (claimedApproval.count !== 1) throw new LostRace("approval no longer active");
+      await holdMoneyAtClaim(tx, step, approval, runId, now);
       const claim: ClaimView = {
         token: nanoid(32),
         stepId,
@@ -112,6 +114,7 @@ export async function claimStep(
         taskRevision: body.taskRevision,
         approvalId: approval.id,
         claimedAt: now.toISOString(),
+        leaseExpiresAt: new Date(now.getTime() + serverConfig().claimLeaseSeconds * 1000).toISOString(),
       };
       await tx.stepExecution.create({
         data: {
@@ -125,6 +128,7 @@ export async function claimStep(
           token: claim.token,
           status: "claimed",
           claimedAt: now,
+          leaseExpiresAt: new Date(claim.leaseExpiresAt),
         },
       });
       await appendAudit(tx, {
@@ -154,7 +158,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       boundTaskRevision: true,
       expiresAt: true,
       stopReason: true,
-      task: { select: { revision: true } },
+      task: { select: { revision: true, body: true } },
       executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
       planVersions: { select: { version: true, steps: true } },
     },
@@ -167,6 +171,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
     body,
     run: run && { ...run, status: run.status as RunStatus },
     liveTaskRevision: run?.task.revision ?? 0,
+    taskText: run?.task.body ?? "",
     steps: [],
     stepInEarlierVersion: false,
     executions: run?.executions ?? [],
@@ -179,7 +184,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
     snap.approval = await db.approval.findFirst({
       where: { runId, planVersion: run.approvedVersion, stepId },
       orderBy: { createdAt: "desc" },
-      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true },
+      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true },
     });
   }
   return snap;
@@ -193,8 +198,11 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
  */
 async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
   const run = snap.run!;
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: [step], now: snap.now }, db);
-  const live = validatePlan({ version: run.planVersion, steps: [step] }, { desk, now: snap.now, agentAllowedTools: agent.allowedTools });
+  // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
+  // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
+  const { dependsOn: _order, ...alone } = step;
+  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {
@@ -219,6 +227,39 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
     }
   }
   return null;
+}
+
+/**
+ * Money in flight, atomically with the claim (issue #12): for a step that moves money out of an
+ * invoice, takes the invoice row's lock (a no-op conditional update: PostgreSQL row lock, SQLite
+ * write lock) and re-sums, inside the claim's transaction, what approvals given before this one
+ * still hold on it (active or claimed, other runs, not expired). If the open balance no longer
+ * covers them plus this step, the claim lost a race: it is decided again (and refused by the
+ * dispatch-time validation with `amount_exceeds_available`). Two executors claiming refunds of
+ * different runs on one invoice are serialised by the lock, so never more than the open balance
+ * is authorised.
+ */
+async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], approval: { id: string; createdAt: Date }, runId: string, now: Date): Promise<void> {
+  const tool = getTool(step.tool);
+  const amount = tool?.amount(step.args as never);
+  const invoiceId = (step.args as { invoiceId?: unknown }).invoiceId;
+  if (!amount || typeof invoiceId !== "string") return;
+  const locked = await tx.invoice.updateMany({ where: { id: invoiceId }, data: { version: { increment: 0 } } });
+  if (locked.count !== 1) throw new LostRace("invoice gone");
+  const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: invoiceId }, select: { openMinor: true, currency: true } });
+  const held = await tx.approval.aggregate({
+    where: {
+      targetKind: "invoice",
+      targetId: invoiceId,
+      state: { in: ["active", "claimed"] },
+      amountCurrency: invoice.currency,
+      expiresAt: { gt: now },
+      createdAt: { lt: approval.createdAt },
+      NOT: { runId },
+    },
+    _sum: { amountMinor: true },
+  });
+  if (amount.currency === invoice.currency && invoice.openMinor - (held._sum.amountMinor ?? 0) < amount.minor) throw new LostRace("money on the invoice is held by an earlier approval");
 }
 
 /** Applies what a refusal changes besides being recorded: stop the run for a stale task, or persist a passed deadline. */

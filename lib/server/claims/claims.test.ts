@@ -33,18 +33,23 @@ const supervisor = { id: "usr_supervisor", role: "supervisor" as const };
 const operator = { id: "usr_operator", role: "operator" as const };
 
 
-/** Three internal steps (all auto-gated): the run is approved at submission. */
+/**
+ * Three internal steps (all auto-gated): the run is approved at submission. They declare no
+ * prerequisites (`dependsOn: []`), so these tests may claim them in any order; plan order has its
+ * own tests (claims-order.test.ts).
+ */
 function autoPlan(ticketId: string): StepInput[] {
   return [
     { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "First write: customer called." } },
-    { id: "s2", tool: "escalate_ticket", args: { ticketId, team: "operations", note: "Second write: please check the slot." } },
-    { id: "s3", tool: "add_ticket_note", args: { ticketId, note: "Third write: escalated." } },
+    { id: "s2", tool: "escalate_ticket", args: { ticketId, team: "operations", note: "Second write: please check the slot." }, dependsOn: [] },
+    { id: "s3", tool: "add_ticket_note", args: { ticketId, note: "Third write: escalated." }, dependsOn: [] },
   ];
 }
 
 async function submit(ticketId: string, steps: StepInput[] = autoPlan(ticketId)) {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
-  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps }, `test:${nanoid()}`, TEST_NOW);
+  // Several runs of one task coexist here (`addition`); superseding has its own tests.
+  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, addition: true }, `test:${nanoid()}`, TEST_NOW);
   return run;
 }
 

@@ -33,16 +33,17 @@ export interface ClaimSnapshot {
     expiresAt: Date;
     stopReason: unknown;
   };
-  /** The task's live revision. */
+  /** The task's live revision and text. */
   liveTaskRevision: number;
+  taskText: string;
   /** Steps of the run's current plan version, in order. */
   steps: Step[];
   /** True when `stepId` is in an earlier version of the plan but not the current one. */
   stepInEarlierVersion: boolean;
-  /** Every claim of the run so far. */
+  /** Every claim of the run so far (`resolution`: what a person recorded for an unknown outcome). */
   executions: { stepId: string; status: string; resolution: string | null; claimedAt: Date }[];
   /** The latest approval of (run, approvedVersion, step), when there is an approved version. */
-  approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null };
+  approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null; createdAt: Date };
 }
 
 /** The typed refusal a claim gets; `effect` is what the refusal changes besides being recorded. */
@@ -190,5 +191,38 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
       requestDigest: body.digest,
     });
   }
+  // 5. Plan order (issue #12): every prerequisite — the declared `dependsOn`, else every earlier step — succeeded.
+  const order = prerequisiteRefusal(snap.steps, step, snap.executions);
+  if (order) return order;
   return { kind: "go", step, version, approval, firstClaim: run.status === "approved" };
+}
+
+/**
+ * The plan-order refusal of claiming `step`, or null: its prerequisites are `step.dependsOn` when
+ * declared, else every earlier step of the plan. One that failed (reported or reconciled) blocks it
+ * for good: `prerequisite_failed`; one not yet claimed, claimed without report, or with an unknown
+ * outcome: `prerequisite_pending`. Both name the prerequisite step.
+ */
+export function prerequisiteRefusal(steps: ClaimSnapshot["steps"], step: ClaimSnapshot["steps"][number], executions: ClaimSnapshot["executions"]): ClaimRefusal | null {
+  const at = steps.findIndex((s) => s.id === step.id);
+  const prerequisites = step.dependsOn ?? steps.slice(0, at).map((s) => s.id);
+  for (const id of prerequisites) {
+    const e = executions.find((x) => x.stepId === id);
+    const position = steps.findIndex((s) => s.id === id) + 1;
+    const outcome = e ? outcomeOf(e) : "not claimed";
+    if (outcome === "succeeded") continue;
+    if (outcome === "failed") {
+      return refuse("prerequisite_failed", `Step ${step.id} needs step ${position} (${id}) to succeed first, and it failed; this step will not run in this plan.`, {
+        stepId: step.id,
+        prerequisiteStepId: id,
+        prerequisiteStatus: outcome,
+      });
+    }
+    return refuse("prerequisite_pending", `Step ${step.id} needs step ${position} (${id}) to succeed first; it is ${outcome === "not claimed" ? "not claimed yet" : outcome === "claimed" ? "claimed but not reported" : "of unknown outcome"}. Claim and write it first.`, {
+      stepId: step.id,
+      prerequisiteStepId: id,
+      prerequisiteStatus: outcome,
+    });
+  }
+  return null;
 }

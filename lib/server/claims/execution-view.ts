@@ -17,6 +17,8 @@ export interface ClaimView {
   taskRevision: number;
   approvalId: string;
   claimedAt: string;
+  /** Until when the token fences writes (the claim's lease, ISO UTC); a write after it is refused. */
+  leaseExpiresAt: string;
 }
 
 /**
@@ -38,11 +40,13 @@ export interface StepExecutionView {
   resolution: "succeeded" | "failed" | null;
   reconciledBy: string | null;
   reconciledAt: string | null;
+  /** Why a recorded report still needs a person (e.g. "reported_after_stopped"), or null. */
+  flag: string | null;
 }
 
-/** A step waiting for a person: an `unknown` outcome, or a claim never reported on. */
+/** A step waiting for a person: an `unknown` outcome, a claim never reported on, or a flagged report. */
 export interface ReconciliationItem extends StepExecutionView {
-  reason: "unknown_outcome" | "no_report";
+  reason: "unknown_outcome" | "no_report" | "flagged_report";
   ticketId: string;
   tool: string;
   runStatus: string;
@@ -69,6 +73,7 @@ export function toStepExecutionView(e: ExecutionRow): StepExecutionView {
     resolution,
     reconciledBy: e.reconciledBy,
     reconciledAt: e.reconciledAt?.toISOString() ?? null,
+    flag: e.flag,
   };
 }
 
@@ -77,7 +82,7 @@ export function outcomeOf(e: Pick<ExecutionRow, "status" | "resolution">): strin
   return e.resolution ?? e.status;
 }
 
-/** True while a claim still waits for someone: claimed without report, or unknown and not reconciled. */
-export function isOutstanding(e: Pick<ExecutionRow, "status" | "resolution">): boolean {
-  return !e.resolution && (e.status === "claimed" || e.status === "unknown");
+/** True while a claim still waits for someone: claimed without report, unknown, or a flagged report — and not reconciled. */
+export function isOutstanding(e: Pick<ExecutionRow, "status" | "resolution"> & { flag?: string | null }): boolean {
+  return !e.resolution && (e.status === "claimed" || e.status === "unknown" || !!e.flag);
 }

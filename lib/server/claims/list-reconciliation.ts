@@ -12,8 +12,9 @@ export interface ReconciliationPage {
 }
 
 /**
- * Steps waiting for a supervisor, oldest claim first: outcomes reported `unknown` and claims with
- * no report for STALE_CLAIM_SECONDS (UTC `now`), neither reconciled yet. One indexed page in SQL
+ * Steps waiting for a supervisor, oldest claim first: outcomes reported `unknown`, claims with no
+ * report for STALE_CLAIM_SECONDS (UTC `now`), and reports flagged because the run had stopped —
+ * none reconciled yet. One indexed page in SQL
  * (`limit` 1–200, default 100; `cursor` = the previous page's `nextCursor`).
  * Errors: 403 `forbidden` unless supervisor (audited `denied`).
  */
@@ -30,7 +31,7 @@ export async function listNeedsReconciliation(
   const rows = await db.stepExecution.findMany({
     where: {
       reconciledAt: null,
-      OR: [{ status: "unknown" }, { status: "claimed", claimedAt: { lte: staleBefore } }],
+      OR: [{ status: "unknown" }, { status: "claimed", claimedAt: { lte: staleBefore } }, { flag: { not: null } }],
       ...(after ? { AND: [{ OR: [{ claimedAt: { gt: after.key } }, { claimedAt: after.key, id: { gt: after.id } }] }] } : {}),
     },
     include: { run: { select: { ticketId: true, status: true, planVersions: { select: { version: true, steps: true } } } } },
@@ -40,7 +41,7 @@ export async function listNeedsReconciliation(
   return {
     items: rows.slice(0, limit).map((e) => ({
       ...toStepExecutionView(e),
-      reason: e.status === "unknown" ? "unknown_outcome" : "no_report",
+      reason: e.flag ? "flagged_report" : e.status === "unknown" ? "unknown_outcome" : "no_report",
       ticketId: e.run.ticketId,
       tool: storedSteps(e.run.planVersions.find((p) => p.version === e.planVersion)?.steps).find((s) => s.id === e.stepId)?.tool ?? "unknown",
       runStatus: e.run.status,

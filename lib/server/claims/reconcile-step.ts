@@ -43,7 +43,7 @@ export async function reconcileStep(
     }
     const ageSeconds = Math.round((now.getTime() - exec.claimedAt.getTime()) / 1000);
     const staleClaim = exec.status === "claimed" && ageSeconds >= STALE_CLAIM_SECONDS;
-    if (exec.status !== "unknown" && !staleClaim) {
+    if (exec.status !== "unknown" && !staleClaim && !exec.flag) {
       const why =
         exec.status === "claimed"
           ? `it was claimed ${ageSeconds} s ago and the executor may still report (a claim without report can be reconciled after ${STALE_CLAIM_SECONDS / 60} minutes)`
@@ -61,7 +61,7 @@ export async function reconcileStep(
       runId,
       type: "reconciled",
       actor,
-      data: { stepId, resolution: body.resolution, note: body.note, previousStatus: exec.status, reason: staleClaim ? "no_report" : "unknown_outcome", approvalConsumed, runStatus },
+      data: { stepId, resolution: body.resolution, note: body.note, previousStatus: exec.status, reason: exec.flag ? "flagged_report" : staleClaim ? "no_report" : "unknown_outcome", approvalConsumed, runStatus },
     });
     const after = { ...exec, resolution: body.resolution, reconciledBy: viewer.id, reconciledAt: now };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });

@@ -14,7 +14,8 @@ import { settleExecution } from "./settle-execution";
  * step's claim, for a run of `agent`. Recorded once (status, detail, reportedAt = `now`, UTC):
  * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`
  * and the step waits for a supervisor (never re-claimable, never replayed). The run then settles
- * (claims/settle-execution.ts). A repeat with the same token and status returns the saved step
+ * (claims/settle-execution.ts). A report on a run that is no longer executing (stopped by a task
+ * revision, expired…) is recorded with a `flag` and waits for a supervisor; the run does not move. A repeat with the same token and status returns the saved step
  * (`replayed: true`). Returns `{step, run: {id, status}}`.
  * Errors (409): `invalid_claim_token` (unknown token, or the token of another step, run or agent;
  * audited `denied` when the run is the caller's); `outcome_already_reported` {reportedStatus,
@@ -52,11 +53,24 @@ export async function reportOutcome(
         resolution: exec.resolution,
       });
     }
+    // A report for a run that is no longer executing (stopped, expired…) is recorded but never
+    // silently accepted: it is flagged for a person to reconcile, and the run does not move.
+    const flag = run.status === "executing" ? null : `reported_after_${run.status}`;
     const res = await tx.stepExecution.updateMany({
       where: { id: exec.id, status: "claimed", reconciledAt: null },
-      data: { status: body.status, detail: body.detail ?? null, reportedAt: now },
+      data: { status: body.status, detail: body.detail ?? null, reportedAt: now, flag },
     });
     if (res.count !== 1) throw new LostRace("outcome reported concurrently");
+    if (flag) {
+      await appendAudit(tx, {
+        runId,
+        type: "outcome",
+        actor: { kind: "agent", id: agent.id },
+        data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed: false, runStatus: run.status, needsReconciliation: true, flag },
+      });
+      const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now, flag };
+      return ok({ step: toStepExecutionView(after), run: { id: runId, status: run.status as RunStatus }, replayed: false });
+    }
     const approvalConsumed =
       body.status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
     const runStatus = await settleExecution(tx, runId, now);

@@ -5,6 +5,7 @@ import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { serverConfig } from "../config";
 import { prisma } from "../db";
+import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../runs/run-view";
 import type { AgentCaller } from "../session";
@@ -54,8 +55,11 @@ const fail = (message: string, details: Record<string, unknown> = {}) => new Dom
  * `apply_credit`, `add_ticket_note`, `send_reply`, `escalate_ticket` are recorded only (the demo
  * desk keeps no account balance or ticket thread). A repeat with the same claim returns the
  * saved effect (`replayed: true`) and writes nothing.
+ * The write happens only if the claim's fence holds, checked in the write's own transaction
+ * (claims/fence-claim.ts): a fenced or lapsed token writes nothing.
  * Errors: 404 `not_found` when demo mode is off; 409 `invalid_claim_token` (not this agent's
- * claim of that step, or its outcome was already reported); 409 `effect_failed` {reason} when
+ * claim of that step), `claim_fenced` {reason} (outcome already reported, lease lapsed, run not
+ * executing, task revised, approval withdrawn); 409 `effect_failed` {reason} when
  * the write is impossible now (e.g. the invoice balance no longer covers the refund) — report
  * the step `failed`.
  */
@@ -76,8 +80,10 @@ export async function applyDemoEffect(
       const scope = `effect:${exec.runId}:${exec.stepId}`;
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
       if (saved) return { ok: true, effect: saved.body as unknown as DemoEffect, replayed: true };
-      if (exec.status !== "claimed" || exec.reconciledAt) {
-        return { ok: false, error: new DomainError("invalid_claim_token", `The claim of step ${exec.stepId} is closed (${exec.resolution ?? exec.status}); nothing is written.`) };
+      // The reference executor checks the fence in the same transaction as its write (issue #12).
+      const fence = await checkFence(tx, body.token, now, agent.id);
+      if (!fence.ok) {
+        return { ok: false, error: fence.error };
       }
       const pv = await tx.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } } });
       const step = storedSteps(pv.steps).find((s) => s.id === exec.stepId);

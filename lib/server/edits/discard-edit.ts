@@ -53,7 +53,8 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...current.steps, ...before.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
-  const result = validatePlan(before, { desk, now, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });
+  const result = validatePlan(before, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }

@@ -54,7 +54,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       plan: base,
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true } });
   if (task.revision !== run.boundTaskRevision) {
     throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}); editing it would not make it current. Reject it so the agent can plan again.`, {
       boundRevision: run.boundTaskRevision,
@@ -69,6 +69,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const result = validatePlan(candidate, {
     desk,
     now,
+    runId,
+    taskText: task.body,
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     editor: { userId: viewer.id, grants: viewer.grants },
     basePlan: base,

@@ -83,15 +83,23 @@ async function freshTask(): Promise<string> {
   return ticketId;
 }
 
-/** Submits note (auto) → reply (approval) → note (auto) for a fresh task. */
+/** The walk's plan for `ticketId`: note (auto) → reply (approval) → note (auto, needs only the first note). */
+const walkSteps = (ticketId: string) => [
+  { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "Customer called." } },
+  { id: "s2", tool: "send_reply", args: { ticketId, body: "Thanks, we are on it." } },
+  { id: "s3", tool: "add_ticket_note", args: { ticketId, note: "Replied." }, dependsOn: ["s1"] },
+];
+
+/** Submits the walk's plan for a fresh task. */
 async function submit(expiresInSeconds?: number): Promise<RunView> {
   const ticketId = await freshTask();
-  const steps = [
-    { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "Customer called." } },
-    { id: "s2", tool: "send_reply", args: { ticketId, body: "Thanks, we are on it." } },
-    { id: "s3", tool: "add_ticket_note", args: { ticketId, note: "Replied." } },
-  ];
-  return (await submitRun(agent, `task_${ticketId}`, { taskRevision: 1, steps, ...(expiresInSeconds ? { expiresInSeconds } : {}) }, null, TEST_NOW)).run;
+  return (await submitRun(agent, `task_${ticketId}`, { taskRevision: 1, steps: walkSteps(ticketId), ...(expiresInSeconds ? { expiresInSeconds } : {}) }, null, TEST_NOW)).run;
+}
+
+/** The agent submits a newer plan for the run's task (not an addition): the waiting run is superseded. */
+async function resubmit(runId: string, now: Date) {
+  const run = await view(runId, now);
+  return submitRun(agent, run.taskId, { taskRevision: run.boundTaskRevision, steps: walkSteps(run.ticketId) }, null, now);
 }
 
 const view = async (runId: string, now: Date) => toRunView(await loadRun(runId), now);
@@ -117,7 +125,9 @@ async function claimAndReport(runId: string, status: "succeeded" | "failed", now
 async function finish(runId: string, status: "succeeded" | "failed", now: Date) {
   const run = await loadRun(runId);
   if (run.status !== "executing") return;
-  for (const e of run.executions.filter((x) => x.status === "claimed")) await reportOutcome(agent, runId, e.stepId, { token: e.token, status }, now);
+  const open = run.executions.filter((x) => x.status === "claimed");
+  for (const e of open) await reportOutcome(agent, runId, e.stepId, { token: e.token, status }, now);
+  if (status === "failed" && open.length === 0) await claimAndReport(runId, "failed", now);
   if (status === "succeeded") while ((await loadRun(runId)).status === "executing") await claimAndReport(runId, "succeeded", now);
 }
 
@@ -156,6 +166,9 @@ async function runIn(state: RunState): Promise<string> {
     case "expired":
       await sweepDeadlines(at(120));
       break;
+    case "superseded":
+      await resubmit(run.id, t);
+      break;
   }
   expect((await view(run.id, t)).status).toBe(state);
   return run.id;
@@ -185,6 +198,7 @@ const ACTIONS: { event: RunEvent; apply: (runId: string, now: Date) => Promise<u
   { event: "complete", apply: (id, now) => finish(id, "succeeded", now) },
   { event: "fail", apply: (id, now) => finish(id, "failed", now) },
   { event: "expire", apply: () => sweepDeadlines(at(4 * 86_400)) },
+  { event: "supersede", apply: (id, now) => resubmit(id, now) },
 ];
 
 beforeAll(async () => {

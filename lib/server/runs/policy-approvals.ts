@@ -3,7 +3,7 @@ import type { DeskSnapshot } from "../../desk/snapshot";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
-import { getTool } from "../../tools/catalog";
+import { approvalTargetColumns } from "../approvals/approval-columns";
 import type { GateDecision } from "../../validation/types";
 import type { Tx } from "../transaction";
 
@@ -32,7 +32,7 @@ export async function createPolicyApprovals(
           stepId: step.id,
           planVersion: plan.version,
           tool: step.tool,
-          target: (getTool(step.tool)?.target(step.args as never, desk) ?? null) as unknown as Prisma.InputJsonValue,
+          ...approvalTargetColumns(step, desk),
           args: step.args as Prisma.InputJsonValue,
           digest: digest(step),
           boundTaskRevision: taskRevision,

@@ -11,9 +11,10 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
-import { createRun } from "../lifecycle/run-lifecycle";
+import { fromStates } from "../../run-state";
+import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
 import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
@@ -54,6 +55,30 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
   });
 }
 
+/**
+ * One task, one live plan (issue #12): every run of `taskId` still waiting for a decision or for
+ * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
+ * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
+ * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
+ */
+async function supersedeWaitingRuns(tx: Tx, taskId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
+  const waiting = await tx.run.findMany({
+    where: { taskId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
+    select: { id: true },
+    orderBy: { createdAt: "desc" },
+    take: 50,
+  });
+  const done: string[] = [];
+  for (const r of waiting) {
+    const moved = await moveRun(tx, r.id, "supersede", { where: { expiresAt: { gt: now } }, data: { supersededById: newRunId } });
+    if (!moved) continue;
+    const withdrawn = await tx.approval.updateMany({ where: { runId: r.id, state: "active" }, data: { state: "invalidated" } });
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.count } });
+    done.push(r.id);
+  }
+  return done;
+}
+
 /** Idempotency scope of an agent's submissions. */
 const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
 
@@ -61,7 +86,8 @@ const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
  * Submits an agent's plan for `taskId` (API.md `POST /api/v1/tasks/{taskId}/runs`).
  * Validates through the one pipeline (DESIGN.md §1) against the account data the plan names;
  * on success stores, in one transaction, the run (pending_review, or approved when every step is
- * auto-gated), plan version 1, policy approvals for auto steps and the audit events.
+ * auto-gated), plan version 1, policy approvals for auto steps and the audit events — and, unless
+ * `body.addition`, supersedes the task's other waiting runs (one task, one live plan).
  * Idempotent per (agent, `idempotencyKey`): a repeat of the same request returns the run as it
  * is now with `replayed: true`; the same key with another task or body is 409 `idempotency_conflict`.
  * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 422 `validation_failed`
@@ -89,7 +115,7 @@ export async function submitRun(
   }
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
   const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools });
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body });
   result.issues.push(...agentProvenanceIssues(body.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || !result.plan) {
@@ -108,6 +134,7 @@ export async function submitRun(
       if (saved) return ok({ runId: saved.body.runId, row: null });
     }
     const runId = `run_${nanoid(12)}`;
+    const superseded = body.addition ? [] : await supersedeWaitingRuns(tx, taskId, runId, actor, now);
     const data = {
       id: runId,
       taskId,
@@ -125,6 +152,8 @@ export async function submitRun(
       desk: task.ticket.account.desk,
       createdDay: utcDateOf(now),
       ...planFacts(plan.steps, validation),
+      addition: body.addition ?? false,
+      supersedesId: superseded[0] ?? null,
     };
     await createRun(tx, allAuto ? "submit_auto_approved" : "submit_for_review", data);
     const version = await tx.planVersion.create({
@@ -151,6 +180,7 @@ export async function submitRun(
       editCount: 0,
       editTouched: null,
       editFraction: null,
+      supersededById: null,
       planVersions: [version],
       approvals,
       executions: [],

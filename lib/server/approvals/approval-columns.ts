@@ -1,0 +1,22 @@
+import type { DeskSnapshot } from "../../desk/snapshot";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Step } from "../../plan/schema";
+import { getTool } from "../../tools/catalog";
+
+/**
+ * What an approval of `step` binds besides the digest: the record the step writes to (as JSON and
+ * as indexed columns) and the money it lets move (minor units + currency), so money in flight on a
+ * record is summed in SQL (issue #12). `target` is null when the step's id does not resolve.
+ */
+export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: DeskSnapshot) {
+  const tool = getTool(step.tool);
+  const target = tool?.target(step.args as never, desk) ?? null;
+  const amount = tool?.amount(step.args as never);
+  return {
+    target: (target ?? null) as unknown as Prisma.InputJsonValue,
+    targetKind: target?.kind ?? null,
+    targetId: target?.id ?? null,
+    amountMinor: amount?.minor ?? null,
+    amountCurrency: amount?.currency ?? null,
+  };
+}
