@@ -10,6 +10,8 @@ import { prisma } from "../lib/server/db";
 import { storedSteps } from "../lib/server/runs/run-view";
 import { seedDemoDesk } from "../lib/server/demo/seed";
 import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
+import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
+import { approvalTargetColumns } from "../lib/server/approvals/approval-columns";
 import { inTransaction, ok } from "../lib/server/transaction";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
@@ -49,6 +51,7 @@ export async function refused(p: Promise<unknown>): Promise<DomainError> {
 export async function approveAllAs(runId: string, approverId: string): Promise<void> {
   const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
   const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: storedSteps(pv.steps) });
   for (const step of storedSteps(pv.steps)) {
     if (await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } })) continue;
     await prisma.approval.create({
@@ -58,6 +61,7 @@ export async function approveAllAs(runId: string, approverId: string): Promise<v
         stepId: step.id,
         planVersion: run.planVersion,
         tool: step.tool,
+        ...approvalTargetColumns(step, desk),
         args: step.args as never,
         digest: digest(step),
         boundTaskRevision: run.boundTaskRevision,

@@ -128,8 +128,9 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
     return refuse("run_not_approved", "This run was stopped; no step can be claimed.", { status: run.status });
   }
   if (run.status === "expired") return expired();
-  if (run.status === "rejected" || run.status === "completed" || run.status === "failed") {
-    return refuse("run_not_approved", `This run is ${run.status}; no step can be claimed.`, { status: run.status });
+  if (run.status === "rejected" || run.status === "completed" || run.status === "failed" || run.status === "superseded") {
+    const why = run.status === "superseded" ? "superseded by a newer plan for its task" : run.status;
+    return refuse("run_not_approved", `This run is ${why}; no step can be claimed.`, { status: run.status });
   }
   if (run.expiresAt.getTime() <= now.getTime()) return { ...expired(), effect: "expire" };
   if (run.status === "pending_review") return refuse("run_not_approved", "This run is waiting for review; wait for a decision before claiming.", { status: run.status });
