@@ -65,14 +65,15 @@ describe("simulatePass", () => {
     expect(failed).toEqual([]);
     expect(res.ok).toBe(true);
     const scenarios = new Set(res.expectations.map((e) => e.scenario));
-    expect([...scenarios].sort()).toEqual(["auto-note", "duplicate-claim", "lost-outcome", "task-edit", "wrong-digest"]);
+    expect([...scenarios].sort()).toEqual(["auto-note", "duplicate-claim", "late-write", "lost-outcome", "out-of-order", "task-edit", "wrong-digest"]);
     expect(lines.some((l) => /stopped_stale_task/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/all \d+ expected outcomes and refusals observed/);
 
-    // What the console recorded: one stopped run, one step waiting for a supervisor, nothing written twice.
-    const stopped = await prisma.run.findMany({ where: { status: "stopped", idempotencyKey: { startsWith: "sim:t1:" } } });
-    expect(stopped).toHaveLength(1);
-    expect(stopped[0].stopReason).toMatchObject({ executedStepIds: ["s1"], blockedStepId: "s2" });
+    // What the console recorded: two stopped runs (task edit, late write), a step of unknown outcome, nothing written twice.
+    const stopped = await prisma.run.findMany({ where: { status: "stopped", idempotencyKey: { startsWith: "sim:t1:" } }, orderBy: { idempotencyKey: "asc" } });
+    expect(stopped.map((r) => r.idempotencyKey)).toEqual(["sim:t1:late-write", "sim:t1:task-edit"]);
+    expect(stopped[1].stopReason).toMatchObject({ executedStepIds: ["s1"], blockedStepId: "s2" });
+    expect(await prisma.stepExecution.findFirst({ where: { runId: stopped[0].id } })).toMatchObject({ stepId: "s1", flag: "reported_after_stopped" });
     const unknown = await prisma.stepExecution.findMany({ where: { status: "unknown", run: { idempotencyKey: { startsWith: "sim:t1:" } } } });
     expect(unknown.map((u) => u.stepId)).toEqual(["s1"]);
     const dup = await prisma.run.findFirstOrThrow({ where: { idempotencyKey: "sim:t1:duplicate-claim" } });

@@ -3,7 +3,7 @@
  * agent API only (lib/client/agent-client.ts), and prints one line per event.
  *
  *   npm run simulate -- [--url http://localhost:3000] [--key pd_demo_agent_key]
- *                       [--fault task-edit|lost-outcome|duplicate-claim|wrong-digest|all]…
+ *                       [--fault task-edit|lost-outcome|duplicate-claim|wrong-digest|late-write|out-of-order|all]…
  *                       [--wait-seconds N] [--once] [--interval-seconds N]
  *
  * Each pass submits fresh runs (idempotency key per pass) for seeded demo tickets and executes
@@ -21,6 +21,11 @@
  *   duplicate-claim  the step is claimed twice at once → one token, one already_claimed, and the
  *                    write happens once;
  *   wrong-digest     a claim for arguments other than the approved ones → digest_mismatch;
+ *   late-write       the executor keeps a claim token while the task is revised, then tries to
+ *                    write with it → the fence refuses (claim_fenced), nothing is written, and its
+ *                    late report is flagged for a supervisor;
+ *   out-of-order     step 2 is claimed before step 1 succeeded → prerequisite_pending naming
+ *                    step 1; in plan order the run then completes;
  * and, with `--wait-seconds N` > 0, `refund-review`: a small refund that needs a person. The
  * simulator never approves anything (approvals are for people); it waits up to N seconds for an
  * operator's decision in the console, then executes or reports the rejection.
@@ -32,8 +37,8 @@ import path from "node:path";
 import { createAgentClient, type AgentClient, type ApiError, type Run, type StepInput } from "../lib/client/agent-client";
 import { digest } from "../lib/plan/digest";
 
-export type Fault = "task-edit" | "lost-outcome" | "duplicate-claim" | "wrong-digest";
-export const FAULTS: readonly Fault[] = ["task-edit", "lost-outcome", "duplicate-claim", "wrong-digest"];
+export type Fault = "task-edit" | "lost-outcome" | "duplicate-claim" | "wrong-digest" | "late-write" | "out-of-order";
+export const FAULTS: readonly Fault[] = ["task-edit", "lost-outcome", "duplicate-claim", "wrong-digest", "late-write", "out-of-order"];
 
 export interface SimOptions {
   url: string;
@@ -363,6 +368,36 @@ async function wrongDigest(p: Pass) {
   p.expect(s, "the approved arguments are then claimed and written; run completed", refusal === null && after?.status === "completed", after?.status);
 }
 
+/** A claim token kept across a task revision: the fenced write writes nothing; the late report is flagged. */
+async function lateWrite(p: Pass) {
+  const s = "late-write";
+  const run = await submit(p, s, "75016", [note("s1", "75016", "Customer says thanks; closing when done.")]);
+  if (!run) return;
+  const claim = await p.client.claimStep(run.id, "s1", { digest: localDigest(run.steps[0]), taskRevision: run.boundTaskRevision }, { idempotencyKey: `sim:${run.id}:s1` });
+  if (!p.expect(s, "s1 claimed with a lease", claim.ok && !!claim.claim.leaseExpiresAt, claim.ok ? undefined : describeError(claim.error)) || !claim.ok) return;
+  const revised = await p.client.reviseTask(run.taskId, { comment: "Customer asks to keep the ticket open another week." });
+  p.log(s, revised.ok ? `ticketing integration revised ${run.taskId} → revision ${revised.task.revision} while s1 was claimed` : `revision refused: ${describeError(revised.error)}`);
+  const write = await p.client.applyDemoEffect({ runId: run.id, stepId: "s1", token: claim.claim.token });
+  p.expect(s, "the write with the kept token is fenced (claim_fenced, task_revised) and writes nothing", !write.ok && write.error.code === "claim_fenced" && write.error.reason === "task_revised", write.ok ? "WRITTEN" : describeError(write.error));
+  const out = await p.client.reportOutcome(run.id, "s1", { token: claim.claim.token, status: "failed", detail: "not written: the fence refused" });
+  p.expect(s, "the late report is recorded and flagged for a supervisor; the run stays stopped", out.ok && out.step.flag === "reported_after_stopped" && out.run.status === "stopped", out.ok ? `${out.step.flag}/${out.run.status}` : describeError(out.error));
+}
+
+/** Step 2 claimed before step 1 succeeded: refused prerequisite_pending; in order the run completes. */
+async function outOfOrder(p: Pass) {
+  const s = "out-of-order";
+  const run = await submit(p, s, "75018", [
+    note("s1", "75018", "New receiving contact for sh_5660 recorded."),
+    escalate("s2", "75018", "operations", "Please update the receiving contact for sh_5660."),
+  ]);
+  if (!run) return;
+  const early = await p.client.claimStep(run.id, "s2", { digest: localDigest(run.steps[1]), taskRevision: run.boundTaskRevision }, { idempotencyKey: `sim:${run.id}:s2:early` });
+  p.expect(s, "claiming s2 first is refused prerequisite_pending naming s1", !early.ok && early.error.code === "prerequisite_pending" && early.error.prerequisiteStepId === "s1", early.ok ? "claim granted!" : describeError(early.error));
+  const { refusal } = await execute(p, s, run);
+  const after = await runStatus(p, run.id);
+  p.expect(s, "in plan order every step is written; run completed", refusal === null && after?.status === "completed", after?.status);
+}
+
 /** A refund needs a person: submit, wait for the decision, execute it or report the rejection. */
 async function refundReview(p: Pass) {
   const s = "refund-review";
@@ -404,6 +439,8 @@ export async function simulatePass(client: AgentClient, opts: SimOptions, log: L
     "lost-outcome": lostOutcome,
     "duplicate-claim": duplicateClaim,
     "wrong-digest": wrongDigest,
+    "late-write": lateWrite,
+    "out-of-order": outOfOrder,
   };
   for (const f of opts.faults) await byFault[f](p);
   await human;
