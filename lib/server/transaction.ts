@@ -1,5 +1,6 @@
 import { DomainError, type ErrorCode } from "../errors";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { resolveDatabaseUrl } from "./database-url";
 import { prisma } from "./db";
 
 /**
@@ -58,7 +59,10 @@ const TX_OPTIONS = { maxWait: 20_000, timeout: 20_000 } as const;
  */
 export async function inTransaction<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
   return withRetry(async () => {
-    const result = await db.$transaction(body, TX_OPTIONS);
+    const result = await db.$transaction(async (tx) => {
+      await takeWriteLock(tx);
+      return body(tx);
+    }, TX_OPTIONS);
     if (!result.ok) throw result.error;
     return result.value;
   });
@@ -87,9 +91,26 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
  * Same contract as `inTransaction` for `ok`/`refuse`/thrown errors.
  */
 export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
-  const result = await db.$transaction(body, TX_OPTIONS);
+  const result = await db.$transaction(async (tx) => {
+    await takeWriteLock(tx);
+    return body(tx);
+  }, TX_OPTIONS);
   if (!result.ok) throw result.error;
   return result.value;
+}
+
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
+
+/**
+ * On SQLite, makes the transaction a writer from its first statement (what `BEGIN IMMEDIATE`
+ * does; the driver adapter opens transactions with a deferred `BEGIN`): a write statement that
+ * touches no row still takes the database's write lock. Without it, a transaction that reads
+ * first and writes later fails at once with SQLITE_BUSY when another process committed in
+ * between, instead of waiting its turn. On PostgreSQL, row locks and conditional updates do that
+ * job; nothing is sent.
+ */
+async function takeWriteLock(tx: Tx): Promise<void> {
+  if (SQLITE) await tx.$executeRawUnsafe('UPDATE "idempotency_record" SET "id" = "id" WHERE 0');
 }
 
 /** True for failures a fresh attempt can get past (see `inTransaction`). DomainErrors never are. */

@@ -1,3 +1,4 @@
+import type { MoneyHold } from "../desk/snapshot";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
@@ -160,6 +161,10 @@ describe("validatePlan: all issues, all stages", () => {
       [plan(step("s", "send_reply", { ticketId: "74991", body: "We will refund you." }))],
       [refund({}), { editor: { userId: "u", grants: [] }, basePlan: referencePlan(NOW) }],
       [referencePlan(NOW), { now: new Date(Number.NaN) }],
+      [plan(note("a"), { ...note("b"), dependsOn: ["zz"] })],
+      [plan({ ...note("a"), provenance: { ticketId: { kind: "source", recordType: "ticket", recordId: "99999" } } })],
+      [refund({ amount: usd(1000) }), { desk: { ...referenceDesk(NOW), inFlight: { in_74121: [hold("run_other", 60000)] } } }],
+      [refund({ amount: usd(5000) }), { desk: { ...referenceDesk(NOW), inFlight: { in_74121: [hold("run_other", 60000)] } } }],
     ];
     for (const [p, over] of cases) {
       for (const i of validatePlan(p, ctx(over)).issues) if (!seen.has(i.code)) seen.set(i.code, i);
@@ -172,6 +177,11 @@ describe("validatePlan: all issues, all stages", () => {
     }
   });
 });
+
+/** Money another run's approval holds on an invoice (issue #12: money in flight). */
+function hold(runId: string, minor: number): MoneyHold {
+  return { runId, stepId: "s", approvalId: `apr_${runId}`, amount: usd(minor), state: "active", approvedAt: NOW.toISOString() };
+}
 
 describe("validatePlan: properties", () => {
   const c = ctx();

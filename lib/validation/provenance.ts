@@ -10,7 +10,8 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  *   ticket, account), belong to the ticket's account, and hold the argument's value in one of its
  *   fields (its id, account, balance, total, a fee, a window or a day of it, destination, subject…);
  * - `user_literal` {quote?}: the quote — or, without one, the argument's value — must occur in
- *   the task's text (case and spacing ignored); the task's own ticket number counts as stated;
+ *   the task's text (case and spacing ignored; checked when the context carries the text); the
+ *   task's own ticket number counts as stated;
  * otherwise an `unverified_provenance` warning on that argument (path `steps.N.provenance.<arg>`),
  * which the card shows next to the badge. `model`, `computed` and `operator` origins are what they
  * say (a person's edit is recorded by the server, never by the agent). Pure.
@@ -52,7 +53,8 @@ function checkSource(desk: DeskSnapshot, recordType: string, recordId: string, v
 }
 
 function checkLiteral(desk: DeskSnapshot, taskText: string | undefined, quote: string | undefined, value: unknown): string | null {
-  const text = squash(taskText ?? "");
+  if (taskText === undefined) return null; // no task text in this context: nothing to check against
+  const text = squash(taskText);
   const needle = quote ?? (typeof value === "string" || typeof value === "number" ? String(value) : undefined);
   if (needle === undefined) return quote === undefined ? "no quote was given for a value that is not text" : null;
   if (!quote && String(value) === desk.ticket.id) return null; // the task IS this ticket

@@ -471,6 +471,8 @@ describe("claimStep: validated again at dispatch", () => {
     expect(stale.code).toBe("validation_failed");
     expect(stale.message).toMatch(/open balance/);
     expect(await prisma.stepExecution.count({ where: { runId: run.id } })).toBe(0);
+    // That approval no longer holds money on the invoice (it would otherwise stay in flight until the run expires).
+    await prisma.approval.updateMany({ where: { runId: run.id }, data: { state: "invalidated" } });
 
     const run2 = await submit("75010", [refund("r2", 10000)]);
     await approveAll(run2.id); // approved by the senior
