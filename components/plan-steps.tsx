@@ -6,6 +6,7 @@ import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
 import { authorLabel } from "@/lib/audit-describe";
 import { ProvenanceBadge } from "./provenance-badge";
+import { StepReasons } from "./step-reasons";
 
 /**
  * "approved by Sam Senior" (· claimed / consumed) for a person's approval, "approval invalidated"
@@ -46,7 +47,14 @@ export function PlanSteps({
             <div className="flex flex-wrap items-center gap-2">
               <span className="rounded-full bg-slate-900 px-2 py-0.5 text-xs font-semibold text-white">Step {s.position}</span>
               <h3 id={`step-${s.id}-title`} className="font-semibold">
-                {tool?.label ?? s.tool} <code className="ml-1 text-xs font-normal text-slate-500">{s.tool}</code>
+                {s.title ? (
+                  <>
+                    {s.title} <span className="text-sm font-normal text-slate-600">· {tool?.label ?? s.tool}</span>
+                  </>
+                ) : (
+                  (tool?.label ?? s.tool)
+                )}{" "}
+                <code className="ml-1 text-xs font-normal text-slate-500">{s.tool}</code>
               </h3>
               {tool && <EffectBadge effect={tool.effect} />}
               <GateBadge gate={s.gate} />
@@ -88,6 +96,7 @@ export function PlanSteps({
                 </div>
               ))}
             </dl>
+            <StepReasons reasons={s} desk={desk} stepId={s.id} />
             {stepIssues.length > 0 && (
               <ul className="mt-3 space-y-1">
                 {stepIssues.map((i, n) => (

@@ -125,6 +125,8 @@ export function referencePlan(now: Date = REFERENCE_NOW): Plan {
           note: { kind: "model" },
         },
         author: { kind: "model" },
+        title: "Record the missed delivery",
+        rationale: "The desk's record of the ticket should say what happened and what we are doing about it.",
       },
       {
         id: "s2",
@@ -137,6 +139,11 @@ export function referencePlan(now: Date = REFERENCE_NOW): Plan {
           reason: { kind: "user_literal", quote: "nobody was at the dock" },
         },
         author: { kind: "model" },
+        title: "Rebook the delivery",
+        rationale: "The first delivery attempt failed and the customer needs the consignment within days.",
+        evidence: [{ recordType: "shipment", recordId: "sh_5521" }],
+        risk: "The carrier may not have a slot that day.",
+        stopCondition: "Do not move the window if the shipment was delivered meanwhile.",
       },
       {
         id: "s3",
@@ -152,6 +159,9 @@ export function referencePlan(now: Date = REFERENCE_NOW): Plan {
           body: { kind: "model" },
         },
         author: { kind: "model" },
+        title: "Tell the customer",
+        rationale: "The customer asked for a written confirmation of the new delivery.",
+        evidence: [{ recordType: "ticket", recordId: REFERENCE_TICKET_ID }],
       },
     ],
   };

@@ -4,6 +4,7 @@ import { describeReapproval, diffPlans, type PlanDiff } from "../diff/plan-diff"
 import { DomainError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { digest } from "../plan/digest";
+import { keepReasons } from "../plan/reasons";
 import type { Plan, Provenance, Step } from "../plan/schema";
 import { validatePlan } from "../validation/pipeline";
 import type { ValidationIssue, ValidationResult } from "../validation/types";
@@ -41,6 +42,8 @@ const EDITABLE: RunStatus[] = ["pending_review", "approved"];
  * with `operator` provenance (who, when, previous value) on each changed top-level argument.
  * An added step — a new id, or an existing id with another tool (a new operation, DESIGN.md
  * §1) — gets a fresh server id, so it can never inherit an old step's approval or execution.
+ * A step that keeps its id and tool keeps its reasons (title, rationale, evidence, risk,
+ * stopCondition) unless the submission carries them (lib/plan/reasons.ts `keepReasons`).
  * Non-object entries pass through untouched for the shape stage to report.
  */
 export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, at: Date): unknown[] {
@@ -67,7 +70,7 @@ export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, a
     } catch {
       same = false; // non-JSON args: the shape stage reports them
     }
-    if (same) return { ...s, author: prev.author, provenance: prev.provenance ?? {} };
+    if (same) return keepReasons({ ...s, author: prev.author, provenance: prev.provenance ?? {} }, prev);
     const provenance: Record<string, Provenance> = {};
     for (const k of Object.keys(args)) {
       let changed = true;
@@ -78,7 +81,7 @@ export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, a
       }
       provenance[k] = changed ? operator(prev.args[k]) : (prev.provenance?.[k] ?? { kind: "model" });
     }
-    return { ...s, author: { kind: "user", userId: editorId }, provenance };
+    return keepReasons({ ...s, author: { kind: "user", userId: editorId }, provenance }, prev);
   });
 }
 

@@ -5,7 +5,8 @@ import { DomainError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import { canonicalJson } from "../plan/canonical-json";
 import { digest } from "../plan/digest";
-import type { Author, Plan, Step } from "../plan/schema";
+import { reasonsOf } from "../plan/reasons";
+import type { Author, Plan, Step, StepReasons } from "../plan/schema";
 import { runDeadlines } from "../policy";
 import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
@@ -38,8 +39,8 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** A step as the API shows it: the stored step plus digest, gate and approval state. */
-export interface RunStepView {
+/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate and approval state. */
+export interface RunStepView extends StepReasons {
   id: string;
   position: number;
   tool: string;
@@ -139,6 +140,7 @@ export function toStepViews(
       provenance: s.provenance ?? {},
       digest: digest(s),
       author: s.author ?? { kind: "model" },
+      ...reasonsOf(s),
       gate: gate[s.id] ?? "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
       execution: exec
