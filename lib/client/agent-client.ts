@@ -33,8 +33,28 @@ export type RunStatus = "pending_review" | "approved" | "rejected" | "expired" |
 /** What an executor reports after a write; `unknown` waits for a person, never replayed. */
 export type StepOutcomeStatus = "succeeded" | "failed" | "unknown";
 
+/** A record a step relies on, e.g. `{recordType: "shipment", recordId: "sh_5521"}` (API.md step reasons). */
+export interface EvidenceRef {
+  recordType: string;
+  recordId: string;
+  note?: string;
+}
+
+/**
+ * What the agent knows about a step, all optional (API.md): a short `title`, the `rationale`,
+ * the `evidence` it relies on, the `risk`, and a `stopCondition`. Shown to the operator; not
+ * part of the digest; kept across operator edits.
+ */
+export interface StepReasons {
+  title?: string;
+  rationale?: string;
+  evidence?: EvidenceRef[];
+  risk?: string;
+  stopCondition?: string;
+}
+
 /** One step of a run as stored: the tool call, its digest (hex SHA-256 of RFC 8785 `{tool, args}`), author, gate and approval. */
-export interface RunStep {
+export interface RunStep extends StepReasons {
   id: string;
   position?: number;
   tool: string;
@@ -65,8 +85,8 @@ export interface Run {
   steps: RunStep[];
 }
 
-/** A step as an agent submits it (`id` optional: the console assigns one). */
-export interface StepInput {
+/** A step as an agent submits it (`id` optional: the console assigns one), with its optional reasons. */
+export interface StepInput extends StepReasons {
   id?: string;
   tool: string;
   args: Record<string, unknown>;
@@ -132,7 +152,9 @@ export type ClaimRefusalCode =
   | "run_not_approved"
   | "expired"
   | "stale_task"
-  | "idempotency_conflict";
+  | "idempotency_conflict"
+  | "validation_failed"
+  | "approval_revoked";
 /** Typed refusals of a submission. */
 export type SubmitRefusalCode = "validation_failed" | "stale_task";
 /** Typed refusals of an outcome report. */
