@@ -38,7 +38,7 @@ describe("LangGraph adapter", () => {
     expect(JSON.parse(seen.reschedule_delivery)).toMatchObject({ status: "succeeded", operatorEdited: true, executedArgs: { window: { from: edited, to: edited } } });
     expect(await shipmentWindow("sh_5521")).toEqual({ from: edited, to: edited });
     // LangGraph edits natively: the AI message in the history now carries the approved window.
-    const ai = messages.find((m) => m.getType() === "ai" && (m as { tool_calls?: unknown[] }).tool_calls?.length) as { tool_calls: { name: string; args: Record<string, unknown> }[] };
+    const ai = messages.find((m) => m.getType() === "ai" && (m as unknown as { tool_calls?: unknown[] }).tool_calls?.length) as unknown as { tool_calls: { name: string; args: Record<string, unknown> }[] };
     expect(ai.tool_calls.find((c) => c.name === "reschedule_delivery")!.args.window).toEqual({ from: edited, to: edited });
     expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("completed");
   });
