@@ -6,7 +6,6 @@ import { checkGrant } from "../grants";
 import { formatMoney, type Money } from "../money";
 import { canonicalJson } from "../plan/canonical-json";
 import { digest } from "../plan/digest";
-import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
 import { appendAudit } from "./audit";
 import { prisma } from "./db";
@@ -14,6 +13,7 @@ import { loadDeskSnapshot } from "./desk-data";
 import { loadPlanVersion, settleRunStatus } from "./plan-state";
 import { effectiveStatus, expireIfDue, loadRun, toRunView, type RunStatus, type RunView } from "./runs";
 import { deskScope, type Viewer } from "./session";
+import { catalogAt } from "./tool-catalog";
 
 /** Body of `POST /api/runs/{runId}/approvals` (API.md). */
 export const approveBodySchema = z
@@ -131,7 +131,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const plan = current.plan;
   const desk = await loadDeskSnapshot(run.task.ticketId);
   const agent = await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId } });
-  const check = validatePlan(plan, { desk, now, agentAllowedTools: (agent.allowedTools as string[]) ?? [] });
+  const catalog = await catalogAt(run.catalogVersion);
+  const check = validatePlan(plan, { desk, now, agentAllowedTools: (agent.allowedTools as string[]) ?? [], catalog });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
@@ -147,7 +148,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     targets = ids.map((id) => byId.get(id)!).filter((s) => !existing.has(s.id));
   }
   for (const step of targets) {
-    const tool = getTool(step.tool)!;
+    const tool = catalog.get(step.tool)!;
     const amount = tool.amount(step.args as never);
     const denial = checkGrant(viewer.grants, "approve", step.tool, amount);
     if (denial) {
@@ -169,7 +170,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const mine = await prisma.approval.findMany({ where: { runId, planVersion: plan.version, state: "active", approverId: viewer.id } });
   const totals = new Map<string, Money>();
   for (const step of [...plan.steps.filter((s) => mine.some((a) => a.stepId === s.id)), ...targets]) {
-    const amount = getTool(step.tool)!.amount(step.args as never);
+    const amount = catalog.get(step.tool)!.amount(step.args as never);
     if (!amount) continue;
     const prev = totals.get(step.tool);
     totals.set(step.tool, prev && prev.currency === amount.currency ? { minor: prev.minor + amount.minor, currency: amount.currency } : prev ?? amount);
@@ -200,7 +201,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       // The key row first: a racing request with the same key fails here (unique) and reads the saved answer.
       await tx.idempotencyRecord.create({ data: { id: nanoid(), scope, key: body.idempotencyKey, status: 201, body: {} } });
       for (const step of targets) {
-        const tool = getTool(step.tool)!;
+        const tool = catalog.get(step.tool)!;
         const amount = tool.amount(step.args as never);
         const grant = viewer.grants.find((g) => g.tool === step.tool)!;
         await tx.approval.create({

@@ -10,9 +10,9 @@ import { storedSteps, type RunStatus } from "./runs";
 import { loadDeskSnapshot } from "./desk-data";
 import { checkGrant, type Grant } from "../grants";
 import type { Currency } from "../money";
-import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
 import type { AgentCaller, Viewer } from "./session";
+import { catalogAt } from "./tool-catalog";
 
 /**
  * The executor side of the chain (DESIGN.md §9, API.md "Agent and executor API", issue #5):
@@ -532,7 +532,8 @@ async function decideClaim(
   // and the approver's authority as it stands now (a revoked grant or disabled user no longer consents).
   const task = await tx.task.findUniqueOrThrow({ where: { id: run.taskId } });
   const desk = await loadDeskSnapshot(task.ticketId, tx);
-  const live = validatePlan({ version, steps: [step] }, { desk, now, agentAllowedTools: agent.allowedTools });
+  const catalog = await catalogAt(run.catalogVersion, tx);
+  const live = validatePlan({ version, steps: [step] }, { desk, now, agentAllowedTools: agent.allowedTools, catalog });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return saved(
@@ -551,7 +552,7 @@ async function decideClaim(
       canAuthor: g.canAuthor,
       authorLimit: g.authorLimitMinor != null ? { minor: g.authorLimitMinor, currency: (g.authorLimitCurrency ?? "USD") as Currency } : null,
     }));
-    const amount = getTool(step.tool)?.amount(step.args as never);
+    const amount = catalog.get(step.tool)?.amount(step.args as never);
     if (!approver || approver.disabled || checkGrant(grants, "approve", step.tool, amount)) {
       return saved(
         refuse("approval_revoked", `The person who approved step ${stepId} no longer has the authority to approve it; it needs a new approval.`, {

@@ -14,6 +14,7 @@ import { loadDeskSnapshot } from "./desk-data";
 import { carryOrInvalidateApprovals, loadPlanVersion, settleRunStatus } from "./plan-state";
 import { createPolicyApprovals, effectiveStatus, loadRun, storedSteps, type RunStatus } from "./runs";
 import { deskScope, type Viewer } from "./session";
+import { catalogAt } from "./tool-catalog";
 
 /** Body of `POST /api/runs/{runId}/edits` (API.md): the base version and the whole edited plan. */
 export const submitEditBodySchema = z
@@ -121,6 +122,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     editor: { userId: viewer.id, grants: viewer.grants },
     basePlan: base,
+    catalog: await catalogAt(run.catalogVersion),
   });
   const denied = authorshipIssues(result.issues);
   if (denied.length > 0) {
@@ -246,7 +248,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   const latest = run.planVersion;
   const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown }).steps) };
   const [desk, agent] = await Promise.all([loadDeskSnapshot(run.task.ticketId), prisma.agent.findUniqueOrThrow({ where: { id: run.agentId } })]);
-  const result = validatePlan(before, { desk, now, agentAllowedTools: (agent.allowedTools as string[]) ?? [] });
+  const result = validatePlan(before, { desk, now, agentAllowedTools: (agent.allowedTools as string[]) ?? [], catalog: await catalogAt(run.catalogVersion) });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }

@@ -8,13 +8,14 @@ import { digest } from "../plan/digest";
 import { reasonsOf } from "../plan/reasons";
 import type { Author, Plan, Step, StepReasons } from "../plan/schema";
 import { runDeadlines } from "../policy";
-import { getTool } from "../tools/catalog";
 import { validatePlan } from "../validation/pipeline";
 import type { ValidationIssue, ValidationResult } from "../validation/types";
 import { appendAudit, type Actor } from "./audit";
 import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import type { AgentCaller } from "./session";
+import { currentCatalog } from "./tool-catalog";
+import { getTool } from "../tools/catalog";
 
 /** Body of `POST /api/v1/tasks/{taskId}/runs` (API.md). Steps are checked by the pipeline, not here. */
 export const submitRunBodySchema = z
@@ -278,7 +279,8 @@ export async function submitRun(
   }
   const desk = await loadDeskSnapshot(task.ticketId);
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools });
+  const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, catalog });
   result.issues.push(...agentProvenanceIssues(body.steps));
   result.ok = result.ok && !result.issues.some((i) => i.severity === "error");
   const actor: Actor = { kind: "agent", id: agent.id };
@@ -287,7 +289,7 @@ export async function submitRun(
     throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
   }
   const plan = result.plan;
-  const hasIrreversible = plan.steps.some((s) => getTool(s.tool)?.effect === "irreversible");
+  const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
   const { expiresAt, escalateAt } = runDeadlines(now, hasIrreversible, body.expiresInSeconds);
   const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
   const runId = `run_${nanoid(12)}`;
@@ -306,6 +308,7 @@ export async function submitRun(
           escalateAt,
           idempotencyKey,
           requestHash,
+          catalogVersion: catalog.version,
           createdAt: now,
         },
       });

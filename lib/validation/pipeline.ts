@@ -48,7 +48,7 @@ function run<T>(stage: ValidationStage, issues: ValidationIssue[], fallback: T, 
  */
 export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationResult {
   const issues: ValidationIssue[] = [];
-  const shape = run<ShapeOutcome>("shape", issues, { issues: [], steps: null }, () => checkShape(plan));
+  const shape = run<ShapeOutcome>("shape", issues, { issues: [], steps: null }, () => checkShape(plan, ctx.catalog));
   issues.push(...shape.issues);
   const steps: StepView[] = shape.steps ?? [];
 

@@ -2,6 +2,7 @@ import type { DeskSnapshot } from "../desk/snapshot";
 import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
+import type { ToolCatalog } from "../tools/tool-catalog";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -49,7 +50,9 @@ export interface EditorContext {
  * - `agentAllowedTools`: the allowlist of the agent that owns the run;
  * - `editor` + `basePlan`: given together for an operator edit (authorship stage);
  * - `maxSteps`: defaults to MAX_PLAN_STEPS;
- * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools).
+ * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools);
+ * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
+ *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
  */
 export interface ValidationContext {
   desk: DeskSnapshot;
@@ -59,6 +62,7 @@ export interface ValidationContext {
   basePlan?: Plan;
   maxSteps?: number;
   gatePolicy?: Partial<Record<string, GateDefault>>;
+  catalog?: ToolCatalog;
 }
 
 /**
