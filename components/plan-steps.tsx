@@ -1,6 +1,6 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { RunStepView } from "@/lib/server/runs";
-import { getTool } from "@/lib/tools/catalog";
+import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
@@ -31,7 +31,10 @@ export function PlanSteps({
   desk,
   issues,
   users,
+  catalog = builtinCatalog,
 }: {
+  /** The run's catalog, for imported tools (default: built-in tools). */
+  catalog?: ToolCatalog;
   steps: RunStepView[];
   desk: DeskSnapshot;
   issues: ValidationIssue[];
@@ -40,7 +43,7 @@ export function PlanSteps({
   return (
     <ol className="space-y-4" aria-label="Plan steps">
       {steps.map((s) => {
-        const tool = getTool(s.tool);
+        const tool = catalog.get(s.tool);
         const stepIssues = issues.filter((i) => i.stepId === s.id);
         return (
           <li key={s.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby={`step-${s.id}-title`}>

@@ -6,6 +6,7 @@ import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { FieldSpec } from "@/lib/tools/types";
+import { SchemaField } from "./schema-field";
 
 const inputCls =
   "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm aria-[invalid=true]:border-red-600 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-600";
@@ -164,6 +165,7 @@ export function StepField({
   desk: DeskSnapshot;
   ticketAccountId: string;
 }) {
+  if (field.kind === "schema") return <SchemaField stepIndex={stepIndex} field={field} />;
   const {
     register,
     formState: { errors },

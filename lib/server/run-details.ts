@@ -5,6 +5,8 @@ import { prisma } from "./db";
 import { loadDeskSnapshot } from "./desk-data";
 import { loadRun, storedSteps, toRunView, type RunView } from "./runs";
 import { deskScope, type Viewer } from "./session";
+import type { ImportedToolSpec } from "../tools/json-schema-tool";
+import { importedToolsAt } from "./tool-catalog";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). */
 export interface RunDetails {
@@ -22,6 +24,8 @@ export interface RunDetails {
   /** Account data used to render and annotate ids (names of accounts, records). */
   desk: DeskSnapshot;
   users: Record<string, string>;
+  /** The run's tool catalog version and its imported tools (the form and card render them). */
+  catalog: { version: number | null; imported: ImportedToolSpec[] };
 }
 
 /**
@@ -59,5 +63,6 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     },
     desk,
     users: Object.fromEntries(users.map((u) => [u.id, u.name])),
+    catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
   };
 }
