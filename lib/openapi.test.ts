@@ -24,6 +24,9 @@ describe("the OpenAPI document", () => {
       "/api/runs/{runId}/audit",
       "/api/runs/{runId}/edits/{version}",
       "/api/audit/diffs.jsonl",
+      "/api/admin/tools",
+      "/api/admin/tools/import",
+      "/api/admin/agents/{agentId}/allowed-tools",
     ]) {
       expect(doc.paths, path).toHaveProperty([path]);
     }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { planDiffSchema } from "./diff/plan-diff";
 import { ERROR_STATUS } from "./errors";
 import { planSchema, stepSchema } from "./plan/schema";
+import { importedToolSpecSchema } from "./tools/json-schema-tool";
 import { reviseTaskBodySchema } from "./task-schema";
 import { VALIDATION_STAGES } from "./validation/types";
 
@@ -16,6 +17,10 @@ export interface OpenApiBodies {
   edit: z.ZodType;
   approve: z.ZodType;
   reject: z.ZodType;
+  /** `POST /api/admin/tools/import` (issue #15). */
+  importTools?: z.ZodType;
+  /** `PUT /api/admin/agents/{agentId}/allowed-tools` (issue #15). */
+  allowedTools?: z.ZodType;
 }
 
 const errorBody = z.object({
@@ -42,6 +47,7 @@ const run = z.object({
   status: z.enum(["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed"]),
   planVersion: z.number().int(),
   boundTaskRevision: z.number().int(),
+  catalogVersion: z.number().int().nullable().describe("Tool catalog version the run is validated against (null: built-in tools only)"),
   expiresAt: z.string(),
   rejectionReason: z.string().nullable(),
   steps: z.array(runStep),
@@ -75,6 +81,7 @@ export function buildOpenApi(bodies: OpenApiBodies) {
         Plan: z.toJSONSchema(planSchema, { io: "input", unrepresentable: "any" }),
         ValidationIssue: z.toJSONSchema(issue),
         PlanDiff: z.toJSONSchema(planDiffSchema, { unrepresentable: "any" }),
+        ImportedTool: z.toJSONSchema(importedToolSpecSchema, { unrepresentable: "any" }),
       },
     },
     paths: {
@@ -95,7 +102,7 @@ export function buildOpenApi(bodies: OpenApiBodies) {
           security: agent,
           parameters: [p("runId"), p("stepId"), idem],
           ...(bodies.claim ? { requestBody: json(bodies.claim) } : {}),
-          responses: { 200: { description: "{claim: {token, stepId, digest}}" }, 409: refusal("stopped_stale_task | digest_mismatch | approval_missing | already_claimed | run_not_approved | expired") },
+          responses: { 200: { description: "{claim: {token, stepId, digest}}" }, 409: refusal("stopped_stale_task | digest_mismatch | approval_missing | approval_revoked | already_claimed | run_not_approved | expired | stale_task"), 422: refusal("validation_failed (the step no longer passes against live account data)") },
         },
       },
       "/api/v1/runs/{runId}/steps/{stepId}/outcome": {
@@ -120,6 +127,20 @@ export function buildOpenApi(bodies: OpenApiBodies) {
       "/api/tasks/{taskId}/revisions": { post: { security: session, parameters: [p("taskId")], requestBody: json(reviseTaskBodySchema), responses: { 201: { description: "{task}" }, 403: refusal("forbidden (supervisors only)") } } },
       "/api/runs/{runId}/audit": { get: { security: session, parameters: [p("runId")], responses: { 200: { description: "{events: [{seq, type, actor: {kind, id, name?}, at, data}], run, planVersions, edits} — operators and supervisors" }, 403: refusal("forbidden (admins)"), 404: refusal("not_found") } } },
       "/api/runs/{runId}/edits/{version}": { get: { security: session, parameters: [p("runId"), p("version"), { name: "part", in: "query", schema: { type: "string", enum: ["before", "after", "diff"] } }, { name: "download", in: "query", schema: { type: "string", enum: ["1"] } }], responses: { 200: { description: "{before, after, diff, editorId, createdAt, runId, fromVersion, toVersion, editorName} (or only `part`)" }, 403: refusal("forbidden (admins)"), 404: refusal("not_found") } } },
+      "/api/admin/tools": {
+        get: { security: session, responses: { 200: { description: "{catalogVersion, imported: [ImportedTool], builtIn: [name]} — admins", ...json(z.object({ catalogVersion: z.number().int().nullable(), imported: z.array(importedToolSpecSchema), builtIn: z.array(z.string()) })) }, 403: refusal("forbidden") } },
+      },
+      "/api/admin/tools/import": {
+        post: {
+          security: session,
+          description: "Imports tools from a pasted MCP tools/list result, pasted OpenAI function definitions, or a server named in PLANDESK_MCP_SERVERS. A change makes catalog version N+1; MCP annotations set gate defaults (readOnlyHint → auto; destructiveHint false → approval; destructive or unannotated → irreversible).",
+          ...(bodies.importTools ? { requestBody: json(bodies.importTools) } : {}),
+          responses: { 201: { description: "{catalogVersion, created, added, changed, unchanged, problems: [{name, reason}]}" }, 400: refusal("bad_request"), 403: refusal("forbidden | cross_origin"), 422: refusal("validation_failed {problems}") },
+        },
+      },
+      "/api/admin/agents/{agentId}/allowed-tools": {
+        put: { security: session, parameters: [p("agentId")], ...(bodies.allowedTools ? { requestBody: json(bodies.allowedTools) } : {}), responses: { 200: { description: "{agent: {id, allowedTools}}" }, 400: refusal("bad_request {unknown}"), 403: refusal("forbidden | cross_origin"), 404: refusal("not_found") } },
+      },
       "/api/audit/diffs.jsonl": { get: { security: session, responses: { 200: { description: "application/x-ndjson: one {runId, fromVersion, toVersion, editorId, before, after, diff, outcome} per edit", content: { "application/x-ndjson": { schema: { type: "string" } } } }, 403: refusal("forbidden (supervisors only)") } } },
     },
   };

@@ -77,6 +77,8 @@ export interface Run {
   planVersion: number;
   approvedVersion?: number | null;
   boundTaskRevision: number;
+  /** Tool catalog version the run is validated against (null: built-in tools only). */
+  catalogVersion?: number | null;
   createdAt?: string;
   expiresAt: string;
   escalateAt?: string;

@@ -72,6 +72,8 @@ export interface RunView {
   planVersion: number;
   approvedVersion: number | null;
   boundTaskRevision: number;
+  /** Tool catalog version the run is validated against (null: built-in tools only). */
+  catalogVersion: number | null;
   createdAt: string;
   expiresAt: string;
   escalateAt: string;
@@ -106,6 +108,7 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     planVersion: run.planVersion,
     approvedVersion: run.approvedVersion,
     boundTaskRevision: run.boundTaskRevision,
+    catalogVersion: run.catalogVersion,
     createdAt: run.createdAt.toISOString(),
     expiresAt: run.expiresAt.toISOString(),
     escalateAt: run.escalateAt.toISOString(),

@@ -5,6 +5,7 @@ import { submitEditBodySchema } from "@/lib/server/edits";
 import { handle } from "@/lib/server/http";
 import { submitRunBodySchema } from "@/lib/server/runs";
 import { buildOpenApi } from "@/lib/openapi";
+import { allowedToolsBodySchema, importToolsBodySchema } from "@/lib/server/tool-catalog";
 
 /** `GET /api/openapi.json` — the whole API as OpenAPI 3.1, from the handlers' zod schemas. Public. */
 export const GET = handle(async () =>
@@ -16,6 +17,8 @@ export const GET = handle(async () =>
       edit: submitEditBodySchema,
       approve: approveBodySchema,
       reject: rejectBodySchema,
+      importTools: importToolsBodySchema,
+      allowedTools: allowedToolsBodySchema,
     }),
   ),
 );
