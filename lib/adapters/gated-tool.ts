@@ -32,7 +32,7 @@ export function gatedTool<S extends z.ZodObject>(spec: GatedToolSpec<S>): GatedT
 }
 
 /** Name of the optional argument through which the model explains a step (API.md step reasons). */
-export const REASONS_ARG = "stepReasons";
+export const REASONS_ARG = "stepReasons" as const;
 
 /** The zod schema of the reasons argument: title, rationale, evidence, risk, stopCondition. */
 export const stepReasonsArgSchema = z
@@ -44,8 +44,8 @@ export const stepReasonsArgSchema = z
  * The schema the model sees: the tool's own schema plus the optional `stepReasons` object.
  * Plandesk receives the arguments without it (see {@link splitReasons}).
  */
-export function withReasonsArg<S extends z.ZodObject>(schema: S) {
-  return schema.extend({ [REASONS_ARG]: stepReasonsArgSchema.optional() });
+export function withReasonsArg<S extends z.ZodObject>(schema: S): z.ZodObject<S["shape"] & { stepReasons: z.ZodOptional<typeof stepReasonsArgSchema> }> {
+  return schema.extend({ stepReasons: stepReasonsArgSchema.optional() }) as unknown as z.ZodObject<S["shape"] & { stepReasons: z.ZodOptional<typeof stepReasonsArgSchema> }>;
 }
 
 /**
