@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 
 /** A running example agent (examples/<name>/index.ts) and what it printed. */
 export interface ExampleAgent {
@@ -45,6 +45,7 @@ export async function editDateAndApprove(page: Page, runId: string): Promise<str
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
   await expect(page.getByTestId("step-reasons-call_resched")).toContainText("missed today's window");
+  await page.screenshot({ path: test.info().outputPath("run-with-step-reasons.png"), fullPage: true });
   await page.getByRole("button", { name: "Edit plan" }).click();
   const from = page.locator('[id="steps.1.args.window.from"]');
   const to = page.locator('[id="steps.1.args.window.to"]');

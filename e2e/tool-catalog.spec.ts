@@ -32,7 +32,7 @@ const toolsList = {
 test.describe("tool catalog from an MCP tools/list", () => {
   test.setTimeout(120_000);
 
-  test("admin imports, agent proposes, operator edits the typed form; the schema is enforced at the field", async ({ browser, baseURL }, testInfo) => {
+  test("admin imports, agent proposes, operator edits the typed form; the schema is enforced at the field", async ({ browser, baseURL, request }, testInfo) => {
     const adminCtx = await browser.newContext({ storageState: STORAGE.admin });
     const admin = await adminCtx.newPage();
     await admin.goto("/admin/tools");
@@ -57,9 +57,9 @@ test.describe("tool catalog from an MCP tools/list", () => {
 
     // The demo agent proposes the imported tool.
     const auth = { authorization: "Bearer pd_demo_agent_key" };
-    const task = await (await admin.request.get("/api/v1/tasks/task_74992", { headers: auth })).json();
+    const task = await (await request.get("/api/v1/tasks/task_74992", { headers: auth })).json();
     const day = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    const submitted = await admin.request.post("/api/v1/tasks/task_74992/runs", {
+    const submitted = await request.post("/api/v1/tasks/task_74992/runs", {
       headers: auth,
       data: {
         taskRevision: task.task.revision,
