@@ -8,6 +8,6 @@ export async function register() {
   // Production mode (PLANDESK_DEMO=0) without BETTER_AUTH_SECRET: refuse to start, saying why.
   (await import("./lib/server/config")).assertStartable();
   if (process.env.PLANDESK_SWEEP === "0") return;
-  const { startDeadlineSweeper } = await import("./lib/server/deadline-sweeper");
+  const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");
   startDeadlineSweeper();
 }

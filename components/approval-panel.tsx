@@ -5,7 +5,7 @@ import { useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/grants";
 import { formatMoney } from "@/lib/money";
-import type { RunStepView } from "@/lib/server/runs";
+import type { RunStepView } from "@/lib/server/runs/run-view";
 import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { toast } from "./toaster";

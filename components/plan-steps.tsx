@@ -1,5 +1,5 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
-import type { RunStepView } from "@/lib/server/runs";
+import type { RunStepView } from "@/lib/server/runs/run-view";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
-import type { QueueRow } from "@/lib/server/runs";
+import type { QueueRow } from "@/lib/server/runs/list-queue";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";

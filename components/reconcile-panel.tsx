@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reconcileBodySchema, type ReconcileBody } from "@/lib/reconcile-schema";
-import type { RunStepView } from "@/lib/server/runs";
+import type { RunStepView } from "@/lib/server/runs/run-view";
 import { getTool } from "@/lib/tools/catalog";
 import { toast } from "./toaster";
 

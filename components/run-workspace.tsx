@@ -10,7 +10,7 @@ import { formatInstant } from "@/lib/format";
 import type { Grant } from "@/lib/grants";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Step } from "@/lib/plan/schema";
-import type { RunDetails } from "@/lib/server/run-details";
+import type { RunDetails } from "@/lib/server/runs/get-run-details";
 import { getTool } from "@/lib/tools/catalog";
 import { nextActions, runFacts } from "@/lib/run-state";
 import { ApprovalPanel } from "./approval-panel";

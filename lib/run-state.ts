@@ -8,9 +8,12 @@
  * §9 (claim, write, report; `unknown` waits for a person), §10 (nobody answers).
  */
 
-/** Run statuses of API.md, in lifecycle order. */
+/** Run statuses of API.md, in lifecycle order. The one list of statuses (API, UI, server). */
 export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired"] as const;
 export type RunState = (typeof RUN_STATES)[number];
+/** Alias: API.md calls the field `status`. */
+export const RUN_STATUSES = RUN_STATES;
+export type RunStatus = RunState;
 
 /** Who moves a run: people by role, the agent, its executor, or the console itself (deadlines, checks). */
 export type Mover = "agent" | "executor" | "operator" | "supervisor" | "system";
@@ -18,38 +21,98 @@ export type Mover = "agent" | "executor" | "operator" | "supervisor" | "system";
 /** Whose move it is now. `nobody (final)`: the run is over; only a new run can continue the work. */
 export type Owner = "operator" | "supervisor" | "agent" | "executor" | "nobody (final)";
 
+/**
+ * One event that may change a run's status: the states it may start from (`null` = the run does
+ * not exist yet: submission creates it), the state it leads to, who causes it and why.
+ * The server's lifecycle module (lib/server/lifecycle/run-lifecycle.ts) applies an event as ONE
+ * conditional update `WHERE status IN (from)`, so this table is both the UI's explanation and
+ * the server's rule. Source: API.md (`status`), DESIGN.md §5–§10.
+ */
+export interface RunEventRule {
+  from: readonly (RunState | null)[];
+  to: RunState;
+  by: readonly Mover[];
+  trigger: string;
+}
+
+/** Every event of a run's life. A status change not produced by one of these never happens. */
+export const RUN_EVENTS = {
+  submit_for_review: { from: [null], to: "pending_review", by: ["agent"], trigger: "Plan submitted; at least one step needs a person's approval." },
+  submit_auto_approved: { from: [null], to: "approved", by: ["agent"], trigger: "Plan submitted; the gate policy auto-approved every step." },
+  approvals_incomplete: {
+    from: ["pending_review", "approved"],
+    to: "pending_review",
+    by: ["operator", "supervisor"],
+    trigger: "Some steps of the current plan version still need an approval (only some approved so far, or an edit withdrew approvals).",
+  },
+  approvals_complete: {
+    from: ["pending_review", "approved"],
+    to: "approved",
+    by: ["operator", "supervisor"],
+    trigger: "Every step of the current plan version has an active approval.",
+  },
+  edit: {
+    from: ["pending_review", "approved"],
+    to: "pending_review",
+    by: ["operator", "supervisor"],
+    trigger: "Plan edited (a new plan version): changed and added steps need approval again.",
+  },
+  reject: { from: ["pending_review", "approved"], to: "rejected", by: ["operator", "supervisor"], trigger: "Rejected with a reason for the agent, before any step was claimed." },
+  expire: {
+    from: ["pending_review", "approved"],
+    to: "expired",
+    by: ["system"],
+    trigger: "The deadline (expiresAt) passed without a decision or before the first claim; supervisors were alerted at escalateAt.",
+  },
+  claim: { from: ["approved", "executing"], to: "executing", by: ["executor"], trigger: "A step was claimed right before its write." },
+  stop_stale_task: {
+    from: ["approved", "executing"],
+    to: "stopped",
+    by: ["system"],
+    trigger: "A claim found the task revised since submission (stopped_stale_task).",
+  },
+  complete: {
+    from: ["executing"],
+    to: "completed",
+    by: ["executor", "supervisor"],
+    trigger: "Every step succeeded (as reported by the executor, or as reconciled by a supervisor).",
+  },
+  fail: { from: ["executing"], to: "failed", by: ["executor", "supervisor"], trigger: "A step was reported (or reconciled as) failed." },
+  expire_unclaimed: {
+    from: ["executing"],
+    to: "expired",
+    by: ["system"],
+    trigger: "The deadline passed with steps never claimed and no claim or unknown outcome open.",
+  },
+} as const satisfies Record<string, RunEventRule>;
+
+/** The name of a run event, e.g. "approvals_complete". */
+export type RunEvent = keyof typeof RUN_EVENTS;
+
+/** The states `event` may start from (never `null`: creation is not an update). */
+export function fromStates(event: RunEvent): RunState[] {
+  return (RUN_EVENTS[event].from as readonly (RunState | null)[]).filter((s): s is RunState => s !== null);
+}
+
+/** The state `event` leads to. */
+export function toState(event: RunEvent): RunState {
+  return RUN_EVENTS[event].to;
+}
+
 /** One allowed change of status. `from: null` is the submission that creates the run. */
 export interface Transition {
+  event: RunEvent;
   from: RunState | null;
   to: RunState;
   by: Mover;
   trigger: string;
 }
 
-/** Every allowed transition. A pair not listed here never happens. */
-export const TRANSITIONS: readonly Transition[] = [
-  { from: null, to: "pending_review", by: "agent", trigger: "Plan submitted; at least one step needs a person's approval." },
-  { from: null, to: "approved", by: "agent", trigger: "Plan submitted; the gate policy auto-approved every step." },
-
-  { from: "pending_review", to: "pending_review", by: "operator", trigger: "Plan edited (a new plan version) or only some steps approved so far." },
-  { from: "pending_review", to: "approved", by: "operator", trigger: "Every step of the current plan version has an active approval." },
-  { from: "pending_review", to: "rejected", by: "operator", trigger: "Rejected with a reason for the agent." },
-  { from: "pending_review", to: "expired", by: "system", trigger: "The deadline (expiresAt) passed without a decision; supervisors were alerted at escalateAt." },
-
-  { from: "approved", to: "executing", by: "executor", trigger: "The first step was claimed." },
-  { from: "approved", to: "pending_review", by: "operator", trigger: "Edited after approval: changed and added steps need approval again." },
-  { from: "approved", to: "rejected", by: "operator", trigger: "Rejected before any step was claimed." },
-  { from: "approved", to: "stopped", by: "system", trigger: "A claim found the task revised since submission (stopped_stale_task)." },
-  { from: "approved", to: "expired", by: "system", trigger: "The deadline passed before the first claim." },
-
-  { from: "executing", to: "executing", by: "executor", trigger: "A step was claimed or reported; an unknown outcome keeps the run here until a supervisor reconciles it." },
-  { from: "executing", to: "completed", by: "executor", trigger: "Every step succeeded (as reported, or as reconciled by a supervisor)." },
-  { from: "executing", to: "completed", by: "supervisor", trigger: "The last open step was reconciled as succeeded." },
-  { from: "executing", to: "failed", by: "executor", trigger: "A step was reported failed." },
-  { from: "executing", to: "failed", by: "supervisor", trigger: "A step was reconciled as failed." },
-  { from: "executing", to: "stopped", by: "system", trigger: "A claim found the task revised since submission (stopped_stale_task)." },
-  { from: "executing", to: "expired", by: "system", trigger: "The deadline passed with steps never claimed and no claim or unknown outcome open." },
-];
+/** Every allowed transition, one per (event, from-state, mover), derived from RUN_EVENTS. */
+export const TRANSITIONS: readonly Transition[] = (Object.keys(RUN_EVENTS) as RunEvent[]).flatMap((event) => {
+  const rule: RunEventRule = RUN_EVENTS[event];
+  return rule.from.flatMap((from) => rule.by.map((by) => ({ event, from, to: rule.to, by, trigger: rule.trigger })));
+});
 
 /** Statuses no transition leaves: the run is over (work continues, if at all, in a new run). */
 export const TERMINAL_STATES: readonly RunState[] = RUN_STATES.filter((s) => !TRANSITIONS.some((t) => t.from === s && t.to !== s));
@@ -280,3 +343,15 @@ export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; 
     unknownSteps: open.filter((e) => e.status === "unknown").length,
   };
 }
+
+/**
+ * A waiting run past its deadline is `expired` whatever the stored status says, so a missed
+ * sweep never lets an expired run through (DESIGN.md §10). `expiresAt` and `now` are UTC.
+ */
+export function effectiveStatus(status: RunState, expiresAt: Date, now: Date): RunState {
+  if ((status === "pending_review" || status === "approved") && expiresAt.getTime() <= now.getTime()) return "expired";
+  return status;
+}
+
+/** Statuses in which a run waits for a person's decision (approve, edit, reject). */
+export const WAITING_STATES: readonly RunState[] = fromStates("edit");

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { isDomainError } from "../lib/errors";
-import { bootstrapAdmin } from "../lib/server/admin-bootstrap";
+import { bootstrapAdmin } from "../lib/server/admin/bootstrap";
 import { prisma } from "../lib/server/db";
 
 const USAGE = 'Usage: npm run admin:create -- --email a@b.c [--name "Full Name"]   (password from the prompt or stdin)';

@@ -30,9 +30,9 @@ async function main(): Promise<number> {
   const [{ deploy }, fc, seed, { prisma }, fuzz, route] = await Promise.all([
     import("./migrate"),
     import("fast-check").then((m) => m.default),
-    import("../lib/server/seed"),
+    import("../lib/server/demo/seed"),
     import("../lib/server/db"),
-    import("../lib/server/api-fuzz"),
+    import("../testing/api-fuzz"),
     import("../app/api/v1/tasks/[taskId]/runs/route"),
   ]);
   const { FAMILIES, DEMO_FUZZ_TARGET, fuzzCaseArb, runFuzzCase } = fuzz;

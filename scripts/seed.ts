@@ -4,7 +4,7 @@
  * create the first admin.
  */
 import { prisma } from "../lib/server/db";
-import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/seed";
+import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/demo/seed";
 
 async function main() {
   const report = await seedForEnvironment(process.env);

@@ -7,12 +7,12 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inProcessFetch } from "../app/api/v1/in-process-fetch";
+import { inProcessFetch } from "../testing/in-process-fetch";
 import { createAgentClient } from "../lib/client/agent-client";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { DEMO_AGENT_KEY } from "../lib/server/seed";
-import { approveAllAs, prepareTestDatabase } from "../lib/server/test-support";
+import { DEMO_AGENT_KEY } from "../lib/server/demo/seed";
+import { approveAllAs, prepareTestDatabase } from "../testing/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
 
 const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, fetch: inProcessFetch });

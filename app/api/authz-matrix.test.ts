@@ -13,15 +13,17 @@ import path from "node:path";
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
-import { createApiKey, createUser, updateUser } from "@/lib/server/admin";
-import { claimStep, reportOutcome } from "@/lib/server/claims";
+import { createApiKey, createUser, updateUser } from "@/lib/server/admin/admin";
+import { claimStep } from "@/lib/server/claims/claim-step";
+import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db";
-import { submitEdit } from "@/lib/server/edits";
-import { submitRun, type RunView } from "@/lib/server/runs";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/seed";
+import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { submitRun } from "@/lib/server/runs/submit-run";
+import { type RunView } from "@/lib/server/runs/run-view";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
-import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/lib/server/test-auth";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
 import type { StepInput } from "@/lib/plan/schema";
 
 // ── the routes, as the file system has them ───────────────────────────────────
@@ -182,7 +184,7 @@ const SPECS: Record<string, Spec> = {
       await reportOutcome(demoAgent, run.id, step.id, { token, status: "unknown", detail: "timeout" });
       return { path: `/api/runs/${run.id}/steps/${step.id}/reconcile`, params: { runId: run.id, stepId: step.id }, body: { resolution: "succeeded", note: "Checked the ticket system." } };
     },
-    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: [201] },
+    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: F403 },
   },
   "POST /api/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),

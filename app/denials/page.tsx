@@ -3,9 +3,9 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { formatInstant } from "@/lib/format";
-import { listDenials } from "@/lib/server/denials";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { pageRoleRefusal } from "@/lib/server/page-role";
+import { listDenials } from "@/lib/server/audit/list-denials";
+import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRoleRefusal } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Denials" };
 export const dynamic = "force-dynamic";

@@ -6,8 +6,8 @@ import { Countdown } from "@/components/countdown";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { isDomainError } from "@/lib/errors";
 import { formatInstant } from "@/lib/format";
-import { listEscalations, type EscalatedRunRow } from "@/lib/server/escalation";
-import { requirePageViewer } from "@/lib/server/page-auth";
+import { listEscalations, type EscalatedRunRow } from "@/lib/server/deadlines/list-escalations";
+import { requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Escalations" };
@@ -17,7 +17,7 @@ export default async function EscalationsPage() {
   const now = new Date();
   let rows: EscalatedRunRow[];
   try {
-    rows = await listEscalations(viewer, now);
+    ({ rows } = await listEscalations(viewer, now));
   } catch (e) {
     if (isDomainError(e) && e.code === "forbidden") {
       return (

@@ -4,8 +4,8 @@ import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
 import { isDomainError } from "@/lib/errors";
 import { formatInstant } from "@/lib/format";
-import { loadInsights, type InsightsPage } from "@/lib/server/insights";
-import { requirePageViewer } from "@/lib/server/page-auth";
+import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
+import { requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Insights" };

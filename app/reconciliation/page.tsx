@@ -4,8 +4,8 @@ import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { formatInstant } from "@/lib/format";
-import { listNeedsReconciliation } from "@/lib/server/claims";
-import { requirePageViewer } from "@/lib/server/page-auth";
+import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
+import { requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Needs reconciliation" };
@@ -21,7 +21,7 @@ export default async function ReconciliationPage() {
       </>
     );
   }
-  const items = await listNeedsReconciliation();
+  const { items } = await listNeedsReconciliation(viewer);
   return (
     <>
       <AppHeader viewer={viewer} />

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
-import { sweepDeadlinesSoon } from "@/lib/server/escalation";
-import { requirePageViewer } from "@/lib/server/page-auth";
+import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
+import { requirePageViewer } from "@/lib/server/page-access";
 import { deskScope } from "@/lib/server/session";
-import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
+import { listQueue } from "@/lib/server/runs/list-queue";
+import { RUN_STATUSES, type RunStatus } from "@/lib/run-state";
 
 export const metadata: Metadata = { title: "Queue" };
 export const dynamic = "force-dynamic";
@@ -14,7 +15,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const { status: raw } = await searchParams;
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
   await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
-  const rows = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
+  const { runs: rows } = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
   return (
     <>
       <AppHeader viewer={viewer} />

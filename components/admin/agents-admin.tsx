@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { createAgentSchema, type CreateAgentInput } from "@/lib/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
-import type { AgentView, ApiKeyView } from "@/lib/server/admin";
+import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
 import { getTool, toolNames } from "@/lib/tools/catalog";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money";
-import type { AdminUserView, GrantView } from "@/lib/server/admin";
+import type { AdminUserView, GrantView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";
 import { USERS_KEY } from "./users-admin";

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
-import type { AdminUserView } from "@/lib/server/admin";
+import type { AdminUserView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 

@@ -1,14 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { approveSteps } from "../server/approvals";
+import { approveSteps } from "../server/approvals/approve-steps";
 import { prisma } from "../server/db";
-import { submitEdit } from "../server/edits";
-import { loadRun, toRunView } from "../server/runs";
-import { prepareTestDatabase } from "../server/test-support";
+import { submitEdit } from "../server/edits/submit-edit";
+import { loadRun } from "../server/runs/load-run";
+import { toRunView } from "../server/runs/run-view";
+import { prepareTestDatabase } from "../../testing/test-support";
 import { argChanges, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "./core";
 import { implementationsOf, splitReasons } from "./gated-tool";
 import { demoDeskTools } from "./demo-tools";
-import { inProcessAgent, isoDay, senior } from "./test-operator";
+import { inProcessAgent, isoDay, senior } from "../../testing/adapter-operator";
 
 const client = inProcessAgent();
 

@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildGraph, scriptedModel } from "../../examples/langgraph/graph";
 import { referenceCalls } from "../../examples/shared/reference-case";
 import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../server/test-support";
+import { prepareTestDatabase } from "../../testing/test-support";
 import { demoDeskTools } from "./demo-tools";
 import { createLangGraphAdapter } from "./langgraph";
-import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "./test-operator";
+import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
 
 /** One agent round through the example's graph: interrupt → Plandesk → resume. */
 async function agentRound(tag: string, operator: (runId: string) => Promise<void>) {

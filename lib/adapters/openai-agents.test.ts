@@ -3,10 +3,10 @@ import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
 import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../server/test-support";
+import { prepareTestDatabase } from "../../testing/test-support";
 import { demoDeskTools } from "./demo-tools";
 import { createOpenAiAgentsAdapter } from "./openai-agents";
-import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "./test-operator";
+import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
 
 setTracingDisabled(true);
 

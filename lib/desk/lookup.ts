@@ -70,7 +70,7 @@ export interface UnresolvedId {
  * Precondition: `findRecord(desk, kind, id)` is undefined.
  */
 export function explainUnresolved(desk: DeskSnapshot, kind: RecordKind, id: string): UnresolvedId {
-  const match = nearest(id, Object.keys(recordsOf(desk, kind)));
+  const match = nearest(id, [...Object.keys(recordsOf(desk, kind)), ...(desk.candidates?.[kind] ?? [])]);
   const kinds: RecordKind[] = ["invoice", "shipment", "ticket", "account"];
   const existsAs = kinds.find((k) => k !== kind && findRecord(desk, k, id) !== undefined);
   return {

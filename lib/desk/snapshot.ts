@@ -2,7 +2,8 @@ import type { Money } from "../money";
 
 /**
  * Read-only account data the validator, diff and UI consult, loaded from the database
- * once per request by `lib/server/desk-data.ts`. Plain data, no I/O: domain functions
+ * once per request by `lib/server/account-data/load-account-snapshot.ts` — only the records a
+ * plan and its ticket reference (issue #11), never a whole table. Plain data, no I/O: domain functions
  * stay pure and testable. All times are UTC; dates are ISO `YYYY-MM-DD`.
  * Source: DESIGN.md "The demo domain".
  */
@@ -15,6 +16,11 @@ export interface DeskSnapshot {
   shipments: Record<string, ShipmentRecord>;
   /** Destination code → ISO dates that are holidays there. */
   holidays: Record<string, string[]>;
+  /**
+   * Real ids that are close to ids the plan names but that do not exist (from a bounded, indexed
+   * lookup), per record kind: the "did you mean" hint chooses among these and the maps above.
+   */
+  candidates?: Partial<Record<"invoice" | "shipment" | "ticket" | "account", string[]>>;
 }
 
 /** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */

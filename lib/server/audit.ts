@@ -38,6 +38,14 @@ export type Actor =
 
 type Tx = Prisma.TransactionClient | typeof prisma;
 
+/** One event to append: its type, who caused it, the run it belongs to (if any) and its detail. */
+export interface AuditInput {
+  runId?: string | null;
+  type: AuditType;
+  actor: Actor;
+  data?: Record<string, unknown>;
+}
+
 /**
  * Appends one audit event. This module is the only writer of `audit_event`, and it only
  * inserts: no code path updates or deletes an event. `data` is any JSON detail.
@@ -46,7 +54,7 @@ type Tx = Prisma.TransactionClient | typeof prisma;
  */
 export async function appendAudit(
   tx: Tx,
-  event: { runId?: string | null; type: AuditType; actor: Actor; data?: Record<string, unknown> },
+  event: AuditInput,
 ): Promise<void> {
   let data = event.data ?? {};
   if (event.type === "denied") {

@@ -10,10 +10,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auth } from "./auth";
 import { MIN_SECRET_LENGTH, startupProblem } from "./config";
 import { prisma } from "./db";
-import { DEMO_AGENT_KEY, DEMO_PASSWORD, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./seed";
+import { DEMO_AGENT_KEY, DEMO_PASSWORD, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./demo/seed";
 import { requireAgent } from "./session";
-import { apiRequest, signInCookie } from "./test-auth";
-import { prepareTestDatabase } from "./test-support";
+import { apiRequest, signInCookie } from "../../testing/test-auth";
+import { prepareTestDatabase } from "../../testing/test-support";
 
 const ROOT = path.resolve(__dirname, "../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");

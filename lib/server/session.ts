@@ -53,14 +53,19 @@ export async function loadViewer(userId: string): Promise<Viewer | null> {
     email: user.email,
     role: (["operator", "supervisor", "admin"].includes(user.role) ? user.role : "operator") as Viewer["role"],
     desk: user.desk,
-    grants: user.grants.map((g) => ({
-      tool: g.tool,
-      canApprove: g.canApprove,
-      approveLimit: g.approveLimitMinor != null ? { minor: g.approveLimitMinor, currency: (g.approveLimitCurrency ?? "USD") as Currency } : null,
-      canAuthor: g.canAuthor,
-      authorLimit: g.authorLimitMinor != null ? { minor: g.authorLimitMinor, currency: (g.authorLimitCurrency ?? "USD") as Currency } : null,
-    })),
+    grants: grantsOf(user.grants),
   };
+}
+
+/** Grant rows (ceilings as minor units + currency columns) as `Grant`s with Money ceilings. */
+export function grantsOf(rows: readonly Prisma.GrantGetPayload<object>[]): Grant[] {
+  return rows.map((g) => ({
+    tool: g.tool,
+    canApprove: g.canApprove,
+    approveLimit: g.approveLimitMinor != null ? { minor: g.approveLimitMinor, currency: (g.approveLimitCurrency ?? "USD") as Currency } : null,
+    canAuthor: g.canAuthor,
+    authorLimit: g.authorLimitMinor != null ? { minor: g.authorLimitMinor, currency: (g.authorLimitCurrency ?? "USD") as Currency } : null,
+  }));
 }
 
 /** The roles a person can hold (DESIGN.md "People and machines"). */
@@ -260,5 +265,5 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
  * Used in the `where` of every run lookup, so another desk's run is simply not found (404).
  */
 export function deskScope(viewer: Pick<Viewer, "role" | "desk">): Prisma.RunWhereInput {
-  return viewer.role === "operator" ? { task: { ticket: { account: { desk: viewer.desk } } } } : {};
+  return viewer.role === "operator" ? { desk: viewer.desk } : {};
 }

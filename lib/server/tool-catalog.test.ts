@@ -2,13 +2,13 @@ import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toolNames } from "../tools/catalog";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../tools/json-schema-tool";
-import { setGrant } from "./admin";
-import { approveSteps } from "./approvals";
-import { claimStep } from "./claims";
+import { setGrant } from "./admin/admin";
+import { approveSteps } from "./approvals/approve-steps";
+import { claimStep } from "./claims/claim-step";
 import { prisma } from "./db";
-import { submitRun } from "./runs";
+import { submitRun } from "./runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, refused } from "./test-support";
+import { prepareTestDatabase, refused } from "../../testing/test-support";
 import { catalogAt, currentCatalog, importDrafts, importToolsAsAdmin, listMcpServerTools, setAgentAllowedTools } from "./tool-catalog";
 import { digest } from "../plan/digest";
 
@@ -34,13 +34,13 @@ beforeAll(async () => {
   admin = (await loadViewer("usr_admin"))!;
   senior = (await loadViewer("usr_senior"))!;
   // The official SDK's client lists the tools of a local stdio MCP server this test starts.
-  tools = await listMcpServerTools(process.execPath, ["--import", "tsx", "lib/server/mcp-test-server.ts"]);
+  tools = await listMcpServerTools(process.execPath, ["--import", "tsx", "testing/mcp-test-server.ts"]);
 }, 60_000);
 
 describe("tool catalog imported from a local MCP server", () => {
   it("imports its tools as catalog version 1 with gate defaults from annotations, refusing a name Plandesk cannot use", async () => {
     expect(tools.map((t) => t.name)).toEqual(["book_inspection", "lookup_carrier_status", "cancel_pickup", "carrier.notify"]);
-    const res = await importDrafts(draftsFromMcpTools(tools, "node lib/server/mcp-test-server.ts", BUILT_IN), { kind: "mcp", ref: "node lib/server/mcp-test-server.ts" }, { kind: "system" });
+    const res = await importDrafts(draftsFromMcpTools(tools, "node testing/mcp-test-server.ts", BUILT_IN), { kind: "mcp", ref: "node testing/mcp-test-server.ts" }, { kind: "system" });
     expect(res).toMatchObject({ catalogVersion: 1, created: true, added: ["book_inspection", "lookup_carrier_status", "cancel_pickup"], changed: [], unchanged: [] });
     expect(res.problems.map((p) => p.name)).toEqual(["carrier.notify"]);
     const catalog = await currentCatalog();

@@ -95,3 +95,27 @@ export function nearest(input: string, candidates: Iterable<string>): NearestMat
   }
   return best ? { id: best.id, distance: best.distance, lookalike: best.distance === 0 } : null;
 }
+
+/** Non-Latin lookalikes → the Latin letter a person most likely meant (for search guesses only). */
+const LATIN_GUESS: Record<string, string> = {
+  "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+  "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ь": "b",
+  "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+  "ı": "i", "ł": "l",
+};
+
+/**
+ * Plausible spellings of a mistyped id, for a BOUNDED database lookup of "did you mean"
+ * candidates (issue #11: never a full scan): the input as typed (trimmed), its NFKC form without
+ * invisible characters, lowercased, and with non-Latin lookalikes replaced by the Latin letter
+ * they imitate. Distinct, non-empty, at most 4 entries. Pure; never throws.
+ * Example: `lookalikeGuesses(" іn_7411９")` → `["іn_7411９", "іn_74119", "in_74119"]`.
+ */
+export function lookalikeGuesses(input: string): string[] {
+  if (input.length > MAX_COMPARE_LENGTH) return [];
+  const trimmed = input.trim();
+  const clean = trimmed.normalize("NFKC").replace(INVISIBLE, "").trim();
+  const lower = clean.toLowerCase();
+  const latin = Array.from(lower, (ch) => LATIN_GUESS[ch] ?? ch).join("");
+  return [...new Set([trimmed, clean, lower, latin])].filter((s) => s.length > 0).slice(0, 4);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getTool, isToolName, toolCatalog, toolNames } from "./catalog";
-import { referenceDesk, REFERENCE_NOW } from "../desk/fixtures";
+import { referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { one, validArgs } from "../validation/test-utils";
 
 const desk = referenceDesk(REFERENCE_NOW);

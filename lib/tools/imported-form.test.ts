@@ -4,7 +4,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PlanForm } from "../../components/plan-form";
 import { PlanSteps } from "../../components/plan-steps";
-import { REFERENCE_NOW, referenceDesk } from "../desk/fixtures";
+import { REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
 import { planFormSchemaFor } from "../plan/form-schema";
 import { listMcpServerTools } from "../server/tool-catalog";
 import { validatePlan } from "../validation/pipeline";
@@ -18,7 +18,7 @@ const args = { shipmentId: "sh_5521", date: "2026-04-03", slot: "morning", inspe
 
 beforeAll(async () => {
   // The tool as a local MCP server publishes it (official SDK, stdio), imported as catalog version 1.
-  const tools = await listMcpServerTools(process.execPath, ["--import", "tsx", "lib/server/mcp-test-server.ts"]);
+  const tools = await listMcpServerTools(process.execPath, ["--import", "tsx", "testing/mcp-test-server.ts"]);
   const { drafts } = draftsFromMcpTools(tools, "local", new Set<string>(toolNames));
   catalog = catalogWith(drafts.map((d) => ({ ...d, catalogVersion: 1 })), 1);
 }, 60_000);

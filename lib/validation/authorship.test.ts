@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Grant } from "../grants";
 import type { Plan } from "../plan/schema";
-import { DEMO_GRANTS, referenceEditedPlan, referencePlan } from "../desk/fixtures";
+import { DEMO_GRANTS, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { authoredSteps } from "./authorship";
 import { checkShape } from "./shape";
 import { validatePlan } from "./pipeline";

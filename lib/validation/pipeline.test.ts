@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../desk/fixtures";
+import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { digest } from "../plan/digest";
 import { toolNames } from "../tools/catalog";
 import { ISSUE_CODES } from "./codes";

@@ -2,7 +2,7 @@
  * Helpers for the validation tests (not used by production code). Fixed clock: REFERENCE_NOW
  * = 2026-04-01T09:00:00Z, so today (UTC) is 2026-04-01; NO-OSL holidays are 04-06 and 04-11.
  */
-import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "../desk/fixtures";
+import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
 import { daysFromNow } from "../dates";
 import { validatePlan } from "./pipeline";
 import type { ValidationContext, ValidationIssue, ValidationResult } from "./types";

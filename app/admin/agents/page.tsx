@@ -3,9 +3,9 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { AgentsAdmin } from "@/components/admin/agents-admin";
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { listAgents } from "@/lib/server/admin";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { pageRoleRefusal } from "@/lib/server/page-role";
+import { listAgents } from "@/lib/server/admin/admin";
+import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRoleRefusal } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Agents · Admin" };
 export const dynamic = "force-dynamic";

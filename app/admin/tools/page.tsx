@@ -3,9 +3,8 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { ToolsAdmin } from "@/components/admin/tools-admin";
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { listAgents } from "@/lib/server/admin";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { pageRoleRefusal } from "@/lib/server/page-role";
+import { listAgents } from "@/lib/server/admin/admin";
+import { pageRoleRefusal, requirePageViewer } from "@/lib/server/page-access";
 import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tool-catalog";
 
 export const metadata: Metadata = { title: "Tools · Admin" };

@@ -3,9 +3,9 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { listUsers } from "@/lib/server/admin";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { pageRoleRefusal } from "@/lib/server/page-role";
+import { listUsers } from "@/lib/server/admin/admin";
+import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRoleRefusal } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Users · Admin" };
 export const dynamic = "force-dynamic";

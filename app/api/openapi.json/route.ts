@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
-import { approveBodySchema, rejectBodySchema } from "@/lib/server/approvals";
-import { claimBodySchema, outcomeBodySchema } from "@/lib/server/claims";
-import { submitEditBodySchema } from "@/lib/server/edits";
+import { approveBodySchema, rejectBodySchema } from "@/lib/api/bodies";
+import { claimBodySchema, outcomeBodySchema } from "@/lib/api/bodies";
+import { submitEditBodySchema } from "@/lib/api/bodies";
 import { handle } from "@/lib/server/http";
-import { submitRunBodySchema } from "@/lib/server/runs";
+import { submitRunBodySchema } from "@/lib/api/bodies";
 import { buildOpenApi } from "@/lib/openapi";
 import { allowedToolsBodySchema, importToolsBodySchema } from "@/lib/server/tool-catalog";
 

@@ -1,8 +1,9 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/lib/errors";
-import { sweepDeadlinesSoon } from "@/lib/server/escalation";
+import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
 import { handle } from "@/lib/server/http";
-import { listQueue, RUN_STATUSES, type RunStatus } from "@/lib/server/runs";
+import { listQueue } from "@/lib/server/runs/list-queue";
+import { RUN_STATUSES, type RunStatus } from "@/lib/run-state";
 import { deskScope, requireViewer } from "@/lib/server/session";
 
 /** `GET /api/runs?status=pending_review` — the queue (API.md operator API). */

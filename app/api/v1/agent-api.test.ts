@@ -9,9 +9,9 @@ import { IRREVERSIBLE_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } f
 import { hashApiKey } from "@/lib/server/api-keys";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/seed";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { getViewer } from "@/lib/server/session";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { prepareTestDatabase } from "@/testing/test-support";
 import { VALIDATION_STAGES } from "@/lib/validation/types";
 import { GET as getRun } from "./runs/[runId]/route";
 import { GET as getTask } from "./tasks/[taskId]/route";

@@ -9,10 +9,10 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEMO_FUZZ_TARGET, FAMILIES, fuzzCaseArb, runFuzzCase, toBodyText, type Family } from "@/lib/server/api-fuzz";
+import { DEMO_FUZZ_TARGET, FAMILIES, fuzzCaseArb, runFuzzCase, toBodyText, type Family } from "@/testing/api-fuzz";
 import { prisma } from "@/lib/server/db";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/seed";
-import { prepareTestDatabase } from "@/lib/server/test-support";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
+import { prepareTestDatabase } from "@/testing/test-support";
 import { POST as submitRun } from "./tasks/[taskId]/runs/route";
 
 let allowedTools: string[] = [];

@@ -6,8 +6,8 @@ import { TaskPanel } from "@/components/task-panel";
 import { isDomainError } from "@/lib/errors";
 import { formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { getRunDetails, type RunDetails } from "@/lib/server/run-details";
+import { requirePageViewer } from "@/lib/server/page-access";
+import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Run" };

@@ -6,9 +6,9 @@ import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { isDomainError } from "@/lib/errors";
-import { getUserDetail } from "@/lib/server/admin";
-import { requirePageViewer } from "@/lib/server/page-auth";
-import { pageRoleRefusal } from "@/lib/server/page-role";
+import { getUserDetail } from "@/lib/server/admin/admin";
+import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRoleRefusal } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "User · Admin" };
 export const dynamic = "force-dynamic";

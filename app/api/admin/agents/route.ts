@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { createAgentSchema } from "@/lib/admin-schemas";
-import { createAgent, listAgents } from "@/lib/server/admin";
+import { createAgent, listAgents } from "@/lib/server/admin/admin";
 import { handle, readJson } from "@/lib/server/http";
 import { requireRole, requireViewer } from "@/lib/server/session";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { createUserSchema } from "@/lib/admin-schemas";
-import { createUser, listUsers } from "@/lib/server/admin";
+import { createUser, listUsers } from "@/lib/server/admin/admin";
 import { handle, readJson } from "@/lib/server/http";
 import { requireRole, requireViewer } from "@/lib/server/session";
 

@@ -1,5 +1,5 @@
 import { handle } from "@/lib/server/http";
-import { diffCorpusStream } from "@/lib/server/diff-corpus";
+import { diffCorpusStream } from "@/lib/server/audit/diff-corpus";
 import { requireViewer } from "@/lib/server/session";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { handle } from "@/lib/server/http";
-import { getRunDetails } from "@/lib/server/run-details";
+import { getRunDetails } from "@/lib/server/runs/get-run-details";
 import { requireViewer } from "@/lib/server/session";
 
 /** `GET /api/runs/{runId}` — `{run, planVersions, validation, accountContext, task, ticket}`. */

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { handle } from "@/lib/server/http";
 import { requireAgent } from "@/lib/server/session";
-import { listTasks } from "@/lib/server/tasks";
+import { listTasks } from "@/lib/server/tasks/read-tasks";
 
 /** `GET /api/v1/tasks?ticketId=74991` → `{tasks}` (API.md agent API). */
 export const GET = handle(async (req: Request) => {

@@ -8,8 +8,8 @@ import { PlanSteps } from "@/components/plan-steps";
 import { describeEvent, EVENT_LABELS, formatUtcSeconds } from "@/lib/audit-describe";
 import { isDomainError } from "@/lib/errors";
 import { statusLabel } from "@/lib/format";
-import { getRunAudit, type AuditEventView, type AuditPlanVersion, type RunAudit } from "@/lib/server/audit-trail";
-import { requirePageViewer } from "@/lib/server/page-auth";
+import { getRunAudit, type AuditEventView, type AuditPlanVersion, type RunAudit } from "@/lib/server/audit/run-audit";
+import { requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Audit trail" };

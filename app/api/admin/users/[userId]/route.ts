@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { updateUserSchema } from "@/lib/admin-schemas";
-import { getUserDetail, updateUser } from "@/lib/server/admin";
+import { getUserDetail, updateUser } from "@/lib/server/admin/admin";
 import { handle, readJson } from "@/lib/server/http";
 import { requireRole, requireViewer } from "@/lib/server/session";
 

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { approveBodySchema, approveSteps } from "@/lib/server/approvals";
+import { approveBodySchema } from "@/lib/api/bodies";
+import { approveSteps } from "@/lib/server/approvals/approve-steps";
 import { handle, readJson } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

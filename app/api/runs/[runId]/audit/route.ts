@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { getRunAudit } from "@/lib/server/audit-trail";
+import { getRunAudit } from "@/lib/server/audit/run-audit";
 import { handle } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/lib/errors";
-import { diffVersions } from "@/lib/server/edits";
+import { diffVersions } from "@/lib/server/edits/diff-versions";
 import { handle } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

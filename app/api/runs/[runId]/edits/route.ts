@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { submitEdit, submitEditBodySchema } from "@/lib/server/edits";
+import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { submitEditBodySchema } from "@/lib/api/bodies";
 import { handle, readJson } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { rejectBodySchema, rejectRun } from "@/lib/server/approvals";
+import { rejectBodySchema } from "@/lib/api/bodies";
+import { rejectRun } from "@/lib/server/approvals/reject-run";
 import { handle, readJson } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

@@ -4,7 +4,8 @@ import { appendAudit } from "@/lib/server/audit";
 import { prisma } from "@/lib/server/db";
 import { handle, readJson } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
-import { reviseTask, reviseTaskBodySchema } from "@/lib/server/tasks";
+import { reviseTask } from "@/lib/server/tasks/revise-task";
+import { reviseTaskBodySchema } from "@/lib/task-schema";
 
 /**
  * `POST /api/tasks/{taskId}/revisions` `{body?, comment?}` — a supervisor edits the task or adds

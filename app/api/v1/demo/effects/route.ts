@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { applyDemoEffect, demoEffectBodySchema } from "@/lib/server/demo-effects";
+import { applyDemoEffect, demoEffectBodySchema } from "@/lib/server/demo/demo-effects";
 import { handle, readJson } from "@/lib/server/http";
 import { requireAgent } from "@/lib/server/session";
 

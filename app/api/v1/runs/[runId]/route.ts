@@ -1,6 +1,8 @@
 import { NextResponse } from "next/server";
 import { handle } from "@/lib/server/http";
-import { expireIfDue, loadRun, toRunView } from "@/lib/server/runs";
+import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
+import { loadRun } from "@/lib/server/runs/load-run";
+import { toRunView } from "@/lib/server/runs/run-view";
 import { requireAgent } from "@/lib/server/session";
 
 /** `GET /api/v1/runs/{runId}` → `{run}` of the calling agent; 404 for another agent's run. */

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { handle } from "@/lib/server/http";
 import { requireAgent } from "@/lib/server/session";
-import { getTask } from "@/lib/server/tasks";
+import { getTask } from "@/lib/server/tasks/read-tasks";
 
 /** `GET /api/v1/tasks/{taskId}` → `{task}`; 404 `not_found`. */
 export const GET = handle(async (req: Request, ctx: { params: Promise<{ taskId: string }> }) => {

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { createApiKey } from "@/lib/server/admin";
+import { createApiKey } from "@/lib/server/admin/admin";
 import { handle } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

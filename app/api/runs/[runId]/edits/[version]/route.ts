@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/lib/errors";
-import { getEditDetail } from "@/lib/server/audit-trail";
+import { getEditDetail } from "@/lib/server/audit/run-audit";
 import { handle } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

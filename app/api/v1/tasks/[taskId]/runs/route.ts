@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { handle, readJson } from "@/lib/server/http";
-import { submitRun, submitRunBodySchema } from "@/lib/server/runs";
+import { submitRun } from "@/lib/server/runs/submit-run";
+import { submitRunBodySchema } from "@/lib/api/bodies";
 import { requireAgent } from "@/lib/server/session";
 import { idempotencyKeyOf } from "@/lib/server/idempotency";
 

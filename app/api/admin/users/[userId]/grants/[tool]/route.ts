@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { grantInputSchema } from "@/lib/admin-schemas";
-import { setGrant } from "@/lib/server/admin";
+import { setGrant } from "@/lib/server/admin/admin";
 import { handle, readJson } from "@/lib/server/http";
 import { requireRole, requireViewer } from "@/lib/server/session";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/lib/errors";
-import { discardEdit } from "@/lib/server/edits";
+import { discardEdit } from "@/lib/server/edits/discard-edit";
 import { handle } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

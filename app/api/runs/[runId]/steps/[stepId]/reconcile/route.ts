@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { reconcileBodySchema, reconcileStep } from "@/lib/server/claims";
+import { reconcileBodySchema } from "@/lib/reconcile-schema";
+import { reconcileStep } from "@/lib/server/claims/reconcile-step";
 import { handle, readJson } from "@/lib/server/http";
 import { requireViewer } from "@/lib/server/session";
 

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { claimBodySchema, claimStep } from "@/lib/server/claims";
+import { claimBodySchema } from "@/lib/api/bodies";
+import { claimStep } from "@/lib/server/claims/claim-step";
 import { handle, readJson } from "@/lib/server/http";
 import { idempotencyKeyOf } from "@/lib/server/idempotency";
 import { requireAgent } from "@/lib/server/session";

@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { outcomeBodySchema, reportOutcome } from "@/lib/server/claims";
+import { outcomeBodySchema } from "@/lib/api/bodies";
+import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { handle, readJson } from "@/lib/server/http";
 import { requireAgent } from "@/lib/server/session";
 

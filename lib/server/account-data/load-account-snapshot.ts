@@ -1,0 +1,194 @@
+import { subDays } from "date-fns";
+import type { DeskSnapshot, InvoiceRecord, ShipmentRecord } from "../../desk/snapshot";
+import type { RecordKind } from "../../desk/lookup";
+import type { Currency } from "../../money";
+import { lookalikeGuesses } from "../../text/confusables";
+import { getTool } from "../../tools/catalog";
+import type { FieldKind } from "../../tools/types";
+import { utcDateOf } from "../../dates";
+import { prisma } from "../db";
+import type { DbOrTx } from "../transaction";
+
+/**
+ * Loads the account data one decision reads (DESIGN.md "Storage and scale", issue #11): the
+ * task's ticket and its account, the invoices, shipments, tickets and accounts the plans' steps
+ * name (by primary key), the accounts those records belong to, the holidays of the named
+ * shipments' destinations from yesterday (UTC) on, and — only for ids that do not resolve — a
+ * bounded, indexed set of look-alike candidates for the "did you mean" hint. Never a whole table:
+ * the cost grows with the plan, not with the desk.
+ *
+ * `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
+ * an id (`invoice_id`, `shipment_id`, `ticket_id`, `account_id`, see lib/tools/*.ts) are used.
+ * `scope.accountRecords` (the run page, the edit form) also loads up to ACCOUNT_RECORD_LIMIT
+ * invoices and shipments of the ticket's own account. `db` may be a transaction client.
+ * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
+ */
+export async function loadAccountSnapshot(
+  scope: { ticketId: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date },
+  db: DbOrTx = prisma,
+): Promise<DeskSnapshot> {
+  const now = scope.now ?? new Date();
+  const ticket = await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
+  const refs = referencedIds(scope.steps ?? []);
+  const desk: DeskSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {} };
+
+  await loadRecords(db, desk, refs);
+  if (scope.accountRecords) {
+    const [invoices, shipments] = [
+      await db.invoice.findMany({ where: { accountId: ticket.accountId }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.shipment.findMany({ where: { accountId: ticket.accountId }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+    ];
+    for (const i of invoices) desk.invoices[i.id] = toInvoice(i);
+    for (const s of shipments) desk.shipments[s.id] = toShipment(s);
+  }
+
+  // Who owns what was loaded: the ticket's account and the owners of every record.
+  const owners = new Set<string>([ticket.accountId, ...refs.account]);
+  for (const r of [...Object.values(desk.invoices), ...Object.values(desk.shipments), ...Object.values(desk.tickets)]) owners.add(r.accountId);
+  const missingOwners = [...owners].filter((id) => !Object.prototype.hasOwnProperty.call(desk.accounts, id));
+  if (missingOwners.length > 0) {
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: missingOwners } }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+  }
+
+  const destinations = [...new Set(Object.values(desk.shipments).map((s) => s.destination))];
+  if (destinations.length > 0) {
+    const holidays = await db.holiday.findMany({
+      where: { destination: { in: destinations }, date: { gte: utcDateOf(subDays(now, 1)) } },
+      select: { destination: true, date: true },
+      orderBy: { date: "asc" },
+      take: HOLIDAY_LIMIT,
+    });
+    for (const h of holidays) (desk.holidays[h.destination] ??= []).push(h.date);
+  }
+
+  await loadCandidates(db, desk, refs);
+  return desk;
+}
+
+/** At most this many of the ticket account's own invoices and shipments (each) for the run page. */
+export const ACCOUNT_RECORD_LIMIT = 100;
+/** At most this many holidays per snapshot (a few years of a few destinations). */
+const HOLIDAY_LIMIT = 2000;
+/** At most this many look-alike candidates per guess and kind. */
+const CANDIDATE_LIMIT = 25;
+
+type Refs = Record<RecordKind, Set<string>>;
+
+const KIND_OF_FIELD: Partial<Record<FieldKind, RecordKind>> = {
+  invoice_id: "invoice",
+  shipment_id: "shipment",
+  ticket_id: "ticket",
+  account_id: "account",
+};
+
+/** Ids per record kind that steps name through their tools' id fields (raw input tolerated). */
+export function referencedIds(steps: readonly unknown[]): Refs {
+  const refs: Refs = { invoice: new Set(), shipment: new Set(), ticket: new Set(), account: new Set() };
+  for (const raw of steps) {
+    if (typeof raw !== "object" || raw === null) continue;
+    const { tool: name, args, evidence } = raw as { tool?: unknown; args?: unknown; evidence?: unknown };
+    // The records a step names as its evidence (issue #15) are checked to exist like ids.
+    if (Array.isArray(evidence)) {
+      for (const e of evidence as { recordType?: unknown; recordId?: unknown }[]) {
+        const kind = e?.recordType;
+        if ((kind === "invoice" || kind === "shipment" || kind === "ticket" || kind === "account") && typeof e.recordId === "string" && e.recordId.length > 0 && e.recordId.length <= 128) refs[kind].add(e.recordId);
+      }
+    }
+    const tool = typeof name === "string" ? getTool(name) : undefined;
+    if (!tool || typeof args !== "object" || args === null) continue;
+    for (const field of tool.fields) {
+      const kind = KIND_OF_FIELD[field.kind];
+      const value = Object.prototype.hasOwnProperty.call(args, field.name) ? (args as Record<string, unknown>)[field.name] : undefined;
+      if (kind && typeof value === "string" && value.length > 0 && value.length <= 128) refs[kind].add(value);
+    }
+  }
+  return refs;
+}
+
+/** Loads the named records by primary key into `desk`. */
+async function loadRecords(db: DbOrTx, desk: DeskSnapshot, refs: Refs): Promise<void> {
+  if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] } } })) desk.invoices[i.id] = toInvoice(i);
+  if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] } } })) desk.shipments[s.id] = toShipment(s);
+  if (refs.ticket.size) {
+    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] } }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
+  }
+  if (refs.account.size) {
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] } }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+  }
+}
+
+const has = (map: object, id: string) => Object.prototype.hasOwnProperty.call(map, id);
+
+/**
+ * For every named id that did not resolve: records that exist under that exact id as ANOTHER
+ * kind (so the hint can say "sh_5521 is a shipment, not an invoice"), and look-alike candidate
+ * ids of the same kind — exact matches of each `lookalikeGuesses` spelling, ids that share its
+ * first characters (an index range scan), and the ticket account's own ids of that kind.
+ */
+async function loadCandidates(db: DbOrTx, desk: DeskSnapshot, refs: Refs): Promise<void> {
+  const maps = { invoice: desk.invoices, shipment: desk.shipments, ticket: desk.tickets, account: desk.accounts };
+  const unresolved = (Object.keys(refs) as RecordKind[]).flatMap((kind) => [...refs[kind]].filter((id) => !has(maps[kind], id)).map((id) => ({ kind, id })));
+  if (unresolved.length === 0) return;
+  // Exists as another kind: four primary-key lookups over all unresolved ids at once.
+  const ids = [...new Set(unresolved.map((u) => u.id))];
+  const otherKind: Refs = { invoice: new Set(ids), shipment: new Set(ids), ticket: new Set(ids), account: new Set(ids) };
+  await loadRecords(db, desk, otherKind);
+  const candidates: Record<RecordKind, Set<string>> = { invoice: new Set(), shipment: new Set(), ticket: new Set(), account: new Set() };
+  for (const { kind, id } of unresolved) {
+    if (has(maps[kind], id)) continue;
+    for (const guess of lookalikeGuesses(id)) {
+      const prefix = guess.slice(0, Math.max(3, guess.length - 3));
+      for (const c of await idsInRange(db, kind, prefix)) candidates[kind].add(c);
+      for (const c of await idsInRange(db, kind, guess, true)) candidates[kind].add(c);
+    }
+    for (const c of await idsOfAccount(db, kind, desk.ticket.accountId)) candidates[kind].add(c);
+  }
+  desk.candidates = Object.fromEntries((Object.keys(candidates) as RecordKind[]).map((k) => [k, [...candidates[k]]]));
+}
+
+/** Ids of `kind` starting with `prefix` (`exact`: equal to it), by an index range scan, bounded. */
+async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, exact = false): Promise<string[]> {
+  const where = exact ? { id: prefix } : { id: { gte: prefix, lt: `${prefix}\uffff` } };
+  const args = { where, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
+  const rows =
+    kind === "invoice"
+      ? await db.invoice.findMany(args)
+      : kind === "shipment"
+        ? await db.shipment.findMany(args)
+        : kind === "ticket"
+          ? await db.ticket.findMany(args)
+          : await db.customerAccount.findMany(args);
+  return rows.map((r) => r.id);
+}
+
+/** The ticket account's own ids of `kind` (bounded): the likeliest meaning of a typo. */
+async function idsOfAccount(db: DbOrTx, kind: RecordKind, accountId: string): Promise<string[]> {
+  if (kind === "account") return [accountId];
+  const args = { where: { accountId }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
+  const rows = kind === "invoice" ? await db.invoice.findMany(args) : kind === "shipment" ? await db.shipment.findMany(args) : await db.ticket.findMany(args);
+  return rows.map((r) => r.id);
+}
+
+/** An invoice row as the snapshot's `InvoiceRecord` (money in minor units + currency). */
+export function toInvoice(i: { id: string; accountId: string; status: string; currency: string; totalMinor: number; openMinor: number; fees: unknown }): InvoiceRecord {
+  const currency = i.currency as Currency;
+  return {
+    id: i.id,
+    accountId: i.accountId,
+    status: i.status as InvoiceRecord["status"],
+    total: { minor: i.totalMinor, currency },
+    openBalance: { minor: i.openMinor, currency },
+    fees: Array.isArray(i.fees) ? (i.fees as InvoiceRecord["fees"]) : [],
+  };
+}
+
+/** A shipment row as the snapshot's `ShipmentRecord` (window as ISO dates). */
+export function toShipment(s: { id: string; accountId: string; destination: string; windowFrom: string; windowTo: string; status: string }): ShipmentRecord {
+  return {
+    id: s.id,
+    accountId: s.accountId,
+    destination: s.destination,
+    window: { from: s.windowFrom, to: s.windowTo },
+    status: s.status as ShipmentRecord["status"],
+  };
+}

@@ -1,0 +1,304 @@
+import { nanoid } from "nanoid";
+import type { ZodType } from "zod";
+import {
+  createAgentSchema,
+  createUserSchema,
+  grantInputSchema,
+  toolMovesMoney,
+  updateUserSchema,
+  type Ceiling,
+  type CreateAgentInput,
+  type CreateUserInput,
+  type GrantInput,
+  type RoleName,
+  type UpdateUserInput,
+} from "../../admin-schemas";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Currency } from "../../money";
+import { getTool, toolNames } from "../../tools/catalog";
+import { currentCatalog } from "../tool-catalog";
+import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
+import { appendAudit, type Actor } from "../audit";
+import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
+import { prisma } from "../db";
+import { requireRole, type Viewer } from "../session";
+
+/**
+ * Administration of people, grants, agents and API keys (DESIGN.md "People and machines":
+ * the admin role; issue #6). Every function checks the admin role itself (`requireRole`,
+ * which audits a refusal as `denied`) and audits every change as `admin_change`
+ * `{what, target, before, after}`. Inputs are parsed again with the shared schemas of
+ * lib/admin-schemas.ts, so a caller that skipped the route handler gets the same checks.
+ */
+
+type Admin = Pick<Viewer, "id" | "role">;
+type Tx = Prisma.TransactionClient;
+
+/** A person as the admin pages list them. */
+export interface AdminUserView {
+  id: string;
+  name: string;
+  email: string;
+  role: RoleName;
+  disabled: boolean;
+  createdAt: string;
+  grantCount: number;
+  activeSessions: number;
+}
+
+/** One tool's grant for one person (absent grant = both permissions off). */
+export interface GrantView {
+  tool: string;
+  label: string;
+  movesMoney: boolean;
+  canApprove: boolean;
+  approveLimit: Ceiling;
+  canAuthor: boolean;
+  authorLimit: Ceiling;
+}
+
+/** An agent API key as admins see it: never the key, only its prefix. */
+export interface ApiKeyView {
+  id: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** An agent with its allowlist and keys. */
+export interface AgentView {
+  id: string;
+  name: string;
+  allowedTools: string[];
+  createdAt: string;
+  runCount: number;
+  keys: ApiKeyView[];
+}
+
+const asRole = (r: string): RoleName => (r === "supervisor" || r === "admin" ? r : "operator");
+
+function parse<T>(schema: ZodType<T>, input: unknown): T {
+  const r = schema.safeParse(input);
+  if (!r.success) {
+    throw new DomainError("bad_request", r.error.issues.map((i) => i.message).join("; "), {
+      issues: r.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    });
+  }
+  return r.data;
+}
+
+const userInclude = { _count: { select: { grants: true } }, sessions: { select: { expiresAt: true } } } as const;
+type UserRow = Prisma.UserGetPayload<{ include: typeof userInclude }>;
+
+function toUserView(u: UserRow, now = new Date()): AdminUserView {
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    role: asRole(u.role),
+    disabled: u.disabled,
+    createdAt: u.createdAt.toISOString(),
+    grantCount: u._count.grants,
+    activeSessions: u.sessions.filter((s) => s.expiresAt > now).length,
+  };
+}
+
+const money = (minor: number | null, currency: string | null): Ceiling => (minor == null ? null : { minor, currency: (currency ?? "USD") as Currency });
+
+function toGrantView(tool: string, g: { canApprove: boolean; approveLimitMinor: number | null; approveLimitCurrency: string | null; canAuthor: boolean; authorLimitMinor: number | null; authorLimitCurrency: string | null } | null, label?: string): GrantView {
+  return {
+    tool,
+    label: label ?? getTool(tool)?.label ?? tool,
+    movesMoney: toolMovesMoney(tool),
+    canApprove: g?.canApprove ?? false,
+    approveLimit: g ? money(g.approveLimitMinor, g.approveLimitCurrency) : null,
+    canAuthor: g?.canAuthor ?? false,
+    authorLimit: g ? money(g.authorLimitMinor, g.authorLimitCurrency) : null,
+  };
+}
+
+function toKeyView(k: { id: string; prefix: string; createdAt: Date; revokedAt: Date | null }): ApiKeyView {
+  return { id: k.id, prefix: k.prefix, createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt?.toISOString() ?? null };
+}
+
+const agentInclude = { apiKeys: { orderBy: { createdAt: "asc" } }, _count: { select: { runs: true } } } as const;
+function toAgentView(a: Prisma.AgentGetPayload<{ include: typeof agentInclude }>): AgentView {
+  return {
+    id: a.id,
+    name: a.name,
+    allowedTools: Array.isArray(a.allowedTools) ? (a.allowedTools as string[]) : [],
+    createdAt: a.createdAt.toISOString(),
+    runCount: a._count.runs,
+    keys: a.apiKeys.map(toKeyView),
+  };
+}
+
+async function audit(tx: Tx | typeof prisma, actor: Actor, what: string, target: { kind: string; id: string }, before: unknown, after: unknown, extra: Record<string, unknown> = {}) {
+  await appendAudit(tx, { type: "admin_change", actor, data: { what, target, before: before ?? null, after: after ?? null, ...extra } });
+}
+
+// ── people ────────────────────────────────────────────────────────────────────
+
+/** All people, admins first, then by name. Errors: 403 `forbidden` unless admin. */
+export async function listUsers(admin: Admin, now = new Date()): Promise<AdminUserView[]> {
+  await requireRole(admin, ["admin"], "admin.list_users");
+  const rows = await prisma.user.findMany({ include: userInclude, orderBy: [{ name: "asc" }] });
+  const rank = { admin: 0, supervisor: 1, operator: 2 } as const;
+  return rows.map((u) => toUserView(u, now)).sort((a, b) => rank[a.role] - rank[b.role] || a.name.localeCompare(b.name));
+}
+
+/** One person with a grant row per known tool. Errors: 403 `forbidden`; 404 `not_found`. */
+export async function getUserDetail(admin: Admin, userId: string, now = new Date()): Promise<{ user: AdminUserView; grants: GrantView[] }> {
+  await requireRole(admin, ["admin"], "admin.view_user");
+  const u = await prisma.user.findUnique({ where: { id: userId }, include: { ...userInclude, grants: true } });
+  if (!u) throw new DomainError("not_found", `No user ${userId}.`);
+  const catalog = await currentCatalog(); // built-in and imported tools (issue #15)
+  return { user: toUserView(u, now), grants: catalog.names().map((t) => toGrantView(t, u.grants.find((g) => g.tool === t) ?? null, catalog.get(t)?.label)) };
+}
+
+/**
+ * Creates a person with a role and an initial password (no grants yet). Audited
+ * `admin_change` {what: "user.create"}; the password is never recorded.
+ * Errors: 403 `forbidden`; 400 `bad_request` {issues}; 409 `email_taken`.
+ */
+export async function createUser(admin: Admin, raw: CreateUserInput): Promise<AdminUserView> {
+  await requireRole(admin, ["admin"], "admin.create_user");
+  const input = parse(createUserSchema, raw);
+  await assertEmailFree(input.email);
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const u = await insertUserRecord(tx, input, userInclude);
+      await audit(tx, { kind: "user", id: admin.id }, "user.create", { kind: "user", id: u.id }, null, { email: u.email, name: u.name, role: u.role, disabled: false });
+      return toUserView(u);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw emailTaken(input.email);
+    throw e;
+  }
+}
+
+/**
+ * Disables/enables a person and/or changes their role. Disabling deletes all their sessions in
+ * the same transaction, so they are signed out at once (getViewer also refuses disabled users).
+ * The last enabled admin cannot be disabled or demoted. Audited `admin_change` {what:
+ * "user.update", before, after, sessionsEnded}. A change to the current values is a no-op.
+ * Errors: 403 `forbidden`; 400 `bad_request`; 404 `not_found`; 409 `last_admin`.
+ */
+export async function updateUser(admin: Admin, userId: string, raw: UpdateUserInput, now = new Date()): Promise<AdminUserView> {
+  await requireRole(admin, ["admin"], "admin.update_user");
+  const input = parse(updateUserSchema, raw);
+  return prisma.$transaction(async (tx) => {
+    const u = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
+    if (!u) throw new DomainError("not_found", `No user ${userId}.`);
+    const before = { role: asRole(u.role), disabled: u.disabled };
+    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled };
+    if (after.role === before.role && after.disabled === before.disabled) return toUserView(u, now);
+    await tx.user.update({ where: { id: userId }, data: after });
+    const ended = after.disabled && !before.disabled ? (await tx.session.deleteMany({ where: { userId } })).count : 0;
+    const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
+    if (admins === 0) {
+      throw new DomainError("last_admin", `${u.name} is the last active admin; make someone else an admin first.`);
+    }
+    await audit(tx, { kind: "user", id: admin.id }, "user.update", { kind: "user", id: userId }, before, after, { email: u.email, ...(ended ? { sessionsEnded: ended } : {}) });
+    return toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now);
+  });
+}
+
+/**
+ * Sets one person's grant for one tool: may approve (ceiling optional), may author (ceiling
+ * optional). Ceilings are only for tools that move money; a ceiling without its permission is
+ * dropped; both permissions off removes the grant. Audited `admin_change` {what: "grant.set",
+ * before, after} (each a GrantView). Errors: 403; 400 `bad_request` (unknown tool, ceiling on a
+ * tool that moves no money); 404 `not_found` (user).
+ */
+export async function setGrant(admin: Admin, userId: string, tool: string, raw: GrantInput): Promise<GrantView> {
+  await requireRole(admin, ["admin"], "admin.set_grant");
+  const input = parse(grantInputSchema, raw);
+  if (!(await currentCatalog()).get(tool)) throw new DomainError("bad_request", `Unknown tool "${tool}".`, { tool });
+  const approveLimit = input.canApprove ? input.approveLimit : null;
+  const authorLimit = input.canAuthor ? input.authorLimit : null;
+  if (!toolMovesMoney(tool) && (approveLimit || authorLimit)) {
+    throw new DomainError("bad_request", `${tool} moves no money, so its grant cannot have a ceiling.`, { tool });
+  }
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true, email: true } });
+    if (!user) throw new DomainError("not_found", `No user ${userId}.`);
+    const existing = await tx.grant.findUnique({ where: { userId_tool: { userId, tool } } });
+    const before = existing ? toGrantView(tool, existing) : null;
+    const data = {
+      canApprove: input.canApprove,
+      approveLimitMinor: approveLimit?.minor ?? null,
+      approveLimitCurrency: approveLimit?.currency ?? null,
+      canAuthor: input.canAuthor,
+      authorLimitMinor: authorLimit?.minor ?? null,
+      authorLimitCurrency: authorLimit?.currency ?? null,
+    };
+    let after: GrantView | null = null;
+    if (!input.canApprove && !input.canAuthor) {
+      if (existing) await tx.grant.delete({ where: { id: existing.id } });
+    } else {
+      const row = await tx.grant.upsert({ where: { userId_tool: { userId, tool } }, create: { id: `${userId}_${tool}`, userId, tool, ...data }, update: data });
+      after = toGrantView(tool, row);
+    }
+    if (JSON.stringify(before) !== JSON.stringify(after)) {
+      await audit(tx, { kind: "user", id: admin.id }, "grant.set", { kind: "grant", id: `${userId}:${tool}` }, before, after, { userId, email: user.email, tool });
+    }
+    return after ?? toGrantView(tool, null);
+  });
+}
+
+// ── agents and keys ───────────────────────────────────────────────────────────
+
+/** All agents with their allowlists and keys. Errors: 403 `forbidden`. */
+export async function listAgents(admin: Admin): Promise<AgentView[]> {
+  await requireRole(admin, ["admin"], "admin.list_agents");
+  return (await prisma.agent.findMany({ include: agentInclude, orderBy: { createdAt: "asc" } })).map(toAgentView);
+}
+
+/** Creates an agent with its tool allowlist (no key yet). Audited `agent.create`. Errors: 403; 400. */
+export async function createAgent(admin: Admin, raw: CreateAgentInput): Promise<AgentView> {
+  await requireRole(admin, ["admin"], "admin.create_agent");
+  const input = parse(createAgentSchema, raw);
+  const allowedTools = toolNames.filter((t) => input.allowedTools.includes(t)); // catalog order, no duplicates
+  return prisma.$transaction(async (tx) => {
+    const a = await tx.agent.create({ data: { id: `agent_${nanoid(10)}`, name: input.name, allowedTools }, include: agentInclude });
+    await audit(tx, { kind: "user", id: admin.id }, "agent.create", { kind: "agent", id: a.id }, null, { name: a.name, allowedTools });
+    return toAgentView(a);
+  });
+}
+
+/**
+ * Creates an API key for an agent. The key is returned here once and never again: only its
+ * SHA-256 and its first characters are stored. Audited `api_key.create` (prefix only).
+ * Errors: 403; 404 `not_found` (agent).
+ */
+export async function createApiKey(admin: Admin, agentId: string): Promise<{ apiKey: ApiKeyView; key: string }> {
+  await requireRole(admin, ["admin"], "admin.create_api_key");
+  const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
+  if (!agent) throw new DomainError("not_found", `No agent ${agentId}.`);
+  const key = generateApiKey();
+  const row = await prisma.$transaction(async (tx) => {
+    const k = await tx.apiKey.create({ data: { id: `key_${nanoid(12)}`, agentId, hash: hashApiKey(key), prefix: keyPrefix(key) } });
+    await audit(tx, { kind: "user", id: admin.id }, "api_key.create", { kind: "api_key", id: k.id }, null, { agentId, prefix: k.prefix }, { agentId });
+    return k;
+  });
+  return { apiKey: toKeyView(row), key };
+}
+
+/**
+ * Revokes an agent's API key at once (the next request with it gets 401). Revoking a revoked key
+ * returns it unchanged. Audited `api_key.revoke`. Errors: 403; 404 `not_found` (no such key of this agent).
+ */
+export async function revokeApiKey(admin: Admin, agentId: string, keyId: string, now = new Date()): Promise<ApiKeyView> {
+  await requireRole(admin, ["admin"], "admin.revoke_api_key");
+  return prisma.$transaction(async (tx) => {
+    const key = await tx.apiKey.findFirst({ where: { id: keyId, agentId } });
+    if (!key) throw new DomainError("not_found", `Agent ${agentId} has no key ${keyId}.`);
+    const res = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
+    if (res.count === 1) {
+      await audit(tx, { kind: "user", id: admin.id }, "api_key.revoke", { kind: "api_key", id: keyId }, { revokedAt: null }, { revokedAt: now.toISOString() }, { agentId, prefix: key.prefix });
+    }
+    return toKeyView(await tx.apiKey.findUniqueOrThrow({ where: { id: keyId } }));
+  });
+}

@@ -1,0 +1,76 @@
+import { hashPassword } from "better-auth/crypto";
+import { nanoid } from "nanoid";
+import { createUserSchema, type CreateUserInput } from "../../admin-schemas";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+
+/**
+ * Creating people outside a signed-in admin's request: `npm run admin:create` (the first admin
+ * of a production desk, or recovery). Kept apart from lib/server/admin.ts so the command line
+ * needs neither better-auth's server nor a session secret — only its password hashing.
+ */
+
+type Tx = Prisma.TransactionClient;
+
+/** 409 `email_taken` for `email`. */
+export const emailTaken = (email: string) => new DomainError("email_taken", `A user with the email ${email} already exists.`, { field: "email" });
+
+/** True for a unique-constraint violation (Prisma P2002). */
+export const isUniqueViolation = (e: unknown) => (e as { code?: string } | null)?.code === "P2002";
+
+/** Refuses an email that already belongs to someone (409 `email_taken`). */
+export async function assertEmailFree(email: string): Promise<void> {
+  if (await prisma.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken(email);
+}
+
+/**
+ * Inserts a person with a better-auth credential account (providerId "credential", the password
+ * hashed by better-auth's own `hashPassword`), like the demo seed. No grants.
+ */
+export async function insertUserRecord<I extends Prisma.UserInclude>(tx: Tx, input: CreateUserInput, include: I) {
+  const id = `usr_${nanoid(12)}`;
+  const password = await hashPassword(input.password);
+  return tx.user.create({
+    data: {
+      id,
+      email: input.email,
+      name: input.name,
+      role: input.role,
+      emailVerified: true,
+      authAccounts: { create: { id: `${id}_cred`, accountId: id, providerId: "credential", password } },
+    },
+    include,
+  });
+}
+
+/**
+ * Creates an admin without an acting admin. Audited `admin_change` {what: "user.create",
+ * via: "cli"} by the system; the password is never recorded. Errors: 400 `bad_request` {issues}
+ * (email, name, password of 10–128 characters); 409 `email_taken`.
+ */
+export async function bootstrapAdmin(raw: { email: string; name: string; password: string }): Promise<{ id: string; email: string; name: string }> {
+  const parsed = createUserSchema.safeParse({ ...raw, role: "admin" });
+  if (!parsed.success) {
+    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  }
+  const input = parsed.data;
+  await assertEmailFree(input.email);
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const u = await insertUserRecord(tx, input, {});
+      await appendAudit(tx, {
+        type: "admin_change",
+        actor: { kind: "system" },
+        data: { what: "user.create", target: { kind: "user", id: u.id }, before: null, after: { email: u.email, name: u.name, role: "admin", disabled: false }, via: "cli" },
+      });
+      return { id: u.id, email: u.email, name: u.name };
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw emailTaken(input.email);
+    throw e;
+  }
+}

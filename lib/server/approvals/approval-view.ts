@@ -1,0 +1,40 @@
+import type { Prisma } from "../../generated/prisma/client";
+import type { RunView } from "../runs/run-view";
+
+/** One approval contract as the API returns it (DESIGN.md §5). `expiresAt` is ISO UTC. */
+export interface ApprovalView {
+  id: string;
+  runId: string;
+  stepId: string;
+  planVersion: number;
+  tool: string;
+  digest: string;
+  boundTaskRevision: number;
+  approverId: string | null;
+  state: string;
+  expiresAt: string;
+  acknowledged: { code: string; stepId: string }[];
+}
+
+/** Response of an approval: the active approvals of the version and the run after them. */
+export interface ApproveResult {
+  approvals: ApprovalView[];
+  run: RunView;
+}
+
+/** The API view of an approval row. */
+export function toApprovalView(a: Prisma.ApprovalGetPayload<object>): ApprovalView {
+  return {
+    id: a.id,
+    runId: a.runId,
+    stepId: a.stepId,
+    planVersion: a.planVersion,
+    tool: a.tool,
+    digest: a.digest,
+    boundTaskRevision: a.boundTaskRevision,
+    approverId: a.approverId,
+    state: a.state,
+    expiresAt: a.expiresAt.toISOString(),
+    acknowledged: Array.isArray(a.acknowledged) ? (a.acknowledged as { code: string; stepId: string }[]) : [],
+  };
+}

@@ -1,0 +1,207 @@
+import { nanoid } from "nanoid";
+import type { ApproveBody } from "../../api/bodies";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import { checkGrant } from "../../grants";
+import { formatMoney, type Money } from "../../money";
+import { digest } from "../../plan/digest";
+import type { Step } from "../../plan/schema";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { getTool } from "../../tools/catalog";
+import { validatePlan } from "../../validation/pipeline";
+import type { ValidationIssue } from "../../validation/types";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
+import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
+import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
+import { storedSteps, toRunView } from "../runs/run-view";
+import { deskScope, type Viewer } from "../session";
+import { inTransaction, ok } from "../transaction";
+import { toApprovalView, type ApproveResult } from "./approval-view";
+
+/** Idempotency scope of a person's approvals of one run. */
+const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
+
+/**
+ * Approves steps of the run's current plan version as `viewer` (DESIGN.md §5, API.md
+ * `POST /api/runs/{runId}/approvals`). Each approval is a contract: run, step, tool, target,
+ * reviewed plan version, bound task revision, approved arguments and digest, authority (grant
+ * and limit), expiry, state `active`. Checked at decision time: expiry, plan version, task
+ * revision, a fresh validation of the plan against live account data, the approve grant and its
+ * ceiling per step and per run (a ceiling bounds what one person lets a run move per tool), and
+ * acknowledgement of every warning that needs one on an approved step.
+ * Idempotent: the same `idempotencyKey` returns the saved result and creates nothing (also when
+ * requests race: the saved answer is a unique row written with the approvals).
+ * Errors: 404; 409 `expired`, `run_not_pending`, `stale_plan_version` {currentVersion, plan},
+ * `stale_task` {boundRevision, liveRevision}, `idempotency_conflict`; 403 `approval_denied`
+ * {stepId, tool, denial} (audited `denied`); 422 `acknowledgement_required` {required},
+ * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan.
+ */
+export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
+  const scope = scopeOf(viewer, runId);
+  const requestHash = requestHashOf({ planVersion: body.planVersion, stepIds: body.stepIds, acknowledgedWarnings: body.acknowledgedWarnings ?? [] });
+  const saved = await findSavedAnswer<ApproveResult>(prisma, scope, body.idempotencyKey, requestHash);
+  if (saved) return saved.body;
+
+  const run = await loadRun(runId, deskScope(viewer));
+  const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
+  if (status === "expired") {
+    await expireIfDue(runId, now);
+    throw new DomainError("expired", `This run expired at ${run.expiresAt.toISOString()}; it can no longer be approved.`, { expiresAt: run.expiresAt.toISOString() });
+  }
+  if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; there is nothing to approve.`, { status });
+  const version = run.planVersions.find((p) => p.version === run.planVersion);
+  const plan = { version: run.planVersion, steps: storedSteps(version?.steps) };
+  if (body.planVersion !== run.planVersion) {
+    throw new DomainError("stale_plan_version", `The plan changed: it is now at version ${run.planVersion}; you reviewed version ${body.planVersion}.`, {
+      currentVersion: run.planVersion,
+      plan,
+    });
+  }
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true } });
+  if (task.revision !== run.boundTaskRevision) {
+    throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}). Reject it so the agent can plan again.`, {
+      boundRevision: run.boundTaskRevision,
+      liveRevision: task.revision,
+    });
+  }
+  const [desk, agent] = [
+    await loadAccountSnapshot({ ticketId: run.ticketId, steps: plan.steps, now }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
+  ];
+  const catalog = await catalogAt(run.catalogVersion);
+  const check = validatePlan(plan, { desk, now, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog });
+  if (!check.ok) {
+    throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
+  }
+  const active = run.approvals.filter((a) => a.planVersion === plan.version && a.state === "active");
+  const approvedIds = new Set(active.map((a) => a.stepId));
+  const targets = chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version);
+  await checkAuthority(viewer, runId, plan.steps, targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
+  const acknowledged = body.acknowledgedWarnings ?? [];
+  requireAcknowledgements(check.issues, targets, acknowledged);
+
+  return inTransaction(async (tx) => {
+    const again = await findSavedAnswer<ApproveResult>(tx, scope, body.idempotencyKey, requestHash);
+    if (again) return ok(again.body);
+    await lockRun(tx, runId);
+    const current = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true, status: true, expiresAt: true } });
+    if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
+      throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
+    }
+    const already = new Set(
+      (await tx.approval.findMany({ where: { runId, planVersion: plan.version, state: "active" }, select: { stepId: true } })).map((a) => a.stepId),
+    );
+    for (const step of targets.filter((s) => !already.has(s.id))) {
+      const tool = catalog.get(step.tool)!;
+      const amount = tool.amount(step.args as never);
+      const grant = viewer.grants.find((g) => g.tool === step.tool)!;
+      const acks = acknowledged.filter((a) => a.stepId === step.id);
+      await tx.approval.create({
+        data: {
+          id: `apr_${nanoid(12)}`,
+          runId,
+          stepId: step.id,
+          planVersion: plan.version,
+          tool: step.tool,
+          target: (tool.target(step.args as never, desk) ?? null) as unknown as Prisma.InputJsonValue,
+          args: step.args as Prisma.InputJsonValue,
+          digest: digest(step),
+          boundTaskRevision: run.boundTaskRevision,
+          approverId: viewer.id,
+          authority: { kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null } as unknown as Prisma.InputJsonValue,
+          acknowledged: acks as unknown as Prisma.InputJsonValue,
+          state: "active",
+          expiresAt: run.expiresAt,
+        },
+      });
+      await appendAudit(tx, {
+        runId,
+        type: "approved",
+        actor: { kind: "user", id: viewer.id },
+        data: { stepId: step.id, tool: step.tool, planVersion: plan.version, digest: digest(step), amount: amount ?? null, acknowledged: acks },
+      });
+    }
+    await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
+    const after = await loadRun(runId, {}, tx);
+    const result: ApproveResult = {
+      approvals: after.approvals.filter((a) => a.planVersion === plan.version && a.state === "active").sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(toApprovalView),
+      run: toRunView(after, now),
+    };
+    await saveAnswer(tx, scope, body.idempotencyKey, requestHash, { status: 201, body: result });
+    return ok(result);
+  });
+}
+
+/** The steps to approve: all not yet approved, or the listed ones (400 `bad_request` for an id not in the plan). */
+function chooseTargets(steps: Step[], stepIds: ApproveBody["stepIds"], approvedIds: Set<string>, version: number): Step[] {
+  if (stepIds === "all") return steps.filter((s) => !approvedIds.has(s.id));
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const ids = [...new Set(stepIds)];
+  const unknown = ids.filter((id) => !byId.has(id));
+  if (unknown.length) throw new DomainError("bad_request", `No step ${unknown.join(", ")} in plan version ${version}.`, { stepIds: unknown });
+  return ids.map((id) => byId.get(id)!).filter((s) => !approvedIds.has(s.id));
+}
+
+/**
+ * The approve grant of `viewer` for every target step, and its ceiling per step and for the
+ * total this person lets the run move per tool (their earlier approvals `mineIds` included), so
+ * splitting a payment into smaller steps does not get around a ceiling. Errors: 403
+ * `approval_denied` {stepId, tool, denial}, audited `denied`.
+ */
+async function checkAuthority(viewer: Viewer, runId: string, steps: Step[], targets: Step[], mineIds: string[]): Promise<void> {
+  const deny = async (step: Step, denial: NonNullable<ReturnType<typeof checkGrant>>, message: string, cumulative = false) => {
+    await appendAudit(prisma, {
+      runId,
+      type: "denied",
+      actor: { kind: "user", id: viewer.id },
+      data: { action: "approve", stepId: step.id, tool: step.tool, missing: denial, ...(cumulative ? { cumulative: true } : {}) },
+    });
+    return new DomainError("approval_denied", message, { stepId: step.id, tool: step.tool, denial });
+  };
+  for (const step of targets) {
+    const denial = checkGrant(viewer.grants, "approve", step.tool, getTool(step.tool)?.amount(step.args as never));
+    if (denial) {
+      throw await deny(
+        step,
+        denial,
+        denial.code === "no_grant"
+          ? `You have no grant to approve ${step.tool} steps.`
+          : `Your approval limit for ${step.tool} is ${formatMoney(denial.limit)}; this step moves ${formatMoney(denial.amount)}.`,
+      );
+    }
+  }
+  const totals = new Map<string, Money>();
+  for (const step of [...steps.filter((s) => mineIds.includes(s.id)), ...targets]) {
+    const amount = getTool(step.tool)?.amount(step.args as never);
+    if (!amount) continue;
+    const prev = totals.get(step.tool);
+    const total = prev && prev.currency === amount.currency ? { minor: prev.minor + amount.minor, currency: amount.currency } : (prev ?? amount);
+    totals.set(step.tool, total);
+    const denial = targets.includes(step) ? checkGrant(viewer.grants, "approve", step.tool, total) : null;
+    if (denial?.code === "over_limit") {
+      throw await deny(
+        step,
+        denial,
+        `Your approval limit for ${step.tool} is ${formatMoney(denial.limit)} per run; with this step you would approve ${formatMoney(total)} in this run.`,
+        true,
+      );
+    }
+  }
+}
+
+/** Every warning needing acknowledgement on a target step must be acknowledged (422 `acknowledgement_required`). */
+function requireAcknowledgements(issues: ValidationIssue[], targets: Step[], acknowledged: { code: string; stepId: string }[]): void {
+  const targetIds = new Set(targets.map((s) => s.id));
+  const required = issues
+    .filter((i) => i.needsAcknowledgement && i.stepId && targetIds.has(i.stepId))
+    .filter((i) => !acknowledged.some((a) => a.code === i.code && a.stepId === i.stepId));
+  if (required.length) {
+    throw new DomainError("acknowledgement_required", required.map((i) => i.message).join(" "), {
+      required: required.map((i) => ({ code: i.code, stepId: i.stepId, message: i.message })),
+    });
+  }
+}

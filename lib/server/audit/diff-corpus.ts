@@ -1,0 +1,81 @@
+import type { PlanDiff } from "../../diff/plan-diff";
+import type { Plan } from "../../plan/schema";
+import { prisma } from "../db";
+import { assertSupervisor } from "./insights";
+import { effectiveStatus, type RunStatus } from "../../run-state";
+import type { Viewer } from "../session";
+
+/** One evaluation case of the diff corpus: an operator edit and how its run ended. */
+export interface DiffCorpusLine {
+  runId: string;
+  fromVersion: number;
+  toVersion: number;
+  editorId: string;
+  before: Plan;
+  after: Plan;
+  diff: PlanDiff;
+  /** The run's final status (`completed`, `failed`, `stopped`, `rejected`, `expired`), or null while it can still change. */
+  outcome: string | null;
+}
+
+/** Statuses after which nothing about a run changes any more. */
+export const FINAL_STATUSES: RunStatus[] = ["completed", "failed", "stopped", "rejected", "expired"];
+
+const PAGE = 200;
+
+/**
+ * The diff corpus (`GET /api/audit/diffs.jsonl`, DESIGN.md §11): every stored edit, oldest first
+ * (then by run and version), as one object per edit. Yields in pages of 200 rows so a large
+ * corpus is streamed, not held in memory. Supervisors only; the check runs before the first
+ * row. Errors: 403 `forbidden` (audited).
+ */
+export async function* diffCorpus(viewer: Pick<Viewer, "id" | "role">, now = new Date()): AsyncGenerator<DiffCorpusLine> {
+  await assertSupervisor(viewer, "export_diff_corpus");
+  yield* corpusRows(now);
+}
+
+/** Every stored edit as a corpus line, unchecked (callers authorise first). */
+async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
+  for (let skip = 0; ; skip += PAGE) {
+    const rows = await prisma.planEdit.findMany({
+      orderBy: [{ createdAt: "asc" }, { runId: "asc" }, { toVersion: "asc" }],
+      skip,
+      take: PAGE,
+      include: { run: { select: { status: true, expiresAt: true } } },
+    });
+    for (const e of rows) {
+      const status = effectiveStatus(e.run.status as RunStatus, e.run.expiresAt, now);
+      yield {
+        runId: e.runId,
+        fromVersion: e.fromVersion,
+        toVersion: e.toVersion,
+        editorId: e.editorId,
+        before: e.before as unknown as Plan,
+        after: e.after as unknown as Plan,
+        diff: e.diff as unknown as PlanDiff,
+        outcome: FINAL_STATUSES.includes(status) ? status : null,
+      };
+    }
+    if (rows.length < PAGE) return;
+  }
+}
+
+/**
+ * The corpus as an NDJSON byte stream (one JSON object and "\n" per edit). The authorisation
+ * check happens before the stream is returned, so a refusal is an ordinary typed error.
+ */
+export async function diffCorpusStream(viewer: Pick<Viewer, "id" | "role">, now = new Date()): Promise<ReadableStream<Uint8Array>> {
+  await assertSupervisor(viewer, "export_diff_corpus");
+  const lines = corpusRows(now);
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(enc.encode(`${JSON.stringify(next.value)}\n`));
+    },
+    async cancel() {
+      await lines.return(undefined);
+    },
+  });
+}

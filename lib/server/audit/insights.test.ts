@@ -1,0 +1,165 @@
+/**
+ * `/insights` numbers from the database (issue #7): seven runs taken through real edits,
+ * approvals, a rejection, claims and outcomes; every expected number is computed by hand below.
+ */
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { isDomainError } from "../../errors";
+import type { Step, StepInput } from "../../plan/schema";
+import { approveSteps } from "../approvals/approve-steps";
+import { rejectRun } from "../approvals/reject-run";
+import { claimStep } from "../claims/claim-step";
+import { reportOutcome } from "../claims/report-outcome";
+import { prisma } from "../db";
+import { submitEdit } from "../edits/submit-edit";
+import { loadInsights, type InsightsPage } from "./insights";
+import { loadRun } from "../runs/load-run";
+import { submitRun } from "../runs/submit-run";
+import { toRunView } from "../runs/run-view";
+import { DEMO_AGENT_ID } from "../demo/seed";
+import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
+
+const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+const D1 = new Date(TEST_NOW.getTime() + 10 * 86_400_000); // 2026-04-11 09:00 UTC
+const D2 = new Date(TEST_NOW.getTime() + 11 * 86_400_000); // 2026-04-12 09:00 UTC
+const plus = (d: Date, s: number) => new Date(d.getTime() + s * 1000);
+const TICKET = "75011";
+const NOTE_A = "Customer uploaded the certificate.";
+const NOTE_A2 = "Customer uploaded the missing certificate today.";
+
+let senior: Viewer;
+let supervisor: Viewer;
+let operator: Viewer;
+
+/** Four steps: two notes and an escalation (auto-gated), a reply (needs a person). */
+const plan = (): StepInput[] => [
+  { id: "s1", tool: "add_ticket_note", args: { ticketId: TICKET, note: NOTE_A } },
+  { id: "s2", tool: "add_ticket_note", args: { ticketId: TICKET, note: "Checked the certificate against the shipment." } },
+  { id: "s3", tool: "escalate_ticket", args: { ticketId: TICKET, team: "customs", note: "Please release the hold." } },
+  { id: "s4", tool: "send_reply", args: { ticketId: TICKET, body: "Thanks, we received the certificate and are checking it now." } },
+];
+
+async function submit(at: Date) {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${TICKET}` } });
+  return (await submitRun(agent, task.id, { taskRevision: task.revision, steps: plan() }, `ins:${nanoid()}`, at)).run;
+}
+
+async function edit(viewer: Viewer, runId: string, at: Date, change: (steps: Step[]) => Step[]) {
+  const v = toRunView(await loadRun(runId), at);
+  const steps: Step[] = v.steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
+  return submitEdit(viewer, runId, { baseVersion: v.planVersion, steps: change(steps) }, at);
+}
+
+const setNote = (id: string, note: string) => (steps: Step[]) => steps.map((s) => (s.id === id ? { ...s, args: { ...s.args, note } } : s));
+
+async function approve(runId: string, at: Date) {
+  const v = toRunView(await loadRun(runId), at);
+  return approveSteps(senior, runId, { planVersion: v.planVersion, stepIds: "all", idempotencyKey: `k-${nanoid()}` }, at);
+}
+
+/** Claims and reports each listed step (default: all) with `status`. */
+async function execute(runId: string, at: Date, status: "succeeded" | "failed", only?: string[]) {
+  const v = toRunView(await loadRun(runId), at);
+  for (const s of v.steps.filter((x) => !only || only.includes(x.id))) {
+    const { claim } = await claimStep(agent, runId, s.id, { digest: s.digest, taskRevision: v.boundTaskRevision }, null, at);
+    await reportOutcome(agent, runId, s.id, { token: claim.token, status }, at);
+  }
+}
+
+let insights: InsightsPage;
+
+beforeAll(async () => {
+  await prepareTestDatabase();
+  senior = (await loadViewer("usr_senior"))!;
+  supervisor = (await loadViewer("usr_supervisor"))!;
+  operator = (await loadViewer("usr_operator"))!;
+
+  // Day 1 (2026-04-11)
+  const r1 = await submit(D1); // one note changed (1 of 4), approved, executed: completed
+  await edit(senior, r1.id, plus(D1, 60), setNote("s1", NOTE_A2));
+  await approve(r1.id, plus(D1, 120));
+  await execute(r1.id, plus(D1, 180), "succeeded");
+
+  const r3 = await submit(plus(D1, 300)); // unedited, approved, first step fails: failed
+  await approve(r3.id, plus(D1, 360));
+  await execute(r3.id, plus(D1, 420), "failed", ["s1"]);
+
+  const r4 = await submit(plus(D1, 500)); // a note added (1 of 5), rejected
+  await edit(senior, r4.id, plus(D1, 560), (steps) => [
+    ...steps,
+    { id: "extra", tool: "add_ticket_note", args: { ticketId: TICKET, note: "Asked the customer for the original too." }, provenance: {}, author: { kind: "model" } },
+  ]);
+  await rejectRun(senior, r4.id, { planVersion: 2, reason: "The customer already sent the original." }, plus(D1, 600));
+
+  // Day 2 (2026-04-12)
+  const r2 = await submit(D2); // both notes and the team changed (3 of 4), approved
+  await edit(senior, r2.id, plus(D2, 60), (steps) =>
+    setNote("s2", "Certificate matches the shipment.")(setNote("s1", "Certificate received by email.")(steps)).map((s) =>
+      s.id === "s3" ? { ...s, args: { ...s.args, team: "operations" } } : s,
+    ),
+  );
+  await approve(r2.id, plus(D2, 120));
+
+  const r5 = await submit(plus(D2, 200)); // three steps removed (3 of 4), approved
+  await edit(supervisor, r5.id, plus(D2, 260), (steps) => steps.filter((s) => s.id === "s4"));
+  await approve(r5.id, plus(D2, 300));
+
+  await submit(plus(D2, 400)); // r6: unedited, still waiting
+
+  const r7 = await submit(plus(D2, 500)); // the same note change as r1 (1 of 4), approved
+  await edit(supervisor, r7.id, plus(D2, 560), setNote("s1", NOTE_A2));
+  await approve(r7.id, plus(D2, 600));
+
+  insights = await loadInsights(supervisor, plus(D2, 3600), { since: new Date("2026-04-11T00:00:00Z") });
+});
+
+describe("loadInsights over stored runs and edits", () => {
+  it("edit rate: 5 of 6 decided runs were edited", () => {
+    // decided: r1 (completed), r3 (failed), r4 (rejected), r2, r5, r7 (approved); r6 waits
+    expect(insights.runs).toEqual({ total: 7, decided: 6, pending: 1, expired: 0 });
+    expect(insights.editRate).toEqual({ decided: 6, edited: 5, rate: 5 / 6 });
+  });
+
+  it("edit sizes: 1/4, 1/5, 3/4, 3/4, 1/4", () => {
+    expect(insights.edits.count).toBe(5);
+    expect(insights.edits.medianSize).toBe(0.25);
+    expect(insights.edits.meanSize).toBeCloseTo((0.25 + 0.2 + 0.75 + 0.75 + 0.25) / 5, 10);
+    expect(insights.edits.overHalf).toBe(2);
+    expect(insights.editSizeBins.map((b) => b.edits)).toEqual([0, 1, 2, 0, 0, 0, 0, 2, 0, 0]);
+  });
+
+  it("drift: day 1 none of 3 plans over half touched, day 2 two of 3 — above the 20 % line", () => {
+    expect(insights.drift.threshold).toBe(0.2);
+    expect(insights.drift.points).toEqual([
+      { day: "2026-04-11", plans: 3, overHalf: 0, share: 0 },
+      { day: "2026-04-12", plans: 3, overHalf: 2, share: 2 / 3 },
+    ]);
+    expect(insights.drift.alertDays).toEqual(["2026-04-12"]);
+  });
+
+  it("outcomes of edited vs unedited plans", () => {
+    const row = (k: string) => insights.outcomes.find((o) => o.key === k)!;
+    expect(row("completed")).toMatchObject({ edited: 1, unedited: 0 });
+    expect(row("failed")).toMatchObject({ edited: 0, unedited: 1 });
+    expect(row("stopped")).toMatchObject({ edited: 0, unedited: 0 });
+    expect(row("rejected")).toMatchObject({ edited: 1, unedited: 0 });
+    expect(row("expired")).toMatchObject({ edited: 0, unedited: 0 });
+    expect(row("in_progress")).toMatchObject({ edited: 3, unedited: 0 });
+    expect(insights.completionRate).toEqual({ edited: 1, unedited: 0 });
+  });
+
+  it("recurring edits: the note changed in 3 edits, the same way in 2 (by two people)", () => {
+    expect(insights.recurring.map((r) => [r.kind, r.tool, r.pattern, r.count, r.runs, r.editors])).toEqual([
+      ["field", "add_ticket_note", "note changed", 3, 3, ["usr_senior", "usr_supervisor"]],
+      ["field_change", "add_ticket_note", `note: ${NOTE_A} → ${NOTE_A2}`, 2, 2, ["usr_senior", "usr_supervisor"]],
+    ]);
+    expect(insights.users.usr_senior).toBe("Sam Senior");
+  });
+
+  it("is for supervisors only", async () => {
+    const err = await loadInsights(operator).catch((e: unknown) => e);
+    expect(isDomainError(err) && err.code).toBe("forbidden");
+  });
+});

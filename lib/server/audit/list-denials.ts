@@ -1,0 +1,57 @@
+import { describeDenial, type DenialSummary } from "../../denials";
+import { prisma } from "../db";
+import { requireRole, type Viewer } from "../session";
+
+/** One refused authorisation as the supervisors' denials page shows it. */
+export interface DenialRow extends DenialSummary {
+  seq: number;
+  at: string;
+  runId: string | null;
+  stepId: string | null;
+  actor: { kind: string; id: string | null; name: string };
+}
+
+/**
+ * The latest `denied` audit events, newest first (DESIGN.md §11; issue #6 "denials are data"),
+ * with who (person, agent, or an unidentified caller), what was tried and what was missing.
+ * Pages with `before` (an audit sequence number) and `limit` (1–200, default 100).
+ * Errors: 403 `forbidden` unless supervisor or admin (audited as `denied` too).
+ */
+export async function listDenials(viewer: Pick<Viewer, "id" | "role">, opts: { before?: number; limit?: number } = {}): Promise<{ rows: DenialRow[]; nextBefore: number | null }> {
+  await requireRole(viewer, ["supervisor", "admin"], "view denials");
+  const limit = Math.min(200, Math.max(1, Math.trunc(opts.limit ?? 100)));
+  const events = await prisma.auditEvent.findMany({
+    where: { type: "denied", ...(opts.before ? { seq: { lt: opts.before } } : {}) },
+    orderBy: { seq: "desc" },
+    take: limit + 1,
+  });
+  const page = events.slice(0, limit);
+  const userIds = [...new Set(page.filter((e) => e.actorKind === "user" && e.actorId).map((e) => e.actorId!))];
+  const agentIds = [...new Set(page.filter((e) => e.actorKind === "agent" && e.actorId).map((e) => e.actorId!))];
+  const [users, agents] = await Promise.all([
+    prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true, email: true } }),
+    prisma.agent.findMany({ where: { id: { in: agentIds } }, select: { id: true, name: true } }),
+  ]);
+  const userName = new Map(users.map((u) => [u.id, `${u.name} <${u.email}>`]));
+  const agentName = new Map(agents.map((a) => [a.id, a.name]));
+  const rows = page.map((e): DenialRow => {
+    const data = (e.data ?? {}) as Record<string, unknown>;
+    const name =
+      e.actorKind === "user"
+        ? (userName.get(e.actorId ?? "") ?? `user ${e.actorId}`)
+        : e.actorKind === "agent"
+          ? `agent ${agentName.get(e.actorId ?? "") ?? e.actorId}`
+          : e.actorKind === "anonymous"
+            ? "unidentified caller"
+            : e.actorKind;
+    return {
+      seq: e.seq,
+      at: e.createdAt.toISOString(),
+      runId: e.runId,
+      stepId: typeof data.stepId === "string" ? data.stepId : null,
+      actor: { kind: e.actorKind, id: e.actorId, name },
+      ...describeDenial(data),
+    };
+  });
+  return { rows, nextBefore: events.length > limit ? page[page.length - 1].seq : null };
+}

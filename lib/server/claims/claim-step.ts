@@ -1,0 +1,233 @@
+import { nanoid } from "nanoid";
+import type { ClaimBody } from "../../api/bodies";
+import { DomainError } from "../../errors";
+import { checkGrant } from "../../grants";
+import type { RunStatus } from "../../run-state";
+import { validatePlan } from "../../validation/pipeline";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { appendAudit, type Actor } from "../audit";
+import { prisma } from "../db";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
+import { expireRun, moveRun, stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { storedSteps } from "../runs/run-view";
+import { grantsOf, type AgentCaller } from "../session";
+import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
+import { decideClaim, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
+import type { ClaimView } from "./execution-view";
+import { settleExecution } from "./settle-execution";
+import { catalogAt } from "../tool-catalog";
+
+/** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
+type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };
+
+/**
+ * Claims step `stepId` of run `runId` for `agent`, immediately before the executor writes it
+ * (DESIGN.md §9, API.md `POST /api/v1/runs/{runId}/steps/{stepId}/claim`).
+ *
+ * Reads the run, the step's approval and the task OUTSIDE any transaction, decides with the pure
+ * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
+ * `stopped_stale_task` — the run is stopped —, `expired`, `run_not_approved`, `stale_task`,
+ * `approval_missing`, `digest_mismatch`), then re-validates the step against live account data
+ * (409 `validation_failed` {issues}) and checks that its approver still holds the authority
+ * (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in
+ * its WHERE so the check and the write are one statement: the task still at the bound revision
+ * (a no-op conditional update that also locks the task row against a concurrent revision), the
+ * run (`claim`: approved|executing → executing, same versions and revision, not expired), the
+ * approval (`active → claimed`, same digest, not expired), the claim row (unique per run and
+ * step: exactly one of N concurrent claimers wins), its audit event and the saved answer. A write
+ * that lost a race rolls back and the claim is decided again from a fresh reading, so a loser
+ * gets the typed refusal of the new state.
+ *
+ * Every claim and refusal except 404 is audited (`claimed`, `claim_refused`). With
+ * `idempotencyKey` the answer (claim or refusal) is saved with its effects: a repeat returns it
+ * and claims nothing (`replayed: true`); the key with another digest or revision is 409
+ * `idempotency_conflict`. `db` lets tests model several app instances.
+ */
+export async function claimStep(
+  agent: AgentCaller,
+  runId: string,
+  stepId: string,
+  body: ClaimBody,
+  idempotencyKey: string | null,
+  now = new Date(),
+  db: Db = prisma,
+): Promise<{ claim: ClaimView; replayed: boolean }> {
+  const scope = `agent:${agent.id}:claim:${runId}:${stepId}`;
+  const requestHash = requestHashOf(body);
+  const actor: Actor = { kind: "agent", id: agent.id };
+  const replay = (saved: { body: SavedClaim }) => {
+    if ("claim" in saved.body) return { claim: saved.body.claim, replayed: true };
+    const { code, message, ...details } = saved.body.error;
+    throw new DomainError(code, message, details);
+  };
+  return withRetry(async () => {
+    if (idempotencyKey) {
+      const saved = await findSavedAnswer<SavedClaim>(db, scope, idempotencyKey, requestHash);
+      if (saved) return replay(saved);
+    }
+    const snap = await readClaimSnapshot(db, agent, runId, stepId, body, now);
+    let decision = decideClaim(snap);
+    if (decision.kind === "go") decision = (await dispatchChecks(db, agent, snap, decision.step, decision.approval.approverId)) ?? decision;
+    if (decision.kind === "refuse") {
+      if (decision.unrecorded) throw new DomainError(decision.code, decision.message, decision.details);
+      const refusal = decision;
+      return inTransactionOnce(async (tx) => {
+        if (idempotencyKey) {
+          const saved = await findSavedAnswer<SavedClaim>(tx, scope, idempotencyKey, requestHash);
+          if (saved) return ok(replay(saved));
+        }
+        await applyRefusalEffect(tx, refusal, runId, actor, now);
+        await appendAudit(tx, {
+          runId,
+          type: "claim_refused",
+          actor,
+          data: { stepId, code: refusal.code, message: refusal.message, details: refusal.details, idempotencyKey, request: body },
+        });
+        if (idempotencyKey) {
+          const error = { code: refusal.code, message: refusal.message, ...refusal.details };
+          await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: new DomainError(refusal.code, "").status, body: { error } });
+        }
+        return refuse(refusal.code, refusal.message, refusal.details);
+      }, db);
+    }
+    const { step, version, approval, firstClaim } = decision;
+    return inTransactionOnce(async (tx) => {
+      const taskHeld = await tx.task.updateMany({ where: { id: snap.run!.taskId, revision: body.taskRevision }, data: { revision: body.taskRevision } });
+      if (taskHeld.count !== 1) throw new LostRace("task revised");
+      const moved = await moveRun(tx, runId, "claim", {
+        where: { agentId: agent.id, planVersion: version, approvedVersion: version, boundTaskRevision: body.taskRevision, expiresAt: { gt: now } },
+      });
+      if (!moved) throw new LostRace("run changed");
+      const claimedApproval = await tx.approval.updateMany({
+        where: { id: approval.id, state: "active", digest: body.digest, expiresAt: { gt: now } },
+        data: { state: "claimed" },
+      });
+      if (claimedApproval.count !== 1) throw new LostRace("approval no longer active");
+      const claim: ClaimView = {
+        token: nanoid(32),
+        stepId,
+        digest: body.digest,
+        runId,
+        planVersion: version,
+        taskRevision: body.taskRevision,
+        approvalId: approval.id,
+        claimedAt: now.toISOString(),
+      };
+      await tx.stepExecution.create({
+        data: {
+          id: `exe_${nanoid(12)}`,
+          runId,
+          stepId,
+          approvalId: approval.id,
+          planVersion: version,
+          digest: body.digest,
+          taskRevision: body.taskRevision,
+          token: claim.token,
+          status: "claimed",
+          claimedAt: now,
+        },
+      });
+      await appendAudit(tx, {
+        runId,
+        type: "claimed",
+        actor,
+        data: { stepId, tool: step.tool, planVersion: version, digest: body.digest, taskRevision: body.taskRevision, approvalId: approval.id, approverId: approval.approverId, firstClaim, idempotencyKey },
+      });
+      if (idempotencyKey) await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: 200, body: { claim } });
+      return ok({ claim, replayed: false });
+    }, db);
+  });
+}
+
+/** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */
+async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, stepId: string, body: ClaimBody, now: Date): Promise<ClaimSnapshot> {
+  const run = await db.run.findFirst({
+    where: { id: runId, agentId: agent.id },
+    select: {
+      id: true,
+      agentId: true,
+      taskId: true,
+      ticketId: true,
+      status: true,
+      planVersion: true,
+      approvedVersion: true,
+      boundTaskRevision: true,
+      expiresAt: true,
+      stopReason: true,
+      task: { select: { revision: true } },
+      executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
+      planVersions: { select: { version: true, steps: true } },
+    },
+  });
+  const snap: ClaimSnapshot = {
+    now,
+    agentId: agent.id,
+    runId,
+    stepId,
+    body,
+    run: run && { ...run, status: run.status as RunStatus },
+    liveTaskRevision: run?.task.revision ?? 0,
+    steps: [],
+    stepInEarlierVersion: false,
+    executions: run?.executions ?? [],
+    approval: null,
+  };
+  if (!run) return snap;
+  snap.steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps);
+  snap.stepInEarlierVersion = run.planVersions.some((p) => p.version !== run.planVersion && storedSteps(p.steps).some((s) => s.id === stepId));
+  if (run.approvedVersion !== null) {
+    snap.approval = await db.approval.findFirst({
+      where: { runId, planVersion: run.approvedVersion, stepId },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true },
+    });
+  }
+  return snap;
+}
+
+/**
+ * Dispatch-time checks (DESIGN.md §1: validated again at dispatch): the step alone against live
+ * account data (earlier steps' effects are already in it, so plan-level sums do not apply), and
+ * the approver's authority as it stands now (a revoked grant or disabled user no longer
+ * consents). Returns the refusal, or null when both hold.
+ */
+async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
+  const run = snap.run!;
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: [step], now: snap.now }, db);
+  const { catalogVersion } = await db.run.findUniqueOrThrow({ where: { id: run.id }, select: { catalogVersion: true } });
+  const catalog = await catalogAt(catalogVersion, db);
+  const live = validatePlan({ version: run.planVersion, steps: [step] }, { desk, now: snap.now, agentAllowedTools: agent.allowedTools, catalog });
+  const errors = live.issues.filter((i) => i.severity === "error");
+  if (errors.length > 0) {
+    return {
+      kind: "refuse",
+      code: "validation_failed",
+      message: `Step ${step.id} no longer passes validation against current account data: ${errors.map((i) => i.message).join("; ")}. Do not write it.`,
+      details: { stepId: step.id, issues: errors },
+      effect: "none",
+    };
+  }
+  if (approverId) {
+    const approver = await db.user.findUnique({ where: { id: approverId }, select: { disabled: true, grants: true } });
+    const amount = catalog.get(step.tool)?.amount(step.args as never);
+    if (!approver || approver.disabled || checkGrant(grantsOf(approver.grants), "approve", step.tool, amount)) {
+      return {
+        kind: "refuse",
+        code: "approval_revoked",
+        message: `The person who approved step ${step.id} no longer has the authority to approve it; it needs a new approval.`,
+        details: { stepId: step.id, approverId },
+        effect: "none",
+      };
+    }
+  }
+  return null;
+}
+
+/** Applies what a refusal changes besides being recorded: stop the run for a stale task, or persist a passed deadline. */
+async function applyRefusalEffect(tx: Tx, refusal: ClaimRefusal, runId: string, actor: Actor, now: Date): Promise<void> {
+  if (refusal.effect === "stop_stale_task") {
+    await stopForStaleTask(tx, runId, { code: "stopped_stale_task", ...refusal.details, at: now.toISOString() }, actor);
+  } else if (refusal.effect === "expire") {
+    if (!(await expireRun(tx, runId, now))) await settleExecution(tx, runId, now);
+  }
+}

@@ -1,0 +1,83 @@
+import type { Prisma } from "../../generated/prisma/client";
+
+/**
+ * A claim with no outcome report after this many seconds may be reconciled by a supervisor
+ * (the executor may have died between claim and report). Source: DESIGN.md §10 — every waiting
+ * state has an owner, a deadline and a way out.
+ */
+export const STALE_CLAIM_SECONDS = 15 * 60;
+
+/** The answer to a successful claim: `{token, stepId, digest}` of API.md plus what it is bound to. Times ISO UTC. */
+export interface ClaimView {
+  token: string;
+  stepId: string;
+  digest: string;
+  runId: string;
+  planVersion: number;
+  taskRevision: number;
+  approvalId: string;
+  claimedAt: string;
+}
+
+/**
+ * One step's claim as the API shows it (never the token). `status` is what the executor
+ * reported (`claimed` until it reports); `outcome` is what counts: a person's `resolution`
+ * when the step was reconciled, else `status`.
+ */
+export interface StepExecutionView {
+  runId: string;
+  stepId: string;
+  status: "claimed" | "succeeded" | "failed" | "unknown";
+  outcome: "claimed" | "succeeded" | "failed" | "unknown";
+  detail: string | null;
+  planVersion: number;
+  digest: string;
+  taskRevision: number;
+  claimedAt: string;
+  reportedAt: string | null;
+  resolution: "succeeded" | "failed" | null;
+  reconciledBy: string | null;
+  reconciledAt: string | null;
+}
+
+/** A step waiting for a person: an `unknown` outcome, or a claim never reported on. */
+export interface ReconciliationItem extends StepExecutionView {
+  reason: "unknown_outcome" | "no_report";
+  ticketId: string;
+  tool: string;
+  runStatus: string;
+}
+
+/** A claim row (table `step_execution`). */
+export type ExecutionRow = Prisma.StepExecutionGetPayload<object>;
+
+/** Builds the API view of a claim row (the token is never shown). */
+export function toStepExecutionView(e: ExecutionRow): StepExecutionView {
+  const status = e.status as StepExecutionView["status"];
+  const resolution = (e.resolution as StepExecutionView["resolution"]) ?? null;
+  return {
+    runId: e.runId,
+    stepId: e.stepId,
+    status,
+    outcome: resolution ?? status,
+    detail: e.detail,
+    planVersion: e.planVersion,
+    digest: e.digest,
+    taskRevision: e.taskRevision,
+    claimedAt: e.claimedAt.toISOString(),
+    reportedAt: e.reportedAt?.toISOString() ?? null,
+    resolution,
+    reconciledBy: e.reconciledBy,
+    reconciledAt: e.reconciledAt?.toISOString() ?? null,
+  };
+}
+
+/** What counts for a step: a person's resolution, else the executor's report. */
+export function outcomeOf(e: Pick<ExecutionRow, "status" | "resolution">): string {
+  return e.resolution ?? e.status;
+}
+
+/** True while a claim still waits for someone: claimed without report, or unknown and not reconciled. */
+export function isOutstanding(e: Pick<ExecutionRow, "status" | "resolution">): boolean {
+  return !e.resolution && (e.status === "claimed" || e.status === "unknown");
+}

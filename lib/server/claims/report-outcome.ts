@@ -1,0 +1,72 @@
+import type { OutcomeBody } from "../../api/bodies";
+import type { RunStatus } from "../../run-state";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { lockRun } from "../lifecycle/run-lifecycle";
+import type { AgentCaller } from "../session";
+import { inTransaction, LostRace, ok, refuse, type Db } from "../transaction";
+import { toStepExecutionView, type StepExecutionView } from "./execution-view";
+import { settleExecution } from "./settle-execution";
+
+/**
+ * Records the executor's report on a claimed step (DESIGN.md §9, API.md
+ * `POST /api/v1/runs/{runId}/steps/{stepId}/outcome`). `body.token` must be the token of that
+ * step's claim, for a run of `agent`. Recorded once (status, detail, reportedAt = `now`, UTC):
+ * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`
+ * and the step waits for a supervisor (never re-claimable, never replayed). The run then settles
+ * (claims/settle-execution.ts). A repeat with the same token and status returns the saved step
+ * (`replayed: true`). Returns `{step, run: {id, status}}`.
+ * Errors (409): `invalid_claim_token` (unknown token, or the token of another step, run or agent;
+ * audited `denied` when the run is the caller's); `outcome_already_reported` {reportedStatus,
+ * resolution} for a different status after a report, or any report after a person reconciled.
+ * Audited `outcome`.
+ */
+export async function reportOutcome(
+  agent: AgentCaller,
+  runId: string,
+  stepId: string,
+  body: OutcomeBody,
+  now = new Date(),
+  db: Db = prisma,
+): Promise<{ step: StepExecutionView; run: { id: string; status: RunStatus }; replayed: boolean }> {
+  return inTransaction(async (tx) => {
+    await lockRun(tx, runId);
+    const run = await tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
+    const exec = await tx.stepExecution.findUnique({ where: { token: body.token } });
+    if (!run || run.agentId !== agent.id || !exec || exec.runId !== runId || exec.stepId !== stepId) {
+      if (run && run.agentId === agent.id) {
+        await appendAudit(tx, { runId, type: "denied", actor: { kind: "agent", id: agent.id }, data: { action: "report_outcome", stepId, code: "invalid_claim_token" } });
+      }
+      return refuse("invalid_claim_token", `This token is not the claim of step ${stepId} of run ${runId}. Claim the step first and report with its token.`, { stepId });
+    }
+    if (exec.reconciledAt) {
+      return refuse("outcome_already_reported", `A person already reconciled step ${stepId} as ${exec.resolution}; the report is not recorded.`, {
+        reportedStatus: exec.status,
+        resolution: exec.resolution,
+      });
+    }
+    if (exec.status !== "claimed") {
+      if (exec.status === body.status) return ok({ step: toStepExecutionView(exec), run: { id: runId, status: run.status as RunStatus }, replayed: true });
+      return refuse("outcome_already_reported", `The outcome of step ${stepId} was already reported as ${exec.status}; it is recorded once.`, {
+        reportedStatus: exec.status,
+        resolution: exec.resolution,
+      });
+    }
+    const res = await tx.stepExecution.updateMany({
+      where: { id: exec.id, status: "claimed", reconciledAt: null },
+      data: { status: body.status, detail: body.detail ?? null, reportedAt: now },
+    });
+    if (res.count !== 1) throw new LostRace("outcome reported concurrently");
+    const approvalConsumed =
+      body.status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+    const runStatus = await settleExecution(tx, runId, now);
+    await appendAudit(tx, {
+      runId,
+      type: "outcome",
+      actor: { kind: "agent", id: agent.id },
+      data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed, runStatus, needsReconciliation: body.status === "unknown" },
+    });
+    const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now };
+    return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
+  }, db);
+}

@@ -1,0 +1,133 @@
+/**
+ * Nobody answers (DESIGN.md §10, issue #7): the deadline sweep escalates a pending run once and
+ * expires it at its deadline; approvals are refused after expiry whether or not a sweep ran.
+ */
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { IRREVERSIBLE_EXPIRY_SECONDS } from "../../policy";
+import type { StepInput } from "../../plan/schema";
+import { approveSteps } from "../approvals/approve-steps";
+import { prisma } from "../db";
+import { listEscalations } from "./list-escalations";
+import { sweepDeadlines } from "./sweep-deadlines";
+import { submitRun } from "../runs/submit-run";
+import { DEMO_AGENT_ID } from "../demo/seed";
+import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+
+const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);
+let senior: Viewer;
+let supervisor: Viewer;
+let operator: Viewer;
+
+
+/** A note and a customer reply (the reply needs a person's approval, so the run waits). */
+function gatedPlan(ticketId: string): StepInput[] {
+  return [
+    { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "Customer asked for an update." } },
+    { id: "s2", tool: "send_reply", args: { ticketId, body: "Thanks for your patience; we are looking into it and will write again." } },
+  ];
+}
+
+async function submit(ticketId: string, expiresInSeconds: number, steps = gatedPlan(ticketId)) {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, expiresInSeconds }, `esc:${nanoid()}`, TEST_NOW);
+  return run;
+}
+
+const events = (runId: string, type: string) => prisma.auditEvent.findMany({ where: { runId, type }, orderBy: { seq: "asc" } });
+
+beforeAll(async () => {
+  // The demo desk's own runs are submitted at TEST_NOW with 24 h / 8 h deadlines; every time
+  // used below stays under two hours after TEST_NOW, so only this file's runs fall due.
+  await prepareTestDatabase();
+  senior = (await loadViewer("usr_senior"))!;
+  supervisor = (await loadViewer("usr_supervisor"))!;
+  operator = (await loadViewer("usr_operator"))!;
+});
+
+describe("sweepDeadlines", () => {
+  it("escalates a pending run once at its escalation time, then expires it at its deadline", async () => {
+    const run = await submit("75006", 3600); // escalates at +45 min (75 %), expires at +60 min
+    expect(run.escalateAt).toBe(at(2700).toISOString());
+    expect(run.expiresAt).toBe(at(3600).toISOString());
+
+    expect((await sweepDeadlines(at(2699))).escalated).not.toContain(run.id);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).escalatedAt).toBeNull();
+
+    const first = await sweepDeadlines(at(2700));
+    expect(first.escalated).toContain(run.id);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).escalatedAt).toEqual(at(2700));
+    const esc = await events(run.id, "escalated");
+    expect(esc).toHaveLength(1);
+    expect(esc[0]).toMatchObject({ actorKind: "system", data: { escalateAt: at(2700).toISOString(), expiresAt: at(3600).toISOString() } });
+
+    // later sweeps, also several at once (several app instances), never escalate it again
+    const again = await Promise.all([sweepDeadlines(at(2800)), sweepDeadlines(at(2800)), sweepDeadlines(at(2900))]);
+    expect(again.flatMap((r) => r.escalated)).not.toContain(run.id);
+    expect(await events(run.id, "escalated")).toHaveLength(1);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).escalatedAt).toEqual(at(2700));
+
+    // the supervisors' queue lists it until it expires
+    expect((await listEscalations(supervisor, at(3000))).rows.map((r) => r.id)).toContain(run.id);
+    expect((await sweepDeadlines(at(3599))).expired).not.toContain(run.id);
+
+    const expiry = await sweepDeadlines(at(3600));
+    expect(expiry.expired).toContain(run.id);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("expired");
+    expect(await events(run.id, "expired")).toHaveLength(1);
+    expect((await sweepDeadlines(at(3700))).expired).not.toContain(run.id);
+    expect(await events(run.id, "expired")).toHaveLength(1);
+    expect((await listEscalations(supervisor, at(3700))).rows.map((r) => r.id)).not.toContain(run.id);
+  });
+
+  it("escalates concurrent sweeps of one due run exactly once", async () => {
+    const run = await submit("75007", 4000);
+    const results = await Promise.all(Array.from({ length: 6 }, () => sweepDeadlines(at(3500))));
+    expect(results.flatMap((r) => r.escalated).filter((id) => id === run.id)).toHaveLength(1);
+    expect(await events(run.id, "escalated")).toHaveLength(1);
+  });
+
+  it("expires an approved run nobody executed, without escalating it", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75008" } });
+    const steps: StepInput[] = [{ id: "s1", tool: "add_ticket_note", args: { ticketId: "75008", note: "Storage fee explained." } }];
+    const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, expiresInSeconds: 600 }, `esc:${nanoid()}`, TEST_NOW);
+    expect(run.status).toBe("approved"); // all auto-gated
+    expect((await sweepDeadlines(at(500))).escalated).not.toContain(run.id);
+    expect((await sweepDeadlines(at(600))).expired).toContain(run.id);
+    expect(await events(run.id, "escalated")).toHaveLength(0);
+    expect((await prisma.approval.findMany({ where: { runId: run.id } })).map((a) => a.state)).toEqual(["expired"]);
+  });
+
+  it("the escalation queue is for supervisors", async () => {
+    const err = await refused(listEscalations(operator, at(10)));
+    expect(err.code).toBe("forbidden");
+    expect(err.status).toBe(403);
+  });
+});
+
+describe("expiry at decision time", () => {
+  it("refuses an approval one second after expiry, though no sweep ran, and accepts one a second before", async () => {
+    const late = await submit("75009", 600);
+    const err = await refused(approveSteps(senior, late.id, { planVersion: 1, stepIds: "all", idempotencyKey: `k-${nanoid()}` }, at(601)));
+    expect(err.code).toBe("expired");
+    expect(err.status).toBe(409);
+    expect(await prisma.approval.count({ where: { runId: late.id, approverId: { not: null } } })).toBe(0);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: late.id } })).status).toBe("expired"); // persisted by the refusal
+    expect(await events(late.id, "expired")).toHaveLength(1);
+
+    const inTime = await submit("75010", 600);
+    const ok = await approveSteps(senior, inTime.id, { planVersion: 1, stepIds: "all", idempotencyKey: `k-${nanoid()}` }, at(599));
+    expect(ok.run.status).toBe("approved");
+  });
+
+  it("gives a plan with an irreversible step the shorter policy deadline whatever the agent asks", async () => {
+    const steps: StepInput[] = [
+      { id: "s1", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 1000, currency: "USD" }, reason: "Storage fee goodwill" } },
+    ];
+    const run = await submit("75008", 72 * 3600, steps);
+    expect(new Date(run.expiresAt).getTime() - TEST_NOW.getTime()).toBe(IRREVERSIBLE_EXPIRY_SECONDS * 1000);
+  });
+});

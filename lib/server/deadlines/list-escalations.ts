@@ -1,0 +1,74 @@
+import { prisma } from "../db";
+import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
+import { requireRole, type Viewer } from "../session";
+import { sweepDeadlines } from "./sweep-deadlines";
+
+/** One row of the supervisors' escalation queue. Times ISO UTC. */
+export interface EscalatedRunRow {
+  id: string;
+  ticketId: string;
+  ticketSubject: string;
+  accountName: string;
+  agentName: string;
+  stepCount: number;
+  planVersion: number;
+  createdAt: string;
+  escalateAt: string;
+  escalatedAt: string;
+  expiresAt: string;
+}
+
+/**
+ * The supervisors' escalation queue (`/escalations`): runs that escalated and still wait for
+ * review, not expired at `now` (UTC), soonest expiry first — one indexed page in SQL (`limit`
+ * 1–200, default 100; `cursor` = the previous page's `nextCursor`). Sweeps first, so the list is
+ * current. Errors: 403 `forbidden` for anyone but a supervisor (audited `denied`).
+ */
+export async function listEscalations(
+  viewer: Pick<Viewer, "id" | "role">,
+  now = new Date(),
+  opts: { cursor?: string | null; limit?: number } = {},
+): Promise<{ rows: EscalatedRunRow[]; nextCursor: string | null }> {
+  await requireRole(viewer, ["supervisor"], "read_escalations");
+  await sweepDeadlines(now);
+  const limit = pageSize(opts.limit, 100);
+  const after = opts.cursor ? decodeCursor(opts.cursor, "date") : null;
+  const runs = await prisma.run.findMany({
+    where: {
+      status: "pending_review",
+      escalatedAt: { not: null },
+      expiresAt: { gt: now },
+      ...(after ? { OR: [{ expiresAt: { gt: after.key } }, { expiresAt: after.key, id: { gt: after.id } }] } : {}),
+    },
+    select: {
+      id: true,
+      ticketId: true,
+      stepCount: true,
+      planVersion: true,
+      createdAt: true,
+      escalateAt: true,
+      escalatedAt: true,
+      expiresAt: true,
+      agent: { select: { name: true } },
+      task: { select: { ticket: { select: { subject: true, account: { select: { name: true } } } } } },
+    },
+    orderBy: [{ expiresAt: "asc" }, { id: "asc" }],
+    take: limit + 1,
+  });
+  return {
+    rows: runs.slice(0, limit).map((r) => ({
+      id: r.id,
+      ticketId: r.ticketId,
+      ticketSubject: r.task.ticket.subject,
+      accountName: r.task.ticket.account.name,
+      agentName: r.agent.name,
+      stepCount: r.stepCount,
+      planVersion: r.planVersion,
+      createdAt: r.createdAt.toISOString(),
+      escalateAt: r.escalateAt.toISOString(),
+      escalatedAt: r.escalatedAt!.toISOString(),
+      expiresAt: r.expiresAt.toISOString(),
+    })),
+    nextCursor: nextCursorOf(runs, limit, (r) => r.expiresAt),
+  };
+}

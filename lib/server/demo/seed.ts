@@ -1,0 +1,181 @@
+import { hashPassword } from "better-auth/crypto";
+import { addHours } from "date-fns";
+import type { Prisma } from "../../generated/prisma/client";
+import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { toolNames } from "../../tools/catalog";
+import { prisma } from "../db";
+import { submitRun } from "../runs/submit-run";
+import { hashApiKey } from "../api-keys";
+
+/** Demo sign-ins (API.md "Demo desk"); exist only in demo mode. */
+export const DEMO_PASSWORD = "plandesk-demo";
+export const DEMO_AGENT_KEY = "pd_demo_agent_key";
+export const DEMO_AGENT_ID = "agent_demo";
+
+type DemoGrant = { tool: string; approve: boolean; approveLimit?: number; author: boolean; authorLimit?: number };
+
+const MONEY_TOOLS = ["issue_refund", "apply_credit", "waive_fee"];
+const PLAIN_TOOLS = ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket"];
+
+/** The demo users and their grants (money limits in USD minor units). */
+export const DEMO_USERS: { id: string; email: string; name: string; role: string; grants: DemoGrant[] }[] = [
+  {
+    id: "usr_operator",
+    email: "operator@plandesk.test",
+    name: "Olivia Operator",
+    role: "operator",
+    grants: [
+      ...PLAIN_TOOLS.map((tool) => ({ tool, approve: true, author: true })),
+      ...MONEY_TOOLS.map((tool) => ({ tool, approve: true, approveLimit: 50000, author: false })),
+    ],
+  },
+  {
+    id: "usr_senior",
+    email: "senior@plandesk.test",
+    name: "Sam Senior",
+    role: "operator",
+    grants: [
+      ...PLAIN_TOOLS.map((tool) => ({ tool, approve: true, author: true })),
+      ...MONEY_TOOLS.map((tool) => ({ tool, approve: true, approveLimit: 200000, author: true, authorLimit: 200000 })),
+    ],
+  },
+  {
+    id: "usr_supervisor",
+    email: "supervisor@plandesk.test",
+    name: "Sofia Supervisor",
+    role: "supervisor",
+    grants: [
+      ...PLAIN_TOOLS.map((tool) => ({ tool, approve: true, author: true })),
+      ...MONEY_TOOLS.map((tool) => ({ tool, approve: true, approveLimit: 1000000, author: true, authorLimit: 1000000 })),
+    ],
+  },
+  { id: "usr_admin", email: "admin@plandesk.test", name: "Adam Admin", role: "admin", grants: [] },
+];
+
+/**
+ * Seeds the demo freight desk relative to `now` (UTC). Idempotent: records are keyed by fixed
+ * ids (upsert without overwriting state) and runs by the idempotency key `seed:<scenario>`, so
+ * a rerun adds nothing. Returns counts of what exists afterwards.
+ */
+export async function seedDemoDesk(now = new Date()) {
+  const desk = buildDemoDesk(now);
+  for (const a of desk.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
+  for (const t of desk.tickets) {
+    await prisma.ticket.upsert({
+      where: { id: t.id },
+      create: { id: t.id, accountId: t.accountId, subject: t.subject, createdAt: addHours(now, -t.ageHours) },
+      update: {},
+    });
+    const taskId = `task_${t.id}`;
+    const exists = await prisma.task.findUnique({ where: { id: taskId } });
+    if (!exists) {
+      await prisma.task.create({ data: { id: taskId, ticketId: t.id, revision: 1, body: t.body, createdAt: addHours(now, -t.ageHours) } });
+      await prisma.taskRevision.create({
+        data: { id: `${taskId}_r1`, taskId, revision: 1, body: t.body, actorKind: "integration", createdAt: addHours(now, -t.ageHours) },
+      });
+    }
+  }
+  for (const i of desk.invoices) {
+    await prisma.invoice.upsert({
+      where: { id: i.id },
+      create: { ...i, currency: "USD", fees: i.fees as unknown as Prisma.InputJsonValue },
+      update: {},
+    });
+  }
+  for (const s of desk.shipments) await prisma.shipment.upsert({ where: { id: s.id }, create: s, update: {} });
+  for (const h of desk.holidays) {
+    await prisma.holiday.upsert({
+      where: { destination_date: { destination: h.destination, date: h.date } },
+      create: { id: `hol_${h.destination}_${h.date}`, ...h },
+      update: {},
+    });
+  }
+
+  await prisma.agent.upsert({
+    where: { id: DEMO_AGENT_ID },
+    create: { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS].filter((t) => toolNames.includes(t)) },
+    update: {},
+  });
+  await prisma.apiKey.upsert({
+    where: { hash: hashApiKey(DEMO_AGENT_KEY) },
+    create: { id: "key_demo", agentId: DEMO_AGENT_ID, hash: hashApiKey(DEMO_AGENT_KEY), prefix: DEMO_AGENT_KEY.slice(0, 8) },
+    update: {},
+  });
+
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  for (const u of DEMO_USERS) {
+    const existing = await prisma.user.findUnique({ where: { email: u.email } });
+    if (existing) continue;
+    await prisma.user.create({
+      data: {
+        id: u.id,
+        email: u.email,
+        name: u.name,
+        role: u.role,
+        emailVerified: true,
+        authAccounts: { create: { id: `${u.id}_cred`, accountId: u.id, providerId: "credential", password: passwordHash } },
+        grants: {
+          create: u.grants.map((g) => ({
+            id: `${u.id}_${g.tool}`,
+            tool: g.tool,
+            canApprove: g.approve,
+            approveLimitMinor: g.approveLimit ?? null,
+            approveLimitCurrency: g.approveLimit != null ? "USD" : null,
+            canAuthor: g.author,
+            authorLimitMinor: g.authorLimit ?? null,
+            authorLimitCurrency: g.authorLimit != null ? "USD" : null,
+          })),
+        },
+      },
+    });
+  }
+
+  const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+  for (const r of desk.runs) {
+    // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.
+    if (await prisma.run.findFirst({ where: { agentId: DEMO_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
+    await submitRun(agent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
+  }
+  return {
+    accounts: await prisma.customerAccount.count(),
+    tickets: await prisma.ticket.count(),
+    invoices: await prisma.invoice.count(),
+    shipments: await prisma.shipment.count(),
+    runs: await prisma.run.count(),
+  };
+}
+
+/**
+ * Production mode (PLANDESK_DEMO=0): no demo sign-in or demo key may work, also on a database
+ * that was seeded in demo mode earlier. Demo users (by their demo emails) lose their password
+ * credentials, sessions and grants and are disabled (the rows stay, so names in the audit trail
+ * still resolve); the demo key is deleted. On a fresh database this finds nothing.
+ * Returns what was retired.
+ */
+export async function retireDemoAccess(): Promise<{ users: string[]; keys: number }> {
+  const emails = DEMO_USERS.map((u) => u.email);
+  const users = await prisma.user.findMany({ where: { email: { in: emails } }, select: { id: true, email: true } });
+  const ids = users.map((u) => u.id);
+  await prisma.$transaction([
+    prisma.session.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.authAccount.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.grant.deleteMany({ where: { userId: { in: ids } } }),
+    prisma.user.updateMany({ where: { id: { in: ids } }, data: { disabled: true } }),
+  ]);
+  const keys = await prisma.apiKey.deleteMany({ where: { hash: hashApiKey(DEMO_AGENT_KEY) } });
+  return { users: users.map((u) => u.email), keys: keys.count };
+}
+
+/**
+ * What `npm run db:seed` does for `env`: in demo mode (PLANDESK_DEMO != "0") seeds the demo desk;
+ * in production mode creates nothing and retires any demo access (see `retireDemoAccess`).
+ * `adminCount` = enabled admins afterwards (0 in a fresh production desk: run `npm run admin:create`).
+ */
+export async function seedForEnvironment(env: Record<string, string | undefined> = process.env, now = new Date()) {
+  const demo = env.PLANDESK_DEMO !== "0";
+  const counts = demo ? await seedDemoDesk(now) : null;
+  const retired = demo ? null : await retireDemoAccess();
+  const adminCount = await prisma.user.count({ where: { role: "admin", disabled: false } });
+  return { demo, counts, retired, adminCount };
+}

@@ -1,0 +1,99 @@
+import { nanoid } from "nanoid";
+import { diffPlans } from "../../diff/plan-diff";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Step } from "../../plan/schema";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { validatePlan } from "../../validation/pipeline";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { carryOrInvalidateApprovals } from "../approvals/carry-approvals";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
+import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
+import { createPolicyApprovals } from "../runs/policy-approvals";
+import { planFacts, storedSteps } from "../runs/run-view";
+import { deskScope, type Viewer } from "../session";
+import { inTransaction, ok } from "../transaction";
+
+/**
+ * "Discard my edits" (DESIGN.md §7): restores the pre-edit plan of the edit that produced
+ * `version`, as a new version (history is never rewritten). When later versions exist they must
+ * all be edits by the same person (their edits of one session), and are discarded too. The
+ * restored plan is validated again against live data (authorship is not re-checked: the restored
+ * steps are the previous authors'). Only the editor of that edit, or a supervisor, may discard it.
+ * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when someone
+ * else edited after `version`, `expired`, `run_not_pending`; 422 `validation_failed`.
+ */
+export async function discardEdit(viewer: Viewer, runId: string, version: number, now = new Date()): Promise<{ planVersion: { version: number; steps: Step[] } }> {
+  const run = await loadRun(runId, deskScope(viewer));
+  const edit = await prisma.planEdit.findUnique({ where: { runId_toVersion: { runId, toVersion: version } } });
+  if (!edit) throw new DomainError("not_found", `Version ${version} of this run was not made by an edit.`);
+  if (edit.editorId !== viewer.id && viewer.role !== "supervisor") {
+    throw new DomainError("forbidden", "Only the person who made this edit, or a supervisor, can discard it.");
+  }
+  const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
+  if (status === "expired") throw new DomainError("expired", "This run has expired.", { expiresAt: run.expiresAt.toISOString() });
+  if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}.`, { status });
+  if (run.planVersion < version) throw new DomainError("not_found", `Version ${version} does not exist yet.`);
+  const latest = run.planVersion;
+  const current = { version: latest, steps: storedSteps(run.planVersions.find((p) => p.version === latest)?.steps) };
+  if (latest !== version) {
+    // Discarding an earlier edit also discards the later ones, so they must all be this person's.
+    const later = await prisma.planEdit.findMany({ where: { runId, toVersion: { gt: version, lte: latest } }, select: { editorId: true } });
+    if (later.length !== latest - version || later.some((e) => e.editorId !== edit.editorId)) {
+      throw new DomainError("stale_plan_version", `Someone else changed the plan after this edit (now version ${latest}); it cannot be discarded.`, {
+        currentVersion: latest,
+        plan: current,
+      });
+    }
+  }
+  const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown } | null)?.steps) };
+  const [desk, agent] = [
+    await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...current.steps, ...before.steps], now }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
+  ];
+  const result = validatePlan(before, { desk, now, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog: await catalogAt(run.catalogVersion) });
+  if (!result.ok || !result.plan) {
+    throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
+  }
+  const restored = result.plan;
+  const validation = { issues: result.issues, gate: result.gate };
+  const diff = diffPlans(current, restored, desk);
+  await inTransaction(async (tx) => {
+    const moved = await moveRun(tx, runId, "edit", {
+      where: { planVersion: latest },
+      data: { planVersion: restored.version, approvedVersion: null, ...planFacts(restored.steps, validation) },
+      audit: {
+        type: "edit_discarded",
+        actor: { kind: "user", id: viewer.id },
+        data: { discardedVersion: version, restoredFromVersion: edit.fromVersion, toVersion: restored.version, summary: diff.summary },
+      },
+    });
+    if (!moved) {
+      const fresh = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });
+      throw new DomainError("stale_plan_version", "Someone else changed this plan first.", { currentVersion: fresh.planVersion });
+    }
+    await tx.planVersion.create({
+      data: {
+        id: nanoid(),
+        runId,
+        version: restored.version,
+        steps: restored.steps as unknown as Prisma.InputJsonValue,
+        validation: validation as unknown as Prisma.InputJsonValue,
+        createdById: viewer.id,
+        createdAt: now,
+      },
+    });
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, result.issues);
+    const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
+    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));
+    if (invalidated.length > 0) {
+      await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });
+    }
+    return ok(null);
+  });
+  return { planVersion: restored };
+}

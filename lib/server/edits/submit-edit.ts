@@ -1,0 +1,156 @@
+import { nanoid } from "nanoid";
+import type { SubmitEditBody } from "../../api/bodies";
+import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Step } from "../../plan/schema";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { validatePlan } from "../../validation/pipeline";
+import type { ValidationResult } from "../../validation/types";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { carryOrInvalidateApprovals } from "../approvals/carry-approvals";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
+import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
+import { createPolicyApprovals } from "../runs/policy-approvals";
+import { planFacts, storedSteps, storedValidation } from "../runs/run-view";
+import { deskScope, type Viewer } from "../session";
+import { inTransaction, ok } from "../transaction";
+import { foldEdit } from "./edit-telemetry";
+import { stampEditedSteps } from "./stamp-edited-steps";
+
+/** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
+export interface EditResult {
+  planVersion: { version: number; steps: Step[] };
+  diff: PlanDiff;
+  validation: Pick<ValidationResult, "issues" | "gate">;
+  reapproval: string;
+  unchanged: boolean;
+}
+
+/**
+ * Submits an operator's edit of a run's plan (DESIGN.md §6, API.md `POST /api/runs/{runId}/edits`).
+ * The edited plan is client input: it is validated from scratch by the one pipeline, including
+ * authorship of every added or changed step, against live account data. On success a new
+ * immutable plan version is stored with the pre-edit plan, post-edit plan and diff; approvals
+ * of steps whose digest changed (or that moved, or gained an unacknowledged warning) are
+ * invalidated; unchanged ones carry over; the run goes back to review (lifecycle event `edit`).
+ * Errors: 404 `not_found`; 409 `expired`, `run_not_pending`, `stale_task` {boundRevision,
+ * liveRevision}, `stale_plan_version` {currentVersion, plan}; 403 `authorship_denied` {issues}
+ * (audited `denied`); 422 `validation_failed` {issues} (audited `edit_refused`).
+ * A refused edit stores nothing but its audit event.
+ */
+export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEditBody, now = new Date()): Promise<EditResult> {
+  const run = await loadRun(runId, deskScope(viewer));
+  const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
+  if (status === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: run.expiresAt.toISOString() });
+  if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; only a run waiting for review can be edited.`, { status });
+  const currentRow = run.planVersions.find((p) => p.version === run.planVersion);
+  const base = { version: run.planVersion, steps: storedSteps(currentRow?.steps) };
+  if (body.baseVersion !== run.planVersion) {
+    throw new DomainError("stale_plan_version", `The plan changed while you were editing: it is now at version ${run.planVersion}, your edit was based on version ${body.baseVersion}.`, {
+      currentVersion: run.planVersion,
+      plan: base,
+    });
+  }
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true } });
+  if (task.revision !== run.boundTaskRevision) {
+    throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}); editing it would not make it current. Reject it so the agent can plan again.`, {
+      boundRevision: run.boundTaskRevision,
+      liveRevision: task.revision,
+    });
+  }
+  const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now) };
+  const [desk, agent] = [
+    await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...base.steps, ...candidate.steps], now }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
+  ];
+  const result = validatePlan(candidate, {
+    desk,
+    now,
+    agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
+    editor: { userId: viewer.id, grants: viewer.grants },
+    basePlan: base,
+    catalog: await catalogAt(run.catalogVersion),
+  });
+  const actor = { kind: "user" as const, id: viewer.id };
+  const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");
+  if (denied.length > 0) {
+    await appendAudit(prisma, { runId, type: "denied", actor, data: { action: "author", baseVersion: base.version, issues: denied } });
+    throw new DomainError("authorship_denied", denied.map((i) => i.message).join(" "), { issues: result.issues });
+  }
+  if (!result.ok || !result.plan) {
+    await appendAudit(prisma, { runId, type: "edit_refused", actor, data: { baseVersion: base.version, issues: result.issues } });
+    throw new DomainError("validation_failed", "The edited plan did not pass validation; nothing was saved.", { issues: result.issues });
+  }
+  const next = result.plan;
+  const diff = diffPlans(base, next, desk);
+  if (diff.changeCount === 0) {
+    return { planVersion: base, diff, validation: storedValidation(currentRow?.validation), reapproval: describeReapproval(diff, base), unchanged: true };
+  }
+  const validation = { issues: result.issues, gate: result.gate };
+  const telemetry = foldEdit(run.editTouched, diff);
+  await inTransaction(async (tx) => {
+    const moved = await moveRun(tx, runId, "edit", {
+      where: { planVersion: base.version },
+      data: {
+        planVersion: next.version,
+        approvedVersion: null,
+        ...planFacts(next.steps, validation),
+        editCount: { increment: 1 },
+        editTouched: telemetry.runTouched as unknown as Prisma.InputJsonValue,
+        editFraction: telemetry.runFraction,
+      },
+      audit: {
+        type: "edited",
+        actor,
+        data: { fromVersion: base.version, toVersion: next.version, changeCount: diff.changeCount, summary: diff.summary, reapprovalRequired: diff.reapprovalRequired },
+      },
+    });
+    if (!moved) {
+      const fresh = await loadRun(runId, {}, tx);
+      const freshRow = fresh.planVersions.find((p) => p.version === fresh.planVersion);
+      throw new DomainError("stale_plan_version", `Someone else changed this plan first: it is now at version ${fresh.planVersion}.`, {
+        currentVersion: fresh.planVersion,
+        plan: { version: fresh.planVersion, steps: storedSteps(freshRow?.steps) },
+      });
+    }
+    await tx.planVersion.create({
+      data: {
+        id: nanoid(),
+        runId,
+        version: next.version,
+        steps: next.steps as unknown as Prisma.InputJsonValue,
+        validation: validation as unknown as Prisma.InputJsonValue,
+        createdById: viewer.id,
+        createdAt: now,
+      },
+    });
+    await tx.planEdit.create({
+      data: {
+        id: nanoid(),
+        runId,
+        fromVersion: base.version,
+        toVersion: next.version,
+        editorId: viewer.id,
+        before: base as unknown as Prisma.InputJsonValue,
+        after: next as unknown as Prisma.InputJsonValue,
+        diff: diff as unknown as Prisma.InputJsonValue,
+        ...telemetry.edit,
+        createdAt: now,
+      },
+    });
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, result.issues);
+    const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
+    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
+    await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
+    if (invalidated.length > 0) {
+      await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: base.version, stepIds: invalidated, reason: "digest changed by edit" } });
+    }
+    return ok(null);
+  });
+  return { planVersion: next, diff, validation, reapproval: describeReapproval(diff, next), unchanged: false };
+}

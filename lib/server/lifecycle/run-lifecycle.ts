@@ -1,0 +1,125 @@
+import { fromStates, toState, type RunEvent, type RunState } from "../../run-state";
+import type { Prisma } from "../../generated/prisma/client";
+import { appendAudit, type AuditInput } from "../audit";
+import { inTransaction, ok, type Tx } from "../transaction";
+
+/**
+ * The one owner of `run.status` (issue #10, STYLE.md §12). Every status change of a run is an
+ * event of lib/run-state.ts `RUN_EVENTS`, applied here as ONE conditional update
+ * `UPDATE run SET status = <to> WHERE id = ? AND status IN (<from>) AND <caller's conditions>`
+ * plus, when it moved the run, its audit event — both in the caller's transaction. No other
+ * module writes `run.status` (a test greps for it).
+ *
+ * Approval states that change together with a run (expired with it, withdrawn when it is
+ * rejected or stopped) are changed here too, so a transition and its consequences are one unit.
+ */
+
+/** Caller's extra conditions: anything but `status` (the event decides that). */
+export type RunGuard = Omit<Prisma.RunWhereInput, "status" | "id">;
+/** Columns written together with the status: anything but `status`. */
+export type RunChanges = Omit<Prisma.RunUncheckedUpdateManyInput, "status" | "id">;
+
+/**
+ * Applies `event` to run `runId`: moves it to `toState(event)` iff its status is one of
+ * `fromStates(event)` and `opts.where` holds, writing `opts.data` in the same statement; then
+ * appends `opts.audit` (only when the run moved). Returns true when this call moved the run —
+ * false means another decision got there first or a condition no longer holds.
+ */
+export async function moveRun(tx: Tx, runId: string, event: RunEvent, opts: { where?: RunGuard; data?: RunChanges; audit?: AuditInput } = {}): Promise<boolean> {
+  const res = await tx.run.updateMany({
+    where: { ...opts.where, id: runId, status: { in: fromStates(event) } },
+    data: { ...opts.data, status: toState(event) },
+  });
+  if (res.count !== 1) return false;
+  if (opts.audit) await appendAudit(tx, { ...opts.audit, runId });
+  return true;
+}
+
+/**
+ * Inserts a new run in the state `event` creates it in (`submit_for_review` → pending_review,
+ * `submit_auto_approved` → approved). The run's other columns come from the caller.
+ */
+export async function createRun(
+  tx: Tx,
+  event: Extract<RunEvent, "submit_for_review" | "submit_auto_approved">,
+  data: Omit<Prisma.RunUncheckedCreateInput, "status">,
+): Promise<void> {
+  await tx.run.create({ data: { ...data, status: toState(event) } });
+}
+
+/**
+ * First statement of a transaction that decides on one run: a no-op UPDATE of the run row. It
+ * takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so the reads
+ * that follow are current and two deciders on one run never interleave.
+ */
+export async function lockRun(tx: Tx, runId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "run" SET "status" = "status" WHERE "id" = ${runId}`;
+}
+
+/**
+ * Persists the expiry of a waiting run (`expire`: pending_review/approved whose `expiresAt` ≤
+ * `now`, UTC): status `expired`, its active approvals `expired`, audited `expired` once.
+ * Returns true when this call expired it.
+ */
+export async function expireRun(tx: Tx, runId: string, now: Date): Promise<boolean> {
+  const moved = await moveRun(tx, runId, "expire", { where: { expiresAt: { lte: now } } });
+  if (!moved) return false;
+  const approvals = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
+  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals.count } });
+  return true;
+}
+
+/** `expireRun` in a transaction of its own (for sweeps and reads that notice a passed deadline). */
+export async function expireIfDue(runId: string, now = new Date()): Promise<boolean> {
+  return inTransaction(async (tx) => ok(await expireRun(tx, runId, now)));
+}
+
+/**
+ * Stops an approved or executing run whose task moved on (`stop_stale_task`, DESIGN.md §8):
+ * saves `stopReason`, invalidates the approvals not yet claimed, audited `stopped_stale` once.
+ * Returns true when this call stopped it.
+ */
+export async function stopForStaleTask(tx: Tx, runId: string, stopReason: Record<string, unknown>, actor: AuditInput["actor"]): Promise<boolean> {
+  const moved = await moveRun(tx, runId, "stop_stale_task", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
+  if (!moved) return false;
+  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
+  await appendAudit(tx, { runId, type: "stopped_stale", actor, data: { ...stopReason, approvalsInvalidated: inv.count } });
+  return true;
+}
+
+/**
+ * Rejects a waiting run at plan version `planVersion` (`reject`): saves the reason, invalidates
+ * its active approvals, audited `rejected`. Returns false when the run is no longer waiting at
+ * that version (someone edited, approved to completion and claimed, or rejected it first).
+ */
+export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: number, reason: string, actor: AuditInput["actor"]): Promise<boolean> {
+  const moved = await moveRun(tx, runId, "reject", { where: { planVersion }, data: { rejectionReason: reason } });
+  if (!moved) return false;
+  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
+  await appendAudit(tx, { runId, type: "rejected", actor, data: { planVersion, reason, approvalsInvalidated: inv.count } });
+  return true;
+}
+
+/**
+ * Settles a waiting run's status from its approvals of plan version `version` (whose step ids
+ * are `stepIds`): `approvals_complete` (status approved, `approvedVersion` = version) when every
+ * step has an active approval, else `approvals_incomplete` (pending_review, no approved version).
+ * Conditional on the run still being at `version`, so a concurrent edit is never approved by
+ * accident. Returns true when the run is now approved.
+ */
+export async function settleReview(tx: Tx, runId: string, version: number, stepIds: readonly string[]): Promise<boolean> {
+  const active = await tx.approval.findMany({ where: { runId, planVersion: version, state: "active" }, select: { stepId: true } });
+  const approved = new Set(active.map((a) => a.stepId));
+  const all = stepIds.length > 0 && stepIds.every((id) => approved.has(id));
+  if (all) {
+    await moveRun(tx, runId, "approvals_complete", { where: { planVersion: version }, data: { approvedVersion: version } });
+  } else {
+    await moveRun(tx, runId, "approvals_incomplete", { where: { planVersion: version }, data: { approvedVersion: null } });
+  }
+  return all;
+}
+
+/** The status a run has after `event` (for callers that report it without reading it again). */
+export function statusAfter(event: RunEvent): RunState {
+  return toState(event);
+}

@@ -1,0 +1,78 @@
+import type { DeskSnapshot } from "../../desk/snapshot";
+import type { ValidationIssue } from "../../validation/types";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { prisma } from "../db";
+import { deskScope, type Viewer } from "../session";
+import { loadRun } from "./load-run";
+import { storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
+import type { ImportedToolSpec } from "../../tools/json-schema-tool";
+import { importedToolsAt } from "../tool-catalog";
+
+/** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
+export interface RunDetails {
+  run: RunView;
+  task: { id: string; ticketId: string; revision: number; body: string; updatedAt: string };
+  ticket: { id: string; subject: string; accountId: string; accountName: string };
+  agent: { id: string; name: string };
+  planVersions: { version: number; createdById: string | null; createdAt: string; stepCount: number }[];
+  validation: { issues: ValidationIssue[] };
+  accountContext: {
+    account: { id: string; name: string };
+    invoices: { id: string; status: string; openBalance: { minor: number; currency: string }; total: { minor: number; currency: string } }[];
+    shipments: { id: string; destination: string; window: { from: string; to: string }; status: string }[];
+  };
+  /** Account data used to render and annotate ids: the records the plan names and the ticket account's own. */
+  desk: DeskSnapshot;
+  /** Names of the people the run's history mentions (approvers, editors, authors, reconcilers), by user id. */
+  users: Record<string, string>;
+  /** The run's tool catalog version and its imported tools (the form and card render them). */
+  catalog: { version: number | null; imported: ImportedToolSpec[] };
+}
+
+/**
+ * Loads the run page's data for `viewer` — the run within the viewer's desk scope, its task,
+ * ticket and agent, and the account data its plan versions name plus the ticket account's own
+ * records (bounded). Errors: 404 `not_found` for an unknown run or one of another desk.
+ */
+export async function getRunDetails(runId: string, viewer: Viewer, now = new Date()): Promise<RunDetails> {
+  const run = await loadRun(runId, deskScope(viewer));
+  const [task, agent] = [
+    await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, include: { ticket: { include: { account: true } } } }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { id: true, name: true } }),
+  ];
+  const allSteps = run.planVersions.flatMap((p) => storedSteps(p.steps));
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: allSteps, accountRecords: true, now });
+  const current = run.planVersions.find((p) => p.version === run.planVersion);
+  const accountId = task.ticket.accountId;
+  const userIds = new Set<string>();
+  for (const p of run.planVersions) if (p.createdById) userIds.add(p.createdById);
+  for (const a of run.approvals) if (a.approverId) userIds.add(a.approverId);
+  for (const e of run.executions) if (e.reconciledBy) userIds.add(e.reconciledBy);
+  for (const s of allSteps) {
+    if (s.author?.kind === "user") userIds.add(s.author.userId);
+    for (const p of Object.values(s.provenance ?? {})) if (p.kind === "operator") userIds.add(p.userId);
+  }
+  const users = userIds.size ? await prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } }) : [];
+  return {
+    run: toRunView(run, now),
+    task: { id: task.id, ticketId: task.ticketId, revision: task.revision, body: task.body, updatedAt: task.updatedAt.toISOString() },
+    ticket: { id: task.ticket.id, subject: task.ticket.subject, accountId, accountName: task.ticket.account.name },
+    agent,
+    planVersions: [...run.planVersions]
+      .sort((a, b) => a.version - b.version)
+      .map((p) => ({ version: p.version, createdById: p.createdById, createdAt: p.createdAt.toISOString(), stepCount: storedSteps(p.steps).length })),
+    validation: { issues: storedValidation(current?.validation).issues },
+    accountContext: {
+      account: { id: accountId, name: task.ticket.account.name },
+      invoices: Object.values(desk.invoices)
+        .filter((i) => i.accountId === accountId)
+        .map((i) => ({ id: i.id, status: i.status, openBalance: i.openBalance, total: i.total })),
+      shipments: Object.values(desk.shipments)
+        .filter((s) => s.accountId === accountId)
+        .map((s) => ({ id: s.id, destination: s.destination, window: s.window, status: s.status })),
+    },
+    desk,
+    users: Object.fromEntries(users.map((u) => [u.id, u.name])),
+    catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
+  };
+}

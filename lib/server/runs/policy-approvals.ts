@@ -1,0 +1,49 @@
+import { nanoid } from "nanoid";
+import type { DeskSnapshot } from "../../desk/snapshot";
+import type { Prisma } from "../../generated/prisma/client";
+import { digest } from "../../plan/digest";
+import type { Plan } from "../../plan/schema";
+import { getTool } from "../../tools/catalog";
+import type { GateDecision } from "../../validation/types";
+import type { Tx } from "../transaction";
+
+/**
+ * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (DESIGN.md §1.8):
+ * the gate policy, not a person, consents; the record still binds digest, plan version and task
+ * revision, and expires with the run (`expiresAt`, UTC). Returns the approval rows created.
+ */
+export async function createPolicyApprovals(
+  tx: Tx,
+  runId: string,
+  plan: Plan,
+  gate: Record<string, GateDecision>,
+  desk: DeskSnapshot,
+  taskRevision: number,
+  expiresAt: Date,
+) {
+  const created = [];
+  for (const step of plan.steps) {
+    if (gate[step.id] !== "auto") continue;
+    created.push(
+      await tx.approval.create({
+        data: {
+          id: `apr_${nanoid(12)}`,
+          runId,
+          stepId: step.id,
+          planVersion: plan.version,
+          tool: step.tool,
+          target: (getTool(step.tool)?.target(step.args as never, desk) ?? null) as unknown as Prisma.InputJsonValue,
+          args: step.args as Prisma.InputJsonValue,
+          digest: digest(step),
+          boundTaskRevision: taskRevision,
+          approverId: null,
+          authority: { kind: "policy", rule: "auto-gated tool" },
+          acknowledged: [],
+          state: "active",
+          expiresAt,
+        },
+      }),
+    );
+  }
+  return created;
+}

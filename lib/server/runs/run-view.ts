@@ -1,0 +1,155 @@
+import type { Prisma } from "../../generated/prisma/client";
+import { digest } from "../../plan/digest";
+import { reasonsOf } from "../../plan/reasons";
+import { stepSchema, type Author, type Step, type StepReasons } from "../../plan/schema";
+import { effectiveStatus, type RunStatus } from "../../run-state";
+import type { GateDecision, ValidationIssue } from "../../validation/types";
+
+/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, approval and execution. */
+export interface RunStepView extends StepReasons {
+  id: string;
+  position: number;
+  tool: string;
+  args: Record<string, unknown>;
+  provenance: Step["provenance"];
+  digest: string;
+  author: Author;
+  gate: GateDecision;
+  approval: null | { id: string; state: string; approverId: string | null };
+  execution: null | {
+    status: string;
+    claimedAt: string;
+    reportedAt: string | null;
+    detail: string | null;
+    /** What a supervisor recorded for an `unknown` outcome, or null. */
+    resolution: string | null;
+    reconciledBy: string | null;
+  };
+}
+
+/** The `run` object of API.md (plus ticket, deadlines, rejection and stop reasons). Times are ISO-8601 UTC. */
+export interface RunView {
+  id: string;
+  taskId: string;
+  ticketId: string;
+  agentId: string;
+  status: RunStatus;
+  planVersion: number;
+  approvedVersion: number | null;
+  boundTaskRevision: number;
+  /** Tool catalog version the run is validated against (null: built-in tools only). */
+  catalogVersion: number | null;
+  createdAt: string;
+  expiresAt: string;
+  escalateAt: string;
+  rejectionReason: string | null;
+  stopReason: unknown;
+  steps: RunStepView[];
+}
+
+/** What every view of a run loads with it: its plan versions, approvals and executions. */
+export const runInclude = { planVersions: true, approvals: true, executions: true } as const;
+export type RunWithRelations = Prisma.RunGetPayload<{ include: typeof runInclude }>;
+
+/** The validation stored with a plan version: every issue and the gate decision per step id. */
+export interface StoredValidation {
+  issues: ValidationIssue[];
+  gate: Record<string, GateDecision>;
+}
+
+/**
+ * Stored steps JSON back into `Step[]`. Steps are written only after the validator parsed them,
+ * so each entry passes `stepSchema`; an entry that does not (a corrupted row) is dropped rather
+ * than shown or executed.
+ */
+export function storedSteps(json: unknown): Step[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((s) => {
+    const parsed = stepSchema.safeParse(s);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** Stored validation JSON back into `{issues, gate}` (missing parts are empty). */
+export function storedValidation(json: unknown): StoredValidation {
+  const v = (json ?? {}) as Partial<StoredValidation>;
+  return { issues: Array.isArray(v.issues) ? v.issues : [], gate: v.gate && typeof v.gate === "object" ? v.gate : {} };
+}
+
+/** Builds the API view of a run at its current plan version; `now` (UTC) applies expiry. Pure over the loaded rows. */
+export function toRunView(run: RunWithRelations, now = new Date()): RunView {
+  const pv = run.planVersions.find((p) => p.version === run.planVersion);
+  const { gate } = storedValidation(pv?.validation);
+  return {
+    id: run.id,
+    taskId: run.taskId,
+    ticketId: run.ticketId,
+    agentId: run.agentId,
+    status: effectiveStatus(run.status as RunStatus, run.expiresAt, now),
+    planVersion: run.planVersion,
+    approvedVersion: run.approvedVersion,
+    boundTaskRevision: run.boundTaskRevision,
+    catalogVersion: run.catalogVersion,
+    createdAt: run.createdAt.toISOString(),
+    expiresAt: run.expiresAt.toISOString(),
+    escalateAt: run.escalateAt.toISOString(),
+    rejectionReason: run.rejectionReason,
+    stopReason: run.stopReason ?? null,
+    steps: toStepViews(storedSteps(pv?.steps), run.planVersion, run, gate),
+  };
+}
+
+/**
+ * The API view of each step of plan `version`: digest, gate, the latest approval of that step in
+ * that version, and its execution. `opts.executionOfVersion` shows an execution only on the
+ * version it ran under; `opts.resolvedStatus` reports a reconciled step by its resolution.
+ * Pure over the loaded rows; shared by the run view and the audit trail.
+ */
+export function toStepViews(
+  steps: Step[],
+  version: number,
+  rows: Pick<RunWithRelations, "approvals" | "executions">,
+  gate: Record<string, GateDecision>,
+  opts: { executionOfVersion?: boolean; resolvedStatus?: boolean } = {},
+): RunStepView[] {
+  return steps.map((s, i) => {
+    const approval = rows.approvals
+      .filter((a) => a.stepId === s.id && a.planVersion === version)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+    const exec = rows.executions.find((e) => e.stepId === s.id && (!opts.executionOfVersion || e.planVersion === version));
+    return {
+      id: s.id,
+      position: i + 1,
+      tool: s.tool,
+      args: s.args,
+      provenance: s.provenance ?? {},
+      digest: digest(s),
+      author: s.author ?? { kind: "model" },
+      ...reasonsOf(s),
+      gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
+      approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
+      execution: exec
+        ? {
+            status: opts.resolvedStatus ? (exec.resolution ?? exec.status) : exec.status,
+            claimedAt: exec.claimedAt.toISOString(),
+            reportedAt: exec.reportedAt?.toISOString() ?? null,
+            detail: exec.detail,
+            resolution: exec.resolution,
+            reconciledBy: exec.reconciledBy,
+          }
+        : null,
+    };
+  });
+}
+
+/**
+ * The facts of a plan version that the run row carries so lists count in SQL (issue #11):
+ * `{stepCount, gatedCount (steps needing a person's approval), warningCount}`.
+ */
+export function planFacts(steps: readonly { id: string }[], validation: StoredValidation) {
+  return {
+    stepCount: steps.length,
+    gatedCount: steps.filter((s) => validation.gate[s.id] !== "auto").length,
+    warningCount: validation.issues.filter((i) => i.severity === "warning").length,
+  };
+}

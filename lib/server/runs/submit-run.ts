@@ -1,0 +1,164 @@
+import { nanoid } from "nanoid";
+import type { SubmitRunBody } from "../../api/bodies";
+import { utcDateOf } from "../../dates";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import { runDeadlines } from "../../policy";
+import { validatePlan } from "../../validation/pipeline";
+import type { ValidationIssue } from "../../validation/types";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { appendAudit, type Actor } from "../audit";
+import { prisma } from "../db";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
+import { createRun } from "../lifecycle/run-lifecycle";
+import type { AgentCaller } from "../session";
+import { currentCatalog } from "../tool-catalog";
+import { inTransaction, ok } from "../transaction";
+import { loadRun } from "./load-run";
+import { createPolicyApprovals } from "./policy-approvals";
+import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
+
+/**
+ * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
+ * relabelled): `operator` provenance in a submission is an error issue of the shape stage.
+ */
+function agentProvenanceIssues(steps: unknown[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  steps.forEach((s, index) => {
+    const prov = (s as { provenance?: unknown } | null)?.provenance;
+    if (!prov || typeof prov !== "object") return;
+    for (const [key, p] of Object.entries(prov as Record<string, unknown>)) {
+      if ((p as { kind?: unknown } | null)?.kind === "operator") {
+        issues.push({
+          stage: "shape",
+          code: "invalid_provenance",
+          severity: "error",
+          stepId: typeof (s as { id?: unknown }).id === "string" ? (s as { id: string }).id : undefined,
+          path: `steps.${index}.provenance.${key}`,
+          message: `An agent cannot record that a person set "${key}"; operator provenance is written by Plandesk when a person edits`,
+        });
+      }
+    }
+  });
+  return issues;
+}
+
+/** Gives every step object without an `id` a fresh one, and stamps agent authorship. */
+function prepareAgentSteps(raw: unknown[]): unknown[] {
+  return raw.map((s) => {
+    if (typeof s !== "object" || s === null || Array.isArray(s)) return s;
+    const step = { ...(s as Record<string, unknown>) };
+    if (step.id === undefined) step.id = `st_${nanoid(10)}`;
+    step.author = { kind: "model" }; // an agent cannot claim a person's authorship
+    return step;
+  });
+}
+
+/** Idempotency scope of an agent's submissions. */
+const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
+
+/**
+ * Submits an agent's plan for `taskId` (API.md `POST /api/v1/tasks/{taskId}/runs`).
+ * Validates through the one pipeline (DESIGN.md §1) against the account data the plan names;
+ * on success stores, in one transaction, the run (pending_review, or approved when every step is
+ * auto-gated), plan version 1, policy approvals for auto steps and the audit events.
+ * Idempotent per (agent, `idempotencyKey`): a repeat of the same request returns the run as it
+ * is now with `replayed: true`; the same key with another task or body is 409 `idempotency_conflict`.
+ * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 422 `validation_failed`
+ * {issues} (audited `submission_refused`).
+ */
+export async function submitRun(
+  agent: AgentCaller,
+  taskId: string,
+  body: SubmitRunBody,
+  idempotencyKey: string | null,
+  now = new Date(),
+): Promise<{ run: RunView; replayed: boolean }> {
+  const requestHash = requestHashOf({ taskId, body });
+  if (idempotencyKey) {
+    const saved = await findSavedAnswer<{ runId: string }>(prisma, scopeOf(agent), idempotencyKey, requestHash);
+    if (saved) return { run: toRunView(await loadRun(saved.body.runId), now), replayed: true };
+  }
+  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
+  if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+  if (body.taskRevision !== task.revision) {
+    throw new DomainError("stale_task", `The task is at revision ${task.revision}; this plan was made for revision ${body.taskRevision}.`, {
+      boundRevision: body.taskRevision,
+      liveRevision: task.revision,
+    });
+  }
+  const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
+  const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, catalog });
+  result.issues.push(...agentProvenanceIssues(body.steps));
+  const actor: Actor = { kind: "agent", id: agent.id };
+  if (result.issues.some((i) => i.severity === "error") || !result.plan) {
+    await appendAudit(prisma, { type: "submission_refused", actor, data: { taskId, issues: result.issues } });
+    throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
+  }
+  const plan = result.plan;
+  const validation = { issues: result.issues, gate: result.gate };
+  const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
+  const { expiresAt, escalateAt } = runDeadlines(now, hasIrreversible, body.expiresInSeconds);
+  const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
+
+  const created = await inTransaction<{ runId: string; row: RunWithRelations | null }>(async (tx) => {
+    if (idempotencyKey) {
+      const saved = await findSavedAnswer<{ runId: string }>(tx, scopeOf(agent), idempotencyKey, requestHash);
+      if (saved) return ok({ runId: saved.body.runId, row: null });
+    }
+    const runId = `run_${nanoid(12)}`;
+    const data = {
+      id: runId,
+      taskId,
+      agentId: agent.id,
+      planVersion: 1,
+      approvedVersion: allAuto ? 1 : null,
+      boundTaskRevision: task.revision,
+      expiresAt,
+      escalateAt,
+      idempotencyKey,
+      requestHash,
+      catalogVersion: catalog.version,
+      createdAt: now,
+      ticketId: task.ticketId,
+      accountId: task.ticket.accountId,
+      desk: task.ticket.account.desk,
+      createdDay: utcDateOf(now),
+      ...planFacts(plan.steps, validation),
+    };
+    await createRun(tx, allAuto ? "submit_auto_approved" : "submit_for_review", data);
+    const version = await tx.planVersion.create({
+      data: {
+        id: nanoid(),
+        runId,
+        version: 1,
+        steps: plan.steps as unknown as Prisma.InputJsonValue,
+        validation: validation as unknown as Prisma.InputJsonValue,
+        createdAt: now,
+      },
+    });
+    const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt);
+    await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
+    await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
+    if (idempotencyKey) await saveAnswer(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
+    const row: RunWithRelations = {
+      ...data,
+      status: allAuto ? "approved" : "pending_review",
+      escalatedAt: null,
+      rejectionReason: null,
+      stopReason: null,
+      updatedAt: now,
+      editCount: 0,
+      editTouched: null,
+      editFraction: null,
+      planVersions: [version],
+      approvals,
+      executions: [],
+    };
+    return ok({ runId, row });
+  });
+  if (!created.row) return { run: toRunView(await loadRun(created.runId), now), replayed: true };
+  return { run: toRunView(created.row, now), replayed: false };
+}

@@ -1,0 +1,40 @@
+import { DomainError } from "../../errors";
+import { prisma } from "../db";
+
+/** The `task` object of API.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO UTC). */
+export interface TaskView {
+  id: string;
+  ticketId: string;
+  accountId: string;
+  revision: number;
+  body: string;
+  updatedAt: string;
+}
+
+type TaskRow = { id: string; ticketId: string; revision: number; body: string; updatedAt: Date; ticket: { accountId: string } };
+
+/** The API view of a task row. */
+export function toTaskView(t: TaskRow): TaskView {
+  return { id: t.id, ticketId: t.ticketId, accountId: t.ticket.accountId, revision: t.revision, body: t.body, updatedAt: t.updatedAt.toISOString() };
+}
+
+/** One task by id (API.md `GET /api/v1/tasks/{taskId}`). Errors: 404 `not_found`. */
+export async function getTask(taskId: string): Promise<TaskView> {
+  const t = await prisma.task.findUnique({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } });
+  if (!t) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+  return toTaskView(t);
+}
+
+/**
+ * Tasks of one ticket number (e.g. "74991"), newest first (API.md `GET /api/v1/tasks?ticketId=`);
+ * without a ticket the latest 200. Indexed by ticket.
+ */
+export async function listTasks(filter: { ticketId?: string }): Promise<TaskView[]> {
+  const rows = await prisma.task.findMany({
+    where: filter.ticketId ? { ticketId: filter.ticketId } : {},
+    include: { ticket: { select: { accountId: true } } },
+    orderBy: { createdAt: "desc" },
+    take: 200,
+  });
+  return rows.map(toTaskView);
+}

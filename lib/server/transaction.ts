@@ -1,0 +1,109 @@
+import { DomainError, type ErrorCode } from "../errors";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { prisma } from "./db";
+
+/**
+ * One way to run a unit of work against the database, used by every service (STYLE.md §13):
+ * an interactive transaction, retried when a conditional write lost a race or the database
+ * asked for a retry, with typed refusals that can either commit or roll back.
+ *
+ * - Return `ok(value)` to commit and return `value`.
+ * - Return `refuse(code, message, details)` to COMMIT what the body wrote (an audit event, a saved
+ *   idempotent answer, a stop of the run) and then throw the DomainError.
+ * - Throw a DomainError to ROLL BACK and throw it (nothing the body wrote survives).
+ * - Throw `LostRace` (or let a unique constraint / serialization failure / busy error escape) to
+ *   roll back and run the body again from the start; the retry decides afresh, so the loser of a
+ *   race gets the typed refusal its new reading implies.
+ */
+
+/** A transaction client (inside `$transaction`). */
+export type Tx = Prisma.TransactionClient;
+/** A client outside a transaction (the process-wide one, or a test's own). */
+export type Db = PrismaClient;
+/** Either: the reads a function does may run inside a caller's transaction or outside any. */
+export type DbOrTx = Tx | Db;
+
+/** Thrown inside a transaction when a conditional write lost a race: roll back and decide again. */
+export class LostRace extends Error {
+  constructor(what: string) {
+    super(`lost a race: ${what}`);
+    this.name = "LostRace";
+  }
+}
+
+/** Outcome of a transaction body: a value to return, or a refusal to throw after the commit. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: DomainError };
+
+/** A successful outcome. */
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+
+/** A refusal whose writes are committed before it is thrown. */
+export const refuse = <T = never>(code: ErrorCode, message: string, details: Record<string, unknown> = {}): Result<T> => ({
+  ok: false,
+  error: new DomainError(code, message, details),
+});
+
+/** Attempts of one transaction before a retryable failure is given up (and surfaces as a 500). */
+const MAX_ATTEMPTS = 12;
+
+/** Interactive transactions wait for the database lock rather than fail fast. */
+const TX_OPTIONS = { maxWait: 20_000, timeout: 20_000 } as const;
+
+/**
+ * Runs `body` in one transaction on `db` (default: the process-wide client), retrying at most
+ * MAX_ATTEMPTS times with exponential backoff and jitter (capped at 400 ms) when it lost a race
+ * (`LostRace`), a unique constraint fired (`P2002`), or the database reported a conflict,
+ * deadlock or lock timeout (Prisma `P2034`/`P1008`, PostgreSQL 40001/40P01/55P03, SQLite busy).
+ * Returns the value of `ok(value)`; throws the DomainError of `refuse(…)` after committing.
+ */
+export async function inTransaction<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
+  return withRetry(async () => {
+    const result = await db.$transaction(body, TX_OPTIONS);
+    if (!result.ok) throw result.error;
+    return result.value;
+  });
+}
+
+/**
+ * Runs `attempt` again from the start (at most MAX_ATTEMPTS times, exponential backoff with
+ * jitter capped at 400 ms) while it fails with a retryable error (`isRetryable`). For decisions
+ * that read OUTSIDE a transaction and write inside a short one (`inTransactionOnce`) with their
+ * conditions in the writes' WHERE: a write that lost a race throws `LostRace`, and the retry
+ * reads and decides afresh. Other errors (DomainErrors included) are thrown at once.
+ */
+export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!isRetryable(e) || n >= MAX_ATTEMPTS) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 5 * 2 ** n)));
+    }
+  }
+}
+
+/**
+ * One transaction without retry: for use inside `withRetry`, which retries the whole decision.
+ * Same contract as `inTransaction` for `ok`/`refuse`/thrown errors.
+ */
+export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
+  const result = await db.$transaction(body, TX_OPTIONS);
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
+/** True for failures a fresh attempt can get past (see `inTransaction`). DomainErrors never are. */
+export function isRetryable(e: unknown): boolean {
+  if (e instanceof LostRace) return true;
+  if (e instanceof DomainError) return false;
+  const err = e as { code?: string; message?: string; cause?: { code?: string } } | null;
+  const code = err?.code ?? "";
+  if (["P2002", "P2034", "P1008", "40001", "40P01", "55P03"].includes(code)) return true;
+  if (["40001", "40P01", "55P03"].includes(err?.cause?.code ?? "")) return true;
+  return /SQLITE_BUSY|database is locked|SocketTimeout|socket timeout|could not serialize|deadlock detected/i.test(err?.message ?? "");
+}
+
+/** True when `e` is a unique-constraint violation (Prisma `P2002`). */
+export function isUniqueViolation(e: unknown): boolean {
+  return (e as { code?: string } | null)?.code === "P2002";
+}

@@ -1,0 +1,98 @@
+import fs from "node:fs";
+import { deploy } from "../scripts/migrate";
+import { resolveDatabaseUrl } from "../lib/server/database-url";
+import { addDays, formatISO } from "date-fns";
+import { nanoid } from "nanoid";
+import type { Step } from "../lib/plan/schema";
+import { isDomainError, type DomainError } from "../lib/errors";
+import { digest } from "../lib/plan/digest";
+import { prisma } from "../lib/server/db";
+import { storedSteps } from "../lib/server/runs/run-view";
+import { seedDemoDesk } from "../lib/server/demo/seed";
+import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
+import { inTransaction, ok } from "../lib/server/transaction";
+
+/** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
+export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
+
+/**
+ * Migrates this test file's throw-away database (set by vitest.setup.ts) and seeds the demo
+ * desk at `now`. Refuses any database that is not a temp test file.
+ */
+export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean } = { seed: true }) {
+  const { url, file } = resolveDatabaseUrl();
+  if (!file || !file.includes("plandesk-vitest-")) throw new Error(`Refusing to run tests against ${url}`);
+  for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
+  await deploy(url);
+  if (opts.seed !== false) await seedDemoDesk(now);
+}
+
+/**
+ * Awaits `p` and returns the typed refusal it rejected with; fails the test when it resolved or
+ * threw something untyped.
+ */
+export async function refused(p: Promise<unknown>): Promise<DomainError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isDomainError(e)) return e;
+    throw e;
+  }
+  throw new Error("expected a typed refusal");
+}
+
+/**
+ * Records an active approval by `approverId` for every step of the run's current plan version and
+ * settles the run through the lifecycle (approved) — the state a person's approvals leave, for
+ * tests of the executor side.
+ */
+export async function approveAllAs(runId: string, approverId: string): Promise<void> {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
+  const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
+  for (const step of storedSteps(pv.steps)) {
+    if (await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } })) continue;
+    await prisma.approval.create({
+      data: {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: run.planVersion,
+        tool: step.tool,
+        args: step.args as never,
+        digest: digest(step),
+        boundTaskRevision: run.boundTaskRevision,
+        approverId,
+        authority: { kind: "grant" },
+        acknowledged: [],
+        state: "active",
+        expiresAt: run.expiresAt,
+      },
+    });
+  }
+  const stepIds = storedSteps(pv.steps).map((s) => s.id);
+  await inTransaction(async (tx) => ok(await settleReview(tx, runId, run.planVersion, stepIds)));
+}
+
+/** The steps of a run as an edit body sends them (what the form holds): ids, tools, copied args. */
+export function editable(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
+  return steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
+}
+
+/**
+ * The reference edit of DESIGN.md on the seeded #74991 plan (seeded at TEST_NOW): the delivery
+ * moved to TEST_NOW + 7 days (four days later than the agent's day 3) and a refund of
+ * $1,489.00 (148900 USD minor units) on in_74119 added.
+ */
+export function referenceEdit(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
+  const day = formatISO(addDays(TEST_NOW, 7), { representation: "date" });
+  const out = editable(steps);
+  out.find((s) => s.tool === "reschedule_delivery")!.args.window = { from: day, to: day };
+  out.push({
+    id: "new-refund",
+    tool: "issue_refund",
+    args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" },
+    provenance: {},
+    author: { kind: "model" },
+  });
+  return out;
+}
