@@ -5,6 +5,8 @@ const nextConfig = {
   // better-sqlite3 is a native addon; keep it (and the Prisma adapter) out of the bundle.
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3"],
   typedRoutes: false,
+  // forbidden() answers pages with a real 403 (app/forbidden.tsx).
+  experimental: { authInterrupts: true },
 };
 
 export default nextConfig;

@@ -9,14 +9,13 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch } from "../testing/in-process-fetch";
 import { createAgentClient } from "../lib/client/agent-client";
-import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { DEMO_AGENT_KEY } from "../lib/server/demo/seed";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "../lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "../testing/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
 
-const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, fetch: inProcessFetch });
-const base: SimOptions = { url: "http://localhost:3999", key: DEMO_AGENT_KEY, once: true, faults: [], waitSeconds: 0, intervalSeconds: 30, pollMs: 25 };
+const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, integrationKey: DEMO_INTEGRATION_KEY, fetch: inProcessFetch });
+const base: SimOptions = { url: "http://localhost:3999", key: DEMO_AGENT_KEY, integrationKey: DEMO_INTEGRATION_KEY, once: true, faults: [], waitSeconds: 0, intervalSeconds: 30, pollMs: 25 };
 
 /** Plays the person: waits for the simulator's pending refund run and decides on it. */
 async function decideWhenSubmitted(decide: (runId: string) => Promise<void>): Promise<string> {

@@ -37,7 +37,10 @@ export const FAULTS: readonly Fault[] = ["task-edit", "lost-outcome", "duplicate
 
 export interface SimOptions {
   url: string;
+  /** The agent's API key. */
   key: string;
+  /** The ticketing integration's key (the task-edit fault revises the task with it). */
+  integrationKey: string;
   once: boolean;
   faults: Fault[];
   waitSeconds: number;
@@ -54,12 +57,14 @@ export interface Expectation {
   detail?: string;
 }
 
-const USAGE = `Usage: npm run simulate -- [--url URL] [--key KEY] [--fault NAME|all]… [--wait-seconds N] [--once] [--interval-seconds N]
+const USAGE = `Usage: npm run simulate -- [--url URL] [--key KEY] [--integration-key KEY] [--fault NAME|all]… [--wait-seconds N] [--once] [--interval-seconds N]
 Faults: ${FAULTS.join(", ")}, or all.`;
 
 /**
  * Parses command-line arguments (`process.argv.slice(2)`). Defaults: url http://localhost:3000
- * (or PLANDESK_URL), key pd_demo_agent_key (or PLANDESK_AGENT_KEY), no faults, wait 0 s,
+ * (or PLANDESK_URL), key pd_demo_agent_key (or PLANDESK_AGENT_KEY), integration key
+ * pd_demo_integration_key (or PLANDESK_INTEGRATION_KEY; the task-edit fault plays the ticketing
+ * system with it), no faults, wait 0 s,
  * interval 30 s. `--fault` repeats or takes a comma list. Throws `Error` with the usage on
  * anything unknown; `--auto-approve-as` is refused on purpose (approvals are for people).
  */
@@ -67,6 +72,7 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
   const opts: SimOptions = {
     url: env.PLANDESK_URL ?? "http://localhost:3000",
     key: env.PLANDESK_AGENT_KEY ?? "pd_demo_agent_key",
+    integrationKey: env.PLANDESK_INTEGRATION_KEY ?? "pd_demo_integration_key",
     once: false,
     faults: [],
     waitSeconds: 0,
@@ -86,6 +92,9 @@ export function parseArgs(argv: string[], env: Record<string, string | undefined
         break;
       case "--key":
         opts.key = value();
+        break;
+      case "--integration-key":
+        opts.integrationKey = value();
         break;
       case "--once":
         opts.once = true;
@@ -415,7 +424,7 @@ async function main() {
     console.error((e as Error).message);
     process.exit(2);
   }
-  const client = createAgentClient({ baseUrl: opts.url, apiKey: opts.key });
+  const client = createAgentClient({ baseUrl: opts.url, apiKey: opts.key, integrationKey: opts.integrationKey });
   const ping = await client.listTasks({ ticketId: "75011" });
   if (!ping.ok) {
     console.error(`simulate: cannot use the console at ${opts.url}: ${ping.error.code}: ${ping.error.message}`);

@@ -75,7 +75,6 @@ export interface FuzzCase {
   note?: string;
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 // ---------------------------------------------------------------------------------------------
 // Raw JSON tokens: numbers JSON.stringify cannot produce (-0, 1e400, big integers).

@@ -1,8 +1,11 @@
 /**
- * The authorisation matrix (issue #6): every mutating endpoint under app/api — found by globbing
- * the route files, so a new endpoint fails this test until it gets a row — called through its
- * exported route handler with real better-auth sessions, by each kind of caller:
- * signed out, operator, senior, supervisor, admin, agent key, disabled user, foreign origin.
+ * The authorisation matrix (issues #6, #10, #13): every declared endpoint (lib/api/endpoints.ts)
+ * — each must have its route file and every route file a declaration, so a new endpoint fails this
+ * test until it is declared and gets a row — called through its exported route handler with real
+ * better-auth sessions, by each kind of caller: signed out, operator, senior, supervisor, admin,
+ * agent key, integration key, disabled user, foreign origin. The expected answer comes from the
+ * declaration's caller (`agent`, `integration`, `session` with roles), with per-endpoint
+ * overrides where a grant or ownership — not the role — decides.
  * Each call asserts the exact status (and error code), and that a refusal wrote exactly one
  * `denied` audit event naming the endpoint and the caller when known, while an allowed call wrote
  * none. Then the grant ceilings at their boundary values (exactly the ceiling, one minor unit above)
@@ -20,20 +23,22 @@ import { prisma } from "@/lib/server/db";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { submitRun } from "@/lib/server/runs/submit-run";
 import { type RunView } from "@/lib/server/runs/run-view";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_ID, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
+import type { Endpoint } from "@/lib/api/contract";
+import { ENDPOINTS } from "@/lib/api/endpoints";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
 import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 import type { StepInput } from "@/lib/plan/schema";
 
-// ── the routes, as the file system has them ───────────────────────────────────
+// ── the routes: every declaration and its route file ─────────────────────────
 
+const APP_DIR = path.resolve(__dirname, "..");
 const API_DIR = path.resolve(__dirname);
-const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
-type Method = (typeof MUTATING)[number] | "GET";
+type Method = Endpoint["method"];
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 /** better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. */
-const NOT_IN_MATRIX = new Set(["/api/auth/[...all]"]);
+const NOT_DECLARED = new Set(["/api/auth/[...all]"]);
 
 function routeFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -41,22 +46,21 @@ function routeFiles(dir: string): string[] {
     return e.isDirectory() ? routeFiles(p) : e.name === "route.ts" ? [p] : [];
   });
 }
-const templateOf = (file: string) => `/api/${path.relative(API_DIR, path.dirname(file)).split(path.sep).join("/")}`;
+/** "/api/runs/{runId}/edits" ↔ "/api/runs/[runId]/edits" (the route file's directory). */
+const templateOf = (apiPath: string) => apiPath.replace(/\{(\w+)\}/g, "[$1]");
+const fileTemplate = (file: string) => `/${path.relative(APP_DIR, path.dirname(file)).split(path.sep).join("/")}`;
 
-const routes: { key: string; template: string; method: Method; handler: Handler }[] = [];
-for (const file of routeFiles(API_DIR).sort()) {
-  const template = templateOf(file);
-  if (NOT_IN_MATRIX.has(template)) continue;
-  const mod = (await import(file)) as Record<string, unknown>;
-  for (const method of [...MUTATING, "GET"] as const) {
-    if (typeof mod[method] === "function") routes.push({ key: `${method} ${template}`, template, method, handler: mod[method] as Handler });
-  }
+const routes: { key: string; template: string; method: Method; handler: Handler; endpoint: Endpoint }[] = [];
+for (const endpoint of ENDPOINTS) {
+  const template = templateOf(endpoint.path);
+  const mod = (await import(path.join(APP_DIR, template, "route.ts"))) as Record<string, unknown>;
+  routes.push({ key: `${endpoint.method} ${template}`, template, method: endpoint.method, handler: mod[endpoint.method] as Handler, endpoint });
 }
 const mutatingRoutes = routes.filter((r) => r.method !== "GET");
 
 // ── callers ───────────────────────────────────────────────────────────────────
 
-const PRINCIPALS = ["signed_out", "operator", "senior", "supervisor", "admin", "agent", "disabled", "foreign_origin"] as const;
+const PRINCIPALS = ["signed_out", "operator", "senior", "supervisor", "admin", "agent", "integration", "disabled", "foreign_origin"] as const;
 type Principal = (typeof PRINCIPALS)[number];
 const USER_IDS = { operator: "usr_operator", senior: "usr_senior", supervisor: "usr_supervisor", admin: "usr_admin" } as const;
 
@@ -71,6 +75,8 @@ function credentialsOf(who: Principal): Credentials {
       return { origin: TEST_ORIGIN };
     case "agent":
       return { key: DEMO_AGENT_KEY }; // an agent sends no Origin
+    case "integration":
+      return { key: DEMO_INTEGRATION_KEY };
     case "foreign_origin":
       return { cookie: cookies.operator, origin: FOREIGN_ORIGIN };
     default:
@@ -86,6 +92,8 @@ function expectedActor(who: Principal): { kind: string; id: string | null } {
       return { kind: "anonymous", id: null };
     case "agent":
       return { kind: "agent", id: DEMO_AGENT_ID };
+    case "integration":
+      return { kind: "integration", id: DEMO_INTEGRATION_ID };
     case "foreign_origin":
       return { kind: "user", id: USER_IDS.operator }; // the forged request rides on the operator's cookie
     default:
@@ -125,25 +133,31 @@ type Call = { path: string; params: Record<string, string>; body?: unknown; head
 type Expect = [status: number, code?: string];
 interface Spec {
   prepare: () => Promise<Call>;
-  expect: Record<Principal, Expect>;
+  /** The success status, and answers that differ from what the declared caller implies (grants, ownership). */
+  ok: number;
+  override?: Partial<Record<Principal, Expect>>;
 }
 
 const U401: Expect = [401, "unauthorized"];
 const F403: Expect = [403, "forbidden"];
-/** Operator-API refusals that depend only on the credential. */
-const SESSION_GATE = { signed_out: U401, agent: U401, disabled: U401, foreign_origin: [403, "cross_origin"] as Expect };
-/** Agent-API refusals: only a valid agent key passes. */
-const agentOnly = (ok: number): Record<Principal, Expect> => ({
-  signed_out: U401,
-  operator: U401,
-  senior: U401,
-  supervisor: U401,
-  admin: U401,
-  agent: [ok],
-  disabled: U401,
-  foreign_origin: U401,
-});
-const adminOnly = (ok: number): Record<Principal, Expect> => ({ ...SESSION_GATE, operator: F403, senior: F403, supervisor: F403, admin: [ok] });
+
+/**
+ * What `who` gets from `endpoint` by its declared caller alone: an agent endpoint admits only the
+ * agent key (an integration key is unknown to it); an integration endpoint admits only the
+ * integration key and refuses an agent key with 403; a session endpoint refuses keys and signed-out
+ * callers (401), a mutating request from another origin (403 cross_origin) and a role it does not
+ * list (403 forbidden).
+ */
+function expectedFor(endpoint: Endpoint, who: Principal, ok: number): Expect {
+  const caller = endpoint.caller;
+  if (caller.kind === "agent") return who === "agent" ? [ok] : U401;
+  if (caller.kind === "integration") return who === "integration" ? [ok] : who === "agent" ? F403 : U401;
+  if (caller.kind === "public") return [ok];
+  if (who === "signed_out" || who === "agent" || who === "integration" || who === "disabled") return U401;
+  if (who === "foreign_origin") return endpoint.method === "GET" ? expectedFor(endpoint, "operator", ok) : [403, "cross_origin"];
+  const role = who === "senior" ? "operator" : who;
+  return caller.roles.includes(role) ? [ok] : F403;
+}
 
 const SPECS: Record<string, Spec> = {
   // operator API: grants decide approving and authoring; the admin (no grants) is refused by grant
@@ -152,21 +166,21 @@ const SPECS: Record<string, Spec> = {
       const run = await freshScenarioRun("resched-75002");
       return { path: `/api/runs/${run.id}/approvals`, params: { runId: run.id }, body: { planVersion: 1, stepIds: "all", idempotencyKey: nanoid() } };
     },
-    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [403, "approval_denied"] },
+    ok: 201,
   },
   "POST /api/runs/[runId]/rejections": {
     prepare: async () => {
       const run = await freshScenarioRun("resched-75002");
       return { path: `/api/runs/${run.id}/rejections`, params: { runId: run.id }, body: { planVersion: 1, reason: "Not what the customer asked for." } };
     },
-    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [201] },
+    ok: 201,
   },
   "POST /api/runs/[runId]/edits": {
     prepare: async () => {
       const run = await freshNoteRun();
       return { path: `/api/runs/${run.id}/edits`, params: { runId: run.id }, body: { baseVersion: 1, steps: editedNote(run, "Edited in the matrix.") } };
     },
-    expect: { ...SESSION_GATE, operator: [201], senior: [201], supervisor: [201], admin: [403, "authorship_denied"] },
+    ok: 201,
   },
   "POST /api/runs/[runId]/edits/[version]/discard": {
     // The senior made the edit: only its editor or a supervisor may discard it.
@@ -175,7 +189,8 @@ const SPECS: Record<string, Spec> = {
       await submitEdit(viewers.senior, run.id, { baseVersion: 1, steps: editedNote(run, "Senior's edit.") });
       return { path: `/api/runs/${run.id}/edits/2/discard`, params: { runId: run.id, version: "2" } };
     },
-    expect: { ...SESSION_GATE, operator: F403, senior: [201], supervisor: [201], admin: F403 },
+    ok: 201,
+    override: { operator: F403 }, // not the editor of the edit
   },
   "POST /api/runs/[runId]/steps/[stepId]/reconcile": {
     prepare: async () => {
@@ -184,23 +199,23 @@ const SPECS: Record<string, Spec> = {
       await reportOutcome(demoAgent, run.id, step.id, { token, status: "unknown", detail: "timeout" });
       return { path: `/api/runs/${run.id}/steps/${step.id}/reconcile`, params: { runId: run.id, stepId: step.id }, body: { resolution: "succeeded", note: "Checked the ticket system." } };
     },
-    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: F403 },
+    ok: 201,
   },
   "POST /api/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
-    expect: { ...SESSION_GATE, operator: F403, senior: F403, supervisor: [201], admin: F403 },
+    ok: 201,
   },
   // admin API
   "POST /api/admin/users": {
     prepare: async () => ({ path: "/api/admin/users", params: {}, body: { email: `m-${nanoid(6)}@example.com`.toLowerCase(), name: "Matrix Person", role: "operator", password: "matrix-password-1" } }),
-    expect: adminOnly(201),
+    ok: 201,
   },
   "PATCH /api/admin/users/[userId]": {
     prepare: async () => {
       const u = await createUser(viewers.admin, { email: `p-${nanoid(6)}@example.com`.toLowerCase(), name: "Patch Target", role: "operator", password: "matrix-password-1" });
       return { path: `/api/admin/users/${u.id}`, params: { userId: u.id }, body: { role: "supervisor" } };
     },
-    expect: adminOnly(200),
+    ok: 200,
   },
   "PUT /api/admin/users/[userId]/grants/[tool]": {
     prepare: async () => {
@@ -211,22 +226,22 @@ const SPECS: Record<string, Spec> = {
         body: { canApprove: true, approveLimit: { minor: 10000, currency: "USD" }, canAuthor: false, authorLimit: null },
       };
     },
-    expect: adminOnly(200),
+    ok: 200,
   },
   "POST /api/admin/agents": {
     prepare: async () => ({ path: "/api/admin/agents", params: {}, body: { name: "Matrix agent", allowedTools: ["add_ticket_note"] } }),
-    expect: adminOnly(201),
+    ok: 201,
   },
   "POST /api/admin/agents/[agentId]/keys": {
     prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/keys`, params: { agentId: DEMO_AGENT_ID } }),
-    expect: adminOnly(201),
+    ok: 201,
   },
   "POST /api/admin/agents/[agentId]/keys/[keyId]/revoke": {
     prepare: async () => {
       const { apiKey } = await createApiKey(viewers.admin, DEMO_AGENT_ID);
       return { path: `/api/admin/agents/${DEMO_AGENT_ID}/keys/${apiKey.id}/revoke`, params: { agentId: DEMO_AGENT_ID, keyId: apiKey.id } };
     },
-    expect: adminOnly(200),
+    ok: 200,
   },
   "POST /api/admin/tools/import": {
     prepare: async () => ({
@@ -234,11 +249,11 @@ const SPECS: Record<string, Spec> = {
       params: {},
       body: { source: "mcp_tools_list", label: "matrix", payload: { tools: [{ name: `matrix_${nanoid(6)}`, inputSchema: { type: "object", properties: { note: { type: "string" } } }, annotations: { readOnlyHint: true } }] } },
     }),
-    expect: adminOnly(201),
+    ok: 201,
   },
   "PUT /api/admin/agents/[agentId]/allowed-tools": {
     prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/allowed-tools`, params: { agentId: DEMO_AGENT_ID }, body: { allowedTools: [...DEMO_AGENT_TOOLS] } }),
-    expect: adminOnly(200),
+    ok: 200,
   },
   // agent API: an agent key and nothing else
   "POST /api/v1/tasks/[taskId]/runs": {
@@ -246,7 +261,7 @@ const SPECS: Record<string, Spec> = {
       const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75004" } });
       return { path: `/api/v1/tasks/${task.id}/runs`, params: { taskId: task.id }, body: { taskRevision: task.revision, steps: scenario("note-75004").steps } };
     },
-    expect: agentOnly(201),
+    ok: 201,
   },
   "POST /api/v1/runs/[runId]/steps/[stepId]/claim": {
     prepare: async () => {
@@ -254,7 +269,7 @@ const SPECS: Record<string, Spec> = {
       const step = run.steps[0];
       return { path: `/api/v1/runs/${run.id}/steps/${step.id}/claim`, params: { runId: run.id, stepId: step.id }, body: { digest: step.digest, taskRevision: run.boundTaskRevision } };
     },
-    expect: agentOnly(200),
+    ok: 200,
   },
   "POST /api/v1/runs/[runId]/steps/[stepId]/outcome": {
     prepare: async () => {
@@ -262,11 +277,11 @@ const SPECS: Record<string, Spec> = {
       const { step, token } = await claimed(run);
       return { path: `/api/v1/runs/${run.id}/steps/${step.id}/outcome`, params: { runId: run.id, stepId: step.id }, body: { token, status: "succeeded" } };
     },
-    expect: agentOnly(200),
+    ok: 200,
   },
   "POST /api/v1/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Booking reference added." } }),
-    expect: agentOnly(201),
+    ok: 201,
   },
   "POST /api/v1/demo/effects": {
     prepare: async () => {
@@ -274,7 +289,7 @@ const SPECS: Record<string, Spec> = {
       const { step, token } = await claimed(run);
       return { path: "/api/v1/demo/effects", params: {}, body: { runId: run.id, stepId: step.id, token } };
     },
-    expect: agentOnly(200),
+    ok: 200,
   },
 };
 
@@ -292,9 +307,9 @@ async function call(route: { method: Method; handler: Handler }, c: Call, creds:
 }
 
 /** Calls `route` as `who` against a fresh target; asserts the status, code and the denial audit trail. */
-async function expectCall(route: { method: Method; handler: Handler; key: string }, spec: Spec, who: Principal) {
+async function expectCall(route: { method: Method; handler: Handler; key: string; endpoint: Endpoint }, spec: Spec, who: Principal) {
   const c = await spec.prepare();
-  const [status, code] = spec.expect[who];
+  const [status, code] = spec.override?.[who] ?? expectedFor(route.endpoint, who, spec.ok);
   const before = await lastSeq();
   const { status: got, body } = await call(route, c, credentialsOf(who));
   expect({ who, status: got, code: (body.error as { code?: string } | undefined)?.code }).toEqual({
@@ -329,8 +344,17 @@ beforeAll(async () => {
   await updateUser(viewers.admin, dora.id, { disabled: true });
 });
 
-describe("the matrix covers every mutating endpoint", () => {
-  it("finds the route files and has a row for each mutating handler (add one for a new endpoint)", () => {
+describe("the matrix covers every declared endpoint", () => {
+  it("every route file's handlers are declared, every declaration has its handler, every mutating one a row", async () => {
+    const exported: string[] = [];
+    for (const file of routeFiles(API_DIR)) {
+      const template = fileTemplate(file);
+      if (NOT_DECLARED.has(template)) continue;
+      const mod = (await import(file)) as Record<string, unknown>;
+      for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) if (typeof mod[m] === "function") exported.push(`${m} ${template}`);
+    }
+    expect(exported.sort()).toEqual(routes.map((r) => r.key).sort());
+    expect(routes.filter((r) => typeof r.handler !== "function").map((r) => r.key)).toEqual([]);
     expect(mutatingRoutes.length).toBeGreaterThanOrEqual(17);
     expect(mutatingRoutes.map((r) => r.key).filter((k) => !SPECS[k])).toEqual([]);
     expect(Object.keys(SPECS).filter((k) => !mutatingRoutes.some((r) => r.key === k))).toEqual([]);

@@ -1,11 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { formatInstant } from "@/lib/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { requirePageViewer } from "@/lib/server/page-access";
-import { pageRoleRefusal } from "@/lib/server/page-access";
+import { requirePageRole } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Denials" };
 export const dynamic = "force-dynamic";
@@ -13,15 +12,7 @@ export const dynamic = "force-dynamic";
 /** Supervisors' view of every refused authorisation (DESIGN.md §11; issue #6 "denials are data"). */
 export default async function DenialsPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
   const viewer = await requirePageViewer("/denials");
-  const refusal = await pageRoleRefusal(viewer, ["supervisor", "admin"], "view /denials");
-  if (refusal) {
-    return (
-      <>
-        <AppHeader viewer={viewer} />
-        <ForbiddenNotice message={refusal} />
-      </>
-    );
-  }
+  await requirePageRole(viewer, ["supervisor", "admin"], "view /denials");
   const { before: rawBefore } = await searchParams;
   const before = rawBefore && /^\d+$/.test(rawBefore) ? Number(rawBefore) : undefined;
   const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });

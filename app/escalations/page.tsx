@@ -3,11 +3,9 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
 import { Countdown } from "@/components/countdown";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { isDomainError } from "@/lib/errors";
 import { formatInstant } from "@/lib/format";
 import { listEscalations, type EscalatedRunRow } from "@/lib/server/deadlines/list-escalations";
-import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Escalations" };
@@ -19,15 +17,7 @@ export default async function EscalationsPage() {
   try {
     ({ rows } = await listEscalations(viewer, now));
   } catch (e) {
-    if (isDomainError(e) && e.code === "forbidden") {
-      return (
-        <>
-          <AppHeader viewer={viewer} />
-          <ForbiddenNotice message="The escalation queue is for supervisors." />
-        </>
-      );
-    }
-    throw e;
+    pageRefusal(e);
   }
   return (
     <>

@@ -1,11 +1,9 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
-import { isDomainError } from "@/lib/errors";
 import { formatInstant } from "@/lib/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
-import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Insights" };
@@ -40,15 +38,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   try {
     data = await loadInsights(viewer, now, { since });
   } catch (e) {
-    if (isDomainError(e) && e.code === "forbidden") {
-      return (
-        <>
-          <AppHeader viewer={viewer} />
-          <ForbiddenNotice message="Edit telemetry is for supervisors. Ask a supervisor if you need these numbers." />
-        </>
-      );
-    }
-    throw e;
+    pageRefusal(e);
   }
   const { editRate, edits, editSizeBins, drift, outcomes, completionRate, recurring, runs, users } = data;
   const recent = drift.points.slice(-7).filter((p) => p.share !== null);

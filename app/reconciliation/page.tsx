@@ -2,10 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { formatInstant } from "@/lib/format";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
-import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Needs reconciliation" };
@@ -13,15 +12,7 @@ export const metadata: Metadata = { title: "Needs reconciliation" };
 /** Supervisors: every step whose outcome is unknown (or never reported), oldest first. */
 export default async function ReconciliationPage() {
   const viewer = await requirePageViewer("/reconciliation");
-  if (viewer.role !== "supervisor") {
-    return (
-      <>
-        <AppHeader viewer={viewer} />
-        <ForbiddenNotice message="Reconciling unknown outcomes is for supervisors." />
-      </>
-    );
-  }
-  const { items } = await listNeedsReconciliation(viewer);
+  const { items } = await listNeedsReconciliation(viewer).catch(pageRefusal);
   return (
     <>
       <AppHeader viewer={viewer} />

@@ -249,7 +249,8 @@ function modelProvenance(args: ToolArgs): Record<string, { kind: "model" }> {
 }
 
 function refusedBy(error: ApiError<string>): Extract<Decision, { kind: "refused" }> {
-  return { kind: "refused", code: error.code, reason: error.message, ...(error.issues ? { issues: error.issues } : {}) };
+  const issues = Array.isArray(error.issues) ? (error.issues as ValidationIssue[]) : undefined;
+  return { kind: "refused", code: error.code, reason: error.message, ...(issues ? { issues } : {}) };
 }
 
 // ── 2. wait ────────────────────────────────────────────────────────────────────

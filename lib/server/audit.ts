@@ -33,6 +33,7 @@ export type AuditType =
 export type Actor =
   | { kind: "agent"; id: string }
   | { kind: "user"; id: string }
+  | { kind: "integration"; id: string }
   | { kind: "system"; id?: null }
   | { kind: "anonymous"; id?: null };
 

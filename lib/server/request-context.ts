@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Who a request has been identified as so far (set by requireViewer / requireAgent). */
-export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: string };
+export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: string } | { kind: "integration"; id: string };
 
 /**
  * What the server knows about the API request being handled, for the denial audit trail:

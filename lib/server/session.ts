@@ -21,6 +21,12 @@ export interface Viewer {
   grants: Grant[];
 }
 
+/** The calling ticketing integration of a task-revision request (issue #13: its own credential, not an agent's). */
+export interface IntegrationCaller {
+  id: string;
+  name: string;
+}
+
 /** The calling agent of an `/api/v1` request. */
 export interface AgentCaller {
   id: string;
@@ -83,6 +89,7 @@ export type MissingAuthority =
   | { kind: "session" }
   | { kind: "person" }
   | { kind: "agent_key" }
+  | { kind: "integration_key" }
   | { kind: "same_origin"; origin: string | null };
 
 /**
@@ -133,6 +140,15 @@ async function agentOfKey(req: Request): Promise<{ agentId: string; keyId: strin
   return key ? { agentId: key.agentId, keyId: key.id, revoked: key.revokedAt != null } : null;
 }
 
+/** Who a Bearer key belongs to — an agent or a ticketing integration — for attributing a refusal. */
+async function ownerOfKey(req: Request): Promise<Actor | null> {
+  const agent = await agentOfKey(req);
+  if (agent) return { kind: "agent", id: agent.agentId };
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
+  const integration = m ? await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) }, select: { id: true } }) : null;
+  return integration ? { kind: "integration", id: integration.id } : null;
+}
+
 /** The user behind the session cookie, even a disabled one (for attribution only). */
 async function sessionUserId(headers: Headers): Promise<string | null> {
   if (!headers.get("cookie")) return null;
@@ -151,10 +167,9 @@ export async function requireViewer(req: Request, opts: { mutating?: boolean } =
   const action = endpointOf(req);
   // An agent key first: it is the more specific mistake (agents send no Origin either).
   if (req.headers.get("authorization")) {
-    const agent = await agentOfKey(req);
     throw await recordDenial(
       req,
-      agent ? { kind: "agent", id: agent.agentId } : null,
+      await ownerOfKey(req),
       new DomainError("unauthorized", "Agent API keys are not accepted here; sign in as a person."),
       { action, missing: { kind: "person" }, extra: { credential: "agent_key" } },
     );
@@ -245,7 +260,7 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
   if (!key || key.revokedAt) {
     throw await recordDenial(
       req,
-      key ? { kind: "agent", id: key.agentId } : null,
+      key ? { kind: "agent", id: key.agentId } : await ownerOfKey(req),
       new DomainError("unauthorized", "This API key is unknown or revoked."),
       { action, missing: { kind: "agent_key" }, extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) } },
     );
@@ -257,6 +272,45 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
     allowedTools: Array.isArray(key.agent.allowedTools) ? (key.agent.allowedTools as string[]) : [],
     keyId: key.id,
   };
+}
+
+/**
+ * Authenticates a ticketing integration by `Authorization: Bearer <integration key>` (issue #13:
+ * task revisions come from the ticketing system, not from agents). Errors: 401 `unauthorized`
+ * for a missing, unknown or revoked key; 403 `forbidden` for a valid AGENT key (an agent may not
+ * rewrite the task its approvals are bound to) — both audited as `denied`.
+ */
+export async function requireIntegration(req: Request): Promise<IntegrationCaller> {
+  const action = endpointOf(req);
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
+  if (m) {
+    const key = await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) } });
+    if (key && !key.revokedAt) {
+      setRequestActor({ kind: "integration", id: key.id });
+      return { id: key.id, name: key.name };
+    }
+    const agent = await agentOfKey(req);
+    if (agent && !agent.revoked) {
+      throw await recordDenial(
+        req,
+        { kind: "agent", id: agent.agentId },
+        new DomainError("forbidden", "Agent keys cannot revise tasks: task revisions come from the ticketing integration (its own key)."),
+        { action, missing: { kind: "integration_key" }, extra: { credential: "agent_key", keyId: agent.keyId } },
+      );
+    }
+    throw await recordDenial(req, key ? { kind: "integration", id: key.id } : null, new DomainError("unauthorized", "This integration key is unknown or revoked."), {
+      action,
+      missing: { kind: "integration_key" },
+      extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) },
+    });
+  }
+  const cookie = !!req.headers.get("cookie");
+  const userId = cookie ? await sessionUserId(req.headers) : null;
+  throw await recordDenial(req, userId ? { kind: "user", id: userId } : null, new DomainError("unauthorized", "Send the integration key as 'Authorization: Bearer <key>'."), {
+    action,
+    missing: { kind: "integration_key" },
+    extra: cookie ? { credential: "session_cookie" } : {},
+  });
 }
 
 /**

@@ -92,13 +92,8 @@ export interface ImportResult {
   problems: ImportProblem[];
 }
 
-/** Body of `POST /api/admin/tools/import` (one of the three sources). */
-export const importToolsBodySchema = z.discriminatedUnion("source", [
-  z.object({ source: z.literal("mcp_tools_list"), label: z.string().trim().min(1).max(200), payload: z.unknown() }).strict(),
-  z.object({ source: z.literal("openai_functions"), label: z.string().trim().min(1).max(200), payload: z.unknown(), readOnly: z.array(z.string()).max(200).optional() }).strict(),
-  z.object({ source: z.literal("mcp_server"), server: z.string().min(1).max(100) }).strict(),
-]);
-export type ImportToolsBody = z.infer<typeof importToolsBodySchema>;
+export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../api/tool-catalog-endpoints";
+import type { ImportToolsBody } from "../api/tool-catalog-endpoints";
 
 /** `tools/list` result (`{tools: [...]}`) or the bare list. Errors: 400 `bad_request`. */
 function mcpEntries(payload: unknown): McpToolEntry[] {
@@ -252,8 +247,6 @@ export async function listCatalogForAdmin(admin: Pick<Viewer, "id" | "role">): P
   return { catalogVersion: version, imported: await importedToolsAt(version), builtIn: [...toolNames] };
 }
 
-/** Body of `PUT /api/admin/agents/{agentId}/allowed-tools`: the agent's whole allowlist. */
-export const allowedToolsBodySchema = z.object({ allowedTools: z.array(z.string().min(1).max(64)).max(500) }).strict();
 
 /**
  * Sets an agent's allowlist to `tools` (built-in or imported names of the current catalog; the

@@ -92,7 +92,7 @@ export interface ToolIssue {
  * Methods are declared in method syntax on purpose: it lets every concrete tool be stored as
  * a plain `ToolDefinition` in the catalog.
  */
-export interface ToolDefinition<S extends z.ZodObject<any, any> = z.ZodObject<any, any>> {
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   /** Stable snake_case name, e.g. "issue_refund". */
   readonly name: string;
   /** Short label for people, e.g. "Issue refund". */
@@ -122,7 +122,7 @@ export interface ToolDefinition<S extends z.ZodObject<any, any> = z.ZodObject<an
  * Identity helper that keeps a tool's literal name and schema types while checking it
  * against {@link ToolDefinition}.
  */
-export function defineTool<N extends string, S extends z.ZodObject<any, any>>(
+export function defineTool<N extends string, S extends z.ZodObject>(
   def: ToolDefinition<S> & { readonly name: N },
 ): ToolDefinition<S> & { readonly name: N } {
   return def;

@@ -2,23 +2,20 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { AgentsAdmin } from "@/components/admin/agents-admin";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { listAgents } from "@/lib/server/admin/admin";
 import { requirePageViewer } from "@/lib/server/page-access";
-import { pageRoleRefusal } from "@/lib/server/page-access";
+import { requirePageRole } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Agents · Admin" };
 export const dynamic = "force-dynamic";
 
 export default async function AdminAgentsPage() {
   const viewer = await requirePageViewer("/admin/agents");
-  const refusal = await pageRoleRefusal(viewer, ["admin"], "view /admin/agents");
+  await requirePageRole(viewer, ["admin"], "view /admin/agents");
   return (
     <>
       <AppHeader viewer={viewer} />
-      {refusal ? (
-        <ForbiddenNotice message={refusal} />
-      ) : (
+      {
         <main className="mx-auto max-w-7xl px-6 py-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">
@@ -27,7 +24,7 @@ export default async function AdminAgentsPage() {
           <AdminNav current="agents" />
           <AgentsAdmin initialAgents={await listAgents(viewer)} />
         </main>
-      )}
+      }
     </>
   );
 }

@@ -2,9 +2,8 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { ToolsAdmin } from "@/components/admin/tools-admin";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { listAgents } from "@/lib/server/admin/admin";
-import { pageRoleRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tool-catalog";
 
 export const metadata: Metadata = { title: "Tools · Admin" };
@@ -12,13 +11,11 @@ export const dynamic = "force-dynamic";
 
 export default async function AdminToolsPage() {
   const viewer = await requirePageViewer("/admin/tools");
-  const refusal = await pageRoleRefusal(viewer, ["admin"], "view /admin/tools");
+  await requirePageRole(viewer, ["admin"], "view /admin/tools");
   return (
     <>
       <AppHeader viewer={viewer} />
-      {refusal ? (
-        <ForbiddenNotice message={refusal} />
-      ) : (
+      {
         <main className="mx-auto max-w-7xl px-6 py-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">
@@ -27,7 +24,7 @@ export default async function AdminToolsPage() {
           <AdminNav current="tools" />
           <ToolsAdmin initial={await listCatalogForAdmin(viewer)} agents={(await listAgents(viewer)).map((a) => ({ id: a.id, name: a.name, allowedTools: a.allowedTools }))} servers={Object.keys(configuredMcpServers())} />
         </main>
-      )}
+      }
     </>
   );
 }

@@ -2,30 +2,27 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { listUsers } from "@/lib/server/admin/admin";
 import { requirePageViewer } from "@/lib/server/page-access";
-import { pageRoleRefusal } from "@/lib/server/page-access";
+import { requirePageRole } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Users · Admin" };
 export const dynamic = "force-dynamic";
 
 export default async function AdminUsersPage() {
   const viewer = await requirePageViewer("/admin/users");
-  const refusal = await pageRoleRefusal(viewer, ["admin"], "view /admin/users");
+  await requirePageRole(viewer, ["admin"], "view /admin/users");
   return (
     <>
       <AppHeader viewer={viewer} />
-      {refusal ? (
-        <ForbiddenNotice message={refusal} />
-      ) : (
+      {
         <main className="mx-auto max-w-7xl px-6 py-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">People, their roles and grants; agents and their API keys. Every change is audited.</p>
           <AdminNav current="users" />
-          <UsersAdmin initialUsers={await listUsers(viewer)} viewerId={viewer.id} />
+          <UsersAdmin initialUsers={(await listUsers(viewer)).users} viewerId={viewer.id} />
         </main>
-      )}
+      }
     </>
   );
 }

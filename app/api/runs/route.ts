@@ -1,19 +1,11 @@
-import { NextResponse } from "next/server";
-import { DomainError } from "@/lib/errors";
+import { listQueueEndpoint } from "@/lib/api/endpoints";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
-import { handle } from "@/lib/server/http";
+import { route } from "@/lib/server/route";
 import { listQueue } from "@/lib/server/runs/list-queue";
-import { RUN_STATUSES, type RunStatus } from "@/lib/run-state";
-import { deskScope, requireViewer } from "@/lib/server/session";
+import { deskScope } from "@/lib/server/session";
 
-/** `GET /api/runs?status=pending_review` — the queue (API.md operator API). */
-export const GET = handle(async (req: Request) => {
-  const viewer = await requireViewer(req);
-  const status = new URL(req.url).searchParams.get("status");
-  if (status && !RUN_STATUSES.includes(status as RunStatus)) {
-    throw new DomainError("bad_request", `Unknown status "${status}". Use one of: ${RUN_STATUSES.join(", ")}.`);
-  }
+/** `GET /api/runs?status=pending_review&cursor=…` → `{runs, nextCursor}` (lib/api/endpoints.ts `listQueueEndpoint`). */
+export const GET = route(listQueueEndpoint, async ({ caller, query }) => {
   await sweepDeadlinesSoon(); // opportunistic (throttled); decisions re-check deadlines anyway
-  const runs = await listQueue({ status: (status as RunStatus) || undefined, scope: deskScope(viewer) });
-  return NextResponse.json({ runs });
+  return { body: await listQueue({ status: query.status, scope: deskScope(caller), cursor: query.cursor, limit: query.limit }) };
 });

@@ -9,7 +9,7 @@ import { IRREVERSIBLE_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } f
 import { hashApiKey } from "@/lib/server/api-keys";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { getViewer } from "@/lib/server/session";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { VALIDATION_STAGES } from "@/lib/validation/types";
@@ -65,8 +65,9 @@ async function expectError(res: Response, status: number, code: string): Promise
 
 const post = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
   submitRun(request("POST", `/api/v1/tasks/${taskId}/runs`, { ...opts, body }), params({ taskId }));
+/** Task revisions come from the ticketing integration, with its own key (issue #13). */
 const revise = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
-  reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { ...opts, body }), params({ taskId }));
+  reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, ...opts, body }), params({ taskId }));
 const fetchRun = (runId: string, opts: CallOptions = {}) => getRun(request("GET", `/api/v1/runs/${runId}`, opts), params({ runId }));
 const fetchTask = (taskId: string, opts: CallOptions = {}) => getTask(request("GET", `/api/v1/tasks/${taskId}`, opts), params({ taskId }));
 const runCount = () => prisma.run.count();
@@ -514,6 +515,17 @@ describe("POST /api/v1/tasks/{taskId}/revisions", () => {
     for (let i = 0; i < 10; i++) expect(finalBody.split(`: parallel ${i}`).length).toBe(2);
   });
 
+  it("refuses an agent key (403 forbidden, audited): an agent may not rewrite the task its approvals are bound to", async () => {
+    const taskId = "task_75018";
+    const start = await revisionOf(taskId);
+    const before = await prisma.auditEvent.count({ where: { type: "denied" } });
+    await expectError(await revise(taskId, { comment: "the agent tries" }, { key: DEMO_AGENT_KEY }), 403, "forbidden");
+    expect(await revisionOf(taskId)).toBe(start);
+    const denied = await prisma.auditEvent.findMany({ where: { type: "denied" }, orderBy: { seq: "desc" }, take: 1 });
+    expect(await prisma.auditEvent.count({ where: { type: "denied" } })).toBe(before + 1);
+    expect({ kind: denied[0].actorKind, id: denied[0].actorId }).toEqual({ kind: "agent", id: DEMO_AGENT_ID });
+  });
+
   it("refuses an empty or malformed revision (400) and an unknown task (404)", async () => {
     const taskId = "task_75018";
     const start = await revisionOf(taskId);
@@ -521,7 +533,7 @@ describe("POST /api/v1/tasks/{taskId}/revisions", () => {
     await expectError(await revise(taskId, { comment: "   " }), 400, "bad_request");
     await expectError(await revise(taskId, { comment: "ok", revision: 99 }), 400, "bad_request");
     await expectError(
-      await reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { raw: "{" }), params({ taskId })),
+      await reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, raw: "{" }), params({ taskId })),
       400,
       "invalid_json",
     );

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
-import { DEMO_AGENT_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
 import { POST as reconcileRoute } from "../runs/[runId]/steps/[stepId]/reconcile/route";
 import { POST as effectRoute } from "./demo/effects/route";
@@ -139,7 +139,7 @@ describe("POST /api/v1/runs/{runId}/steps/{stepId}/claim", () => {
     const run = await submit("75010", notes("75010"));
     const c1 = await json(await claim(run.id, "s1", bodyFor(run, "s1")));
     expect((await outcome(run.id, "s1", { token: c1.claim.token, status: "succeeded" })).status).toBe(200);
-    const revised = await reviseRoute(request(`/api/v1/tasks/${run.taskId}/revisions`, { body: { comment: "Customer changed the request." } }), params({ taskId: run.taskId }));
+    const revised = await reviseRoute(request(`/api/v1/tasks/${run.taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, body: { comment: "Customer changed the request." } }), params({ taskId: run.taskId }));
     expect(revised.status).toBe(201);
     const err = await expectError(await claim(run.id, "s2", bodyFor(run, "s2")), 409, "stopped_stale_task");
     expect(err).toMatchObject({ boundRevision: 1, liveRevision: 2, executedStepIds: ["s1"], blockedStepId: "s2" });

@@ -22,6 +22,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
 import { prisma } from "../db";
+import { nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
 /**
@@ -35,7 +36,7 @@ import { requireRole, type Viewer } from "../session";
 type Admin = Pick<Viewer, "id" | "role">;
 type Tx = Prisma.TransactionClient;
 
-/** A person as the admin pages list them. */
+/** A person as the admin pages list them (`listUsers` pages them by name). */
 export interface AdminUserView {
   id: string;
   name: string;
@@ -141,11 +142,29 @@ async function audit(tx: Tx | typeof prisma, actor: Actor, what: string, target:
 // ── people ────────────────────────────────────────────────────────────────────
 
 /** All people, admins first, then by name. Errors: 403 `forbidden` unless admin. */
-export async function listUsers(admin: Admin, now = new Date()): Promise<AdminUserView[]> {
+export async function listUsers(
+  admin: Admin,
+  opts: { cursor?: string | null; limit?: number } = {},
+  now = new Date(),
+): Promise<{ users: AdminUserView[]; nextCursor: string | null }> {
   await requireRole(admin, ["admin"], "admin.list_users");
-  const rows = await prisma.user.findMany({ include: userInclude, orderBy: [{ name: "asc" }] });
-  const rank = { admin: 0, supervisor: 1, operator: 2 } as const;
-  return rows.map((u) => toUserView(u, now)).sort((a, b) => rank[a.role] - rank[b.role] || a.name.localeCompare(b.name));
+  const limit = pageSize(opts.limit, 100);
+  const after = opts.cursor ? decodeName(opts.cursor) : null;
+  const rows = await prisma.user.findMany({
+    where: after ? { OR: [{ name: { gt: after.name } }, { name: after.name, id: { gt: after.id } }] } : {},
+    include: userInclude,
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    take: limit + 1,
+  });
+  return { users: rows.slice(0, limit).map((u) => toUserView(u, now)), nextCursor: nextCursorOf(rows, limit, (u) => u.name) };
+}
+
+/** The (name, id) position a users cursor stands for. Errors: 400 `bad_request`. */
+function decodeName(cursor: string): { name: string; id: string } {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const at = text.lastIndexOf("|");
+  if (at <= 0) throw new DomainError("bad_request", "This page cursor is not valid; start again from the first page.");
+  return { name: text.slice(0, at), id: text.slice(at + 1) };
 }
 
 /** One person with a grant row per known tool. Errors: 403 `forbidden`; 404 `not_found`. */

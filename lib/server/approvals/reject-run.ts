@@ -1,6 +1,8 @@
 import type { RejectBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
 import { lockRun, rejectWaitingRun } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { storedSteps, toRunView, type RunView } from "../runs/run-view";
@@ -8,9 +10,20 @@ import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 
 /**
+ * A decision on a run needs decision authority (issue #13): a supervisor, or a person who may
+ * approve at least one of the run's tools. Errors: 403 `forbidden`, audited `denied`.
+ */
+async function requireDecisionAuthority(viewer: Viewer, runId: string, tools: string[]): Promise<void> {
+  if (viewer.role === "supervisor" || viewer.grants.some((g) => g.canApprove && tools.includes(g.tool))) return;
+  await appendAudit(prisma, { runId, type: "denied", actor: { kind: "user", id: viewer.id }, data: { action: "reject", missing: { kind: "grant", anyOf: tools } } });
+  throw new DomainError("forbidden", "Rejecting a run needs the authority to approve at least one of its steps (or the supervisor role).");
+}
+
+/**
  * Rejects the run (API.md `POST /api/runs/{runId}/rejections`): status `rejected`, the reason
  * saved for the agent to read on its run, active approvals invalidated, audited `rejected` — one
- * transaction through the run lifecycle. Errors: 404; 409 `expired`, `run_not_pending`,
+ * transaction through the run lifecycle. Errors: 404; 403 `forbidden` without decision authority;
+ * 409 `expired`, `run_not_pending`,
  * `stale_plan_version` {currentVersion, plan}.
  */
 export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody, now = new Date()): Promise<RunView> {
@@ -26,6 +39,7 @@ export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody,
     });
   };
   if (body.planVersion !== run.planVersion) throw stale();
+  await requireDecisionAuthority(viewer, runId, storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps).map((s) => s.tool));
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const rejected = await rejectWaitingRun(tx, runId, body.planVersion, body.reason, { kind: "user", id: viewer.id });

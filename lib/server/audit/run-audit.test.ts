@@ -6,7 +6,6 @@
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import type { Step } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { getEditDetail, getRunAudit } from "./run-audit";
 import { claimStep } from "../claims/claim-step";

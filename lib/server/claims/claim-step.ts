@@ -28,7 +28,7 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
  * `stopped_stale_task` — the run is stopped —, `expired`, `run_not_approved`, `stale_task`,
  * `approval_missing`, `digest_mismatch`), then re-validates the step against live account data
- * (409 `validation_failed` {issues}) and checks that its approver still holds the authority
+ * (422 `validation_failed` {issues}) and checks that its approver still holds the authority
  * (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in
  * its WHERE so the check and the write are one statement: the task still at the bound revision
  * (a no-op conditional update that also locks the task row against a concurrent revision), the

@@ -51,7 +51,6 @@ async function submit(ticketId: string, steps: StepInput[] = autoPlan(ticketId))
 /** Approves every step of the run's current version as the senior would, and marks the run approved. */
 const approveAll = (runId: string) => approveAllAs(runId, "usr_senior");
 
-const stepOf = async (runId: string, stepId: string) => (await view(runId)).steps.find((s) => s.id === stepId)!;
 const view = async (runId: string) => toRunView(await loadRun(runId), LATER);
 const claimBody = async (runId: string, stepId: string) => {
   const run = await view(runId);

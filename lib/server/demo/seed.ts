@@ -11,6 +11,9 @@ import { hashApiKey } from "../api-keys";
 export const DEMO_PASSWORD = "plandesk-demo";
 export const DEMO_AGENT_KEY = "pd_demo_agent_key";
 export const DEMO_AGENT_ID = "agent_demo";
+/** The demo ticketing integration's key (posts task revisions; API.md "Demo desk"). */
+export const DEMO_INTEGRATION_KEY = "pd_demo_integration_key";
+export const DEMO_INTEGRATION_ID = "int_demo";
 
 type DemoGrant = { tool: string; approve: boolean; approveLimit?: number; author: boolean; authorLimit?: number };
 
@@ -102,10 +105,16 @@ export async function seedDemoDesk(now = new Date()) {
     update: {},
   });
 
-  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  await prisma.integrationKey.upsert({
+    where: { hash: hashApiKey(DEMO_INTEGRATION_KEY) },
+    create: { id: DEMO_INTEGRATION_ID, name: "Demo ticketing integration", hash: hashApiKey(DEMO_INTEGRATION_KEY), prefix: DEMO_INTEGRATION_KEY.slice(0, 8) },
+    update: {},
+  });
+
   for (const u of DEMO_USERS) {
     const existing = await prisma.user.findUnique({ where: { email: u.email } });
     if (existing) continue;
+    const passwordHash = await hashPassword(DEMO_PASSWORD); // per user: its own salt
     await prisma.user.create({
       data: {
         id: u.id,
@@ -150,7 +159,7 @@ export async function seedDemoDesk(now = new Date()) {
  * Production mode (PLANDESK_DEMO=0): no demo sign-in or demo key may work, also on a database
  * that was seeded in demo mode earlier. Demo users (by their demo emails) lose their password
  * credentials, sessions and grants and are disabled (the rows stay, so names in the audit trail
- * still resolve); the demo key is deleted. On a fresh database this finds nothing.
+ * still resolve); the demo agent and integration keys are deleted. On a fresh database this finds nothing.
  * Returns what was retired.
  */
 export async function retireDemoAccess(): Promise<{ users: string[]; keys: number }> {
@@ -164,7 +173,8 @@ export async function retireDemoAccess(): Promise<{ users: string[]; keys: numbe
     prisma.user.updateMany({ where: { id: { in: ids } }, data: { disabled: true } }),
   ]);
   const keys = await prisma.apiKey.deleteMany({ where: { hash: hashApiKey(DEMO_AGENT_KEY) } });
-  return { users: users.map((u) => u.email), keys: keys.count };
+  const integrationKeys = await prisma.integrationKey.deleteMany({ where: { hash: hashApiKey(DEMO_INTEGRATION_KEY) } });
+  return { users: users.map((u) => u.email), keys: keys.count + integrationKeys.count };
 }
 
 /**

@@ -1,14 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
 import { AppHeader } from "@/components/app-header";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { isDomainError } from "@/lib/errors";
 import { getUserDetail } from "@/lib/server/admin/admin";
 import { requirePageViewer } from "@/lib/server/page-access";
-import { pageRoleRefusal } from "@/lib/server/page-access";
+import { pageRefusal, requirePageRole } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "User · Admin" };
 export const dynamic = "force-dynamic";
@@ -16,21 +13,12 @@ export const dynamic = "force-dynamic";
 export default async function AdminUserPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const viewer = await requirePageViewer(`/admin/users/${id}`);
-  const refusal = await pageRoleRefusal(viewer, ["admin"], `view /admin/users/${id}`);
-  if (refusal) {
-    return (
-      <>
-        <AppHeader viewer={viewer} />
-        <ForbiddenNotice message={refusal} />
-      </>
-    );
-  }
+  await requirePageRole(viewer, ["admin"], `view /admin/users/${id}`);
   let detail: Awaited<ReturnType<typeof getUserDetail>>;
   try {
     detail = await getUserDetail(viewer, id);
   } catch (e) {
-    if (isDomainError(e) && e.code === "not_found") notFound();
-    throw e;
+    pageRefusal(e);
   }
   const { user, grants } = detail;
   return (

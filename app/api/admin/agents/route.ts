@@ -1,19 +1,9 @@
-import { NextResponse } from "next/server";
-import { createAgentSchema } from "@/lib/admin-schemas";
+import { createAgentEndpoint, listAgentsEndpoint } from "@/lib/api/endpoints";
 import { createAgent, listAgents } from "@/lib/server/admin/admin";
-import { handle, readJson } from "@/lib/server/http";
-import { requireRole, requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-/** `GET /api/admin/agents` → `{agents}` with allowlists and keys (prefixes only); 403. */
-export const GET = handle(async (req: Request) => {
-  const viewer = await requireViewer(req);
-  return NextResponse.json({ agents: await listAgents(viewer) });
-});
+/** `GET /api/admin/agents` → `{agents}` (lib/api/endpoints.ts `listAgentsEndpoint`). */
+export const GET = route(listAgentsEndpoint, async ({ caller }) => ({ body: { agents: await listAgents(caller) } }));
 
-/** `POST /api/admin/agents` `{name, allowedTools}` → 201 `{agent}`; 400; 403 `forbidden`, `cross_origin`. */
-export const POST = handle(async (req: Request) => {
-  const viewer = await requireViewer(req, { mutating: true });
-  await requireRole(viewer, ["admin"], "admin.create_agent"); // before reading the body
-  const body = await readJson(req, createAgentSchema);
-  return NextResponse.json({ agent: await createAgent(viewer, body) }, { status: 201 });
-});
+/** `POST /api/admin/agents` → 201 `{agent}` (lib/api/endpoints.ts `createAgentEndpoint`). */
+export const POST = route(createAgentEndpoint, async ({ caller, body }) => ({ body: { agent: await createAgent(caller, body) } }));

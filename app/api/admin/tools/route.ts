@@ -1,10 +1,6 @@
-import { NextResponse } from "next/server";
-import { handle } from "@/lib/server/http";
-import { requireViewer } from "@/lib/server/session";
+import { listToolCatalogEndpoint } from "@/lib/api/tool-catalog-endpoints";
+import { route } from "@/lib/server/route";
 import { listCatalogForAdmin } from "@/lib/server/tool-catalog";
 
-/** `GET /api/admin/tools` → `{catalogVersion, imported: [tool], builtIn: [name]}`; 401; 403 unless admin. */
-export const GET = handle(async (req: Request) => {
-  const viewer = await requireViewer(req);
-  return NextResponse.json(await listCatalogForAdmin(viewer));
-});
+/** `GET /api/admin/tools` → `{catalogVersion, imported, builtIn}` (lib/api/tool-catalog-endpoints.ts `listToolCatalogEndpoint`). */
+export const GET = route(listToolCatalogEndpoint, async ({ caller }) => ({ body: await listCatalogForAdmin(caller) }));

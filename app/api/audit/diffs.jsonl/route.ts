@@ -1,17 +1,12 @@
-import { handle } from "@/lib/server/http";
+import { diffCorpusEndpoint } from "@/lib/api/endpoints";
 import { diffCorpusStream } from "@/lib/server/audit/diff-corpus";
-import { requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
 export const dynamic = "force-dynamic";
 
-/**
- * `GET /api/audit/diffs.jsonl` — the diff corpus as NDJSON (`application/x-ndjson`), one line per
- * operator edit: `{runId, fromVersion, toVersion, editorId, before, after, diff, outcome}`,
- * streamed. Supervisors only (403 `forbidden` for operators and admins, audited `denied`).
- */
-export const GET = handle(async (req: Request) => {
-  const viewer = await requireViewer(req);
-  const stream = await diffCorpusStream(viewer);
+/** `GET /api/audit/diffs.jsonl` → the diff corpus as streamed NDJSON, supervisors only (lib/api/endpoints.ts `diffCorpusEndpoint`). */
+export const GET = route(diffCorpusEndpoint, async ({ caller }) => {
+  const stream = await diffCorpusStream(caller);
   const stamp = new Date().toISOString().slice(0, 10);
   return new Response(stream, {
     status: 200,

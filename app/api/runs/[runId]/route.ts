@@ -1,12 +1,9 @@
-import { NextResponse } from "next/server";
-import { handle } from "@/lib/server/http";
+import { getRunDetailsEndpoint } from "@/lib/api/endpoints";
+import { route } from "@/lib/server/route";
 import { getRunDetails } from "@/lib/server/runs/get-run-details";
-import { requireViewer } from "@/lib/server/session";
 
-/** `GET /api/runs/{runId}` — `{run, planVersions, validation, accountContext, task, ticket}`. */
-export const GET = handle(async (req: Request, ctx: { params: Promise<{ runId: string }> }) => {
-  const viewer = await requireViewer(req);
-  const { runId } = await ctx.params;
-  const { desk: _desk, ...details } = await getRunDetails(runId, viewer);
-  return NextResponse.json(details);
+/** `GET /api/runs/{runId}` → `{run, planVersions, validation, accountContext, …}` (lib/api/endpoints.ts `getRunDetailsEndpoint`). */
+export const GET = route(getRunDetailsEndpoint, async ({ caller, params }) => {
+  const { desk: _desk, ...details } = await getRunDetails(params.runId, caller);
+  return { body: details };
 });

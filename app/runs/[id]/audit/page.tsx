@@ -1,15 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
 import { EditDiff } from "@/components/edit-diff";
-import { ForbiddenNotice } from "@/components/forbidden-notice";
 import { PlanSteps } from "@/components/plan-steps";
 import { describeEvent, EVENT_LABELS, formatUtcSeconds } from "@/lib/audit-describe";
-import { isDomainError } from "@/lib/errors";
 import { statusLabel } from "@/lib/format";
 import { getRunAudit, type AuditEventView, type AuditPlanVersion, type RunAudit } from "@/lib/server/audit/run-audit";
-import { requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Audit trail" };
@@ -67,16 +64,7 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
   try {
     data = await getRunAudit(viewer, id);
   } catch (e) {
-    if (isDomainError(e) && e.code === "not_found") notFound();
-    if (isDomainError(e) && e.code === "forbidden") {
-      return (
-        <>
-          <AppHeader viewer={viewer} />
-          <ForbiddenNotice message={e.message} />
-        </>
-      );
-    }
-    throw e;
+    pageRefusal(e);
   }
   const { desk, ...audit } = data;
   const { run, events, planVersions, edits } = audit;

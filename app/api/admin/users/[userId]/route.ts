@@ -1,26 +1,9 @@
-import { NextResponse } from "next/server";
-import { updateUserSchema } from "@/lib/admin-schemas";
+import { getUserEndpoint, updateUserEndpoint } from "@/lib/api/endpoints";
 import { getUserDetail, updateUser } from "@/lib/server/admin/admin";
-import { handle, readJson } from "@/lib/server/http";
-import { requireRole, requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-type Ctx = { params: Promise<{ userId: string }> };
+/** `GET /api/admin/users/{userId}` → `{user, grants}` (lib/api/endpoints.ts `getUserEndpoint`). */
+export const GET = route(getUserEndpoint, async ({ caller, params }) => ({ body: await getUserDetail(caller, params.userId) }));
 
-/** `GET /api/admin/users/{userId}` → `{user, grants}` (a grant row per tool); 403; 404. */
-export const GET = handle(async (req: Request, ctx: Ctx) => {
-  const viewer = await requireViewer(req);
-  const { userId } = await ctx.params;
-  return NextResponse.json(await getUserDetail(viewer, userId));
-});
-
-/**
- * `PATCH /api/admin/users/{userId}` `{disabled?, role?}` → 200 `{user}`. Disabling ends the
- * person's sessions at once. 400; 403 `forbidden`, `cross_origin`; 404; 409 `last_admin`.
- */
-export const PATCH = handle(async (req: Request, ctx: Ctx) => {
-  const viewer = await requireViewer(req, { mutating: true });
-  await requireRole(viewer, ["admin"], "admin.update_user"); // before reading the body
-  const { userId } = await ctx.params;
-  const body = await readJson(req, updateUserSchema);
-  return NextResponse.json({ user: await updateUser(viewer, userId, body) });
-});
+/** `PATCH /api/admin/users/{userId}` → `{user}`; disabling ends the person's sessions (lib/api/endpoints.ts `updateUserEndpoint`). */
+export const PATCH = route(updateUserEndpoint, async ({ caller, params, body }) => ({ body: { user: await updateUser(caller, params.userId, body) } }));

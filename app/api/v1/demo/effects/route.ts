@@ -1,17 +1,9 @@
-import { NextResponse } from "next/server";
-import { applyDemoEffect, demoEffectBodySchema } from "@/lib/server/demo/demo-effects";
-import { handle, readJson } from "@/lib/server/http";
-import { requireAgent } from "@/lib/server/session";
+import { demoEffectEndpoint } from "@/lib/api/endpoints";
+import { applyDemoEffect } from "@/lib/server/demo/demo-effects";
+import { route } from "@/lib/server/route";
 
-/**
- * `POST /api/v1/demo/effects` `{runId, stepId, token}` — demo mode only: the simulator's executor
- * writes a claimed step into the demo account data (not part of API.md). 200 `{effect}` (a repeat
- * returns the saved effect with `Idempotent-Replayed: true`); 404 outside demo mode;
- * 409 `invalid_claim_token`, `effect_failed`.
- */
-export const POST = handle(async (req: Request) => {
-  const agent = await requireAgent(req);
-  const body = await readJson(req, demoEffectBodySchema);
-  const { effect, replayed } = await applyDemoEffect(agent, body);
-  return NextResponse.json({ effect }, { status: 200, headers: replayed ? { "Idempotent-Replayed": "true" } : {} });
+/** `POST /api/v1/demo/effects` → `{effect}`, demo mode only (lib/api/endpoints.ts `demoEffectEndpoint`). */
+export const POST = route(demoEffectEndpoint, async ({ caller, body }) => {
+  const { effect, replayed } = await applyDemoEffect(caller, body);
+  return { body: { effect }, headers: replayed ? { "Idempotent-Replayed": "true" } : {} };
 });

@@ -1,15 +1,12 @@
-import { NextResponse } from "next/server";
-import { handle } from "@/lib/server/http";
+import { getAgentRunEndpoint } from "@/lib/api/endpoints";
 import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
 import { loadRun } from "@/lib/server/runs/load-run";
 import { toRunView } from "@/lib/server/runs/run-view";
-import { requireAgent } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-/** `GET /api/v1/runs/{runId}` → `{run}` of the calling agent; 404 for another agent's run. */
-export const GET = handle(async (req: Request, ctx: { params: Promise<{ runId: string }> }) => {
-  const agent = await requireAgent(req);
-  const { runId } = await ctx.params;
-  await loadRun(runId, { agentId: agent.id });
-  await expireIfDue(runId);
-  return NextResponse.json({ run: toRunView(await loadRun(runId, { agentId: agent.id })) });
+/** `GET /api/v1/runs/{runId}` → `{run}` of the calling agent (lib/api/endpoints.ts `getAgentRunEndpoint`); a passed deadline is persisted first. */
+export const GET = route(getAgentRunEndpoint, async ({ caller, params }) => {
+  await loadRun(params.runId, { agentId: caller.id });
+  await expireIfDue(params.runId);
+  return { body: { run: toRunView(await loadRun(params.runId, { agentId: caller.id })) } };
 });

@@ -1,11 +1,6 @@
-import { NextResponse } from "next/server";
-import { handle } from "@/lib/server/http";
-import { requireAgent } from "@/lib/server/session";
+import { getTaskEndpoint } from "@/lib/api/endpoints";
+import { route } from "@/lib/server/route";
 import { getTask } from "@/lib/server/tasks/read-tasks";
 
-/** `GET /api/v1/tasks/{taskId}` → `{task}`; 404 `not_found`. */
-export const GET = handle(async (req: Request, ctx: { params: Promise<{ taskId: string }> }) => {
-  await requireAgent(req);
-  const { taskId } = await ctx.params;
-  return NextResponse.json({ task: await getTask(taskId) });
-});
+/** `GET /api/v1/tasks/{taskId}` → `{task}` (lib/api/endpoints.ts `getTaskEndpoint`). */
+export const GET = route(getTaskEndpoint, async ({ params }) => ({ body: { task: await getTask(params.taskId) } }));

@@ -1,14 +1,9 @@
-import { NextResponse } from "next/server";
+import { createApiKeyEndpoint } from "@/lib/api/endpoints";
 import { createApiKey } from "@/lib/server/admin/admin";
-import { handle } from "@/lib/server/http";
-import { requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-/**
- * `POST /api/admin/agents/{agentId}/keys` → 201 `{apiKey: {id, prefix, createdAt, revokedAt}, key}`.
- * `key` is shown this once; only its hash is stored. 403 `forbidden`, `cross_origin`; 404.
- */
-export const POST = handle(async (req: Request, ctx: { params: Promise<{ agentId: string }> }) => {
-  const viewer = await requireViewer(req, { mutating: true });
-  const { agentId } = await ctx.params;
-  return NextResponse.json(await createApiKey(viewer, agentId), { status: 201, headers: { "cache-control": "no-store" } });
-});
+/** `POST /api/admin/agents/{agentId}/keys` → 201 `{apiKey, key}`; the key is shown this once (lib/api/endpoints.ts `createApiKeyEndpoint`). */
+export const POST = route(createApiKeyEndpoint, async ({ caller, params }) => ({
+  body: await createApiKey(caller, params.agentId),
+  headers: { "cache-control": "no-store" },
+}));

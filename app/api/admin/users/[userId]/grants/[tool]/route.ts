@@ -1,17 +1,6 @@
-import { NextResponse } from "next/server";
-import { grantInputSchema } from "@/lib/admin-schemas";
+import { setGrantEndpoint } from "@/lib/api/endpoints";
 import { setGrant } from "@/lib/server/admin/admin";
-import { handle, readJson } from "@/lib/server/http";
-import { requireRole, requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-/**
- * `PUT /api/admin/users/{userId}/grants/{tool}` `{canApprove, approveLimit, canAuthor, authorLimit}`
- * (ceilings `{minor, currency}` or null) → 200 `{grant}`. 400; 403 `forbidden`, `cross_origin`; 404.
- */
-export const PUT = handle(async (req: Request, ctx: { params: Promise<{ userId: string; tool: string }> }) => {
-  const viewer = await requireViewer(req, { mutating: true });
-  await requireRole(viewer, ["admin"], "admin.set_grant"); // before reading the body
-  const { userId, tool } = await ctx.params;
-  const body = await readJson(req, grantInputSchema);
-  return NextResponse.json({ grant: await setGrant(viewer, userId, tool, body) });
-});
+/** `PUT /api/admin/users/{userId}/grants/{tool}` → `{grant}` (lib/api/endpoints.ts `setGrantEndpoint`). */
+export const PUT = route(setGrantEndpoint, async ({ caller, params, body }) => ({ body: { grant: await setGrant(caller, params.userId, params.tool, body) } }));

@@ -1,11 +1,6 @@
-import { NextResponse } from "next/server";
+import { revokeApiKeyEndpoint } from "@/lib/api/endpoints";
 import { revokeApiKey } from "@/lib/server/admin/admin";
-import { handle } from "@/lib/server/http";
-import { requireViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route";
 
-/** `POST /api/admin/agents/{agentId}/keys/{keyId}/revoke` → 200 `{apiKey}` (revoked at once); 403; 404. */
-export const POST = handle(async (req: Request, ctx: { params: Promise<{ agentId: string; keyId: string }> }) => {
-  const viewer = await requireViewer(req, { mutating: true });
-  const { agentId, keyId } = await ctx.params;
-  return NextResponse.json({ apiKey: await revokeApiKey(viewer, agentId, keyId) });
-});
+/** `POST /api/admin/agents/{agentId}/keys/{keyId}/revoke` → `{apiKey}` (lib/api/endpoints.ts `revokeApiKeyEndpoint`). */
+export const POST = route(revokeApiKeyEndpoint, async ({ caller, params }) => ({ body: { apiKey: await revokeApiKey(caller, params.agentId, params.keyId) } }));

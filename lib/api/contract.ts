@@ -1,0 +1,78 @@
+import type { z } from "zod";
+import type { ErrorCode } from "../errors";
+
+/*
+ * How one HTTP endpoint is declared (issue #10, STYLE.md §11): path and method, who may call
+ * it, its path parameters, query, body, success response and typed refusals — once. The route
+ * wrapper (lib/server/http/route.ts) authenticates, authorises, audits denials, parses and maps
+ * errors from the declaration; the OpenAPI document (lib/api/openapi.ts) and the typed client
+ * (lib/client/api-client.ts) are generated from it; the authorisation-matrix test iterates it.
+ * Client-safe: no server imports.
+ */
+
+/** The roles a person can hold (DESIGN.md "People and machines"). */
+export type Role = "operator" | "supervisor" | "admin";
+
+/**
+ * Who may call an endpoint:
+ * - `agent`: an agent API key (`Authorization: Bearer`), never a session;
+ * - `integration`: a ticketing-integration key (scoped to task revisions);
+ * - `session`: a signed-in person holding one of `roles` (mutating methods also need the
+ *   console's own Origin);
+ * - `public`: anyone (the OpenAPI document).
+ */
+export type Caller = { kind: "agent" } | { kind: "integration" } | { kind: "session"; roles: readonly Role[] } | { kind: "public" };
+
+/** One endpoint of the API. Type parameters carry the zod schemas so handlers and clients are typed from them. */
+export interface Endpoint<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** operationId, e.g. "claimStep". */
+  id: string;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** OpenAPI path template, e.g. "/api/v1/runs/{runId}/steps/{stepId}/claim". */
+  path: string;
+  summary: string;
+  description?: string;
+  caller: Caller;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Whether the endpoint reads an `Idempotency-Key` header. */
+  idempotencyKey?: "optional" | "required";
+  /** The success status(es) and body. */
+  success: { status: readonly number[]; schema: R; description: string; contentType?: "application/json" | "application/x-ndjson" };
+  /** The typed refusals this endpoint itself can answer (the wrapper adds those of its caller kind). */
+  refusals: readonly ErrorCode[];
+}
+
+/** Identity helper keeping the literal types of a declaration (caller kind, schemas). */
+export function defineEndpoint<const E extends Endpoint>(e: E): E {
+  return e;
+}
+
+/**
+ * Every refusal `e` can answer: its own, those any request can get (malformed input, a body too
+ * large, an unexpected failure, a path id that names nothing), and those of its caller kind (no or a wrong credential; the
+ * wrong role; a mutating request from another origin).
+ */
+export function refusalsOf(e: Endpoint): ErrorCode[] {
+  const codes = new Set<ErrorCode>(e.refusals);
+  codes.add("bad_request");
+  codes.add("internal");
+  if (e.body) {
+    codes.add("invalid_json");
+    codes.add("payload_too_large");
+  }
+  if (e.params) codes.add("not_found"); // a path id that does not parse names nothing that exists
+  if (e.caller.kind !== "public") codes.add("unauthorized");
+  if (e.caller.kind === "session") {
+    if (e.method !== "GET") codes.add("cross_origin");
+    codes.add("forbidden");
+  }
+  if (e.caller.kind === "agent" || e.caller.kind === "integration") codes.add("forbidden");
+  return [...codes];
+}

@@ -1,0 +1,224 @@
+import { z } from "zod";
+import { planDiffSchema } from "../diff/plan-diff";
+import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
+import { RUN_STATES } from "../run-state";
+import { VALIDATION_STAGES } from "../validation/types";
+
+/*
+ * Response shapes of the HTTP API (API.md), declared once: the endpoint declarations
+ * (lib/api/endpoints.ts) point at them, the OpenAPI document is generated from them, the typed
+ * client's result types are inferred from them, and in tests every response is checked against
+ * them. Objects are open (extra fields allowed: the API may be extended, never renamed).
+ * Client-safe: no server imports. Money is `{minor, currency}`; times are ISO-8601 UTC strings.
+ */
+
+/** Money as the API sends it: integer minor units and an ISO 4217 currency code. */
+const money = z.object({ minor: z.number().int(), currency: z.string() });
+const isoTime = z.string().meta({ description: "ISO-8601 instant, UTC", format: "date-time" });
+/** An object whose extra fields are allowed (and dropped by parsing): the API may add fields, never rename them. */
+const open = <S extends z.ZodRawShape>(shape: S) => z.object(shape);
+
+export const errorSchema = z
+  .object({ error: open({ code: z.string(), message: z.string() }) })
+  .meta({ id: "Error", description: "Every refusal: a typed code, a message written for people, and details." });
+
+export const validationIssueSchema = open({
+  stage: z.enum(VALIDATION_STAGES),
+  code: z.string(),
+  severity: z.enum(["error", "warning"]),
+  stepId: z.string().optional(),
+  path: z.string().optional(),
+  message: z.string(),
+  needsAcknowledgement: z.boolean().optional(),
+}).meta({ id: "ValidationIssue" });
+
+export const runStatusSchema = z.enum(RUN_STATES).meta({ id: "RunStatus" });
+
+export const runStepSchema = open({
+  id: z.string(),
+  position: z.number().int(),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  provenance: z.record(z.string(), z.unknown()),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  author: authorSchema,
+  gate: z.enum(["approval_required", "auto"]),
+  approval: open({ id: z.string(), state: z.string(), approverId: z.string().nullable() }).nullable(),
+  execution: open({ status: z.string(), claimedAt: isoTime, reportedAt: isoTime.nullable(), detail: z.string().nullable() }).nullable(),
+  ...stepReasonsShape,
+}).meta({ id: "RunStep" });
+
+export const runSchema = open({
+  id: z.string(),
+  taskId: z.string(),
+  ticketId: z.string(),
+  agentId: z.string(),
+  status: runStatusSchema,
+  planVersion: z.number().int(),
+  approvedVersion: z.number().int().nullable(),
+  boundTaskRevision: z.number().int(),
+  catalogVersion: z.number().int().nullable().describe("Tool catalog version the run is validated against (null: built-in tools only)"),
+  createdAt: isoTime,
+  expiresAt: isoTime,
+  escalateAt: isoTime,
+  rejectionReason: z.string().nullable(),
+  stopReason: z.unknown(),
+  steps: z.array(runStepSchema),
+}).meta({ id: "Run" });
+
+export const taskSchema = open({
+  id: z.string(),
+  ticketId: z.string(),
+  accountId: z.string(),
+  revision: z.number().int(),
+  body: z.string(),
+  updatedAt: isoTime,
+}).meta({ id: "Task" });
+
+export const claimSchema = open({
+  token: z.string(),
+  stepId: z.string(),
+  digest: z.string(),
+  runId: z.string(),
+  planVersion: z.number().int(),
+  taskRevision: z.number().int(),
+  approvalId: z.string(),
+  claimedAt: isoTime,
+}).meta({ id: "Claim" });
+
+const outcomeStatus = z.enum(["claimed", "succeeded", "failed", "unknown"]);
+export const stepExecutionSchema = open({
+  runId: z.string(),
+  stepId: z.string(),
+  status: outcomeStatus,
+  outcome: outcomeStatus,
+  detail: z.string().nullable(),
+  claimedAt: isoTime,
+  reportedAt: isoTime.nullable(),
+  resolution: z.enum(["succeeded", "failed"]).nullable(),
+}).meta({ id: "StepExecution" });
+
+export const approvalSchema = open({
+  id: z.string(),
+  runId: z.string(),
+  stepId: z.string(),
+  planVersion: z.number().int(),
+  tool: z.string(),
+  digest: z.string(),
+  boundTaskRevision: z.number().int(),
+  approverId: z.string().nullable(),
+  state: z.string(),
+  expiresAt: isoTime,
+}).meta({ id: "Approval" });
+
+export const queueRowSchema = open({
+  id: z.string(),
+  status: runStatusSchema,
+  ticketId: z.string(),
+  ticketSubject: z.string(),
+  accountId: z.string(),
+  accountName: z.string(),
+  agentName: z.string(),
+  stepCount: z.number().int(),
+  gatedCount: z.number().int(),
+  warningCount: z.number().int(),
+  planVersion: z.number().int(),
+  createdAt: isoTime,
+  expiresAt: isoTime,
+}).meta({ id: "QueueRow" });
+
+export const demoEffectSchema = open({
+  runId: z.string(),
+  stepId: z.string(),
+  tool: z.string(),
+  summary: z.string(),
+  record: open({ type: z.string(), id: z.string(), before: z.record(z.string(), z.unknown()), after: z.record(z.string(), z.unknown()) }).nullable(),
+  appliedAt: isoTime,
+}).meta({ id: "DemoEffect" });
+
+const planVersionSummary = open({ version: z.number().int(), createdById: z.string().nullable(), createdAt: isoTime, stepCount: z.number().int() });
+
+export const runDetailsSchema = open({
+  run: runSchema,
+  task: open({ id: z.string(), ticketId: z.string(), revision: z.number().int(), body: z.string(), updatedAt: isoTime }),
+  ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
+  agent: open({ id: z.string(), name: z.string() }),
+  planVersions: z.array(planVersionSummary),
+  validation: open({ issues: z.array(validationIssueSchema) }),
+  accountContext: open({
+    account: open({ id: z.string(), name: z.string() }),
+    invoices: z.array(open({ id: z.string(), status: z.string(), openBalance: money, total: money })),
+    shipments: z.array(open({ id: z.string(), destination: z.string(), window: open({ from: z.string(), to: z.string() }), status: z.string() })),
+  }),
+  users: z.record(z.string(), z.string()),
+}).meta({ id: "RunDetails" });
+
+export const planDiffResponseSchema = planDiffSchema.meta({ id: "PlanDiff" });
+
+export const editResultSchema = open({
+  planVersion: planSchema,
+  diff: planDiffResponseSchema,
+  validation: open({ issues: z.array(validationIssueSchema), gate: z.record(z.string(), z.enum(["approval_required", "auto"])) }),
+  reapproval: z.string(),
+  unchanged: z.boolean(),
+});
+
+export const auditEventSchema = open({
+  seq: z.number().int(),
+  type: z.string(),
+  actor: open({ kind: z.enum(["agent", "user", "system", "anonymous"]), id: z.string().nullable(), name: z.string().optional() }),
+  at: isoTime,
+  data: z.record(z.string(), z.unknown()),
+}).meta({ id: "AuditEvent" });
+
+export const runAuditSchema = open({
+  events: z.array(auditEventSchema),
+  run: open({ id: z.string(), status: runStatusSchema, ticketId: z.string() }),
+  planVersions: z.array(open({ version: z.number().int(), steps: z.array(runStepSchema), issues: z.array(validationIssueSchema) })),
+  edits: z.array(open({ fromVersion: z.number().int(), toVersion: z.number().int(), editorId: z.string(), diff: planDiffResponseSchema })),
+});
+
+export const editDetailSchema = open({
+  runId: z.string(),
+  fromVersion: z.number().int(),
+  toVersion: z.number().int(),
+  editorId: z.string(),
+  editorName: z.string(),
+  createdAt: isoTime,
+  before: planSchema,
+  after: planSchema,
+  diff: planDiffResponseSchema,
+});
+
+const ceiling = money.nullable();
+export const grantViewSchema = open({
+  tool: z.string(),
+  label: z.string(),
+  movesMoney: z.boolean(),
+  canApprove: z.boolean(),
+  approveLimit: ceiling,
+  canAuthor: z.boolean(),
+  authorLimit: ceiling,
+}).meta({ id: "Grant" });
+
+export const adminUserSchema = open({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role: z.enum(["operator", "supervisor", "admin"]),
+  disabled: z.boolean(),
+  createdAt: isoTime,
+}).meta({ id: "AdminUser" });
+
+export const apiKeySchema = open({ id: z.string(), prefix: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() }).meta({ id: "ApiKey" });
+
+export const agentViewSchema = open({
+  id: z.string(),
+  name: z.string(),
+  allowedTools: z.array(z.string()),
+  createdAt: isoTime,
+  keys: z.array(apiKeySchema),
+}).meta({ id: "Agent" });
+
+/** The step shape agents submit (`id` optional; the console assigns one). */
+export const stepInputSchema = stepSchema.partial({ id: true, provenance: true, author: true });

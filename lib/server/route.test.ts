@@ -1,0 +1,73 @@
+/**
+ * The route wrapper enforces the contract it is built from (issue #10): an undeclared refusal or a
+ * success body that breaks its schema fails loudly in tests (PLANDESK_STRICT_CONTRACT=1, set by
+ * vitest.setup.ts), a malformed path id is 404, a bad query 400 — all with API.md's error shape.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineEndpoint } from "../api/contract";
+import { idParam } from "../api/endpoints";
+import { DomainError } from "../errors";
+import { prepareTestDatabase } from "../../testing/test-support";
+import { apiRequest, routeCtx } from "../../testing/test-auth";
+import { DEMO_AGENT_KEY } from "./demo/seed";
+import { route } from "./route";
+
+const probe = defineEndpoint({
+  id: "probe",
+  method: "GET",
+  path: "/api/v1/probe/{runId}",
+  summary: "A test endpoint",
+  caller: { kind: "agent" },
+  params: z.object({ runId: idParam }),
+  query: z.object({ mode: z.enum(["ok", "undeclared", "declared", "badBody"]) }),
+  success: { status: [200], schema: z.object({ answer: z.number().int() }), description: "{answer}" },
+  refusals: ["stale_task"],
+});
+
+const handler = route(probe, async ({ query, params }) => {
+  if (query.mode === "undeclared") throw new DomainError("digest_mismatch", "Not declared for this endpoint.");
+  if (query.mode === "declared") throw new DomainError("stale_task", "Declared.", { runId: params.runId });
+  if (query.mode === "badBody") return { body: { answer: "forty-two" } as never };
+  return { body: { answer: 42 } };
+});
+
+const get = async (path: string, runId: string) => {
+  const res = await handler(apiRequest("GET", path, { key: DEMO_AGENT_KEY }), routeCtx({ runId }));
+  return { status: res.status, body: (await res.json()) as { answer?: number; error?: { code: string; message: string } } };
+};
+
+beforeAll(async () => {
+  await prepareTestDatabase();
+});
+
+describe("route(declaration, handler)", () => {
+  it("answers a declared success and a declared refusal as they are", async () => {
+    expect(await get("/api/v1/probe/run_1?mode=ok", "run_1")).toEqual({ status: 200, body: { answer: 42 } });
+    expect(await get("/api/v1/probe/run_1?mode=declared", "run_1")).toMatchObject({ status: 409, body: { error: { code: "stale_task", runId: "run_1" } } });
+  });
+
+  it("fails loudly on a refusal the declaration does not list", async () => {
+    const res = await get("/api/v1/probe/run_1?mode=undeclared", "run_1");
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ code: "internal", message: expect.stringContaining('refusal "digest_mismatch" is not declared') });
+  });
+
+  it("fails loudly on a success body that does not match its schema", async () => {
+    const res = await get("/api/v1/probe/run_1?mode=badBody", "run_1");
+    expect(res.status).toBe(500);
+    expect(res.body.error?.message).toContain("response body does not match its schema");
+  });
+
+  it("answers a malformed id 404 and a bad query 400, never 500", async () => {
+    expect((await get("/api/v1/probe/__proto__?mode=ok", "__proto__")).status).toBe(404);
+    expect((await get("/api/v1/probe/%00?mode=ok", "\u0000")).status).toBe(404);
+    const bad = await get("/api/v1/probe/run_1?mode=nope", "run_1");
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
+  });
+
+  it("authenticates before anything else: no key is 401", async () => {
+    const res = await handler(apiRequest("GET", "/api/v1/probe/run_1?mode=ok", {}), routeCtx({ runId: "run_1" }));
+    expect(res.status).toBe(401);
+  });
+});

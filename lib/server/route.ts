@@ -1,0 +1,170 @@
+import { NextResponse } from "next/server";
+import type { z } from "zod";
+import { refusalsOf, type Endpoint } from "../api/contract";
+import { DomainError, isDomainError } from "../errors";
+import { appendAudit } from "./audit";
+import { prisma } from "./db";
+import { errorResponse, readJson } from "./http";
+import { idempotencyKeyOf } from "./idempotency";
+import { currentRequest, runWithRequestContext } from "./request-context";
+import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
+
+/**
+ * The one route wrapper (issue #10): turns an endpoint declaration (lib/api/endpoints.ts) and a
+ * handler body into a Next.js route handler. From the declaration it authenticates the caller
+ * (agent key, integration key or session — a mutating session request must come from the
+ * console's own Origin), authorises the role, audits every refused authorisation as `denied`,
+ * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
+ * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
+ * refusals to API.md's `{error: {code, message, …details}}` with their status; anything
+ * unexpected is logged and answered as a generic 500 `internal`.
+ *
+ * The contract is enforced, not only documented: a refusal the declaration does not list (its
+ * own or its caller kind's, `refusalsOf`) or a success body that does not match its declared
+ * schema is a contract violation — logged always, and answered 500 `internal` when
+ * PLANDESK_STRICT_CONTRACT=1 (the test suites set it), so a test fails on it.
+ */
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type CallerOf<E extends Endpoint> = E["caller"] extends { kind: "agent" }
+  ? AgentCaller
+  : E["caller"] extends { kind: "integration" }
+    ? IntegrationCaller
+    : E["caller"] extends { kind: "session" }
+      ? Viewer
+      : null;
+
+/** What a handler receives: the authenticated caller and the parsed request. */
+export interface RouteInput<E extends Endpoint> {
+  req: Request;
+  caller: CallerOf<E>;
+  params: E["params"] extends z.ZodType ? z.output<E["params"]> : Record<string, never>;
+  query: E["query"] extends z.ZodType ? z.output<E["query"]> : Record<string, never>;
+  body: Out<E["body"]>;
+  idempotencyKey: string | null;
+}
+
+/** What a handler returns: a JSON body (with its status when the declaration allows several, and headers), or a ready Response (streams). */
+export type RouteOutput<E extends Endpoint> = { status?: number; body: z.input<E["success"]["schema"]>; headers?: Record<string, string | undefined> } | Response;
+
+type NextHandler = (req: Request, ctx?: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+
+const strict = () => process.env.PLANDESK_STRICT_CONTRACT === "1";
+
+/** Builds the Next.js handler of `endpoint` around `handler` (see the module comment). */
+export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInput<E>) => Promise<RouteOutput<E>>): NextHandler {
+  const declared = new Set(refusalsOf(endpoint));
+  return async (req, ctx) => {
+    const raw = await rawParams(ctx);
+    return runWithRequestContext(req, raw, async () => {
+      try {
+        const caller = await authenticate(endpoint, req);
+        const params = parseParams(endpoint, raw);
+        const query = parseQuery(endpoint, req);
+        const idempotencyKey = endpoint.idempotencyKey ? idempotencyKeyOf(req) : null;
+        const body = endpoint.body ? await readJson(req, endpoint.body) : undefined;
+        const out = await handler({ req, caller, params, query, body, idempotencyKey } as RouteInput<E>);
+        if (out instanceof Response) return out;
+        const status = out.status ?? endpoint.success.status[0];
+        const headers = Object.fromEntries(Object.entries(out.headers ?? {}).filter((h): h is [string, string] => typeof h[1] === "string"));
+        const res = NextResponse.json(out.body, { status, headers });
+        const violation = checkSuccess(endpoint, status, out.body);
+        return violation ? contractViolation(endpoint, violation, res) : res;
+      } catch (e) {
+        if (isDomainError(e)) {
+          await auditUnrecordedDenial(e);
+          const res = errorResponse(e);
+          if (!declared.has(e.code)) return contractViolation(endpoint, `refusal "${e.code}" is not declared`, res);
+          return res;
+        }
+        console.error(`plandesk: unexpected error in ${endpoint.method} ${endpoint.path}`, e);
+        return NextResponse.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
+      }
+    });
+  };
+}
+
+/** Authenticates and authorises the caller the declaration names. Refusals are audited by session.ts. */
+async function authenticate(endpoint: Endpoint, req: Request): Promise<AgentCaller | IntegrationCaller | Viewer | null> {
+  const caller = endpoint.caller;
+  switch (caller.kind) {
+    case "public":
+      return null;
+    case "agent":
+      return requireAgent(req);
+    case "integration":
+      return requireIntegration(req);
+    case "session": {
+      const viewer = await requireViewer(req, { mutating: endpoint.method !== "GET" });
+      if (!caller.roles.includes(viewer.role)) await requireRole(viewer, caller.roles, `${endpoint.method} ${endpoint.path}`, { runId: currentRequest()?.params.runId ?? null });
+      return viewer;
+    }
+  }
+}
+
+/** Path parameters by their schema; one that does not parse names nothing that exists: 404. */
+function parseParams(endpoint: Endpoint, raw: Record<string, string>): unknown {
+  if (!endpoint.params) return {};
+  const parsed = endpoint.params.safeParse(raw);
+  if (!parsed.success) throw new DomainError("not_found", `Nothing exists at ${new URL("http://x" + endpoint.path).pathname.replace(/\{(\w+)\}/g, (_m, k: string) => raw[k] ?? k)}.`);
+  return parsed.data;
+}
+
+/** The query string by its schema (first value of a repeated key). Errors: 400 `bad_request` {issues}. */
+function parseQuery(endpoint: Endpoint, req: Request): unknown {
+  if (!endpoint.query) return {};
+  const entries: Record<string, string> = {};
+  for (const [k, v] of new URL(req.url).searchParams) if (!(k in entries)) entries[k] = v;
+  const parsed = endpoint.query.safeParse(entries);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    throw new DomainError("bad_request", `The query is not valid: ${issues.map((i) => `${i.path || "query"}: ${i.message}`).join("; ")}.`, { issues });
+  }
+  return parsed.data;
+}
+
+/** The route's params (`ctx.params`, a promise in Next 16), as strings; `{}` when absent. */
+async function rawParams(ctx: unknown): Promise<Record<string, string>> {
+  try {
+    const p = await (ctx as { params?: Promise<Record<string, unknown>> } | undefined)?.params;
+    return Object.fromEntries(Object.entries(p ?? {}).filter(([, v]) => typeof v === "string")) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/** Why a success answer breaks its declaration, or null. Checked only in strict mode (the schemas are large). */
+function checkSuccess(endpoint: Endpoint, status: number, body: unknown): string | null {
+  if (!endpoint.success.status.includes(status)) return `status ${status} is not a declared success status`;
+  if (!strict() || endpoint.success.contentType === "application/x-ndjson") return null;
+  const parsed = endpoint.success.schema.safeParse(body);
+  if (parsed.success) return null;
+  return `response body does not match its schema: ${parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join(".")}: ${i.message}`)
+    .join("; ")}`;
+}
+
+/** Logs a contract violation; in strict mode answers 500 so a test fails, otherwise lets `res` through. */
+function contractViolation(endpoint: Endpoint, what: string, res: Response): Response {
+  console.error(`plandesk: contract violation in ${endpoint.method} ${endpoint.path}: ${what}`);
+  if (!strict()) return res;
+  return NextResponse.json({ error: { code: "internal", message: `Contract violation in ${endpoint.method} ${endpoint.path}: ${what}.` } }, { status: 500 });
+}
+
+/** Audits a 401/403 refusal of the current request unless it is already on the record (DESIGN.md §11: denials are data). */
+async function auditUnrecordedDenial(err: DomainError): Promise<void> {
+  const ctx = currentRequest();
+  if (!ctx || ctx.denialHandled || (err.status !== 401 && err.status !== 403)) return;
+  try {
+    const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
+    await appendAudit(prisma, {
+      runId,
+      type: "denied",
+      actor: ctx.actor ?? { kind: "anonymous" },
+      data: { action: `${ctx.method} ${ctx.path}`, code: err.code, reason: err.message, ...(ctx.params.stepId ? { stepId: ctx.params.stepId } : {}) },
+    });
+  } catch (e) {
+    console.error("plandesk: could not audit a denial", e);
+  }
+}
