@@ -150,11 +150,19 @@ function MoneyText(props: {
 }
 
 /**
+ * One argument of one step as a typed input: an imported tool's argument from its JSON Schema
+ * (SchemaField), any other kind as below (TypedStepField).
+ */
+export function StepField(props: { stepIndex: number; field: FieldSpec; desk: DeskSnapshot; ticketAccountId: string }) {
+  return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} /> : <TypedStepField {...props} />;
+}
+
+/**
  * One argument of one step as a typed input: money, date window, id selects (the ticket's
  * account first, showing names), team select, textarea, text. Errors are linked with
  * aria-describedby; messages come from the tool's zod schema or the server's validation.
  */
-export function StepField({
+function TypedStepField({
   stepIndex,
   field,
   desk,
@@ -165,7 +173,6 @@ export function StepField({
   desk: DeskSnapshot;
   ticketAccountId: string;
 }) {
-  if (field.kind === "schema") return <SchemaField stepIndex={stepIndex} field={field} />;
   const {
     register,
     formState: { errors },

@@ -32,11 +32,12 @@ async function main(argv: string[]): Promise<number> {
   const agents: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (argv[i] === "--mcp" && v) (mcp = v), i++;
-    else if (argv[i] === "--openai" && v) (openai = v), i++;
-    else if (argv[i] === "--read-only" && v) (readOnly = new Set(v.split(",").filter(Boolean))), i++;
-    else if (argv[i] === "--allow-agent" && v) agents.push(v), i++;
-    else throw new Error(`Unknown argument "${argv[i]}".\n${USAGE}`);
+    if (!v || !["--mcp", "--openai", "--read-only", "--allow-agent"].includes(argv[i])) throw new Error(`Unknown argument "${argv[i]}".\n${USAGE}`);
+    if (argv[i] === "--mcp") mcp = v;
+    else if (argv[i] === "--openai") openai = v;
+    else if (argv[i] === "--read-only") readOnly = new Set(v.split(",").filter(Boolean));
+    else agents.push(v);
+    i++;
   }
   if (!mcp === !openai) throw new Error(USAGE);
   const builtIn = new Set<string>(toolNames);
