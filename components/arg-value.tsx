@@ -2,6 +2,7 @@ import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/format";
 import { formatMoney, type Money } from "@/lib/money";
 import { getTool } from "@/lib/tools/catalog";
+import type { ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
@@ -68,6 +69,10 @@ export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unkn
       return <span>{field.options?.find((o) => o.value === value)?.label ?? String(value)}</span>;
     case "textarea":
       return <span className="whitespace-pre-wrap">{String(value)}</span>;
+    case "schema":
+      if (typeof value === "boolean") return <span>{value ? "Yes" : "No"}</span>;
+      if (typeof value === "string" && field.schema?.format === "date") return <span>{formatIsoDate(value)} <span className="text-xs text-slate-500">({value})</span></span>;
+      return typeof value === "object" ? <code className="whitespace-pre-wrap break-all text-xs">{JSON.stringify(value)}</code> : <span>{String(value)}</span>;
     default:
       return <span>{typeof value === "string" ? value : JSON.stringify(value)}</span>;
   }
@@ -83,14 +88,17 @@ export function StepArgList({
   desk,
   className = "mt-1 grid grid-cols-[9rem_1fr] gap-y-1",
   valueClassName,
+  catalog,
 }: {
+  /** The run's catalog, for imported tools (default: built-in tools). */
+  catalog?: ToolCatalog;
   tool: string;
   args: Record<string, unknown>;
   desk: DeskSnapshot;
   className?: string;
   valueClassName?: string;
 }) {
-  const fields: readonly FieldSpec[] = getTool(tool)?.fields ?? Object.keys(args).map((name) => ({ name, label: name, kind: "text" as const }));
+  const fields: readonly FieldSpec[] = (catalog ? catalog.get(tool) : getTool(tool))?.fields ?? Object.keys(args).map((name) => ({ name, label: name, kind: "text" as const }));
   return (
     <dl className={className}>
       {fields.map((f) => (

@@ -7,11 +7,11 @@ import { FormProvider, useFieldArray, useForm } from "react-hook-form";
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/grants";
-import { blankArgs, planFormSchema, type PlanFormValues } from "@/lib/plan/form-schema";
+import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import { canonicalJson } from "@/lib/plan/canonical-json";
 import type { Step } from "@/lib/plan/schema";
 import type { EditResult } from "@/lib/server/edits/submit-edit";
-import { getTool, toolNames } from "@/lib/tools/catalog";
+import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { StepField } from "./step-fields";
@@ -62,6 +62,7 @@ export function PlanForm({
   onSaved,
   onCancel,
   onConflict,
+  catalog = builtinCatalog,
 }: {
   runId: string;
   baseVersion: number;
@@ -73,8 +74,13 @@ export function PlanForm({
   onSaved: (result: EditResult) => void;
   onCancel: () => void;
   onConflict: (currentVersion: number, plan: { version: number; steps: Step[] }, mine: PlanFormValues) => void;
+  /** The run's tool catalog (built-in plus the imported tools of its catalog version). */
+  catalog?: ToolCatalog;
 }) {
-  const form = useForm<PlanFormValues>({ resolver: zodResolver(planFormSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
+  const [formSchema] = useState(() => planFormSchemaFor(catalog));
+  const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
+  const toolNames = catalog.names();
+  const getTool = catalog.get;
   const { fields, append, remove, move } = useFieldArray({ control: form.control, name: "steps", keyName: "fieldKey" });
   const [serverIssues, setServerIssues] = useState<ValidationIssue[]>([]);
   const [adding, setAdding] = useState("");
@@ -199,7 +205,7 @@ export function PlanForm({
               type="button"
               disabled={!adding}
               onClick={() => {
-                append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId) });
+                append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId, "USD", catalog) });
                 setAdding("");
               }}
               className="rounded-md border border-slate-400 px-3 py-1.5 text-sm disabled:opacity-50"

@@ -1,11 +1,12 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { RunStepView } from "@/lib/server/runs/run-view";
-import { getTool } from "@/lib/tools/catalog";
+import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
 import { authorLabel } from "@/lib/audit-describe";
 import { ProvenanceBadge } from "./provenance-badge";
+import { StepReasons } from "./step-reasons";
 
 /**
  * "approved by Sam Senior" (· claimed / consumed) for a person's approval, "approval invalidated"
@@ -30,7 +31,10 @@ export function PlanSteps({
   desk,
   issues,
   users,
+  catalog = builtinCatalog,
 }: {
+  /** The run's catalog, for imported tools (default: built-in tools). */
+  catalog?: ToolCatalog;
   steps: RunStepView[];
   desk: DeskSnapshot;
   issues: ValidationIssue[];
@@ -39,14 +43,21 @@ export function PlanSteps({
   return (
     <ol className="space-y-4" aria-label="Plan steps">
       {steps.map((s) => {
-        const tool = getTool(s.tool);
+        const tool = catalog.get(s.tool);
         const stepIssues = issues.filter((i) => i.stepId === s.id);
         return (
           <li key={s.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby={`step-${s.id}-title`}>
             <div className="flex flex-wrap items-center gap-2">
               <span className="rounded-full bg-slate-900 px-2 py-0.5 text-xs font-semibold text-white">Step {s.position}</span>
               <h3 id={`step-${s.id}-title`} className="font-semibold">
-                {tool?.label ?? s.tool} <code className="ml-1 text-xs font-normal text-slate-500">{s.tool}</code>
+                {s.title ? (
+                  <>
+                    {s.title} <span className="text-sm font-normal text-slate-600">· {tool?.label ?? s.tool}</span>
+                  </>
+                ) : (
+                  (tool?.label ?? s.tool)
+                )}{" "}
+                <code className="ml-1 text-xs font-normal text-slate-500">{s.tool}</code>
               </h3>
               {tool && <EffectBadge effect={tool.effect} />}
               <GateBadge gate={s.gate} />
@@ -88,6 +99,7 @@ export function PlanSteps({
                 </div>
               ))}
             </dl>
+            <StepReasons reasons={s} desk={desk} stepId={s.id} />
             {stepIssues.length > 0 && (
               <ul className="mt-3 space-y-1">
                 {stepIssues.map((i, n) => (

@@ -2,7 +2,8 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { catalogWith } from "@/lib/tools/tool-catalog";
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
@@ -63,6 +64,7 @@ export function RunWorkspace({
     refetchInterval: 5_000,
   });
   const d = data ?? initial;
+  const catalog = useMemo(() => catalogWith(initial.catalog?.imported ?? [], initial.catalog?.version ?? null), [initial.catalog]);
   const [mode, setMode] = useState<Mode>({ kind: "view" });
   const [seenVersion, setSeenVersion] = useState(initial.run.planVersion);
   const [externalChange, setExternalChange] = useState<number | null>(null);
@@ -133,7 +135,7 @@ export function RunWorkspace({
               {i.message}
             </p>
           ))}
-          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} />
+          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} />
           {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
             <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} />
           )}
@@ -143,6 +145,7 @@ export function RunWorkspace({
         <>
           <h2 className="text-lg font-semibold">Editing plan version {mode.baseVersion}</h2>
           <PlanForm
+            catalog={catalog}
             key={`edit-${mode.baseVersion}`}
             runId={runId}
             baseVersion={mode.baseVersion}

@@ -6,6 +6,7 @@ import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { FieldSpec } from "@/lib/tools/types";
+import { SchemaField } from "./schema-field";
 
 const inputCls =
   "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm aria-[invalid=true]:border-red-600 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-600";
@@ -149,11 +150,19 @@ function MoneyText(props: {
 }
 
 /**
+ * One argument of one step as a typed input: an imported tool's argument from its JSON Schema
+ * (SchemaField), any other kind as below (TypedStepField).
+ */
+export function StepField(props: { stepIndex: number; field: FieldSpec; desk: DeskSnapshot; ticketAccountId: string }) {
+  return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} /> : <TypedStepField {...props} />;
+}
+
+/**
  * One argument of one step as a typed input: money, date window, id selects (the ticket's
  * account first, showing names), team select, textarea, text. Errors are linked with
  * aria-describedby; messages come from the tool's zod schema or the server's validation.
  */
-export function StepField({
+function TypedStepField({
   stepIndex,
   field,
   desk,

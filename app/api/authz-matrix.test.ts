@@ -243,6 +243,18 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  "POST /api/admin/tools/import": {
+    prepare: async () => ({
+      path: "/api/admin/tools/import",
+      params: {},
+      body: { source: "mcp_tools_list", label: "matrix", payload: { tools: [{ name: `matrix_${nanoid(6)}`, inputSchema: { type: "object", properties: { note: { type: "string" } } }, annotations: { readOnlyHint: true } }] } },
+    }),
+    ok: 201,
+  },
+  "PUT /api/admin/agents/[agentId]/allowed-tools": {
+    prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/allowed-tools`, params: { agentId: DEMO_AGENT_ID }, body: { allowedTools: [...DEMO_AGENT_TOOLS] } }),
+    ok: 200,
+  },
   // agent API: an agent key and nothing else
   "POST /api/v1/tasks/[taskId]/runs": {
     prepare: async () => {
@@ -373,6 +385,7 @@ describe("reads", () => {
   it.each([
     ["GET /api/admin/users", "/api/admin/users", {}],
     ["GET /api/admin/agents", "/api/admin/agents", {}],
+    ["GET /api/admin/tools", "/api/admin/tools", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {
     const route = get(key);

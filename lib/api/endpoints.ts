@@ -6,6 +6,7 @@ import { RUN_STATES } from "../run-state";
 import { reviseTaskBodySchema } from "../task-schema";
 import { approveBodySchema, claimBodySchema, demoEffectBodySchema, outcomeBodySchema, rejectBodySchema, submitEditBodySchema, submitRunBodySchema } from "./bodies";
 import { defineEndpoint, type Endpoint } from "./contract";
+import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./tool-catalog-endpoints";
 import {
   adminUserSchema,
   agentViewSchema,
@@ -473,5 +474,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createAgentEndpoint,
   createApiKeyEndpoint,
   revokeApiKeyEndpoint,
+  listToolCatalogEndpoint,
+  importToolsEndpoint,
+  setAllowedToolsEndpoint,
   openApiEndpoint,
 ];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { planDiffSchema } from "../diff/plan-diff";
-import { authorSchema, planSchema, stepSchema } from "../plan/schema";
+import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
 import { RUN_STATES } from "../run-state";
 import { VALIDATION_STAGES } from "../validation/types";
 
@@ -45,6 +45,7 @@ export const runStepSchema = open({
   gate: z.enum(["approval_required", "auto"]),
   approval: open({ id: z.string(), state: z.string(), approverId: z.string().nullable() }).nullable(),
   execution: open({ status: z.string(), claimedAt: isoTime, reportedAt: isoTime.nullable(), detail: z.string().nullable() }).nullable(),
+  ...stepReasonsShape,
 }).meta({ id: "RunStep" });
 
 export const runSchema = open({
@@ -56,6 +57,7 @@ export const runSchema = open({
   planVersion: z.number().int(),
   approvedVersion: z.number().int().nullable(),
   boundTaskRevision: z.number().int(),
+  catalogVersion: z.number().int().nullable().describe("Tool catalog version the run is validated against (null: built-in tools only)"),
   createdAt: isoTime,
   expiresAt: isoTime,
   escalateAt: isoTime,

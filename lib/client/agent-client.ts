@@ -30,6 +30,9 @@ import type { RunStatus as RunStatusOf } from "../run-state";
 import { callEndpoint, type ApiError, type ClientOptions, type Failure, type RefusalOf, type Result } from "./api-client";
 
 export type { ApiError, CommonErrorCode, Failure, Result } from "./api-client";
+/** What the agent knows about a step (API.md: title, rationale, evidence, risk, stopCondition), all optional. */
+export type { EvidenceRef, StepReasons } from "../plan/schema";
+import type { StepReasons } from "../plan/schema";
 
 // ── shapes of API.md (inferred from the declarations' schemas) ─────────────────
 
@@ -56,8 +59,8 @@ export type Fence = z.output<typeof fenceSchema>;
 /** Demo mode only: what the console's demo executor wrote for a claimed step. */
 export type DemoEffect = z.output<typeof demoEffectSchema>;
 
-/** A step as an agent submits it (`id` optional: the console assigns one). */
-export interface StepInput {
+/** A step as an agent submits it (`id` optional: the console assigns one), with its optional reasons. */
+export interface StepInput extends StepReasons {
   id?: string;
   tool: string;
   args: Record<string, unknown>;

@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { getTool } from "../tools/catalog";
+import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
 
 /**
- * The plan card's form: the steps as the operator edits them. Each step's `args` is checked by
+ * The plan card's form for a catalog (built-in tools plus a run's imported tools): the steps as the operator edits them. Each step's `args` is checked by
  * that tool's own zod schema — the same one the server's shape stage uses (one schema, client
  * and server; STYLE.md §1). `key` is a client-only identity for React lists, never sent.
  * Errors are reported at `steps.N.args.<path>` so they attach to their inputs.
  */
-export const planFormSchema = z.object({
+export function planFormSchemaFor(catalog: ToolCatalog) {
+  return z.object({
   steps: z.array(
     z
       .object({
@@ -17,7 +18,7 @@ export const planFormSchema = z.object({
         args: z.record(z.string(), z.unknown()),
       })
       .superRefine((step, ctx) => {
-        const tool = getTool(step.tool);
+        const tool = catalog.get(step.tool);
         if (!tool) {
           ctx.addIssue({ code: "custom", path: ["tool"], message: `Unknown tool "${step.tool}"` });
           return;
@@ -34,13 +35,17 @@ export const planFormSchema = z.object({
         }
       }),
   ),
-});
+  });
+}
+
+/** The plan form's schema over the built-in tools (see {@link planFormSchemaFor} for a run's catalog with imported tools). */
+export const planFormSchema = planFormSchemaFor(builtinCatalog);
 export type PlanFormValues = z.infer<typeof planFormSchema>;
 export type PlanFormStep = PlanFormValues["steps"][number];
 
 /** Empty arguments for a newly added step of `toolName` (ticket fields prefilled with the task's ticket). */
-export function blankArgs(toolName: string, ticketId: string, currency = "USD"): Record<string, unknown> {
-  const tool = getTool(toolName);
+export function blankArgs(toolName: string, ticketId: string, currency = "USD", catalog: ToolCatalog = builtinCatalog): Record<string, unknown> {
+  const tool = catalog.get(toolName);
   if (!tool) return {};
   const args: Record<string, unknown> = {};
   for (const f of tool.fields) {
@@ -53,6 +58,13 @@ export function blankArgs(toolName: string, ticketId: string, currency = "USD"):
         break;
       case "ticket_id":
         args[f.name] = ticketId;
+        break;
+      case "schema":
+        if (f.schema?.default !== undefined) args[f.name] = structuredClone(f.schema.default);
+        else if (f.schema?.type === "object") args[f.name] = {};
+        else if (f.schema?.type === "array") args[f.name] = [];
+        else if (f.schema?.type === "boolean") args[f.name] = false;
+        else if (f.schema?.type === "string" && !Array.isArray(f.schema.enum)) args[f.name] = "";
         break;
       default:
         args[f.name] = "";

@@ -45,10 +45,47 @@ export const stepIdSchema = z
   .regex(/^[A-Za-z0-9_-]+$/, "Step id may contain only letters, digits, '_' and '-'");
 
 /**
+ * A record a step relies on, named by the agent: `{recordType, recordId}` of account data
+ * (`invoice`, `shipment`, `ticket`, `account`; other types are accepted but cannot be verified),
+ * with an optional `note` on what it shows. Checked to exist by the validator
+ * (`unverified_evidence` warning otherwise). Source: API.md (step reasons), issue #15.
+ */
+export const evidenceRefSchema = z
+  .object({
+    recordType: z.string().min(1).max(64),
+    recordId: z.string().min(1).max(128),
+    note: z.string().max(500).optional(),
+  })
+  .strict();
+export type EvidenceRef = z.infer<typeof evidenceRefSchema>;
+
+/**
+ * Why a step is in the plan, as the agent explains it (all optional, free text for people):
+ * `title` (a short name for the step), `rationale` (why it is needed), `evidence` (records it
+ * relies on), `risk` (what could go wrong), `stopCondition` (when the executor should not do
+ * it). Reasons are NOT part of the digest (DESIGN.md §4: digest = {tool, args}); an edit keeps
+ * a step's reasons unless the operator changes them. A write step without a rationale gets the
+ * `missing_rationale` warning. Source: API.md, issue #15.
+ */
+export const stepReasonsShape = {
+  title: z.string().max(200).optional(),
+  rationale: z.string().max(4000).optional(),
+  evidence: z.array(evidenceRefSchema).max(50).optional(),
+  risk: z.string().max(2000).optional(),
+  stopCondition: z.string().max(2000).optional(),
+};
+/** The reason fields of a step, in display order. */
+export const STEP_REASON_KEYS = ["title", "rationale", "evidence", "risk", "stopCondition"] as const;
+export type StepReasonKey = (typeof STEP_REASON_KEYS)[number];
+/** A step's reasons (each optional). */
+export type StepReasons = { [K in StepReasonKey]?: z.infer<(typeof stepReasonsShape)[K]> };
+
+/**
  * One step of a plan as stored: a typed tool call.
  * `args` is validated against the tool's own zod schema by the pipeline (shape stage), so
  * here it is only "a JSON object". `provenance` maps a top-level argument name (or a dotted
- * path such as `window.from`) to its origin. Source: DESIGN.md §2.
+ * path such as `window.from`) to its origin; the optional reasons (`title`, `rationale`,
+ * `evidence`, `risk`, `stopCondition`) are described at {@link stepReasonsShape}. Source: DESIGN.md §2.
  */
 export const stepSchema = z
   .object({
@@ -63,6 +100,7 @@ export const stepSchema = z
      * an approval consented to, so it withdraws the step's approval like a move does.
      */
     dependsOn: z.array(stepIdSchema).max(20).optional(),
+    ...stepReasonsShape,
   })
   .strict();
 export type Step = z.infer<typeof stepSchema>;

@@ -17,7 +17,8 @@ export type GateDefault = "approval" | "auto";
  * How the UI renders one argument, both as a form input and read-only:
  * `money` = `{minor, currency}`; `date_window` = `{from, to}` ISO dates; `text` = one line;
  * `textarea` = free text; `*_id` = an id checked against account data; `fee_code` = a fee
- * code on the step's invoice; `team` = an enum with `options`.
+ * code on the step's invoice; `team` = an enum with `options`; `schema` = an argument of an
+ * imported tool, rendered from its JSON Schema node (`FieldSpec.schema`, lib/tools/json-schema-tool.ts).
  */
 export type FieldKind =
   | "money"
@@ -29,7 +30,8 @@ export type FieldKind =
   | "ticket_id"
   | "account_id"
   | "fee_code"
-  | "team";
+  | "team"
+  | "schema";
 
 /** One option of an enum field (value stored in args, label shown to people). */
 export interface FieldOption {
@@ -51,6 +53,10 @@ export interface FieldSpec {
   options?: readonly FieldOption[];
   /** One-line help text under the input. */
   help?: string;
+  /** For kind `schema`: the argument's JSON Schema node (an imported tool's). */
+  schema?: { [key: string]: unknown };
+  /** For kind `schema`: whether the argument is required. */
+  required?: boolean;
 }
 
 /** What a step writes to: one record of account data. Source: DESIGN.md §1.5, §5 (target). */

@@ -11,7 +11,7 @@ const base = referencePlan(NOW);
 const edit = (userGrants: Grant[], edited: unknown, basePlan: Plan = base) =>
   validatePlan(edited, ctx({ editor: { userId: "u1", grants: userGrants }, basePlan }));
 const withStep = (s: Record<string, unknown>) => ({ ...base, version: 2, steps: [...base.steps, s] });
-const refundStep = (minor: number) => ({ id: "s4", tool: "issue_refund", args: { invoiceId: "in_74121", amount: usd(minor), reason: "Damage" } });
+const refundStep = (minor: number) => ({ id: "s4", tool: "issue_refund", args: { invoiceId: "in_74121", amount: usd(minor), reason: "Damage" }, author: { kind: "user", userId: "u1" } });
 const refundGrant = (g: Partial<Grant>): Grant => ({ tool: "issue_refund", canApprove: true, approveLimit: null, canAuthor: true, authorLimit: null, ...g });
 
 describe("authorship stage", () => {

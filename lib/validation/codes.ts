@@ -43,10 +43,12 @@ export const ISSUE_CODES = {
   window_not_future: { stage: "argument_bounds", severity: "error", meaning: "The window starts today (UTC) or earlier." },
   window_on_holiday: { stage: "argument_bounds", severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
   shipment_delivered: { stage: "argument_bounds", severity: "error", meaning: "The shipment was already delivered." },
+  unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
   // task contract (DESIGN.md §1.5)
   cross_account_target: { stage: "task_contract", severity: "warning", meaning: "The target belongs to another account than the ticket's (needs acknowledgement)." },
   unverified_provenance: { stage: "task_contract", severity: "warning", meaning: "A stated origin (a source record, a quote of the task) that account data or the task text does not bear out." },
   other_ticket_target: { stage: "task_contract", severity: "warning", meaning: "The step acts on another ticket than the task's (needs acknowledgement)." },
+  missing_rationale: { stage: "task_contract", severity: "warning", meaning: "A write step (tool effect not internal) without a rationale from the agent." },
   // content (DESIGN.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
   // authorship (DESIGN.md §1.7)

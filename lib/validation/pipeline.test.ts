@@ -7,7 +7,7 @@ import { toolNames } from "../tools/catalog";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
-import { codes, ctx, NOW, plan, step, usd, validArgs } from "./test-utils";
+import { bareStep, codes, ctx, NOW, plan, step, usd, validArgs } from "./test-utils";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -165,6 +165,8 @@ describe("validatePlan: all issues, all stages", () => {
       [plan({ ...note("a"), provenance: { ticketId: { kind: "source", recordType: "ticket", recordId: "99999" } } })],
       [refund({ amount: usd(1000) }), { desk: { ...referenceDesk(NOW), inFlight: { in_74121: [hold("run_other", 60000)] } } }],
       [refund({ amount: usd(5000) }), { desk: { ...referenceDesk(NOW), inFlight: { in_74121: [hold("run_other", 60000)] } } }],
+      [plan(bareStep("m", "reschedule_delivery", validArgs.reschedule_delivery))],
+      [plan({ ...step("m", "reschedule_delivery", validArgs.reschedule_delivery), evidence: [{ recordType: "shipment", recordId: "sh_0" }] })],
     ];
     for (const [p, over] of cases) {
       for (const i of validatePlan(p, ctx(over)).issues) if (!seen.has(i.code)) seen.set(i.code, i);

@@ -8,6 +8,7 @@ import { checkTaskContract } from "./task-contract";
 import { checkContent } from "./content";
 import { checkAuthorship } from "./authorship";
 import { decideGates } from "./gate";
+import { checkEvidence, checkRationale } from "./reasons";
 import type { GateDecision, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
 
 /**
@@ -47,7 +48,7 @@ function run<T>(stage: ValidationStage, issues: ValidationIssue[], fallback: T, 
  */
 export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationResult {
   const issues: ValidationIssue[] = [];
-  const shape = run<ShapeOutcome>("shape", issues, { issues: [], steps: null }, () => checkShape(plan));
+  const shape = run<ShapeOutcome>("shape", issues, { issues: [], steps: null }, () => checkShape(plan, ctx.catalog));
   issues.push(...shape.issues);
   const steps: StepView[] = shape.steps ?? [];
 
@@ -56,7 +57,9 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   }
   issues.push(...run("allowlist", issues, [], () => checkAllowlist(steps, ctx.agentAllowedTools)));
   issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now, runId: ctx.runId })));
+  issues.push(...run("argument_bounds", issues, [], () => checkEvidence(steps, ctx.desk)));
   issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk, ctx.taskText)));
+  issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
   const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy));

@@ -124,7 +124,7 @@ describe("shape stage", () => {
   it("returns the parsed plan only when the whole shape passed", () => {
     expect(checkShape(plan(step("a", "add_ticket_note", validArgs.add_ticket_note))).plan).toEqual({
       version: 1,
-      steps: [{ id: "a", tool: "add_ticket_note", args: validArgs.add_ticket_note, provenance: {}, author: { kind: "model" } }],
+      steps: [{ id: "a", tool: "add_ticket_note", args: validArgs.add_ticket_note, provenance: {}, author: { kind: "model" }, rationale: "Needed for the test (add_ticket_note)" }],
     });
     const bad = checkShape(plan(step("a", "add_ticket_note", validArgs.add_ticket_note), step("b", "add_ticket_note", {})));
     expect(bad.plan).toBeUndefined();

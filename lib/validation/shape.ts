@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { planSchema, stepIdSchema, stepSchema, type Plan, type Step } from "../plan/schema";
 import { canonicalJson } from "../plan/canonical-json";
-import { getTool, toolNames } from "../tools/catalog";
+import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
 import { nearest } from "../text/confusables";
 import type { StepView, ValidationIssue } from "./types";
 import { mapZodIssues } from "./zod-issues";
@@ -39,12 +39,13 @@ function isJson(v: unknown): boolean {
 /**
  * Stage 1, *shape* (DESIGN.md §1.1): the plan envelope `{version, steps}` (lib/plan/schema.ts),
  * each step `{id, tool, args, provenance?, author?}`, and each step's `args` against its tool's
- * strict zod schema. Unknown fields and wrong types are errors, never dropped. Every step is
+ * strict zod schema — the built-in tool's, or an imported tool's from `catalog` (its JSON
+ * Schema converted, lib/tools/json-schema-tool.ts). Unknown fields and wrong types are errors, never dropped. Every step is
  * checked independently so ALL problems are reported. Codes: `invalid_plan`, `invalid_step`,
  * `unknown_tool`, `invalid_json_value`, plus the zod-derived codes of ./zod-issues.ts.
  * Never throws.
  */
-export function checkShape(input: unknown): ShapeOutcome {
+export function checkShape(input: unknown, catalog: ToolCatalog = builtinCatalog): ShapeOutcome {
   if (!isPlainObject(input)) {
     return {
       issues: [
@@ -63,13 +64,13 @@ export function checkShape(input: unknown): ShapeOutcome {
   if (!env.success) issues.push(...mapZodIssues(env.error.issues, { stage: "shape", prefix: [] }));
   if (!Array.isArray(input.steps)) return { issues, steps: null };
 
-  const views = input.steps.map((raw, index) => checkStep(raw, index, issues));
+  const views = input.steps.map((raw, index) => checkStep(raw, index, issues, catalog));
   if (issues.length > 0 || !env.success) return { issues, steps: views };
   const plan: Plan = { version: env.data.version, steps: views.map((v) => v.step as Step) };
   return { issues, steps: views, plan };
 }
 
-function checkStep(raw: unknown, index: number, issues: ValidationIssue[]): StepView {
+function checkStep(raw: unknown, index: number, issues: ValidationIssue[], catalog: ToolCatalog): StepView {
   const path = `steps.${index}`;
   const view: StepView = { index, path, shapeOk: false };
   if (!isPlainObject(raw)) {
@@ -94,9 +95,9 @@ function checkStep(raw: unknown, index: number, issues: ValidationIssue[]): Step
   issues.push(...checkProvenanceKeys(raw, path, stepId));
 
   if (typeof raw.tool === "string") {
-    view.tool = getTool(raw.tool);
+    view.tool = catalog.get(raw.tool);
     if (!view.tool) {
-      const hint = nearest(raw.tool, toolNames);
+      const hint = nearest(raw.tool, catalog.names());
       issues.push({
         stage: "shape",
         code: "unknown_tool",

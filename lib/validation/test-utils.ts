@@ -17,8 +17,17 @@ export function ctx(over: Partial<ValidationContext> = {}): ValidationContext {
   return { desk: referenceDesk(NOW), now: NOW, agentAllowedTools: [...DEMO_AGENT_TOOLS], ...over };
 }
 
-/** `{id, tool, args}` (provenance and author default in the schema). */
+/**
+ * `{id, tool, args, rationale}` (provenance and author default in the schema). Every step gets a
+ * rationale so a test of another rule is not also about the `missing_rationale` completeness
+ * warning; use {@link bareStep} for a step without reasons.
+ */
 export function step(id: string, tool: string, args: Record<string, unknown>) {
+  return { id, tool, args, rationale: `Needed for the test (${tool})` };
+}
+
+/** `{id, tool, args}` with no reasons at all. */
+export function bareStep(id: string, tool: string, args: Record<string, unknown>) {
   return { id, tool, args };
 }
 

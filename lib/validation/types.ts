@@ -2,6 +2,7 @@ import type { DeskSnapshot } from "../desk/snapshot";
 import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
+import type { ToolCatalog } from "../tools/tool-catalog";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -52,7 +53,9 @@ export interface EditorContext {
  * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools);
  * - `runId`: the run being validated, when it exists (its own approvals are not money in flight
  *   against it);
- * - `taskText`: the task's live text (user_literal provenance is checked against it).
+ * - `taskText`: the task's live text (user_literal provenance is checked against it);
+ * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
+ *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
  */
 export interface ValidationContext {
   desk: DeskSnapshot;
@@ -64,6 +67,7 @@ export interface ValidationContext {
   basePlan?: Plan;
   maxSteps?: number;
   gatePolicy?: Partial<Record<string, GateDefault>>;
+  catalog?: ToolCatalog;
 }
 
 /**

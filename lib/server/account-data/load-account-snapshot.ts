@@ -127,7 +127,14 @@ export function referencedIds(steps: readonly unknown[]): Refs {
   const refs: Refs = { invoice: new Set(), shipment: new Set(), ticket: new Set(), account: new Set() };
   for (const raw of steps) {
     if (typeof raw !== "object" || raw === null) continue;
-    const { tool: name, args } = raw as { tool?: unknown; args?: unknown };
+    const { tool: name, args, evidence } = raw as { tool?: unknown; args?: unknown; evidence?: unknown };
+    // The records a step names as its evidence (issue #15) are checked to exist like ids.
+    if (Array.isArray(evidence)) {
+      for (const e of evidence as { recordType?: unknown; recordId?: unknown }[]) {
+        const kind = e?.recordType;
+        if ((kind === "invoice" || kind === "shipment" || kind === "ticket" || kind === "account") && typeof e.recordId === "string" && e.recordId.length > 0 && e.recordId.length <= 128) refs[kind].add(e.recordId);
+      }
+    }
     const tool = typeof name === "string" ? getTool(name) : undefined;
     if (!tool || typeof args !== "object" || args === null) continue;
     for (const field of tool.fields) {

@@ -17,6 +17,7 @@ import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Currency } from "../../money";
 import { getTool, toolNames } from "../../tools/catalog";
+import { currentCatalog } from "../tool-catalog";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
@@ -106,10 +107,10 @@ function toUserView(u: UserRow, now = new Date()): AdminUserView {
 
 const money = (minor: number | null, currency: string | null): Ceiling => (minor == null ? null : { minor, currency: (currency ?? "USD") as Currency });
 
-function toGrantView(tool: string, g: { canApprove: boolean; approveLimitMinor: number | null; approveLimitCurrency: string | null; canAuthor: boolean; authorLimitMinor: number | null; authorLimitCurrency: string | null } | null): GrantView {
+function toGrantView(tool: string, g: { canApprove: boolean; approveLimitMinor: number | null; approveLimitCurrency: string | null; canAuthor: boolean; authorLimitMinor: number | null; authorLimitCurrency: string | null } | null, label?: string): GrantView {
   return {
     tool,
-    label: getTool(tool)?.label ?? tool,
+    label: label ?? getTool(tool)?.label ?? tool,
     movesMoney: toolMovesMoney(tool),
     canApprove: g?.canApprove ?? false,
     approveLimit: g ? money(g.approveLimitMinor, g.approveLimitCurrency) : null,
@@ -171,7 +172,8 @@ export async function getUserDetail(admin: Admin, userId: string, now = new Date
   await requireRole(admin, ["admin"], "admin.view_user");
   const u = await prisma.user.findUnique({ where: { id: userId }, include: { ...userInclude, grants: true } });
   if (!u) throw new DomainError("not_found", `No user ${userId}.`);
-  return { user: toUserView(u, now), grants: toolNames.map((t) => toGrantView(t, u.grants.find((g) => g.tool === t) ?? null)) };
+  const catalog = await currentCatalog(); // built-in and imported tools (issue #15)
+  return { user: toUserView(u, now), grants: catalog.names().map((t) => toGrantView(t, u.grants.find((g) => g.tool === t) ?? null, catalog.get(t)?.label)) };
 }
 
 /**
@@ -232,7 +234,7 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
 export async function setGrant(admin: Admin, userId: string, tool: string, raw: GrantInput): Promise<GrantView> {
   await requireRole(admin, ["admin"], "admin.set_grant");
   const input = parse(grantInputSchema, raw);
-  if (!getTool(tool)) throw new DomainError("bad_request", `Unknown tool "${tool}".`, { tool });
+  if (!(await currentCatalog()).get(tool)) throw new DomainError("bad_request", `Unknown tool "${tool}".`, { tool });
   const approveLimit = input.canApprove ? input.approveLimit : null;
   const authorLimit = input.canAuthor ? input.authorLimit : null;
   if (!toolMovesMoney(tool) && (approveLimit || authorLimit)) {

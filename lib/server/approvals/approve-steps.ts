@@ -16,6 +16,7 @@ import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
 import { storedSteps, toRunView } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
@@ -72,7 +73,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: plan.steps, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
-  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
+  const catalog = await catalogAt(run.catalogVersion);
+  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
@@ -95,7 +97,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       (await tx.approval.findMany({ where: { runId, planVersion: plan.version, state: "active" }, select: { stepId: true } })).map((a) => a.stepId),
     );
     for (const step of targets.filter((s) => !already.has(s.id))) {
-      const tool = getTool(step.tool)!;
+      const tool = catalog.get(step.tool)!;
       const amount = tool.amount(step.args as never);
       const grant = viewer.grants.find((g) => g.tool === step.tool)!;
       const acks = acknowledged.filter((a) => a.stepId === step.id);

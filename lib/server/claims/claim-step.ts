@@ -17,6 +17,7 @@ import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } 
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
+import { catalogAt } from "../tool-catalog";
 
 /** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
 type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };
@@ -152,6 +153,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       agentId: true,
       taskId: true,
       ticketId: true,
+      catalogVersion: true,
       status: true,
       planVersion: true,
       approvedVersion: true,
@@ -200,9 +202,10 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   const run = snap.run!;
   // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
   const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
+  const catalog = await catalogAt(run.catalogVersion, db);
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
-  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools });
+  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {
@@ -215,7 +218,7 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   }
   if (approverId) {
     const approver = await db.user.findUnique({ where: { id: approverId }, select: { disabled: true, grants: true } });
-    const amount = getTool(step.tool)?.amount(step.args as never);
+    const amount = catalog.get(step.tool)?.amount(step.args as never);
     if (!approver || approver.disabled || checkGrant(grantsOf(approver.grants), "approve", step.tool, amount)) {
       return {
         kind: "refuse",

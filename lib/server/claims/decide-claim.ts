@@ -26,6 +26,8 @@ export interface ClaimSnapshot {
     agentId: string;
     taskId: string;
     ticketId: string;
+    /** The tool catalog version the run was validated against (null: built-in tools only). */
+    catalogVersion: number | null;
     status: RunStatus;
     planVersion: number;
     approvedVersion: number | null;

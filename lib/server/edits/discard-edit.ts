@@ -11,6 +11,7 @@ import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { planFacts, storedSteps } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
@@ -54,7 +55,14 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });
-  const result = validatePlan(before, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [] });
+  const result = validatePlan(before, {
+    desk,
+    now,
+    runId,
+    taskText: task.body,
+    agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
+    catalog: await catalogAt(run.catalogVersion),
+  });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }

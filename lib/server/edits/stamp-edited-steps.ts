@@ -1,5 +1,6 @@
 import { nanoid } from "nanoid";
 import { digest } from "../../plan/digest";
+import { keepReasons } from "../../plan/reasons";
 import type { Plan, Provenance } from "../../plan/schema";
 
 /**
@@ -36,7 +37,7 @@ export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, a
     } catch {
       same = false; // non-JSON args: the shape stage reports them
     }
-    if (same) return { ...s, author: prev.author, provenance: prev.provenance ?? {} };
+    if (same) return keepReasons({ ...s, author: prev.author, provenance: prev.provenance ?? {} }, prev);
     const provenance: Record<string, Provenance> = {};
     for (const k of Object.keys(args)) {
       let changed = true;
@@ -49,6 +50,6 @@ export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, a
       if (changed) provenance[k] = operator(prev.args[k]);
       else if (kept) provenance[k] = kept;
     }
-    return { ...s, author: { kind: "user", userId: editorId }, provenance };
+    return keepReasons({ ...s, author: { kind: "user", userId: editorId }, provenance }, prev);
   });
 }

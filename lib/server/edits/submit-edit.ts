@@ -13,6 +13,7 @@ import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
+import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { planFacts, storedSteps, storedValidation } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
@@ -74,6 +75,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     editor: { userId: viewer.id, grants: viewer.grants },
     basePlan: base,
+    catalog: await catalogAt(run.catalogVersion),
   });
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");

@@ -5,6 +5,8 @@ import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";
 import { loadRun } from "./load-run";
 import { storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
+import type { ImportedToolSpec } from "../../tools/json-schema-tool";
+import { importedToolsAt } from "../tool-catalog";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
 export interface RunDetails {
@@ -23,6 +25,8 @@ export interface RunDetails {
   desk: DeskSnapshot;
   /** Names of the people the run's history mentions (approvers, editors, authors, reconcilers), by user id. */
   users: Record<string, string>;
+  /** The run's tool catalog version and its imported tools (the form and card render them). */
+  catalog: { version: number | null; imported: ImportedToolSpec[] };
 }
 
 /**
@@ -69,5 +73,6 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     },
     desk,
     users: Object.fromEntries(users.map((u) => [u.id, u.name])),
+    catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
   };
 }

@@ -1,11 +1,12 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
-import { stepSchema, type Author, type Step } from "../../plan/schema";
+import { reasonsOf } from "../../plan/reasons";
+import { stepSchema, type Author, type Step, type StepReasons } from "../../plan/schema";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import type { GateDecision, ValidationIssue } from "../../validation/types";
 
-/** A step as the API shows it: the stored step plus digest, gate, approval and execution. */
-export interface RunStepView {
+/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, approval and execution. */
+export interface RunStepView extends StepReasons {
   id: string;
   position: number;
   tool: string;
@@ -36,6 +37,8 @@ export interface RunView {
   planVersion: number;
   approvedVersion: number | null;
   boundTaskRevision: number;
+  /** Tool catalog version the run is validated against (null: built-in tools only). */
+  catalogVersion: number | null;
   createdAt: string;
   expiresAt: string;
   escalateAt: string;
@@ -86,6 +89,7 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     planVersion: run.planVersion,
     approvedVersion: run.approvedVersion,
     boundTaskRevision: run.boundTaskRevision,
+    catalogVersion: run.catalogVersion,
     createdAt: run.createdAt.toISOString(),
     expiresAt: run.expiresAt.toISOString(),
     escalateAt: run.escalateAt.toISOString(),
@@ -121,6 +125,7 @@ export function toStepViews(
       provenance: s.provenance ?? {},
       digest: digest(s),
       author: s.author ?? { kind: "model" },
+      ...reasonsOf(s),
       gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
       execution: exec

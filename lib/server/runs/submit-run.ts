@@ -4,7 +4,6 @@ import { utcDateOf } from "../../dates";
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import { runDeadlines } from "../../policy";
-import { getTool } from "../../tools/catalog";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -14,6 +13,7 @@ import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { fromStates } from "../../run-state";
 import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";
+import { currentCatalog } from "../tool-catalog";
 import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
@@ -115,7 +115,8 @@ export async function submitRun(
   }
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
   const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body });
+  const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog });
   result.issues.push(...agentProvenanceIssues(body.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || !result.plan) {
@@ -124,7 +125,7 @@ export async function submitRun(
   }
   const plan = result.plan;
   const validation = { issues: result.issues, gate: result.gate };
-  const hasIrreversible = plan.steps.some((s) => getTool(s.tool)?.effect === "irreversible");
+  const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
   const { expiresAt, escalateAt } = runDeadlines(now, hasIrreversible, body.expiresInSeconds);
   const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
 
@@ -146,6 +147,7 @@ export async function submitRun(
       escalateAt,
       idempotencyKey,
       requestHash,
+      catalogVersion: catalog.version,
       createdAt: now,
       ticketId: task.ticketId,
       accountId: task.ticket.accountId,

@@ -26,6 +26,7 @@ CREATE TABLE "new_run" (
     "stopReason" JSONB,
     "idempotencyKey" TEXT,
     "requestHash" TEXT,
+    "catalogVersion" INTEGER,
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" DATETIME NOT NULL,
     "ticketId" TEXT NOT NULL DEFAULT '',
@@ -44,7 +45,7 @@ CREATE TABLE "new_run" (
     CONSTRAINT "run_taskId_fkey" FOREIGN KEY ("taskId") REFERENCES "task" ("id") ON DELETE RESTRICT ON UPDATE CASCADE,
     CONSTRAINT "run_agentId_fkey" FOREIGN KEY ("agentId") REFERENCES "agent" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
 );
-INSERT INTO "new_run" ("accountId", "agentId", "approvedVersion", "boundTaskRevision", "createdAt", "createdDay", "desk", "editCount", "editFraction", "editTouched", "escalateAt", "escalatedAt", "expiresAt", "gatedCount", "id", "idempotencyKey", "planVersion", "rejectionReason", "requestHash", "status", "stepCount", "stopReason", "taskId", "ticketId", "updatedAt", "warningCount") SELECT "accountId", "agentId", "approvedVersion", "boundTaskRevision", "createdAt", "createdDay", "desk", "editCount", "editFraction", "editTouched", "escalateAt", "escalatedAt", "expiresAt", "gatedCount", "id", "idempotencyKey", "planVersion", "rejectionReason", "requestHash", "status", "stepCount", "stopReason", "taskId", "ticketId", "updatedAt", "warningCount" FROM "run";
+INSERT INTO "new_run" ("accountId", "agentId", "approvedVersion", "boundTaskRevision", "catalogVersion", "createdAt", "createdDay", "desk", "editCount", "editFraction", "editTouched", "escalateAt", "escalatedAt", "expiresAt", "gatedCount", "id", "idempotencyKey", "planVersion", "rejectionReason", "requestHash", "status", "stepCount", "stopReason", "taskId", "ticketId", "updatedAt", "warningCount") SELECT "accountId", "agentId", "approvedVersion", "boundTaskRevision", "catalogVersion", "createdAt", "createdDay", "desk", "editCount", "editFraction", "editTouched", "escalateAt", "escalatedAt", "expiresAt", "gatedCount", "id", "idempotencyKey", "planVersion", "rejectionReason", "requestHash", "status", "stepCount", "stopReason", "taskId", "ticketId", "updatedAt", "warningCount" FROM "run";
 DROP TABLE "run";
 ALTER TABLE "new_run" RENAME TO "run";
 CREATE INDEX "run_status_expiresAt_idx" ON "run"("status", "expiresAt");

@@ -1,0 +1,52 @@
+/**
+ * Gated tools for the console's DEMO desk (demo mode only), used by the examples and tests
+ * (issue #15): each writes its APPROVED step through the console's demo executor
+ * (`POST /api/v1/demo/effects`, with the claim's token), the stand-in for a real system of
+ * record. A real agent writes to its own systems in `execute` instead; the claim and the outcome
+ * report around it are the adapter's. Argument schemas are the Plandesk tools' own (one schema).
+ */
+import type { AgentClient } from "../client/agent-client";
+import { addTicketNote } from "../tools/add-ticket-note";
+import { rescheduleDelivery } from "../tools/reschedule-delivery";
+import { sendReply } from "../tools/send-reply";
+import { ToolFailure, type ExecutionContext, type ToolOutcome } from "./core";
+import { gatedTool } from "./gated-tool";
+
+/** Writes the claimed step with the demo executor; `effect_failed` → ToolFailure (nothing written). */
+async function demoWrite(client: AgentClient, ctx: ExecutionContext): Promise<ToolOutcome> {
+  const res = await client.applyDemoEffect({ runId: ctx.runId, stepId: ctx.stepId, token: ctx.claim.token });
+  if (!res.ok) {
+    if (res.error.code === "effect_failed") throw new ToolFailure(res.error.message);
+    throw new Error(`${res.error.code}: ${res.error.message}`); // unknown: the write may or may not have happened
+  }
+  const rec = res.effect.record;
+  return {
+    status: "succeeded",
+    detail: res.effect.summary,
+    output: rec ? { record: `${rec.type} ${rec.id}`, before: JSON.parse(JSON.stringify(rec.before)), after: JSON.parse(JSON.stringify(rec.after)) } : { summary: res.effect.summary },
+  };
+}
+
+/**
+ * The three tools of the reference case (ticket #74991): `add_ticket_note`,
+ * `reschedule_delivery`, `send_reply`, writing to the demo desk through `client`.
+ */
+export function demoDeskTools(client: AgentClient) {
+  return {
+    add_ticket_note: gatedTool({
+      description: "Adds an internal note to a support ticket (customers never see it).",
+      inputSchema: addTicketNote.argsSchema,
+      execute: async (_args, ctx) => demoWrite(client, ctx),
+    }),
+    reschedule_delivery: gatedTool({
+      description: "Moves the delivery window of a shipment to new ISO dates (from, to inclusive).",
+      inputSchema: rescheduleDelivery.argsSchema,
+      execute: async (_args, ctx) => demoWrite(client, ctx),
+    }),
+    send_reply: gatedTool({
+      description: "Sends a reply to the customer on a ticket.",
+      inputSchema: sendReply.argsSchema,
+      execute: async (_args, ctx) => demoWrite(client, ctx),
+    }),
+  };
+}

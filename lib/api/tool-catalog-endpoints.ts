@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { importedToolSpecSchema } from "../tools/json-schema-tool";
+import { defineEndpoint } from "./contract";
+
+/*
+ * The tool catalog's endpoints (issue #15): an admin imports tools from JSON Schema (MCP
+ * `tools/list`, OpenAI function definitions, a configured MCP server) and sets an agent's
+ * allowlist over built-in and imported tools. Declared once like every endpoint
+ * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).
+ */
+
+const ADMIN = { kind: "session", roles: ["admin"] } as const;
+const agentId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, "not an identifier");
+
+/** Body of `POST /api/admin/tools/import` (one of three sources). */
+export const importToolsBodySchema = z.discriminatedUnion("source", [
+  z.object({ source: z.literal("mcp_tools_list"), label: z.string().trim().min(1).max(200), payload: z.unknown() }).strict(),
+  z.object({ source: z.literal("openai_functions"), label: z.string().trim().min(1).max(200), payload: z.unknown(), readOnly: z.array(z.string()).max(200).optional() }).strict(),
+  z.object({ source: z.literal("mcp_server"), server: z.string().min(1).max(100) }).strict(),
+]);
+export type ImportToolsBody = z.infer<typeof importToolsBodySchema>;
+
+/** Body of `PUT /api/admin/agents/{agentId}/allowed-tools`: the agent's whole allowlist. */
+export const allowedToolsBodySchema = z.object({ allowedTools: z.array(z.string().min(1).max(64)).max(500) }).strict();
+
+const problemSchema = z.object({ name: z.string(), reason: z.string() });
+/** What an import did. */
+export const importResultSchema = z.object({
+  catalogVersion: z.number().int().nullable(),
+  created: z.boolean(),
+  added: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  problems: z.array(problemSchema),
+});
+
+export const listToolCatalogEndpoint = defineEndpoint({
+  id: "listToolCatalog",
+  method: "GET",
+  path: "/api/admin/tools",
+  summary: "The tool catalog: built-in tool names and the imported tools of the latest catalog version",
+  caller: ADMIN,
+  success: {
+    status: [200],
+    schema: z.object({ catalogVersion: z.number().int().nullable(), imported: z.array(importedToolSpecSchema), builtIn: z.array(z.string()) }),
+    description: "{catalogVersion, imported: [tool], builtIn: [name]}",
+  },
+  refusals: [],
+});
+
+export const importToolsEndpoint = defineEndpoint({
+  id: "importTools",
+  method: "POST",
+  path: "/api/admin/tools/import",
+  summary: "Import tools from an MCP tools/list, OpenAI function definitions or a configured MCP server",
+  description:
+    "Each tool's JSON Schema becomes its argument schema (validator shape stage and typed form). A change makes catalog version N+1; runs keep the version they were validated against. MCP annotations set gate defaults: readOnlyHint → auto; destructiveHint false → approval; destructive or unannotated → irreversible (always approval).",
+  caller: ADMIN,
+  body: importToolsBodySchema,
+  success: { status: [201], schema: importResultSchema, description: "{catalogVersion, created, added, changed, unchanged, problems}" },
+  refusals: ["validation_failed"],
+});
+
+export const setAllowedToolsEndpoint = defineEndpoint({
+  id: "setAllowedTools",
+  method: "PUT",
+  path: "/api/admin/agents/{agentId}/allowed-tools",
+  summary: "Set which tools (built-in or imported) an agent may call",
+  caller: ADMIN,
+  params: z.object({ agentId }),
+  body: allowedToolsBodySchema,
+  success: { status: [200], schema: z.object({ agent: z.object({ id: z.string(), allowedTools: z.array(z.string()) }) }), description: "{agent: {id, allowedTools}}" },
+  refusals: ["not_found"],
+});

@@ -1,0 +1,269 @@
+/**
+ * The versioned tool catalog in the database (issue #15): imported tools (MCP `tools/list`,
+ * OpenAI-style function definitions) and the catalog version each import created; the catalog a
+ * run is validated against; an agent's allowlist over built-in and imported tools.
+ *
+ * Versions: every import that changes something creates catalog version N+1 with a row per new
+ * or changed tool (an unchanged tool keeps its row). The catalog at version V = for each name
+ * the row with the highest catalogVersion ≤ V. A run records the current version at submission
+ * (`Run.catalogVersion`) and every later validation of it — edits, approvals, claims — uses that
+ * version, so a later import never changes what an approved step means.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { nanoid } from "nanoid";
+import { z } from "zod";
+import { DomainError } from "../errors";
+import type { Prisma } from "../generated/prisma/client";
+import { canonicalJson } from "../plan/canonical-json";
+import { toolNames } from "../tools/catalog";
+import {
+  draftsFromMcpTools,
+  draftsFromOpenAiFunctions,
+  importedToolSpecSchema,
+  type ImportedToolSpec,
+  type ImportProblem,
+  type McpToolEntry,
+  type OpenAiFunctionDefinition,
+} from "../tools/json-schema-tool";
+import { builtinCatalog, catalogWith, type ToolCatalog } from "../tools/tool-catalog";
+import { appendAudit, type Actor } from "./audit";
+import { prisma } from "./db";
+import { requireRole, type Viewer } from "./session";
+
+type Db = Prisma.TransactionClient | typeof prisma;
+
+/** The latest catalog version, or null when nothing was ever imported. */
+export async function latestCatalogVersion(db: Db = prisma): Promise<number | null> {
+  const row = await db.toolCatalogVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
+  return row?.version ?? null;
+}
+
+/**
+ * The imported tools of catalog `version` (latest row per name with catalogVersion ≤ version).
+ * Reads the imported-tool table up to that version — a small configuration table (tens of
+ * tools, a row per tool and change), never account data.
+ */
+export async function importedToolsAt(version: number | null, db: Db = prisma): Promise<ImportedToolSpec[]> {
+  if (version === null) return [];
+  const rows = await db.importedTool.findMany({
+    where: { catalogVersion: { lte: version } },
+    orderBy: [{ name: "asc" }, { catalogVersion: "desc" }],
+    include: { catalog: { select: { sourceRef: true } } },
+  });
+  const latest = new Map<string, ImportedToolSpec>();
+  for (const r of rows) {
+    if (latest.has(r.name)) continue;
+    const spec = importedToolSpecSchema.safeParse({
+      name: r.name,
+      label: r.label,
+      description: r.description,
+      inputSchema: r.inputSchema,
+      annotations: r.annotations,
+      effect: r.effect,
+      gate: r.gate,
+      source: r.source,
+      sourceRef: r.catalog.sourceRef,
+      catalogVersion: r.catalogVersion,
+    });
+    if (spec.success) latest.set(r.name, spec.data);
+  }
+  return [...latest.values()];
+}
+
+/** The catalog at `version` (built-in tools plus that version's imported tools). */
+export async function catalogAt(version: number | null, db: Db = prisma): Promise<ToolCatalog> {
+  if (version === null) return builtinCatalog;
+  return catalogWith(await importedToolsAt(version, db), version);
+}
+
+/** The current catalog (what a new run is validated against and records). */
+export async function currentCatalog(db: Db = prisma): Promise<ToolCatalog> {
+  return catalogAt(await latestCatalogVersion(db), db);
+}
+
+/** What an import did: the new catalog version (or the unchanged current one), tools added/changed/unchanged, and refusals. */
+export interface ImportResult {
+  catalogVersion: number | null;
+  created: boolean;
+  added: string[];
+  changed: string[];
+  unchanged: string[];
+  problems: ImportProblem[];
+}
+
+export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../api/tool-catalog-endpoints";
+import type { ImportToolsBody } from "../api/tool-catalog-endpoints";
+
+/** `tools/list` result (`{tools: [...]}`) or the bare list. Errors: 400 `bad_request`. */
+function mcpEntries(payload: unknown): McpToolEntry[] {
+  const list = Array.isArray(payload) ? payload : (payload as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(list)) throw new DomainError("bad_request", "Paste the result of MCP tools/list: {\"tools\": [...]} or the list itself.");
+  return list.filter((t): t is McpToolEntry => typeof t === "object" && t !== null && typeof (t as McpToolEntry).name === "string");
+}
+
+/** OpenAI function definitions (`[{type: "function", function: {...}}]`, `{tools: [...]}` or `{functions: [...]}`). Errors: 400. */
+function openAiEntries(payload: unknown): OpenAiFunctionDefinition[] {
+  const p = payload as { tools?: unknown; functions?: unknown } | null;
+  const list = Array.isArray(payload) ? payload : Array.isArray(p?.tools) ? p.tools : p?.functions;
+  if (!Array.isArray(list)) throw new DomainError("bad_request", "Paste a list of function definitions: [{\"type\": \"function\", \"function\": {\"name\", \"parameters\"}}].");
+  return list as OpenAiFunctionDefinition[];
+}
+
+/**
+ * MCP servers an admin may import from in the console, by name: `PLANDESK_MCP_SERVERS` is a JSON
+ * object `{"name": {"command": "...", "args": [...]}}`. The console never runs a command typed
+ * into a form; the import script (`npm run tools:import -- --mcp "<command>"`) runs any.
+ */
+export function configuredMcpServers(env: Record<string, string | undefined> = process.env): Record<string, { command: string; args: string[] }> {
+  try {
+    const parsed = z.record(z.string(), z.object({ command: z.string().min(1), args: z.array(z.string()).default([]) })).safeParse(JSON.parse(env.PLANDESK_MCP_SERVERS ?? "{}"));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Lists an MCP server's tools over stdio with the official SDK (`Client` +
+ * `StdioClientTransport`): starts `command args`, `initialize`, `tools/list` (all pages), closes.
+ * Errors: throws DomainError `bad_request` when the server cannot be started or answered.
+ */
+export async function listMcpServerTools(command: string, args: string[], timeoutMs = 20_000): Promise<McpToolEntry[]> {
+  const client = new Client({ name: "plandesk-tool-import", version: "1.0.0" });
+  const transport = new StdioClientTransport({ command, args, stderr: "pipe" });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    const tools: McpToolEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+      tools.push(...(page.tools as McpToolEntry[]));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  } catch (e) {
+    throw new DomainError("bad_request", `The MCP server "${[command, ...args].join(" ")}" could not be listed: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Imports tools into the catalog (issue #15). `drafts` come from json-schema-tool.ts; a draft
+ * equal to the current definition of its name is `unchanged`; others are `added` or `changed`
+ * and are written as catalog version N+1 (one transaction; a concurrent import retries on the
+ * version's unique key). Nothing changed → no new version. Audited `tool_catalog.import`
+ * (actor: the admin, or system for the script). Built-in tools are never replaced.
+ */
+export async function importDrafts(
+  drafts: ReturnType<typeof draftsFromMcpTools>,
+  source: { kind: "mcp" | "openai"; ref: string },
+  actor: Actor,
+  db: typeof prisma = prisma,
+): Promise<ImportResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.$transaction(async (tx) => {
+        const current = await latestCatalogVersion(tx);
+        const existing = new Map((await importedToolsAt(current, tx)).map((s) => [s.name, s]));
+        const same = (a: ImportedToolSpec | undefined, d: (typeof drafts.drafts)[number]) =>
+          !!a && canonicalJson({ ...a, catalogVersion: 0, sourceRef: "" }) === canonicalJson({ ...d, catalogVersion: 0, sourceRef: "" });
+        const added: string[] = [];
+        const changed: string[] = [];
+        const unchanged: string[] = [];
+        const toWrite = drafts.drafts.filter((d) => {
+          const prev = existing.get(d.name);
+          if (same(prev, d)) {
+            unchanged.push(d.name);
+            return false;
+          }
+          (prev ? changed : added).push(d.name);
+          return true;
+        });
+        if (toWrite.length === 0) return { catalogVersion: current, created: false, added, changed, unchanged, problems: drafts.problems };
+        const version = (current ?? 0) + 1;
+        await tx.toolCatalogVersion.create({ data: { version, source: source.kind, sourceRef: source.ref.slice(0, 500), importedById: actor.kind === "user" ? actor.id : null } });
+        for (const d of toWrite) {
+          await tx.importedTool.create({
+            data: {
+              id: `tool_${nanoid(12)}`,
+              name: d.name,
+              catalogVersion: version,
+              label: d.label,
+              description: d.description,
+              inputSchema: d.inputSchema as Prisma.InputJsonValue,
+              annotations: d.annotations as Prisma.InputJsonValue,
+              effect: d.effect,
+              gate: d.gate,
+              source: d.source,
+            },
+          });
+        }
+        await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
+        return { catalogVersion: version, created: true, added, changed, unchanged, problems: drafts.problems };
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === "P2002" && attempt < 5) continue;
+      throw e;
+    }
+  }
+}
+
+const BUILT_IN = new Set<string>(toolNames);
+
+/**
+ * An admin imports tools in the console (`POST /api/admin/tools/import`): from a pasted MCP
+ * `tools/list` result, pasted OpenAI function definitions, or a configured MCP server by name.
+ * Errors: 403 `forbidden` unless admin; 400 `bad_request` (unreadable payload, unknown server,
+ * server failed); 422 `validation_failed` {problems} when no tool could be imported.
+ */
+export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, body: ImportToolsBody): Promise<ImportResult> {
+  await requireRole(admin, ["admin"], "admin.import_tools");
+  let drafts: ReturnType<typeof draftsFromMcpTools>;
+  let source: { kind: "mcp" | "openai"; ref: string };
+  if (body.source === "mcp_server") {
+    const server = Object.prototype.hasOwnProperty.call(configuredMcpServers(), body.server) ? configuredMcpServers()[body.server] : undefined;
+    if (!server) throw new DomainError("bad_request", `No MCP server "${body.server}" is configured (PLANDESK_MCP_SERVERS).`);
+    source = { kind: "mcp", ref: `server ${body.server}` };
+    drafts = draftsFromMcpTools(await listMcpServerTools(server.command, server.args), source.ref, BUILT_IN);
+  } else if (body.source === "mcp_tools_list") {
+    source = { kind: "mcp", ref: body.label };
+    drafts = draftsFromMcpTools(mcpEntries(body.payload), body.label, BUILT_IN);
+  } else {
+    source = { kind: "openai", ref: body.label };
+    drafts = draftsFromOpenAiFunctions(openAiEntries(body.payload), body.label, BUILT_IN, new Set(body.readOnly ?? []));
+  }
+  if (drafts.drafts.length === 0) {
+    throw new DomainError("validation_failed", drafts.problems.length ? `No tool could be imported: ${drafts.problems.map((p) => `${p.name}: ${p.reason}`).join("; ")}` : "The payload lists no tools.", { problems: drafts.problems });
+  }
+  return importDrafts(drafts, source, { kind: "user", id: admin.id });
+}
+
+/** The catalog for the admin page: every tool (built-in and imported, with version and gate). Errors: 403. */
+export async function listCatalogForAdmin(admin: Pick<Viewer, "id" | "role">): Promise<{ catalogVersion: number | null; imported: ImportedToolSpec[]; builtIn: string[] }> {
+  await requireRole(admin, ["admin"], "admin.list_tools");
+  const version = await latestCatalogVersion();
+  return { catalogVersion: version, imported: await importedToolsAt(version), builtIn: [...toolNames] };
+}
+
+
+/**
+ * Sets an agent's allowlist to `tools` (built-in or imported names of the current catalog; the
+ * allowlist decides whether the agent may call an imported tool). Audited `agent.allowed_tools`.
+ * Errors: 403; 404 `not_found`; 400 `bad_request` {unknown} for names the catalog does not know.
+ */
+export async function setAgentAllowedTools(admin: Pick<Viewer, "id" | "role">, agentId: string, tools: string[]): Promise<{ id: string; allowedTools: string[] }> {
+  await requireRole(admin, ["admin"], "admin.set_allowed_tools");
+  const catalog = await currentCatalog();
+  const unknown = tools.filter((t) => !catalog.get(t));
+  if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
+  const allowedTools = catalog.names().filter((t) => tools.includes(t));
+  return prisma.$transaction(async (tx) => {
+    const before = await tx.agent.findUnique({ where: { id: agentId } });
+    if (!before) throw new DomainError("not_found", `No agent ${agentId}.`);
+    await tx.agent.update({ where: { id: agentId }, data: { allowedTools } });
+    await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "agent.allowed_tools", target: { kind: "agent", id: agentId }, before: before.allowedTools, after: allowedTools } });
+    return { id: agentId, allowedTools };
+  });
+}
