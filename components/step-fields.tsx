@@ -6,6 +6,7 @@ import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { FieldSpec } from "@/lib/tools/types";
+import { RecordIdField, useInvoiceFees } from "./record-id-field";
 import { SchemaField } from "./schema-field";
 
 const inputCls =
@@ -50,35 +51,6 @@ function ErrorText({ id, message }: { id: string; message?: string }) {
       {message}
     </p>
   );
-}
-
-/** Options for an id select: the ticket's account first, then other accounts, each labelled. */
-function idOptions(desk: DeskSnapshot, kind: FieldSpec["kind"], ticketAccountId: string, invoiceFilter?: (id: string) => boolean) {
-  type Opt = { value: string; label: string; accountId: string };
-  const opts: Opt[] = [];
-  const name = (a: string) => desk.accounts[a]?.name ?? a;
-  if (kind === "invoice_id") {
-    for (const i of Object.values(desk.invoices)) {
-      if (invoiceFilter && !invoiceFilter(i.id)) continue;
-      opts.push({ value: i.id, accountId: i.accountId, label: `${i.id} · ${name(i.accountId)} · ${i.status} · open ${formatMoney(i.openBalance)}` });
-    }
-  } else if (kind === "shipment_id") {
-    for (const s of Object.values(desk.shipments)) {
-      opts.push({ value: s.id, accountId: s.accountId, label: `${s.id} · ${s.destination} · ${s.window.from}${s.window.to !== s.window.from ? ` → ${s.window.to}` : ""}` });
-    }
-  } else if (kind === "ticket_id") {
-    for (const t of Object.values(desk.tickets)) opts.push({ value: t.id, accountId: t.accountId, label: `#${t.id} · ${t.subject}` });
-  } else if (kind === "account_id") {
-    for (const a of Object.values(desk.accounts)) opts.push({ value: a.id, accountId: a.id, label: a.name });
-  }
-  const own = opts.filter((o) => o.accountId === ticketAccountId).sort((a, b) => a.value.localeCompare(b.value));
-  const others = new Map<string, Opt[]>();
-  for (const o of opts.filter((o) => o.accountId !== ticketAccountId)) others.set(o.accountId, [...(others.get(o.accountId) ?? []), o]);
-  const groups = [{ label: `${name(ticketAccountId)} (this ticket's account)`, options: own }];
-  for (const [acc, list] of [...others.entries()].sort((a, b) => name(a[0]).localeCompare(name(b[0])))) {
-    groups.push({ label: `Other account: ${name(acc)}`, options: list.sort((a, b) => a.value.localeCompare(b.value)) });
-  }
-  return groups;
 }
 
 /** Money input: a decimal text box bound to `{minor, currency}`; a cleared box is missing, never 0. */
@@ -184,6 +156,7 @@ function TypedStepField({
   const message = firstMessage(errors, base);
   const describedBy = [message ? errId : null, field.help ? helpId : null].filter(Boolean).join(" ") || undefined;
   const invoiceId = useWatch({ control, name: `steps.${stepIndex}.args.invoiceId` as const }) as string | undefined;
+  const invoiceFees = useInvoiceFees(desk, field.kind === "fee_code" ? invoiceId : undefined);
 
   const label = (htmlFor: string, text = field.label) => (
     <label htmlFor={htmlFor} className="block text-sm font-medium text-slate-800">
@@ -238,30 +211,24 @@ function TypedStepField({
     case "invoice_id":
     case "shipment_id":
     case "ticket_id":
-    case "account_id": {
-      const current = field.name === "invoiceId" ? (invoiceId ?? "") : "";
-      const groups = idOptions(desk, field.kind, ticketAccountId, field.kind === "invoice_id" ? (id) => id === current || desk.invoices[id]?.status === "open" : undefined);
+    case "account_id":
       input = (
         <>
           {label(base)}
-          <select id={base} {...register(base as `steps.${number}.args.${string}`)} aria-invalid={!!message} aria-describedby={describedBy} className={inputCls}>
-            <option value="">Choose…</option>
-            {groups.map((g) => (
-              <optgroup key={g.label} label={g.label}>
-                {g.options.map((o) => (
-                  <option key={o.value} value={o.value}>
-                    {o.label}
-                  </option>
-                ))}
-              </optgroup>
-            ))}
-          </select>
+          <RecordIdField
+            name={base}
+            kind={field.kind.replace("_id", "") as "invoice" | "shipment" | "ticket" | "account"}
+            desk={desk}
+            ticketAccountId={ticketAccountId}
+            describedBy={describedBy}
+            invalid={!!message}
+            className={inputCls}
+          />
         </>
       );
       break;
-    }
     case "fee_code": {
-      const fees = invoiceId && Object.prototype.hasOwnProperty.call(desk.invoices, invoiceId) ? desk.invoices[invoiceId].fees : [];
+      const fees = invoiceFees ?? [];
       input = (
         <>
           {label(base)}
@@ -269,7 +236,7 @@ function TypedStepField({
             <option value="">Choose…</option>
             {fees.map((f) => (
               <option key={f.code} value={f.code}>
-                {f.code} · {formatMoney(f.amount)}
+                {f.code} · {formatMoney(f.amount as Money)}
               </option>
             ))}
           </select>

@@ -20,6 +20,7 @@ import {
   grantViewSchema,
   planDiffResponseSchema,
   queueRowSchema,
+  recordOptionSchema,
   runAuditSchema,
   runDetailsSchema,
   runSchema,
@@ -192,6 +193,18 @@ export const listQueueEndpoint = defineEndpoint({
   caller: PEOPLE,
   query: z.object({ status: z.enum(RUN_STATES).optional(), ...page }),
   success: { status: [200], schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable() }), description: "{runs, nextCursor}" },
+  refusals: [],
+});
+
+export const searchRecordsEndpoint = defineEndpoint({
+  id: "searchRecords",
+  method: "GET",
+  path: "/api/account-data/{kind}",
+  summary: "Account records of a kind whose id starts with q (the edit form's id fields)",
+  caller: PEOPLE,
+  params: z.object({ kind: z.enum(["invoice", "shipment", "ticket", "account"]) }),
+  query: z.object({ q: z.string().max(128).default("") }),
+  success: { status: [200], schema: z.object({ records: z.array(recordOptionSchema) }), description: "{records} (at most 20, id order)" },
   refusals: [],
 });
 
@@ -454,6 +467,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   agentReviseTaskEndpoint,
   demoEffectEndpoint,
   listQueueEndpoint,
+  searchRecordsEndpoint,
   getRunDetailsEndpoint,
   submitEditEndpoint,
   discardEditEndpoint,

@@ -139,6 +139,17 @@ export const queueRowSchema = open({
   expiresAt: isoTime,
 }).meta({ id: "QueueRow" });
 
+export const recordOptionSchema = open({
+  kind: z.enum(["invoice", "shipment", "ticket", "account"]),
+  id: z.string(),
+  accountId: z.string(),
+  accountName: z.string(),
+  label: z.string(),
+  status: z.string().optional(),
+  openBalance: money.optional(),
+  fees: z.array(open({ code: z.string(), amount: money })).optional(),
+}).meta({ id: "RecordOption" });
+
 export const demoEffectSchema = open({
   runId: z.string(),
   stepId: z.string(),

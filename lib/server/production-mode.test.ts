@@ -40,7 +40,8 @@ beforeAll(async () => {
   await prepareTestDatabase(new Date(), { seed: false });
 });
 
-describe("a fresh production desk", () => {
+// Each test here starts `tsx` child processes (seconds each on a busy 2-core machine).
+describe("a fresh production desk", { timeout: 120_000 }, () => {
   it("`npm run db:seed` with PLANDESK_DEMO=0 creates no user, agent, key or run, and says how to make the first admin", async () => {
     const r = runScript("seed.ts", []);
     expect(r.code).toBe(0);

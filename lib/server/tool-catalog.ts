@@ -200,7 +200,7 @@ export async function importDrafts(
             },
           });
         }
-        await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
+        await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, added, changed, unchanged, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
         return { catalogVersion: version, created: true, added, changed, unchanged, problems: drafts.problems };
       });
     } catch (e) {

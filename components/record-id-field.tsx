@@ -1,0 +1,110 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useId, useState } from "react";
+import { useFormContext, useWatch } from "react-hook-form";
+import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import { apiFetch } from "@/lib/client/api";
+import { formatMoney } from "@/lib/money";
+import type { PlanFormValues } from "@/lib/plan/form-schema";
+
+/** A record an id field can offer (the shape of `GET /api/account-data/{kind}`). */
+export interface RecordOption {
+  id: string;
+  label: string;
+  accountId: string;
+  fees?: { code: string; amount: { minor: number; currency: string } }[];
+}
+
+type Kind = "invoice" | "shipment" | "ticket" | "account";
+
+/** The records the run page already has (the plan's and the ticket account's own), the ticket's account first. */
+export function snapshotOptions(desk: DeskSnapshot, kind: Kind, ticketAccountId: string): RecordOption[] {
+  const name = (a: string) => desk.accounts[a]?.name ?? a;
+  const opts: RecordOption[] =
+    kind === "invoice"
+      ? Object.values(desk.invoices).map((i) => ({ id: i.id, accountId: i.accountId, fees: i.fees, label: `${i.id} · ${name(i.accountId)} · ${i.status} · ${formatMoney(i.openBalance)} open` }))
+      : kind === "shipment"
+        ? Object.values(desk.shipments).map((s) => ({ id: s.id, accountId: s.accountId, label: `${s.id} · ${name(s.accountId)} · ${s.destination} · ${s.window.from}${s.window.to !== s.window.from ? ` → ${s.window.to}` : ""}` }))
+        : kind === "ticket"
+          ? Object.values(desk.tickets).map((t) => ({ id: t.id, accountId: t.accountId, label: `#${t.id} · ${name(t.accountId)} · ${t.subject}` }))
+          : Object.values(desk.accounts).map((a) => ({ id: a.id, accountId: a.id, label: `${a.id} · ${a.name}` }));
+  return opts.sort((a, b) => Number(b.accountId === ticketAccountId) - Number(a.accountId === ticketAccountId) || a.id.localeCompare(b.id));
+}
+
+/** Waits `ms` after the last change of `value` (for search-as-you-type). */
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+/**
+ * Searches `GET /api/account-data/{kind}?q=` for ids starting with what was typed (at most 20,
+ * debounced), so any record — also one of another account — can be named without loading a
+ * table into the page. Returns the matches (empty until something is typed).
+ */
+export function useRecordSearch(kind: Kind, typed: string): RecordOption[] {
+  const q = useDebounced(typed.trim(), 200);
+  const res = useQuery({
+    queryKey: ["account-data", kind, q],
+    queryFn: () => apiFetch<{ records: RecordOption[] }>(`/api/account-data/${kind}?q=${encodeURIComponent(q)}`),
+    enabled: q.length > 0,
+    staleTime: 30_000,
+  });
+  return res.data?.records ?? [];
+}
+
+/**
+ * An id argument as a text input with suggestions: the records the page knows (the ticket
+ * account's first) and, as the operator types, records found by id prefix. What is typed is what
+ * is submitted; the server validates it (an id that does not exist is refused with a "did you
+ * mean", one of another account is a warning to acknowledge).
+ */
+export function RecordIdField(props: {
+  name: string;
+  kind: Kind;
+  desk: DeskSnapshot;
+  ticketAccountId: string;
+  describedBy?: string;
+  invalid: boolean;
+  className: string;
+}) {
+  const { register, control } = useFormContext<PlanFormValues>();
+  const value = (useWatch({ control, name: props.name as `steps.${number}.args.${string}` }) as string | undefined) ?? "";
+  const found = useRecordSearch(props.kind, value);
+  const known = snapshotOptions(props.desk, props.kind, props.ticketAccountId);
+  const options = [...known, ...found.filter((f) => !known.some((k) => k.id === f.id))].slice(0, 60);
+  const listId = `${useId()}-records`;
+  return (
+    <>
+      <input
+        id={props.name}
+        type="text"
+        autoComplete="off"
+        spellCheck={false}
+        list={listId}
+        placeholder={`Type a ${props.kind} id…`}
+        {...register(props.name as `steps.${number}.args.${string}`)}
+        aria-invalid={props.invalid}
+        aria-describedby={props.describedBy}
+        className={props.className}
+      />
+      <datalist id={listId}>
+        {options.map((o) => (
+          <option key={o.id} value={o.id} label={o.label} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
+/** The fees of invoice `invoiceId`: from the page's records, else from the search endpoint (exact id). */
+export function useInvoiceFees(desk: DeskSnapshot, invoiceId: string | undefined): RecordOption["fees"] {
+  const known = invoiceId && Object.prototype.hasOwnProperty.call(desk.invoices, invoiceId) ? desk.invoices[invoiceId] : undefined;
+  const found = useRecordSearch("invoice", known ? "" : (invoiceId ?? ""));
+  return known?.fees ?? found.find((r) => r.id === invoiceId)?.fees ?? [];
+}

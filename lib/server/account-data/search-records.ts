@@ -1,0 +1,71 @@
+import type { Prisma } from "../../generated/prisma/client";
+import { formatMoney, type Currency } from "../../money";
+import { prisma } from "../db";
+import type { Viewer } from "../session";
+
+/** The kinds of account record a step argument can name by id. */
+export type RecordKindName = "invoice" | "shipment" | "ticket" | "account";
+
+/** One record as the id field of the edit form offers it. Money in minor units; dates ISO. */
+export interface RecordOption {
+  kind: RecordKindName;
+  id: string;
+  accountId: string;
+  accountName: string;
+  /** One line for people, e.g. "in_74119 · Halvorsen Freight · open · $2,120.00 open". */
+  label: string;
+  status?: string;
+  openBalance?: { minor: number; currency: string };
+  fees?: { code: string; amount: { minor: number; currency: string } }[];
+}
+
+/** Results per search. */
+export const SEARCH_LIMIT = 20;
+
+/**
+ * Records of `kind` whose id starts with `q` (an index range scan, at most SEARCH_LIMIT, id
+ * order), for the edit form's id fields: an operator may name a record outside the ticket's
+ * account (and the validator then warns about it), so the form searches instead of listing a
+ * whole table. Operators see records of their desk's accounts; supervisors and admins all desks.
+ * `q` is trimmed; an empty `q` answers nothing. Never throws for any string.
+ */
+export async function searchRecords(viewer: Pick<Viewer, "role" | "desk">, kind: RecordKindName, q: string): Promise<RecordOption[]> {
+  const prefix = q.trim().slice(0, 128);
+  if (!prefix) return [];
+  const range = { gte: prefix, lt: `${prefix}\uffff` };
+  const desk: Prisma.CustomerAccountWhereInput = viewer.role === "operator" ? { desk: viewer.desk } : {};
+  const base = { orderBy: { id: "asc" as const }, take: SEARCH_LIMIT };
+  if (kind === "account") {
+    const rows = await prisma.customerAccount.findMany({ ...base, where: { id: range, ...desk }, select: { id: true, name: true } });
+    return rows.map((a) => ({ kind, id: a.id, accountId: a.id, accountName: a.name, label: `${a.id} · ${a.name}` }));
+  }
+  if (kind === "ticket") {
+    const rows = await prisma.ticket.findMany({ ...base, where: { id: range, account: desk }, select: { id: true, subject: true, accountId: true, account: { select: { name: true } } } });
+    return rows.map((t) => ({ kind, id: t.id, accountId: t.accountId, accountName: t.account.name, label: `#${t.id} · ${t.account.name} · ${t.subject}` }));
+  }
+  if (kind === "shipment") {
+    const rows = await prisma.shipment.findMany({ ...base, where: { id: range, account: desk }, include: { account: { select: { name: true } } } });
+    return rows.map((s) => ({
+      kind,
+      id: s.id,
+      accountId: s.accountId,
+      accountName: s.account.name,
+      status: s.status,
+      label: `${s.id} · ${s.account.name} · ${s.destination} · ${s.windowFrom}${s.windowTo !== s.windowFrom ? ` → ${s.windowTo}` : ""}`,
+    }));
+  }
+  const rows = await prisma.invoice.findMany({ ...base, where: { id: range, account: desk }, include: { account: { select: { name: true } } } });
+  return rows.map((i) => {
+    const openBalance = { minor: i.openMinor, currency: i.currency };
+    return {
+      kind,
+      id: i.id,
+      accountId: i.accountId,
+      accountName: i.account.name,
+      status: i.status,
+      openBalance,
+      fees: Array.isArray(i.fees) ? (i.fees as RecordOption["fees"]) : [],
+      label: `${i.id} · ${i.account.name} · ${i.status} · ${formatMoney({ minor: i.openMinor, currency: i.currency as Currency })} open`,
+    };
+  });
+}
