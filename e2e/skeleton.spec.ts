@@ -1,4 +1,5 @@
 import { test, expect } from "@playwright/test";
+import { createRun } from "./factory";
 import AxeBuilder from "@axe-core/playwright";
 import { signInAs, STORAGE } from "./helpers";
 
@@ -20,11 +21,10 @@ test.describe("operator", () => {
   test.use({ storageState: STORAGE.operator });
 
   test("opens the queue and the reference run of ticket #74991 with its three steps", async ({ page }) => {
-    // other tests add runs for #74991 through the agent API; the seeded one is the oldest
-    const { runs } = await (await page.request.get("/api/runs")).json();
-    const seeded = runs.filter((r: { ticketId: string }) => r.ticketId === "74991").sort((a: { createdAt: string }, b: { createdAt: string }) => a.createdAt.localeCompare(b.createdAt))[0];
+    // the reference case as the agent proposes it (supersedes whatever run the task had before)
+    const runId = await createRun(page.request, "ref-74991");
     await page.goto("/runs");
-    const link = page.locator(`a[href="/runs/${seeded.id}"]`);
+    const link = page.locator(`a[href="/runs/${runId}"]`);
     const row = page.getByRole("row").filter({ has: link });
     await expect(row).toContainText("Nordkapp Logistics");
     await expect(row.getByRole("cell").nth(3)).toHaveText("3");

@@ -38,6 +38,7 @@ export const AUDIT_EVENT_DATA = {
   expired: z.looseObject({ at: z.string(), approvalsExpired: z.number().int() }),
   escalated: z.looseObject({ at: z.string(), escalateAt: z.string(), expiresAt: z.string(), to: z.string() }),
   denied: z.looseObject({ action: z.string() }),
+  refused: z.looseObject({ action: z.string(), code: z.string(), message: z.string() }),
   admin_change: z.looseObject({ what: z.string(), target: z.looseObject({ kind: z.string(), id: z.string() }), before: z.unknown(), after: z.unknown() }),
 } as const;
 

@@ -2,7 +2,10 @@ import { nanoid } from "nanoid";
 import type { AuditData, AuditType } from "../audit/events";
 import type { Prisma } from "../generated/prisma/client";
 import { prisma } from "./db";
-import { currentEndpoint, markDenialHandled } from "./request-context";
+import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "./request-context";
+
+/** Event types that record a refusal of the request being handled (the route wrapper then adds none). */
+const REFUSAL_TYPES = new Set<AuditType>(["denied", "refused", "submission_refused", "edit_refused", "claim_refused", "fenced"]);
 
 export type { AuditType } from "../audit/events";
 
@@ -38,6 +41,7 @@ export async function appendAudit(
     if (endpoint && data.endpoint === undefined) data = { ...data, endpoint };
     markDenialHandled();
   }
+  if (REFUSAL_TYPES.has(event.type)) markRefusalRecorded();
   await tx.auditEvent.create({
     data: {
       id: nanoid(),

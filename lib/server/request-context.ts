@@ -15,6 +15,8 @@ export interface RequestContext {
   params: Record<string, string>;
   actor: RequestActor | null;
   denialHandled: boolean;
+  /** A refusal of this request is already on the record (a `denied`, `*_refused`, `fenced` or `refused` event). */
+  refusalRecorded: boolean;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -27,7 +29,7 @@ export function runWithRequestContext<T>(req: Request, params: Record<string, st
   } catch {
     path = req.url;
   }
-  return storage.run({ method: req.method.toUpperCase(), path, params, actor: null, denialHandled: false }, fn);
+  return storage.run({ method: req.method.toUpperCase(), path, params, actor: null, denialHandled: false, refusalRecorded: false }, fn);
 }
 
 /** The context of the request being handled, or undefined outside an API handler (pages, tests, scripts). */
@@ -45,6 +47,12 @@ export function setRequestActor(actor: RequestActor): void {
 export function markDenialHandled(): void {
   const ctx = storage.getStore();
   if (ctx) ctx.denialHandled = true;
+}
+
+/** Marks that a refusal of the current request was written to the audit log (by whichever service refused). */
+export function markRefusalRecorded(): void {
+  const ctx = storage.getStore();
+  if (ctx) ctx.refusalRecorded = true;
 }
 
 /** `"POST /api/runs/run_1/approvals"` for the current request, or undefined outside one. */

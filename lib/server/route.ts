@@ -73,6 +73,7 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
       } catch (e) {
         if (isDomainError(e)) {
           await auditUnrecordedDenial(e);
+          await auditUnrecordedRefusal(e);
           const res = errorResponse(e);
           if (!declared.has(e.code)) return contractViolation(endpoint, `refusal "${e.code}" is not declared`, res);
           return res;
@@ -150,6 +151,29 @@ function contractViolation(endpoint: Endpoint, what: string, res: Response): Res
   console.error(`plandesk: contract violation in ${endpoint.method} ${endpoint.path}: ${what}`);
   if (!strict()) return res;
   return NextResponse.json({ error: { code: "internal", message: `Contract violation in ${endpoint.method} ${endpoint.path}: ${what}.` } }, { status: 500 });
+}
+
+/**
+ * Every refusal of an AUTHENTICATED caller is on the record (issue #13): one that no service wrote
+ * is audited here — a 404 as `denied` (a run of another desk is simply not found, and that is a
+ * refusal of scope), anything else (stale versions, validation, bad input…) as `refused`
+ * {action, code, message}. Callers nobody identified are covered by `auditUnrecordedDenial`.
+ */
+async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
+  const ctx = currentRequest();
+  if (!ctx?.actor || ctx.refusalRecorded || ctx.denialHandled || err.status === 401 || err.status === 403 || err.status >= 500) return;
+  try {
+    const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
+    const action = `${ctx.method} ${ctx.path}`;
+    const stepId = ctx.params.stepId ? { stepId: ctx.params.stepId } : {};
+    if (err.status === 404) {
+      await appendAudit(prisma, { runId, type: "denied", actor: ctx.actor, data: { action, code: err.code, reason: err.message, ...stepId } });
+    } else {
+      await appendAudit(prisma, { runId, type: "refused", actor: ctx.actor, data: { action, code: err.code, message: err.message, ...stepId } });
+    }
+  } catch (e) {
+    console.error("plandesk: could not audit a refusal", e);
+  }
 }
 
 /** Audits a 401/403 refusal of the current request unless it is already on the record (DESIGN.md §11: denials are data). */

@@ -40,11 +40,13 @@ describe("gate stage", () => {
     expect(one("add_ticket_note", { ticketId: "74991" }).gate.x).toBe("approval_required");
   });
 
-  it("keys by step id, even an id like __proto__", () => {
-    const r = validatePlan(plan(step("__proto__", "add_ticket_note", validArgs.add_ticket_note)), ctx());
-    expect(Object.prototype.hasOwnProperty.call(r.gate, "__proto__")).toBe(true);
+  it("keys by step id, also ids named like Object's own properties; __proto__ is not a step id (issue #13)", () => {
+    const r = validatePlan(plan(step("constructor", "add_ticket_note", validArgs.add_ticket_note), step("toString", "send_reply", validArgs.send_reply)), ctx());
     expect(Object.getPrototypeOf(r.gate)).toBe(Object.prototype);
-    expect(r.gate["__proto__"]).toBe("auto");
+    expect(r.gate).toEqual({ constructor: "auto", toString: "approval_required" });
+    const proto = validatePlan(plan(step("__proto__", "add_ticket_note", validArgs.add_ticket_note)), ctx());
+    expect(proto.ok).toBe(false);
+    expect(proto.issues.map((i) => i.code)).toContain("invalid_format");
   });
 
   it("steps without a valid id get no entry", () => {

@@ -35,9 +35,13 @@ export async function reportOutcome(
     const run = await tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
     const exec = await tx.stepExecution.findUnique({ where: { token: body.token } });
     if (!run || run.agentId !== agent.id || !exec || exec.runId !== runId || exec.stepId !== stepId) {
-      if (run && run.agentId === agent.id) {
-        await appendAudit(tx, { runId, type: "denied", actor: { kind: "agent", id: agent.id }, data: { action: "report_outcome", stepId, code: "invalid_claim_token" } });
-      }
+      // On the record whoever's token it was: the caller's run, or (runId null) another agent's.
+      await appendAudit(tx, {
+        runId: run && run.agentId === agent.id ? runId : null,
+        type: "denied",
+        actor: { kind: "agent", id: agent.id },
+        data: { action: "report_outcome", stepId, code: "invalid_claim_token", ...(run && run.agentId !== agent.id ? { foreignRunId: runId } : {}) },
+      });
       return refuse("invalid_claim_token", `This token is not the claim of step ${stepId} of run ${runId}. Claim the step first and report with its token.`, { stepId });
     }
     if (exec.reconciledAt) {
