@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
 import type { QueueRow } from "@/lib/server/runs/list-queue";
 
@@ -16,15 +16,17 @@ async function fetchQueue(status: string): Promise<QueueRow[]> {
   return ((await res.json()) as { runs: QueueRow[] }).runs;
 }
 
+/** No store to subscribe to: `useSyncExternalStore` only tells server render (false) from client (true). */
+const noSubscription = () => () => {};
+
 /** The run queue: refreshes itself every 5 s, sortable by column, filterable by status. */
 export function QueueTable({ initialRows, initialStatus, initialNow }: { initialRows: QueueRow[]; initialStatus: string; initialNow: string }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
-  const [mounted, setMounted] = useState(false);
+  const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
   useEffect(() => {
-    setMounted(true);
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
@@ -92,13 +92,15 @@ function MoneyText(props: {
 }) {
   const { value, currency } = props;
   const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? minorToDecimal(value.minor, currency) : ""));
-  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value.
-  useEffect(() => {
+  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value
+  // (adjusted while rendering, when the value or currency changed — not in an effect).
+  const [shown, setShown] = useState<{ minor: number | undefined; currency: Currency }>({ minor: value.minor, currency });
+  if (shown.minor !== value.minor || shown.currency !== currency) {
+    setShown({ minor: value.minor, currency });
     const parsed = parseMinor(text, currency);
     if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsed !== value.minor) setText(minorToDecimal(value.minor, currency));
     if (value.minor === undefined && parsed !== null) setText("");
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value.minor, currency]);
+  }
   return (
     <div className="mt-1 flex items-center gap-2">
       <input
