@@ -87,7 +87,8 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("  senior@plandesk.test      approves and authors refunds up to $2,000.00");
   console.log("  supervisor@plandesk.test  supervisor");
   console.log("  admin@plandesk.test       admin");
-  console.log("Agent API key: pd_demo_agent_key\n");
+  console.log("Agent API key: pd_demo_agent_key");
+  console.log("Ticketing integration key (task revisions only): pd_demo_integration_key\n");
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket (issue #13).
 const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
