@@ -22,7 +22,13 @@ export function proxy(req: NextRequest) {
   const headers = securityHeaders(pathname, { nonce, dev: process.env.NODE_ENV === "development", https: serverConfig().https });
 
   let res: NextResponse;
-  if (!api && !PUBLIC_PAGES.test(pathname) && !getSessionCookie(req)) {
+  if (!decodable(pathname)) {
+    // A path Next.js cannot decode (e.g. "%E0%A4%A") names nothing: 404, not a render error.
+    res = new NextResponse(api ? JSON.stringify({ error: { code: "not_found", message: "Nothing exists at this address." } }) : "Not found", {
+      status: 404,
+      headers: { "content-type": api ? "application/json" : "text/plain; charset=utf-8" },
+    });
+  } else if (!api && !PUBLIC_PAGES.test(pathname) && !getSessionCookie(req)) {
     const url = req.nextUrl.clone();
     url.pathname = "/sign-in";
     url.search = `?next=${encodeURIComponent(pathname + req.nextUrl.search)}`;
@@ -37,6 +43,16 @@ export function proxy(req: NextRequest) {
   }
   for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
   return res;
+}
+
+/** Whether every percent-escape of `pathname` decodes (decodeURIComponent does not throw). */
+function decodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const config = {
