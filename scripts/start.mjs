@@ -131,6 +131,7 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("Agent API key: pd_demo_agent_key (submits runs, claims and reports steps)");
   console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
-const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env: process.env });
+// The custom server (scripts/server.mjs) sets the client address from the TCP socket (issue #13).
+const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));
