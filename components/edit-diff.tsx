@@ -1,5 +1,6 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
+import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
 import { formatMoney, type Money } from "@/lib/money";
 import { StepArgList } from "./arg-value";
 
@@ -45,6 +46,11 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
   const position = (id: string) => diff.order.indexOf(id) + 1;
   const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
   const addedIds = new Set(diff.added.map((s) => s.id));
+  // the reasons decideReapproval gave (lib/diff/reapproval.ts); older stored diffs have none
+  const reasonOf = (id: string) => {
+    const r = diff.reapproval?.find((x) => x.stepId === id)?.reasons[0];
+    return r ? REAPPROVAL_REASON_LABEL[r] : addedIds.has(id) ? "added" : "changed";
+  };
   return (
     <div className="space-y-2 text-sm" data-testid="edit-diff">
       <p className="font-medium">
@@ -99,7 +105,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
       {diff.reapprovalRequired.length > 0 && (
         <p className="rounded bg-amber-100 px-2 py-1 text-amber-950">
           Re-approval required for{" "}
-          {diff.reapprovalRequired.map((id) => `step ${position(id)} (${addedIds.has(id) ? "added" : "changed"})`).join(", ")}
+          {diff.reapprovalRequired.map((id) => `step ${position(id)} (${reasonOf(id)})`).join(", ")}
         </p>
       )}
     </div>

@@ -194,12 +194,13 @@ describe("added, removed, tool change, reorder", () => {
     expect(applyDiff(plan(1, n, r, s), d)).toEqual([n, r2, s]);
   });
 
-  it("reorder: only steps whose relative order changed are moved; no re-approval", () => {
+  it("reorder: only steps whose relative order changed are moved, and they need re-approval", () => {
     const d = diffPlans(plan(1, n, r, s), plan(2, r, s, n));
     expect(d.moved).toEqual([{ stepId: "n", tool: "add_ticket_note", from: 1, to: 3 }]);
     expect(d.changeCount).toBe(1);
     expect(d.touchedStepIds).toEqual(["n"]);
-    expect(d.reapprovalRequired).toEqual([]);
+    expect(d.reapprovalRequired).toEqual(["n"]);
+    expect(describeReapproval(d, plan(2, r, s, n))).toBe("re-approval required for step 3 (moved)");
     expect(d.summary).toEqual(["step 3 add_ticket_note moved from position 1 to 3"]);
     expect(applyDiff(plan(1, n, r, s), d)).toEqual([r, s, n]);
   });
@@ -400,8 +401,10 @@ describe("properties", () => {
           const y = bById.get(id);
           const differs = !x || !y || digest(x) !== digest(y);
           if (differs) expect(touched.has(id)).toBe(true);
-          // re-approval exactly for steps of b whose digest is new for that id
-          if (y) expect(d.reapprovalRequired.includes(id)).toBe(differs);
+          // re-approval exactly for steps of b whose digest is new for that id, or that moved
+          const moved = d.moved.some((m) => m.stepId === id);
+          const depsChanged = !!x && !!y && JSON.stringify(x.dependsOn ?? []) !== JSON.stringify(y.dependsOn ?? []);
+          if (y) expect(d.reapprovalRequired.includes(id)).toBe(differs || moved || depsChanged);
           const isChanged = d.changed.some((c) => c.stepId === id);
           expect(isChanged).toBe(!!x && !!y && x.tool === y.tool && digest(x) !== digest(y));
         }
