@@ -88,7 +88,7 @@ export function PlanSteps({
                     <ArgValue field={f} value={s.args[f.name]} desk={desk} />
                     {(s.provenance?.[f.name] ||
                       (s.args[f.name] !== undefined && !Object.keys(s.provenance ?? {}).some((k) => k.startsWith(`${f.name}.`)))) && (
-                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} />
+                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} value={s.args[f.name]} />
                     )}
                     {Object.entries(s.provenance ?? {})
                       .filter(([k]) => k.startsWith(`${f.name}.`))

@@ -93,7 +93,7 @@ export function ReviewChanges({
               <p className="font-medium">
                 step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
               </p>
-              <FieldChanges fields={c.fields} />
+              <FieldChanges fields={c.fields} tool={c.tool} />
               {notes(c.stepId).map((a, n) => (
                 <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}

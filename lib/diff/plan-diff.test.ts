@@ -151,7 +151,7 @@ describe("field changes", () => {
     const b = plan(2, step("s1", "issue_refund", { invoiceId: "in_74119", amount: { minor: 120000, currency: "USD" } }));
     const d = diffPlans(a, b, referenceDesk());
     expect(d.changed[0].fields).toEqual([
-      { path: "args.amount.minor", segments: ["args", "amount", "minor"], kind: "changed", before: 148900, after: 120000 },
+      { path: "args.amount", segments: ["args", "amount"], kind: "changed", before: { minor: 148900, currency: "USD" }, after: { minor: 120000, currency: "USD" } },
     ]);
     expect(d.summary).toEqual(["step 1 issue_refund: amount $1,489.00 → $1,200.00"]);
     expect(d.annotations.map((x) => x.code)).toEqual(["cross_account", "amount_of_balance"]);

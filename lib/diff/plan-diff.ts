@@ -41,7 +41,8 @@ export type PathSegment = z.infer<typeof pathSegmentSchema>;
  *   `"removed"` (present only in `before`).
  * - `before` / `after`: the JSON values; the absent side is an omitted property.
  * A key added or removed with an object/array value is reported once, at the key, with
- * the whole value; a value whose JSON type changes (e.g. object → string) is one
+ * the whole value; a money value (`{minor, currency}` on both sides) is one field at its key
+ * with both Money values (`args.amount`, never `args.amount.minor`); a value whose JSON type changes (e.g. object → string) is one
  * `"changed"` field at that path. Arrays are compared index by index, so extra trailing
  * elements are `"added"` / `"removed"` fields `args.items[3]`.
  */
@@ -474,6 +475,12 @@ function field(segments: PathSegment[], kind: FieldChange["kind"], before: Maybe
 }
 
 function walk(b: unknown, a: unknown, segs: PathSegment[], out: FieldChange[]): void {
+  // Money is one value ({minor, currency}): a change is one field with both amounts, so people
+  // read "$10.00 → $1,489.00", never "amount.minor 1000 → 148900" (issue 14).
+  if (isMoneyLike(b) && isMoneyLike(a)) {
+    if (!leafEqual(b, a)) out.push(field(segs, "changed", b, a));
+    return;
+  }
   if (isPlainObject(b) && isPlainObject(a)) {
     const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !Object.prototype.hasOwnProperty.call(a, k))];
     for (const k of keys) {
