@@ -18,7 +18,8 @@ async function submit(request: APIRequestContext, ticket: string, steps: unknown
 test.describe("the review tells the truth (issue 14)", () => {
   test.use({ storageState: STORAGE.senior });
 
-  test("case 1: s1 s4 s3 s2 moves s4 and s2 — the diff, the re-approval line and the approvals the server keeps agree", async ({ page }) => {
+  test("case 1: s1 s4 s3 s2 moves s4 and s2 — the diff, the re-approval line and the approvals the server keeps agree", async ({ page, baseURL }) => {
+    const headers = { origin: baseURL! };
     const t = "75016";
     const steps = [
       { id: "s1", tool: "add_ticket_note", args: { ticketId: t, note: "Customer says thanks" } },
@@ -27,9 +28,9 @@ test.describe("the review tells the truth (issue 14)", () => {
       { id: "s4", tool: "send_reply", args: { ticketId: t, body: "We will close this ticket today." } },
     ];
     const { id } = await submit(page.request, t, steps);
-    const approved = await page.request.post(`/api/runs/${id}/approvals`, { data: { planVersion: 1, stepIds: "all", idempotencyKey: `e2e-moves-${id}` } });
+    const approved = await page.request.post(`/api/runs/${id}/approvals`, { data: { planVersion: 1, stepIds: "all", idempotencyKey: `e2e-moves-${id}` }, headers });
     expect(approved.status(), await approved.text()).toBeLessThan(300);
-    const edit = await page.request.post(`/api/runs/${id}/edits`, { data: { baseVersion: 1, steps: [steps[0], steps[3], steps[2], steps[1]] } });
+    const edit = await page.request.post(`/api/runs/${id}/edits`, { data: { baseVersion: 1, steps: [steps[0], steps[3], steps[2], steps[1]] }, headers });
     expect(edit.status(), await edit.text()).toBe(201);
     const result = await edit.json();
     expect(result.diff.moved.map((m: { stepId: string; from: number; to: number }) => [m.stepId, m.from, m.to])).toEqual([
@@ -46,8 +47,11 @@ test.describe("the review tells the truth (issue 14)", () => {
 
     await page.goto(`/runs/${id}`);
     await expect(page.getByTestId("run-status")).toHaveText("Pending review");
-    await expect(page.getByRole("button", { name: "Approve step 2" })).toBeVisible();
-    await expect(page.getByRole("button", { name: "Approve step 4" })).toBeVisible();
+    // the moved steps lost their approval, the ones that stayed in order kept it
+    const cards = page.getByRole("list", { name: "Plan steps" }).getByRole("listitem").filter({ hasText: /^Step \d/ });
+    await expect(cards).toHaveCount(4);
+    await expect(cards.nth(2)).toContainText("approved by Sam Senior");
+    for (const n of [1, 3]) await expect(cards.nth(n)).not.toContainText("approved by Sam Senior");
   });
 
   test("case 2: a decimal comma is read as decimals, shown live, stored as typed; bad input says what is wrong, once", async ({ page }) => {
@@ -88,7 +92,7 @@ test.describe("the review tells the truth (issue 14)", () => {
     expect(step.args.amount).toEqual({ minor: 1489, currency: "USD" });
   });
 
-  test("case 3: a soft hyphen inside 'refund' and 'no questions asked' still need acknowledgement", async ({ page }) => {
+  test("case 3: a soft hyphen inside 'refund' and 'no questions asked' still need acknowledgement", async ({ page, baseURL }) => {
     const t = "75012";
     const { id } = await submit(page.request, t, [
       { id: "r1", tool: "send_reply", args: { ticketId: t, body: "we will re\u00ADfund you $150.00 for the missed delivery" } },
@@ -97,7 +101,7 @@ test.describe("the review tells the truth (issue 14)", () => {
     const details = await (await page.request.get(`/api/runs/${id}`)).json();
     const flagged = details.validation.issues.filter((i: { code: string }) => i.code === "unbacked_commitment").map((i: { stepId: string }) => i.stepId);
     expect(flagged.sort()).toEqual(["r1", "r2"]);
-    const refused = await page.request.post(`/api/runs/${id}/approvals`, { data: { planVersion: 1, stepIds: "all", idempotencyKey: `e2e-promise-${id}` } });
+    const refused = await page.request.post(`/api/runs/${id}/approvals`, { data: { planVersion: 1, stepIds: "all", idempotencyKey: `e2e-promise-${id}` }, headers: { origin: baseURL! } });
     expect(refused.status()).toBe(422);
     expect((await refused.json()).error.code).toBe("acknowledgement_required");
 
