@@ -81,7 +81,9 @@ test.describe("reference case, senior operator", () => {
     await review.getByRole("button", { name: "Remove step 4" }).click();
     await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 1 thing/i);
     await expect(review.getByText("step added")).toHaveCount(0);
-    await page.getByRole("button", { name: "Approve all changes" }).click();
+    // the button says exactly what it approves (issue 14): the two steps still waiting
+    await expect(page.getByTestId("approve-all")).toHaveText("Approve 2 remaining steps (2, 3)");
+    await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
   });
 });
