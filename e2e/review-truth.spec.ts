@@ -108,4 +108,38 @@ test.describe("the review tells the truth (issue 14)", () => {
     await page.goto(`/runs/${id}`);
     await expect(page.getByText(/I acknowledge: The reply promises money/)).toHaveCount(2);
   });
+
+  test("cases 5-6: after approval the review is read-only; a rejection reason is checked in plain words, once", async ({ page }) => {
+    const t = "75004";
+    const { id } = await submit(page.request, t, [
+      { id: "n1", tool: "add_ticket_note", args: { ticketId: t, note: "New contact noted" } },
+      { id: "r1", tool: "send_reply", args: { ticketId: t, body: "We have noted your new contact for Oslo deliveries." } },
+    ]);
+    await page.goto(`/runs/${id}`);
+    // rejection: empty and over-long reasons are refused before sending, in plain words, with a counter
+    await page.getByRole("button", { name: "Reject…" }).click();
+    await page.getByRole("button", { name: "Reject plan" }).click();
+    await expect(page.getByText(/Write a reason of at least 3 characters/)).toHaveCount(1);
+    await expect(page.getByText("The request body has the wrong shape.")).toHaveCount(0);
+    await page.getByLabel("Reason (the agent reads it)").fill("x".repeat(2001));
+    await expect(page.getByText("2,001 / 2,000 characters")).toBeVisible();
+    await page.getByRole("button", { name: "Reject plan" }).click();
+    await expect(page.getByText(/shorten it to 2,000/)).toHaveCount(1);
+    await expect(page.getByText(/Too big/)).toHaveCount(0);
+    await page.getByRole("button", { name: "Reject…" }).click(); // close the form again
+
+    // edit, then approve from the review: the review collapses to a read-only summary
+    await page.getByRole("button", { name: "Edit plan" }).click();
+    await page.locator('[id="steps.1.args.body"]').fill("We have noted your new contact for all Oslo deliveries from today.");
+    await page.getByRole("button", { name: "Save edit" }).click();
+    const review = page.getByRole("region", { name: /Your edit changed/ });
+    await expect(review.locator("ins").first()).toContainText("all"); // word-level highlight, not the paragraph twice
+    await expect(review.locator("del")).toHaveCount(0);
+    await expect(page.getByTestId("approve-all")).toHaveText("Approve step 2");
+    await page.getByTestId("approve-all").click();
+    await expect(page.getByTestId("run-status")).toHaveText("Approved");
+    await expect(page.getByTestId("review-approved")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Discard my edits" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: /^Remove step/ })).toHaveCount(0);
+  });
 });
