@@ -106,7 +106,31 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           {(error as Error).message}
         </p>
       )}
-      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
+      <ul aria-label="Runs" className="mt-3 space-y-2 sm:hidden">
+        {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
+        {sorted.map((r) => (
+          <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
+            <div className="flex items-baseline justify-between gap-2">
+              <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                #{r.ticketId}
+              </Link>
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{statusLabel(r.status)}</span>
+            </div>
+            <p className="mt-0.5 break-words text-xs text-slate-600">{r.ticketSubject}</p>
+            <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
+            <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
+              <span>
+                {r.stepCount} step{r.stepCount === 1 ? "" : "s"} · {r.gatedCount} need approval
+              </span>
+              {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
+              <span>{formatAge(r.createdAt, now)}</span>
+              {(r.status === "pending_review" || r.status === "approved") && <span className="font-medium">expires {formatTimeLeft(r.expiresAt, now)}</span>}
+            </p>
+          </li>
+        ))}
+      </ul>
+      <div className="mt-3 hidden overflow-x-auto rounded-lg border border-slate-200 bg-white sm:block">
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-slate-700">
             <tr>

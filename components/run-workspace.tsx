@@ -174,6 +174,8 @@ export function RunWorkspace({
           issues={d.validation.issues}
           grants={grants}
           blockedReason={block}
+          status={d.run.status}
+          users={initial.users}
           onDone={() => setMode({ kind: "view" })}
         />
       )}

@@ -20,7 +20,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Denials</h1>
         <p className="mt-1 text-sm text-slate-600">
           Every refused authorisation, newest first: who tried, what, when, and which grant or role was missing. A signed-out read (a browser tab after its session
@@ -30,7 +30,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
           <p className="mt-6 text-sm text-slate-600">{before ? "No older denials." : "No denials on record."}</p>
         ) : (
           <div className="mt-4 overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="w-full text-sm">
+            <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
               <caption className="sr-only">Refused authorisations</caption>
               <thead className="bg-slate-50 text-left text-slate-600">
                 <tr>
@@ -78,7 +78,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           </div>
         )}
         <nav aria-label="Pages" className="mt-4 flex gap-4 text-sm">

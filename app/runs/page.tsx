@@ -19,7 +19,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Queue</h1>
         <p className="mt-1 text-sm text-slate-600">Plans agents want to execute, waiting for a person.</p>
         <QueueTable initialRows={rows} initialStatus={status} initialNow={new Date().toISOString()} />

@@ -20,13 +20,13 @@ const fetchUsers = async () => (await apiFetch<{ users: AdminUserView[] }>("/api
 export function UsersAdmin({ initialUsers, viewerId }: { initialUsers: AdminUserView[]; viewerId: string }) {
   const { data: users = initialUsers, error } = useQuery({ queryKey: USERS_KEY, queryFn: fetchUsers, initialData: initialUsers });
   return (
-    <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+    <div className="mt-6 grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <section aria-labelledby="users-h" className="rounded-lg border border-slate-200 bg-white">
         <h2 id="users-h" className="border-b border-slate-200 px-4 py-3 font-semibold">
           Users <span className="text-sm font-normal text-slate-600">({users.length})</span>
         </h2>
         {error && <FormError message={error instanceof ApiError ? error.message : "The list could not be refreshed."} />}
-        <table className="w-full text-sm">
+        <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
           <thead className="bg-slate-50 text-left text-slate-600">
             <tr>
               <th scope="col" className="px-4 py-2 font-medium">
@@ -51,7 +51,7 @@ export function UsersAdmin({ initialUsers, viewerId }: { initialUsers: AdminUser
               <UserRow key={u.id} user={u} isSelf={u.id === viewerId} />
             ))}
           </tbody>
-        </table>
+        </table></div>
       </section>
       <CreateUserForm />
     </div>
