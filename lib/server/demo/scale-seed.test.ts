@@ -5,7 +5,10 @@ import { digest } from "../../plan/digest";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
-import { prisma } from "../db";
+import fs from "node:fs";
+import { deploy } from "../../../scripts/migrate";
+import { resolveDatabaseUrl } from "../database-url";
+import { createPrisma, prisma, type PrismaClient } from "../db";
 import { listQueue } from "../runs/list-queue";
 import { loadRun } from "../runs/load-run";
 import { storedSteps, toRunView } from "../runs/run-view";
@@ -31,7 +34,7 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
     expect(await prisma.task.count({ where: { ticketId: { startsWith: "2" } } })).toBe(sizes.tickets);
     expect(await prisma.invoice.count({ where: { id: { startsWith: "in_1" } } })).toBe(sizes.invoices);
     expect(await prisma.shipment.count({ where: { id: { startsWith: "sh_2" } } })).toBe(sizes.shipments);
-    expect(await prisma.run.count({ where: { id: { startsWith: "run_s" } } })).toBe(sizes.runs);
+    expect(await prisma.run.count({ where: { idempotencyKey: { startsWith: "scale:" } } })).toBe(sizes.runs);
     expect(await prisma.customerAccount.findUnique({ where: { id: "acc_nordkapp" } })).not.toBeNull(); // the demo desk stays
     const events = await prisma.auditEvent.count();
     expect(events).toBeGreaterThanOrEqual(sizes.auditEvents * 0.9);
@@ -48,7 +51,7 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
   });
 
   it("gives every run a consistent history: versions, digests, approvals and executions match its status", async () => {
-    const runs = await prisma.run.findMany({ where: { id: { startsWith: "run_s" } }, include: { planVersions: true, approvals: true, executions: true, edits: true } });
+    const runs = await prisma.run.findMany({ where: { idempotencyKey: { startsWith: "scale:" } }, include: { planVersions: true, approvals: true, executions: true, edits: true } });
     const statuses = new Set<string>();
     for (const run of runs) {
       statuses.add(run.status);
@@ -92,7 +95,7 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
     const supervisor = (await loadViewer("usr_supervisor"))!;
     const page = await listQueue({ status: "pending_review", scope: {} }, TEST_NOW);
     expect(page.runs.length).toBeGreaterThan(0);
-    const pending = await prisma.run.findFirstOrThrow({ where: { id: { startsWith: "run_s" }, status: "pending_review", expiresAt: { gt: TEST_NOW } } });
+    const pending = await prisma.run.findFirstOrThrow({ where: { idempotencyKey: { startsWith: "scale:" }, status: "pending_review", expiresAt: { gt: TEST_NOW } } });
     expect(toRunView(await loadRun(pending.id), TEST_NOW).status).toBe("pending_review");
     // Approval re-validates the plan against the account data in the database: the generator's records and plans agree.
     const approved = await approveSteps(supervisor, pending.id, { planVersion: pending.planVersion, stepIds: "all", idempotencyKey: "scale-test", acknowledgedWarnings: ackAll(await loadRun(pending.id)) }, TEST_NOW);
@@ -102,6 +105,34 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
     const { claim } = await claimStep(agent, pending.id, first.id, { digest: first.digest, taskRevision: 1 }, null, TEST_NOW);
     expect(claim.digest).toBe(first.digest);
   });
+});
+
+describe("the portable path (Prisma createMany, as on PostgreSQL)", () => {
+  it("stores exactly what the SQLite fast path stores", async () => {
+    const read = async (prisma: PrismaClient) => {
+      const ids = ["run_s000010", "run_s000050", "run_s000097"];
+      const runs = await prisma.run.findMany({ where: { id: { in: ids } }, include: { planVersions: true, approvals: true, executions: true, edits: true }, orderBy: { id: "asc" } });
+      const records = [await prisma.ticket.findUnique({ where: { id: "200005" } }), await prisma.invoice.findUnique({ where: { id: "in_1000007" } }), await prisma.user.findUnique({ where: { id: "usr_s0001" }, include: { grants: true } })];
+      const events = await prisma.auditEvent.findMany({ where: { runId: { in: ids } }, orderBy: { seq: "asc" }, select: { id: true, type: true, actorKind: true, actorId: true, data: true, createdAt: true } });
+      const sort = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
+      return JSON.stringify({ runs: runs.map((r) => ({ ...r, planVersions: sort(r.planVersions), approvals: sort(r.approvals), executions: sort(r.executions), edits: sort(r.edits) })), records, events });
+    };
+    // A second database with what the scale desk needs of the demo desk (its agent and holidays).
+    const url = `file:${resolveDatabaseUrl().file!.replace(/\.db$/, "-portable.db")}`;
+    for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+    await deploy(url);
+    const other = createPrisma(url);
+    try {
+      await other.agent.create({ data: (await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID } })) as never });
+      await other.holiday.createMany({ data: await prisma.holiday.findMany() });
+      const again = await seedScaleDesk({ now: TEST_NOW, factor: FACTOR, portable: true, db: other, url });
+      expect(again.skipped).toBe(false);
+      expect(await read(other)).toBe(await read(prisma));
+    } finally {
+      await other.$disconnect();
+      for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+    }
+  }, 120_000);
 });
 
 /** Every warning of the run's current version that needs an acknowledgement, acknowledged. */
