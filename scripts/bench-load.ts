@@ -5,7 +5,8 @@
  *   npm run bench:load -- --scale             # SQLite, demo desk + the scale desk (db:seed --scale)
  *   npm run bench:load -- --db postgres       # the same on PostgreSQL (PLANDESK_BENCH_PG_URL, default postgresql://postgres@127.0.0.1:5432)
  *   npm run bench:load -- --instances 2       # two `next start` processes on one database, load split round-robin
- *   options: --duration <s> (per measurement, default 6), --connections 8,64, --seed <n>, --rebuild (re-seed the template)
+ *   options: --duration <s> (per measurement, default 6), --connections 8,64, --seed <n>, --rebuild (re-seed the template),
+ *            --claims <n> (claimable steps to prepare, default 3000), --reviews <n> (runs to edit and approve, default 1200)
  *
  * Builds nothing (run `npx next build` first). For each configuration it copies a seeded template
  * database (made once by `db:migrate` + `db:seed [--scale]`; rebuilt when older than 6 hours) into a
@@ -221,6 +222,7 @@ async function startServer(url: string, port: number, publicOrigin: string): Pro
       NEXT_TELEMETRY_DISABLED: "1",
     },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group: stopping it stops the next-server child too
   });
   let output = "";
   proc.stdout!.on("data", (d) => (output += d));
@@ -236,12 +238,16 @@ async function startServer(url: string, port: number, publicOrigin: string): Pro
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  proc.kill("SIGTERM");
+  try {
+    process.kill(-proc.pid!, "SIGTERM");
+  } catch {
+    /* gone */
+  }
   throw new Error(`next start did not answer on ${origin} within 60 s:\n${output}`);
 }
 
-/** Summed VmRSS (bytes) of `pid` and its descendants, from /proc. */
-function treeRss(pid: number): number {
+/** VmRSS (bytes) of `pid` and its descendants, from /proc: their sum and the largest single process (the `next-server` child of `next start`). */
+function treeRss(pid: number): { sum: number; max: number } {
   const children = new Map<number, number[]>();
   for (const d of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(d)) continue;
@@ -254,18 +260,22 @@ function treeRss(pid: number): number {
     }
   }
   let total = 0;
+  let max = 0;
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop()!;
     try {
       const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"));
-      if (m) total += Number(m[1]) * 1024;
+      if (m) {
+        total += Number(m[1]) * 1024;
+        max = Math.max(max, Number(m[1]) * 1024);
+      }
     } catch {
       /* gone */
     }
     stack.push(...(children.get(p) ?? []));
   }
-  return total;
+  return { sum: total, max };
 }
 
 // ── measurements ──────────────────────────────────────────────────────────────
@@ -283,7 +293,10 @@ interface Measurement {
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
+  /** Peak RSS of all server processes (every instance, `next start` and its child), MB. */
   rssPeakMB: number;
+  /** Peak RSS of the largest single server process, MB. */
+  rssPeakProcessMB: number;
 }
 
 type Req = { method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
@@ -299,13 +312,16 @@ async function measure(name: string, servers: Server[], connections: number, nex
   const statuses: Record<string, number> = {};
   let errors = 0;
   let peak = 0;
+  let peakProcess = 0;
   const sampler = setInterval(() => {
-    const rss = servers.reduce((s, x) => s + treeRss(x.proc.pid!), 0);
-    peak = Math.max(peak, rss);
+    const rss = servers.map((x) => treeRss(x.proc.pid!));
+    peak = Math.max(peak, rss.reduce((s, r) => s + r.sum, 0));
+    peakProcess = Math.max(peakProcess, ...rss.map((r) => r.max));
   }, 250);
   const started = performance.now();
   const per = servers.map((_, k) => Math.floor(connections / servers.length) + (k < connections % servers.length ? 1 : 0));
   let exhausted = false;
+  let issued = 0; // requests built from `next()`; once it runs dry, filler requests are not recorded
   const runs = servers.map(
     (server, k) =>
       new Promise<void>((resolve, reject) => {
@@ -313,8 +329,7 @@ async function measure(name: string, servers: Server[], connections: number, nex
           {
             url: server.origin,
             connections: per[k],
-            duration: limit === null ? seconds(duration) : undefined,
-            amount: limit === null ? undefined : Math.ceil(limit / servers.length) + per[k],
+            ...(limit === null ? { duration } : { amount: Math.ceil(limit / servers.length) + per[k] }),
             requests: [
               {
                 setupRequest: (req: Record<string, unknown>) => {
@@ -323,6 +338,7 @@ async function measure(name: string, servers: Server[], connections: number, nex
                     exhausted = true;
                     return { ...req, method: "GET", path: "/api/bench/bare", headers: {}, body: undefined };
                   }
+                  issued++;
                   return { ...req, method: r.method, path: r.path, headers: { accept: "application/json", ...(r.body ? { "content-type": "application/json" } : {}), ...r.headers }, body: r.body };
                 },
               },
@@ -331,11 +347,12 @@ async function measure(name: string, servers: Server[], connections: number, nex
           (err: Error | null) => (err ? reject(err) : resolve()),
         );
         inst.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+          if (exhausted && times.length >= issued) return;
           times.push(responseTime);
           statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
         });
         inst.on("reqError", () => errors++);
-        const stopAt = setTimeout(() => inst.stop(), seconds(duration) * 1000 + 100);
+        const stopAt = setTimeout(() => inst.stop(), duration * 1000 + 100);
         const poll = setInterval(() => {
           if (exhausted) inst.stop();
         }, 50);
@@ -366,13 +383,13 @@ async function measure(name: string, servers: Server[], connections: number, nex
     errors,
     statuses,
     rssPeakMB: Math.round(peak / 1048576),
+    rssPeakProcessMB: Math.round(peakProcess / 1048576),
   };
   log(
-    `${name.padEnd(8)} c=${String(connections).padStart(3)}  ${String(m.rps).padStart(5)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  n=${m.requests}${non2xx ? `  non-2xx ${JSON.stringify(statuses)}` : ""}  RSS ${m.rssPeakMB} MB`,
+    `${name.padEnd(8)} c=${String(connections).padStart(3)}  ${String(m.rps).padStart(5)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  n=${m.requests}${non2xx ? `  non-2xx ${JSON.stringify(statuses)}` : ""}  RSS ${m.rssPeakMB} MB (largest process ${m.rssPeakProcessMB} MB)`,
   );
   return m;
 }
-const seconds = (s: number) => s;
 
 async function signIn(server: Server, email: string): Promise<string> {
   const res = await fetch(`${server.origin}/api/auth/sign-in/email`, {
@@ -396,17 +413,17 @@ async function main() {
   log(`fresh database ready (${dbKind === "sqlite" ? path.relative(root, url.slice(5)) : url.replace(/\/\/[^@]*@/, "//…@")})`);
   // Enough targets for the writes at the fastest rate seen here (with headroom); a measurement
   // that runs out of targets ends early and says so in its request count.
-  const claimSteps = Number(argOf("claims") ?? 6000);
-  const reviewRuns = Number(argOf("reviews") ?? 2400);
+  const claimSteps = Number(argOf("claims") ?? 3000);
+  const reviewRuns = Number(argOf("reviews") ?? 1200);
   const fixtures = await prepareFixtures(url, claimSteps, reviewRuns);
 
-  const servers: Server[] = [];
+  const servers: Server[] = running;
   const ports: number[] = [];
   for (let k = 0; k < instances; k++) ports.push(await freePort());
   const publicOrigin = `http://127.0.0.1:${ports[0]}`;
   for (const port of ports) servers.push(await startServer(url, port, publicOrigin));
   log(`serving on ${servers.map((s) => s.origin).join(", ")}`);
-  const idleRss = Math.round(servers.reduce((s, x) => s + treeRss(x.proc.pid!), 0) / 1048576);
+  const idleRss = Math.round(servers.reduce((s, x) => s + treeRss(x.proc.pid!).sum, 0) / 1048576);
   const cookie = await signIn(servers[0], "operator@plandesk.test");
   const agentAuth = { authorization: "Bearer pd_demo_agent_key" };
   const console_ = { cookie, origin: publicOrigin };
@@ -485,7 +502,8 @@ async function main() {
     );
   }
   const peakRss = Math.max(...results.map((r) => r.rssPeakMB));
-  for (const s of servers) s.proc.kill("SIGTERM");
+  const peakProcessRss = Math.max(...results.map((r) => r.rssPeakProcessMB));
+  stopServers();
   await new Promise((r) => setTimeout(r, 500));
 
   const entry = {
@@ -496,7 +514,7 @@ async function main() {
     at: new Date().toISOString(),
     machine: { cpus: (await import("node:os")).cpus().length, node: process.version },
     durationSeconds: duration,
-    rss: { idleMB: idleRss, peakMB: peakRss },
+    rss: { idleMB: idleRss, peakMB: peakRss, peakProcessMB: peakProcessRss },
     fixtures: { claimSteps: fixtures.claims.length, reviewRuns: fixtures.reviewRuns.length },
     results,
     wallSeconds: Math.round((performance.now() - t0) / 1000),
@@ -522,6 +540,20 @@ async function measureQuiet(servers: Server[], c: number) {
     ),
   );
 }
+
+/** Servers started by this run: stopped on every way out. */
+const running: Server[] = [];
+const stopServers = () => {
+  for (const s of running.splice(0)) {
+    try {
+      process.kill(-s.proc.pid!, "SIGTERM"); // the group: `next start` and its next-server child
+    } catch {
+      /* already gone */
+    }
+  }
+};
+process.on("exit", stopServers);
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => process.exit(130));
 
 main().catch((e) => {
   console.error(`bench:load: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
