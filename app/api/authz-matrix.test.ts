@@ -38,8 +38,11 @@ const APP_DIR = path.resolve(__dirname, "..");
 const API_DIR = path.resolve(__dirname);
 type Method = Endpoint["method"];
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-/** better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. */
-const NOT_DECLARED = new Set(["/api/auth/[...all]"]);
+/**
+ * better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. The
+ * benchmark's bare handler is the framework baseline (404 unless PLANDESK_BENCH=1), not the API.
+ */
+const NOT_DECLARED = new Set(["/api/auth/[...all]", "/api/bench/bare"]);
 
 function routeFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
