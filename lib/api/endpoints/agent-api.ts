@@ -1,0 +1,138 @@
+/** Declarations of the agent and executor API (`/api/v1`, agent key): tasks, runs, claims, fences, outcomes (API.md). */
+import { z } from "zod";
+import { RUN_STATES } from "../../run-state";
+import { reviseTaskBodySchema } from "../../task-schema";
+import { claimBodySchema, demoEffectBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
+import { defineEndpoint } from "../contract";
+import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
+import { idParam, runParams, stepParams, taskParams, AGENT } from "./common";
+
+// ── agent and executor API (/api/v1) ─────────────────────────────────────────
+
+export const listTasksEndpoint = defineEndpoint({
+  id: "listTasks",
+  method: "GET",
+  path: "/api/v1/tasks",
+  summary: "Tasks of a ticket (newest first)",
+  caller: AGENT,
+  query: z.object({ ticketId: idParam.optional() }),
+  success: { status: [200], schema: z.object({ tasks: z.array(taskSchema) }), description: "{tasks}" },
+  refusals: [],
+});
+
+export const getTaskEndpoint = defineEndpoint({
+  id: "getTask",
+  method: "GET",
+  path: "/api/v1/tasks/{taskId}",
+  summary: "One task with its live revision",
+  caller: AGENT,
+  params: taskParams,
+  success: { status: [200], schema: z.object({ task: taskSchema }), description: "{task}" },
+  refusals: ["not_found"],
+});
+
+export const submitRunEndpoint = defineEndpoint({
+  id: "submitRun",
+  method: "POST",
+  path: "/api/v1/tasks/{taskId}/runs",
+  summary: "Submit a plan for a task",
+  description: "Validated by the one pipeline; bound to the task revision. A repeated Idempotency-Key returns the saved run (header Idempotent-Replayed: true).",
+  caller: AGENT,
+  params: taskParams,
+  body: submitRunBodySchema,
+  idempotencyKey: "optional",
+  success: { status: [201], schema: z.object({ run: runSchema }), description: "{run}" },
+  refusals: ["not_found", "validation_failed", "stale_task", "idempotency_conflict"],
+});
+
+export const getAgentRunEndpoint = defineEndpoint({
+  id: "getRun",
+  method: "GET",
+  path: "/api/v1/runs/{runId}",
+  summary: "One of the agent's runs",
+  caller: AGENT,
+  params: runParams,
+  success: { status: [200], schema: z.object({ run: runSchema }), description: "{run}" },
+  refusals: ["not_found"],
+});
+
+export const claimStepEndpoint = defineEndpoint({
+  id: "claimStep",
+  method: "POST",
+  path: "/api/v1/runs/{runId}/steps/{stepId}/claim",
+  summary: "Claim a step immediately before writing it",
+  description: "Succeeds only for the approved digest, the bound task revision and an active approval; exactly one claim per step.",
+  caller: AGENT,
+  params: stepParams,
+  body: claimBodySchema,
+  idempotencyKey: "optional",
+  success: { status: [200], schema: z.object({ claim: claimSchema }), description: "{claim: {token, stepId, digest, …}}" },
+  refusals: [
+    "not_found",
+    "stopped_stale_task",
+    "digest_mismatch",
+    "approval_missing",
+    "already_claimed",
+    "prerequisite_pending",
+    "prerequisite_failed",
+    "run_not_approved",
+    "expired",
+    "stale_task",
+    "validation_failed",
+    "approval_revoked",
+    "idempotency_conflict",
+  ],
+});
+
+export const fenceClaimEndpoint = defineEndpoint({
+  id: "fenceClaim",
+  method: "POST",
+  path: "/api/v1/claims/{token}/fence",
+  summary: "Does this claim token still hold? (call it inside the write it guards)",
+  description:
+    "Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. A refusal means: write nothing. A task that moved on also stops the run.",
+  caller: AGENT,
+  params: z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{10,200}$/, "not a claim token") }),
+  success: { status: [200], schema: z.object({ fence: fenceSchema }), description: "{fence: {token, runId, stepId, digest, taskRevision, leaseExpiresAt, holds: true}}" },
+  refusals: ["invalid_claim_token", "claim_fenced"],
+});
+
+export const reportOutcomeEndpoint = defineEndpoint({
+  id: "reportOutcome",
+  method: "POST",
+  path: "/api/v1/runs/{runId}/steps/{stepId}/outcome",
+  summary: "Report what the write did (succeeded, failed, unknown)",
+  caller: AGENT,
+  params: stepParams,
+  body: outcomeBodySchema,
+  success: {
+    status: [200],
+    schema: z.object({ step: stepExecutionSchema, run: z.object({ id: z.string(), status: z.enum(RUN_STATES) }) }),
+    description: "{step, run: {id, status}}",
+  },
+  refusals: ["invalid_claim_token", "outcome_already_reported"],
+});
+
+export const agentReviseTaskEndpoint = defineEndpoint({
+  id: "reviseTask",
+  method: "POST",
+  path: "/api/v1/tasks/{taskId}/revisions",
+  summary: "The ticketing integration records a change of the task (bumps its revision)",
+  description: "Needs an integration key; an agent key is refused (403) — an agent may not rewrite the task its approvals are bound to.",
+  caller: { kind: "integration" },
+  params: taskParams,
+  body: reviseTaskBodySchema,
+  success: { status: [201], schema: z.object({ task: taskSchema }), description: "{task}" },
+  refusals: ["not_found"],
+});
+
+export const demoEffectEndpoint = defineEndpoint({
+  id: "applyDemoEffect",
+  method: "POST",
+  path: "/api/v1/demo/effects",
+  summary: "Demo mode: the reference executor writes a claimed step (fenced in its own transaction)",
+  caller: AGENT,
+  body: demoEffectBodySchema,
+  success: { status: [200], schema: z.object({ effect: demoEffectSchema }), description: "{effect}" },
+  refusals: ["not_found", "invalid_claim_token", "claim_fenced", "effect_failed"],
+});

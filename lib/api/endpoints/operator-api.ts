@@ -1,0 +1,166 @@
+/** Declarations of the operator API (`/api`, session): queue, run details, edits, diffs, approvals, rejections, reconciliation, audit (API.md). */
+import { z } from "zod";
+import { reconcileBodySchema } from "../../reconcile-schema";
+import { RUN_STATES } from "../../run-state";
+import { reviseTaskBodySchema } from "../../task-schema";
+import { approveBodySchema, rejectBodySchema, submitEditBodySchema } from "../bodies";
+import { defineEndpoint } from "../contract";
+import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queueRowSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
+import { planSchema } from "../../plan/schema";
+import { idParam, version, runParams, stepParams, taskParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
+
+// ── operator API (/api, session) ─────────────────────────────────────────────
+
+export const listQueueEndpoint = defineEndpoint({
+  id: "listQueue",
+  method: "GET",
+  path: "/api/runs",
+  summary: "The queue: runs of the viewer's desk, newest first, one page",
+  caller: PEOPLE,
+  query: z.object({ status: z.enum(RUN_STATES).optional(), ...page }),
+  success: { status: [200], schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable() }), description: "{runs, nextCursor}" },
+  refusals: [],
+});
+
+export const searchRecordsEndpoint = defineEndpoint({
+  id: "searchRecords",
+  method: "GET",
+  path: "/api/account-data/{kind}",
+  summary: "Account records of a kind whose id starts with q (the edit form's id fields)",
+  caller: PEOPLE,
+  params: z.object({ kind: z.enum(["invoice", "shipment", "ticket", "account"]) }),
+  query: z.object({ q: z.string().max(128).default("") }),
+  success: { status: [200], schema: z.object({ records: z.array(recordOptionSchema) }), description: "{records} (at most 20, id order)" },
+  refusals: [],
+});
+
+export const getRunDetailsEndpoint = defineEndpoint({
+  id: "getRunDetails",
+  method: "GET",
+  path: "/api/runs/{runId}",
+  summary: "A run with its plan versions, validation and account context",
+  caller: PEOPLE,
+  params: runParams,
+  success: { status: [200], schema: runDetailsSchema, description: "{run, planVersions, validation, accountContext, …}" },
+  refusals: ["not_found"],
+});
+
+export const submitEditEndpoint = defineEndpoint({
+  id: "submitEdit",
+  method: "POST",
+  path: "/api/runs/{runId}/edits",
+  summary: "Edit a run's plan (validated from scratch, diffed on the server)",
+  caller: DESK,
+  params: runParams,
+  body: submitEditBodySchema,
+  success: { status: [201, 200], schema: editResultSchema, description: "201 {planVersion, diff, validation, reapproval}; 200 with unchanged: true" },
+  refusals: ["not_found", "expired", "run_not_pending", "stale_task", "stale_plan_version", "authorship_denied", "validation_failed"],
+});
+
+export const discardEditEndpoint = defineEndpoint({
+  id: "discardEdit",
+  method: "POST",
+  path: "/api/runs/{runId}/edits/{version}/discard",
+  summary: "Discard my edits: back to the pre-edit plan, as a new version",
+  caller: DESK,
+  params: z.object({ runId: idParam, version }),
+  success: { status: [201], schema: z.object({ planVersion: planSchema }), description: "{planVersion}" },
+  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "validation_failed"],
+});
+
+export const getEditEndpoint = defineEndpoint({
+  id: "getEdit",
+  method: "GET",
+  path: "/api/runs/{runId}/edits/{version}",
+  summary: "The stored edit that produced a plan version (pre-edit plan, post-edit plan, diff)",
+  caller: DESK,
+  params: z.object({ runId: idParam, version }),
+  query: z.object({ part: z.enum(["before", "after", "diff"]).optional(), download: z.enum(["1"]).optional() }),
+  success: { status: [200], schema: z.union([editDetailSchema, planSchema, planDiffResponseSchema]), description: "the edit, or only `part`" },
+  refusals: ["not_found"],
+});
+
+export const diffVersionsEndpoint = defineEndpoint({
+  id: "diffVersions",
+  method: "GET",
+  path: "/api/runs/{runId}/diff",
+  summary: "The semantic diff between two plan versions",
+  caller: PEOPLE,
+  params: runParams,
+  query: z.object({ from: version, to: version }),
+  success: { status: [200], schema: z.object({ diff: planDiffResponseSchema, reapproval: z.string(), from: planSchema, to: planSchema }), description: "{diff, reapproval, from, to}" },
+  refusals: ["not_found"],
+});
+
+export const approveStepsEndpoint = defineEndpoint({
+  id: "approveSteps",
+  method: "POST",
+  path: "/api/runs/{runId}/approvals",
+  summary: "Approve steps of the current plan version",
+  caller: DESK,
+  params: runParams,
+  body: approveBodySchema,
+  success: { status: [201], schema: z.object({ approvals: z.array(approvalSchema), run: runSchema }), description: "{approvals, run}; the same key again gives the same body" },
+  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "stale_task", "approval_denied", "acknowledgement_required", "validation_failed", "idempotency_conflict"],
+});
+
+export const rejectRunEndpoint = defineEndpoint({
+  id: "rejectRun",
+  method: "POST",
+  path: "/api/runs/{runId}/rejections",
+  summary: "Reject a run with a reason for the agent",
+  caller: DESK,
+  params: runParams,
+  body: rejectBodySchema,
+  success: { status: [201], schema: z.object({ run: runSchema }), description: "{run}" },
+  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "forbidden"],
+});
+
+export const reconcileStepEndpoint = defineEndpoint({
+  id: "reconcileStep",
+  method: "POST",
+  path: "/api/runs/{runId}/steps/{stepId}/reconcile",
+  summary: "Record what really happened to a step whose outcome is unknown",
+  caller: SUPERVISOR,
+  params: stepParams,
+  body: reconcileBodySchema,
+  success: {
+    status: [201, 200],
+    schema: z.object({ step: stepExecutionSchema, run: z.object({ id: z.string(), status: z.enum(RUN_STATES) }) }),
+    description: "201 {step, run}; 200 when the same resolution was already recorded",
+  },
+  refusals: ["not_found", "nothing_to_reconcile"],
+});
+
+export const runAuditEndpoint = defineEndpoint({
+  id: "getRunAudit",
+  method: "GET",
+  path: "/api/runs/{runId}/audit",
+  summary: "A run's audit trail: events, plan versions, edits",
+  caller: DESK,
+  params: runParams,
+  success: { status: [200], schema: runAuditSchema, description: "{events, run, planVersions, edits}" },
+  refusals: ["not_found"],
+});
+
+export const operatorReviseTaskEndpoint = defineEndpoint({
+  id: "reviseTaskAsSupervisor",
+  method: "POST",
+  path: "/api/tasks/{taskId}/revisions",
+  summary: "A supervisor changes what done means for a task",
+  caller: SUPERVISOR,
+  params: taskParams,
+  body: reviseTaskBodySchema,
+  success: { status: [201], schema: z.object({ task: taskSchema }), description: "{task}" },
+  refusals: ["not_found"],
+});
+
+export const diffCorpusEndpoint = defineEndpoint({
+  id: "exportDiffCorpus",
+  method: "GET",
+  path: "/api/audit/diffs.jsonl",
+  summary: "Every stored edit as one JSON object per line (evaluation cases)",
+  caller: SUPERVISOR,
+  success: { status: [200], schema: z.string(), description: "application/x-ndjson", contentType: "application/x-ndjson" },
+  refusals: [],
+});
