@@ -1,7 +1,7 @@
 import type { DeskSnapshot } from "../../desk/snapshot";
-import type { Prisma } from "../../generated/prisma/client";
 import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/catalog";
+import { toJsonColumn } from "../json-column";
 
 /**
  * What an approval of `step` binds besides the digest: the record the step writes to (as JSON and
@@ -13,7 +13,7 @@ export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: D
   const target = tool?.target(step.args as never, desk) ?? null;
   const amount = tool?.amount(step.args as never);
   return {
-    target: (target ?? null) as unknown as Prisma.InputJsonValue,
+    target: toJsonColumn(target ?? null),
     targetKind: target?.kind ?? null,
     targetId: target?.id ?? null,
     amountMinor: amount?.minor ?? null,

@@ -23,6 +23,7 @@ import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
+import { toJsonColumn } from "../json-column";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -117,8 +118,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           digest: digest(step),
           boundTaskRevision: run.boundTaskRevision,
           approverId: viewer.id,
-          authority: { kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null } as unknown as Prisma.InputJsonValue,
-          acknowledged: acks as unknown as Prisma.InputJsonValue,
+          authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null }),
+          acknowledged: toJsonColumn(acks),
           state: "active",
           expiresAt: run.expiresAt,
         },

@@ -4,6 +4,9 @@ import { prisma } from "../db";
 import { assertSupervisor } from "./insights";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import type { Viewer } from "../session";
+import { readJsonColumn } from "../json-column";
+import { planSchema } from "../../plan/schema";
+import { planDiffSchema } from "../../diff/plan-diff";
 
 /** One evaluation case of the diff corpus: an operator edit and how its run ended. */
 export interface DiffCorpusLine {
@@ -46,9 +49,9 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
         fromVersion: e.fromVersion,
         toVersion: e.toVersion,
         editorId: e.editorId,
-        before: e.before as unknown as Plan,
-        after: e.after as unknown as Plan,
-        diff: e.diff as unknown as PlanDiff,
+        before: readJsonColumn(planSchema, e.before, "plan"),
+        after: readJsonColumn(planSchema, e.after, "plan"),
+        diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
         outcome: FINAL_STATUSES.includes(status) ? status : null,
       };
     }

@@ -1,7 +1,9 @@
-import { assembleInsights, DECIDED_STATUSES, type InsightAggregates, type InsightDiff, type Insights } from "../../insights";
+import { assembleInsights, DECIDED_STATUSES, type InsightAggregates, type Insights } from "../../insights";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
+import { readJsonColumn } from "../json-column";
+import { planDiffSchema } from "../../diff/plan-diff";
 
 /**
  * Refuses anyone but a supervisor: 403 `forbidden`, audited as `denied` by `requireRole`
@@ -100,6 +102,6 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     meanSize: stats._avg.sizeFraction ?? 0,
     medianSize,
     overHalfEdits,
-    recentEdits: recent.reverse().map((e) => ({ ...e, diff: e.diff as unknown as InsightDiff })),
+    recentEdits: recent.reverse().map((e) => ({ ...e, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),
   };
 }

@@ -8,6 +8,9 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import { storedSteps, toStepViews, type RunStepView } from "../runs/run-view";
 import { deskScope, requireRole, type Viewer } from "../session";
+import { readJsonColumn } from "../json-column";
+import { planSchema } from "../../plan/schema";
+import { planDiffSchema } from "../../diff/plan-diff";
 
 /**
  * The run timeline a supervisor reads after the fact (DESIGN.md §11, issue #7): every audit
@@ -195,7 +198,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
       editorId: e.editorId,
       editorName: names.users[e.editorId] ?? e.editorId,
       createdAt: e.createdAt.toISOString(),
-      diff: e.diff as unknown as PlanDiff,
+      diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
     })),
     users: names.users,
     desk,
@@ -223,8 +226,8 @@ export async function getEditDetail(viewer: Viewer, runId: string, toVersion: nu
     editorId: edit.editorId,
     editorName: editor?.name ?? edit.editorId,
     createdAt: edit.createdAt.toISOString(),
-    before: edit.before as unknown as Plan,
-    after: edit.after as unknown as Plan,
-    diff: edit.diff as unknown as PlanDiff,
+    before: readJsonColumn(planSchema, edit.before, "plan"),
+    after: readJsonColumn(planSchema, edit.after, "plan"),
+    diff: readJsonColumn(planDiffSchema, edit.diff, "plan diff"),
   };
 }

@@ -9,6 +9,8 @@ import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../runs/run-view";
 import type { AgentCaller } from "../session";
+import { readJsonColumn, toJsonColumn } from "../json-column";
+import { demoEffectSchema } from "../../api/schemas";
 
 /**
  * The demo executor's "write" (demo mode only): applies the effect of a claimed step to the demo
@@ -44,6 +46,8 @@ export interface DemoEffect {
 
 type Tx = Prisma.TransactionClient;
 type Money = { minor: number; currency: string };
+/** Stored fees of an invoice: `[{code, amount: {minor, currency}}]`. */
+const feesSchema = z.array(z.object({ code: z.string(), amount: z.object({ minor: z.number().int(), currency: z.string() }) }));
 type Fee = { code: string; amount: Money };
 
 const fail = (message: string, details: Record<string, unknown> = {}) => new DomainError("effect_failed", message, details);
@@ -79,7 +83,7 @@ export async function applyDemoEffect(
       }
       const scope = `effect:${exec.runId}:${exec.stepId}`;
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
-      if (saved) return { ok: true, effect: saved.body as unknown as DemoEffect, replayed: true };
+      if (saved) return { ok: true, effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true };
       // The reference executor checks the fence in the same transaction as its write (issue #12).
       const fence = await checkFence(tx, body.token, now, agent.id);
       if (!fence.ok) {
@@ -98,7 +102,7 @@ export async function applyDemoEffect(
         throw e;
       }
       await tx.idempotencyRecord.create({
-        data: { id: nanoid(), scope, key: exec.id, status: 200, body: effect as unknown as Prisma.InputJsonValue, createdAt: now },
+        data: { id: nanoid(), scope, key: exec.id, status: 200, body: toJsonColumn(effect), createdAt: now },
       });
       return { ok: true, effect, replayed: false };
     },
@@ -133,7 +137,7 @@ async function writeEffect(tx: Tx, tool: string, args: Record<string, unknown>):
       const { invoiceId, feeCode, amount } = args as { invoiceId: string; feeCode: string; amount: Money };
       const inv = await tx.invoice.findUnique({ where: { id: invoiceId } });
       if (!inv) throw fail(`Invoice ${invoiceId} does not exist.`, { reason: "missing" });
-      const fees = (Array.isArray(inv.fees) ? inv.fees : []) as unknown as Fee[];
+      const fees: Fee[] = readJsonColumn(feesSchema, inv.fees ?? [], "invoice fees");
       const fee = fees.find((f) => f.code === feeCode);
       if (!fee) throw fail(`Invoice ${invoiceId} has no ${feeCode} fee any more.`, { reason: "fee_missing" });
       if (amount.minor > fee.amount.minor || amount.minor > inv.openMinor) {
@@ -144,7 +148,7 @@ async function writeEffect(tx: Tx, tool: string, args: Record<string, unknown>):
         .filter((f) => f.amount.minor > 0);
       const res = await tx.invoice.updateMany({
         where: { id: invoiceId, version: inv.version },
-        data: { fees: nextFees as unknown as Prisma.InputJsonValue, openMinor: { decrement: amount.minor }, version: { increment: 1 } },
+        data: { fees: toJsonColumn(nextFees), openMinor: { decrement: amount.minor }, version: { increment: 1 } },
       });
       if (res.count !== 1) throw fail(`Invoice ${invoiceId} changed during the write; nothing was waived.`, { reason: "concurrent_change" });
       return {

@@ -1,11 +1,11 @@
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
-import type { Prisma } from "../../generated/prisma/client";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { toolNames } from "../../tools/catalog";
 import { prisma } from "../db";
 import { submitRun } from "../runs/submit-run";
 import { hashApiKey } from "../api-keys";
+import { toJsonColumn } from "../json-column";
 
 /** Demo sign-ins (API.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
@@ -81,7 +81,7 @@ export async function seedDemoDesk(now = new Date()) {
   for (const i of desk.invoices) {
     await prisma.invoice.upsert({
       where: { id: i.id },
-      create: { ...i, currency: "USD", fees: i.fees as unknown as Prisma.InputJsonValue },
+      create: { ...i, currency: "USD", fees: toJsonColumn(i.fees) },
       update: {},
     });
   }

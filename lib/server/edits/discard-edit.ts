@@ -1,7 +1,6 @@
 import { nanoid } from "nanoid";
 import { diffPlans } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
-import type { Prisma } from "../../generated/prisma/client";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { validatePlan } from "../../validation/pipeline";
@@ -16,6 +15,7 @@ import { createPolicyApprovals } from "../runs/policy-approvals";
 import { planFacts, storedSteps } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
+import { toJsonColumn } from "../json-column";
 
 /**
  * "Discard my edits" (DESIGN.md §7): restores the pre-edit plan of the edit that produced
@@ -90,8 +90,8 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         id: nanoid(),
         runId,
         version: restored.version,
-        steps: restored.steps as unknown as Prisma.InputJsonValue,
-        validation: validation as unknown as Prisma.InputJsonValue,
+        steps: toJsonColumn(restored.steps),
+        validation: toJsonColumn(validation),
         createdById: viewer.id,
         createdAt: now,
       },

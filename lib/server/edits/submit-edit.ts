@@ -2,7 +2,6 @@ import { nanoid } from "nanoid";
 import type { SubmitEditBody } from "../../api/bodies";
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
-import type { Prisma } from "../../generated/prisma/client";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { validatePlan } from "../../validation/pipeline";
@@ -20,6 +19,7 @@ import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { foldEdit } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
+import { toJsonColumn } from "../json-column";
 
 /** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
 export interface EditResult {
@@ -108,7 +108,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         approvedVersion: null,
         ...planFacts(next.steps, validation),
         editCount: { increment: 1 },
-        editTouched: telemetry.runTouched as unknown as Prisma.InputJsonValue,
+        editTouched: toJsonColumn(telemetry.runTouched),
         editFraction: telemetry.runFraction,
       },
       audit: {
@@ -130,8 +130,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         id: nanoid(),
         runId,
         version: next.version,
-        steps: next.steps as unknown as Prisma.InputJsonValue,
-        validation: validation as unknown as Prisma.InputJsonValue,
+        steps: toJsonColumn(next.steps),
+        validation: toJsonColumn(validation),
         createdById: viewer.id,
         createdAt: now,
       },
@@ -143,9 +143,9 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         fromVersion: base.version,
         toVersion: next.version,
         editorId: viewer.id,
-        before: base as unknown as Prisma.InputJsonValue,
-        after: next as unknown as Prisma.InputJsonValue,
-        diff: diff as unknown as Prisma.InputJsonValue,
+        before: toJsonColumn(base),
+        after: toJsonColumn(next),
+        diff: toJsonColumn(diff),
         ...telemetry.edit,
         createdAt: now,
       },

@@ -2,7 +2,6 @@ import { nanoid } from "nanoid";
 import type { SubmitRunBody } from "../../api/bodies";
 import { utcDateOf } from "../../dates";
 import { DomainError } from "../../errors";
-import type { Prisma } from "../../generated/prisma/client";
 import { runDeadlines } from "../../policy";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
@@ -19,6 +18,7 @@ import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
 import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
+import { toJsonColumn } from "../json-column";
 
 /**
  * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
@@ -181,8 +181,8 @@ export async function submitRun(
         id: nanoid(),
         runId,
         version: 1,
-        steps: plan.steps as unknown as Prisma.InputJsonValue,
-        validation: validation as unknown as Prisma.InputJsonValue,
+        steps: toJsonColumn(plan.steps),
+        validation: toJsonColumn(validation),
         createdAt: now,
       },
     });
