@@ -406,8 +406,12 @@ async function signIn(server: Server, email: string): Promise<string> {
 
 // ── main ──────────────────────────────────────────────────────────────────────
 
+/** The 1-minute load average (/proc/loadavg): other work on the machine competes with the benchmark. */
+const loadAverage = () => Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
 async function main() {
   const t0 = performance.now();
+  const loadBefore = loadAverage();
   log(`configuration ${configKey}; ${duration} s per measurement at ${connectionLevels.join(" and ")} connections`);
   const url = await freshDatabase();
   log(`fresh database ready (${dbKind === "sqlite" ? path.relative(root, url.slice(5)) : url.replace(/\/\/[^@]*@/, "//…@")})`);
@@ -512,7 +516,7 @@ async function main() {
     size,
     instances,
     at: new Date().toISOString(),
-    machine: { cpus: (await import("node:os")).cpus().length, node: process.version },
+    machine: { cpus: (await import("node:os")).cpus().length, node: process.version, loadAverage: { before: loadBefore, after: loadAverage() } },
     durationSeconds: duration,
     rss: { idleMB: idleRss, peakMB: peakRss, peakProcessMB: peakProcessRss },
     fixtures: { claimSteps: fixtures.claims.length, reviewRuns: fixtures.reviewRuns.length },

@@ -336,7 +336,6 @@ const OLD_FATES = [
   ["expired", 14],
   ["failed", 5],
   ["unknown", 2],
-  ["superseded_like_rejected", 0],
 ] as const;
 /** Fates of a live run (the last 23 hours). */
 const LIVE_FATES = [
@@ -385,10 +384,7 @@ export function scaleRun(ctx: ScaleContext, i: number): ScaleRunRows | null {
     const steps = agentSteps(rngFor(ctx.seed, "plan", i), ctx, ticket.id, account.id, records, t0, shift).map((s) => ({ ...s, author: { kind: "model" as const } }));
     v1 = validatePlan({ version: 1, steps }, { ...base, now: t0 });
   }
-  if (!v1?.ok || !v1.plan) {
-    if (process.env.SCALE_DEBUG) console.error(JSON.stringify(v1?.issues));
-    return null;
-  }
+  if (!v1?.ok || !v1.plan) return null;
   const plan1 = v1.plan;
   const hasIrreversible = plan1.steps.some((s) => getTool(s.tool)?.effect === "irreversible");
   const { expiresAt, escalateAt } = runDeadlines(t0, hasIrreversible);
