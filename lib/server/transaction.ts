@@ -47,8 +47,19 @@ export const refuse = <T = never>(code: ErrorCode, message: string, details: Rec
 /** Attempts of one transaction before a retryable failure is given up (and surfaces as a 500). */
 const MAX_ATTEMPTS = 12;
 
-/** Interactive transactions wait for the database lock rather than fail fast. */
-const TX_OPTIONS = { maxWait: 20_000, timeout: 20_000 } as const;
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
+
+/**
+ * Interactive transactions wait for the database lock rather than fail fast. On PostgreSQL they
+ * run SERIALIZABLE: every transaction then behaves as if it ran alone, which is what SQLite's
+ * single writer gives and what the read-then-decide bodies (money held on an invoice, the
+ * prerequisites of a step, "one live plan per task") rely on; the conditional updates stay the
+ * promise, and a transaction PostgreSQL aborts to keep it serializable (40001, or a deadlock
+ * 40P01) is retried from the start by `withRetry`, so its second reading decides.
+ */
+const TX_OPTIONS = SQLITE
+  ? ({ maxWait: 20_000, timeout: 20_000 } as const)
+  : ({ maxWait: 20_000, timeout: 20_000, isolationLevel: "Serializable" } as const);
 
 /**
  * Runs `body` in one transaction on `db` (default: the process-wide client), retrying at most
@@ -98,8 +109,6 @@ export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>,
   if (!result.ok) throw result.error;
   return result.value;
 }
-
-const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /**
  * On SQLite, makes the transaction a writer from its first statement (what `BEGIN IMMEDIATE`
