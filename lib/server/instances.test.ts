@@ -122,14 +122,36 @@ describe("two instances on one database", () => {
     expect(after.edits).toHaveLength(1);
   }, 90_000);
 
-  it("approvals: of six approvals of one plan version one approves the run, the rest run_not_pending", async () => {
+  it("approvals: six approvals of one step across both instances create one approval and one audit event", async () => {
+    // Approving a step that is already approved is not a refusal (the answer shows the approval
+    // in force), so here the race is won by whoever writes the approval; nobody may write a second.
     const run = await submit("75005", gatedPlan("75005"));
     const results = await onBoth({ op: "approve", runId: run.id, planVersion: 1, as: "usr_senior", count: 3, keyPrefix: "inst", now: TEST_NOW.toISOString() });
-    oneWinner(results, ["run_not_pending", "stale_plan_version"]);
-    const approvals = await prisma.approval.findMany({ where: { runId: run.id, state: "active" } });
-    expect(approvals.map((a) => a.stepId).sort()).toEqual(["s2"]);
-    expect(await prisma.auditEvent.count({ where: { runId: run.id, type: "approved" } })).toBe(1);
+    for (const r of results) {
+      if (!r.ok) expect(ERROR_STATUS[r.code as ErrorCode], r.code).toBe(409);
+    }
+    expect(results.filter((r) => r.ok).length).toBeGreaterThanOrEqual(1);
+    const approvals = await prisma.approval.findMany({ where: { runId: run.id } });
+    // s1 (a note) is approved by policy at submission; s2 (a customer reply) by exactly one of the six calls.
+    expect(approvals.map((a) => `${a.stepId}:${a.state}:${a.approverId ?? "policy"}`).sort()).toEqual(["s1:active:policy", "s2:active:usr_senior"]);
+    expect(await prisma.auditEvent.count({ where: { runId: run.id, type: "approved", actorKind: "user" } })).toBe(1);
     expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("approved");
+  }, 90_000);
+
+  it("approval against edit: an approval of version 1 racing an edit from version 1 never approves a superseded version", async () => {
+    const run = await submit("75009", gatedPlan("75009"));
+    const base = editable((await toRunView(await loadRun(run.id), TEST_NOW)).steps as never);
+    const edited = base.map((s) => (s.id === "s2" ? { ...s, args: { ...s.args, body: "Edited reply: we are on it and will write again today." } } : s));
+    const [approve, edit] = await Promise.all([
+      instances[0].send({ op: "approve", runId: run.id, planVersion: 1, as: "usr_senior", count: 2, keyPrefix: "vs", startAt: Date.now() + 600, now: TEST_NOW.toISOString() }),
+      instances[1].send({ op: "edit", runId: run.id, baseVersion: 1, as: "usr_senior", variants: [edited, edited], startAt: Date.now() + 600, now: TEST_NOW.toISOString() }),
+    ]);
+    oneWinner(edit, ["stale_plan_version"]); // two edits from version 1: one version 2
+    for (const r of approve) if (!r.ok) expect(r.code).toBe("stale_plan_version");
+    const after = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, include: { approvals: true } });
+    expect(after.planVersion).toBe(2);
+    // Whatever order the two committed in, no approval of version 1 is still in force.
+    expect(after.approvals.filter((a) => a.state === "active" && a.planVersion === 1)).toEqual([]);
   }, 90_000);
 
   it("the deadline sweep on both instances escalates and expires each run exactly once", async () => {

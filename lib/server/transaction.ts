@@ -126,11 +126,13 @@ async function takeWriteLock(tx: Tx): Promise<void> {
 export function isRetryable(e: unknown): boolean {
   if (e instanceof LostRace) return true;
   if (e instanceof DomainError) return false;
-  const err = e as { code?: string; message?: string; cause?: { code?: string } } | null;
+  const err = e as { code?: string; message?: string; cause?: { code?: string; kind?: string; originalCode?: string } } | null;
   const code = err?.code ?? "";
   if (["P2002", "P2034", "P1008", "40001", "40P01", "55P03"].includes(code)) return true;
-  if (["40001", "40P01", "55P03"].includes(err?.cause?.code ?? "")) return true;
-  return /SQLITE_BUSY|database is locked|SocketTimeout|socket timeout|could not serialize|deadlock detected/i.test(err?.message ?? "");
+  if (["40001", "40P01", "55P03"].includes(err?.cause?.code ?? err?.cause?.originalCode ?? "")) return true;
+  // A PostgreSQL serialization failure at COMMIT reaches us as the driver adapter's own error.
+  if (err?.cause?.kind === "TransactionWriteConflict" || err?.cause?.kind === "UniqueConstraintViolation") return true;
+  return /SQLITE_BUSY|database is locked|SocketTimeout|socket timeout|could not serialize|deadlock detected|TransactionWriteConflict/i.test(err?.message ?? "");
 }
 
 /** True when `e` is a unique-constraint violation (Prisma `P2002`). */
