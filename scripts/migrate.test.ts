@@ -87,10 +87,29 @@ describe("one schema, a migration history per dialect", () => {
     expect(sqlite).not.toMatch(/TIMESTAMP\(3\)/);
   }, 60_000);
 
-  it("the PostgreSQL client's schema is the source schema with the provider and output swapped", () => {
+  it("the PostgreSQL client's schema is the source schema with the provider, the output and json columns changed", () => {
     const pg = postgresVariant(SCHEMA);
     expect(pg).toContain('provider = "postgresql"');
     expect(pg).toContain('output       = "../../lib/generated/prisma-pg"');
-    expect(datamodelFor(pg, "sqlite").replace(/^\/\/ GENERATED.*\n/, "").replace("../../lib/generated/prisma-pg", "../lib/generated/prisma")).toBe(SCHEMA);
+    // Every Json field is stored as json (text kept as written, key order included), as on SQLite.
+    expect(pg.match(/ Json\?? @db\.Json/g)?.length).toBe(SCHEMA.match(/^\s+\w+\s+Json\??/gm)?.length);
+    const back = datamodelFor(pg, "sqlite").replace(/^\/\/ GENERATED.*\n/, "").replace("../../lib/generated/prisma-pg", "../lib/generated/prisma").replace(/ @db\.Json/g, "");
+    expect(back).toBe(SCHEMA);
+    expect(datamodelFor(SCHEMA, "postgresql")).toBe(pg.replace(/^\/\/ GENERATED.*\n/, "").replace("../../lib/generated/prisma-pg", "../lib/generated/prisma"));
   });
+
+  it("a JSON column reads back with its keys in the order written", async () => {
+    const { url, remove } = await emptyDatabase();
+    try {
+      await deploy(url);
+      const db = createPrisma(url, { poolMax: 2 });
+      const body = { zeta: 1, alpha: { b: 2, a: 1 }, mid: [{ y: 1, x: 2 }] };
+      await db.idempotencyRecord.create({ data: { id: "r1", scope: "s", key: "k", status: 200, body } });
+      const row = await db.idempotencyRecord.findUniqueOrThrow({ where: { id: "r1" } });
+      expect(JSON.stringify(row.body)).toBe(JSON.stringify(body));
+      await db.$disconnect();
+    } finally {
+      await remove();
+    }
+  }, 120_000);
 });

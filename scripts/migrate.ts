@@ -25,6 +25,7 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { resolveDatabaseUrl } from "../lib/server/database-url";
+import { postgresDatamodel } from "./prisma-schemas.mjs";
 
 const ROOT = path.resolve(__dirname, "..");
 const SCHEMA = path.join(ROOT, "prisma", "schema.prisma");
@@ -169,9 +170,12 @@ function offlineFactory(dialect: Dialect) {
   };
 }
 
-/** Datamodel text with the datasource provider set for `dialect`. */
+/**
+ * The datamodel of source schema text `text` for `dialect`: SQLite as written; PostgreSQL with the
+ * provider swapped and Json fields as `json` (`postgresDatamodel`, the same rewrite as the client's).
+ */
 export function datamodelFor(text: string, dialect: Dialect): string {
-  return text.replace(/provider\s*=\s*"(sqlite|postgresql)"/, `provider = "${dialect}"`);
+  return dialect === "postgresql" ? postgresDatamodel(text) : text.replace(/provider\s*=\s*"(sqlite|postgresql)"/, 'provider = "sqlite"');
 }
 
 /** Names of the migrations of `dialect`, oldest first. */
@@ -203,7 +207,7 @@ export async function deploy(databaseUrl = resolveDatabaseUrl().url): Promise<st
     db.close();
     conn = trackedFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 15000 }));
   } else {
-    await warnOnCollation(databaseUrl);
+    await ensurePostgresDatabase(databaseUrl);
     conn = trackedFactory(wholeScripts(new PrismaPg({ connectionString: databaseUrl, max: 2 })));
   }
   const dir = MIGRATIONS[provider];
@@ -234,10 +238,18 @@ export async function deploy(databaseUrl = resolveDatabaseUrl().url): Promise<st
 /**
  * Id prefix searches and keyset cursors compare strings; Plandesk expects byte order (what SQLite
  * does), i.e. a database created with the C or C.UTF-8 collation. Prints a warning otherwise.
+ * A database that does not exist yet is created (in C.UTF-8) through the server's `postgres`
+ * database, so `npm start` with a fresh PostgreSQL URL works; creating needs the CREATEDB right.
  */
-async function warnOnCollation(url: string): Promise<void> {
+async function ensurePostgresDatabase(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (e) {
+    if ((e as { code?: string }).code !== "3D000") throw e; // 3D000: database does not exist
+    await createDatabase(url);
+    return ensurePostgresDatabase(url);
+  }
   try {
     const { rows } = await client.query<{ datcollate: string }>("SELECT datcollate FROM pg_database WHERE datname = current_database()");
     const collation = rows[0]?.datcollate ?? "";
@@ -247,6 +259,24 @@ async function warnOnCollation(url: string): Promise<void> {
           "Create the database with: CREATE DATABASE plandesk TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'",
       );
     }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the database named in `url` (byte-order collation) through the server's maintenance database. */
+async function createDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    console.log(`migrate: creating database ${name}`);
+    await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'`);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "42P04") throw e; // created meanwhile by another instance
   } finally {
     await client.end();
   }

@@ -12,7 +12,21 @@ import path from "node:path";
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 /**
- * The PostgreSQL variant of `source` (the text of prisma/schema.prisma): provider swapped, the
+ * The datamodel of `source` for PostgreSQL: provider "postgresql", and every `Json` field stored as
+ * `json` (`@db.Json`), not Prisma's default `jsonb`. `json` keeps the text as written — object key
+ * order included — like SQLite does, so an idempotent replay, a saved plan or an audit event reads
+ * back exactly as it was stored on both databases (jsonb would re-order keys). Plandesk never
+ * filters inside JSON (the facts it queries are columns), so jsonb's operators are not needed.
+ * Used for the generated client and by scripts/migrate.ts for every PostgreSQL diff.
+ */
+export function postgresDatamodel(source) {
+  return source
+    .replace(/provider\s*=\s*"(sqlite|postgresql)"/, 'provider = "postgresql"')
+    .replace(/^(\s+\w+\s+Json\??)(?![^\n]*@db\.)/gm, "$1 @db.Json");
+}
+
+/**
+ * The PostgreSQL variant of `source` (the text of prisma/schema.prisma): `postgresDatamodel`, the
  * generator's output moved to lib/generated/prisma-pg (relative to prisma/postgresql/).
  * Throws when the source has no `provider = "sqlite"` datasource or no generator output (the
  * rewrite would silently produce a wrong client).
@@ -24,7 +38,7 @@ export function postgresVariant(source) {
   if (!output.test(source)) throw new Error('prisma/schema.prisma: expected generator client with output = "../lib/generated/prisma"');
   return (
     "// GENERATED from prisma/schema.prisma by scripts/prisma-schemas.mjs — do not edit.\n" +
-    source.replace(datasource, '$1"postgresql"').replace(output, '$1"../../lib/generated/prisma-pg"')
+    postgresDatamodel(source.replace(output, '$1"../../lib/generated/prisma-pg"'))
   );
 }
 

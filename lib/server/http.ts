@@ -17,20 +17,19 @@ const tooLarge = () => new DomainError("payload_too_large", `The request body is
  * NUL character (U+0000), or null. PostgreSQL cannot store NUL in text or JSON, so such input is
  * refused up front on every database rather than failing differently on each.
  */
-export function nulPath(value: unknown, at: (string | number)[] = []): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? at.join(".") || "(body)" : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const p = nulPath(value[i], [...at, i]);
-      if (p !== null) return p;
-    }
-    return null;
-  }
-  if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes("\u0000")) return [...at, k.replace(/\u0000/g, "\\u0000")].join(".");
-      const p = nulPath(v, [...at, k]);
-      if (p !== null) return p;
+export function nulPath(value: unknown): string | null {
+  // Iterative (a JSON body may nest thousands of levels deep; recursion would overflow the stack).
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return at.join(".") || "(body)";
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...at, i]]);
+    } else if (v && typeof v === "object") {
+      const entries = Object.entries(v);
+      for (const [k] of entries) if (k.includes("\u0000")) return [...at, k.replace(/\u0000/g, "\\u0000")].join(".");
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], [...at, entries[i][0]]]);
     }
   }
   return null;

@@ -126,7 +126,7 @@ CREATE TABLE "invoice" (
     "currency" TEXT NOT NULL,
     "totalMinor" INTEGER NOT NULL,
     "openMinor" INTEGER NOT NULL,
-    "fees" JSONB NOT NULL,
+    "fees" JSON NOT NULL,
     "dueDate" TEXT NOT NULL,
     "version" INTEGER NOT NULL DEFAULT 1,
 
@@ -161,7 +161,7 @@ CREATE TABLE "holiday" (
 CREATE TABLE "agent" (
     "id" TEXT NOT NULL,
     "name" TEXT NOT NULL,
-    "allowedTools" JSONB NOT NULL,
+    "allowedTools" JSON NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "agent_pkey" PRIMARY KEY ("id")
@@ -192,7 +192,7 @@ CREATE TABLE "run" (
     "escalateAt" TIMESTAMP(3) NOT NULL,
     "escalatedAt" TIMESTAMP(3),
     "rejectionReason" TEXT,
-    "stopReason" JSONB,
+    "stopReason" JSON,
     "idempotencyKey" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,
@@ -205,8 +205,8 @@ CREATE TABLE "plan_version" (
     "id" TEXT NOT NULL,
     "runId" TEXT NOT NULL,
     "version" INTEGER NOT NULL,
-    "steps" JSONB NOT NULL,
-    "validation" JSONB NOT NULL,
+    "steps" JSON NOT NULL,
+    "validation" JSON NOT NULL,
     "createdById" TEXT,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
@@ -220,9 +220,9 @@ CREATE TABLE "plan_edit" (
     "fromVersion" INTEGER NOT NULL,
     "toVersion" INTEGER NOT NULL,
     "editorId" TEXT NOT NULL,
-    "before" JSONB NOT NULL,
-    "after" JSONB NOT NULL,
-    "diff" JSONB NOT NULL,
+    "before" JSON NOT NULL,
+    "after" JSON NOT NULL,
+    "diff" JSON NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "plan_edit_pkey" PRIMARY KEY ("id")
@@ -235,13 +235,13 @@ CREATE TABLE "approval" (
     "stepId" TEXT NOT NULL,
     "planVersion" INTEGER NOT NULL,
     "tool" TEXT NOT NULL,
-    "target" JSONB,
-    "args" JSONB NOT NULL,
+    "target" JSON,
+    "args" JSON NOT NULL,
     "digest" TEXT NOT NULL,
     "boundTaskRevision" INTEGER NOT NULL,
     "approverId" TEXT,
-    "authority" JSONB NOT NULL,
-    "acknowledged" JSONB NOT NULL,
+    "authority" JSON NOT NULL,
+    "acknowledged" JSON NOT NULL,
     "state" TEXT NOT NULL,
     "expiresAt" TIMESTAMP(3) NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -277,7 +277,7 @@ CREATE TABLE "idempotency_record" (
     "scope" TEXT NOT NULL,
     "key" TEXT NOT NULL,
     "status" INTEGER NOT NULL,
-    "body" JSONB NOT NULL,
+    "body" JSON NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "idempotency_record_pkey" PRIMARY KEY ("id")
@@ -291,7 +291,7 @@ CREATE TABLE "audit_event" (
     "type" TEXT NOT NULL,
     "actorKind" TEXT NOT NULL,
     "actorId" TEXT,
-    "data" JSONB NOT NULL,
+    "data" JSON NOT NULL,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "audit_event_pkey" PRIMARY KEY ("seq")
