@@ -4,43 +4,48 @@ import { SignOutButton } from "./sign-out-button";
 
 /** Top bar: product name, navigation, the signed-in person and their role. */
 export function AppHeader({ viewer }: { viewer: Viewer }) {
+  const links: { href: string; label: string }[] = [
+    { href: "/runs", label: "Queue" },
+    ...(viewer.role === "supervisor"
+      ? [
+          { href: "/escalations", label: "Escalations" },
+          { href: "/reconciliation", label: "Reconciliation" },
+          { href: "/insights", label: "Insights" },
+        ]
+      : []),
+    ...(viewer.role === "supervisor" || viewer.role === "admin" ? [{ href: "/denials", label: "Denials" }] : []),
+    ...(viewer.role === "admin" ? [{ href: "/admin/users", label: "Admin" }] : []),
+  ];
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex max-w-7xl items-center gap-6 px-6 py-3">
+      <div className="mx-auto flex max-w-7xl items-center gap-3 px-4 py-3 sm:gap-6 sm:px-6">
         <Link href="/runs" className="text-lg font-semibold tracking-tight text-slate-900">
           Plandesk
         </Link>
-        <nav aria-label="Main" className="flex gap-4 text-sm">
-          <Link href="/runs" className="text-slate-700 hover:text-slate-950">
-            Queue
-          </Link>
-          {viewer.role === "supervisor" && (
-            <>
-              <Link href="/escalations" className="text-slate-700 hover:text-slate-950">
-                Escalations
-              </Link>
-              <Link href="/reconciliation" className="text-slate-700 hover:text-slate-950">
-                Reconciliation
-              </Link>
-              <Link href="/insights" className="text-slate-700 hover:text-slate-950">
-                Insights
-              </Link>
-            </>
-          )}
-          {(viewer.role === "supervisor" || viewer.role === "admin") && (
-            <Link href="/denials" className="text-slate-700 hover:text-slate-950">
-              Denials
+        <nav aria-label="Main" className="hidden gap-4 text-sm md:flex">
+          {links.map((l) => (
+            <Link key={l.href} href={l.href} className="text-slate-700 hover:text-slate-950">
+              {l.label}
             </Link>
-          )}
-          {viewer.role === "admin" && (
-            <Link href="/admin/users" className="text-slate-700 hover:text-slate-950">
-              Admin
-            </Link>
-          )}
+          ))}
         </nav>
-        <div className="ml-auto flex items-center gap-3 text-sm">
-          <span>
-            {viewer.name} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{viewer.role}</span>
+        {/* narrow screens: the same links behind a menu button (works without JavaScript) */}
+        <details className="relative md:hidden">
+          <summary className="cursor-pointer list-none rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-800">Menu</summary>
+          <nav aria-label="Main menu" className="absolute left-0 z-30 mt-1 flex w-48 flex-col rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
+            {links.map((l) => (
+              <Link key={l.href} href={l.href} className="px-3 py-2 text-slate-800 hover:bg-slate-50">
+                {l.label}
+              </Link>
+            ))}
+          </nav>
+        </details>
+        <div className="ml-auto flex min-w-0 items-center gap-2 text-sm sm:gap-3">
+          <span className="min-w-0 truncate">
+            <span className="hidden sm:inline">{viewer.name} </span>
+            <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700" title={viewer.name}>
+              {viewer.role}
+            </span>
           </span>
           <SignOutButton />
         </div>

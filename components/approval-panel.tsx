@@ -20,6 +20,19 @@ export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "
   return `needs ${step.tool} approval grant above ${formatMoney(denial.limit)}`;
 }
 
+/** The most characters a rejection reason may hold (lib/api/bodies.ts `rejectBody`). */
+export const REJECT_REASON_MAX = 2000;
+
+/**
+ * The approve-all button's words, saying exactly what it approves: "Approve plan (3 steps)" when
+ * nothing is approved yet, "Approve 2 remaining steps (2, 4)" otherwise, "Approve step 3" for one.
+ */
+export function approveAllText(pending: readonly { position: number }[], total: number): string {
+  if (pending.length === 1) return `Approve step ${pending[0].position}`;
+  if (pending.length === total) return `Approve plan (${total} steps)`;
+  return `Approve ${pending.length} remaining steps (${pending.map((s) => s.position).join(", ")})`;
+}
+
 /**
  * Approve and reject controls for the current plan version. Buttons a person cannot use stay
  * visible, disabled, with the reason. Warnings that need acknowledgement are checkboxes next to
@@ -33,7 +46,7 @@ export function ApprovalPanel({
   grants,
   blockedReason,
   canReject = true,
-  approveAllLabel = "Approve all remaining",
+  approveAllLabel,
 }: {
   runId: string;
   planVersion: number;
@@ -50,8 +63,16 @@ export function ApprovalPanel({
   const [reason, setReason] = useState("");
   const [showReject, setShowReject] = useState(false);
   const pending = steps.filter((s) => !(s.approval && s.approval.state === "active"));
+  const allLabel = approveAllLabel ?? approveAllText(pending, steps.length);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
-  const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}`;
+  const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
+  /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none (issue #12.5). */
+  const unacknowledged = (approving: string[]) =>
+    ackIssues.filter((i) => {
+      if (!approving.includes(i.stepId!) || acks[ackKey(i)]) return false;
+      const backedBy = i.details?.backedBy;
+      return !(Array.isArray(backedBy) && backedBy.some((b) => approving.includes(b as string)));
+    });
 
   const approve = useMutation({
     mutationFn: ({ stepIds, key }: { stepIds: string[] | "all"; key: string }) =>
@@ -69,7 +90,10 @@ export function ApprovalPanel({
       qc.invalidateQueries({ queryKey: ["run", runId] });
       qc.invalidateQueries({ queryKey: ["queue"] });
     },
-    onError: (e) => toast(e instanceof ApiError ? e.message : "The approval failed; nothing was approved.", "error"),
+    // a refusal is shown once, in the panel (role=alert); a toast only when there is nothing to show there
+    onError: (e) => {
+      if (!(e instanceof ApiError)) toast("The approval failed; nothing was approved.", "error");
+    },
   });
   const reject = useMutation({
     mutationFn: () => apiFetch(`/api/runs/${runId}/rejections`, { method: "POST", body: { planVersion, reason } }),
@@ -79,17 +103,26 @@ export function ApprovalPanel({
       qc.invalidateQueries({ queryKey: ["run", runId] });
       qc.invalidateQueries({ queryKey: ["queue"] });
     },
-    onError: (e) => toast(e instanceof ApiError ? e.message : "The rejection failed.", "error"),
+    onError: (e) => {
+      if (!(e instanceof ApiError)) toast("The rejection failed.", "error");
+    },
   });
+  const [reasonTouched, setReasonTouched] = useState(false);
+  // plain words, checked before sending; the server's message clears as soon as the text changes
+  const reasonProblem =
+    reason.trim().length < 3 ? "Write a reason of at least 3 characters: the agent reads it to plan again." : reason.length > REJECT_REASON_MAX ? `The reason is ${reason.length.toLocaleString("en-US")} characters; shorten it to ${REJECT_REASON_MAX.toLocaleString("en-US")}.` : null;
+  const serverReasonError =
+    reject.error instanceof ApiError ? ((reject.error.details.issues as { message: string }[] | undefined)?.[0]?.message ?? reject.error.message) : null;
+  const reasonMessage = (reasonTouched ? reasonProblem : null) ?? serverReasonError;
 
   const busy = approve.isPending || reject.isPending;
   const stepBlock = (s: RunStepView) => blockedReason ?? approveBlock(grants, s);
-  const missingAck = (s: RunStepView) => ackIssues.some((i) => i.stepId === s.id && !acks[ackKey(i)]);
+  const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0;
   const allBlock =
     blockedReason ??
     (pending.length === 0 ? "every step is already approved" : null) ??
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
-    (pending.some(missingAck) ? "acknowledge the warnings above first" : null);
+    (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
   return (
     <section aria-labelledby="decide-h" className="rounded-lg border border-slate-200 bg-white p-4">
@@ -154,10 +187,11 @@ export function ApprovalPanel({
         <button
           type="button"
           disabled={!!allBlock || busy}
+          data-testid="approve-all"
           onClick={() => approve.mutate({ stepIds: "all", key: newIdempotencyKey() })}
           className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-700"
         >
-          {approve.isPending ? "Approving…" : approveAllLabel}
+          {approve.isPending ? "Approving…" : allLabel}
         </button>
         <button
           type="button"
@@ -168,12 +202,15 @@ export function ApprovalPanel({
           Reject…
         </button>
       </div>
-      {allBlock && !blockedReason && <p className="mt-1 text-xs text-slate-600">{approveAllLabel}: {allBlock}</p>}
+      {allBlock && !blockedReason && <p className="mt-1 text-xs text-slate-600">{allLabel}: {allBlock}</p>}
       {showReject && (
         <form
           className="mt-3 space-y-2"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
+            setReasonTouched(true);
+            if (reasonProblem) return;
             reject.mutate();
           }}
         >
@@ -184,14 +221,20 @@ export function ApprovalPanel({
             id="reject-reason"
             rows={3}
             value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            aria-invalid={reject.error instanceof ApiError}
-            aria-describedby={reject.error instanceof ApiError ? "reject-error" : undefined}
-            className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            onChange={(e) => {
+              setReason(e.target.value);
+              if (reject.error) reject.reset();
+            }}
+            aria-invalid={!!reasonMessage}
+            aria-describedby={`reject-count${reasonMessage ? " reject-error" : ""}`}
+            className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600"
           />
-          {reject.error instanceof ApiError && (
+          <p id="reject-count" className={`text-xs ${reason.length > REJECT_REASON_MAX ? "text-red-700" : "text-slate-500"}`}>
+            {reason.length.toLocaleString("en-US")} / {REJECT_REASON_MAX.toLocaleString("en-US")} characters
+          </p>
+          {reasonMessage && (
             <p id="reject-error" className="text-sm text-red-700">
-              {(reject.error.details.issues as { message: string }[] | undefined)?.[0]?.message ?? reject.error.message}
+              {reasonMessage}
             </p>
           )}
           <button type="submit" disabled={busy} className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60">

@@ -1,33 +1,61 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
-import { formatMoney, type Money } from "@/lib/money";
+import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
+import { displayValue, fieldLabel, isProse, wordDiff } from "@/lib/diff/field-display";
+import { getTool } from "@/lib/tools/catalog";
+import type { FieldSpec } from "@/lib/tools/types";
 import { StepArgList } from "./arg-value";
 
-/** A value of a field change for people: money formatted, absent as "(none)", other JSON as text. */
-export function showValue(v: unknown): string {
-  if (v === undefined) return "(none)";
-  if (v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string") return formatMoney(v as Money);
-  return typeof v === "string" ? v : JSON.stringify(v);
+/** A value of a field change for people: money formatted, absent as "(none)", dates in the one date presentation, other JSON as text. */
+export function showValue(v: unknown, previous?: unknown): string {
+  return displayValue(v, previous);
 }
 
-/** Every changed field of one step, path then before → after (DESIGN.md §7). */
-export function FieldChanges({ fields }: { fields: PlanDiff["changed"][number]["fields"] }) {
+/**
+ * Every changed field of one step (DESIGN.md §7), labelled from the tool catalog: money with its
+ * currency, dates with weekday and shift ("Mon 7 Dec 2026 (+4 days)"), prose with the changed
+ * words highlighted (lib/diff/field-display.ts).
+ */
+export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["changed"][number]["fields"]; tool?: string; specs?: readonly FieldSpec[] }) {
+  const labels = specs ?? (tool ? (getTool(tool)?.fields ?? []) : []);
   return (
-    <table className="mt-1 text-sm">
+    <table className="mt-1 w-full table-fixed text-sm">
       <tbody>
         {fields.map((f) => (
-          <tr key={f.path}>
-            <th scope="row" className="pr-4 text-left align-top font-mono text-xs font-normal text-slate-600">
-              {f.path.replace(/^args\./, "")}
+          <tr key={f.path} className="align-top">
+            <th scope="row" className="w-32 break-words pr-3 text-left align-top text-xs font-medium text-slate-600" title={f.path}>
+              {fieldLabel(f.segments, labels)}
             </th>
-            <td className="pr-2 align-top text-slate-700 line-through decoration-slate-400">{showValue(f.before)}</td>
-            <td aria-hidden="true" className="align-top">
-              →
-            </td>
-            <td className="pl-2 align-top font-medium">
-              <span className="sr-only">changed to </span>
-              {showValue(f.after)}
-            </td>
+            {isProse(f.before, f.after) ? (
+              <td colSpan={3} className="break-words">
+                {wordDiff(f.before as string, f.after as string).map((p, i) =>
+                  p.kind === "same" ? (
+                    <span key={i}>{p.text}</span>
+                  ) : p.kind === "removed" ? (
+                    <del key={i} className="bg-red-100 text-red-900 decoration-red-400">
+                      <span className="sr-only">removed: </span>
+                      {p.text}
+                    </del>
+                  ) : (
+                    <ins key={i} className="bg-emerald-100 font-medium text-emerald-900 no-underline">
+                      <span className="sr-only">added: </span>
+                      {p.text}
+                    </ins>
+                  ),
+                )}
+              </td>
+            ) : (
+              <>
+                <td className="whitespace-nowrap pr-2 align-top text-slate-700 line-through decoration-slate-400">{showValue(f.before)}</td>
+                <td aria-hidden="true" className="w-4 align-top">
+                  →
+                </td>
+                <td className="pl-2 align-top font-medium">
+                  <span className="sr-only">changed to </span>
+                  <span className="whitespace-nowrap">{showValue(f.after, f.before)}</span>
+                </td>
+              </>
+            )}
           </tr>
         ))}
       </tbody>
@@ -45,6 +73,11 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
   const position = (id: string) => diff.order.indexOf(id) + 1;
   const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
   const addedIds = new Set(diff.added.map((s) => s.id));
+  // the reasons decideReapproval gave (lib/diff/reapproval.ts); older stored diffs have none
+  const reasonOf = (id: string) => {
+    const r = diff.reapproval?.find((x) => x.stepId === id)?.reasons[0];
+    return r ? REAPPROVAL_REASON_LABEL[r] : addedIds.has(id) ? "added" : "changed";
+  };
   return (
     <div className="space-y-2 text-sm" data-testid="edit-diff">
       <p className="font-medium">
@@ -56,7 +89,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
             <p>
               step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
             </p>
-            <FieldChanges fields={c.fields} />
+            <FieldChanges fields={c.fields} tool={c.tool} />
             {notes(c.stepId).map((a, n) => (
               <p key={n} className={`mt-1 ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
                 note: {a.message}
@@ -99,7 +132,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Des
       {diff.reapprovalRequired.length > 0 && (
         <p className="rounded bg-amber-100 px-2 py-1 text-amber-950">
           Re-approval required for{" "}
-          {diff.reapprovalRequired.map((id) => `step ${position(id)} (${addedIds.has(id) ? "added" : "changed"})`).join(", ")}
+          {diff.reapprovalRequired.map((id) => `step ${position(id)} (${reasonOf(id)})`).join(", ")}
         </p>
       )}
     </div>

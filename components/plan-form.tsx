@@ -14,6 +14,7 @@ import type { EditResult } from "@/lib/server/edits/submit-edit";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
+import { stripMoneyInput } from "@/lib/money-input";
 import { StepField } from "./step-fields";
 import { toast } from "./toaster";
 
@@ -21,7 +22,7 @@ import { toast } from "./toaster";
 function sameSteps(a: Pick<Step, "id" | "tool" | "args">[], b: Pick<Step, "id" | "tool" | "args">[]): boolean {
   const norm = (xs: Pick<Step, "id" | "tool" | "args">[]) => {
     try {
-      return canonicalJson(xs.map(({ id, tool, args }) => ({ id, tool, args })));
+      return canonicalJson(xs.map(({ id, tool, args }) => ({ id, tool, args: stripMoneyInput(args) })));
     } catch {
       return null; // e.g. NaN from a malformed amount: not the stored plan
     }
@@ -90,7 +91,7 @@ export function PlanForm({
     mutationFn: (values: PlanFormValues) =>
       apiFetch<EditResult>(`/api/runs/${runId}/edits`, {
         method: "POST",
-        body: { baseVersion, steps: values.steps.map(({ id, tool, args }) => ({ id, tool, args })) },
+        body: { baseVersion, steps: values.steps.map(({ id, tool, args }) => ({ id, tool, args: stripMoneyInput(args) })) },
       }),
     onSuccess: (result) => {
       if (result.unchanged) {

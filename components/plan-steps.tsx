@@ -60,9 +60,10 @@ export function PlanSteps({
                 <code className="ml-1 text-xs font-normal text-slate-500">{s.tool}</code>
               </h3>
               {tool && <EffectBadge effect={tool.effect} />}
-              <GateBadge gate={s.gate} />
+              {/* a step a person approved says so once, never "Needs approval" next to "approved by …" */}
+              {s.approval && s.approval.approverId && ["active", "claimed", "consumed"].includes(s.approval.state) ? null : <GateBadge gate={s.gate} />}
               {s.approval && approvalLabel(s.approval, users) && (
-                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{approvalLabel(s.approval, users)}</span>
+                <span className="rounded bg-emerald-50 px-1.5 py-0.5 text-xs text-emerald-900 ring-1 ring-emerald-200">{approvalLabel(s.approval, users)}</span>
               )}
               {s.execution && (
                 <span
@@ -88,7 +89,7 @@ export function PlanSteps({
                     <ArgValue field={f} value={s.args[f.name]} desk={desk} />
                     {(s.provenance?.[f.name] ||
                       (s.args[f.name] !== undefined && !Object.keys(s.provenance ?? {}).some((k) => k.startsWith(`${f.name}.`)))) && (
-                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} />
+                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} value={s.args[f.name]} />
                     )}
                     {Object.entries(s.provenance ?? {})
                       .filter(([k]) => k.startsWith(`${f.name}.`))

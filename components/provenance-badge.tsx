@@ -1,5 +1,6 @@
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
-import { formatInstant } from "@/lib/format";
+import { formatFormula, formatInstant } from "@/lib/format";
+import type { Money } from "@/lib/money";
 import type { Provenance } from "@/lib/plan/schema";
 import type { FieldSpec } from "@/lib/tools/types";
 import { ArgValue } from "./arg-value";
@@ -18,8 +19,11 @@ export function ProvenanceBadge({
   field,
   desk,
   subPath,
+  value,
 }: {
   provenance: Provenance | undefined;
+  /** The argument's value, so a computed money value reads "$3,180.00 × 2/6 = $1,060.00". */
+  value?: unknown;
   users: Record<string, string>;
   field?: FieldSpec;
   desk?: DeskSnapshot;
@@ -65,7 +69,8 @@ export function ProvenanceBadge({
           {prefix}account data · {provenance.recordType} <code className="font-mono">{provenance.recordId}</code>
         </span>
       );
-    case "computed":
+    case "computed": {
+      const formula = provenance.formula ? humanFormula(provenance.formula, value, desk) : undefined;
       return (
         <span
           data-testid="provenance"
@@ -75,10 +80,11 @@ export function ProvenanceBadge({
         >
           {prefix}
           <span>
-            computed{provenance.formula && <span className="font-mono font-normal">: {provenance.formula}</span>}
+            computed{formula && <span className="font-normal">: {formula}</span>}
           </span>
         </span>
       );
+    }
     case "operator": {
       const who = users[provenance.userId] ?? provenance.userId;
       const hasPrevious = "previous" in provenance && provenance.previous !== undefined;
@@ -100,4 +106,11 @@ export function ProvenanceBadge({
       );
     }
   }
+}
+
+/** A computed formula for people: minor units of money we know (the desk's invoice totals, balances, fees) read as money; the money result appended (lib/format.ts `formatFormula`). */
+function humanFormula(formula: string, value: unknown, desk?: DeskSnapshot): string {
+  const isMoney = (v: unknown): v is Money => !!v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string";
+  const known: Money[] = desk ? Object.values(desk.invoices).flatMap((i) => [i.total, i.openBalance, ...i.fees.map((f) => f.amount)]) : [];
+  return formatFormula(formula, known, isMoney(value) ? value : undefined);
 }

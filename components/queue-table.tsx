@@ -1,39 +1,56 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
-import type { QueueRow } from "@/lib/server/runs/list-queue";
+import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
 
-async function fetchQueue(status: string): Promise<QueueRow[]> {
-  const res = await fetch(`/api/runs${status === "all" ? "" : `?status=${status}`}`, { headers: { accept: "application/json" } });
+/** One page of `GET /api/runs` (newest first) after `cursor` (null: the first page). */
+async function fetchQueue(status: string, cursor: string | null): Promise<QueuePage> {
+  const params = new URLSearchParams();
+  if (status !== "all") params.set("status", status);
+  if (cursor) params.set("cursor", cursor);
+  const qs = params.toString();
+  const res = await fetch(`/api/runs${qs ? `?${qs}` : ""}`, { headers: { accept: "application/json" } });
   if (!res.ok) throw new Error(`The queue could not be loaded (${res.status}).`);
-  return ((await res.json()) as { runs: QueueRow[] }).runs;
+  return (await res.json()) as QueuePage;
 }
 
-/** The run queue: refreshes itself every 5 s, sortable by column, filterable by status. */
-export function QueueTable({ initialRows, initialStatus, initialNow }: { initialRows: QueueRow[]; initialStatus: string; initialNow: string }) {
+/** No store to subscribe to: `useSyncExternalStore` only tells server render (false) from client (true). */
+const noSubscription = () => () => {};
+
+/**
+ * The run queue: the newest page first and "Load more" for the next (keyset cursor, issue #11);
+ * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
+ */
+export function QueueTable({ initialPage, initialStatus, initialNow }: { initialPage: QueuePage; initialStatus: string; initialNow: string }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
-  const [mounted, setMounted] = useState(false);
+  const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
   useEffect(() => {
-    setMounted(true);
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
-  const { data: rows = [], isError, error, dataUpdatedAt } = useQuery({
+  const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
     queryKey: ["queue", status],
-    queryFn: () => fetchQueue(status),
-    initialData: status === initialStatus ? initialRows : undefined,
+    queryFn: ({ pageParam }) => fetchQueue(status, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: status === initialStatus ? { pages: [initialPage], pageParams: [null] } : undefined,
     refetchInterval: 5_000,
   });
+  const rows = useMemo<QueueRow[]>(() => {
+    // A run can move between pages while they refresh one after another: show it once.
+    const seen = new Set<string>();
+    return (data?.pages ?? []).flatMap((p) => p.runs).filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  }, [data]);
 
   const sorted = useMemo(() => {
     const val = (r: QueueRow): string | number => {
@@ -95,7 +112,8 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           ))}
         </select>
         <span className="text-xs text-slate-500" aria-live="polite">
-          {rows.length} run{rows.length === 1 ? "" : "s"}
+          {rows.length}
+          {hasNextPage ? "+" : ""} run{rows.length === 1 && !hasNextPage ? "" : "s"}
           {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
@@ -104,7 +122,31 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           {(error as Error).message}
         </p>
       )}
-      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
+      <ul aria-label="Runs" className="mt-3 space-y-2 sm:hidden">
+        {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
+        {sorted.map((r) => (
+          <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
+            <div className="flex items-baseline justify-between gap-2">
+              <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                #{r.ticketId}
+              </Link>
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{statusLabel(r.status)}</span>
+            </div>
+            <p className="mt-0.5 break-words text-xs text-slate-600">{r.ticketSubject}</p>
+            <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
+            <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
+              <span>
+                {r.stepCount} step{r.stepCount === 1 ? "" : "s"} · {r.gatedCount} need approval
+              </span>
+              {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
+              <span>{formatAge(r.createdAt, now)}</span>
+              {(r.status === "pending_review" || r.status === "approved") && <span className="font-medium">expires {formatTimeLeft(r.expiresAt, now)}</span>}
+            </p>
+          </li>
+        ))}
+      </ul>
+      <div className="mt-3 hidden overflow-x-auto rounded-lg border border-slate-200 bg-white sm:block">
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-slate-700">
             <tr>
@@ -159,6 +201,18 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           </tbody>
         </table>
       </div>
+      {hasNextPage && (
+        <div className="mt-3 flex justify-center">
+          <button
+            type="button"
+            onClick={() => void fetchNextPage()}
+            disabled={isFetchingNextPage}
+            className="rounded-md border border-slate-300 bg-white px-4 py-1.5 text-sm font-medium hover:bg-slate-50 disabled:opacity-60"
+          >
+            {isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        </div>
+      )}
     </section>
   );
 }

@@ -28,6 +28,8 @@ export function ReviewChanges({
   issues,
   grants,
   blockedReason,
+  status,
+  users = {},
   onDone,
 }: {
   runId: string;
@@ -38,8 +40,21 @@ export function ReviewChanges({
   issues: ValidationIssue[];
   grants: Grant[];
   blockedReason: string | null;
+  /** The run's status: once it is `approved`, the review collapses to a read-only summary. */
+  status?: string;
+  /** Display names by user id, for the confirmation that names whose approvals a change withdraws. */
+  users?: Record<string, string>;
   onDone: () => void;
 }) {
+  // Steps a person approved on this version: removing a step or discarding the edit withdraws
+  // those approvals (a new version), so those actions ask first and say whose.
+  const personApproved = steps.filter((s) => s.approval?.state === "active" && s.approval.approverId);
+  const withdrawNotice = (action: string) =>
+    `${action} makes a new plan version and withdraws ${personApproved.length === 1 ? "the approval" : "the approvals"} of ${personApproved
+      .map((s) => `step ${s.position} (approved by ${users[s.approval!.approverId!] ?? s.approval!.approverId})`)
+      .join(", ")}; the run goes back to review. Continue?`;
+  const confirmWithdraw = (action: string) => personApproved.length === 0 || window.confirm(withdrawNotice(action));
+  const readOnly = status === "approved";
   const qc = useQueryClient();
   const diffQuery = useQuery({
     queryKey: ["diff", runId, fromVersion, toVersion],
@@ -64,7 +79,7 @@ export function ReviewChanges({
   const discard = useMutation({
     mutationFn: () => apiFetch(`/api/runs/${runId}/edits/${fromVersion + 1}/discard`, { method: "POST" }),
     onSuccess: () => {
-      toast("Your edits were discarded; the plan is as before.");
+      toast(personApproved.length > 0 ? "Your edits were discarded; the plan is as before and waits for approval again." : "Your edits were discarded; the plan is as before.");
       refresh();
       onDone();
     },
@@ -93,7 +108,7 @@ export function ReviewChanges({
               <p className="font-medium">
                 step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
               </p>
-              <FieldChanges fields={c.fields} />
+              <FieldChanges fields={c.fields} tool={c.tool} />
               {notes(c.stepId).map((a, n) => (
                 <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}
@@ -114,14 +129,14 @@ export function ReviewChanges({
                     note: {a.message}
                   </p>
                 ))}
-                <button
+                {!readOnly && <button
                   type="button"
                   disabled={busy || !!blockedReason}
-                  onClick={() => removeStep.mutate(s.id)}
+                  onClick={() => confirmWithdraw(`Removing step ${position(s.id)}`) && removeStep.mutate(s.id)}
                   className="mt-2 rounded-md border border-fuchsia-700 px-2.5 py-1 text-xs font-medium text-fuchsia-900 hover:bg-white disabled:opacity-50"
                 >
                   Remove step {position(s.id)}
-                </button>
+                </button>}
               </li>
             );
           })}
@@ -138,19 +153,25 @@ export function ReviewChanges({
             </li>
           ))}
         </ol>
-        <p className="mt-3 rounded bg-amber-100 px-3 py-2 text-sm font-medium text-amber-950">{reapproval.charAt(0).toUpperCase() + reapproval.slice(1)}</p>
-        <div className="mt-3">
+        {readOnly ? (
+          <p className="mt-3 rounded bg-emerald-50 px-3 py-2 text-sm font-medium text-emerald-950 ring-1 ring-emerald-200" data-testid="review-approved">
+            Approved: every step of plan version {toVersion} is approved, so this review is read-only. Editing the plan again withdraws the approvals it touches.
+          </p>
+        ) : (
+          <p className="mt-3 rounded bg-amber-100 px-3 py-2 text-sm font-medium text-amber-950">{reapproval.charAt(0).toUpperCase() + reapproval.slice(1)}</p>
+        )}
+        {!readOnly && <div className="mt-3">
           <button
             type="button"
             disabled={busy || !!blockedReason}
-            onClick={() => discard.mutate()}
+            onClick={() => confirmWithdraw("Discarding your edits") && discard.mutate()}
             className="rounded-md border border-slate-400 px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
           >
             {discard.isPending ? "Discarding…" : "Discard my edits"}
           </button>
-        </div>
+        </div>}
       </div>
-      <ApprovalPanel
+      {!readOnly && <ApprovalPanel
         runId={runId}
         planVersion={toVersion}
         steps={steps}
@@ -158,8 +179,7 @@ export function ReviewChanges({
         grants={grants}
         blockedReason={blockedReason}
         canReject={!blockedReason}
-        approveAllLabel="Approve all changes"
-      />
+      />}
     </section>
   );
 }

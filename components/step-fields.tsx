@@ -1,9 +1,10 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
-import { formatMoney, minorToDecimal, parseMinor, type Currency, type Money } from "@/lib/money";
+import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
+import { parseMoneyInput } from "@/lib/money-input";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { FieldSpec } from "@/lib/tools/types";
 import { RecordIdField, useInvoiceFees } from "./record-id-field";
@@ -53,7 +54,11 @@ function ErrorText({ id, message }: { id: string; message?: string }) {
   );
 }
 
-/** Money input: a decimal text box bound to `{minor, currency}`; a cleared box is missing, never 0. */
+/**
+ * Money input: a text box bound to `{minor, currency, input}` (`input` = the text as typed,
+ * client-only, stripped before sending). The text is read by `parseMoneyInput` (the currency's
+ * conventions, lib/money-input.ts); a cleared box is missing, never 0.
+ */
 function MoneyInput({ name, label, describedBy, invalid }: { name: string; label: string; describedBy: string; invalid: boolean }) {
   const { control } = useFormContext<PlanFormValues>();
   return (
@@ -72,7 +77,7 @@ function MoneyInput({ name, label, describedBy, invalid }: { name: string; label
             describedBy={describedBy}
             invalid={invalid}
             onBlur={field.onBlur}
-            onChange={(minor) => field.onChange({ ...value, currency, minor })}
+            onChange={(minor, input) => field.onChange({ ...value, currency, minor, input })}
           />
         );
       }}
@@ -88,19 +93,25 @@ function MoneyText(props: {
   describedBy: string;
   invalid: boolean;
   onBlur: () => void;
-  onChange: (minor: number | undefined) => void;
+  onChange: (minor: number | undefined, input: string | undefined) => void;
 }) {
   const { value, currency } = props;
-  const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? minorToDecimal(value.minor, currency) : ""));
-  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value.
-  useEffect(() => {
-    const parsed = parseMinor(text, currency);
-    if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsed !== value.minor) setText(minorToDecimal(value.minor, currency));
-    if (value.minor === undefined && parsed !== null) setText("");
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value.minor, currency]);
+  const shownText = (minor: number) => minorToDecimal(minor, currency).replace(".", currency === "USD" || currency === "GBP" ? "." : ",");
+  const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? shownText(value.minor) : ""));
+  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value
+  // (adjusted while rendering, when the value or currency changed — not in an effect).
+  const [shown, setShown] = useState<{ minor: number | undefined; currency: Currency }>({ minor: value.minor, currency });
+  if (shown.minor !== value.minor || shown.currency !== currency) {
+    setShown({ minor: value.minor, currency });
+    const parsed = parseMoneyInput(text, currency);
+    const parsedMinor = parsed.ok ? parsed.minor : null;
+    if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsedMinor !== value.minor) setText(shownText(value.minor));
+    if (value.minor === undefined && parsedMinor !== null) setText("");
+  }
+  const live = text.trim() === "" ? null : parseMoneyInput(text, currency);
   return (
-    <div className="mt-1 flex items-center gap-2">
+    <div className="mt-1">
+    <div className="flex items-center gap-2">
       <input
         id={props.id}
         inputMode="decimal"
@@ -111,12 +122,25 @@ function MoneyText(props: {
         onBlur={props.onBlur}
         onChange={(e) => {
           setText(e.target.value);
-          const minor = parseMinor(e.target.value, currency);
-          props.onChange(e.target.value.trim() === "" ? undefined : minor === null ? Number.NaN : minor);
+          const empty = e.target.value.trim() === "";
+          const r = parseMoneyInput(e.target.value, currency);
+          props.onChange(empty ? undefined : r.ok ? r.minor : Number.NaN, empty ? undefined : e.target.value);
         }}
         className={inputCls.replace("mt-1 ", "") + " max-w-[12rem] tabular-nums"}
       />
       <span className="text-sm text-slate-600">{currency}</span>
+    </div>
+      {/* live reading of the text: the amount it means, or (until the form shows its own message) what is wrong */}
+      {live?.ok && (
+        <p className="mt-1 text-sm text-slate-700" data-testid="money-reading" aria-live="polite">
+          = {live.display}
+        </p>
+      )}
+      {live && !live.ok && !props.invalid && (
+        <p className="mt-1 text-sm text-red-700" data-testid="money-reading" aria-live="polite">
+          {live.message}
+        </p>
+      )}
     </div>
   );
 }

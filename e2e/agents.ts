@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { formatIsoDate } from "../lib/format";
 
 /** A running example agent (examples/<name>/index.ts) and what it printed. */
 export interface ExampleAgent {
@@ -54,8 +55,10 @@ export async function editDateAndApprove(page: Page, runId: string): Promise<str
   await to.fill(newDate);
   await page.getByRole("button", { name: "Save edit" }).click();
   const review = page.getByRole("region", { name: /Your edit changed/ });
-  await expect(review).toContainText(newDate);
-  await page.getByRole("button", { name: "Approve all changes" }).click();
+  await expect(review).toContainText(`${formatIsoDate(newDate)} (+4 days)`);
+  // the button says exactly what it approves (issue 14): the steps still waiting, by position
+  await expect(page.getByTestId("approve-all")).toHaveText(/^Approve (plan \(\d+ steps\)|\d+ remaining steps \(|step \d+$)/);
+  await page.getByTestId("approve-all").click();
   await expect(page.getByTestId("run-status")).toHaveText(/Approved|Executing|Completed/);
   return newDate;
 }

@@ -1,5 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
+import { formatIsoDate } from "../lib/format";
 import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 
@@ -65,8 +66,9 @@ test.describe("reference case, senior operator", () => {
     const review = page.getByRole("region", { name: /Your edit changed/ });
     await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 2 things/i);
     await expect(review.getByText("step added")).toBeVisible();
-    await expect(review).toContainText(`${oldDate}`);
-    await expect(review).toContainText(`${newDate}`);
+    // one date presentation (issue 14): weekday, day, month, year, and the shift
+    await expect(review).toContainText(formatIsoDate(oldDate));
+    await expect(review).toContainText(`${formatIsoDate(newDate)} (+4 days)`);
     await expect(review).toContainText(/in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics/);
     await expect(review).toContainText("Re-approval required for step 4 (added), step 2 (changed)");
     await page.screenshot({ path: testInfo.outputPath("review-changes.png"), fullPage: true });
@@ -79,7 +81,9 @@ test.describe("reference case, senior operator", () => {
     await review.getByRole("button", { name: "Remove step 4" }).click();
     await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 1 thing/i);
     await expect(review.getByText("step added")).toHaveCount(0);
-    await page.getByRole("button", { name: "Approve all changes" }).click();
+    // the button says exactly what it approves (issue 14): the two steps still waiting
+    await expect(page.getByTestId("approve-all")).toHaveText("Approve 2 remaining steps (2, 3)");
+    await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
   });
 });

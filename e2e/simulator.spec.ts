@@ -23,7 +23,8 @@ test.describe("agent simulator against the console", () => {
     await expect(page.getByRole("link", { name: "#75008" })).toBeVisible({ timeout: 90_000 });
     await page.getByRole("link", { name: "#75008" }).click();
     await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #75008");
-    await page.getByRole("button", { name: "Approve all remaining" }).click();
+    await expect(page.getByTestId("approve-all")).toHaveText(/^Approve /);
+    await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("run-status")).toHaveText(/Approved|Executing|Completed/);
 
     const code = await exited;

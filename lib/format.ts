@@ -1,4 +1,5 @@
-import { differenceInMinutes, format, parseISO } from "date-fns";
+import { differenceInCalendarDays, differenceInMinutes, format, parseISO } from "date-fns";
+import { formatMoney, type Money } from "./money";
 
 /**
  * Display helpers shared by server and client components. All inputs are UTC instants
@@ -44,4 +45,38 @@ export function formatInstant(isoInstant: string): string {
 export function statusLabel(status: string): string {
   const s = status.replace(/_/g, " ");
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/**
+ * An ISO date with its shift from a previous one, the one date presentation of the diff and the
+ * cards (issue 14): "Mon 7 Dec 2026 (+4 days)", "Wed 2 Dec 2026 (−1 day)", "Thu 3 Dec 2026"
+ * without a previous date or when it is the same day. Calendar dates, no time zone shift.
+ * A string that is not an ISO date is returned as is.
+ */
+export function formatDateShift(iso: string, previousIso?: string): string {
+  const text = formatIsoDate(iso);
+  if (!previousIso || text === iso) return text;
+  const a = parseISO(`${iso}T00:00:00Z`);
+  const b = parseISO(`${previousIso}T00:00:00Z`);
+  if (Number.isNaN(b.getTime())) return text;
+  const days = differenceInCalendarDays(a, b);
+  if (days === 0) return text;
+  return `${text} (${days > 0 ? "+" : "−"}${Math.abs(days)} ${Math.abs(days) === 1 ? "day" : "days"})`;
+}
+
+/**
+ * A computed provenance's formula for people (issue 14): integers in it that are the minor units
+ * of a money value we know (`known`: e.g. the invoice's total, open balance and fees) read as that
+ * money, and the result is appended: "318000 × 2/6" with the invoice total 318000 USD and result
+ * {106000 USD} → "$3,180.00 × 2/6 = $1,060.00". Other numbers (ratios, counts) stay as written —
+ * nothing is guessed. Pure.
+ */
+export function formatFormula(formula: string, known: readonly Money[], result?: Money): string {
+  const currency = result?.currency;
+  const byMinor = new Map(known.filter((m) => !currency || m.currency === currency).map((m) => [m.minor, m]));
+  const text = formula.replace(/(?<![\d.,/])\d{3,}(?![\d.,]|\s*\/)/g, (n) => {
+    const m = byMinor.get(Number(n));
+    return m ? formatMoney(m) : n;
+  });
+  return result && !text.includes("=") ? `${text} = ${formatMoney(result)}` : text;
 }

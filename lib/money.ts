@@ -23,6 +23,18 @@ export type Money = z.infer<typeof moneySchema>;
 /** Digits after the decimal point per currency (ISO 4217 exponent). */
 const EXPONENT: Record<Currency, number> = { USD: 2, EUR: 2, GBP: 2, NOK: 2, SEK: 2, DKK: 2 };
 
+/** Digits after the decimal mark of `currency` (ISO 4217 exponent), e.g. USD → 2. */
+export function moneyExponent(currency: Currency): number {
+  return EXPONENT[currency] ?? 2;
+}
+
+/**
+ * The most one money value may hold, in minor units: 10^11 (1,000,000,000.00 in a two-decimal
+ * currency). Larger typed amounts are refused by `parseMoneyInput` (the API's own bound is the
+ * invoice's balance and the approver's ceiling); far below Number.MAX_SAFE_INTEGER.
+ */
+export const MAX_MONEY_MINOR = 100_000_000_000;
+
 /**
  * Formats money for people, e.g. `{minor: 148900, currency: "USD"}` → "$1,489.00".
  * Uses `Intl.NumberFormat` in en-US. Pure; never throws for valid Money.
@@ -37,9 +49,11 @@ export function formatMoney(m: Money): string {
 }
 
 /**
- * Parses a decimal string a person typed ("1,489.00", "1489", "1489.5") into minor units
- * for `currency`. Returns `null` for empty, malformed, or over-precise input (a cleared
- * field is missing, never 0). Source: DESIGN.md §2.
+ * Parses a US-formatted decimal string ("1,489.00", "1489", "1489.5") into minor units for
+ * `currency` — for amounts the promise scan reads out of English text (lib/validation/
+ * commitments.ts). Money a PERSON TYPES into a field goes through `parseMoneyInput`
+ * (lib/money-input.ts), which follows the currency's own conventions. Returns `null` for
+ * empty, malformed, or over-precise input. Source: DESIGN.md §2.
  */
 export function parseMinor(input: string, currency: Currency): number | null {
   const exp = EXPONENT[currency] ?? 2;

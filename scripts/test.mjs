@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: everything CI runs — unit and integration tests (Vitest) on SQLite, the integration
+// `npm test`: everything CI runs — lint (Next.js's ESLint rules), unit and integration tests (Vitest) on SQLite, the integration
 // tests again on PostgreSQL (every test file that opens a database; each creates and drops its
 // own database plandesk_test_<random> on PLANDESK_TEST_PG_URL, default
 // postgresql://postgres@127.0.0.1:5432/postgres), the production build (which type-checks),
@@ -34,6 +34,7 @@ function databaseTestFiles() {
 
 const pgOnly = process.argv.includes("--postgres-only");
 const steps = [];
+if (!pgOnly) steps.push({ cmd: "npx", args: ["eslint", "."], env: {} });
 if (!pgOnly) steps.push({ cmd: "npx", args: ["vitest", "run"], env: {} });
 if (pgOnly || process.env.PLANDESK_SKIP_PG !== "1") {
   steps.push({ cmd: "npx", args: ["vitest", "run", ...databaseTestFiles()], env: { PLANDESK_TEST_DB: "postgres" }, label: "vitest run <database tests> on PostgreSQL" });

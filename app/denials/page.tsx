@@ -14,12 +14,13 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   const viewer = await requirePageViewer("/denials");
   await requirePageRole(viewer, ["supervisor", "admin"], "view /denials");
   const { before: rawBefore } = await searchParams;
-  const before = rawBefore && /^\d+$/.test(rawBefore) ? Number(rawBefore) : undefined;
+  // an audit sequence number: anything else (or past a 32-bit integer) is the first page
+  const before = rawBefore && /^\d{1,10}$/.test(rawBefore) && Number(rawBefore) <= 2_147_483_647 ? Number(rawBefore) : undefined;
   const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Denials</h1>
         <p className="mt-1 text-sm text-slate-600">
           Every refused authorisation, newest first: who tried, what, when, and which grant or role was missing. A signed-out read (a browser tab after its session
@@ -29,7 +30,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
           <p className="mt-6 text-sm text-slate-600">{before ? "No older denials." : "No denials on record."}</p>
         ) : (
           <div className="mt-4 overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="w-full text-sm">
+            <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
               <caption className="sr-only">Refused authorisations</caption>
               <thead className="bg-slate-50 text-left text-slate-600">
                 <tr>
@@ -77,7 +78,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           </div>
         )}
         <nav aria-label="Pages" className="mt-4 flex gap-4 text-sm">

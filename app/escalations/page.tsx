@@ -22,7 +22,7 @@ export default async function EscalationsPage() {
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <AutoRefresh seconds={30} />
         <h1 className="text-xl font-semibold">Escalations</h1>
         <p className="mt-1 text-sm text-slate-600">
@@ -31,7 +31,7 @@ export default async function EscalationsPage() {
         {rows.length === 0 ? (
           <p className="mt-8 rounded-lg border border-dashed border-slate-300 p-8 text-center text-slate-600">Nothing is escalated. Every waiting plan is within its time.</p>
         ) : (
-          <table className="mt-4 w-full border-collapse text-sm" data-testid="escalations">
+          <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-4 w-full border-collapse text-sm" data-testid="escalations">
             <thead>
               <tr className="border-b border-slate-300 text-left text-slate-600">
                 <th scope="col" className="px-3 py-2 font-medium">
@@ -75,7 +75,7 @@ export default async function EscalationsPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </main>
     </>

@@ -49,7 +49,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">Insights · how much people change the agent’s plans</h1>
           <a
@@ -106,7 +106,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <EditSizeChart bins={editSizeBins} />
             <details className="text-sm">
               <summary className="cursor-pointer text-slate-600">Data</summary>
-              <table className="mt-1">
+              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
                 <tbody>
                   {editSizeBins.map((b) => (
                     <tr key={b.label}>
@@ -117,7 +117,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </table></div>
             </details>
           </section>
 
@@ -132,7 +132,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             {drift.points.length === 0 ? <p className="py-8 text-center text-sm text-slate-500">No decided plans yet.</p> : <DriftChart points={drift.points} threshold={drift.threshold} />}
             <details className="text-sm">
               <summary className="cursor-pointer text-slate-600">Data</summary>
-              <table className="mt-1">
+              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
                 <thead>
                   <tr className="text-left text-slate-600">
                     <th className="pr-4 font-normal">Day</th>
@@ -151,7 +151,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </table></div>
             </details>
           </section>
         </div>
@@ -161,7 +161,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <h2 id="outcomes-h" className="font-semibold">
               Outcomes: edited vs unedited plans
             </h2>
-            <table className="mt-2 w-full text-sm" data-testid="outcomes">
+            <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="outcomes">
               <thead>
                 <tr className="border-b border-slate-200 text-left text-slate-600">
                   <th scope="col" className="py-1 font-medium">
@@ -186,7 +186,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
             <p className="mt-2 text-xs text-slate-500">Runs still waiting for review are not counted. Edit rate = edited decided runs / decided runs (approved or rejected, whatever happened after).</p>
           </section>
 
@@ -198,7 +198,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             {recurring.length === 0 ? (
               <p className="py-6 text-center text-sm text-slate-500">No edit has recurred yet.</p>
             ) : (
-              <table className="mt-2 w-full text-sm" data-testid="recurring">
+              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="recurring">
                 <thead>
                   <tr className="border-b border-slate-200 text-left text-slate-600">
                     <th scope="col" className="py-1 font-medium">
@@ -234,7 +234,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                     </tr>
                   ))}
                 </tbody>
-              </table>
+              </table></div>
             )}
           </section>
         </div>

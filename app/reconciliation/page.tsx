@@ -16,7 +16,7 @@ export default async function ReconciliationPage() {
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <AutoRefresh seconds={30} />
         <h1 className="text-xl font-semibold">Needs reconciliation</h1>
         <p className="mt-1 text-sm text-slate-600">
@@ -25,7 +25,7 @@ export default async function ReconciliationPage() {
         {items.length === 0 ? (
           <p className="mt-8 rounded-lg border border-dashed border-slate-300 p-8 text-center text-slate-600">Nothing waits for reconciliation.</p>
         ) : (
-          <table className="mt-4 w-full text-sm">
+          <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-4 w-full text-sm">
             <thead>
               <tr className="border-b border-slate-300 text-left text-slate-600">
                 <th scope="col" className="px-3 py-2 font-medium">Ticket</th>
@@ -48,7 +48,7 @@ export default async function ReconciliationPage() {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </table></div>
         )}
       </main>
     </>

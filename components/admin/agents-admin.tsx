@@ -70,7 +70,7 @@ function AgentCard({ agent }: { agent: AgentView }) {
       {agent.keys.length === 0 ? (
         <p className="mt-1 text-sm text-slate-600">No keys: this agent cannot call the API.</p>
       ) : (
-        <table className="mt-1 w-full text-sm">
+        <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1 w-full text-sm">
           <thead className="text-left text-xs text-slate-600">
             <tr>
               <th scope="col" className="py-1 font-medium">
@@ -92,7 +92,7 @@ function AgentCard({ agent }: { agent: AgentView }) {
               <KeyRow key={k.id} agentId={agent.id} apiKey={k} />
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
       {newKey && (
         <div role="status" className="mt-3 rounded-md border border-emerald-400 bg-emerald-50 p-3 text-sm">

@@ -3,7 +3,8 @@
 import { useState, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { ApiError } from "@/lib/client/api";
-import { currencySchema, minorToDecimal, parseMinor, type Currency } from "@/lib/money";
+import { currencySchema, minorToDecimal, type Currency } from "@/lib/money";
+import { parseMoneyInput } from "@/lib/money-input";
 import type { Ceiling } from "@/lib/admin-schemas";
 
 export const inputClass = "mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm aria-[invalid=true]:border-red-600";
@@ -89,8 +90,8 @@ export function CeilingInput({
   const [text, setText] = useState(value && Number.isFinite(value.minor) ? minorToDecimal(value.minor, value.currency) : "");
   const emit = (t: string, c: Currency) => {
     if (t.trim() === "") return onChange(null);
-    const minor = parseMinor(t, c);
-    onChange({ minor: minor ?? Number.NaN, currency: c });
+    const r = parseMoneyInput(t, c, { allowZero: true }); // the one money parser (lib/money-input.ts)
+    onChange({ minor: r.ok ? r.minor : Number.NaN, currency: c });
   };
   return (
     <div className="flex items-center gap-1">

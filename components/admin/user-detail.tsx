@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { Controller, useForm } from "react-hook-form";
+import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
@@ -80,7 +80,7 @@ export function GrantsTable({ userId, userName, initialGrants }: { userId: strin
           Approving and authoring are separate permissions. A ceiling caps the amount a step may move (exactly the ceiling is allowed); leave it empty for no ceiling.
         </p>
       </div>
-      <table className="w-full text-sm">
+      <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
         <thead className="bg-slate-50 text-left text-slate-600">
           <tr>
             <th scope="col" className="px-4 py-2 font-medium">
@@ -102,7 +102,7 @@ export function GrantsTable({ userId, userName, initialGrants }: { userId: strin
             <GrantRow key={g.tool} userId={userId} initial={g} />
           ))}
         </tbody>
-      </table>
+      </table></div>
     </section>
   );
 }
@@ -114,9 +114,9 @@ function GrantRow({ userId, initial }: { userId: string; initial: GrantView }) {
     resolver: zodResolver(grantInputSchema),
     defaultValues: { canApprove: initial.canApprove, approveLimit: initial.approveLimit, canAuthor: initial.canAuthor, authorLimit: initial.authorLimit },
   });
-  const { register, control, watch, handleSubmit, formState } = form;
-  const canApprove = watch("canApprove");
-  const canAuthor = watch("canAuthor");
+  const { register, control, handleSubmit, formState } = form;
+  const canApprove = useWatch({ control, name: "canApprove" });
+  const canAuthor = useWatch({ control, name: "canAuthor" });
   const save = useMutation({
     mutationFn: (v: GrantInput) => apiFetch<{ grant: GrantView }>(`/api/admin/users/${userId}/grants/${initial.tool}`, { method: "PUT", body: v }),
     onSuccess: ({ grant }) => {

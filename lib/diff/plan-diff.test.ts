@@ -151,7 +151,7 @@ describe("field changes", () => {
     const b = plan(2, step("s1", "issue_refund", { invoiceId: "in_74119", amount: { minor: 120000, currency: "USD" } }));
     const d = diffPlans(a, b, referenceDesk());
     expect(d.changed[0].fields).toEqual([
-      { path: "args.amount.minor", segments: ["args", "amount", "minor"], kind: "changed", before: 148900, after: 120000 },
+      { path: "args.amount", segments: ["args", "amount"], kind: "changed", before: { minor: 148900, currency: "USD" }, after: { minor: 120000, currency: "USD" } },
     ]);
     expect(d.summary).toEqual(["step 1 issue_refund: amount $1,489.00 → $1,200.00"]);
     expect(d.annotations.map((x) => x.code)).toEqual(["cross_account", "amount_of_balance"]);
@@ -194,12 +194,13 @@ describe("added, removed, tool change, reorder", () => {
     expect(applyDiff(plan(1, n, r, s), d)).toEqual([n, r2, s]);
   });
 
-  it("reorder: only steps whose relative order changed are moved; no re-approval", () => {
+  it("reorder: only steps whose relative order changed are moved, and they need re-approval", () => {
     const d = diffPlans(plan(1, n, r, s), plan(2, r, s, n));
     expect(d.moved).toEqual([{ stepId: "n", tool: "add_ticket_note", from: 1, to: 3 }]);
     expect(d.changeCount).toBe(1);
     expect(d.touchedStepIds).toEqual(["n"]);
-    expect(d.reapprovalRequired).toEqual([]);
+    expect(d.reapprovalRequired).toEqual(["n"]);
+    expect(describeReapproval(d, plan(2, r, s, n))).toBe("re-approval required for step 3 (moved)");
     expect(d.summary).toEqual(["step 3 add_ticket_note moved from position 1 to 3"]);
     expect(applyDiff(plan(1, n, r, s), d)).toEqual([r, s, n]);
   });
@@ -400,8 +401,10 @@ describe("properties", () => {
           const y = bById.get(id);
           const differs = !x || !y || digest(x) !== digest(y);
           if (differs) expect(touched.has(id)).toBe(true);
-          // re-approval exactly for steps of b whose digest is new for that id
-          if (y) expect(d.reapprovalRequired.includes(id)).toBe(differs);
+          // re-approval exactly for steps of b whose digest is new for that id, or that moved
+          const moved = d.moved.some((m) => m.stepId === id);
+          const depsChanged = !!x && !!y && JSON.stringify(x.dependsOn ?? []) !== JSON.stringify(y.dependsOn ?? []);
+          if (y) expect(d.reapprovalRequired.includes(id)).toBe(differs || moved || depsChanged);
           const isChanged = d.changed.some((c) => c.stepId === id);
           expect(isChanged).toBe(!!x && !!y && x.tool === y.tool && digest(x) !== digest(y));
         }

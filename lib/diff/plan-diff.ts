@@ -22,6 +22,7 @@ import { authorSchema, provenanceSchema, stepSchema, type Plan, type Step } from
 import type { DeskSnapshot } from "../desk/snapshot";
 import { formatMoney, type Money } from "../money";
 import { digest } from "../plan/digest";
+import { decideReapproval, REAPPROVAL_REASON_LABEL, REAPPROVAL_REASONS, type ConsentContext } from "./reapproval";
 
 // ---------------------------------------------------------------------------------------------
 // Shapes
@@ -40,7 +41,8 @@ export type PathSegment = z.infer<typeof pathSegmentSchema>;
  *   `"removed"` (present only in `before`).
  * - `before` / `after`: the JSON values; the absent side is an omitted property.
  * A key added or removed with an object/array value is reported once, at the key, with
- * the whole value; a value whose JSON type changes (e.g. object → string) is one
+ * the whole value; a money value (`{minor, currency}` on both sides) is one field at its key
+ * with both Money values (`args.amount`, never `args.amount.minor`); a value whose JSON type changes (e.g. object → string) is one
  * `"changed"` field at that path. Arrays are compared index by index, so extra trailing
  * elements are `"added"` / `"removed"` fields `args.items[3]`.
  */
@@ -69,7 +71,11 @@ export const changedStepSchema = z.object({
 });
 export type ChangedStep = z.infer<typeof changedStepSchema>;
 
-/** A common step whose order relative to the other common steps changed; 1-based positions. */
+/**
+ * A common step whose order relative to the other common steps changed; 1-based positions.
+ * The moves are the minimal set (reapproval.ts `keptInOrder`): a swap of two steps with others
+ * between them is two moves, a reversal of three is two, an adjacent swap is one.
+ */
 export const movedStepSchema = z.object({
   stepId: z.string(),
   tool: z.string(),
@@ -123,20 +129,33 @@ export const metadataChangeSchema = z.object({
 });
 export type MetadataChange = z.infer<typeof metadataChangeSchema>;
 
+/** One step that needs approval again and every reason (reapproval.ts `ReapprovalReason`). */
+export const reapprovalEntrySchema = z.object({
+  stepId: z.string(),
+  position: z.number().int().min(1),
+  reasons: z.array(z.enum(REAPPROVAL_REASONS)).min(1),
+});
+export type ReapprovalEntrySchema = z.infer<typeof reapprovalEntrySchema>;
+
 /**
  * The semantic diff of two plan versions: API.md's `diff` plus extras.
  * - `added`: steps of `after` whose id is new, or whose id exists in `before` with another
  *   tool (a tool change is a new step, never a field change), in `after` order.
  * - `removed`: steps of `before` with no same-id-same-tool step in `after`, in `before` order.
  * - `changed`: common steps whose args changed (digest changed), in `after` order.
- * - `moved`: common steps whose order relative to the other common steps changed (those
- *   outside one longest common subsequence of the common ids), in `after` order. Steps that
- *   merely shift because of an insertion or removal are not moved.
+ * - `moved`: common steps whose order relative to the other common steps changed (the minimal
+ *   set: those outside one longest common subsequence of the common ids, preferring to keep
+ *   steps whose position did not change), in `after` order. Steps that merely shift because of
+ *   an insertion or removal are not moved.
  * - `annotations`: from the desk snapshot, for added and changed steps, in `after` order.
  * - `touchedStepIds`: ids (in `after` order) of steps added, changed or moved — the edit-size
  *   measure (DESIGN.md §11). Removed steps are counted from `removed`.
- * - `reapprovalRequired`: steps whose digest is new: added ids (in `after` order), then
- *   changed ids (in `after` order). Moved-only steps keep their digest and approval.
+ * - `reapprovalRequired`: the steps whose approval does not carry over — decided by
+ *   `decideReapproval` (reapproval.ts), the same function the server uses to carry or
+ *   invalidate approvals: added, then changed, then moved, then prerequisites changed, then
+ *   (when approvals were passed) approved steps with a new unacknowledged warning; each group
+ *   in `after` order, each step once.
+ * - `reapproval`: the same steps with their position in `after` and every reason.
  * - `changeCount`: one per added, removed, changed and moved step (a step both changed and
  *   moved counts twice); `summary` has exactly one line per counted change, in `after` order
  *   ("step 4 issue_refund added", "step 2 reschedule_delivery: window.from 2026-04-02 →
@@ -155,6 +174,7 @@ export const planDiffSchema = z.object({
   annotations: z.array(annotationSchema),
   touchedStepIds: z.array(z.string()),
   reapprovalRequired: z.array(z.string()),
+  reapproval: z.array(reapprovalEntrySchema).optional(),
   changeCount: z.number().int().min(0),
   summary: z.array(z.string()),
   order: z.array(z.string()),
@@ -193,11 +213,15 @@ export class PlanDiffError extends Error {
  * difference there alone is not a change (see `metadataChanged`). Annotations are computed
  * only when `desk` is given (else `[]`).
  *
+ * `consent` (optional): the active approvals of `before` and the issues of `after`, so that
+ * `reapprovalRequired` also names approved steps that gained an unacknowledged warning — pass
+ * what the server passes to carry approvals and the two agree exactly.
+ *
  * Pure; returns fresh objects (no aliasing of the inputs).
  * @throws PlanDiffError `duplicate_step_id` if either plan repeats a step id.
  * @throws Error if args are not canonicalisable JSON (NaN, Infinity, cycles).
  */
-export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot): PlanDiff {
+export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot, consent?: ConsentContext): PlanDiff {
   const beforeById = indexSteps(before.steps, "before");
   const afterById = indexSteps(after.steps, "after");
 
@@ -234,17 +258,8 @@ export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot): PlanD
     }
   });
 
-  const commonBefore = before.steps.filter((s) => isCommon(s.id)).map((s) => s.id);
-  const commonAfter = after.steps.filter((s) => isCommon(s.id)).map((s) => s.id);
-  const kept = lcsKeep(commonBefore, commonAfter);
-  const moved: MovedStep[] = commonAfter
-    .filter((id) => !kept.has(id))
-    .map((id) => ({
-      stepId: id,
-      tool: afterById.get(id)!.step.tool,
-      from: beforeById.get(id)!.pos,
-      to: afterById.get(id)!.pos,
-    }));
+  const decision = decideReapproval(before, after, consent);
+  const moved: MovedStep[] = decision.moved;
 
   const addedSet = new Set(added.map((s) => s.id));
   const changedById = new Map(changed.map((c) => [c.stepId, c]));
@@ -253,7 +268,7 @@ export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot): PlanD
   const touchedStepIds = after.steps
     .map((s) => s.id)
     .filter((id) => addedSet.has(id) || changedById.has(id) || movedById.has(id));
-  const reapprovalRequired = [...added.map((s) => s.id), ...changed.map((c) => c.stepId)];
+  const reapprovalRequired = decision.required.map((r) => r.stepId);
 
   const summary: string[] = [];
   after.steps.forEach((a, i) => {
@@ -281,6 +296,7 @@ export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot): PlanD
     annotations,
     touchedStepIds,
     reapprovalRequired,
+    reapproval: decision.required,
     changeCount: added.length + removed.length + changed.length + moved.length,
     summary,
     order: after.steps.map((s) => s.id),
@@ -294,8 +310,9 @@ export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot): PlanD
 
 /**
  * The re-approval sentence shown on the re-approval screen (DESIGN.md §7 reference case):
- * `"re-approval required for step 4 (added), step 2 (changed)"` — added steps first, then
- * changed steps, each group in `after` order, each with its 1-based position in `after`.
+ * `"re-approval required for step 4 (added), step 2 (changed)"` — one entry per step of
+ * `diff.reapprovalRequired` in its order (added, changed, moved, prerequisites changed, new
+ * warning), each with its 1-based position in `after` and its first reason.
  * Returns `"no re-approval required"` when `diff.reapprovalRequired` is empty.
  * @throws PlanDiffError `diff_does_not_apply` if a step to re-approve is not in `after`.
  */
@@ -303,12 +320,14 @@ export function describeReapproval(diff: PlanDiff, after: Plan): string {
   if (diff.reapprovalRequired.length === 0) return "no re-approval required";
   const positions = new Map(after.steps.map((s, i) => [s.id, i + 1]));
   const addedIds = new Set(diff.added.map((s) => s.id));
+  const reasons = new Map((diff.reapproval ?? []).map((r) => [r.stepId, r.reasons[0]]));
   const parts = diff.reapprovalRequired.map((id) => {
     const pos = positions.get(id);
     if (pos === undefined) {
       throw new PlanDiffError("diff_does_not_apply", `step ${id} is not in the given plan`, id);
     }
-    return `step ${pos} (${addedIds.has(id) ? "added" : "changed"})`;
+    const reason = reasons.get(id) ?? (addedIds.has(id) ? "added" : "changed");
+    return `step ${pos} (${REAPPROVAL_REASON_LABEL[reason]})`;
   });
   return `re-approval required for ${parts.join(", ")}`;
 }
@@ -390,34 +409,6 @@ function indexSteps(steps: Step[], side: string): Map<string, { step: Step; pos:
   return m;
 }
 
-/**
- * Ids kept in place: one longest common subsequence of `a` and `b` (both permutations of the
- * same ids). On ties the walk drops from `a` first, which keeps steps earlier in `b`
- * (the edited plan) in place, e.g. a swap [x, y] → [y, x] reports x as moved.
- */
-function lcsKeep(a: string[], b: string[]): Set<string> {
-  const n = a.length;
-  const m = b.length;
-  const L: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      L[i][j] = a[i] === b[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-    }
-  }
-  const keep = new Set<string>();
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      keep.add(a[i]);
-      i++;
-      j++;
-    } else if (L[i + 1][j] >= L[i][j + 1]) i++;
-    else j++;
-  }
-  return keep;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Internals: leaf diff (semantics of RFC 8785 canonical JSON)
 // ---------------------------------------------------------------------------------------------
@@ -484,6 +475,12 @@ function field(segments: PathSegment[], kind: FieldChange["kind"], before: Maybe
 }
 
 function walk(b: unknown, a: unknown, segs: PathSegment[], out: FieldChange[]): void {
+  // Money is one value ({minor, currency}): a change is one field with both amounts, so people
+  // read "$10.00 → $1,489.00", never "amount.minor 1000 → 148900" (issue 14).
+  if (isMoneyLike(b) && isMoneyLike(a)) {
+    if (!leafEqual(b, a)) out.push(field(segs, "changed", b, a));
+    return;
+  }
   if (isPlainObject(b) && isPlainObject(a)) {
     const keys = [...Object.keys(a), ...Object.keys(b).filter((k) => !Object.prototype.hasOwnProperty.call(a, k))];
     for (const k of keys) {

@@ -1,11 +1,14 @@
 import { z } from "zod";
+import { moneyInputIssue, stripMoneyInput } from "../money-input";
 import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
 
 /**
  * The plan card's form for a catalog (built-in tools plus a run's imported tools): the steps as the operator edits them. Each step's `args` is checked by
  * that tool's own zod schema — the same one the server's shape stage uses (one schema, client
  * and server; STYLE.md §1). `key` is a client-only identity for React lists, never sent.
- * Errors are reported at `steps.N.args.<path>` so they attach to their inputs.
+ * Errors are reported at `steps.N.args.<path>` so they attach to their inputs. A money field's
+ * typed text (`input`, client-only) is read by `parseMoneyInput` and its problem reported once
+ * at `args.<field>.minor`, instead of the tool schema's generic message.
  */
 export function planFormSchemaFor(catalog: ToolCatalog) {
   return z.object({
@@ -23,9 +26,19 @@ export function planFormSchemaFor(catalog: ToolCatalog) {
           ctx.addIssue({ code: "custom", path: ["tool"], message: `Unknown tool "${step.tool}"` });
           return;
         }
-        const parsed = tool.argsSchema.safeParse(step.args);
+        // Money as typed: one parser (lib/money-input.ts) and one message per problem, at the field.
+        const moneyProblems = new Set<string>();
+        for (const f of tool.fields) {
+          if (f.kind !== "money") continue;
+          const problem = moneyInputIssue(step.args[f.name]);
+          if (!problem) continue;
+          moneyProblems.add(f.name);
+          ctx.addIssue({ code: "custom", path: ["args", f.name, "minor"], message: problem });
+        }
+        const parsed = tool.argsSchema.safeParse(stripMoneyInput(step.args));
         if (!parsed.success) {
           for (const issue of parsed.error.issues) {
+            if (moneyProblems.has(String(issue.path[0]))) continue;
             ctx.addIssue({
               code: "custom",
               path: ["args", ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))],

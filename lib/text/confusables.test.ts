@@ -62,3 +62,16 @@ describe("nearest", () => {
     fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => void nearest(s, ids)), { numRuns: 200 });
   });
 });
+
+describe("normalizeForScan (the promise scan's reading of text)", () => {
+  it("drops format and invisible characters, folds compatibility forms, accents and look-alike letters, keeps digits", async () => {
+    const { normalizeForScan } = await import("./confusables");
+    expect(normalizeForScan("re\u00ADfund")).toBe("refund");
+    expect(normalizeForScan("\uFEFFre\u200B\u200C\u200D\u2060fund\u202E")).toBe("refund");
+    expect(normalizeForScan("ｒｅｆｕｎｄ ＄150.00")).toBe("refund $150.00");
+    expect(normalizeForScan("rеfünd")).toBe("refund"); // Cyrillic е, ü
+    expect(normalizeForScan("RЕFUND")).toBe("REFUND"); // Cyrillic Е keeps its case
+    expect(normalizeForScan("in_74119 on 2026-04-06 for $1,489.00")).toBe("in_74119 on 2026-04-06 for $1,489.00");
+    expect(normalizeForScan("a\u00A0b")).toBe("a b");
+  });
+});

@@ -7,15 +7,25 @@
  * Cyrillic/Greek/digit lookalikes onto one Latin representative.
  */
 
-/** Lookalike → representative. Applied after NFKC + lowercasing, so lowercase keys suffice. */
-const CONFUSABLES: Record<string, string> = {
+/**
+ * Cyrillic and Greek letters that look like Latin ones → that Latin letter (lowercase keys;
+ * applied after NFKC + lowercasing). Shared by id skeletons and the text scan
+ * (`normalizeForScan`). Source: Unicode confusables.txt (UTS #39), the common subset.
+ */
+export const SCRIPT_LOOKALIKES: Readonly<Record<string, string>> = {
   // Cyrillic
-  "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "к": "k", "м": "m", "н": "h", "о": "o",
-  "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "l", "ї": "l", "ј": "j",
-  "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ь": "b", "п": "n", "г": "r",
+  "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+  "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j",
+  "ԁ": "d", "ӏ": "l", "ԛ": "q", "ԝ": "w", "ь": "b", "п": "n", "г": "r", "һ": "h", "ү": "y",
   // Greek
-  "α": "a", "β": "b", "γ": "y", "ε": "e", "η": "n", "ι": "l", "κ": "k", "ν": "v", "ο": "o",
+  "α": "a", "β": "b", "γ": "y", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
   "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ς": "c", "σ": "o", "μ": "u",
+};
+
+/** Lookalike → representative for ids: the script lookalikes plus digits, i/l and dashes that are easily swapped in ids. */
+const CONFUSABLES: Record<string, string> = {
+  ...SCRIPT_LOOKALIKES,
+  "з": "3", "і": "l", "ї": "l", "ι": "l",
   // Latin lookalikes and digits that are easily swapped in ids
   "0": "o", "1": "l", "i": "l", "|": "l", "ı": "l", "ł": "l",
   // Dashes and underscores
@@ -23,8 +33,42 @@ const CONFUSABLES: Record<string, string> = {
   "＿": "_", "‗": "_",
 };
 
-/** Zero-width and other invisible characters that never belong in an id. */
-const INVISIBLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/g;
+/**
+ * Zero-width and other invisible characters that are not format characters (\p{Cf}) but render
+ * as nothing: combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian
+ * selectors, variation selectors. Together with \p{Cf} (soft hyphen, ZWSP, ZWNJ, ZWJ, word
+ * joiner, bidi controls, BOM, tags…) they are what `INVISIBLE` and `normalizeForScan` drop.
+ */
+const INVISIBLE_NON_FORMAT = String.raw`\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0`;
+
+/** Zero-width and other invisible characters that never belong in an id or change what a text says. */
+const INVISIBLE = new RegExp(`[\\p{Cf}${INVISIBLE_NON_FORMAT}]|[\\u{E0100}-\\u{E01EF}]`, "gu");
+
+/**
+ * Text as a person reads it, for scanning what it says (the promise scan, lib/validation/commitments.ts):
+ * Unicode NFKC (fullwidth and compatibility forms → plain: "ｒｅｆｕｎｄ" → "refund", NBSP → space),
+ * invisible characters removed (`INVISIBLE`: every format character \p{Cf} — soft hyphen U+00AD,
+ * ZWSP U+200B, ZWNJ/ZWJ, word joiner U+2060, BOM U+FEFF, bidi controls — plus invisible fillers
+ * and variation selectors), combining marks stripped ("refünd" → "refund"), and Cyrillic/Greek
+ * letters folded onto the Latin letter they look like (`SCRIPT_LOOKALIKES`, case kept:
+ * "rеfund" with a Cyrillic е → "refund"). Digits and punctuation are kept, so amounts and dates
+ * still parse. Never throws; output length ≤ input length for ordinary text.
+ */
+export function normalizeForScan(text: string): string {
+  const plain = text
+    .normalize("NFKC")
+    .replace(INVISIBLE, "")
+    .normalize("NFKD")
+    .replace(/\p{Mn}/gu, "")
+    .normalize("NFKC");
+  let out = "";
+  for (const ch of plain) {
+    const lower = ch.toLowerCase();
+    const folded = SCRIPT_LOOKALIKES[lower];
+    out += folded === undefined ? ch : lower === ch ? folded : folded.toUpperCase();
+  }
+  return out;
+}
 
 /**
  * The comparison skeleton of `s`: NFKC, lowercase, trimmed, invisible characters removed,

@@ -75,3 +75,87 @@ describe("findCommitments", () => {
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 });
+
+describe("text a reviewer cannot see through, and negations that do not negate (issue 14)", () => {
+  const FLAGGED = [
+    "we will refund you $150.00 for the missed delivery",
+    "We will credit your account with $20.00 today.",
+    "You will be compensated for the delay.",
+    "Your delivery will arrive on April 6.",
+  ];
+
+  it("the issue's sentences: a soft hyphen inside 'refund' and 'with no questions asked' stay promises", () => {
+    expect(kinds("we will re\u00ADfund you $150.00 for the missed delivery")).toEqual(["money:15000"]);
+    expect(kinds("we will refund you $150.00 with no questions asked")).toEqual(["money:15000"]);
+    expect(kinds("we will refund you $150.00 for the missed delivery")).toEqual(["money:15000"]);
+    expect(kinds("we will not refund you")).toEqual([]);
+  });
+
+  it("zero-width, format, compatibility, accented and look-alike characters change nothing", () => {
+    for (const t of [
+      "we will re\u200Bfund you $150.00", // zero-width space
+      "we will re\u200Dfu\u200Cnd you $150.00", // ZWJ, ZWNJ
+      "we will re\u2060fund you $150.00", // word joiner
+      "\uFEFFwe will refund you $150.00", // BOM
+      "we will re\u202Efund\u202C you $150.00", // bidi override
+      "we will ｒｅｆｕｎｄ you ＄150.00", // fullwidth
+      "we will rеfund you $150.00", // Cyrillic е
+      "we will rеfυnd you $150.00", // Cyrillic е, Greek υ
+      "we will REFUND you $150.00",
+      "we will refünd you $150.00", // combining-free accent
+      "we will refu\u0308nd you $150.00", // combining diaeresis
+      "we will refund you $1\u200B50.00", // inside the amount
+      "we\u00A0will\u00A0refund you $150.00", // no-break spaces
+    ]) {
+      expect(kinds(t), JSON.stringify(t)).toEqual(["money:15000"]);
+    }
+  });
+
+  it("negation by clause: only a negation of the promise itself drops it", () => {
+    expect(kinds("We will refund $150.00, no questions asked.")).toEqual(["money:15000"]);
+    expect(kinds("We will refund $150.00 at no extra cost to you.")).toEqual(["money:15000"]);
+    expect(kinds("We will refund $150.00 without delay.")).toEqual(["money:15000"]);
+    expect(kinds("We will refund $150.00 no later than Friday.")).toEqual(["money:15000"]);
+    expect(kinds("Not only will we refund $150.00 we will also waive the fee.")).toEqual(["money:15000"]);
+    expect(kinds("If we cannot deliver we will refund you $150.00.")).toEqual(["money:15000"]);
+    expect(kinds("We will refund what we can't recover.")).toEqual(["money:"]);
+    expect(kinds("We won't refund the fee.")).toEqual([]);
+    expect(kinds("We are unable to refund the fee.")).toEqual([]);
+    expect(kinds("A refund is not possible for this order.")).toEqual([]);
+    expect(kinds("Refunds aren't available for weather delays.")).toEqual([]);
+    expect(kinds("You won't get a refund.")).toEqual([]);
+    expect(kinds("No refund is due.")).toEqual([]);
+    expect(kinds("We wouldn't normally do this, but we will refund $150.00.")).toEqual(["money:15000"]);
+  });
+
+  it("inserting any invisible or format character anywhere in a flagged sentence keeps it flagged (fast-check)", () => {
+    const formatChars = [0xad, 0x600, 0x61c, 0x6dd, 0x70f, 0x180e, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202e, 0x2060, 0x2061, 0x2064, 0x2066, 0x2069, 0xfeff, 0xfff9, 0xfffb, 0x110bd, 0xe0001, 0xe0041, 0x34f, 0x115f, 0x3164, 0xfe0f, 0xffa0];
+    const invisible = fc.oneof(fc.constantFrom(...formatChars), fc.integer({ min: 0xe0020, max: 0xe007f }), fc.integer({ min: 0xfe00, max: 0xfe0f })).map((c) => String.fromCodePoint(c));
+    fc.assert(
+      fc.property(fc.constantFrom(...FLAGGED), fc.array(fc.tuple(fc.nat(), invisible), { minLength: 1, maxLength: 6 }), (sentence, inserts) => {
+        const expected = kinds(sentence);
+        const chars = Array.from(sentence);
+        for (const [at, ch] of inserts) chars.splice(at % (chars.length + 1), 0, ch);
+        expect(kinds(chars.join(""))).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("swapping letters for their Cyrillic/Greek look-alikes keeps a flagged sentence flagged (fast-check)", () => {
+    const LOOK: Record<string, string[]> = { a: ["а", "α"], e: ["е"], o: ["о", "ο"], p: ["р", "ρ"], c: ["с"], y: ["у"], x: ["х"], i: ["і"], u: ["υ"], k: ["к"] };
+    fc.assert(
+      fc.property(fc.constantFrom(...FLAGGED), fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), (sentence, picks) => {
+        const expected = kinds(sentence);
+        const chars = Array.from(sentence);
+        for (const p of picks) {
+          const i = p % chars.length;
+          const alts = LOOK[chars[i]];
+          if (alts) chars[i] = alts[p % alts.length];
+        }
+        expect(kinds(chars.join(""))).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,16 +1,24 @@
 import { parseMinor, type Currency } from "../money";
 import { addDaysIso, isIsoDate, utcDateOf } from "../dates";
+import { normalizeForScan } from "../text/confusables";
 
 /*
  * A small, deterministic scanner for promises in customer-facing text (DESIGN.md §1.6).
  * It is a heuristic on purpose — its findings are warnings a person acknowledges, never
  * errors — so it prefers flagging a sentence a person can dismiss to missing a promise.
  *
- * Method: split the text into sentences, then clauses (at ", ", ";", " but ", " and ", " so "…).
+ * Method: normalise the text as a person reads it (`normalizeForScan`: NFKC, invisible and
+ * format characters such as a soft hyphen inside "re\u00ADfund" removed, accents stripped,
+ * Cyrillic/Greek look-alike letters folded — issue 14), then split it into sentences, then
+ * clauses (at ", ", ";", " but ", " and ", " so "…).
  * - Money: a clause with a compensation word (refund, reimburse, compensate, credit, waive,
- *   "money back") that is not negated in that clause ("no", "not", "cannot", "unable"…) is a
- *   money promise; money amounts in the same clause ("$1,489.00", "USD 1489", "1.489,00" is NOT
- *   understood) are the promised amounts.
+ *   "money back") is a money promise unless that word is negated (`negates`): a negation
+ *   ("no", "not", "never", "cannot", "unable", any "…n't"…) before it in the clause ("we will
+ *   not refund", "no refund is due"), or a negated verb right after it ("a refund is not
+ *   possible"). Set phrases that negate nothing ("no questions asked", "at no cost", "without
+ *   delay", "not only", "no later than"…) are ignored, so "we will refund you $150.00 with no
+ *   questions asked" stays a promise. Money amounts in the same clause ("$1,489.00",
+ *   "USD 1489"; "1.489,00" is NOT understood) are the promised amounts.
  * - Dates: in a sentence about delivery (deliver, arrive, ship, reschedule, dispatch…), every
  *   non-negated clause's date phrase — ISO "2026-04-06", "April 6", "Apr 6th, 2026",
  *   "6 April", "tomorrow" — is a promised delivery day ("today" is left out: replies use it
@@ -31,7 +39,45 @@ export type Commitment =
   | { kind: "money"; keyword: string; amounts: PromisedAmount[]; clause: string }
   | { kind: "date"; phrase: string; date: string; clause: string };
 
-const NEGATION = /\b(?:no|not|never|cannot|can't|can’t|won't|won’t|unable|don't|don’t|doesn't|doesn’t|isn't|isn’t|without|neither|nor)\b/i;
+const NEGATION = /\b(?:no|not|never|cannot|unable|without|neither|nor|none|nothing|\w+n['’]t)\b/i;
+
+/** Set phrases whose negation word negates nothing about a promise (removed before looking for a negation). */
+const NON_NEGATING = new RegExp(
+  [
+    String.raw`\b(?:with\s+)?no\s+questions?\s+asked\b`,
+    String.raw`\b(?:at\s+)?no\s+(?:extra\s+|additional\s+|further\s+)?(?:cost|charge|expense)\b(?:\s+to\s+you)?`,
+    String.raw`\bno\s+later\s+than\b`,
+    String.raw`\bnot\s+later\s+than\b`,
+    String.raw`\bwithout\s+(?:any\s+)?(?:further\s+)?(?:delay|question|questions|hesitation|fail|fuss|hassle)\b`,
+    String.raw`\bnot\s+only\b`,
+    String.raw`\bno\s+matter\b`,
+    String.raw`\bno\s+(?:doubt|problem|worries)\b`,
+    String.raw`\bin\s+no\s+time\b`,
+    String.raw`\bno\s+(?:need|action)\s+(?:is\s+)?(?:needed|required\s+)?(?:on\s+your\s+(?:side|part)|from\s+you|for\s+you\s+to)\b`,
+  ].join("|"),
+  "gi",
+);
+
+/** A negated verb right after the compensation word: "refund is not possible", "credit won't be", "refunds cannot". */
+const NEGATED_AFTER = /^\W*(?:(?!(?:we|i|you|they|he|she|it)\b)\S+\s+){0,2}?(?:(?:is|are|was|were|will|would|can|could|shall|should|may|might|has|have|had|do|does|did)\s+(?:not|never)\b|(?:cannot|\w+n['’]t)\b)/i;
+
+/** Subject pronouns: a negation before the last one belongs to another verb ("if we cannot deliver, we will refund"). */
+const SUBJECT = /\b(?:we|i|you|they|he|she|it)\b/gi;
+
+/**
+ * True when the compensation word at `[start, end)` of `clause` is negated: a negation between
+ * the last subject pronoun before it (or the clause start) and the word ("we will not refund",
+ * "no refund is due", "you won't get a refund"), or a negated verb within the next three words
+ * that is not another subject's ("a refund is not possible"; not "refund what we can't recover").
+ * Set phrases that negate nothing (`NON_NEGATING`, e.g. "no questions asked") are ignored.
+ */
+export function negates(clause: string, start: number, end: number): boolean {
+  const blank = (s: string) => s.replace(NON_NEGATING, (m) => " ".repeat(m.length));
+  const before = blank(clause.slice(0, start));
+  let scope = 0;
+  for (const m of before.matchAll(SUBJECT)) scope = m.index;
+  return NEGATION.test(before.slice(scope)) || NEGATED_AFTER.test(blank(clause.slice(end)));
+}
 
 const MONEY_WORD =
   /\b(refund(?:s|ed|ing)?|reimburs(?:e|ed|es|ing|ement|ements)|compensat(?:e|ed|es|ing|ion)|credit(?:s|ed|ing)?(?!\s+(?:card|check|score|limit|rating|history)\b)|waiv(?:e|ed|es|ing|er)|money back)\b/i;
@@ -72,6 +118,14 @@ export function splitClauses(sentence: string): string[] {
     .split(/[,;:]\s+|\s[–—-]\s|\s+(?:but|and|so|however|although|though|while|whereas|instead)\s+/i)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** The first compensation word of `clause` that is not negated (`negates`), or undefined. */
+function firstPromisedMoneyWord(clause: string): string | undefined {
+  for (const m of clause.matchAll(new RegExp(MONEY_WORD.source, "gi"))) {
+    if (!negates(clause, m.index, m.index + m[0].length)) return m[1];
+  }
+  return undefined;
 }
 
 function clip(s: string): string {
@@ -120,18 +174,19 @@ export function findDates(text: string, today: string): Array<{ phrase: string; 
 
 /**
  * All promises of money or delivery dates in `text` (see the file comment for the rules).
+ * The text is normalised first (`normalizeForScan`), so `clause` quotes the normalised text.
  * `now` fixes "today" (its UTC date). Pure; never throws; linear in the text length.
  */
 export function findCommitments(text: string, now: Date): Commitment[] {
   const today = utcDateOf(now);
   const found: Commitment[] = [];
-  for (const sentence of splitSentences(text)) {
+  for (const sentence of splitSentences(normalizeForScan(text))) {
     const aboutDelivery = DELIVERY_WORD.test(sentence);
     for (const clause of splitClauses(sentence)) {
-      if (NEGATION.test(clause)) continue;
-      const money = MONEY_WORD.exec(clause);
-      if (money) found.push({ kind: "money", keyword: money[1].toLowerCase(), amounts: findAmounts(clause), clause: clip(clause) });
+      const money = firstPromisedMoneyWord(clause);
+      if (money) found.push({ kind: "money", keyword: money.toLowerCase(), amounts: findAmounts(clause), clause: clip(clause) });
       if (!aboutDelivery) continue;
+      if (NEGATION.test(clause.replace(NON_NEGATING, " "))) continue;
       for (const d of findDates(clause, today)) {
         if (d.date >= today) found.push({ kind: "date", phrase: d.phrase, date: d.date, clause: clip(clause) });
       }

@@ -60,3 +60,20 @@ describe("content stage: commitment scan of customer replies", () => {
     expect(validatePlan(plan(reply("Thanks for reaching out, we are looking into it.")), ctx()).issues).toEqual([]);
   });
 });
+
+describe("content stage sees what a reviewer reads (issue 14, case 3)", () => {
+  it.each([
+    ["a soft hyphen inside 'refund'", "we will re\u00ADfund you $150.00 for the missed delivery"],
+    ["a negation that does not negate the promise", "we will refund you $150.00 with no questions asked"],
+    ["a Cyrillic е in 'refund'", "we will rеfund you $150.00 for the missed delivery"],
+    ["a zero-width space in the amount", "we will refund you $15\u200B0.00 for the missed delivery"],
+  ])("%s still needs acknowledgement", (_, body) => {
+    const r = validatePlan(plan(reply(body)), ctx());
+    expect(only(r, "unbacked_commitment")).toMatchObject({ needsAcknowledgement: true, stepId: "r", details: { kind: "money", amounts: [{ minor: 15000, currency: "USD" }] } });
+    expect(r.gate.r).toBe("approval_required");
+  });
+
+  it("'we will not refund' is not a promise", () => {
+    expect(codes(validatePlan(plan(reply("we will not refund you for the missed delivery")), ctx()))).not.toContain("unbacked_commitment");
+  });
+});

@@ -16,7 +16,7 @@ export default async function AdminAgentsPage() {
     <>
       <AppHeader viewer={viewer} />
       {
-        <main className="mx-auto max-w-7xl px-6 py-6">
+        <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">
             An agent calls the API with its key. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.

@@ -16,7 +16,7 @@ export default async function AdminToolsPage() {
     <>
       <AppHeader viewer={viewer} />
       {
-        <main className="mx-auto max-w-7xl px-6 py-6">
+        <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">
             Import tools from an MCP server&apos;s <code>tools/list</code> or from OpenAI function definitions. Each import that changes a tool makes a new catalog version; a run keeps the version it was validated against. An agent may call an imported tool only when its allowlist says so.

@@ -16,11 +16,11 @@ export default async function AdminUsersPage() {
     <>
       <AppHeader viewer={viewer} />
       {
-        <main className="mx-auto max-w-7xl px-6 py-6">
+        <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">People, their roles and grants; agents and their API keys. Every change is audited.</p>
           <AdminNav current="users" />
-          <UsersAdmin initialUsers={(await listUsers(viewer)).users} viewerId={viewer.id} />
+          <UsersAdmin initialPage={await listUsers(viewer)} viewerId={viewer.id} />
         </main>
       }
     </>

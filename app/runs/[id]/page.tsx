@@ -28,7 +28,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">
             Ticket #{ticket.id} · {ticket.subject}

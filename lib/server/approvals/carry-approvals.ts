@@ -1,17 +1,24 @@
 import { nanoid } from "nanoid";
 import type { Prisma } from "../../generated/prisma/client";
-import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
-import type { ValidationIssue } from "../../validation/types";
 import type { Tx } from "../transaction";
 
 /**
+ * The active approvals of `prev`, as `decideReapproval` (lib/diff/reapproval.ts) reads them.
+ * Read inside the edit's transaction, so the diff and the carry-over see the same approvals.
+ */
+export async function activeApprovals(tx: Tx, runId: string, version: number) {
+  return tx.approval.findMany({ where: { runId, planVersion: version, state: "active" } });
+}
+
+/**
  * After a new plan version `next` replaces `prev`: an approval carries over (a new record bound
- * to `next`, the old one marked `superseded`) only when what the approver consented to is
- * unchanged — same digest, same position in the plan, and no warning on that step needing an
- * acknowledgement the approver did not give. Every other active approval of `prev` is marked
- * `invalidated` (DESIGN.md §6: an edit invalidates the approval of every step whose digest
- * changed; a reorder or a new warning changes what the step means too).
+ * to `next`, the old one marked `superseded`) exactly when its step is NOT in
+ * `reapprovalRequired` — the list `diffPlans(prev, next, desk, {issues, approvals})` computed
+ * with `decideReapproval` (lib/diff/reapproval.ts: added, changed digest, moved relative to the
+ * other steps, prerequisites changed, or a new warning its approver did not acknowledge). Every
+ * other active approval of `prev` is marked `invalidated` (DESIGN.md §6). `prevApprovals` must
+ * be the approvals that list was computed from (`activeApprovals`, same transaction).
  * Returns the step ids whose approvals were invalidated and carried.
  */
 export async function carryOrInvalidateApprovals(
@@ -19,21 +26,11 @@ export async function carryOrInvalidateApprovals(
   runId: string,
   prev: Plan,
   next: Plan,
-  nextIssues: readonly ValidationIssue[] = [],
+  prevApprovals: Awaited<ReturnType<typeof activeApprovals>>,
+  reapprovalRequired: readonly string[],
 ): Promise<{ invalidated: string[]; carried: string[] }> {
-  const prevApprovals = await tx.approval.findMany({ where: { runId, planVersion: prev.version, state: "active" } });
-  const nextDigest = new Map(next.steps.map((s) => [s.id, digest(s)]));
-  const nextPos = new Map(next.steps.map((s, i) => [s.id, i]));
-  const prevPos = new Map(prev.steps.map((s, i) => [s.id, i]));
-  const deps = (plan: Plan, id: string) => JSON.stringify(plan.steps.find((s) => s.id === id)?.dependsOn ?? null);
-  const stillConsented = (a: (typeof prevApprovals)[number]) => {
-    if (nextDigest.get(a.stepId) !== a.digest || nextPos.get(a.stepId) !== prevPos.get(a.stepId)) return false;
-    if (deps(prev, a.stepId) !== deps(next, a.stepId)) return false; // its declared prerequisites changed
-    const acked = (a.acknowledged as { code: string; stepId: string }[] | null) ?? [];
-    return nextIssues
-      .filter((i) => i.needsAcknowledgement && i.stepId === a.stepId)
-      .every((i) => acked.some((k) => k.code === i.code && k.stepId === a.stepId));
-  };
+  const required = new Set(reapprovalRequired);
+  const stillConsented = (a: (typeof prevApprovals)[number]) => next.steps.some((s) => s.id === a.stepId) && !required.has(a.stepId);
   const invalidated: string[] = [];
   const carried: string[] = [];
   for (const a of prevApprovals) {

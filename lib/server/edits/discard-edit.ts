@@ -6,7 +6,7 @@ import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { validatePlan } from "../../validation/pipeline";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { carryOrInvalidateApprovals } from "../approvals/carry-approvals";
+import { activeApprovals, carryOrInvalidateApprovals } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
@@ -68,8 +68,10 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   }
   const restored = result.plan;
   const validation = { issues: result.issues, gate: result.gate };
-  const diff = diffPlans(current, restored, desk);
   await inTransaction(async (tx) => {
+    // Same rule as an edit (lib/diff/reapproval.ts): the approvals read here decide what carries.
+    const prevApprovals = await activeApprovals(tx, runId, latest);
+    const diff = diffPlans(current, restored, desk, { issues: result.issues, approvals: prevApprovals });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: latest },
       data: { planVersion: restored.version, approvedVersion: null, ...planFacts(restored.steps, validation) },
@@ -94,7 +96,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         createdAt: now,
       },
     });
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, result.issues);
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
     await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt);
     await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));

@@ -8,7 +8,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationResult } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { carryOrInvalidateApprovals } from "../approvals/carry-approvals";
+import { activeApprovals, carryOrInvalidateApprovals } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
@@ -35,8 +35,9 @@ export interface EditResult {
  * The edited plan is client input: it is validated from scratch by the one pipeline, including
  * authorship of every added or changed step, against live account data. On success a new
  * immutable plan version is stored with the pre-edit plan, post-edit plan and diff; approvals
- * of steps whose digest changed (or that moved, or gained an unacknowledged warning) are
- * invalidated; unchanged ones carry over; the run goes back to review (lifecycle event `edit`).
+ * of the diff's `reapprovalRequired` steps (lib/diff/reapproval.ts: added, changed, moved,
+ * prerequisites changed, new unacknowledged warning) and of removed steps are invalidated;
+ * the others carry over; the run goes back to review (lifecycle event `edit`).
  * Errors: 404 `not_found`; 409 `expired`, `run_not_pending`, `stale_task` {boundRevision,
  * liveRevision}, `stale_plan_version` {currentVersion, plan}; 403 `authorship_denied` {issues}
  * (audited `denied`); 422 `validation_failed` {issues} (audited `edit_refused`).
@@ -88,13 +89,18 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     throw new DomainError("validation_failed", "The edited plan did not pass validation; nothing was saved.", { issues: result.issues });
   }
   const next = result.plan;
-  const diff = diffPlans(base, next, desk);
-  if (diff.changeCount === 0) {
-    return { planVersion: base, diff, validation: storedValidation(currentRow?.validation), reapproval: describeReapproval(diff, base), unchanged: true };
+  const planOnly = diffPlans(base, next, desk);
+  if (planOnly.changeCount === 0) {
+    return { planVersion: base, diff: planOnly, validation: storedValidation(currentRow?.validation), reapproval: describeReapproval(planOnly, base), unchanged: true };
   }
   const validation = { issues: result.issues, gate: result.gate };
-  const telemetry = foldEdit(run.editTouched, diff);
+  const telemetry = foldEdit(run.editTouched, planOnly);
+  let diff = planOnly;
   await inTransaction(async (tx) => {
+    // One source (lib/diff/reapproval.ts): the diff stored and shown names exactly the steps whose
+    // approvals the carry-over below invalidates, computed from the approvals read here.
+    const prevApprovals = await activeApprovals(tx, runId, base.version);
+    diff = diffPlans(base, next, desk, { issues: result.issues, approvals: prevApprovals });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: base.version },
       data: {
@@ -144,13 +150,19 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, result.issues);
+    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
     await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt);
     await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {
-      await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: base.version, stepIds: invalidated, reason: "digest changed by edit" } });
+      const why = new Map((diff.reapproval ?? []).map((r) => [r.stepId, r.reasons]));
+      await appendAudit(tx, {
+        runId,
+        type: "invalidated",
+        actor: { kind: "system" },
+        data: { planVersion: base.version, stepIds: invalidated, reason: "the edit changed what was approved", reasons: Object.fromEntries(invalidated.map((id) => [id, why.get(id) ?? ["removed"]])) },
+      });
     }
     return ok(null);
   });

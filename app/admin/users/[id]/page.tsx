@@ -24,7 +24,7 @@ export default async function AdminUserPage({ params }: { params: Promise<{ id: 
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-7xl px-6 py-6">
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <p className="text-sm">
           <Link href="/admin/users" className="text-blue-700 underline-offset-2 hover:underline">
             ← All users

@@ -81,7 +81,7 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
   return (
     <>
       <AppHeader viewer={viewer} />
-      <main className="mx-auto max-w-5xl px-6 py-6">
+      <main className="mx-auto max-w-5xl px-4 py-6 sm:px-6">
         <nav aria-label="Breadcrumb" className="text-sm">
           <Link href={`/runs/${run.id}`} className="text-blue-700 underline">
             ← Back to the run
