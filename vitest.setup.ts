@@ -1,12 +1,21 @@
-import os from "node:os";
-import path from "node:path";
+import { afterAll } from "vitest";
+import { dropPgTestDatabase, freshTestDatabaseUrl, testsUsePostgres } from "./testing/test-databases";
 
-// Every test file gets its own throw-away SQLite database, so integration tests can run in
-// parallel and never touch a developer's data. Set before any module creates the client.
+// Every test file gets its own throw-away database — a SQLite file, or with PLANDESK_TEST_DB=postgres
+// a PostgreSQL database plandesk_test_<random> (testing/test-databases.ts) — so integration tests
+// can run in parallel and never touch a developer's data. Set before any module creates the client.
 if (!process.env.PLANDESK_TEST_DB_SET) {
-  const file = path.join(os.tmpdir(), `plandesk-vitest-${process.pid}-${Math.random().toString(36).slice(2)}.db`);
-  process.env.DATABASE_URL = `file:${file}`;
+  process.env.DATABASE_URL = freshTestDatabaseUrl();
   process.env.PLANDESK_URL = "http://localhost:3999";
   process.env.PLANDESK_STRICT_CONTRACT = "1"; // a refusal or body a declaration does not allow fails the test
   process.env.PLANDESK_DEMO = "1";
+  if (testsUsePostgres()) {
+    process.env.PLANDESK_PG_POOL_MAX ??= "6"; // several files run at once on one server
+    const url = process.env.DATABASE_URL;
+    afterAll(async () => {
+      const g = globalThis as unknown as { plandeskPrisma?: { $disconnect(): Promise<void> } };
+      await g.plandeskPrisma?.$disconnect();
+      await dropPgTestDatabase(url);
+    });
+  }
 }

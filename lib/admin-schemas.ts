@@ -46,14 +46,20 @@ export const updateUserSchema = z
   .refine((v) => v.disabled !== undefined || v.role !== undefined, { error: "Nothing to change: send disabled and/or role" });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;
 
-/** A grant ceiling: whole minor units ≥ 0 plus currency, or `null` for no ceiling. */
+/**
+ * The largest whole number a money column holds on every supported database (PostgreSQL `int4`,
+ * 2^31 − 1; SQLite would hold more): a grant ceiling of at most 21,474,836.47 in a 2-decimal currency.
+ */
+export const MAX_STORED_MINOR = 2_147_483_647;
+
+/** A grant ceiling: whole minor units 0…MAX_STORED_MINOR plus currency, or `null` for no ceiling. */
 export const ceilingSchema = z
   .object({
     minor: z
       .number({ error: "Enter an amount like 500.00, or leave it empty for no ceiling" })
       .int("Enter an amount like 500.00")
       .min(0, "A ceiling cannot be negative")
-      .max(100_000_000_000, "That ceiling is too large"),
+      .max(MAX_STORED_MINOR, "That ceiling is too large (at most 21,474,836.47)"),
     currency: currencySchema,
   })
   .strict()

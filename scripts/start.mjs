@@ -52,6 +52,12 @@ if (dbUrl.startsWith("file:")) {
   }
 }
 
+// PostgreSQL: the database is created by the migration when it does not exist yet (CREATEDB right).
+if (/^postgres(ql)?:\/\//.test(dbUrl)) {
+  const u = new URL(dbUrl);
+  console.log(`Database: PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname} (several instances may share it; README "PostgreSQL and several instances").`);
+}
+
 // 3. Client, migrations, demo seed.
 run("npm", ["run", "--silent", "db:generate"]);
 run("npm", ["run", "--silent", "db:migrate"]);

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { pgTestDatabaseName, recreatePgTestDatabase } from "./test-databases";
 import { deploy } from "../scripts/migrate";
 import { resolveDatabaseUrl } from "../lib/server/database-url";
 import { addDays, formatISO } from "date-fns";
@@ -18,13 +19,19 @@ import { inTransaction, ok } from "../lib/server/transaction";
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
 
 /**
- * Migrates this test file's throw-away database (set by vitest.setup.ts) and seeds the demo
- * desk at `now`. Refuses any database that is not a temp test file.
+ * Migrates this test file's throw-away database (set by vitest.setup.ts: a temp SQLite file, or a
+ * PostgreSQL database `plandesk_test_<random>` created here and dropped when the file ends) and
+ * seeds the demo desk at `now`. Refuses any database that is not a test database.
  */
 export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean } = { seed: true }) {
-  const { url, file } = resolveDatabaseUrl();
-  if (!file || !file.includes("plandesk-vitest-")) throw new Error(`Refusing to run tests against ${url}`);
-  for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
+  const { url, file, provider } = resolveDatabaseUrl();
+  if (provider === "postgresql") {
+    if (!pgTestDatabaseName(url)) throw new Error(`Refusing to run tests against ${url}`);
+    await recreatePgTestDatabase(url);
+  } else {
+    if (!file || !file.includes("plandesk-vitest-")) throw new Error(`Refusing to run tests against ${url}`);
+    for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
+  }
   await deploy(url);
   if (opts.seed !== false) await seedDemoDesk(now);
 }

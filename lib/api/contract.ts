@@ -63,6 +63,9 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   const codes = new Set<ErrorCode>(e.refusals);
   codes.add("bad_request");
   codes.add("internal");
+  // Text with a NUL character (which PostgreSQL cannot store) in a body or query, or a number a
+  // database column cannot hold, is refused as 422 on every endpoint (lib/server/http.ts).
+  codes.add("validation_failed");
   if (e.body) {
     codes.add("invalid_json");
     codes.add("payload_too_large");

@@ -1,6 +1,6 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { prisma } from "./db";
+import { DB_PROVIDER, prisma } from "./db";
 import { assertStartable, serverConfig } from "./config";
 import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
 
@@ -19,7 +19,7 @@ export const auth = betterAuth({
   baseURL: config.publicUrl,
   secret: config.secret,
   trustedOrigins: [config.origin],
-  database: prismaAdapter(prisma, { provider: "sqlite" }),
+  database: prismaAdapter(prisma, { provider: DB_PROVIDER === "postgresql" ? "postgresql" : "sqlite" }),
   account: { modelName: "authAccount" },
   emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
   session: {

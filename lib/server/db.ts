@@ -1,19 +1,38 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client";
+import { PrismaClient as PostgresPrismaClient } from "../generated/prisma-pg/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { gateSqliteFactory } from "./sqlite-gate";
 
+/** Connections per PostgreSQL pool when PLANDESK_PG_POOL_MAX is unset. */
+export const DEFAULT_PG_POOL_MAX = 10;
+
 /**
  * Creates a Prisma client on the driver adapter for `url` (default: DATABASE_URL or the
- * embedded SQLite file). SQLite runs in WAL mode with a busy timeout so parallel requests
- * queue instead of failing with SQLITE_BUSY. `opts.busyTimeoutMs` (default 15000) exists for
- * tests that put two clients (two "app instances") in ONE process: better-sqlite3 waits for a
- * lock synchronously, which would block the very event loop the lock holder needs, so such
- * tests use 0 and rely on the callers' retry on SQLITE_BUSY instead.
+ * embedded SQLite file).
+ *
+ * - SQLite (`file:`): better-sqlite3 in WAL mode with a busy timeout, so parallel requests queue
+ *   instead of failing with SQLITE_BUSY. `opts.busyTimeoutMs` (default 15000) exists for tests
+ *   that put two clients (two "app instances") in ONE process: better-sqlite3 waits for a lock
+ *   synchronously, which would block the very event loop the lock holder needs, so such tests
+ *   use 0 and rely on the callers' retry on SQLITE_BUSY instead.
+ * - PostgreSQL (`postgres://`, `postgresql://`): `@prisma/adapter-pg` over a `pg` pool of
+ *   `opts.poolMax` connections (default: env PLANDESK_PG_POOL_MAX, else 10). Prisma 7's client
+ *   is provider-specific, so this uses the client generated from prisma/postgresql/schema.prisma
+ *   (scripts/prisma-schemas.mjs writes it from the one source schema); it has the same models
+ *   and is returned under the one `PrismaClient` type the app imports.
  */
-export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeoutMs?: number } = {}): PrismaClient {
+export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeoutMs?: number; poolMax?: number } = {}): PrismaClient {
   const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: url });
-  if (provider !== "sqlite") throw new Error("PostgreSQL support is not wired yet; use a file: DATABASE_URL");
+  if (provider === "postgresql") {
+    const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
+    const adapter = new PrismaPg(
+      { connectionString: url, max, idleTimeoutMillis: 30_000 },
+      { onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`) },
+    );
+    return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
+  }
   const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }));
   return new PrismaClient({ adapter });
 }
@@ -23,5 +42,8 @@ const globalForPrisma = globalThis as unknown as { plandeskPrisma?: PrismaClient
 /** The process-wide Prisma client (one per server process; reused across hot reloads). */
 export const prisma: PrismaClient = globalForPrisma.plandeskPrisma ?? createPrisma();
 globalForPrisma.plandeskPrisma = prisma;
+
+/** The dialect of the process-wide client: "sqlite" or "postgresql" (from DATABASE_URL). */
+export const DB_PROVIDER = resolveDatabaseUrl().provider;
 
 export type { PrismaClient };

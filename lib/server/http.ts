@@ -13,8 +13,40 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const tooLarge = () => new DomainError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, { limitBytes: MAX_BODY_BYTES });
 
 /**
+ * The path (e.g. "steps.0.args.reason") of the first string or object key in `value` that holds a
+ * NUL character (U+0000), or null. PostgreSQL cannot store NUL in text or JSON, so such input is
+ * refused up front on every database rather than failing differently on each.
+ */
+export function nulPath(value: unknown): string | null {
+  // Iterative (a JSON body may nest thousands of levels deep; recursion would overflow the stack).
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return at.join(".") || "(body)";
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...at, i]]);
+    } else if (v && typeof v === "object") {
+      const entries = Object.entries(v);
+      for (const [k] of entries) if (k.includes("\u0000")) return [...at, k.replace(/\u0000/g, "\\u0000")].join(".");
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], [...at, entries[i][0]]]);
+    }
+  }
+  return null;
+}
+
+/** The typed refusal of text with a NUL character at `where` (422 `validation_failed`). */
+export function nulRefusal(where: string): DomainError {
+  return new DomainError("validation_failed", `Text may not contain NUL characters (U+0000); found one at ${where}.`, {
+    issues: [{ path: where, message: "Text may not contain NUL characters (U+0000)" }],
+  });
+}
+
+/**
  * Reads and parses a JSON body with `schema`. Errors: `payload_too_large` (413) above
- * MAX_BODY_BYTES; `invalid_json` (400) for a body that is not JSON; `bad_request` (400) with `issues` for a body of the wrong shape.
+ * MAX_BODY_BYTES; `invalid_json` (400) for a body that is not JSON; `validation_failed` (422)
+ * {issues} for text holding a NUL character (`nulPath`) or only numbers above their maximum; `bad_request` (400) with `issues` for a
+ * body of the wrong shape.
  */
 export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
   const declared = Number(req.headers.get("content-length") ?? "0");
@@ -32,8 +64,16 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
   } catch {
     throw new DomainError("invalid_json", "The request body is not valid JSON.");
   }
+  const nul = nulPath(raw);
+  if (nul !== null) throw nulRefusal(nul);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
+    // Only numbers above their maximum (e.g. a grant ceiling beyond what a money column holds): 422.
+    if (parsed.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number")) {
+      throw new DomainError("validation_failed", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
+        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+      });
+    }
     throw new DomainError("bad_request", "The request body has the wrong shape.", {
       issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
     });

@@ -4,7 +4,7 @@ import { refusalsOf, type Endpoint } from "../api/contract";
 import { DomainError, isDomainError } from "../errors";
 import { appendAudit } from "./audit";
 import { prisma } from "./db";
-import { errorResponse, readJson } from "./http";
+import { errorResponse, nulPath, nulRefusal, readJson } from "./http";
 import { idempotencyKeyOf } from "./idempotency";
 import { currentRequest, runWithRequestContext } from "./request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
@@ -111,11 +111,13 @@ function parseParams(endpoint: Endpoint, raw: Record<string, string>): unknown {
   return parsed.data;
 }
 
-/** The query string by its schema (first value of a repeated key). Errors: 400 `bad_request` {issues}. */
+/** The query string by its schema (first value of a repeated key). Errors: 400 `bad_request` {issues}; 422 `validation_failed` for a NUL character. */
 function parseQuery(endpoint: Endpoint, req: Request): unknown {
   if (!endpoint.query) return {};
   const entries: Record<string, string> = {};
   for (const [k, v] of new URL(req.url).searchParams) if (!(k in entries)) entries[k] = v;
+  const nul = nulPath(entries);
+  if (nul !== null) throw nulRefusal(`query ${nul}`);
   const parsed = endpoint.query.safeParse(entries);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));

@@ -47,8 +47,19 @@ export const refuse = <T = never>(code: ErrorCode, message: string, details: Rec
 /** Attempts of one transaction before a retryable failure is given up (and surfaces as a 500). */
 const MAX_ATTEMPTS = 12;
 
-/** Interactive transactions wait for the database lock rather than fail fast. */
-const TX_OPTIONS = { maxWait: 20_000, timeout: 20_000 } as const;
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
+
+/**
+ * Interactive transactions wait for the database lock rather than fail fast. On PostgreSQL they
+ * run SERIALIZABLE: every transaction then behaves as if it ran alone, which is what SQLite's
+ * single writer gives and what the read-then-decide bodies (money held on an invoice, the
+ * prerequisites of a step, "one live plan per task") rely on; the conditional updates stay the
+ * promise, and a transaction PostgreSQL aborts to keep it serializable (40001, or a deadlock
+ * 40P01) is retried from the start by `withRetry`, so its second reading decides.
+ */
+const TX_OPTIONS = SQLITE
+  ? ({ maxWait: 20_000, timeout: 20_000 } as const)
+  : ({ maxWait: 20_000, timeout: 20_000, isolationLevel: "Serializable" } as const);
 
 /**
  * Runs `body` in one transaction on `db` (default: the process-wide client), retrying at most
@@ -99,8 +110,6 @@ export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>,
   return result.value;
 }
 
-const SQLITE = resolveDatabaseUrl().provider === "sqlite";
-
 /**
  * On SQLite, makes the transaction a writer from its first statement (what `BEGIN IMMEDIATE`
  * does; the driver adapter opens transactions with a deferred `BEGIN`): a write statement that
@@ -117,11 +126,13 @@ async function takeWriteLock(tx: Tx): Promise<void> {
 export function isRetryable(e: unknown): boolean {
   if (e instanceof LostRace) return true;
   if (e instanceof DomainError) return false;
-  const err = e as { code?: string; message?: string; cause?: { code?: string } } | null;
+  const err = e as { code?: string; message?: string; cause?: { code?: string; kind?: string; originalCode?: string } } | null;
   const code = err?.code ?? "";
   if (["P2002", "P2034", "P1008", "40001", "40P01", "55P03"].includes(code)) return true;
-  if (["40001", "40P01", "55P03"].includes(err?.cause?.code ?? "")) return true;
-  return /SQLITE_BUSY|database is locked|SocketTimeout|socket timeout|could not serialize|deadlock detected/i.test(err?.message ?? "");
+  if (["40001", "40P01", "55P03"].includes(err?.cause?.code ?? err?.cause?.originalCode ?? "")) return true;
+  // A PostgreSQL serialization failure at COMMIT reaches us as the driver adapter's own error.
+  if (err?.cause?.kind === "TransactionWriteConflict" || err?.cause?.kind === "UniqueConstraintViolation") return true;
+  return /SQLITE_BUSY|database is locked|SocketTimeout|socket timeout|could not serialize|deadlock detected|TransactionWriteConflict/i.test(err?.message ?? "");
 }
 
 /** True when `e` is a unique-constraint violation (Prisma `P2002`). */

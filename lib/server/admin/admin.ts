@@ -79,10 +79,16 @@ export interface AgentView {
 
 const asRole = (r: string): RoleName => (r === "supervisor" || r === "admin" ? r : "operator");
 
+/**
+ * `input` parsed by `schema`. Errors: 422 `validation_failed` {issues} when the only problems are
+ * numbers above their maximum (e.g. a ceiling beyond what a money column holds); otherwise 400
+ * `bad_request` {issues}.
+ */
 function parse<T>(schema: ZodType<T>, input: unknown): T {
   const r = schema.safeParse(input);
   if (!r.success) {
-    throw new DomainError("bad_request", r.error.issues.map((i) => i.message).join("; "), {
+    const tooBig = r.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number");
+    throw new DomainError(tooBig ? "validation_failed" : "bad_request", r.error.issues.map((i) => i.message).join("; "), {
       issues: r.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
     });
   }

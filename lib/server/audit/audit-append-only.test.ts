@@ -1,7 +1,7 @@
 /**
  * The audit log is append-only (DESIGN.md §11, CONTRIBUTING.md): no code path updates or deletes
- * an event (a scan of the source tree), and the database refuses it anyway (SQLite triggers of
- * migration `*_audit_append_only`).
+ * an event (a scan of the source tree), and the database refuses it anyway (the triggers of
+ * migration `*_audit_append_only`, SQLite and PostgreSQL).
  *
  * This file is the one place allowed to name the forbidden calls: it holds the patterns, and
  * the deliberate attempts that prove the database refuses them. The scan skips it by name.
@@ -11,10 +11,11 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
+import { resolveDatabaseUrl } from "../database-url";
 import { prepareTestDatabase } from "../../../testing/test-support";
 
 const ROOT = path.resolve(__dirname, "../../..");
-const SCANNED = ["lib", "app", "scripts", "prisma/migrations"];
+const SCANNED = ["lib", "app", "scripts", "prisma/migrations", "prisma/postgresql/migrations"];
 const SKIP_DIRS = new Set(["node_modules", "generated", ".next"]);
 const THIS_FILE = path.relative(ROOT, __filename);
 
@@ -98,6 +99,8 @@ describe("the database refuses to change or remove an event", () => {
       ["deleteMany", () => prisma.auditEvent.deleteMany({})],
       ["raw UPDATE", () => prisma.$executeRawUnsafe(`UPDATE "audit_event" SET "type" = 'rewritten' WHERE "seq" = ${seq}`)],
       ["raw DELETE", () => prisma.$executeRawUnsafe(`DELETE FROM "audit_event" WHERE "seq" = ${seq}`)],
+      // Emptying the table in one statement: TRUNCATE on PostgreSQL (SQLite has none; its DELETE without WHERE).
+      ["emptying the table", () => prisma.$executeRawUnsafe(resolveDatabaseUrl().provider === "postgresql" ? 'TRUNCATE "audit_event"' : 'DELETE FROM "audit_event"')],
     ];
     for (const [name, attempt] of attempts) {
       const err = await attempt().then(

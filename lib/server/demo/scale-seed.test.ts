@@ -15,6 +15,7 @@ import { storedSteps, toRunView } from "../runs/run-view";
 import { loadViewer } from "../session";
 import { DEMO_AGENT_ID } from "./seed";
 import { seedScaleDesk } from "./scale-seed";
+import { dropPgTestDatabase, freshTestDatabaseUrl, recreatePgTestDatabase } from "../../../testing/test-databases";
 
 // A small scale desk (0.5% of the issue's size) on top of the demo desk, checked row by row.
 const FACTOR = 0.005;
@@ -118,8 +119,11 @@ describe("the portable path (Prisma createMany, as on PostgreSQL)", () => {
       return JSON.stringify({ runs: runs.map((r) => ({ ...r, planVersions: sort(r.planVersions), approvals: sort(r.approvals), executions: sort(r.executions), edits: sort(r.edits) })), records, events });
     };
     // A second database with what the scale desk needs of the demo desk (its agent and holidays).
-    const url = `file:${resolveDatabaseUrl().file!.replace(/\.db$/, "-portable.db")}`;
-    for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+    // On PostgreSQL (PLANDESK_TEST_DB=postgres) both paths are the portable one; the comparison still holds.
+    const main = resolveDatabaseUrl();
+    const url = main.file ? `file:${main.file.replace(/\.db$/, "-portable.db")}` : freshTestDatabaseUrl();
+    if (main.file) for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+    else await recreatePgTestDatabase(url);
     await deploy(url);
     const other = createPrisma(url);
     try {
@@ -130,7 +134,8 @@ describe("the portable path (Prisma createMany, as on PostgreSQL)", () => {
       expect(await read(other)).toBe(await read(prisma));
     } finally {
       await other.$disconnect();
-      for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+      if (main.file) for (const s of ["", "-wal", "-shm"]) fs.rmSync(url.slice(5) + s, { force: true });
+      else await dropPgTestDatabase(url);
     }
   }, 120_000);
 });
