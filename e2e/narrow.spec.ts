@@ -26,7 +26,7 @@ async function expectNoOverflow(page: Page, what: string) {
 test.describe("390 px: operator pages", () => {
   test.use({ storageState: STORAGE.senior });
 
-  test("queue (cards), run, edit form with the add-step menu, audit", async ({ page }) => {
+  test("queue (cards), run, edit form with the add-step menu, review, audit", async ({ page }, testInfo) => {
     await page.goto("/runs?status=all");
     await expectNoOverflow(page, "/runs");
     await expect(page.getByRole("list", { name: "Runs" })).toBeVisible();
@@ -56,6 +56,13 @@ test.describe("390 px: operator pages", () => {
     await expectNoOverflow(page, "/runs/[id]");
     await page.getByRole("button", { name: "Edit plan" }).click();
     await expectNoOverflow(page, "the edit form");
+    await page.locator('[id="steps.0.args.amount"]').fill("200,00");
+    await expect(page.getByTestId("money-reading")).toHaveText(/\$200\.00/);
+    await page.locator('[id="steps.1.args.body"]').fill("We have refunded $200.00 of the reefer plug-in fee on invoice in_74201; it will show on your account within five working days.");
+    await page.getByRole("button", { name: "Save edit" }).click();
+    await expect(page.getByRole("region", { name: /Your edit changed/ })).toBeVisible();
+    await expectNoOverflow(page, "the review after an edit");
+    await page.screenshot({ path: testInfo.outputPath("review-phone.png"), fullPage: true });
     await page.goto(`/runs/${id}/audit`);
     await expectNoOverflow(page, "/runs/[id]/audit");
   });
