@@ -3,12 +3,20 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
 import type { QueueRow } from "@/lib/server/runs/list-queue";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
+
+/** Phones (under 640 px): the queue renders as cards. The server renders the table; phones switch after hydration. */
+const PHONE_QUERY = "(max-width: 639px)";
+function subscribePhone(onChange: () => void) {
+  const mq = window.matchMedia(PHONE_QUERY);
+  mq.addEventListener("change", onChange);
+  return () => mq.removeEventListener("change", onChange);
+}
 
 async function fetchQueue(status: string): Promise<QueueRow[]> {
   const res = await fetch(`/api/runs${status === "all" ? "" : `?status=${status}`}`, { headers: { accept: "application/json" } });
@@ -28,6 +36,7 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
+  const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data: rows = [], isError, error, dataUpdatedAt } = useQuery({
     queryKey: ["queue", status],
     queryFn: () => fetchQueue(status),
@@ -105,7 +114,8 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
         </p>
       )}
       {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
-      <ul aria-label="Runs" className="mt-3 space-y-2 sm:hidden">
+      {phone ? (
+      <ul aria-label="Runs" className="mt-3 space-y-2">
         {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
         {sorted.map((r) => (
           <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
@@ -128,7 +138,8 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           </li>
         ))}
       </ul>
-      <div className="mt-3 hidden overflow-x-auto rounded-lg border border-slate-200 bg-white sm:block">
+      ) : (
+      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-slate-700">
             <tr>
@@ -183,6 +194,7 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           </tbody>
         </table>
       </div>
+      )}
     </section>
   );
 }
