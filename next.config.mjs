@@ -7,6 +7,20 @@ const nextConfig = {
   typedRoutes: false,
   // forbidden() answers pages with a real 403 (app/forbidden.tsx).
   experimental: { authInterrupts: true },
+  // Static files get the base security headers too (pages and the API get them, with their CSP,
+  // from proxy.ts; the values are those of BASE_SECURITY_HEADERS in lib/security-headers.ts).
+  async headers() {
+    return [
+      {
+        source: "/_next/:path*",
+        headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

@@ -1,1 +1,4 @@
-export default { plugins: { "@tailwindcss/postcss": {} } };
+/** Tailwind CSS v4 through its PostCSS plugin. */
+const config = { plugins: { "@tailwindcss/postcss": {} } };
+
+export default config;

@@ -1,17 +1,60 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getSessionCookie } from "better-auth/cookies";
+import { serverConfig } from "@/lib/server/config";
+import { isApiPath, newNonce, securityHeaders } from "@/lib/security-headers";
 
-// Convenience redirect only: every page, route handler and action checks the session itself.
+/** Pages anyone may open without a session (no redirect to /sign-in). */
+const PUBLIC_PAGES = /^\/(sign-in(\/.*)?|favicon\.ico|robots\.txt|icon\.svg|_next\/.*)$/;
+
+/**
+ * Runs before every page and API request (static files excepted: next.config.mjs gives them the
+ * base headers):
+ * - security headers on every answer (lib/security-headers.ts): a page gets a CSP with a fresh
+ *   nonce, also passed on to the render as the request's `content-security-policy` and `x-nonce`
+ *   headers so Next.js puts it on its scripts; HSTS when PLANDESK_URL is https;
+ * - a convenience redirect of signed-out page requests to /sign-in — only a convenience: every
+ *   page, route handler and action checks the session itself.
+ */
 export function proxy(req: NextRequest) {
-  if (!getSessionCookie(req)) {
+  const { pathname } = req.nextUrl;
+  const api = isApiPath(pathname);
+  const nonce = api ? null : newNonce();
+  const headers = securityHeaders(pathname, { nonce, dev: process.env.NODE_ENV === "development", https: serverConfig().https });
+
+  let res: NextResponse;
+  if (!decodable(pathname)) {
+    // A path Next.js cannot decode (e.g. "%E0%A4%A") names nothing: 404, not a render error.
+    res = new NextResponse(api ? JSON.stringify({ error: { code: "not_found", message: "Nothing exists at this address." } }) : "Not found", {
+      status: 404,
+      headers: { "content-type": api ? "application/json" : "text/plain; charset=utf-8" },
+    });
+  } else if (!api && !PUBLIC_PAGES.test(pathname) && !getSessionCookie(req)) {
     const url = req.nextUrl.clone();
     url.pathname = "/sign-in";
-    url.search = `?next=${encodeURIComponent(req.nextUrl.pathname + req.nextUrl.search)}`;
-    return NextResponse.redirect(url);
+    url.search = `?next=${encodeURIComponent(pathname + req.nextUrl.search)}`;
+    res = NextResponse.redirect(url);
+  } else {
+    const requestHeaders = new Headers(req.headers);
+    if (nonce) {
+      requestHeaders.set("x-nonce", nonce);
+      requestHeaders.set("content-security-policy", headers["Content-Security-Policy"]);
+    }
+    res = NextResponse.next({ request: { headers: requestHeaders } });
   }
-  return NextResponse.next();
+  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
+  return res;
+}
+
+/** Whether every percent-escape of `pathname` decodes (decodeURIComponent does not throw). */
+function decodable(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const config = {
-  matcher: ["/((?!api|_next|sign-in|favicon.ico|robots.txt).*)"],
+  matcher: ["/((?!_next/static|_next/image).*)"],
 };

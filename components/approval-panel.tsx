@@ -65,7 +65,14 @@ export function ApprovalPanel({
   const pending = steps.filter((s) => !(s.approval && s.approval.state === "active"));
   const allLabel = approveAllLabel ?? approveAllText(pending, steps.length);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
-  const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}`;
+  const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
+  /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none (issue #12.5). */
+  const unacknowledged = (approving: string[]) =>
+    ackIssues.filter((i) => {
+      if (!approving.includes(i.stepId!) || acks[ackKey(i)]) return false;
+      const backedBy = i.details?.backedBy;
+      return !(Array.isArray(backedBy) && backedBy.some((b) => approving.includes(b as string)));
+    });
 
   const approve = useMutation({
     mutationFn: ({ stepIds, key }: { stepIds: string[] | "all"; key: string }) =>
@@ -110,12 +117,12 @@ export function ApprovalPanel({
 
   const busy = approve.isPending || reject.isPending;
   const stepBlock = (s: RunStepView) => blockedReason ?? approveBlock(grants, s);
-  const missingAck = (s: RunStepView) => ackIssues.some((i) => i.stepId === s.id && !acks[ackKey(i)]);
+  const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0;
   const allBlock =
     blockedReason ??
     (pending.length === 0 ? "every step is already approved" : null) ??
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
-    (pending.some(missingAck) ? "acknowledge the warnings above first" : null);
+    (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
   return (
     <section aria-labelledby="decide-h" className="rounded-lg border border-slate-200 bg-white p-4">

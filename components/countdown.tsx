@@ -20,9 +20,13 @@ export function formatCountdown(totalSeconds: number): string {
 export function Countdown({ until, serverNow }: { until: string; serverNow: string }) {
   const [now, setNow] = useState(() => new Date(serverNow).getTime());
   useEffect(() => {
-    setNow(Date.now());
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
+    const tick = () => setNow(Date.now());
+    const first = setTimeout(tick, 0); // the client's clock replaces the server's at once
+    const t = setInterval(tick, 1000);
+    return () => {
+      clearTimeout(first);
+      clearInterval(t);
+    };
   }, []);
   const left = Math.floor((new Date(until).getTime() - now) / 1000);
   if (left <= 0) {

@@ -1,11 +1,11 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
-import type { QueueRow } from "@/lib/server/runs/list-queue";
+import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
@@ -18,31 +18,48 @@ function subscribePhone(onChange: () => void) {
   return () => mq.removeEventListener("change", onChange);
 }
 
-async function fetchQueue(status: string): Promise<QueueRow[]> {
-  const res = await fetch(`/api/runs${status === "all" ? "" : `?status=${status}`}`, { headers: { accept: "application/json" } });
+/** One page of `GET /api/runs` (newest first) after `cursor` (null: the first page). */
+async function fetchQueue(status: string, cursor: string | null): Promise<QueuePage> {
+  const params = new URLSearchParams();
+  if (status !== "all") params.set("status", status);
+  if (cursor) params.set("cursor", cursor);
+  const qs = params.toString();
+  const res = await fetch(`/api/runs${qs ? `?${qs}` : ""}`, { headers: { accept: "application/json" } });
   if (!res.ok) throw new Error(`The queue could not be loaded (${res.status}).`);
-  return ((await res.json()) as { runs: QueueRow[] }).runs;
+  return (await res.json()) as QueuePage;
 }
 
-/** The run queue: refreshes itself every 5 s, sortable by column, filterable by status. */
-export function QueueTable({ initialRows, initialStatus, initialNow }: { initialRows: QueueRow[]; initialStatus: string; initialNow: string }) {
+/** No store to subscribe to: `useSyncExternalStore` only tells server render (false) from client (true). */
+const noSubscription = () => () => {};
+
+/**
+ * The run queue: the newest page first and "Load more" for the next (keyset cursor, issue #11);
+ * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
+ */
+export function QueueTable({ initialPage, initialStatus, initialNow }: { initialPage: QueuePage; initialStatus: string; initialNow: string }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
-  const [mounted, setMounted] = useState(false);
+  const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
   useEffect(() => {
-    setMounted(true);
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
-  const { data: rows = [], isError, error, dataUpdatedAt } = useQuery({
+  const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
     queryKey: ["queue", status],
-    queryFn: () => fetchQueue(status),
-    initialData: status === initialStatus ? initialRows : undefined,
+    queryFn: ({ pageParam }) => fetchQueue(status, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: status === initialStatus ? { pages: [initialPage], pageParams: [null] } : undefined,
     refetchInterval: 5_000,
   });
+  const rows = useMemo<QueueRow[]>(() => {
+    // A run can move between pages while they refresh one after another: show it once.
+    const seen = new Set<string>();
+    return (data?.pages ?? []).flatMap((p) => p.runs).filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)));
+  }, [data]);
 
   const sorted = useMemo(() => {
     const val = (r: QueueRow): string | number => {
@@ -104,7 +121,8 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           ))}
         </select>
         <span className="text-xs text-slate-500" aria-live="polite">
-          {rows.length} run{rows.length === 1 ? "" : "s"}
+          {rows.length}
+          {hasNextPage ? "+" : ""} run{rows.length === 1 && !hasNextPage ? "" : "s"}
           {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
@@ -194,6 +212,18 @@ export function QueueTable({ initialRows, initialStatus, initialNow }: { initial
           </tbody>
         </table>
       </div>
+      )}
+      {hasNextPage && (
+        <div className="mt-3 flex justify-center">
+          <button
+            type="button"
+            onClick={() => void fetchNextPage()}
+            disabled={isFetchingNextPage}
+            className="rounded-md border border-slate-300 bg-white px-4 py-1.5 text-sm font-medium hover:bg-slate-50 disabled:opacity-60"
+          >
+            {isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        </div>
       )}
     </section>
   );

@@ -3,6 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
+import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reconcileBodySchema, type ReconcileBody } from "@/lib/reconcile-schema";
 import type { RunStepView } from "@/lib/server/runs/run-view";
@@ -76,7 +77,8 @@ const STALE_CLAIM_MS = 15 * 60 * 1000;
  * Supervisors record what happened; others see who must act.
  */
 export function ReconcilePanel({ runId, steps, canReconcile }: { runId: string; steps: RunStepView[]; canReconcile: boolean }) {
-  const staleBefore = Date.now() - STALE_CLAIM_MS;
+  const [renderedAt] = useState(() => Date.now());
+  const staleBefore = renderedAt - STALE_CLAIM_MS;
   const open = steps.filter(
     (s) =>
       s.execution &&

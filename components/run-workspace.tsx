@@ -82,13 +82,12 @@ export function RunWorkspace({
   }, [d.run.status, d.run.planVersion, d.task.revision, router]);
 
   // A newer version that this person did not make: say so (never merge it into a form).
-  useEffect(() => {
-    if (d.run.planVersion <= seenVersion) return;
-    const latest = d.planVersions.at(-1);
-    const mine = latest?.createdById === viewerId;
-    if (!mine) setExternalChange(d.run.planVersion);
+  // Adjusted while rendering (react.dev "You might not need an effect"), guarded so it settles.
+  if (d.run.planVersion > seenVersion) {
+    const mine = d.planVersions.at(-1)?.createdById === viewerId;
+    if (!mine && externalChange !== d.run.planVersion) setExternalChange(d.run.planVersion);
     if (mode.kind === "view" || mine) setSeenVersion(d.run.planVersion);
-  }, [d.run.planVersion, d.planVersions, seenVersion, viewerId, mode.kind]);
+  }
 
   const block = approvalBlock(d);
   const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));

@@ -22,7 +22,8 @@ export function SignInForm({ next }: { next: string }) {
     const { error } = await authClient.signIn.email({ email: values.email, password: values.password });
     if (error) {
       setFormError(
-        error.status === 429 ? "Too many attempts. Wait a minute and try again." : "Email or password is incorrect.",
+        // 429 says how long to wait (per address per minute, per account 15 minutes): show it.
+        error.status === 429 ? error.message || "Too many attempts. Wait a minute and try again." : "Email or password is incorrect.",
       );
       return;
     }

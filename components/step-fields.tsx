@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { DeskSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
@@ -96,16 +96,18 @@ function MoneyText(props: {
   onChange: (minor: number | undefined, input: string | undefined) => void;
 }) {
   const { value, currency } = props;
-  const shown = (minor: number) => minorToDecimal(minor, currency).replace(".", currency === "USD" || currency === "GBP" ? "." : ",");
-  const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? shown(value.minor) : ""));
-  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value.
-  useEffect(() => {
+  const shownText = (minor: number) => minorToDecimal(minor, currency).replace(".", currency === "USD" || currency === "GBP" ? "." : ",");
+  const [text, setText] = useState(() => (typeof value.minor === "number" && Number.isFinite(value.minor) ? shownText(value.minor) : ""));
+  // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value
+  // (adjusted while rendering, when the value or currency changed — not in an effect).
+  const [shown, setShown] = useState<{ minor: number | undefined; currency: Currency }>({ minor: value.minor, currency });
+  if (shown.minor !== value.minor || shown.currency !== currency) {
+    setShown({ minor: value.minor, currency });
     const parsed = parseMoneyInput(text, currency);
     const parsedMinor = parsed.ok ? parsed.minor : null;
-    if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsedMinor !== value.minor) setText(shown(value.minor));
+    if (typeof value.minor === "number" && Number.isFinite(value.minor) && parsedMinor !== value.minor) setText(shownText(value.minor));
     if (value.minor === undefined && parsedMinor !== null) setText("");
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value.minor, currency]);
+  }
   const live = text.trim() === "" ? null : parseMoneyInput(text, currency);
   return (
     <div className="mt-1">

@@ -76,7 +76,14 @@ test.describe("operator limits", () => {
     const button = page.getByRole("button", { name: "Approve step 2" });
     await expect(button).toBeDisabled();
     await expect(page.getByText("Disabled: needs issue_refund approval grant above $500.00")).toBeVisible();
-    await expect(page.getByRole("button", { name: "Approve step 3" })).toBeEnabled();
+    // The reply promises the $1,060.00 refund of step 2, which stays unapproved: approving the reply
+    // alone needs an acknowledgement that names the step backing the promise (issue #12.5).
+    const reply = page.getByRole("button", { name: "Approve step 3" });
+    await expect(reply).toBeDisabled();
+    const ack = page.getByRole("checkbox", { name: /step 2 \(issue_refund\) backs/ });
+    await expect(ack).toBeVisible();
+    await ack.check();
+    await expect(reply).toBeEnabled();
   });
 
   test("rejecting needs a reason, which the agent then reads on its run", async ({ page }) => {

@@ -89,3 +89,11 @@ export const createAgentSchema = z
   })
   .strict();
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
+
+/** Creating a ticketing-integration key (issue #13): a name saying which system holds it. */
+export const createIntegrationKeySchema = z
+  .object({
+    name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+  })
+  .strict();
+export type CreateIntegrationKeyInput = z.infer<typeof createIntegrationKeySchema>;

@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   email_taken: 409,
   last_admin: 409,
   payload_too_large: 413,
+  rate_limited: 429,
   validation_failed: 422,
   acknowledgement_required: 422,
   internal: 500,

@@ -18,7 +18,7 @@
  *   by the UTC day the agent submitted them.
  */
 import canonicalize from "canonicalize";
-import { editSize, type PlanDiff } from "./diff/plan-diff";
+import type { PlanDiff } from "./diff/plan-diff";
 import { formatMoney, type Money } from "./money";
 
 /** One run as insights need it; `status` is the effective status (expiry applied). */

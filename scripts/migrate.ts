@@ -37,13 +37,13 @@ function loadBindings(): Promise<WasmBindings> {
     const pkgDir = path.dirname(require.resolve("@prisma/schema-engine-wasm"));
     const bg = await import(pathToFileURL(path.join(pkgDir, "schema_engine_bg.js")).href);
     const bytes = fs.readFileSync(path.join(pkgDir, "schema_engine_bg.wasm"));
-    const module = await WebAssembly.compile(bytes);
+    const wasmModule = await WebAssembly.compile(bytes);
     const imports: Record<string, Record<string, unknown>> = {};
-    for (const imp of WebAssembly.Module.imports(module)) {
+    for (const imp of WebAssembly.Module.imports(wasmModule)) {
       imports[imp.module] ??= {};
       imports[imp.module][imp.name] = bg[imp.name];
     }
-    const instance = await WebAssembly.instantiate(module, imports as WebAssembly.Imports);
+    const instance = await WebAssembly.instantiate(wasmModule, imports as WebAssembly.Imports);
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start?: () => void }).__wbindgen_start?.();
     return bg as WasmBindings;

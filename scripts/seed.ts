@@ -2,13 +2,58 @@
  * `npm run db:seed`: seeds the demo desk when demo mode is on (PLANDESK_DEMO != "0"). In production
  * mode it creates nothing, retires any demo sign-in or key left from demo mode, and says how to
  * create the first admin.
+ *
+ * `npm run db:seed -- --scale` then adds a desk of real size on top of the demo desk (issue #11:
+ * 10,000 accounts, 100,000 tickets, 200,000 invoices and shipments, 20,000 runs with their
+ * histories, ~1,000,000 audit events), deterministic for `--seed <n>` (default 11) and the clock
+ * (`--now <ISO time>`, default now); `--scale=<factor>` scales every size (e.g. `--scale=0.1`).
+ * Prints progress and timing. A second run adds nothing.
  */
 import { prisma } from "../lib/server/db";
 import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/demo/seed";
+import { seedScaleDesk } from "../lib/server/demo/scale-seed";
+
+/** The value of `--name <v>` or `--name=<v>` in argv, or undefined. */
+function argOf(name: string): string | undefined {
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === `--${name}`) return argv[i + 1] && !argv[i + 1].startsWith("--") ? argv[i + 1] : "";
+    if (argv[i].startsWith(`--${name}=`)) return argv[i].slice(name.length + 3);
+  }
+  return undefined;
+}
+
+async function seedScale(now: Date) {
+  const raw = argOf("scale")!;
+  const factor = raw === "" ? 1 : Number(raw);
+  if (!Number.isFinite(factor) || factor <= 0 || factor > 10) throw new Error(`--scale takes a factor between 0 and 10 (got "${raw}")`);
+  const seed = Number(argOf("seed") ?? 11);
+  console.log(`Scale desk (factor ${factor}, seed ${seed}, clock ${now.toISOString()}) on top of the demo desk…`);
+  let lastLine = 0;
+  const report = await seedScaleDesk({
+    now,
+    seed,
+    factor,
+    onProgress: (table, done, total, ms) => {
+      if (done < total && Date.now() - lastLine < 2000) return;
+      lastLine = Date.now();
+      console.log(`  ${table.padEnd(13)} ${String(done).padStart(9)} / ${total}  ${(ms / 1000).toFixed(1)} s`);
+    },
+  });
+  if (report.skipped) {
+    console.log("The scale desk is already in this database; nothing added.");
+    return;
+  }
+  console.log(`Scale desk ready in ${(report.ms / 1000).toFixed(1)} s: ${Object.entries(report.counts).map(([k, v]) => `${v} ${k}`).join(", ")}.`);
+}
 
 async function main() {
-  const report = await seedForEnvironment(process.env);
+  const nowArg = argOf("now");
+  const now = nowArg ? new Date(nowArg) : new Date();
+  if (Number.isNaN(now.getTime())) throw new Error(`--now takes an ISO time (got "${nowArg}")`);
+  const report = await seedForEnvironment(process.env, now);
   if (!report.demo) {
+    if (argOf("scale") !== undefined) throw new Error("--scale adds to the demo desk; it needs demo mode (PLANDESK_DEMO must not be 0).");
     console.log("Demo mode is off (PLANDESK_DEMO=0): no demo data, users or keys are created.");
     if (report.retired && (report.retired.users.length > 0 || report.retired.keys > 0)) {
       console.warn(
@@ -22,6 +67,7 @@ async function main() {
   console.log(
     `Demo desk ready: ${counts.accounts} accounts, ${counts.tickets} tickets, ${counts.invoices} invoices, ${counts.shipments} shipments, ${counts.runs} runs.`,
   );
+  if (argOf("scale") !== undefined) await seedScale(now);
   if (process.argv.includes("--print-sign-ins")) printSignIns();
 }
 

@@ -57,12 +57,16 @@ run("npm", ["run", "--silent", "db:generate"]);
 run("npm", ["run", "--silent", "db:migrate"]);
 run("npm", ["run", "--silent", "db:seed"]);
 
-// 4. Build when any source file changed since the last build.
+// 4. Build when any source file changed since the last build. The hash is taken AFTER the build
+// (which may rewrite next-env.d.ts), and files the build writes are left out, so a second
+// `npm start` with nothing changed does not rebuild. Two `npm start` of one checkout take turns:
+// a lock directory (created atomically) holds the building process's pid.
+const BUILD_OUTPUTS = new Set(["next-env.d.ts", "tsconfig.tsbuildinfo"]);
 function sourceHash() {
   const h = createHash("sha256");
   const walk = (dir) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e"].includes(e.name)) continue;
+      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e", ".build-lock"].includes(e.name) || BUILD_OUTPUTS.has(e.name)) continue;
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (/\.(tsx?|mjs|css|json|prisma)$/.test(e.name)) h.update(p).update(fs.readFileSync(p));
@@ -72,11 +76,48 @@ function sourceHash() {
   return h.digest("hex");
 }
 const stamp = path.join(root, ".next", "plandesk-source-hash");
-const hash = sourceHash();
-if (!fs.existsSync(path.join(root, ".next", "BUILD_ID")) || !fs.existsSync(stamp) || fs.readFileSync(stamp, "utf8") !== hash) {
-  console.log("Building the console…");
-  run("npx", ["next", "build"]);
-  fs.writeFileSync(stamp, hash);
+const upToDate = () => fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === sourceHash();
+const lockDir = path.join(root, ".build-lock");
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function withBuildLock(fn) {
+  let said = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, "pid"), String(process.pid));
+      break;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      const pid = Number(fs.readFileSync(path.join(lockDir, "pid"), { encoding: "utf8", flag: "a+" }) || 0);
+      if (pid && !alive(pid)) {
+        fs.rmSync(lockDir, { recursive: true, force: true }); // left by a build that was killed
+        continue;
+      }
+      if (!said) console.log(`Another npm start of this checkout is building the console (pid ${pid || "?"}); waiting for it…`);
+      said = true;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+if (!upToDate()) {
+  await withBuildLock(() => {
+    if (upToDate()) return; // the other start built the same sources
+    console.log("Building the console…");
+    run("npx", ["next", "build"]);
+    fs.writeFileSync(stamp, sourceHash());
+  });
 }
 
 // 5. Serve.
@@ -87,8 +128,10 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("  senior@plandesk.test      approves and authors refunds up to $2,000.00");
   console.log("  supervisor@plandesk.test  supervisor");
   console.log("  admin@plandesk.test       admin");
-  console.log("Agent API key: pd_demo_agent_key\n");
+  console.log("Agent API key: pd_demo_agent_key (submits runs, claims and reports steps)");
+  console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
-const server = spawn("npx", ["next", "start", "-p", port], { stdio: "inherit", env: process.env });
+// The custom server (scripts/server.mjs) sets the client address from the TCP socket (issue #13).
+const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: everything CI runs — unit and integration tests (Vitest), the production build
-// (which type-checks), then end-to-end tests (Playwright in Debian's Chromium).
+// `npm test`: everything CI runs — lint (Next.js's ESLint rules), unit and integration tests
+// (Vitest), the production build (which type-checks), then end-to-end tests (Playwright in
+// Debian's Chromium).
 import { spawnSync } from "node:child_process";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const steps = [
+  ["npx", ["eslint", "."]],
   ["npx", ["vitest", "run"]],
   ["npx", ["next", "build"]],
   ["npx", ["playwright", "test"]],

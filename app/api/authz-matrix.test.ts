@@ -17,6 +17,7 @@ import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { createApiKey, createUser, updateUser } from "@/lib/server/admin/admin";
+import { createIntegrationKey, revokeIntegrationKey } from "@/lib/server/admin/integration-keys";
 import { claimStep } from "@/lib/server/claims/claim-step";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db";
@@ -37,8 +38,11 @@ const APP_DIR = path.resolve(__dirname, "..");
 const API_DIR = path.resolve(__dirname);
 type Method = Endpoint["method"];
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-/** better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. */
-const NOT_DECLARED = new Set(["/api/auth/[...all]"]);
+/**
+ * better-auth's own endpoints (sign-in/out) are its own; it checks their origin itself. The
+ * benchmark's bare handler is the framework baseline (404 unless PLANDESK_BENCH=1), not the API.
+ */
+const NOT_DECLARED = new Set(["/api/auth/[...all]", "/api/bench/bare"]);
 
 function routeFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -243,6 +247,17 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  "POST /api/admin/integration-keys": {
+    prepare: async () => ({ path: "/api/admin/integration-keys", params: {}, body: { name: "Matrix helpdesk" } }),
+    ok: 201,
+  },
+  "POST /api/admin/integration-keys/[keyId]/revoke": {
+    prepare: async () => {
+      const { integrationKey } = await createIntegrationKey(viewers.admin, { name: "Matrix revoke target" });
+      return { path: `/api/admin/integration-keys/${integrationKey.id}/revoke`, params: { keyId: integrationKey.id } };
+    },
+    ok: 200,
+  },
   "POST /api/admin/tools/import": {
     prepare: async () => ({
       path: "/api/admin/tools/import",
@@ -386,6 +401,7 @@ describe("reads", () => {
     ["GET /api/admin/users", "/api/admin/users", {}],
     ["GET /api/admin/agents", "/api/admin/agents", {}],
     ["GET /api/admin/tools", "/api/admin/tools", {}],
+    ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {
     const route = get(key);
@@ -422,6 +438,59 @@ describe("reads", () => {
     expect(denied).toHaveLength(1);
     expect(denied[0]).toMatchObject({ actorKind: "user", actorId: USER_IDS.supervisor });
     expect(denied[0].data).toMatchObject({ missing: { kind: "agent_key" }, credential: "session_cookie" });
+  });
+});
+
+describe("decisions need decision authority (issue #13)", () => {
+  const rejections = () => routes.find((r) => r.key === "POST /api/runs/[runId]/rejections")!;
+  const reconcile = () => routes.find((r) => r.key === "POST /api/runs/[runId]/steps/[stepId]/reconcile")!;
+  it("an operator with no approve grant for any of the run's tools may not reject it (403, audited); an admin may not; a supervisor may", async () => {
+    await createUser(viewers.admin, { email: "nora.nogrants@example.com", name: "Nora Nogrants", role: "operator", password: "nora-password-1" });
+    const nora = await signInCookie("nora.nogrants@example.com", "nora-password-1");
+    for (const [who, creds, expected] of [
+      ["operator without grants", { cookie: nora, origin: TEST_ORIGIN }, 403],
+      ["admin", credentialsOf("admin"), 403],
+      ["supervisor", credentialsOf("supervisor"), 201],
+    ] as const) {
+      const run = await freshScenarioRun("resched-75002");
+      const before = await lastSeq();
+      const res = await call(rejections(), { path: `/api/runs/${run.id}/rejections`, params: { runId: run.id }, body: { planVersion: 1, reason: "Not for this desk." } }, creds);
+      expect({ who, status: res.status }).toEqual({ who, status: expected });
+      expect(await deniedSince(before), `${who}: denials on the record`).toHaveLength(expected === 403 ? 1 : 0);
+      expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe(expected === 403 ? run.status : "rejected");
+    }
+  });
+
+  it("reconciling an unknown outcome is the supervisor's: operator, senior and admin are refused (403, audited), nothing recorded", async () => {
+    for (const who of ["operator", "senior", "admin", "supervisor"] as const) {
+      const spec = SPECS["POST /api/runs/[runId]/steps/[stepId]/reconcile"];
+      const c = await spec.prepare();
+      const before = await lastSeq();
+      const res = await call(reconcile(), c, credentialsOf(who));
+      const step = await prisma.stepExecution.findFirst({ where: { runId: c.params.runId, stepId: c.params.stepId } });
+      if (who === "supervisor") {
+        expect(res.status).toBe(201);
+        expect(await deniedSince(before)).toHaveLength(0);
+      } else {
+        expect({ who, status: res.status }).toEqual({ who, status: 403 });
+        expect(await deniedSince(before)).toHaveLength(1);
+        expect(step?.status, `${who}: the unknown outcome stays unknown`).toBe("unknown");
+      }
+    }
+  });
+
+  it("a revoked integration key can no longer revise tasks (401, audited as the integration)", async () => {
+    const { integrationKey, key } = await createIntegrationKey(viewers.admin, { name: "Soon revoked" });
+    const route = routes.find((r) => r.key === "POST /api/v1/tasks/[taskId]/revisions")!;
+    const c = { path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Before revoking." } };
+    expect((await call(route, c, { key })).status).toBe(201);
+    expect((await prisma.integrationKey.findUniqueOrThrow({ where: { id: integrationKey.id } })).lastUsedAt).not.toBeNull();
+    await revokeIntegrationKey(viewers.admin, integrationKey.id);
+    const before = await lastSeq();
+    expect((await call(route, { ...c, body: { comment: "After revoking." } }, { key })).status).toBe(401);
+    const denied = await deniedSince(before);
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ actorKind: "integration", actorId: integrationKey.id });
   });
 });
 

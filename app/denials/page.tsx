@@ -14,7 +14,8 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   const viewer = await requirePageViewer("/denials");
   await requirePageRole(viewer, ["supervisor", "admin"], "view /denials");
   const { before: rawBefore } = await searchParams;
-  const before = rawBefore && /^\d+$/.test(rawBefore) ? Number(rawBefore) : undefined;
+  // an audit sequence number: anything else (or past a 32-bit integer) is the first page
+  const before = rawBefore && /^\d{1,10}$/.test(rawBefore) && Number(rawBefore) <= 2_147_483_647 ? Number(rawBefore) : undefined;
   const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });
   return (
     <>

@@ -15,14 +15,14 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const { status: raw } = await searchParams;
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
   await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
-  const { runs: rows } = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
+  const page = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
   return (
     <>
       <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Queue</h1>
         <p className="mt-1 text-sm text-slate-600">Plans agents want to execute, waiting for a person.</p>
-        <QueueTable initialRows={rows} initialStatus={status} initialNow={new Date().toISOString()} />
+        <QueueTable initialPage={page} initialStatus={status} initialNow={new Date().toISOString()} />
       </main>
     </>
   );

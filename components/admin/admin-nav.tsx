@@ -1,8 +1,8 @@
 import Link from "next/link";
 
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "agents" | "tools" }) {
-  const tab = (key: "users" | "agents" | "tools", href: string, label: string) => (
+export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" }) {
+  const tab = (key: "users" | "agents" | "integrations" | "tools", href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -15,6 +15,7 @@ export function AdminNav({ current }: { current: "users" | "agents" | "tools" })
     <nav aria-label="Admin" className="mt-3 flex gap-2">
       {tab("users", "/admin/users", "Users and grants")}
       {tab("agents", "/admin/agents", "Agents and API keys")}
+      {tab("integrations", "/admin/integrations", "Integration keys")}
       {tab("tools", "/admin/tools", "Tool catalog")}
     </nav>
   );

@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { Controller, useForm } from "react-hook-form";
+import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
@@ -114,9 +114,9 @@ function GrantRow({ userId, initial }: { userId: string; initial: GrantView }) {
     resolver: zodResolver(grantInputSchema),
     defaultValues: { canApprove: initial.canApprove, approveLimit: initial.approveLimit, canAuthor: initial.canAuthor, authorLimit: initial.authorLimit },
   });
-  const { register, control, watch, handleSubmit, formState } = form;
-  const canApprove = watch("canApprove");
-  const canAuthor = watch("canAuthor");
+  const { register, control, handleSubmit, formState } = form;
+  const canApprove = useWatch({ control, name: "canApprove" });
+  const canAuthor = useWatch({ control, name: "canAuthor" });
   const save = useMutation({
     mutationFn: (v: GrantInput) => apiFetch<{ grant: GrantView }>(`/api/admin/users/${userId}/grants/${initial.tool}`, { method: "PUT", body: v }),
     onSuccess: ({ grant }) => {

@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -14,16 +14,31 @@ import { toast } from "../toaster";
 import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 
 export const USERS_KEY = ["admin", "users"] as const;
-const fetchUsers = async () => (await apiFetch<{ users: AdminUserView[] }>("/api/admin/users")).users;
+/** One page of `GET /api/admin/users` (by name): the users and the cursor of the next page (null on the last). */
+export type UsersPage = { users: AdminUserView[]; nextCursor: string | null };
+const fetchUsers = async (cursor: string | null) => apiFetch<UsersPage>(`/api/admin/users${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
 
-/** The people of the desk: list, create, disable/enable (issue #6). */
-export function UsersAdmin({ initialUsers, viewerId }: { initialUsers: AdminUserView[]; viewerId: string }) {
-  const { data: users = initialUsers, error } = useQuery({ queryKey: USERS_KEY, queryFn: fetchUsers, initialData: initialUsers });
+/** Replaces `u` wherever it is in the loaded pages of the users list. */
+function replaceUser(data: InfiniteData<UsersPage, string | null> | undefined, u: AdminUserView) {
+  if (!data) return data;
+  return { ...data, pages: data.pages.map((p) => ({ ...p, users: p.users.map((x) => (x.id === u.id ? u : x)) })) };
+}
+
+/** The people of the desk: list (a page at a time, "Load more" for the next), create, disable/enable (issue #6). */
+export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; viewerId: string }) {
+  const { data, error, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
+    queryKey: USERS_KEY,
+    queryFn: ({ pageParam }) => fetchUsers(pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: { pages: [initialPage], pageParams: [null] },
+  });
+  const users = (data?.pages ?? []).flatMap((p) => p.users);
   return (
     <div className="mt-6 grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <section aria-labelledby="users-h" className="rounded-lg border border-slate-200 bg-white">
         <h2 id="users-h" className="border-b border-slate-200 px-4 py-3 font-semibold">
-          Users <span className="text-sm font-normal text-slate-600">({users.length})</span>
+          Users <span className="text-sm font-normal text-slate-600">({users.length}{hasNextPage ? "+" : ""})</span>
         </h2>
         {error && <FormError message={error instanceof ApiError ? error.message : "The list could not be refreshed."} />}
         <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
@@ -52,6 +67,13 @@ export function UsersAdmin({ initialUsers, viewerId }: { initialUsers: AdminUser
             ))}
           </tbody>
         </table></div>
+        {hasNextPage && (
+          <div className="flex justify-center border-t border-slate-100 px-4 py-3">
+            <button type="button" className={quietButtonClass} onClick={() => void fetchNextPage()} disabled={isFetchingNextPage}>
+              {isFetchingNextPage ? "Loading…" : "Load more"}
+            </button>
+          </div>
+        )}
       </section>
       <CreateUserForm />
     </div>
@@ -67,7 +89,7 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
     onSuccess: ({ user: u }) => {
       setErr(null);
       setConfirming(false);
-      qc.setQueryData<AdminUserView[]>(USERS_KEY, (all) => all?.map((x) => (x.id === u.id ? u : x)));
+      qc.setQueryData<InfiniteData<UsersPage, string | null>>(USERS_KEY, (all) => replaceUser(all, u));
       toast(u.disabled ? `${u.name} is disabled and signed out.` : `${u.name} can sign in again.`);
     },
     onError: (e) => setErr(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed."),
@@ -147,7 +169,6 @@ function CreateUserForm() {
     mutationFn: (v: CreateUserInput) => apiFetch<{ user: AdminUserView }>("/api/admin/users", { method: "POST", body: v }),
     onSuccess: ({ user }) => {
       setFormError(null);
-      qc.setQueryData<AdminUserView[]>(USERS_KEY, (all) => [...(all ?? []), user]);
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       form.reset();
       toast(`Created ${user.email} (${user.role}). Set their grants next.`);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createAgentSchema, createUserSchema, grantInputSchema, updateUserSchema } from "../admin-schemas";
+import { createAgentSchema, createIntegrationKeySchema, createUserSchema, grantInputSchema, updateUserSchema } from "../admin-schemas";
 import { stepIdSchema } from "../plan/schema";
 import { reconcileBodySchema } from "../reconcile-schema";
 import { RUN_STATES } from "../run-state";
@@ -18,6 +18,7 @@ import {
   editDetailSchema,
   editResultSchema,
   grantViewSchema,
+  integrationKeySchema,
   planDiffResponseSchema,
   queueRowSchema,
   recordOptionSchema,
@@ -443,6 +444,38 @@ export const revokeApiKeyEndpoint = defineEndpoint({
   refusals: ["not_found"],
 });
 
+export const listIntegrationKeysEndpoint = defineEndpoint({
+  id: "listIntegrationKeys",
+  method: "GET",
+  path: "/api/admin/integration-keys",
+  summary: "Ticketing-integration keys (prefix, created, last used, revoked)",
+  caller: ADMIN,
+  success: { status: [200], schema: z.object({ integrationKeys: z.array(integrationKeySchema) }), description: "{integrationKeys}" },
+  refusals: [],
+});
+
+export const createIntegrationKeyEndpoint = defineEndpoint({
+  id: "createIntegrationKey",
+  method: "POST",
+  path: "/api/admin/integration-keys",
+  summary: "Create a ticketing-integration key (shown once); it may post task revisions and nothing else",
+  caller: ADMIN,
+  body: createIntegrationKeySchema,
+  success: { status: [201], schema: z.object({ integrationKey: integrationKeySchema, key: z.string() }), description: "{integrationKey, key} — the key is shown only here" },
+  refusals: [],
+});
+
+export const revokeIntegrationKeyEndpoint = defineEndpoint({
+  id: "revokeIntegrationKey",
+  method: "POST",
+  path: "/api/admin/integration-keys/{keyId}/revoke",
+  summary: "Revoke a ticketing-integration key (its next request gets 401)",
+  caller: ADMIN,
+  params: z.object({ keyId: idParam }),
+  success: { status: [200], schema: z.object({ integrationKey: integrationKeySchema }), description: "{integrationKey}" },
+  refusals: ["not_found"],
+});
+
 // ── public ───────────────────────────────────────────────────────────────────
 
 export const openApiEndpoint = defineEndpoint({
@@ -488,6 +521,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createAgentEndpoint,
   createApiKeyEndpoint,
   revokeApiKeyEndpoint,
+  listIntegrationKeysEndpoint,
+  createIntegrationKeyEndpoint,
+  revokeIntegrationKeyEndpoint,
   listToolCatalogEndpoint,
   importToolsEndpoint,
   setAllowedToolsEndpoint,

@@ -235,6 +235,16 @@ export const adminUserSchema = open({
 
 export const apiKeySchema = open({ id: z.string(), prefix: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() }).meta({ id: "ApiKey" });
 
+/** A ticketing-integration key as admins see it: never the key, only its prefix. */
+export const integrationKeySchema = open({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: isoTime,
+  lastUsedAt: isoTime.nullable(),
+  revokedAt: isoTime.nullable(),
+}).meta({ id: "IntegrationKey" });
+
 export const agentViewSchema = open({
   id: z.string(),
   name: z.string(),

@@ -27,7 +27,7 @@ import {
 } from "../api/endpoints";
 import type { claimSchema, demoEffectSchema, fenceSchema, runSchema, runStepSchema, stepExecutionSchema, taskSchema, validationIssueSchema } from "../api/schemas";
 import type { RunStatus as RunStatusOf } from "../run-state";
-import { callEndpoint, type ApiError, type ClientOptions, type Failure, type RefusalOf, type Result } from "./api-client";
+import { callEndpoint, type ApiError, type ClientOptions, type RefusalOf, type Result } from "./api-client";
 
 export type { ApiError, CommonErrorCode, Failure, Result } from "./api-client";
 /** What the agent knows about a step (API.md: title, rationale, evidence, risk, stopCondition), all optional. */

@@ -10,6 +10,11 @@ export function generateApiKey(): string {
   return `pd_${randomBytes(24).toString("base64url")}`;
 }
 
+/** A new random ticketing-integration key, `pdi_` + 32 url-safe characters; shown once to the admin. */
+export function generateIntegrationKey(): string {
+  return `pdi_${randomBytes(24).toString("base64url")}`;
+}
+
 /** How many leading characters of a key are stored and shown to admins (`pd_` + 7). */
 export const KEY_PREFIX_LENGTH = 10;
 

@@ -2,6 +2,7 @@ import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { prisma } from "./db";
 import { assertStartable, serverConfig } from "./config";
+import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
 
 // Production mode without a real session secret must not serve anything (lib/server/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -32,7 +33,12 @@ export const auth = betterAuth({
       disabled: { type: "boolean", input: false, defaultValue: false },
     },
   },
-  advanced: { useSecureCookies: config.publicUrl.startsWith("https://") },
+  advanced: {
+    useSecureCookies: config.https,
+    // The client address is the one the custom server (scripts/server.mjs) took from the socket;
+    // X-Forwarded-For, which any client can set, is never read here (issue #13).
+    ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+  },
   databaseHooks: {
     session: {
       create: {
@@ -44,12 +50,13 @@ export const auth = betterAuth({
       },
     },
   },
-  // Brute-force guard: sign-in attempts per IP per minute (PLANDESK_SIGNIN_LIMIT, default 20).
+  // A general guard on better-auth's own endpoints, per client address. Email sign-in has its
+  // own limits per address AND per account, stored in the database (lib/server/sign-in-limits.ts).
   rateLimit: {
     enabled: true,
     window: 60,
     max: 300,
-    customRules: { "/sign-in/email": { window: 60, max: config.signInLimit } },
+    customRules: { "/sign-in/email": false },
   },
   telemetry: { enabled: false },
 });

@@ -5,7 +5,9 @@
  *   (default `http://localhost:$PORT`);
  * - `PLANDESK_DEMO`: demo mode (demo users and key exist) unless "0";
  * - `BETTER_AUTH_SECRET`: session signing secret (a fixed demo secret in demo mode only);
- * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per IP per minute (default 20);
+ * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per client address per minute (default 20);
+ * - `PLANDESK_SIGNIN_ACCOUNT_LIMIT`: failed sign-ins per account per 15 minutes (default 10);
+ * - `PLANDESK_TRUSTED_PROXIES`: proxies whose X-Forwarded-For is believed (read by scripts/server.mjs);
  * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600).
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
@@ -16,8 +18,20 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     env.BETTER_AUTH_SECRET?.trim() ||
     (demo ? "plandesk-demo-secret-not-for-production-0123456789" : undefined);
   const signInLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_LIMIT ?? 20) || 20);
+  const signInAccountLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_ACCOUNT_LIMIT ?? 10) || 10);
   const claimLeaseSeconds = Math.min(3600, Math.max(5, Number(env.PLANDESK_CLAIM_LEASE_SECONDS ?? 300) || 300));
-  return { port, publicUrl, origin: new URL(publicUrl).origin, demo, secret, signInLimit, claimLeaseSeconds };
+  return {
+    port,
+    publicUrl,
+    origin: new URL(publicUrl).origin,
+    demo,
+    secret,
+    signInLimit,
+    signInAccountLimit,
+    claimLeaseSeconds,
+    /** Served over https (PLANDESK_URL): HSTS and secure cookies. */
+    https: publicUrl.startsWith("https://"),
+  };
 }
 
 /** Shortest BETTER_AUTH_SECRET accepted outside demo mode (e.g. `openssl rand -base64 32`). */

@@ -287,6 +287,12 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
     const key = await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) } });
     if (key && !key.revokedAt) {
       setRequestActor({ kind: "integration", id: key.id });
+      // "last used" for the admins' list, written at most once a minute
+      const now = new Date();
+      await prisma.integrationKey.updateMany({
+        where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - 60_000) } }] },
+        data: { lastUsedAt: now },
+      });
       return { id: key.id, name: key.name };
     }
     const agent = await agentOfKey(req);

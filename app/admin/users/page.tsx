@@ -20,7 +20,7 @@ export default async function AdminUsersPage() {
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">People, their roles and grants; agents and their API keys. Every change is audited.</p>
           <AdminNav current="users" />
-          <UsersAdmin initialUsers={(await listUsers(viewer)).users} viewerId={viewer.id} />
+          <UsersAdmin initialPage={await listUsers(viewer)} viewerId={viewer.id} />
         </main>
       }
     </>

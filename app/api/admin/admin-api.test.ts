@@ -26,7 +26,7 @@ import { PUT as grantRoute } from "./users/[userId]/grants/[tool]/route";
 import { GET as userRoute, PATCH as patchUserRoute } from "./users/[userId]/route";
 import { GET as listUsersRoute, POST as createUserRoute } from "./users/route";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const SEED_NOW = new Date();
 let admin: Credentials;
 

@@ -9,6 +9,7 @@ import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { getTool } from "../../tools/catalog";
 import { validatePlan } from "../../validation/pipeline";
+import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit";
@@ -33,7 +34,8 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * and limit), expiry, state `active`. Checked at decision time: expiry, plan version, task
  * revision, a fresh validation of the plan against live account data, the approve grant and its
  * ceiling per step and per run (a ceiling bounds what one person lets a run move per tool), and
- * acknowledgement of every warning that needs one on an approved step.
+ * acknowledgement of every warning that needs one on an approved step — including a reply whose
+ * promise is backed by a step that stays unapproved after this decision (issue #12.5).
  * Idempotent: the same `idempotencyKey` returns the saved result and creates nothing (also when
  * requests race: the saved answer is a unique row written with the approvals).
  * Errors: 404; 409 `expired`, `run_not_pending`, `stale_plan_version` {currentVersion, plan},
@@ -83,7 +85,9 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const targets = chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version);
   await checkAuthority(viewer, runId, plan.steps, targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
   const acknowledged = body.acknowledgedWarnings ?? [];
-  requireAcknowledgements(check.issues, targets, acknowledged);
+  const decided = new Set([...approvedIds, ...targets.map((s) => s.id), ...autoGated(check.gate)]);
+  const awaiting = promisesAwaitingApproval(plan.steps.map((step) => ({ step, tool: catalog.get(step.tool) })), decided, now);
+  requireAcknowledgements([...check.issues, ...awaiting], targets, acknowledged);
 
   return inTransaction(async (tx) => {
     const again = await findSavedAnswer<ApproveResult>(tx, scope, body.idempotencyKey, requestHash);

@@ -12,6 +12,7 @@ import { prisma } from "../db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { applyDemoEffect } from "../demo/demo-effects";
 import { submitEdit } from "../edits/submit-edit";
+import { getRunDetails } from "../runs/get-run-details";
 import { loadRun } from "../runs/load-run";
 import { toRunView, type RunView } from "../runs/run-view";
 import { submitRun } from "../runs/submit-run";
@@ -161,6 +162,44 @@ describe("4. plan order", () => {
     bad[0].dependsOn = ["s3"];
     const err = await refused(submit("task_74991", bad));
     expect((err.details.issues as { code: string }[]).map((i) => i.code)).toContain("invalid_dependency");
+  });
+});
+
+describe("5. promises match approvals", () => {
+  const plan = (): StepInput[] => [
+    { id: "r1", tool: "issue_refund", args: { invoiceId: "in_74403", amount: usd(106000), reason: "Missed delivery" } },
+    { id: "m1", tool: "send_reply", args: { ticketId: "75004", body: "We have refunded $1,060.00 for the missed delivery." } },
+  ];
+
+  it("approving the reply alone needs an acknowledgement that names the unapproved refund backing it", async () => {
+    const operator = (await loadViewer("usr_operator"))!; // approves refunds up to $500.00: not this one
+    const run = await submit("task_75004", plan());
+    const page = await getRunDetails(run.id, operator, LATER);
+    const shown = page.validation.issues.find((i) => i.stepId === "m1" && i.details?.backedBy);
+    expect(shown).toMatchObject({ code: "unbacked_commitment", needsAcknowledgement: true, details: { backedBy: ["r1"] } });
+    expect(shown!.message).toContain("step 1 (issue_refund)");
+
+    const approveReply = (acks: { code: string; stepId: string }[]) =>
+      approveSteps(operator, run.id, { planVersion: 1, stepIds: ["m1"], idempotencyKey: nanoid(), acknowledgedWarnings: acks }, LATER);
+    const err = await refused(approveReply([]));
+    expect(err.code).toBe("acknowledgement_required");
+    expect(err.details.required).toEqual([expect.objectContaining({ code: "unbacked_commitment", stepId: "m1" })]);
+    expect(err.message).toContain("$1,060.00");
+    const ok = await approveReply([{ code: "unbacked_commitment", stepId: "m1" }]);
+    expect(ok.run.steps.find((s) => s.id === "m1")!.approval).toMatchObject({ state: "active" });
+    const stored = await prisma.approval.findFirstOrThrow({ where: { runId: run.id, stepId: "m1", state: "active" } });
+    expect(stored.acknowledged).toEqual([{ code: "unbacked_commitment", stepId: "m1" }]);
+    // once the refund is approved too, the page no longer asks
+    await approveSteps(senior, run.id, { planVersion: 1, stepIds: ["r1"], idempotencyKey: nanoid() }, LATER);
+    const after = await getRunDetails(run.id, operator, LATER);
+    expect(after.validation.issues.filter((i) => i.details?.backedBy)).toEqual([]);
+  });
+
+  it("approving the reply with the refund it promises needs no acknowledgement", async () => {
+    // this run supersedes the one above, whose approved $1,060 of in_74403's $1,200 no longer counts
+    const run = await submit("task_75004", plan());
+    const ok = await approveSteps(senior, run.id, { planVersion: 1, stepIds: ["r1", "m1"], idempotencyKey: nanoid() }, LATER);
+    expect(ok.run.status).toBe("approved");
   });
 });
 

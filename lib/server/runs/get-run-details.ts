@@ -6,7 +6,8 @@ import { deskScope, type Viewer } from "../session";
 import { loadRun } from "./load-run";
 import { storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
-import { importedToolsAt } from "../tool-catalog";
+import { catalogAt, importedToolsAt } from "../tool-catalog";
+import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
 export interface RunDetails {
@@ -52,6 +53,16 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     if (s.author?.kind === "user") userIds.add(s.author.userId);
     for (const p of Object.values(s.provenance ?? {})) if (p.kind === "operator") userIds.add(p.userId);
   }
+  // Replies whose promise is backed by a step not approved yet need acknowledgement (issue #12.5).
+  const validation = storedValidation(current?.validation);
+  const currentSteps = storedSteps(current?.steps);
+  const catalog = await catalogAt(run.catalogVersion);
+  const approvedIds = run.approvals.filter((a) => a.planVersion === run.planVersion && a.state === "active").map((a) => a.stepId);
+  const awaiting = promisesAwaitingApproval(
+    currentSteps.map((step) => ({ step, tool: catalog.get(step.tool) })),
+    new Set([...approvedIds, ...autoGated(validation.gate)]),
+    now,
+  );
   const users = userIds.size ? await prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } }) : [];
   return {
     run: toRunView(run, now),
@@ -61,7 +72,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     planVersions: [...run.planVersions]
       .sort((a, b) => a.version - b.version)
       .map((p) => ({ version: p.version, createdById: p.createdById, createdAt: p.createdAt.toISOString(), stepCount: storedSteps(p.steps).length })),
-    validation: { issues: storedValidation(current?.validation).issues },
+    validation: { issues: [...validation.issues, ...awaiting] },
     accountContext: {
       account: { id: accountId, name: task.ticket.account.name },
       invoices: Object.values(desk.invoices)

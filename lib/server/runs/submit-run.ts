@@ -7,6 +7,7 @@ import { runDeadlines } from "../../policy";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import type { DeskSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
@@ -61,6 +62,22 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
  * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
  * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
  */
+/** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them. */
+async function runsToSupersede(taskId: string, now: Date): Promise<Set<string>> {
+  const rows = await prisma.run.findMany({ where: { taskId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true } });
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Money held by runs this submission supersedes is not in flight for it: their approvals are
+ * withdrawn in the same transaction that stores the new run (issue #12, one task one live plan).
+ * Mutates `desk.inFlight`.
+ */
+function withoutHoldsOfRunsToSupersede(desk: DeskSnapshot, superseded: Set<string>): void {
+  if (!desk.inFlight || superseded.size === 0) return;
+  for (const [invoiceId, holds] of Object.entries(desk.inFlight)) desk.inFlight[invoiceId] = holds.filter((h) => !superseded.has(h.runId));
+}
+
 async function supersedeWaitingRuns(tx: Tx, taskId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
   const waiting = await tx.run.findMany({
     where: { taskId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
@@ -115,6 +132,7 @@ export async function submitRun(
   }
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
   const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
+  if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
   const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog });
   result.issues.push(...agentProvenanceIssues(body.steps));

@@ -1,0 +1,13 @@
+import { createIntegrationKeyEndpoint, listIntegrationKeysEndpoint } from "@/lib/api/endpoints";
+import { createIntegrationKey, listIntegrationKeys } from "@/lib/server/admin/integration-keys";
+import { route } from "@/lib/server/route";
+
+/** `GET /api/admin/integration-keys` → `{integrationKeys}` (lib/api/endpoints.ts `listIntegrationKeysEndpoint`). */
+export const GET = route(listIntegrationKeysEndpoint, async ({ caller }) => ({ body: { integrationKeys: await listIntegrationKeys(caller) } }));
+
+/** `POST /api/admin/integration-keys` → 201 `{integrationKey, key}`; the key is shown this once (`createIntegrationKeyEndpoint`). */
+export const POST = route(createIntegrationKeyEndpoint, async ({ caller, body }) => ({
+  status: 201,
+  body: await createIntegrationKey(caller, body),
+  headers: { "cache-control": "no-store" },
+}));

@@ -1,0 +1,160 @@
+/**
+ * Sign-in limits through the real handler (issue #13, case 1): requests are built the way the
+ * custom server (scripts/server.mjs) hands them to Next.js — `applyClientAddress` with the TCP
+ * peer and PLANDESK_TRUSTED_PROXIES — then sent to `POST /api/auth/sign-in/email`.
+ */
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { POST } from "@/app/api/auth/[...all]/route";
+import { applyClientAddress, parseTrustedProxies, type TrustedProxies } from "@/lib/net/client-address.mjs";
+import { listDenials } from "@/lib/server/audit/list-denials";
+import { prisma } from "@/lib/server/db";
+import { DEMO_PASSWORD } from "@/lib/server/demo/seed";
+import { loadViewer } from "@/lib/server/session";
+import { TEST_ORIGIN } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
+
+beforeAll(async () => {
+  await prepareTestDatabase(new Date());
+});
+
+afterEach(() => {
+  delete process.env.PLANDESK_SIGNIN_LIMIT;
+  delete process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT;
+});
+
+const NO_PROXIES = parseTrustedProxies("");
+
+/** A sign-in as it reaches Next.js through the custom server from `peer` (the client also claims an address of its own). */
+function signIn(email: string, password: string, opts: { peer: string; xff?: string; trusted?: TrustedProxies }) {
+  const headers: Record<string, string> = { origin: TEST_ORIGIN, "content-type": "application/json", "x-plandesk-client-ip": "6.6.6.6" };
+  if (opts.xff) headers["x-forwarded-for"] = opts.xff;
+  const node = { socket: { remoteAddress: opts.peer }, headers: headers as Record<string, string | string[] | undefined> };
+  applyClientAddress(node, opts.trusted ?? NO_PROXIES);
+  return POST(new Request(`${TEST_ORIGIN}/api/auth/sign-in/email`, { method: "POST", headers: node.headers as Record<string, string>, body: JSON.stringify({ email, password }) }));
+}
+
+const lastSeq = async () => (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+const lockoutsSince = async (seq: number) =>
+  (await prisma.auditEvent.findMany({ where: { type: "denied", seq: { gt: seq } }, orderBy: { seq: "asc" } })).filter((e) => (e.data as { action?: string }).action === "sign_in");
+
+describe("sign-in limits per address (the socket's, not X-Forwarded-For's)", () => {
+  it("25 wrong passwords, then 60 more each with a new X-Forwarded-For: still 429; the right password from a new header value is refused while limited", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "20";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "1000"; // this case is about the address
+    const before = await lastSeq();
+    const statuses: number[] = [];
+    for (let i = 1; i <= 25; i++) statuses.push((await signIn("operator@plandesk.test", `wrong-${i}`, { peer: "203.0.113.7" })).status);
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses.slice(20)).toEqual(Array(5).fill(429));
+
+    for (let n = 1; n <= 60; n++) {
+      const res = await signIn("operator@plandesk.test", `wrong-x-${n}`, { peer: "203.0.113.7", xff: `10.0.0.${n}` });
+      expect(res.status).toBe(429);
+      const retry = Number(res.headers.get("retry-after"));
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(60);
+    }
+    const right = await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "203.0.113.7", xff: "10.0.0.99" });
+    expect(right.status).toBe(429);
+    expect(right.headers.getSetCookie().some((c) => c.includes("session_token"))).toBe(false);
+    const body = (await right.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("rate_limited");
+    expect(body.error.message).toMatch(/Too many sign-in attempts/);
+
+    // one lockout, on the record once, naming the address and the email
+    const lockouts = await lockoutsSince(before);
+    expect(lockouts).toHaveLength(1);
+    expect(lockouts[0]).toMatchObject({ actorKind: "anonymous", actorId: null });
+    expect(lockouts[0].data).toMatchObject({ code: "rate_limited", scope: "address", address: "203.0.113.7", email: "operator@plandesk.test" });
+
+    // another address is not affected
+    expect((await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "203.0.113.8" })).status).toBe(200);
+  });
+
+  it("admins and supervisors see the lockout on the denials page's list", async () => {
+    const supervisor = (await loadViewer("usr_supervisor"))!;
+    const { rows } = await listDenials(supervisor);
+    const row = rows.find((r) => r.action === "sign_in");
+    expect(row).toBeDefined();
+    expect(row!.actor.name).toBe("unidentified caller");
+    expect(row!.code).toBe("rate_limited");
+    expect(row!.missing).toMatch(/fewer sign-in attempts/);
+  });
+});
+
+describe("sign-in limits per account (across addresses)", () => {
+  it("10 wrong passwords from 10 addresses lock the account: the 11th attempt, even with the right password from a fresh address, gets 429; the lock ends with its window", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "10";
+    const before = await lastSeq();
+    for (let i = 1; i <= 10; i++) expect((await signIn("senior@plandesk.test", `wrong-${i}`, { peer: `198.51.100.${i}` })).status).toBe(401);
+    const locked = await signIn("Senior@Plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.200" });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(60);
+
+    const lockouts = await lockoutsSince(before);
+    expect(lockouts).toHaveLength(1);
+    expect(lockouts[0].data).toMatchObject({ scope: "account", email: "Senior@Plandesk.test", address: "198.51.100.200", windowSeconds: 900 });
+
+    // other accounts from the same addresses are not affected
+    expect((await signIn("supervisor@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.1" })).status).toBe(200);
+
+    // the window ends (moved 15 minutes into the past): the real user signs in again
+    await prisma.signInLimit.update({ where: { key: "account:senior@plandesk.test" }, data: { windowStart: new Date(Date.now() - 15 * 60 * 1000 - 1000) } });
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.200" })).status).toBe(200);
+  });
+
+  it("successful sign-ins do not count against the account", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "3";
+    for (let i = 0; i < 6; i++) expect((await signIn("admin@plandesk.test", DEMO_PASSWORD, { peer: "192.0.2.10" })).status).toBe(200);
+    expect((await signIn("admin@plandesk.test", "wrong", { peer: "192.0.2.10" })).status).toBe(401);
+  });
+
+  it("an account that does not exist is limited the same way (a 429 reveals nothing)", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "2";
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await signIn("nobody@example.com", "wrong-password", { peer: `192.0.2.${20 + i}` })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+
+  it("parallel wrong passwords cannot slip past the limit", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "5";
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => signIn("parallel@example.com", `wrong-${i}`, { peer: `192.0.2.${100 + i}` })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+  });
+});
+
+describe("behind trusted proxies (PLANDESK_TRUSTED_PROXIES)", () => {
+  const trusted = parseTrustedProxies("127.0.0.1, 10.0.0.0/8");
+
+  it("each client behind the proxy has its own address limit", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "20";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "1000";
+    for (let i = 1; i <= 25; i++) {
+      const res = await signIn("operator@plandesk.test", "wrong", { peer: "127.0.0.1", xff: `198.18.0.${i}, 10.1.1.1`, trusted });
+      expect(res.status).toBe(401);
+    }
+  });
+
+  it("a client cannot escape by prepending addresses: the right-most untrusted entry counts", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "20";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "1000";
+    const statuses: number[] = [];
+    for (let i = 1; i <= 22; i++) statuses.push((await signIn("operator@plandesk.test", "wrong", { peer: "127.0.0.1", xff: `172.16.0.${i}, 198.18.1.50, 10.0.0.1`, trusted })).status);
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses.slice(20)).toEqual([429, 429]);
+  });
+
+  it("X-Forwarded-For from a peer that is not a trusted proxy is ignored", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "3";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "1000";
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await signIn("operator@plandesk.test", "wrong", { peer: "203.0.113.99", xff: `198.18.2.${i}`, trusted })).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+  });
+});

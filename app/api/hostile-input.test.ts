@@ -1,0 +1,159 @@
+/**
+ * Hostile path and query values against every declared endpoint (issue #13: "no page or endpoint
+ * answers 500 for any path or query string a person can type"; the pages are covered by
+ * e2e/security-headers.spec.ts). Every request goes through the endpoint's real route handler as
+ * its own kind of caller (so it gets past authentication to the parsing), with
+ * PLANDESK_STRICT_CONTRACT=1 (an undeclared refusal would be a 500 too). The oracle: never a 5xx,
+ * and every refusal is `{error: {code, message}}`.
+ */
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Endpoint } from "@/lib/api/contract";
+import { ENDPOINTS } from "@/lib/api/endpoints";
+import { prisma } from "@/lib/server/db";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
+import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** What a person can type into a path segment or a query value. */
+const HOSTILE = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "%00",
+  "\u0000",
+  "a\u0000b",
+  "../../etc/passwd",
+  "..%2F..%2Fetc%2Fpasswd",
+  "x".repeat(5000),
+  "ünïcødé-名前-🙂",
+  "\u202e\u200b",
+  "\ud800",
+  "",
+  " ",
+  "-1",
+  "0",
+  "1.5",
+  "1e400",
+  "99999999999999999999999999",
+  "2147483648",
+  "NaN",
+  "Infinity",
+  "null",
+  "undefined",
+  "[object Object]",
+  "' OR 1=1 --",
+  "<script>alert(1)</script>",
+  "%E0%A4%A",
+  "{}",
+  "[]",
+];
+
+const APP_DIR = path.resolve(__dirname, "..");
+const handlers = new Map<Endpoint, Handler>();
+for (const e of ENDPOINTS) {
+  const mod = (await import(path.join(APP_DIR, e.path.replace(/\{(\w+)\}/g, "[$1]"), "route.ts"))) as Record<string, Handler>;
+  handlers.set(e, mod[e.method]);
+}
+
+const cookies: Record<"supervisor" | "admin", string> = { supervisor: "", admin: "" };
+/** Real values for every path parameter (so hostile QUERY values reach the query parser). */
+const valid: Record<string, string> = {};
+
+beforeAll(async () => {
+  await prepareTestDatabase(new Date());
+  cookies.supervisor = await signInCookie("supervisor@plandesk.test");
+  cookies.admin = await signInCookie("admin@plandesk.test");
+  const run = await prisma.run.findFirstOrThrow({ include: { planVersions: true }, orderBy: { createdAt: "asc" } });
+  const steps = run.planVersions[0].steps as { id: string }[];
+  Object.assign(valid, {
+    runId: run.id,
+    stepId: steps[0].id,
+    version: "1",
+    taskId: run.taskId,
+    agentId: DEMO_AGENT_ID,
+    userId: "usr_operator",
+    tool: "issue_refund",
+    kind: "invoice",
+    token: "no-such-claim-token-0000",
+    keyId: "no_such_key",
+  });
+});
+
+/** The caller an endpoint admits (a supervisor for the desk's endpoints, an admin for admin ones). */
+function credentialsFor(e: Endpoint): Credentials {
+  switch (e.caller.kind) {
+    case "agent":
+      return { key: DEMO_AGENT_KEY };
+    case "integration":
+      return { key: DEMO_INTEGRATION_KEY };
+    case "public":
+      return {};
+    case "session":
+      return { cookie: e.caller.roles.includes("supervisor") ? cookies.supervisor : cookies.admin, origin: e.method === "GET" ? null : TEST_ORIGIN };
+  }
+}
+
+const paramNames = (e: Endpoint) => [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+const queryKeys = (e: Endpoint): string[] => {
+  const shape = (e.query as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+};
+/** A URL-safe rendering of a value (a lone surrogate cannot be percent-encoded; it is sent as U+FFFD). */
+const enc = (v: string) => {
+  try {
+    return encodeURIComponent(v);
+  } catch {
+    return encodeURIComponent(v.replace(/[\ud800-\udfff]/g, "\ufffd"));
+  }
+};
+
+/** Sends one request; asserts no 5xx and the refusal shape. Returns the status. */
+async function probe(e: Endpoint, params: Record<string, string>, query: string, what: string): Promise<number> {
+  const urlPath = e.path.replace(/\{(\w+)\}/g, (_m, k: string) => enc(params[k] ?? ""));
+  const body = e.method === "GET" ? undefined : {};
+  const req = apiRequest(e.method, `${urlPath}${query}`, credentialsFor(e), body);
+  const res = await handlers.get(e)!(req, routeCtx(params));
+  const text = await res.text();
+  expect(res.status, `${e.method} ${e.path} ${what}: ${text.slice(0, 300)}`).toBeLessThan(500);
+  if (res.status >= 400) {
+    const json = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    expect(typeof json.error?.code, `${e.method} ${e.path} ${what}`).toBe("string");
+    expect(typeof json.error?.message, `${e.method} ${e.path} ${what}`).toBe("string");
+  }
+  return res.status;
+}
+
+describe.each(ENDPOINTS.filter((e) => paramNames(e).length > 0).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile path values: %s", (_name, e) => {
+  it("every parameter hostile, one at a time, never answers 5xx", async () => {
+    for (const name of paramNames(e)) {
+      for (const v of HOSTILE) {
+        const params = Object.fromEntries(paramNames(e).map((n) => [n, n === name ? v : valid[n]]));
+        // a mutating call with every other parameter real must not change real data: only GETs keep the others real
+        if (e.method !== "GET") for (const n of paramNames(e)) if (n !== name) params[n] = "no_such_id";
+        await probe(e, params, "", `${name}=${JSON.stringify(v.slice(0, 40))}`);
+      }
+    }
+  });
+});
+
+describe.each(ENDPOINTS.filter((e) => e.method === "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("hostile query values: %s", (_name, e) => {
+  it("declared keys with hostile values, repeated keys and prototype keys never answer 5xx", async () => {
+    const params = Object.fromEntries(paramNames(e).map((n) => [n, valid[n]]));
+    // control: the caller gets through authentication, so the hostile values below reach the parsers
+    expect([401, 403]).not.toContain(await probe(e, params, "", "control"));
+    const keys = [...queryKeys(e), "__proto__", "constructor"];
+    for (const k of keys) {
+      for (const v of HOSTILE) await probe(e, params, `?${enc(k)}=${enc(v)}`, `?${k}=${JSON.stringify(v.slice(0, 40))}`);
+      await probe(e, params, `?${enc(k)}=a&${enc(k)}=b`, `?${k}=a&${k}=b`);
+      await probe(e, params, `?${enc(k)}[]=1&${enc(k)}[0]=2`, `?${k}[]=1`);
+      await probe(e, params, `?${enc(k)}`, `?${k} (no value)`);
+    }
+    await probe(e, params, `?${"q".repeat(5000)}=${"v".repeat(5000)}`, "a 10,000-character query");
+    await probe(e, params, "?%00=%00&&&=&%zz", "broken escapes");
+  });
+});

@@ -1,0 +1,183 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "@/lib/admin-schemas";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import { formatInstant } from "@/lib/format";
+import type { IntegrationKeyView } from "@/lib/server/admin/integration-keys";
+import { toast } from "../toaster";
+import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+
+const KEYS = ["admin", "integration-keys"] as const;
+const fetchKeys = async () => (await apiFetch<{ integrationKeys: IntegrationKeyView[] }>("/api/admin/integration-keys")).integrationKeys;
+const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
+
+/** Ticketing-integration keys: the list (prefix, created, last used, status), create (the key is shown once), revoke. */
+export function IntegrationKeysAdmin({ initialKeys }: { initialKeys: IntegrationKeyView[] }) {
+  const { data: keys = initialKeys } = useQuery({ queryKey: KEYS, queryFn: fetchKeys, initialData: initialKeys });
+  return (
+    <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <section aria-labelledby="integration-keys-h" className="rounded-lg border border-slate-200 bg-white p-4">
+        <h2 id="integration-keys-h" className="font-semibold">
+          Integration keys
+        </h2>
+        {keys.length === 0 ? (
+          <p className="mt-1 text-sm text-slate-600">No integration keys: no ticketing system can record task changes.</p>
+        ) : (
+          <table className="mt-2 w-full text-sm">
+            <thead className="text-left text-xs text-slate-600">
+              <tr>
+                <th scope="col" className="py-1 font-medium">
+                  Name
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Key
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Created
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Last used
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Status
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <KeyRow key={k.id} integrationKey={k} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <CreateKeyForm />
+    </div>
+  );
+}
+
+function KeyRow({ integrationKey: k }: { integrationKey: IntegrationKeyView }) {
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [err, setErr] = useState<string | null>(null);
+  const revoke = useMutation({
+    mutationFn: () => apiFetch<{ integrationKey: IntegrationKeyView }>(`/api/admin/integration-keys/${k.id}/revoke`, { method: "POST" }),
+    onSuccess: () => {
+      setErr(null);
+      setConfirming(false);
+      void qc.invalidateQueries({ queryKey: KEYS });
+      toast(`Key ${k.prefix}… revoked.`);
+    },
+    onError: (e) => setErr(errorText(e)),
+  });
+  return (
+    <tr className="border-t border-slate-100 align-top">
+      <td className="py-1.5">{k.name}</td>
+      <td className="py-1.5 font-mono text-xs">{k.prefix}…</td>
+      <td className="py-1.5 text-xs">{formatInstant(k.createdAt)}</td>
+      <td className="py-1.5 text-xs">{k.lastUsedAt ? formatInstant(k.lastUsedAt) : "never"}</td>
+      <td className="py-1.5 text-xs">{k.revokedAt ? <span className="text-red-800">revoked {formatInstant(k.revokedAt)}</span> : <span className="text-emerald-900">active</span>}</td>
+      <td className="py-1.5 text-right">
+        {!k.revokedAt &&
+          (confirming ? (
+            <span role="group" aria-label={`Confirm revoking key ${k.prefix}`} className="inline-flex gap-1">
+              <button type="button" className={dangerButtonClass} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
+                Confirm revoke
+              </button>
+              <button type="button" className={quietButtonClass} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </span>
+          ) : (
+            <button type="button" className={quietButtonClass} onClick={() => setConfirming(true)} aria-label={`Revoke key ${k.prefix}`}>
+              Revoke
+            </button>
+          ))}
+        {err && (
+          <p role="alert" className="mt-1 text-left text-xs text-red-700">
+            {err}
+          </p>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function CreateKeyForm() {
+  const qc = useQueryClient();
+  const [formError, setFormError] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const form = useForm<CreateIntegrationKeyInput>({ resolver: zodResolver(createIntegrationKeySchema), defaultValues: { name: "" } });
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = form;
+  const create = useMutation({
+    mutationFn: (v: CreateIntegrationKeyInput) => apiFetch<{ integrationKey: IntegrationKeyView; key: string }>("/api/admin/integration-keys", { method: "POST", body: v }),
+    onSuccess: ({ integrationKey, key }) => {
+      setFormError(null);
+      setCreated({ name: integrationKey.name, key });
+      void qc.invalidateQueries({ queryKey: KEYS });
+      form.reset();
+    },
+    onError: (e) => setFormError(applyServerError(e, form.setError, ["name"])),
+  });
+  const key = created?.key ?? "";
+  return (
+    <section aria-labelledby="create-integration-key-h" className="h-fit rounded-lg border border-slate-200 bg-white p-4">
+      <h2 id="create-integration-key-h" className="font-semibold">
+        Create an integration key
+      </h2>
+      <form noValidate onSubmit={handleSubmit((v) => create.mutate(v))} className="mt-3 space-y-3">
+        <FormError message={formError} />
+        <Field id="integration-name" label="Name (which ticketing system holds it)" error={errors.name?.message}>
+          <input
+            id="integration-name"
+            autoComplete="off"
+            {...register("name")}
+            aria-invalid={!!errors.name}
+            aria-describedby={errors.name ? "integration-name-error" : undefined}
+            className={inputClass}
+          />
+        </Field>
+        <button type="submit" disabled={create.isPending} className={buttonClass}>
+          {create.isPending ? "Creating…" : "Create integration key"}
+        </button>
+      </form>
+      {created && (
+        <div role="status" className="mt-3 rounded-md border border-emerald-400 bg-emerald-50 p-3 text-sm">
+          <p className="font-medium text-emerald-950">New integration key for {created.name}. Copy it now: it will not be shown again.</p>
+          <div className="mt-2 flex items-center gap-2">
+            <label htmlFor="new-integration-key" className="sr-only">
+              New integration key
+            </label>
+            <input id="new-integration-key" readOnly value={key} onFocus={(e) => e.currentTarget.select()} className="w-full rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs" />
+            <button
+              type="button"
+              className={quietButtonClass}
+              onClick={() => {
+                void navigator.clipboard?.writeText(key).then(
+                  () => toast("Key copied."),
+                  () => toast("Copy failed; select the key and copy it by hand.", "error"),
+                );
+              }}
+            >
+              Copy
+            </button>
+            <button type="button" className={quietButtonClass} onClick={() => setCreated(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * Security headers and the CSP on every page (issue #13). Each page of app/**\/page.tsx is opened
+ * as a role that may see it: the answer carries the strict CSP (a nonce for scripts, no
+ * 'unsafe-inline' for them, frame-ancestors 'none'), nosniff, Referrer-Policy and
+ * Permissions-Policy (no HSTS over http); no CSP violation is reported; and the page is hydrated
+ * — a click on the header's Plandesk link navigates on the client (the window survives). Then
+ * hostile path and query values for every page: never a 5xx.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test, type Page, type Response } from "@playwright/test";
+import { STORAGE, type Role } from "./helpers";
+
+type Who = Role | "signed_out";
+interface PageCase {
+  /** The page file's route, e.g. "/runs/[id]". */
+  route: string;
+  who: Who;
+  /** The URL to open (dynamic segments filled in). */
+  url: (page: Page) => Promise<string>;
+  /** Proves hydration with a click; default: the header link navigates on the client. */
+  click?: (page: Page) => Promise<void>;
+}
+
+const firstRunId = async (page: Page) => {
+  const res = await page.request.get("/api/runs");
+  expect(res.status()).toBe(200);
+  const { runs } = (await res.json()) as { runs: { id: string }[] };
+  expect(runs.length).toBeGreaterThan(0);
+  return runs[0].id;
+};
+
+const PAGES: PageCase[] = [
+  { route: "/", who: "operator", url: async () => "/" },
+  {
+    route: "/sign-in",
+    who: "signed_out",
+    url: async () => "/sign-in",
+    click: async (page) => {
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true"); // client-side validation ran
+    },
+  },
+  { route: "/runs", who: "operator", url: async () => "/runs" },
+  { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
+  { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
+  { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
+  { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
+  { route: "/insights", who: "supervisor", url: async () => "/insights" },
+  { route: "/denials", who: "supervisor", url: async () => "/denials" },
+  { route: "/admin", who: "admin", url: async () => "/admin" },
+  { route: "/admin/users", who: "admin", url: async () => "/admin/users" },
+  { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
+  { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
+  { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
+  {
+    route: "/admin/integrations",
+    who: "admin",
+    url: async () => "/admin/integrations",
+    click: async (page) => {
+      await page.getByRole("button", { name: "Create integration key" }).click();
+      await expect(page.getByText("Enter a name")).toBeVisible(); // client-side validation ran
+    },
+  },
+];
+
+/** Every page route in app/ (from its page.tsx). */
+function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
+    return e.name === "page.tsx" ? [base || "/"] : [];
+  });
+}
+
+test("every page of app/ has a case here", () => {
+  expect(PAGES.map((p) => p.route).sort()).toEqual(pageRoutes().sort());
+});
+
+function expectSecurityHeaders(res: Pick<Response, "headers"> | null, kind: "page" | "api") {
+  expect(res).not.toBeNull();
+  const h = res!.headers();
+  const csp = h["content-security-policy"] ?? "";
+  expect(csp).toContain("frame-ancestors 'none'");
+  if (kind === "page") {
+    const script = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src")) ?? "";
+    expect(script).toMatch(/'nonce-[A-Za-z0-9+/=]+'/);
+    expect(script).not.toContain("'unsafe-inline'");
+    expect(script).not.toContain("'unsafe-eval'");
+  } else {
+    expect(csp).toContain("default-src 'none'");
+  }
+  expect(h["x-content-type-options"]).toBe("nosniff");
+  expect(h["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+  expect(h["permissions-policy"]).toContain("camera=()");
+  expect(h["strict-transport-security"]).toBeUndefined(); // served over http here
+}
+
+for (const c of PAGES) {
+  test.describe(`${c.route} as ${c.who}`, () => {
+    test.use({ storageState: c.who === "signed_out" ? { cookies: [], origins: [] } : STORAGE[c.who] });
+
+    test("security headers, no CSP violation, hydrated", async ({ page }) => {
+      const violations: string[] = [];
+      page.on("console", (m) => {
+        if (/Content[- ]Security[- ]Policy/i.test(m.text())) violations.push(m.text());
+      });
+      page.on("pageerror", (e) => violations.push(`page error: ${e.message}`));
+      await page.addInitScript(() => {
+        document.addEventListener("securitypolicyviolation", (e) => {
+          const w = window as unknown as { __csp?: string[] };
+          (w.__csp ??= []).push(`${e.violatedDirective} ${e.blockedURI}`);
+        });
+      });
+      const res = await page.goto(await c.url(page));
+      expect(res?.status()).toBeLessThan(400);
+      expectSecurityHeaders(res, "page");
+      await page.waitForLoadState("networkidle");
+      if (c.click) {
+        await c.click(page);
+      } else {
+        await page.evaluate(() => ((window as unknown as { __alive?: number }).__alive = 1));
+        await page.locator("header").getByRole("link", { name: "Plandesk" }).click();
+        await expect(page).toHaveURL(/\/runs$/);
+        await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+        expect(await page.evaluate(() => (window as unknown as { __alive?: number }).__alive)).toBe(1); // a client-side navigation
+      }
+      const reported = await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []);
+      expect([...violations, ...reported]).toEqual([]);
+    });
+  });
+}
+
+test.describe("API and static answers", () => {
+  test.use({ storageState: STORAGE.supervisor });
+
+  test("API answers (success and refusal) and static files carry the headers", async ({ page, request }) => {
+    expectSecurityHeaders(await request.get("/api/openapi.json"), "api");
+    expectSecurityHeaders(await request.get("/api/v1/tasks"), "api"); // 401 without a key
+    await page.goto("/runs");
+    const src = await page.locator("script[src]").first().getAttribute("src");
+    const asset = await request.get(src!);
+    expect(asset.status()).toBe(200);
+    expect(asset.headers()["x-content-type-options"]).toBe("nosniff");
+  });
+});
+
+test.describe("hostile page paths and queries", () => {
+  const HOSTILE = ["__proto__", "constructor", "%00", "..%2F..%2Fetc%2Fpasswd", "x".repeat(5000), "%C3%BC%F0%9F%99%82", "%E0%A4%A", "-1", "99999999999999999999999", "%20", "%3Cscript%3E"];
+  const QUERIES = ["?__proto__=1&constructor=2", "?status=a&status=b", "?status=__proto__", "?before=-1", "?before=99999999999999999999", "?next=%2F%2Fevil.example", `?q=${"x".repeat(5000)}`, "?%00=%00", "?cursor=%E0%A4%A"];
+
+  for (const who of ["supervisor", "admin"] as const) {
+    test.describe(`as ${who}`, () => {
+      test.use({ storageState: STORAGE[who] });
+      test("never a 5xx", async ({ request }) => {
+        const failures: string[] = [];
+        const check = async (url: string) => {
+          const res = await request.get(url, { maxRedirects: 0 });
+          if (res.status() >= 500) failures.push(`${res.status()} ${url.slice(0, 120)}`);
+        };
+        for (const route of pageRoutes()) {
+          const dynamic = route.includes("[");
+          if (dynamic) for (const v of HOSTILE) await check(route.replace(/\[\w+\]/g, v));
+          for (const q of QUERIES) await check(`${route.replace(/\[\w+\]/g, "run_nope")}${q}`);
+        }
+        for (const v of HOSTILE) await check(`/${v}`);
+        expect(failures).toEqual([]);
+      });
+    });
+  }
+});

@@ -1,0 +1,94 @@
+import { nanoid } from "nanoid";
+import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../admin-schemas";
+import { DomainError } from "../../errors";
+import { generateIntegrationKey, hashApiKey, keyPrefix } from "../api-keys";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { requireRole, type Viewer } from "../session";
+
+/**
+ * Ticketing-integration keys (issue #13): the credential a ticketing system uses to post task
+ * revisions (`POST /api/v1/tasks/{taskId}/revisions`) — nothing else. Admins create them (the key
+ * is shown once; only its SHA-256 and first characters are stored), list them with when each was
+ * last used, and revoke them. Every function checks the admin role itself (`requireRole`, which
+ * audits a refusal as `denied`) and audits every change as `admin_change`.
+ */
+
+type Admin = Pick<Viewer, "id" | "role">;
+
+/** An integration key as admins see it (times UTC ISO-8601; `lastUsedAt` null = never used). */
+export interface IntegrationKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+
+function toView(k: Row): IntegrationKeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Every integration key, oldest first (at most 500). Errors: 403 `forbidden` unless admin. */
+export async function listIntegrationKeys(admin: Admin): Promise<IntegrationKeyView[]> {
+  await requireRole(admin, ["admin"], "admin.list_integration_keys");
+  return (await prisma.integrationKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 500 })).map(toView);
+}
+
+/**
+ * Creates an integration key named `name`; returns it with the key itself, which is never shown
+ * again. Audited `admin_change` {what: "integration_key.create"} with the prefix only.
+ * Errors: 403 `forbidden`; 400 `bad_request` {issues} (name empty or over 100 characters).
+ */
+export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationKeyInput): Promise<{ integrationKey: IntegrationKeyView; key: string }> {
+  await requireRole(admin, ["admin"], "admin.create_integration_key");
+  const parsed = createIntegrationKeySchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new DomainError("bad_request", parsed.error.issues.map((i) => i.message).join("; "), {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    });
+  }
+  const key = generateIntegrationKey();
+  const row = await prisma.$transaction(async (tx) => {
+    const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key) } });
+    await appendAudit(tx, {
+      type: "admin_change",
+      actor: { kind: "user", id: admin.id },
+      data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix } },
+    });
+    return k;
+  });
+  return { integrationKey: toView(row), key };
+}
+
+/**
+ * Revokes an integration key at once (its next request gets 401). Revoking a revoked key returns
+ * it unchanged (not audited again). Audited `admin_change` {what: "integration_key.revoke"}.
+ * Errors: 403 `forbidden`; 404 `not_found`.
+ */
+export async function revokeIntegrationKey(admin: Admin, keyId: string, now = new Date()): Promise<IntegrationKeyView> {
+  await requireRole(admin, ["admin"], "admin.revoke_integration_key");
+  return prisma.$transaction(async (tx) => {
+    const key = await tx.integrationKey.findUnique({ where: { id: keyId } });
+    if (!key) throw new DomainError("not_found", `No integration key ${keyId}.`);
+    const res = await tx.integrationKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
+    if (res.count === 1) {
+      await appendAudit(tx, {
+        type: "admin_change",
+        actor: { kind: "user", id: admin.id },
+        data: { what: "integration_key.revoke", target: { kind: "integration_key", id: keyId }, before: { revokedAt: null }, after: { revokedAt: now.toISOString() }, name: key.name, prefix: key.prefix },
+      });
+    }
+    return toView(await tx.integrationKey.findUniqueOrThrow({ where: { id: keyId } }));
+  });
+}

@@ -1,0 +1,271 @@
+import type { Prisma } from "../../generated/prisma/client";
+import {
+  scaleAccount,
+  scaleInvoice,
+  scaleNoiseEvent,
+  scaleRun,
+  scaleRunCreatedAt,
+  scaleShipment,
+  scaleSizes,
+  scaleTicket,
+  scaleUser,
+  type ScaleAudit,
+  type ScaleContext,
+  type ScaleRunRows,
+  type ScaleSizes,
+} from "../../demo/scale-desk";
+import Database from "better-sqlite3";
+import { resolveDatabaseUrl } from "../database-url";
+import { prisma as defaultPrisma, type PrismaClient } from "../db";
+import { DEMO_AGENT_ID } from "./seed";
+
+/** Progress of one table: rows written so far of `total`, milliseconds since the seed began. */
+export type ScaleProgress = (table: string, done: number, total: number, elapsedMs: number) => void;
+
+/** What `seedScaleDesk` wrote (rows per table) and how long it took, or that the desk was already there. */
+export interface ScaleSeedReport {
+  skipped: boolean;
+  counts: Record<string, number>;
+  ms: number;
+}
+
+/** Rows per `createMany` statement and statements per transaction. */
+const ROWS_PER_INSERT = 1000;
+const INSERTS_PER_TX = 5;
+
+const json = (v: unknown) => v as Prisma.InputJsonValue;
+
+/** A group of rows for `BulkWriter.write`: the SQL table name, the rows, and the Prisma `createMany` of the same rows. */
+function ins<T>(table: string, rows: T[], createMany: (rows: T[]) => Prisma.PrismaPromise<unknown>): Insert {
+  return { table, rows: rows as Record<string, unknown>[], createMany: createMany as Insert["createMany"] };
+}
+
+/** A table's rows to insert: the Prisma model's `createMany` (any database) and the SQL table name (the SQLite fast path). */
+type Insert = { table: string; rows: Record<string, unknown>[]; createMany: (rows: never[]) => Prisma.PrismaPromise<unknown> };
+
+/**
+ * Inserts groups of rows, each group in one transaction. On PostgreSQL (and wherever the fast path
+ * is off) through Prisma `createMany` in chunks — the portable path. On SQLite through one
+ * better-sqlite3 connection with a prepared multi-row-free INSERT per table, written in the
+ * formats Prisma's SQLite adapter uses (DateTime as ISO text with "+00:00", Boolean as 0/1, Json as
+ * its JSON text): about twenty times faster for the million rows of the scale desk. Rows give every
+ * column they mean to set (createdAt included: the database defaults are not Prisma's format).
+ */
+class BulkWriter {
+  private sqlite: Database.Database | null = null;
+  private statements = new Map<string, Database.Statement>();
+
+  constructor(
+    fast: boolean,
+    url: string,
+    private readonly db: PrismaClient,
+  ) {
+    const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: url });
+    if (fast && provider === "sqlite" && file) {
+      this.sqlite = new Database(file);
+      this.sqlite.pragma("busy_timeout = 15000");
+    }
+  }
+
+  /** Inserts every group's rows in ONE transaction. */
+  async write(groups: Insert[]): Promise<void> {
+    if (!this.sqlite) {
+      const ops: Prisma.PrismaPromise<unknown>[] = [];
+      for (const g of groups) for (let k = 0; k < g.rows.length; k += ROWS_PER_INSERT) ops.push(g.createMany(g.rows.slice(k, k + ROWS_PER_INSERT) as never[]));
+      if (ops.length) await this.db.$transaction(ops);
+      return;
+    }
+    const db = this.sqlite;
+    db.transaction(() => {
+      for (const g of groups) {
+        if (g.rows.length === 0) continue;
+        const cols = [...new Set(g.rows.flatMap((r) => Object.keys(r)))];
+        const key = `${g.table}:${cols.join(",")}`;
+        let stmt = this.statements.get(key);
+        if (!stmt) {
+          stmt = db.prepare(`INSERT INTO "${g.table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+          this.statements.set(key, stmt);
+        }
+        for (const row of g.rows) stmt.run(cols.map((c) => sqliteValue(row[c])));
+      }
+    }).immediate();
+  }
+
+  close() {
+    this.sqlite?.close();
+  }
+}
+
+/** A value as Prisma's SQLite adapter stores it. */
+function sqliteValue(v: unknown): unknown {
+  if (v === undefined || v === null) return null;
+  if (v instanceof Date) return v.toISOString().replace("Z", "+00:00");
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (typeof v === "object") return JSON.stringify(v);
+  return v;
+}
+
+/**
+ * Adds the desk of real size (issue #11 item 2; lib/demo/scale-desk.ts) on top of the demo desk
+ * (which must be seeded first: its agent, users and holidays are used). Deterministic for
+ * (`seed`, `now`); only inserts (plain Prisma `createMany` in batches inside transactions, the same
+ * on SQLite and PostgreSQL; the audit log stays append-only). Audit events are inserted in time
+ * order, so `seq` follows `createdAt` as it does in a live desk. Idempotent: when the first scale
+ * account exists, nothing is written (`skipped`). `factor` scales every size (1 = 10,000 accounts,
+ * 100,000 tickets, 200,000 invoices and shipments, 20,000 runs, ~1,000,000 audit events).
+ * `portable` forces the Prisma `createMany` path on SQLite too (see `BulkWriter`). `db` and `url`
+ * (default: the process-wide client and DATABASE_URL) name another database, e.g. in tests.
+ */
+export async function seedScaleDesk(
+  opts: { now?: Date; seed?: number; factor?: number; sizes?: ScaleSizes; onProgress?: ScaleProgress; portable?: boolean; db?: PrismaClient; url?: string } = {},
+): Promise<ScaleSeedReport> {
+  const prisma = opts.db ?? defaultPrisma;
+  const started = Date.now();
+  const now = opts.now ?? new Date();
+  const seed = opts.seed ?? 11;
+  const sizes = opts.sizes ?? scaleSizes(opts.factor ?? 1);
+  const progress = opts.onProgress ?? (() => {});
+  const elapsed = () => Date.now() - started;
+  if (await prisma.customerAccount.findUnique({ where: { id: scaleAccount(seed, 0).id }, select: { id: true } })) {
+    return { skipped: true, counts: {}, ms: elapsed() };
+  }
+  if (!(await prisma.agent.findUnique({ where: { id: DEMO_AGENT_ID }, select: { id: true } }))) {
+    throw new Error("The scale desk goes on top of the demo desk: seed the demo desk first (PLANDESK_DEMO must not be 0).");
+  }
+  const counts: Record<string, number> = {};
+  const holidays: Record<string, string[]> = {};
+  for (const h of await prisma.holiday.findMany({ select: { destination: true, date: true } })) (holidays[h.destination] ??= []).push(h.date);
+  const ctx: ScaleContext = { seed, sizes, now, holidays, agentId: DEMO_AGENT_ID };
+  const writer = new BulkWriter(!opts.portable, opts.url ?? resolveDatabaseUrl().url, prisma);
+  try {
+    return await fillAll();
+  } finally {
+    writer.close();
+  }
+
+  async function fillAll(): Promise<ScaleSeedReport> {
+
+  /** Inserts `total` generated rows of one table in batches; `make(i)` builds row i. */
+  async function fill<T>(table: string, total: number, make: (i: number) => T, insert: (rows: T[]) => Insert[]) {
+    let done = 0;
+    while (done < total) {
+      const rows: T[] = [];
+      for (let r = 0; r < ROWS_PER_INSERT * INSERTS_PER_TX && done + rows.length < total; r++) rows.push(make(done + rows.length));
+      await writer.write(insert(rows));
+      done += rows.length;
+      progress(table, done, total, elapsed());
+    }
+    counts[table] = (counts[table] ?? 0) + total;
+  }
+
+  await fill("accounts", sizes.accounts, (i) => scaleAccount(seed, i), (rows) => [ins("customer_account", rows, (data) => prisma.customerAccount.createMany({ data }))]);
+  await fill(
+    "tickets",
+    sizes.tickets,
+    (k) => scaleTicket(seed, k, sizes, now),
+    (rows) => [
+      ins("ticket", rows.map((t) => ({ id: t.id, accountId: t.accountId, subject: t.subject, status: "open", createdAt: t.createdAt })), (data) => prisma.ticket.createMany({ data })),
+      ins("task", rows.map((t) => ({ id: `task_${t.id}`, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
+      ins(
+        "task_revision",
+        rows.map((t) => ({ id: `task_${t.id}_r1`, taskId: `task_${t.id}`, revision: 1, body: t.body, actorKind: "integration", createdAt: t.createdAt })),
+        (data) => prisma.taskRevision.createMany({ data }),
+      ),
+    ],
+  );
+  await fill("invoices", sizes.invoices, (j) => scaleInvoice(seed, j, sizes, now), (rows) => [ins("invoice", rows.map((r) => ({ ...r, version: 1 })), (data) => prisma.invoice.createMany({ data: data.map((r) => ({ ...r, fees: json(r.fees) })) }))]);
+  await fill("shipments", sizes.shipments, (j) => scaleShipment(seed, j, sizes, now), (rows) => [ins("shipment", rows.map((r) => ({ ...r, version: 1 })), (data) => prisma.shipment.createMany({ data }))]);
+  await fill(
+    "users",
+    sizes.users,
+    (u) => scaleUser(seed, u),
+    (rows) => [
+      ins("user", rows.map((u) => ({ ...u, emailVerified: true, disabled: false, createdAt: now, updatedAt: now })), (data) => prisma.user.createMany({ data })),
+      ins(
+        "grant",
+        rows.flatMap((u) =>
+          ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee"].map((tool) => ({
+            id: `${u.id}_${tool}`,
+            userId: u.id,
+            tool,
+            canApprove: true,
+            approveLimitMinor: tool.includes("_fee") || tool.includes("refund") || tool.includes("credit") ? 50_000 : null,
+            approveLimitCurrency: tool.includes("_fee") || tool.includes("refund") || tool.includes("credit") ? "USD" : null,
+            canAuthor: !(tool.includes("_fee") || tool.includes("refund") || tool.includes("credit")),
+          })),
+        ),
+        (data) => prisma.grant.createMany({ data }),
+      ),
+    ],
+  );
+
+  // Runs in submission order, with their histories; audit events (theirs and the refusal noise)
+  // are held back until no later event can precede them, then inserted in time order.
+  const pending: ScaleAudit[] = [];
+  let runsDone = 0;
+  let eventsWritten = 0;
+  const runBatch: ScaleRunRows[] = [];
+  // The runs' own events first decide how much noise fills the log up to the target.
+  const ownEstimate = Math.round(sizes.runs * 7); // a run writes about 7 events (measured over the generator)
+  const noiseTotal = Math.max(0, sizes.auditEvents - ownEstimate);
+  let noiseNext = 0;
+  const noiseTime = (n: number) => now.getTime() - 61 * 86_400_000 + (n / Math.max(1, noiseTotal)) * 61 * 86_400_000;
+
+  async function flushEvents(before: number) {
+    pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+    let cut = 0;
+    while (cut < pending.length && pending[cut].createdAt.getTime() < before) cut++;
+    const out = pending.splice(0, cut);
+    for (let k = 0; k < out.length; k += ROWS_PER_INSERT * INSERTS_PER_TX) {
+      const slice = out.slice(k, k + ROWS_PER_INSERT * INSERTS_PER_TX);
+      await writer.write([ins("audit_event", slice, (data) => prisma.auditEvent.createMany({ data: data.map((e) => ({ ...e, data: json(e.data) })) }))]);
+      eventsWritten += slice.length;
+    }
+    if (out.length) progress("audit events", eventsWritten, sizes.auditEvents, elapsed());
+  }
+
+  async function writeRuns(batch: ScaleRunRows[]) {
+    if (batch.length === 0) return;
+    // Json columns that are SQL NULL are left out of Prisma's rows (undefined), written as NULL by the fast path.
+    const dropNull = (r: object, keys: string[]) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(keys.includes(k) && v === null)));
+    await writer.write([
+      ins("run", batch.map((b) => b.run), (data) => prisma.run.createMany({ data: data.map((r) => dropNull(r, ["editTouched", "stopReason"])) as Prisma.RunCreateManyInput[] })),
+      ins("plan_version", batch.flatMap((b) => b.planVersions), (data) => prisma.planVersion.createMany({ data: data as Prisma.PlanVersionCreateManyInput[] })),
+      ins("plan_edit", batch.flatMap((b) => b.planEdits), (data) => prisma.planEdit.createMany({ data: data as Prisma.PlanEditCreateManyInput[] })),
+      ins("approval", batch.flatMap((b) => b.approvals), (data) => prisma.approval.createMany({ data: data.map((a) => dropNull(a, ["target"])) as Prisma.ApprovalCreateManyInput[] })),
+      ins("step_execution", batch.flatMap((b) => b.executions), (data) => prisma.stepExecution.createMany({ data: data as Prisma.StepExecutionCreateManyInput[] })),
+    ]);
+    for (const b of batch) {
+      counts.runs = (counts.runs ?? 0) + 1;
+      counts.planVersions = (counts.planVersions ?? 0) + b.planVersions.length;
+      counts.planEdits = (counts.planEdits ?? 0) + b.planEdits.length;
+      counts.approvals = (counts.approvals ?? 0) + b.approvals.length;
+      counts.executions = (counts.executions ?? 0) + b.executions.length;
+    }
+  }
+
+  for (let i = 0; i < sizes.runs; i++) {
+    const t0 = scaleRunCreatedAt(i, sizes, now).getTime();
+    while (noiseNext < noiseTotal && noiseTime(noiseNext) < t0) pending.push(scaleNoiseEvent(ctx, noiseNext++, noiseTotal));
+    const rows = scaleRun(ctx, i);
+    if (!rows) continue;
+    pending.push(...rows.audits);
+    runBatch.push(rows);
+    if (runBatch.length >= 500) {
+      await writeRuns(runBatch.splice(0));
+      runsDone = i + 1;
+      progress("runs", runsDone, sizes.runs, elapsed());
+      await flushEvents(t0 - 11 * 60_000);
+    }
+  }
+  await writeRuns(runBatch.splice(0));
+  progress("runs", sizes.runs, sizes.runs, elapsed());
+  while (noiseNext < noiseTotal) pending.push(scaleNoiseEvent(ctx, noiseNext++, noiseTotal));
+  await flushEvents(Number.POSITIVE_INFINITY);
+  counts.auditEvents = eventsWritten;
+  // Fresh statistics for the query planner after a bulk load (plain ANALYZE: SQLite and PostgreSQL).
+  await prisma.$executeRawUnsafe("ANALYZE");
+  progress("analyze", 1, 1, elapsed());
+  return { skipped: false, counts, ms: elapsed() };
+}
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Serves the production build (`npm start`, the end-to-end server) with Node's http server in
+// front of Next.js, so the console knows who it is talking to (issue #13): every request's
+// `x-plandesk-client-ip` header is removed and set again from the TCP socket — or, when the
+// socket's peer is listed in PLANDESK_TRUSTED_PROXIES, from that proxy's X-Forwarded-For
+// (lib/net/client-address.mjs). Route handlers cannot see the socket; this header is how the
+// sign-in limits and better-auth learn the address. Listens on every interface like
+// `next start`. Env: PORT (default 3000), PLANDESK_TRUSTED_PROXIES (default none).
+import http from "node:http";
+import path from "node:path";
+import { applyClientAddress, parseTrustedProxies } from "../lib/net/client-address.mjs";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const port = Number(process.env.PORT ?? 3000);
+
+let trusted;
+try {
+  trusted = parseTrustedProxies(process.env.PLANDESK_TRUSTED_PROXIES);
+} catch (e) {
+  console.error(`plandesk: ${e.message}`);
+  process.exit(1);
+}
+
+// `next start` runs in production mode; so does this server (set before Next.js loads).
+process.env.NODE_ENV = "production";
+const { default: next } = await import("next");
+const app = next({ dev: false, dir: root, port, hostname: "localhost" });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = http.createServer((req, res) => {
+  applyClientAddress(req, trusted);
+  handle(req, res).catch((e) => {
+    console.error("plandesk: request failed", e);
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.end("Internal Server Error");
+    }
+  });
+});
+server.listen(port, () => {
+  const proxies = trusted.size ? ` (trusting X-Forwarded-For from ${process.env.PLANDESK_TRUSTED_PROXIES})` : "";
+  console.log(`plandesk: serving on http://localhost:${port}${proxies}`);
+});
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    server.close();
+    process.exit(0);
+  });
+}
