@@ -10,6 +10,14 @@ import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
 
+/** Phones (under 640 px): the queue renders as cards. The server renders the table; phones switch after hydration. */
+const PHONE_QUERY = "(max-width: 639px)";
+function subscribePhone(onChange: () => void) {
+  const mq = window.matchMedia(PHONE_QUERY);
+  mq.addEventListener("change", onChange);
+  return () => mq.removeEventListener("change", onChange);
+}
+
 /** One page of `GET /api/runs` (newest first) after `cursor` (null: the first page). */
 async function fetchQueue(status: string, cursor: string | null): Promise<QueuePage> {
   const params = new URLSearchParams();
@@ -38,6 +46,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
+  const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
     queryKey: ["queue", status],
     queryFn: ({ pageParam }) => fetchQueue(status, pageParam),
@@ -123,7 +132,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
         </p>
       )}
       {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
-      <ul aria-label="Runs" className="mt-3 space-y-2 sm:hidden">
+      {phone ? (
+      <ul aria-label="Runs" className="mt-3 space-y-2">
         {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
         {sorted.map((r) => (
           <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
@@ -146,7 +156,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           </li>
         ))}
       </ul>
-      <div className="mt-3 hidden overflow-x-auto rounded-lg border border-slate-200 bg-white sm:block">
+      ) : (
+      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-slate-700">
             <tr>
@@ -201,6 +212,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           </tbody>
         </table>
       </div>
+      )}
       {hasNextPage && (
         <div className="mt-3 flex justify-center">
           <button

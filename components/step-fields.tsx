@@ -101,7 +101,8 @@ function MoneyText(props: {
   // When the form is reset from outside (e.g. "start over from the newer plan"), show the new value
   // (adjusted while rendering, when the value or currency changed — not in an effect).
   const [shown, setShown] = useState<{ minor: number | undefined; currency: Currency }>({ minor: value.minor, currency });
-  if (shown.minor !== value.minor || shown.currency !== currency) {
+  if (!Object.is(shown.minor, value.minor) || shown.currency !== currency) {
+    // Object.is: NaN (text that does not parse) equals NaN, so typing bad text settles instead of re-rendering forever
     setShown({ minor: value.minor, currency });
     const parsed = parseMoneyInput(text, currency);
     const parsedMinor = parsed.ok ? parsed.minor : null;

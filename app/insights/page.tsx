@@ -106,7 +106,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <EditSizeChart bins={editSizeBins} />
             <details className="text-sm">
               <summary className="cursor-pointer text-slate-600">Data</summary>
-              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
+              <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
                 <tbody>
                   {editSizeBins.map((b) => (
                     <tr key={b.label}>
@@ -132,7 +132,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             {drift.points.length === 0 ? <p className="py-8 text-center text-sm text-slate-500">No decided plans yet.</p> : <DriftChart points={drift.points} threshold={drift.threshold} />}
             <details className="text-sm">
               <summary className="cursor-pointer text-slate-600">Data</summary>
-              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
+              <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1">
                 <thead>
                   <tr className="text-left text-slate-600">
                     <th className="pr-4 font-normal">Day</th>
@@ -161,7 +161,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <h2 id="outcomes-h" className="font-semibold">
               Outcomes: edited vs unedited plans
             </h2>
-            <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="outcomes">
+            <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="outcomes">
               <thead>
                 <tr className="border-b border-slate-200 text-left text-slate-600">
                   <th scope="col" className="py-1 font-medium">
@@ -198,7 +198,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             {recurring.length === 0 ? (
               <p className="py-6 text-center text-sm text-slate-500">No edit has recurred yet.</p>
             ) : (
-              <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="recurring">
+              <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm" data-testid="recurring">
                 <thead>
                   <tr className="border-b border-slate-200 text-left text-slate-600">
                     <th scope="col" className="py-1 font-medium">

@@ -25,7 +25,7 @@ export default async function ReconciliationPage() {
         {items.length === 0 ? (
           <p className="mt-8 rounded-lg border border-dashed border-slate-300 p-8 text-center text-slate-600">Nothing waits for reconciliation.</p>
         ) : (
-          <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-4 w-full text-sm">
+          <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-4 w-full text-sm">
             <thead>
               <tr className="border-b border-slate-300 text-left text-slate-600">
                 <th scope="col" className="px-3 py-2 font-medium">Ticket</th>

@@ -70,7 +70,7 @@ function AgentCard({ agent }: { agent: AgentView }) {
       {agent.keys.length === 0 ? (
         <p className="mt-1 text-sm text-slate-600">No keys: this agent cannot call the API.</p>
       ) : (
-        <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1 w-full text-sm">
+        <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-1 w-full text-sm">
           <thead className="text-left text-xs text-slate-600">
             <tr>
               <th scope="col" className="py-1 font-medium">

@@ -29,7 +29,7 @@ export function ToolsAdmin({ initial, agents, servers }: { initial: Catalog; age
           {catalog.imported.length === 0 ? (
             <p className="mt-2 text-sm text-slate-600">No tools imported yet: agents can call the {catalog.builtIn.length} built-in tools only.</p>
           ) : (
-            <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm">
+            <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="mt-2 w-full text-sm">
               <thead className="text-left text-xs text-slate-600">
                 <tr>
                   <th scope="col" className="py-1 font-medium">Tool</th>

@@ -80,7 +80,7 @@ export function GrantsTable({ userId, userName, initialGrants }: { userId: strin
           Approving and authoring are separate permissions. A ceiling caps the amount a step may move (exactly the ceiling is allowed); leave it empty for no ceiling.
         </p>
       </div>
-      <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
+      <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
         <thead className="bg-slate-50 text-left text-slate-600">
           <tr>
             <th scope="col" className="px-4 py-2 font-medium">

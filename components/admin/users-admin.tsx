@@ -41,7 +41,7 @@ export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; 
           Users <span className="text-sm font-normal text-slate-600">({users.length}{hasNextPage ? "+" : ""})</span>
         </h2>
         {error && <FormError message={error instanceof ApiError ? error.message : "The list could not be refreshed."} />}
-        <div className="max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
+        <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
           <thead className="bg-slate-50 text-left text-slate-600">
             <tr>
               <th scope="col" className="px-4 py-2 font-medium">

@@ -44,9 +44,17 @@ export function nulRefusal(where: string): DomainError {
 
 /**
  * Reads and parses a JSON body with `schema`. Errors: `payload_too_large` (413) above
- * MAX_BODY_BYTES; `invalid_json` (400) for a body that is not JSON; `validation_failed` (422)
- * {issues} for text holding a NUL character (`nulPath`) or only numbers above their maximum; `bad_request` (400) with `issues` for a
- * body of the wrong shape.
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    // Only numbers above their maximum (e.g. a grant ceiling beyond what a money column holds): 422.
+    if (parsed.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number")) {
+      throw new DomainError("validation_failed", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+    }
+    // One message per problem in plain words (issue 14): the schema's own message when there is
+    // one problem ("Give the agent a reason (at least 3 characters)"), else the first and a count.
+    const first = issues[0];
+    const plain = first && !/^(Invalid input|Too (big|small)|Expected|Unrecognized)/i.test(first.message) ? first.message : null;
+    const message = plain ? (issues.length === 1 ? `${plain}.`.replace(/\.\.$/, ".") : `${plain} (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"} in the request).`) : "The request body has the wrong shape.";
+    throw new DomainError("bad_request", message, { issues });
  */
 export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
   const declared = Number(req.headers.get("content-length") ?? "0");
@@ -68,15 +76,17 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
   if (nul !== null) throw nulRefusal(nul);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     // Only numbers above their maximum (e.g. a grant ceiling beyond what a money column holds): 422.
     if (parsed.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number")) {
-      throw new DomainError("validation_failed", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-      });
+      throw new DomainError("validation_failed", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
     }
-    throw new DomainError("bad_request", "The request body has the wrong shape.", {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-    });
+    // One message per problem in plain words (issue 14): the schema's own message when there is
+    // one problem ("Give the agent a reason (at least 3 characters)"), else the first and a count.
+    const first = issues[0];
+    const plain = first && !/^(Invalid input|Too (big|small)|Expected|Unrecognized)/i.test(first.message) ? first.message : null;
+    const message = plain ? (issues.length === 1 ? `${plain}.`.replace(/\.\.$/, ".") : `${plain} (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"} in the request).`) : "The request body has the wrong shape.";
+    throw new DomainError("bad_request", message, { issues });
   }
   return parsed.data;
 }
