@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/format";
 import { formatMoney, type Money } from "@/lib/money";
 import { getTool } from "@/lib/tools/catalog";
@@ -6,7 +6,7 @@ import type { ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
-function idWithOwner(desk: DeskSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
+function idWithOwner(desk: AccountSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
   const accountName = (accId?: string) => (accId ? desk.accounts[accId]?.name : undefined);
   const own = <T,>(map: Record<string, T>) => (Object.prototype.hasOwnProperty.call(map, id) ? map[id] : undefined);
   switch (kind) {
@@ -36,7 +36,7 @@ function isMoney(v: unknown): v is Money {
 }
 
 /** Renders one argument value as a labelled, typed value (money formatted, dates readable). */
-export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unknown; desk: DeskSnapshot }) {
+export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unknown; desk: AccountSnapshot }) {
   if (value === undefined || value === null || value === "") return <span className="italic text-slate-500">missing</span>;
   switch (field.kind) {
     case "money":
@@ -94,7 +94,7 @@ export function StepArgList({
   catalog?: ToolCatalog;
   tool: string;
   args: Record<string, unknown>;
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   className?: string;
   valueClassName?: string;
 }) {

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
 import { displayValue, fieldLabel, isProse, wordDiff } from "@/lib/diff/field-display";
@@ -69,7 +69,7 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
  * steps that needed re-approval. Positions are 1-based in the post-edit plan (`diff.order`);
  * removed steps are named by tool.
  */
-export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: DeskSnapshot; editorName: string }) {
+export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: AccountSnapshot; editorName: string }) {
   const position = (id: string) => diff.order.indexOf(id) + 1;
   const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
   const addedIds = new Set(diff.added.map((s) => s.id));

@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { FormProvider, useFieldArray, useForm } from "react-hook-form";
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/grants";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
@@ -68,7 +68,7 @@ export function PlanForm({
   runId: string;
   baseVersion: number;
   steps: Pick<Step, "id" | "tool" | "args">[];
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   ticketId: string;
   ticketAccountId: string;
   grants: Grant[];

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { RunStepView } from "@/lib/server/runs/run-view";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
@@ -36,7 +36,7 @@ export function PlanSteps({
   /** The run's catalog, for imported tools (default: built-in tools). */
   catalog?: ToolCatalog;
   steps: RunStepView[];
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   issues: ValidationIssue[];
   users: Record<string, string>;
 }) {

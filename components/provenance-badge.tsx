@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatFormula, formatInstant } from "@/lib/format";
 import type { Money } from "@/lib/money";
 import type { Provenance } from "@/lib/plan/schema";
@@ -26,7 +26,7 @@ export function ProvenanceBadge({
   value?: unknown;
   users: Record<string, string>;
   field?: FieldSpec;
-  desk?: DeskSnapshot;
+  desk?: AccountSnapshot;
   /** For a provenance entry on part of an argument, e.g. "from" of `window.from`. */
   subPath?: string;
 }) {
@@ -109,7 +109,7 @@ export function ProvenanceBadge({
 }
 
 /** A computed formula for people: minor units of money we know (the desk's invoice totals, balances, fees) read as money; the money result appended (lib/format.ts `formatFormula`). */
-function humanFormula(formula: string, value: unknown, desk?: DeskSnapshot): string {
+function humanFormula(formula: string, value: unknown, desk?: AccountSnapshot): string {
   const isMoney = (v: unknown): v is Money => !!v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string";
   const known: Money[] = desk ? Object.values(desk.invoices).flatMap((i) => [i.total, i.openBalance, ...i.fees.map((f) => f.amount)]) : [];
   return formatFormula(formula, known, isMoney(value) ? value : undefined);

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useState } from "react";
 import { useFormContext, useWatch } from "react-hook-form";
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
@@ -19,7 +19,7 @@ export interface RecordOption {
 type Kind = "invoice" | "shipment" | "ticket" | "account";
 
 /** The records the run page already has (the plan's and the ticket account's own), the ticket's account first. */
-export function snapshotOptions(desk: DeskSnapshot, kind: Kind, ticketAccountId: string): RecordOption[] {
+export function snapshotOptions(desk: AccountSnapshot, kind: Kind, ticketAccountId: string): RecordOption[] {
   const name = (a: string) => desk.accounts[a]?.name ?? a;
   const opts: RecordOption[] =
     kind === "invoice"
@@ -67,7 +67,7 @@ export function useRecordSearch(kind: Kind, typed: string): RecordOption[] {
 export function RecordIdField(props: {
   name: string;
   kind: Kind;
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   ticketAccountId: string;
   describedBy?: string;
   invalid: boolean;
@@ -103,7 +103,7 @@ export function RecordIdField(props: {
 }
 
 /** The fees of invoice `invoiceId`: from the page's records, else from the search endpoint (exact id). */
-export function useInvoiceFees(desk: DeskSnapshot, invoiceId: string | undefined): RecordOption["fees"] {
+export function useInvoiceFees(desk: AccountSnapshot, invoiceId: string | undefined): RecordOption["fees"] {
   const known = invoiceId && Object.prototype.hasOwnProperty.call(desk.invoices, invoiceId) ? desk.invoices[invoiceId] : undefined;
   const found = useRecordSearch("invoice", known ? "" : (invoiceId ?? ""));
   return known?.fees ?? found.find((r) => r.id === invoiceId)?.fees ?? [];

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/grants";
@@ -35,7 +35,7 @@ export function ReviewChanges({
   runId: string;
   fromVersion: number;
   toVersion: number;
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   steps: RunStepView[];
   issues: ValidationIssue[];
   grants: Grant[];

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { catalogWith } from "@/lib/tools/tool-catalog";
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { Grant } from "@/lib/grants";
@@ -51,7 +51,7 @@ export function RunWorkspace({
   grants,
 }: {
   initial: Details;
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   viewerId: string;
   viewerRole: string;
   grants: Grant[];
@@ -216,7 +216,7 @@ export function RunWorkspace({
   );
 }
 
-function StepList({ steps, desk }: { steps: Pick<Step, "id" | "tool" | "args">[]; desk: DeskSnapshot }) {
+function StepList({ steps, desk }: { steps: Pick<Step, "id" | "tool" | "args">[]; desk: AccountSnapshot }) {
   return (
     <ol className="mt-1 space-y-2">
       {steps.map((s, i) => {

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
 import { parseMoneyInput } from "@/lib/money-input";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
@@ -150,7 +150,7 @@ function MoneyText(props: {
  * One argument of one step as a typed input: an imported tool's argument from its JSON Schema
  * (SchemaField), any other kind as below (TypedStepField).
  */
-export function StepField(props: { stepIndex: number; field: FieldSpec; desk: DeskSnapshot; ticketAccountId: string }) {
+export function StepField(props: { stepIndex: number; field: FieldSpec; desk: AccountSnapshot; ticketAccountId: string }) {
   return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} /> : <TypedStepField {...props} />;
 }
 
@@ -167,7 +167,7 @@ function TypedStepField({
 }: {
   stepIndex: number;
   field: FieldSpec;
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   ticketAccountId: string;
 }) {
   const {

@@ -1,11 +1,11 @@
-import type { DeskSnapshot } from "@/lib/desk/snapshot";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { findRecord, type RecordKind } from "@/lib/desk/lookup";
 import type { StepReasons as Reasons } from "@/lib/plan/schema";
 
 const KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];
 
 /** True when an evidence reference resolves in account data (same rule as the validator's `unverified_evidence`). */
-function evidenceFound(desk: DeskSnapshot, recordType: string, recordId: string): boolean {
+function evidenceFound(desk: AccountSnapshot, recordType: string, recordId: string): boolean {
   const kind = KINDS.find((k) => k === recordType);
   return kind !== undefined && findRecord(desk, kind, recordId) !== undefined;
 }
@@ -15,7 +15,7 @@ function evidenceFound(desk: DeskSnapshot, recordType: string, recordId: string)
  * marked "not found" when account data does not have it), its risk and its stop condition.
  * Renders nothing when the step carries none of them. The title is shown by the step heading.
  */
-export function StepReasons({ reasons, desk, stepId }: { reasons: Reasons; desk: DeskSnapshot; stepId: string }) {
+export function StepReasons({ reasons, desk, stepId }: { reasons: Reasons; desk: AccountSnapshot; stepId: string }) {
   const { rationale, evidence, risk, stopCondition } = reasons;
   if (!rationale && !evidence?.length && !risk && !stopCondition) return null;
   return (

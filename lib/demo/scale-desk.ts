@@ -1,6 +1,6 @@
 import { addDays } from "date-fns";
 import type { Grant } from "../grants";
-import type { DeskSnapshot, InvoiceRecord, ShipmentRecord } from "../desk/snapshot";
+import type { AccountSnapshot, InvoiceRecord, ShipmentRecord } from "../desk/snapshot";
 import { diffPlans } from "../diff/plan-diff";
 import { digest } from "../plan/digest";
 import type { Plan, Step, StepInput } from "../plan/schema";
@@ -223,7 +223,7 @@ export function scaleRunCreatedAt(i: number, sizes: ScaleSizes, now: Date): Date
   return new Date(now.getTime() - 23 * H + ((i - old) / live) * 22.5 * H);
 }
 
-function snapshotFor(ctx: ScaleContext, ticket: ReturnType<typeof scaleTicket>, invoices: InvoiceRecord[], shipments: ShipmentRecord[]): DeskSnapshot {
+function snapshotFor(ctx: ScaleContext, ticket: ReturnType<typeof scaleTicket>, invoices: InvoiceRecord[], shipments: ShipmentRecord[]): AccountSnapshot {
   const account = scaleAccount(ctx.seed, ticket.accountIndex);
   const holidays: Record<string, string[]> = {};
   for (const s of shipments) if (ctx.holidays[s.destination]) holidays[s.destination] = ctx.holidays[s.destination];

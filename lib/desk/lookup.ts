@@ -1,4 +1,4 @@
-import type { AccountRecord, DeskSnapshot, InvoiceRecord, ShipmentRecord, TicketRecord } from "./snapshot";
+import type { AccountRecord, AccountSnapshot, InvoiceRecord, ShipmentRecord, TicketRecord } from "./snapshot";
 import { nearest } from "../text/confusables";
 
 /** The kinds of record a tool argument can reference by id. Source: DESIGN.md "The demo domain". */
@@ -21,12 +21,12 @@ export function own<T>(map: Record<string, T>, id: string): T | undefined {
 }
 
 /** All tickets the desk knows, including `desk.ticket` even if `desk.tickets` omits it. */
-function ticketMap(desk: DeskSnapshot): Record<string, TicketRecord> {
+function ticketMap(desk: AccountSnapshot): Record<string, TicketRecord> {
   return own(desk.tickets, desk.ticket.id) ? desk.tickets : { ...desk.tickets, [desk.ticket.id]: desk.ticket };
 }
 
 /** The id → record map of one kind. */
-export function recordsOf<K extends RecordKind>(desk: DeskSnapshot, kind: K): Record<string, RecordOfKind[K]> {
+export function recordsOf<K extends RecordKind>(desk: AccountSnapshot, kind: K): Record<string, RecordOfKind[K]> {
   const maps = {
     invoice: desk.invoices,
     shipment: desk.shipments,
@@ -37,18 +37,18 @@ export function recordsOf<K extends RecordKind>(desk: DeskSnapshot, kind: K): Re
 }
 
 /** Exact lookup of a record by kind and id; `undefined` when absent. */
-export function findRecord<K extends RecordKind>(desk: DeskSnapshot, kind: K, id: string): RecordOfKind[K] | undefined {
+export function findRecord<K extends RecordKind>(desk: AccountSnapshot, kind: K, id: string): RecordOfKind[K] | undefined {
   return own(recordsOf(desk, kind), id);
 }
 
 /** The account id a record belongs to (an account belongs to itself); `undefined` when absent. */
-export function accountIdOf(desk: DeskSnapshot, kind: RecordKind, id: string): string | undefined {
+export function accountIdOf(desk: AccountSnapshot, kind: RecordKind, id: string): string | undefined {
   if (kind === "account") return findRecord(desk, "account", id)?.id;
   return findRecord(desk, kind, id)?.accountId;
 }
 
 /** Display name of an account, falling back to its id when the desk does not know it. */
-export function accountName(desk: DeskSnapshot, accountId: string): string {
+export function accountName(desk: AccountSnapshot, accountId: string): string {
   return own(desk.accounts, accountId)?.name ?? accountId;
 }
 
@@ -69,7 +69,7 @@ export interface UnresolvedId {
  * skeleton + edit distance, see lib/text/confusables.ts) and whether it exists as another kind.
  * Precondition: `findRecord(desk, kind, id)` is undefined.
  */
-export function explainUnresolved(desk: DeskSnapshot, kind: RecordKind, id: string): UnresolvedId {
+export function explainUnresolved(desk: AccountSnapshot, kind: RecordKind, id: string): UnresolvedId {
   const match = nearest(id, [...Object.keys(recordsOf(desk, kind)), ...(desk.candidates?.[kind] ?? [])]);
   const kinds: RecordKind[] = ["invoice", "shipment", "ticket", "account"];
   const existsAs = kinds.find((k) => k !== kind && findRecord(desk, k, id) !== undefined);

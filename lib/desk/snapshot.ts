@@ -7,7 +7,7 @@ import type { Money } from "../money";
  * stay pure and testable. All times are UTC; dates are ISO `YYYY-MM-DD`.
  * Source: DESIGN.md "The demo domain".
  */
-export interface DeskSnapshot {
+export interface AccountSnapshot {
   /** The ticket the run's task belongs to. */
   ticket: TicketRecord;
   accounts: Record<string, AccountRecord>;

@@ -19,7 +19,7 @@
 import { z } from "zod";
 import canonicalize from "canonicalize";
 import { authorSchema, provenanceSchema, stepSchema, type Plan, type Step } from "../plan/schema";
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import { formatMoney, type Money } from "../money";
 import { digest } from "../plan/digest";
 import { decideReapproval, REAPPROVAL_REASON_LABEL, REAPPROVAL_REASONS, type ConsentContext } from "./reapproval";
@@ -221,7 +221,7 @@ export class PlanDiffError extends Error {
  * @throws PlanDiffError `duplicate_step_id` if either plan repeats a step id.
  * @throws Error if args are not canonicalisable JSON (NaN, Infinity, cycles).
  */
-export function diffPlans(before: Plan, after: Plan, desk?: DeskSnapshot, consent?: ConsentContext): PlanDiff {
+export function diffPlans(before: Plan, after: Plan, desk?: AccountSnapshot, consent?: ConsentContext): PlanDiff {
   const beforeById = indexSteps(before.steps, "before");
   const afterById = indexSteps(after.steps, "after");
 
@@ -661,7 +661,7 @@ function own<T>(table: Record<string, T> | undefined, id: string): T | undefined
   return table && Object.prototype.hasOwnProperty.call(table, id) ? table[id] : undefined;
 }
 
-function lookupTarget(desk: DeskSnapshot, kind: TargetKind, id: string) {
+function lookupTarget(desk: AccountSnapshot, kind: TargetKind, id: string) {
   switch (kind) {
     case "invoice":
       return own(desk.invoices, id);
@@ -687,7 +687,7 @@ function label(kind: TargetKind, id: string): string {
  * another currency. For a shipment with a `window`,
  * a boundary on a destination holiday → warning.
  */
-function annotateStep(step: Step, desk: DeskSnapshot): Annotation[] {
+function annotateStep(step: Step, desk: AccountSnapshot): Annotation[] {
   const out: Annotation[] = [];
   const note = (severity: Annotation["severity"], code: AnnotationCode, path: string, message: string) =>
     out.push({ stepId: step.id, severity, code, path, message });
@@ -715,7 +715,7 @@ function annotateStep(step: Step, desk: DeskSnapshot): Annotation[] {
     }
 
     if (kind === "invoice") {
-      const inv = record as DeskSnapshot["invoices"][string];
+      const inv = record as AccountSnapshot["invoices"][string];
       const amount = propValue(args, "amount");
       if (inv.status !== "open") note("warning", "invoice_not_open", path, `${label(kind, id)} is ${inv.status}`);
       if (isMoneyLike(amount) && inv.status === "open") {
@@ -741,7 +741,7 @@ function annotateStep(step: Step, desk: DeskSnapshot): Annotation[] {
     }
 
     if (kind === "shipment") {
-      const sh = record as DeskSnapshot["shipments"][string];
+      const sh = record as AccountSnapshot["shipments"][string];
       const window = propValue(args, "window");
       const holidays = new Set(own(desk.holidays, sh.destination) ?? []);
       if (isPlainObject(window)) {

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import type { Plan, Step } from "../plan/schema";
 
 /**
@@ -7,7 +7,7 @@ import type { Plan, Step } from "../plan/schema";
  * acc_halvorsen "Halvorsen Freight" with open balance 2,120.00 USD; shipment sh_5521 belongs
  * to acc_nordkapp. Money in integer minor units.
  */
-export function referenceDesk(): DeskSnapshot {
+export function referenceDesk(): AccountSnapshot {
   const ticket = { id: "74991", accountId: "acc_nordkapp", subject: "Delivery missed, customer wants new date" };
   return {
     ticket,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { formatMoney, type Money } from "../money";
 import { isIsoDate } from "../dates";
-import type { DeskSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
+import type { AccountSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
 import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, own, type RecordKind } from "../desk/lookup";
 import type { BoundsContext, ToolIssue } from "./types";
 
@@ -65,7 +65,7 @@ export type DateWindow = z.infer<typeof dateWindowSchema>;
  * like it (lookalike characters, spacing, case). `path` is relative to args.
  * Source: DESIGN.md §2 ("ids are strings checked to exist in account data").
  */
-export function unknownIdIssue(desk: DeskSnapshot, kind: RecordKind, path: string, id: string): ToolIssue {
+export function unknownIdIssue(desk: AccountSnapshot, kind: RecordKind, path: string, id: string): ToolIssue {
   const u = explainUnresolved(desk, kind, id);
   let message = `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`;
   if (u.suggestion !== undefined) {
@@ -176,6 +176,6 @@ export function capitalise(s: string): string {
 }
 
 /** A target ref when `id` resolves as `kind` in the desk, else `null`. */
-export function targetIfExists(desk: DeskSnapshot, kind: RecordKind, id: string) {
+export function targetIfExists(desk: AccountSnapshot, kind: RecordKind, id: string) {
   return findRecord(desk, kind, id) ? { kind, id } : null;
 }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Money } from "../money";
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 
 /**
  * What a tool's effect is, which drives the default gate (DESIGN.md "The demo domain" table,
@@ -67,7 +67,7 @@ export interface TargetRef {
 
 /** Read-only inputs a tool's bound checks may consult. `now` is the UTC clock of the check. */
 export interface BoundsContext {
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   now: Date;
   /** The run being validated, when it exists: its own approvals are not money in flight against it. */
   runId?: string;
@@ -109,7 +109,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   /** Form/read-only rendering metadata, in display order. */
   readonly fields: readonly FieldSpec[];
   /** The record this step writes to, or `null` when its id does not resolve in `desk`. */
-  target(args: z.output<S>, desk: DeskSnapshot): TargetRef | null;
+  target(args: z.output<S>, desk: AccountSnapshot): TargetRef | null;
   /** The money this step moves (checked against grant ceilings), or `undefined`. */
   amount(args: z.output<S>): Money | undefined;
   /** The delivery window this step sets, if any (backs date promises in replies). */

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, describeRecord, findRecord, type RecordKind } from "../desk/lookup";
 import { canonicalJson } from "../plan/canonical-json";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
@@ -16,7 +16,7 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  * which the card shows next to the badge. `model`, `computed` and `operator` origins are what they
  * say (a person's edit is recorded by the server, never by the agent). Pure.
  */
-export function checkProvenance(steps: readonly StepView[], desk: DeskSnapshot, taskText?: string): ValidationIssue[] {
+export function checkProvenance(steps: readonly StepView[], desk: AccountSnapshot, taskText?: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
     for (const [arg, p] of Object.entries(s.step.provenance ?? {})) {
@@ -41,7 +41,7 @@ export function checkProvenance(steps: readonly StepView[], desk: DeskSnapshot, 
 
 const KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];
 
-function checkSource(desk: DeskSnapshot, recordType: string, recordId: string, value: unknown): string | null {
+function checkSource(desk: AccountSnapshot, recordType: string, recordId: string, value: unknown): string | null {
   if (!(KINDS as readonly string[]).includes(recordType)) return `"${recordType}" is not a kind of record Plandesk knows`;
   const kind = recordType as RecordKind;
   const record = findRecord(desk, kind, recordId);
@@ -52,7 +52,7 @@ function checkSource(desk: DeskSnapshot, recordType: string, recordId: string, v
   return fieldValues(record).some((v) => canon(v) === wanted) ? null : `no field of ${describeRecord(kind, recordId)} holds that value`;
 }
 
-function checkLiteral(desk: DeskSnapshot, taskText: string | undefined, quote: string | undefined, value: unknown): string | null {
+function checkLiteral(desk: AccountSnapshot, taskText: string | undefined, quote: string | undefined, value: unknown): string | null {
   if (taskText === undefined) return null; // no task text in this context: nothing to check against
   const text = squash(taskText);
   const needle = quote ?? (typeof value === "string" || typeof value === "number" ? String(value) : undefined);

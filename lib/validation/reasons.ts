@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import { explainUnresolved, findRecord, type RecordKind } from "../desk/lookup";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
@@ -37,7 +37,7 @@ export function checkRationale(steps: readonly StepView[]): ValidationIssue[] {
  * can check. Evidence never blocks — it explains — but the approver sees what is unsupported.
  * Skips steps whose shape failed.
  */
-export function checkEvidence(steps: readonly StepView[], desk: DeskSnapshot): ValidationIssue[] {
+export function checkEvidence(steps: readonly StepView[], desk: AccountSnapshot): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
     (s.step.evidence ?? []).forEach((ref, k) => {

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName, describeRecord } from "../desk/lookup";
 import { checkProvenance } from "./provenance";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
@@ -16,7 +16,7 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  *   bear out (./provenance.ts).
  * Targets that do not resolve were already reported as `unknown_id`. Skips steps whose shape failed.
  */
-export function checkTaskContract(steps: readonly StepView[], desk: DeskSnapshot, taskText?: string): ValidationIssue[] {
+export function checkTaskContract(steps: readonly StepView[], desk: AccountSnapshot, taskText?: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ticket = desk.ticket;
   const ticketAccountId = ticket.accountId;

@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
@@ -58,7 +58,7 @@ export interface EditorContext {
  *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
  */
 export interface ValidationContext {
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   now: Date;
   runId?: string;
   taskText?: string;

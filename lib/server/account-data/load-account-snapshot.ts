@@ -1,5 +1,5 @@
 import { subDays } from "date-fns";
-import type { DeskSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
+import type { AccountSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
 import type { RecordKind } from "../../desk/lookup";
 import type { Currency } from "../../money";
 import { lookalikeGuesses } from "../../text/confusables";
@@ -28,11 +28,11 @@ import type { DbOrTx } from "../transaction";
 export async function loadAccountSnapshot(
   scope: { ticketId: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
   db: DbOrTx = prisma,
-): Promise<DeskSnapshot> {
+): Promise<AccountSnapshot> {
   const now = scope.now ?? new Date();
   const ticket = await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
   const refs = referencedIds(scope.steps ?? []);
-  const desk: DeskSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {} };
+  const desk: AccountSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {} };
 
   await loadRecords(db, desk, refs);
   if (scope.accountRecords) {
@@ -157,7 +157,7 @@ export function referencedIds(steps: readonly unknown[]): Refs {
 }
 
 /** Loads the named records by primary key into `desk`. */
-async function loadRecords(db: DbOrTx, desk: DeskSnapshot, refs: Refs): Promise<void> {
+async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs): Promise<void> {
   if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] } } })) desk.invoices[i.id] = toInvoice(i);
   if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] } } })) desk.shipments[s.id] = toShipment(s);
   if (refs.ticket.size) {
@@ -176,7 +176,7 @@ const has = (map: object, id: string) => Object.prototype.hasOwnProperty.call(ma
  * ids of the same kind — exact matches of each `lookalikeGuesses` spelling, ids that share its
  * first characters (an index range scan), and the ticket account's own ids of that kind.
  */
-async function loadCandidates(db: DbOrTx, desk: DeskSnapshot, refs: Refs): Promise<void> {
+async function loadCandidates(db: DbOrTx, desk: AccountSnapshot, refs: Refs): Promise<void> {
   const maps = { invoice: desk.invoices, shipment: desk.shipments, ticket: desk.tickets, account: desk.accounts };
   const unresolved = (Object.keys(refs) as RecordKind[]).flatMap((kind) => [...refs[kind]].filter((id) => !has(maps[kind], id)).map((id) => ({ kind, id })));
   if (unresolved.length === 0) return;

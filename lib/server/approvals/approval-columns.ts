@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../../desk/snapshot";
+import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/catalog";
 import { toJsonColumn } from "../json-column";
@@ -8,7 +8,7 @@ import { toJsonColumn } from "../json-column";
  * as indexed columns) and the money it lets move (minor units + currency), so money in flight on a
  * record is summed in SQL (issue #12). `target` is null when the step's id does not resolve.
  */
-export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: DeskSnapshot) {
+export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot) {
   const tool = getTool(step.tool);
   const target = tool?.target(step.args as never, desk) ?? null;
   const amount = tool?.amount(step.args as never);

@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors";
 import type { PlanDiff } from "../../diff/plan-diff";
-import type { DeskSnapshot } from "../../desk/snapshot";
+import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Plan } from "../../plan/schema";
 import type { ValidationIssue, ValidationResult } from "../../validation/types";
 import { prisma } from "../db";
@@ -129,7 +129,7 @@ const MAX_EVENTS = 5000;
  * order — the order they were written, which is the order things happened.
  * Errors: 403 `forbidden` (audited); 404 `not_found`.
  */
-export async function getRunAudit(viewer: Viewer, runId: string, now = new Date()): Promise<RunAudit & { desk: DeskSnapshot }> {
+export async function getRunAudit(viewer: Viewer, runId: string, now = new Date()): Promise<RunAudit & { desk: AccountSnapshot }> {
   await assertAuditReader(viewer, { action: "read_audit", runId });
   const run = await prisma.run.findFirst({
     where: { id: runId, ...deskScope(viewer) },

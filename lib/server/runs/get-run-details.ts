@@ -1,4 +1,4 @@
-import type { DeskSnapshot } from "../../desk/snapshot";
+import type { AccountSnapshot } from "../../desk/snapshot";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db";
@@ -23,7 +23,7 @@ export interface RunDetails {
     shipments: { id: string; destination: string; window: { from: string; to: string }; status: string }[];
   };
   /** Account data used to render and annotate ids: the records the plan names and the ticket account's own. */
-  desk: DeskSnapshot;
+  desk: AccountSnapshot;
   /** Names of the people the run's history mentions (approvers, editors, authors, reconcilers), by user id. */
   users: Record<string, string>;
   /** The run's tool catalog version and its imported tools (the form and card render them). */

@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import type { DeskSnapshot } from "../../desk/snapshot";
+import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
@@ -17,7 +17,7 @@ export async function createPolicyApprovals(
   runId: string,
   plan: Plan,
   gate: Record<string, GateDecision>,
-  desk: DeskSnapshot,
+  desk: AccountSnapshot,
   taskRevision: number,
   expiresAt: Date,
 ) {

@@ -6,7 +6,7 @@ import { runDeadlines } from "../../policy";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import type { DeskSnapshot } from "../../desk/snapshot";
+import type { AccountSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
@@ -73,7 +73,7 @@ async function runsToSupersede(taskId: string, now: Date): Promise<Set<string>> 
  * withdrawn in the same transaction that stores the new run (issue #12, one task one live plan).
  * Mutates `desk.inFlight`.
  */
-function withoutHoldsOfRunsToSupersede(desk: DeskSnapshot, superseded: Set<string>): void {
+function withoutHoldsOfRunsToSupersede(desk: AccountSnapshot, superseded: Set<string>): void {
   if (!desk.inFlight || superseded.size === 0) return;
   for (const [invoiceId, holds] of Object.entries(desk.inFlight)) desk.inFlight[invoiceId] = holds.filter((h) => !superseded.has(h.runId));
 }
