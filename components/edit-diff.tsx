@@ -91,7 +91,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Acc
             </p>
             <FieldChanges fields={c.fields} tool={c.tool} />
             {notes(c.stepId).map((a, n) => (
-              <p key={n} className={`mt-1 ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
+              <p key={n} className={`mt-1 ${a.severity !== "info" ? "text-amber-900" : "text-slate-600"}`}>
                 note: {a.message}
               </p>
             ))}
@@ -106,7 +106,7 @@ export function EditDiff({ diff, desk, editorName }: { diff: PlanDiff; desk: Acc
               </p>
               <StepArgList tool={s.tool} args={s.args} desk={desk} />
               {notes(s.id).map((a, n) => (
-                <p key={n} className={`mt-1 ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
+                <p key={n} className={`mt-1 ${a.severity !== "info" ? "font-medium text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}
                 </p>
               ))}

@@ -110,7 +110,7 @@ export function ReviewChanges({
               </p>
               <FieldChanges fields={c.fields} tool={c.tool} />
               {notes(c.stepId).map((a, n) => (
-                <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "text-amber-900" : "text-slate-600"}`}>
+                <p key={n} className={`mt-1 text-sm ${a.severity !== "info" ? "text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}
                 </p>
               ))}
@@ -125,7 +125,7 @@ export function ReviewChanges({
                 </p>
                 <StepArgList tool={s.tool} args={s.args} desk={desk} className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm" />
                 {notes(s.id).map((a, n) => (
-                  <p key={n} className={`mt-1 text-sm ${a.severity === "warning" ? "font-medium text-amber-900" : "text-slate-600"}`}>
+                  <p key={n} className={`mt-1 text-sm ${a.severity !== "info" ? "font-medium text-amber-900" : "text-slate-600"}`}>
                     note: {a.message}
                   </p>
                 ))}

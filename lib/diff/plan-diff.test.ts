@@ -1,3 +1,5 @@
+import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
+import { validatePlan } from "../validation/pipeline";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import canonicalize from "canonicalize";
@@ -28,7 +30,9 @@ describe("reference case (ticket #74991)", () => {
   const before = referenceBefore();
   const after = referenceAfter();
   const desk = referenceDesk();
-  const diff = diffPlans(before, after, desk);
+  // the validator's issues of the edited plan: the diff annotates its changed steps with them
+  const issues = validatePlan(after, { desk, now: new Date("2026-04-01T09:00:00Z"), agentAllowedTools: [...DEMO_AGENT_TOOLS, "issue_refund"] }).issues;
+  const diff = diffPlans(before, after, desk, { issues });
 
   it("counts 2 changes: step 2 changed, step 4 added", () => {
     expect(diff.changeCount).toBe(2);
@@ -52,12 +56,12 @@ describe("reference case (ticket #74991)", () => {
     ]);
   });
 
-  it("annotates the added refund from account data: cross-account and balance", () => {
-    expect(diff.annotations).toEqual([
+  it("annotates the added refund with the validator's own issue (one rule set) and its balance", () => {
+    expect(diff.annotations.filter((a) => a.stepId === "st_refund")).toEqual([
       {
         stepId: "st_refund",
         severity: "warning",
-        code: "cross_account",
+        code: "cross_account_target",
         path: "args.invoiceId",
         message: "invoice in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics (the account on ticket #74991)",
       },
@@ -69,6 +73,11 @@ describe("reference case (ticket #74991)", () => {
         message: "amount $1,489.00 of open balance $2,120.00",
       },
     ]);
+    // every other annotation is a validator issue of a changed step, word for word
+    for (const a of diff.annotations.filter((x) => x.code !== "amount_of_balance")) {
+      expect(issues).toContainEqual(expect.objectContaining({ stepId: a.stepId, code: a.code, severity: a.severity, message: a.message }));
+    }
+    expect(diff.annotations.every((a) => a.stepId === "st_refund" || a.stepId === "st_resched")).toBe(true);
   });
 
   it("requires re-approval for step 4 (added), then step 2 (changed)", () => {
@@ -89,8 +98,13 @@ describe("reference case (ticket #74991)", () => {
     expect(applyDiff(before, json)).toEqual(after.steps);
   });
 
-  it("has no annotations without a desk", () => {
+  it("has no annotations without the validator's issues and a desk", () => {
     expect(diffPlans(before, after).annotations).toEqual([]);
+  });
+
+  it("annotates only added and changed steps: an issue of an unchanged step is the card's, not the diff's", () => {
+    const onNote = { stepId: "st_note", code: "missing_rationale", severity: "warning" as const, path: "steps.0.args", message: "no rationale" };
+    expect(diffPlans(before, after, undefined, { issues: [onNote] }).annotations).toEqual([]);
   });
 
   it("edit size: 2 of 4 steps touched", () => {
@@ -154,7 +168,7 @@ describe("field changes", () => {
       { path: "args.amount", segments: ["args", "amount"], kind: "changed", before: { minor: 148900, currency: "USD" }, after: { minor: 120000, currency: "USD" } },
     ]);
     expect(d.summary).toEqual(["step 1 issue_refund: amount $1,489.00 → $1,200.00"]);
-    expect(d.annotations.map((x) => x.code)).toEqual(["cross_account", "amount_of_balance"]);
+    expect(d.annotations.map((x) => x.code)).toEqual(["amount_of_balance"]);
   });
 });
 
@@ -231,35 +245,28 @@ describe("added, removed, tool change, reorder", () => {
 
 describe("annotations", () => {
   const desk = referenceDesk();
-  it("unknown ids, paid invoices, over-balance, currency, holidays", () => {
+  it("every fact the validator checks appears once, with the validator's code and message (no second rule set)", () => {
     const before = plan(1, step("a", "add_ticket_note", { ticketId: "74991", note: "x" }));
     const after = plan(
       2,
       step("a", "add_ticket_note", { ticketId: "74991", note: "y" }),
-      step("b", "issue_refund", { invoiceId: "in_99999", amount: { minor: 1, currency: "USD" } }),
-      step("c", "waive_fee", { invoiceId: "in_74120", feeCode: "LATE", amount: { minor: 100, currency: "USD" } }),
-      step("d", "issue_refund", { invoiceId: "in_74119", amount: { minor: 300000, currency: "USD" } }),
-      step("e", "issue_refund", { invoiceId: "in_74119", amount: { minor: 100, currency: "EUR" } }),
-      step("f", "reschedule_delivery", { shipmentId: "sh_5521", window: { from: "2026-04-05", to: "2026-04-05" } }),
-      step("g", "escalate_ticket", { ticketId: "74990", team: "billing" }),
-      step("h", "apply_credit", { accountId: "acc_halvorsen", amount: { minor: 100, currency: "USD" } }),
-      step("i", "apply_credit", { accountId: "acc_nope", amount: { minor: 100, currency: "USD" } }),
-      step("j", "escalate_ticket", { ticketId: "constructor", team: "billing" }),
+      step("b", "issue_refund", { invoiceId: "in_99999", amount: { minor: 1, currency: "USD" }, reason: "r" }),
+      step("d", "issue_refund", { invoiceId: "in_74119", amount: { minor: 300000, currency: "USD" }, reason: "r" }),
+      step("e", "issue_refund", { invoiceId: "in_74119", amount: { minor: 100, currency: "EUR" }, reason: "r" }),
+      step("f", "reschedule_delivery", { shipmentId: "sh_5521", window: { from: "2026-04-05", to: "2026-04-05" }, reason: "r" }),
     );
-    const msgs = diffPlans(before, after, desk).annotations.map((a) => `${a.stepId} ${a.severity} ${a.message}`);
-    expect(msgs).toEqual([
-      "b warning invoice in_99999 does not exist",
-      "c warning invoice in_74120 is paid",
-      "d warning invoice in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics (the account on ticket #74991)",
-      "d warning amount $3,000.00 exceeds open balance $2,120.00 of invoice in_74119",
-      "e warning invoice in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics (the account on ticket #74991)",
-      "e warning amount is in EUR but invoice in_74119 is in USD",
-      "f warning 2026-04-05 is a holiday at destination NO-OSL",
-      "g warning ticket #74990 belongs to Halvorsen Freight, not to Nordkapp Logistics (the account on ticket #74991)",
-      "h warning account acc_halvorsen is Halvorsen Freight, not Nordkapp Logistics (the account on ticket #74991)",
-      "i warning account acc_nope does not exist",
-      "j warning ticket #constructor does not exist",
-    ]);
+    const issues = validatePlan(after, { desk, now: new Date("2026-04-01T09:00:00Z"), agentAllowedTools: [...DEMO_AGENT_TOOLS, "issue_refund"] }).issues;
+    const d = diffPlans(before, after, desk, { issues });
+    const onChanged = issues.filter((i) => ["a", "b", "d", "e", "f"].includes(i.stepId ?? ""));
+    expect(onChanged.length).toBeGreaterThan(0);
+    // each validator issue of a touched step is an annotation with the same code, severity and message
+    for (const i of onChanged) expect(d.annotations).toContainEqual(expect.objectContaining({ stepId: i.stepId, code: i.code, severity: i.severity, message: i.message }));
+    // and nothing else but the informational balance note
+    expect(d.annotations.filter((a) => a.code !== "amount_of_balance")).toHaveLength(onChanged.length);
+    expect(new Set(d.annotations.map((a) => a.code))).toEqual(new Set([...onChanged.map((i) => i.code), ...(d.annotations.some((a) => a.code === "amount_of_balance") ? ["amount_of_balance"] : [])]));
+    // the facts the old desk-computed notes reported, now under the validator's codes
+    const codes = onChanged.map((i) => i.code);
+    expect(codes).toEqual(expect.arrayContaining(["unknown_id", "cross_account_target", "amount_exceeds_balance", "currency_mismatch", "window_on_holiday"]));
   });
 
   it("unchanged and moved-only steps are not annotated", () => {

@@ -85,36 +85,25 @@ export const movedStepSchema = z.object({
 export type MovedStep = z.infer<typeof movedStepSchema>;
 
 /**
- * A note on an added or changed step computed from our own account data, never from the plan
- * (DESIGN.md §7). `code` is a stable machine code (see `AnnotationCode`); `path` the argument
- * it concerns (e.g. `args.invoiceId`), when there is one.
+ * A note on an added or changed step (DESIGN.md §7; one rule set, issue #10): the VALIDATOR's
+ * issues on that step — the same code, severity and message the card and the API show (e.g.
+ * `cross_account_target`, `unknown_id`, `window_on_holiday`, `money_in_flight`) — plus one
+ * informational note computed from our own account data, never from the plan:
+ * `amount_of_balance` (info) an amount shown against its invoice's open balance. `path` is the
+ * argument it concerns relative to the step (e.g. `args.invoiceId`), when there is one.
+ * Diffs stored before issue #10 may carry the older desk-computed codes; they still parse.
  */
 export const annotationSchema = z.object({
   stepId: z.string(),
-  severity: z.enum(["info", "warning"]),
+  severity: z.enum(["info", "warning", "error"]),
   code: z.string(),
   path: z.string().optional(),
   message: z.string(),
 });
 export type Annotation = z.infer<typeof annotationSchema>;
 
-/**
- * Stable annotation codes:
- * `cross_account` (warning) target belongs to another account than the ticket's;
- * `unknown_target` (warning) the referenced invoice/shipment/ticket/account does not exist;
- * `amount_of_balance` (info) amount shown against the invoice's open balance;
- * `amount_exceeds_balance` (warning); `currency_mismatch` (warning);
- * `invoice_not_open` (warning) the invoice is paid or void;
- * `destination_holiday` (warning) a delivery window boundary falls on a destination holiday.
- */
-export type AnnotationCode =
-  | "cross_account"
-  | "unknown_target"
-  | "amount_of_balance"
-  | "amount_exceeds_balance"
-  | "currency_mismatch"
-  | "invoice_not_open"
-  | "destination_holiday";
+/** Annotation codes: every validator issue code (lib/validation/codes.ts) and `amount_of_balance`. */
+export type AnnotationCode = string;
 
 /**
  * Provenance/author metadata of a common step that changed while its tool and arguments
@@ -210,8 +199,9 @@ export class PlanDiffError extends Error {
  * Steps are aligned by id. Same id + same tool = common step; its args are compared leaf by
  * leaf at any depth (`changed[].fields`). Same id + different tool = `removed` (old step) and
  * `added` (new step). Provenance and author are metadata: they do not change the digest, so a
- * difference there alone is not a change (see `metadataChanged`). Annotations are computed
- * only when `desk` is given (else `[]`).
+ * difference there alone is not a change (see `metadataChanged`). Annotations of the added
+ * and changed steps are `consent.issues` (the validator's issues of `after`) on those steps, plus
+ * the `amount_of_balance` note when `desk` is given.
  *
  * `consent` (optional): the active approvals of `before` and the issues of `after`, so that
  * `reapprovalRequired` also names approved steps that gained an unacknowledged warning — pass
@@ -282,10 +272,13 @@ export function diffPlans(before: Plan, after: Plan, desk?: AccountSnapshot, con
   for (const r of removed) summary.push(`step ${beforeById.get(r.id)!.pos} ${r.tool} removed`);
 
   const annotations: Annotation[] = [];
-  if (desk) {
-    for (const a of after.steps) {
-      if (addedSet.has(a.id) || changedById.has(a.id)) annotations.push(...annotateStep(a, desk));
+  for (const a of after.steps) {
+    if (!addedSet.has(a.id) && !changedById.has(a.id)) continue;
+    for (const i of consent?.issues ?? []) {
+      if (i.stepId !== a.id || i.message === undefined || i.severity === undefined) continue;
+      annotations.push({ stepId: a.id, severity: i.severity, code: i.code, ...(stepRelativePath(i.path) ? { path: stepRelativePath(i.path) } : {}), message: i.message });
     }
+    if (desk) annotations.push(...balanceNotes(a, desk));
   }
 
   return {
@@ -639,122 +632,32 @@ function describeChangedStep(c: ChangedStep, beforeArgs: unknown, afterArgs: unk
 }
 
 // ---------------------------------------------------------------------------------------------
-// Internals: annotations from account data
+// Internals: annotations
 // ---------------------------------------------------------------------------------------------
 
-type TargetKind = "invoice" | "shipment" | "ticket" | "account";
-
-/** Argument names that name a target record; camelCase per DESIGN.md, snake_case tolerated. */
-const TARGET_ARGS: ReadonlyArray<[string, TargetKind]> = [
-  ["invoiceId", "invoice"],
-  ["invoice_id", "invoice"],
-  ["shipmentId", "shipment"],
-  ["shipment_id", "shipment"],
-  ["ticketId", "ticket"],
-  ["ticket_id", "ticket"],
-  ["accountId", "account"],
-  ["account_id", "account"],
-];
+/** "steps.3.args.window.from" → "args.window.from"; a plan-level path → undefined. */
+function stepRelativePath(path: string | undefined): string | undefined {
+  const m = path ? /^steps\.\d+\.(.+)$/.exec(path) : null;
+  return m ? m[1] : undefined;
+}
 
 /** Own-property lookup (ids like "constructor" must not resolve to prototype members). */
 function own<T>(table: Record<string, T> | undefined, id: string): T | undefined {
   return table && Object.prototype.hasOwnProperty.call(table, id) ? table[id] : undefined;
 }
 
-function lookupTarget(desk: AccountSnapshot, kind: TargetKind, id: string) {
-  switch (kind) {
-    case "invoice":
-      return own(desk.invoices, id);
-    case "shipment":
-      return own(desk.shipments, id);
-    case "ticket":
-      return own(desk.tickets, id) ?? (desk.ticket.id === id ? desk.ticket : undefined);
-    case "account":
-      return own(desk.accounts, id);
-  }
-}
-
-function label(kind: TargetKind, id: string): string {
-  return kind === "ticket" ? `ticket #${id}` : `${kind} ${id}`;
-}
-
 /**
- * Annotations for one added or changed step, from `desk` only (DESIGN.md §7, §1.5):
- * for each top-level target argument (invoiceId, shipmentId, ticketId, accountId):
- * unknown id → warning; owner ≠ ticket's account → warning naming both accounts.
- * For an invoice: paid or void → warning (and no balance comparison); open with a money
- * `amount` → info "amount X of open balance Y", or a warning when over the balance or in
- * another currency. For a shipment with a `window`,
- * a boundary on a destination holiday → warning.
+ * The informational note of an added or changed step with a money `amount` on an open invoice
+ * in the same currency, within its balance: "amount $1,489.00 of open balance $2,120.00". Every
+ * check of the same facts (unknown invoice, not open, other currency, over the balance or what
+ * is available) is the validator's (lib/validation/argument-bounds.ts), shown as its issue.
  */
-function annotateStep(step: Step, desk: AccountSnapshot): Annotation[] {
-  const out: Annotation[] = [];
-  const note = (severity: Annotation["severity"], code: AnnotationCode, path: string, message: string) =>
-    out.push({ stepId: step.id, severity, code, path, message });
-  const accountName = (id: string) => own(desk.accounts, id)?.name ?? id;
-  const ticketAccount = desk.ticket.accountId;
-  const onTicket = `${accountName(ticketAccount)} (the account on ticket #${desk.ticket.id})`;
+function balanceNotes(step: Step, desk: AccountSnapshot): Annotation[] {
   const args = step.args ?? {};
-
-  for (const [arg, kind] of TARGET_ARGS) {
-    const id = propValue(args, arg);
-    if (typeof id !== "string") continue;
-    const path = formatPath(["args", arg]);
-    const record = lookupTarget(desk, kind, id);
-    if (!record) {
-      note("warning", "unknown_target", path, `${label(kind, id)} does not exist`);
-      continue;
-    }
-    const owner = "accountId" in record ? record.accountId : record.id;
-    if (owner !== ticketAccount) {
-      const message =
-        kind === "account"
-          ? `account ${id} is ${accountName(id)}, not ${onTicket}`
-          : `${label(kind, id)} belongs to ${accountName(owner)}, not to ${onTicket}`;
-      note("warning", "cross_account", path, message);
-    }
-
-    if (kind === "invoice") {
-      const inv = record as AccountSnapshot["invoices"][string];
-      const amount = propValue(args, "amount");
-      if (inv.status !== "open") note("warning", "invoice_not_open", path, `${label(kind, id)} is ${inv.status}`);
-      if (isMoneyLike(amount) && inv.status === "open") {
-        const amountPath = formatPath(["args", "amount"]);
-        if (amount.currency !== inv.openBalance.currency) {
-          note(
-            "warning",
-            "currency_mismatch",
-            amountPath,
-            `amount is in ${amount.currency} but ${label(kind, id)} is in ${inv.openBalance.currency}`,
-          );
-        } else if (amount.minor > inv.openBalance.minor) {
-          note(
-            "warning",
-            "amount_exceeds_balance",
-            amountPath,
-            `amount ${money(amount)} exceeds open balance ${money(inv.openBalance)} of ${label(kind, id)}`,
-          );
-        } else {
-          note("info", "amount_of_balance", amountPath, `amount ${money(amount)} of open balance ${money(inv.openBalance)}`);
-        }
-      }
-    }
-
-    if (kind === "shipment") {
-      const sh = record as AccountSnapshot["shipments"][string];
-      const window = propValue(args, "window");
-      const holidays = new Set(own(desk.holidays, sh.destination) ?? []);
-      if (isPlainObject(window)) {
-        const dates = new Set<string>();
-        for (const k of ["from", "to"]) {
-          const d = propValue(window, k);
-          if (typeof d === "string" && holidays.has(d) && !dates.has(d)) {
-            dates.add(d);
-            note("warning", "destination_holiday", formatPath(["args", "window", k]), `${d} is a holiday at destination ${sh.destination}`);
-          }
-        }
-      }
-    }
-  }
-  return out;
+  const id = propValue(args, "invoiceId");
+  const amount = propValue(args, "amount");
+  if (typeof id !== "string" || !isMoneyLike(amount)) return [];
+  const inv = own(desk.invoices, id);
+  if (!inv || inv.status !== "open" || amount.currency !== inv.openBalance.currency || amount.minor > inv.openBalance.minor) return [];
+  return [{ stepId: step.id, severity: "info", code: "amount_of_balance", path: "args.amount", message: `amount ${money(amount)} of open balance ${money(inv.openBalance)}` }];
 }

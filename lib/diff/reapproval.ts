@@ -41,7 +41,8 @@ export interface Move {
  * Without `approvals`, the `unacknowledged_warning` reason is never produced.
  */
 export interface ConsentContext {
-  issues?: readonly { stepId?: string; code: string; needsAcknowledgement?: boolean }[];
+  /** The validator's issues of `after` (lib/validation); the diff's annotations are these on its added and changed steps. */
+  issues?: readonly { stepId?: string; code: string; needsAcknowledgement?: boolean; severity?: "error" | "warning"; path?: string; message?: string }[];
   approvals?: readonly { stepId: string; acknowledged?: unknown }[];
 }
 
