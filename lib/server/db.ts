@@ -33,7 +33,8 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeout
     );
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
-  const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }));
+  // A second connection serves reads outside transactions (WAL), except for an in-memory database.
+  const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }), undefined, { reader: file !== ":memory:" });
   return new PrismaClient({ adapter });
 }
 

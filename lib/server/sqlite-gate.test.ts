@@ -32,4 +32,23 @@ describe("one SQLite connection shared by concurrent requests", () => {
     expect(await prisma.customerAccount.findUnique({ where: { id: "acc_outside" } })).toMatchObject({ name: "Written outside" });
     expect(await prisma.customerAccount.findUnique({ where: { id: "acc_uncommitted" } })).toBeNull();
   });
+
+  it("a read outside a transaction does not wait for an open write transaction, and sees only what is committed", async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let inside!: () => void;
+    const started = new Promise<void>((r) => (inside = r));
+    const writer = prisma.$transaction(async (tx) => {
+      await tx.customerAccount.create({ data: { id: "acc_slow_writer", name: "Committed later" } });
+      inside();
+      await hold;
+    });
+    await started;
+    // the transaction is still open: the read answers now, from the last committed state
+    const read = await prisma.customerAccount.findUnique({ where: { id: "acc_slow_writer" } });
+    expect(read).toBeNull();
+    release();
+    await writer;
+    expect(await prisma.customerAccount.findUnique({ where: { id: "acc_slow_writer" } })).toMatchObject({ name: "Committed later" });
+  });
 });

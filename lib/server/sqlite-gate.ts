@@ -13,18 +13,31 @@ import type {
  * statement outside a transaction wait until no transaction is open, so each request sees only
  * committed data and its own writes survive another request's rollback.
  *
+ * Reads do not wait behind a write transaction (issue #11 item 5): with `opts.reader` a second
+ * connection to the same file serves every SELECT sent outside a transaction. In WAL mode it reads
+ * the last committed state without waiting for the writer (never another request's uncommitted
+ * rows), so a page or a GET is not queued behind a claim's transaction. Statements inside a
+ * transaction, and every write, stay on the one writing connection.
+ *
  * Deadlock guard: code that, inside `$transaction`, queries through the global client instead of
- * `tx` would wait for its own transaction; the wait gives up after `waitMs` with an error naming
- * the cause instead of hanging.
+ * `tx` would wait for its own transaction (writes) or not see its own uncommitted rows (reads);
+ * a wait gives up after `waitMs` with an error naming the cause instead of hanging.
  */
-export function gateSqliteFactory(inner: SqlMigrationAwareDriverAdapterFactory, waitMs = 30_000): SqlMigrationAwareDriverAdapterFactory {
+export function gateSqliteFactory(
+  inner: SqlMigrationAwareDriverAdapterFactory,
+  waitMs = 30_000,
+  opts: { reader?: boolean } = {},
+): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,
-    connect: async () => gateAdapter(await inner.connect(), waitMs),
+    connect: async () => gateAdapter(await inner.connect(), waitMs, opts.reader ? await inner.connect() : undefined),
     connectToShadowDb: async () => gateAdapter(await inner.connectToShadowDb(), waitMs),
   };
 }
+
+/** A statement that only reads (a plain SELECT): safe on the reading connection. */
+const READ_ONLY = /^\s*SELECT\b/i;
 
 /** A FIFO lock over one connection: one holder at a time (a transaction or one statement). */
 class ConnectionLock {
@@ -48,7 +61,7 @@ class ConnectionLock {
   }
 }
 
-function gateAdapter(adapter: SqlDriverAdapter, waitMs: number): SqlDriverAdapter {
+function gateAdapter(adapter: SqlDriverAdapter, waitMs: number, reader?: SqlDriverAdapter): SqlDriverAdapter {
   const lock = new ConnectionLock();
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
     const release = await lock.acquire(waitMs);
@@ -61,10 +74,13 @@ function gateAdapter(adapter: SqlDriverAdapter, waitMs: number): SqlDriverAdapte
   const gated: SqlDriverAdapter = {
     provider: adapter.provider,
     adapterName: adapter.adapterName,
-    queryRaw: (q: SqlQuery) => exclusive(() => adapter.queryRaw(q)),
+    queryRaw: (q: SqlQuery) => (reader && READ_ONLY.test(q.sql) ? reader.queryRaw(q) : exclusive(() => adapter.queryRaw(q))),
     executeRaw: (q: SqlQuery) => exclusive(() => adapter.executeRaw(q)),
     executeScript: (script: string) => exclusive(() => adapter.executeScript(script)),
-    dispose: () => adapter.dispose(),
+    dispose: async () => {
+      await reader?.dispose();
+      await adapter.dispose();
+    },
     startTransaction: async (isolationLevel) => {
       const release = await lock.acquire(waitMs);
       let tx: Transaction;
