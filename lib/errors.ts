@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   validation_failed: 422,
   acknowledgement_required: 422,
+  busy: 503,
   internal: 500,
 } as const;
 

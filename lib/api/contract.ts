@@ -66,6 +66,9 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   // Text with a NUL character (which PostgreSQL cannot store) in a body or query, or a number a
   // database column cannot hold, is refused as 422 on every endpoint (lib/server/http.ts).
   codes.add("validation_failed");
+  // A decision that kept losing to concurrent ones (serialization conflicts beyond every retry):
+  // 503 with Retry-After, nothing saved (lib/server/transaction.ts).
+  if (e.method !== "GET") codes.add("busy");
   if (e.body) {
     codes.add("invalid_json");
     codes.add("payload_too_large");

@@ -4,7 +4,8 @@ import { DomainError } from "../errors";
 
 /** JSON error body of API.md: `{error: {code, message, ...details}}` with the code's status. */
 export function errorResponse(err: DomainError): NextResponse {
-  return NextResponse.json({ error: { code: err.code, message: err.message, ...err.details } }, { status: err.status });
+  const retryAfter = typeof err.details.retryAfterSeconds === "number" ? { "Retry-After": String(err.details.retryAfterSeconds) } : undefined;
+  return NextResponse.json({ error: { code: err.code, message: err.message, ...err.details } }, { status: err.status, headers: retryAfter });
 }
 
 /** Largest JSON body accepted: 1 MiB (the largest valid plan is about a quarter of that). */

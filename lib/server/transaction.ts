@@ -44,7 +44,7 @@ export const refuse = <T = never>(code: ErrorCode, message: string, details: Rec
   error: new DomainError(code, message, details),
 });
 
-/** Attempts of one transaction before a retryable failure is given up (and surfaces as a 500). */
+/** Attempts of one transaction before a retryable failure is given up (a typed 503 `busy`, nothing saved). */
 const MAX_ATTEMPTS = 12;
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
@@ -91,8 +91,12 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
     try {
       return await attempt();
     } catch (e) {
-      if (!isRetryable(e) || n >= MAX_ATTEMPTS) throw e;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 5 * 2 ** n)));
+      if (!isRetryable(e)) throw e;
+      if (n >= MAX_ATTEMPTS) {
+        console.error(`plandesk: a transaction lost ${n} times to concurrent ones; answering busy`, e);
+        throw new DomainError("busy", "Too many decisions on the same records at once; nothing was saved. Try again in a moment.", { attempts: n, retryAfterSeconds: 1 });
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 5 * 2 ** n)));
     }
   }
 }
