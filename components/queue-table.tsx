@@ -108,6 +108,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
         <select
           id="status-filter"
           value={status}
+          // Disabled until hydrated: a choice made before React takes over would be silently reset.
+          disabled={!mounted}
           onChange={(e) => {
             setStatus(e.target.value);
             router.replace(`/runs?status=${e.target.value}`, { scroll: false });
