@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { z } from "zod";
@@ -11,15 +11,19 @@ import { formatInstant } from "@/lib/format";
 import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
 import { getTool, toolNames } from "@/lib/tools/catalog";
 import { toast } from "../toaster";
-import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
+import { LoadMore, usePagedList } from "./paged-list";
+import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 
 const AGENTS_KEY = ["admin", "agents"] as const;
-const fetchAgents = async () => (await apiFetch<{ agents: AgentView[] }>("/api/admin/agents")).agents;
+/** One page of `GET /api/admin/agents`. */
+export type AgentsPage = { agents: AgentView[]; nextCursor: string | null };
 const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
 
-/** Agents, their tool allowlists and API keys (create shows a key once; revoke). */
-export function AgentsAdmin({ initialAgents }: { initialAgents: AgentView[] }) {
-  const { data: agents = initialAgents } = useQuery({ queryKey: AGENTS_KEY, queryFn: fetchAgents, initialData: initialAgents });
+/** Agents, their tool allowlists and API keys (create shows a key once; revoke); a page at a time. */
+export function AgentsAdmin({ initialPage }: { initialPage: AgentsPage }) {
+  const list = usePagedList(AGENTS_KEY, "/api/admin/agents", initialPage);
+  const agents = (list.data?.pages ?? []).flatMap((p) => p.agents);
   return (
     <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-4">
@@ -27,6 +31,7 @@ export function AgentsAdmin({ initialAgents }: { initialAgents: AgentView[] }) {
         {agents.map((a) => (
           <AgentCard key={a.id} agent={a} />
         ))}
+        <LoadMore list={list} />
       </div>
       <CreateAgentForm />
     </div>
@@ -135,48 +140,12 @@ function AgentCard({ agent }: { agent: AgentView }) {
 }
 
 function KeyRow({ agentId, apiKey }: { agentId: string; apiKey: ApiKeyView }) {
-  const qc = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [err, setErr] = useState<string | null>(null);
-  const revoke = useMutation({
-    mutationFn: () => apiFetch<{ apiKey: ApiKeyView }>(`/api/admin/agents/${agentId}/keys/${apiKey.id}/revoke`, { method: "POST" }),
-    onSuccess: () => {
-      setErr(null);
-      setConfirming(false);
-      void qc.invalidateQueries({ queryKey: AGENTS_KEY });
-      toast(`Key ${apiKey.prefix}… revoked.`);
-    },
-    onError: (e) => setErr(errorText(e)),
-  });
   return (
     <tr className="border-t border-slate-100 align-top">
       <td className="py-1.5 font-mono text-xs">{apiKey.prefix}…</td>
       <td className="py-1.5 text-xs">{formatInstant(apiKey.createdAt)}</td>
-      <td className="py-1.5 text-xs">
-        {apiKey.revokedAt ? <span className="text-red-800">revoked {formatInstant(apiKey.revokedAt)}</span> : <span className="text-emerald-900">active</span>}
-      </td>
-      <td className="py-1.5 text-right">
-        {!apiKey.revokedAt &&
-          (confirming ? (
-            <span role="group" aria-label={`Confirm revoking key ${apiKey.prefix}`} className="inline-flex gap-1">
-              <button type="button" className={dangerButtonClass} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-                Confirm revoke
-              </button>
-              <button type="button" className={quietButtonClass} onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </span>
-          ) : (
-            <button type="button" className={quietButtonClass} onClick={() => setConfirming(true)} aria-label={`Revoke key ${apiKey.prefix}`}>
-              Revoke
-            </button>
-          ))}
-        {err && (
-          <p role="alert" className="mt-1 text-left text-xs text-red-700">
-            {err}
-          </p>
-        )}
-      </td>
+      <KeyStatusCell revokedAt={apiKey.revokedAt} />
+      <RevokeKeyCell apiKey={apiKey} revokeUrl={`/api/admin/agents/${agentId}/keys/${apiKey.id}/revoke`} queryKey={AGENTS_KEY} />
     </tr>
   );
 }

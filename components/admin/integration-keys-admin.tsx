@@ -1,23 +1,26 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "@/lib/admin-schemas";
-import { ApiError, apiFetch } from "@/lib/client/api";
+import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { IntegrationKeyView } from "@/lib/server/admin/integration-keys";
 import { toast } from "../toaster";
-import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
+import { LoadMore, usePagedList } from "./paged-list";
+import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 
 const KEYS = ["admin", "integration-keys"] as const;
-const fetchKeys = async () => (await apiFetch<{ integrationKeys: IntegrationKeyView[] }>("/api/admin/integration-keys")).integrationKeys;
-const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
+/** One page of `GET /api/admin/integration-keys`. */
+export type IntegrationKeysPage = { integrationKeys: IntegrationKeyView[]; nextCursor: string | null };
 
 /** Ticketing-integration keys: the list (prefix, created, last used, status), create (the key is shown once), revoke. */
-export function IntegrationKeysAdmin({ initialKeys }: { initialKeys: IntegrationKeyView[] }) {
-  const { data: keys = initialKeys } = useQuery({ queryKey: KEYS, queryFn: fetchKeys, initialData: initialKeys });
+export function IntegrationKeysAdmin({ initialPage }: { initialPage: IntegrationKeysPage }) {
+  const list = usePagedList(KEYS, "/api/admin/integration-keys", initialPage);
+  const keys = (list.data?.pages ?? []).flatMap((p) => p.integrationKeys);
   return (
     <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
       <section aria-labelledby="integration-keys-h" className="rounded-lg border border-slate-200 bg-white p-4">
@@ -57,6 +60,7 @@ export function IntegrationKeysAdmin({ initialKeys }: { initialKeys: Integration
             </tbody>
           </table>
         )}
+        <LoadMore list={list} />
       </section>
       <CreateKeyForm />
     </div>
@@ -64,48 +68,14 @@ export function IntegrationKeysAdmin({ initialKeys }: { initialKeys: Integration
 }
 
 function KeyRow({ integrationKey: k }: { integrationKey: IntegrationKeyView }) {
-  const qc = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const [err, setErr] = useState<string | null>(null);
-  const revoke = useMutation({
-    mutationFn: () => apiFetch<{ integrationKey: IntegrationKeyView }>(`/api/admin/integration-keys/${k.id}/revoke`, { method: "POST" }),
-    onSuccess: () => {
-      setErr(null);
-      setConfirming(false);
-      void qc.invalidateQueries({ queryKey: KEYS });
-      toast(`Key ${k.prefix}… revoked.`);
-    },
-    onError: (e) => setErr(errorText(e)),
-  });
   return (
     <tr className="border-t border-slate-100 align-top">
       <td className="py-1.5">{k.name}</td>
       <td className="py-1.5 font-mono text-xs">{k.prefix}…</td>
       <td className="py-1.5 text-xs">{formatInstant(k.createdAt)}</td>
       <td className="py-1.5 text-xs">{k.lastUsedAt ? formatInstant(k.lastUsedAt) : "never"}</td>
-      <td className="py-1.5 text-xs">{k.revokedAt ? <span className="text-red-800">revoked {formatInstant(k.revokedAt)}</span> : <span className="text-emerald-900">active</span>}</td>
-      <td className="py-1.5 text-right">
-        {!k.revokedAt &&
-          (confirming ? (
-            <span role="group" aria-label={`Confirm revoking key ${k.prefix}`} className="inline-flex gap-1">
-              <button type="button" className={dangerButtonClass} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-                Confirm revoke
-              </button>
-              <button type="button" className={quietButtonClass} onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </span>
-          ) : (
-            <button type="button" className={quietButtonClass} onClick={() => setConfirming(true)} aria-label={`Revoke key ${k.prefix}`}>
-              Revoke
-            </button>
-          ))}
-        {err && (
-          <p role="alert" className="mt-1 text-left text-xs text-red-700">
-            {err}
-          </p>
-        )}
-      </td>
+      <KeyStatusCell revokedAt={k.revokedAt} />
+      <RevokeKeyCell apiKey={k} revokeUrl={`/api/admin/integration-keys/${k.id}/revoke`} queryKey={KEYS} />
     </tr>
   );
 }

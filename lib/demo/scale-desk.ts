@@ -74,7 +74,9 @@ const pad = (n: number, w: number) => String(n).padStart(w, "0");
 const NAME_A = ["Nord", "Baltic", "Rhine", "Alpine", "Fjord", "Hanse", "Delta", "Polar", "Tidal", "Oak", "Lumen", "Harbor", "Cobalt", "Granite", "Meridian", "Vega", "Atlas", "Boreal"];
 const NAME_B = ["Logistics", "Freight", "Imports", "Seafood", "Parts", "Flowers", "Outdoor", "Electronics", "Furniture", "Coffee", "Pharma", "Textiles", "Motors", "Foods", "Paper"];
 const FEE_CODES = ["LATE_FEE", "STORAGE", "DETENTION", "REDELIVERY", "REEFER_PLUGIN"];
-const DESTS = ["NO-OSL", "DE-HAM", "NL-RTM", "SE-GOT", "DK-CPH", "PL-GDN"];
+/** The destinations scale-desk shipments go to (the seed loads holidays for these only). */
+export const SCALE_DESTINATIONS = ["NO-OSL", "DE-HAM", "NL-RTM", "SE-GOT", "DK-CPH", "PL-GDN"] as const;
+const DESTS = SCALE_DESTINATIONS;
 const SHIP_STATUS = ["in_transit", "in_transit", "scheduled", "scheduled", "held", "delivered"] as const;
 
 /** Customer account `i` (`acc_s00000`…). */

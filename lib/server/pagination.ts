@@ -33,6 +33,17 @@ export function decodeCursor(cursor: string, kind: "date" | "number"): { key: Da
   return { key, id };
 }
 
+/**
+ * The `where` of the page after `cursor` in (createdAt, id) ascending order (a cursor made by
+ * `nextCursorOf(rows, limit, (r) => r.createdAt)`), or `{}` for the first page.
+ * Errors: 400 `bad_request` for a malformed cursor.
+ */
+export function afterCreated(cursor: string | null | undefined): { OR?: ({ createdAt: { gt: Date } } | { createdAt: Date; id: { gt: string } })[] } {
+  if (!cursor) return {};
+  const after = decodeCursor(cursor, "date");
+  return { OR: [{ createdAt: { gt: after.key } }, { createdAt: after.key, id: { gt: after.id } }] };
+}
+
 /** The cursor of the next page: present when the query returned more than `limit` rows. */
 export function nextCursorOf<T extends { id: string }>(rows: T[], limit: number, keyOf: (row: T) => Date | number | string): string | null {
   if (rows.length <= limit) return null;

@@ -22,7 +22,7 @@ export default async function AdminAgentsPage() {
             An agent calls the API with its key. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.
           </p>
           <AdminNav current="agents" />
-          <AgentsAdmin initialAgents={await listAgents(viewer)} />
+          <AgentsAdmin initialPage={await listAgents(viewer)} />
         </main>
       }
     </>

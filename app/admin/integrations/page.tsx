@@ -22,7 +22,7 @@ export default async function AdminIntegrationsPage() {
           else, and agent keys cannot revise tasks. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.
         </p>
         <AdminNav current="integrations" />
-        <IntegrationKeysAdmin initialKeys={await listIntegrationKeys(viewer)} />
+        <IntegrationKeysAdmin initialPage={await listIntegrationKeys(viewer)} />
       </main>
     </>
   );

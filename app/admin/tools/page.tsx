@@ -22,7 +22,7 @@ export default async function AdminToolsPage() {
             Import tools from an MCP server&apos;s <code>tools/list</code> or from OpenAI function definitions. Each import that changes a tool makes a new catalog version; a run keeps the version it was validated against. An agent may call an imported tool only when its allowlist says so.
           </p>
           <AdminNav current="tools" />
-          <ToolsAdmin initial={await listCatalogForAdmin(viewer)} agents={(await listAgents(viewer)).map((a) => ({ id: a.id, name: a.name, allowedTools: a.allowedTools }))} servers={Object.keys(configuredMcpServers())} />
+          <ToolsAdmin initial={await listCatalogForAdmin(viewer)} agents={(await listAgents(viewer, { limit: 200 })).agents.map((a) => ({ id: a.id, name: a.name, allowedTools: a.allowedTools }))} servers={Object.keys(configuredMcpServers())} />
         </main>
       }
     </>

@@ -70,9 +70,10 @@ export const listAgentsEndpoint = defineEndpoint({
   id: "listAgents",
   method: "GET",
   path: "/api/admin/agents",
-  summary: "Agents with their allowlists and keys",
+  summary: "Agents with their allowlists and keys, one page",
   caller: ADMIN,
-  success: { status: [200], schema: z.object({ agents: z.array(agentViewSchema) }), description: "{agents}" },
+  query: z.object(page),
+  success: { status: [200], schema: z.object({ agents: z.array(agentViewSchema), nextCursor: z.string().nullable().optional() }), description: "{agents, nextCursor}" },
   refusals: [],
 });
 
@@ -113,9 +114,10 @@ export const listIntegrationKeysEndpoint = defineEndpoint({
   id: "listIntegrationKeys",
   method: "GET",
   path: "/api/admin/integration-keys",
-  summary: "Ticketing-integration keys (prefix, created, last used, revoked)",
+  summary: "Ticketing-integration keys (prefix, created, last used, revoked), one page",
   caller: ADMIN,
-  success: { status: [200], schema: z.object({ integrationKeys: z.array(integrationKeySchema) }), description: "{integrationKeys}" },
+  query: z.object(page),
+  success: { status: [200], schema: z.object({ integrationKeys: z.array(integrationKeySchema), nextCursor: z.string().nullable().optional() }), description: "{integrationKeys, nextCursor}" },
   refusals: [],
 });
 

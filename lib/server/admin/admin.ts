@@ -22,7 +22,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
 import { prisma } from "../db";
-import { nextCursorOf, pageSize } from "../pagination";
+import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
 /**
@@ -275,11 +275,21 @@ export async function setGrant(admin: Admin, userId: string, tool: string, raw: 
 
 // ── agents and keys ───────────────────────────────────────────────────────────
 
-/** All agents with their allowlists and keys. Errors: 403 `forbidden`. */
-export async function listAgents(admin: Admin): Promise<AgentView[]> {
+/**
+ * One page of agents with their allowlists and keys, oldest first, keyset-paginated by
+ * (createdAt, id) (`opts.limit` 1–200, default 100; `opts.cursor` from the previous page).
+ * Errors: 403 `forbidden`; 400 `bad_request` for a malformed cursor.
+ */
+export async function listAgents(admin: Admin, opts: { cursor?: string | null; limit?: number } = {}): Promise<{ agents: AgentView[]; nextCursor: string | null }> {
   await requireRole(admin, ["admin"], "admin.list_agents");
-  // A desk runs a handful of agents; the bound keeps the page a page if that ever changes.
-  return (await prisma.agent.findMany({ include: agentInclude, orderBy: { createdAt: "asc" }, take: 500 })).map(toAgentView);
+  const limit = pageSize(opts.limit, 100);
+  const rows = await prisma.agent.findMany({
+    where: afterCreated(opts.cursor),
+    include: agentInclude,
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: limit + 1,
+  });
+  return { agents: rows.slice(0, limit).map(toAgentView), nextCursor: nextCursorOf(rows, limit, (a) => a.createdAt) };
 }
 
 /** Creates an agent with its tool allowlist (no key yet). Audited `agent.create`. Errors: 403; 400. */

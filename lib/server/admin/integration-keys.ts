@@ -5,6 +5,7 @@ import { generateIntegrationKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
+import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 
 /**
  * Ticketing-integration keys (issue #13): the credential a ticketing system uses to post task
@@ -39,10 +40,19 @@ function toView(k: Row): IntegrationKeyView {
   };
 }
 
-/** Every integration key, oldest first (at most 500). Errors: 403 `forbidden` unless admin. */
-export async function listIntegrationKeys(admin: Admin): Promise<IntegrationKeyView[]> {
+/**
+ * One page of integration keys, oldest first, keyset-paginated by (createdAt, id) (`opts.limit`
+ * 1–200, default 100; `opts.cursor` from the previous page). Errors: 403 `forbidden` unless admin;
+ * 400 `bad_request` for a malformed cursor.
+ */
+export async function listIntegrationKeys(
+  admin: Admin,
+  opts: { cursor?: string | null; limit?: number } = {},
+): Promise<{ integrationKeys: IntegrationKeyView[]; nextCursor: string | null }> {
   await requireRole(admin, ["admin"], "admin.list_integration_keys");
-  return (await prisma.integrationKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 500 })).map(toView);
+  const limit = pageSize(opts.limit, 100);
+  const rows = await prisma.integrationKey.findMany({ where: afterCreated(opts.cursor), orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: limit + 1 });
+  return { integrationKeys: rows.slice(0, limit).map(toView), nextCursor: nextCursorOf(rows, limit, (k) => k.createdAt) };
 }
 
 /**

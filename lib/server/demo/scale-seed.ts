@@ -5,6 +5,7 @@ import {
   scaleNoiseEvent,
   scaleRun,
   scaleRunCreatedAt,
+  SCALE_DESTINATIONS,
   scaleShipment,
   scaleSizes,
   scaleTicket,
@@ -134,7 +135,9 @@ export async function seedScaleDesk(
   }
   const counts: Record<string, number> = {};
   const holidays: Record<string, string[]> = {};
-  for (const h of await prisma.holiday.findMany({ select: { destination: true, date: true } })) (holidays[h.destination] ??= []).push(h.date);
+  // Only the destinations the scale desk ships to, bounded (a few years of holidays each).
+  const rows = await prisma.holiday.findMany({ where: { destination: { in: [...SCALE_DESTINATIONS] } }, select: { destination: true, date: true }, take: 20_000 });
+  for (const h of rows) (holidays[h.destination] ??= []).push(h.date);
   const ctx: ScaleContext = { seed, sizes, now, holidays, agentId: DEMO_AGENT_ID };
   const writer = new BulkWriter(!opts.portable, opts.url ?? resolveDatabaseUrl().url, prisma);
   try {
