@@ -26,6 +26,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import autocannon from "autocannon";
+import type { LoadMeasurement } from "./bench-load-support";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -280,24 +281,8 @@ function treeRss(pid: number): { sum: number; max: number } {
 
 // ── measurements ──────────────────────────────────────────────────────────────
 
-interface Measurement {
-  name: string;
-  connections: number;
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  non2xx: number;
-  errors: number;
-  statuses: Record<string, number>;
-  /** Peak RSS of all server processes (every instance, `next start` and its child), MB. */
-  rssPeakMB: number;
-  /** Peak RSS of the largest single server process, MB. */
-  rssPeakProcessMB: number;
-}
+/** A measurement as the report reads it, with the largest single process always measured. */
+type Measurement = LoadMeasurement & { rssPeakProcessMB: number };
 
 type Req = { method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string };
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
+import { useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -12,11 +12,11 @@ import { formatInstant } from "@/lib/format";
 import type { AdminUserView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { LoadMore, usePagedList } from "./paged-list";
 
 export const USERS_KEY = ["admin", "users"] as const;
 /** One page of `GET /api/admin/users` (by name): the users and the cursor of the next page (null on the last). */
 export type UsersPage = { users: AdminUserView[]; nextCursor: string | null };
-const fetchUsers = async (cursor: string | null) => apiFetch<UsersPage>(`/api/admin/users${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
 
 /** Replaces `u` wherever it is in the loaded pages of the users list. */
 function replaceUser(data: InfiniteData<UsersPage, string | null> | undefined, u: AdminUserView) {
@@ -26,13 +26,8 @@ function replaceUser(data: InfiniteData<UsersPage, string | null> | undefined, u
 
 /** The people of the desk: list (a page at a time, "Load more" for the next), create, disable/enable (issue #6). */
 export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; viewerId: string }) {
-  const { data, error, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
-    queryKey: USERS_KEY,
-    queryFn: ({ pageParam }) => fetchUsers(pageParam),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.nextCursor,
-    initialData: { pages: [initialPage], pageParams: [null] },
-  });
+  const list = usePagedList(USERS_KEY, "/api/admin/users", initialPage);
+  const { data, error, hasNextPage } = list;
   const users = (data?.pages ?? []).flatMap((p) => p.users);
   return (
     <div className="mt-6 grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
@@ -67,13 +62,7 @@ export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; 
             ))}
           </tbody>
         </table></div>
-        {hasNextPage && (
-          <div className="flex justify-center border-t border-slate-100 px-4 py-3">
-            <button type="button" className={quietButtonClass} onClick={() => void fetchNextPage()} disabled={isFetchingNextPage}>
-              {isFetchingNextPage ? "Loading…" : "Load more"}
-            </button>
-          </div>
-        )}
+        <LoadMore list={list} className="flex justify-center border-t border-slate-100 px-4 py-3" />
       </section>
       <CreateUserForm />
     </div>
