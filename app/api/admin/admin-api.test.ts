@@ -212,6 +212,21 @@ describe("agents and API keys", () => {
     expect(JSON.stringify(events.map((e) => e.data))).not.toContain(key);
   });
 
+  it("lists agents a page at a time: every agent once across pages, oldest first", async () => {
+    const all = await prisma.agent.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+    expect(all.length).toBeGreaterThan(1);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await send(listAgentsRoute, "GET", `/api/admin/agents?limit=1${cursor ? `&cursor=${cursor}` : ""}`, admin);
+      expect(page.status).toBe(200);
+      expect(page.body.agents).toHaveLength(1);
+      seen.push(page.body.agents[0].id);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((a) => a.id));
+  });
+
   it("the key works on /api/v1, within the agent's allowlist", async () => {
     expect((await send(listTasksRoute, "GET", "/api/v1/tasks", agentCreds())).status).toBe(200);
     const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75018" } });

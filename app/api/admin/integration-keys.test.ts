@@ -51,4 +51,24 @@ describe("integration keys", () => {
     const bad = await POST(apiRequest("POST", "/api/admin/integration-keys", { cookie: admin, origin: TEST_ORIGIN }, { name: "  " }), routeCtx({}));
     expect(bad.status).toBe(400);
   });
+
+  it("lists a page at a time: every key once across pages, in creation order, a bad cursor is 400", async () => {
+    for (const name of ["Page key A", "Page key B", "Page key C"]) {
+      expect((await POST(apiRequest("POST", "/api/admin/integration-keys", { cookie: admin, origin: TEST_ORIGIN }, { name }), routeCtx({}))).status).toBe(201);
+    }
+    const all = await prisma.integrationKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await GET(apiRequest("GET", `/api/admin/integration-keys?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { cookie: admin }), routeCtx({}));
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { integrationKeys: { id: string }[]; nextCursor: string | null };
+      expect(page.integrationKeys.length).toBeLessThanOrEqual(2);
+      seen.push(...page.integrationKeys.map((k) => k.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((k) => k.id));
+    expect((await GET(apiRequest("GET", "/api/admin/integration-keys?cursor=not-a-cursor", { cookie: admin }), routeCtx({}))).status).toBe(400);
+  });
 });
+
