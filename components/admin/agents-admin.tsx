@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { z } from "zod";
@@ -166,8 +166,11 @@ function CreateAgentForm() {
     mutationFn: (v: CreateAgentInput) => apiFetch<{ agent: AgentView }>("/api/admin/agents", { method: "POST", body: v }),
     onSuccess: ({ agent }) => {
       setFormError(null);
-      qc.setQueryData<AgentView[]>(AGENTS_KEY, (all) => [...(all ?? []), agent]);
-      void qc.invalidateQueries({ queryKey: AGENTS_KEY });
+      // The newest agent goes last (oldest first): shown at the end of the loaded pages at once,
+      // not refetched away when more pages exist on the server.
+      qc.setQueryData<InfiniteData<AgentsPage, string | null>>(AGENTS_KEY, (d) =>
+        d ? { ...d, pages: d.pages.map((p, i) => (i === d.pages.length - 1 ? { ...p, agents: [...p.agents, agent] } : p)) } : d,
+      );
       form.reset();
       toast(`Created agent ${agent.name}. Create an API key for it next.`);
     },
