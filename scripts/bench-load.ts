@@ -21,12 +21,12 @@
  * bench/results/load.md (with bench/results/load-notes.md appended when present).
  * Load stays on 127.0.0.1.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import autocannon from "autocannon";
 import type { LoadMeasurement } from "./bench-load-support";
+import { freePort, signInCookieAt, startAppInstance, type AppInstance } from "../testing/app-instances";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -186,66 +186,11 @@ async function prepareFixtures(url: string, claimSteps: number, reviewRuns: numb
 
 // ── servers ───────────────────────────────────────────────────────────────────
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+type Server = AppInstance;
 
-interface Server {
-  port: number;
-  /** Where this instance listens. */
-  origin: string;
-  /** PLANDESK_URL of every instance: the Origin the console's requests carry. */
-  publicOrigin: string;
-  proc: ChildProcess;
-}
-
-/** Starts `next start` on `port`; every instance gets the same public origin (as behind a load balancer). */
-async function startServer(url: string, port: number, publicOrigin: string): Promise<Server> {
-  const origin = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      PLANDESK_URL: publicOrigin,
-      PLANDESK_DEMO: "1",
-      PLANDESK_BENCH: "1",
-      PLANDESK_SIGNIN_LIMIT: "10000",
-      BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "bench-secret-shared-by-every-instance-0123456789",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group: stopping it stops the next-server child too
-  });
-  let output = "";
-  proc.stdout!.on("data", (d) => (output += d));
-  proc.stderr!.on("data", (d) => (output += d));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`next start exited (${proc.exitCode}):\n${output}`);
-    try {
-      const res = await fetch(`${origin}/api/bench/bare`);
-      if (res.status === 200) return { port, origin, publicOrigin, proc };
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  try {
-    process.kill(-proc.pid!, "SIGTERM");
-  } catch {
-    /* gone */
-  }
-  throw new Error(`next start did not answer on ${origin} within 60 s:\n${output}`);
-}
+/** Starts `next start` on `port` with PLANDESK_BENCH=1 (the bare route); every instance gets the same public origin. */
+const startServer = (url: string, port: number, publicOrigin: string): Promise<Server> =>
+  startAppInstance({ databaseUrl: url, port, publicOrigin, command: "next-start", readyPath: "/api/bench/bare", env: { PLANDESK_BENCH: "1" } });
 
 /** VmRSS (bytes) of `pid` and its descendants, from /proc: their sum and the largest single process (the `next-server` child of `next start`). */
 function treeRss(pid: number): { sum: number; max: number } {
@@ -376,18 +321,7 @@ async function measure(name: string, servers: Server[], connections: number, nex
   return m;
 }
 
-async function signIn(server: Server, email: string): Promise<string> {
-  const res = await fetch(`${server.origin}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { origin: server.publicOrigin, "content-type": "application/json" },
-    body: JSON.stringify({ email, password: "plandesk-demo" }),
-  });
-  if (res.status !== 200) throw new Error(`sign-in of ${email} answered ${res.status}: ${await res.text()}`);
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-}
+const signIn = signInCookieAt;
 
 // ── main ──────────────────────────────────────────────────────────────────────
 

@@ -8,7 +8,8 @@
  * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per client address per minute (default 20);
  * - `PLANDESK_SIGNIN_ACCOUNT_LIMIT`: failed sign-ins per account per 15 minutes (default 10);
  * - `PLANDESK_TRUSTED_PROXIES`: proxies whose X-Forwarded-For is believed (read by scripts/server.mjs);
- * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600).
+ * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600);
+ * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600).
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
   const port = Number(env.PORT ?? 3000);
@@ -20,6 +21,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
   const signInLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_LIMIT ?? 20) || 20);
   const signInAccountLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_ACCOUNT_LIMIT ?? 10) || 10);
   const claimLeaseSeconds = Math.min(3600, Math.max(5, Number(env.PLANDESK_CLAIM_LEASE_SECONDS ?? 300) || 300));
+  const sweepSeconds = Math.min(3600, Math.max(1, Math.floor(Number(env.PLANDESK_SWEEP_SECONDS ?? 30) || 30)));
   return {
     port,
     publicUrl,
@@ -29,6 +31,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     signInLimit,
     signInAccountLimit,
     claimLeaseSeconds,
+    sweepSeconds,
     /** Served over https (PLANDESK_URL): HSTS and secure cookies. */
     https: publicUrl.startsWith("https://"),
   };
