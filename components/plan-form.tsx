@@ -171,7 +171,7 @@ export function PlanForm({
                 <div className="mt-3 grid gap-3 sm:grid-cols-2">
                   {(tool?.fields ?? []).map((field) => (
                     <div key={field.name} className={field.kind === "textarea" ? "sm:col-span-2" : ""}>
-                      <StepField stepIndex={index} field={field} desk={desk} ticketAccountId={ticketAccountId} />
+                      <StepField stepIndex={index} field={field} desk={desk} ticketAccountId={ticketAccountId} tool={tool} grants={grants} runId={runId} />
                     </div>
                   ))}
                 </div>

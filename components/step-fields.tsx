@@ -4,9 +4,13 @@ import { useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
-import { parseMoneyInput } from "@/lib/money-input";
+import { parseMoneyInput, stripMoneyInput } from "@/lib/money-input";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
-import type { FieldSpec } from "@/lib/tools/types";
+import type { Grant } from "@/lib/grants";
+import type { FieldSpec, ToolDefinition } from "@/lib/tools/types";
+import { checkMoneyField } from "@/lib/validation/money-field-check";
+import { textLimit } from "@/lib/tools/text-limit";
+import { CharacterCount } from "./character-count";
 import { RecordIdField, useInvoiceFees } from "./record-id-field";
 import { SchemaField } from "./schema-field";
 
@@ -146,11 +150,45 @@ function MoneyText(props: {
   );
 }
 
+/** One argument of one step: where it is, the page's account snapshot, and (for inline money checks) the step's tool, the viewer's grants and the run. */
+export interface StepFieldProps {
+  stepIndex: number;
+  field: FieldSpec;
+  desk: AccountSnapshot;
+  ticketAccountId: string;
+  tool?: ToolDefinition;
+  grants?: readonly Grant[];
+  runId?: string;
+}
+
+/**
+ * What the server would say about this amount before it is saved (open balance, money in flight,
+ * the viewer's limits), from the same rules (lib/validation/money-field-check.ts), under the field.
+ */
+function MoneyFieldNotes({ stepIndex, field, tool, desk, grants, runId }: { stepIndex: number; field: string; tool: ToolDefinition; desk: AccountSnapshot; grants: readonly Grant[]; runId?: string }) {
+  const { control, getFieldState } = useFormContext<PlanFormValues>();
+  const args = useWatch({ control, name: `steps.${stepIndex}.args` as const }) as Record<string, unknown> | undefined;
+  const changed = getFieldState(`steps.${stepIndex}.args.${field}` as `steps.${number}.args.${string}`).isDirty;
+  const value = args?.[field] as { minor?: unknown } | undefined;
+  if (!args || typeof value?.minor !== "number" || !Number.isFinite(value.minor)) return null;
+  const notes = checkMoneyField({ tool, field, args: stripMoneyInput(args), desk, grants, runId, changed });
+  if (notes.length === 0) return null;
+  return (
+    <ul className="mt-1 space-y-1" data-testid="money-notes" aria-live="polite">
+      {notes.map((n) => (
+        <li key={n.code} className={n.severity === "error" ? "text-sm text-red-700" : "text-sm text-slate-700"}>
+          {n.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * One argument of one step as a typed input: an imported tool's argument from its JSON Schema
  * (SchemaField), any other kind as below (TypedStepField).
  */
-export function StepField(props: { stepIndex: number; field: FieldSpec; desk: AccountSnapshot; ticketAccountId: string }) {
+export function StepField(props: StepFieldProps) {
   return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} /> : <TypedStepField {...props} />;
 }
 
@@ -159,17 +197,7 @@ export function StepField(props: { stepIndex: number; field: FieldSpec; desk: Ac
  * account first, showing names), team select, textarea, text. Errors are linked with
  * aria-describedby; messages come from the tool's zod schema or the server's validation.
  */
-function TypedStepField({
-  stepIndex,
-  field,
-  desk,
-  ticketAccountId,
-}: {
-  stepIndex: number;
-  field: FieldSpec;
-  desk: AccountSnapshot;
-  ticketAccountId: string;
-}) {
+function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants, runId }: StepFieldProps) {
   const {
     register,
     formState: { errors },
@@ -179,7 +207,10 @@ function TypedStepField({
   const errId = `${base}-error`;
   const helpId = `${base}-help`;
   const message = firstMessage(errors, base);
-  const describedBy = [message ? errId : null, field.help ? helpId : null].filter(Boolean).join(" ") || undefined;
+  const countId = `${base}-count`;
+  const maxChars = tool ? textLimit(tool.argsSchema.shape[field.name]) : undefined;
+  const counted = maxChars !== undefined && (field.kind === "textarea" || field.kind === "text");
+  const describedBy = [message ? errId : null, field.help ? helpId : null, counted ? countId : null].filter(Boolean).join(" ") || undefined;
   const invoiceId = useWatch({ control, name: `steps.${stepIndex}.args.invoiceId` as const }) as string | undefined;
   const invoiceFees = useInvoiceFees(desk, field.kind === "fee_code" ? invoiceId : undefined);
 
@@ -195,6 +226,7 @@ function TypedStepField({
         <>
           {label(base)}
           <MoneyInput name={base} label={field.label} describedBy={describedBy ?? ""} invalid={!!message} />
+          {tool && !message && <MoneyFieldNotes stepIndex={stepIndex} field={field.name} tool={tool} desk={desk} grants={grants ?? []} runId={runId} />}
         </>
       );
       break;
@@ -308,7 +340,15 @@ function TypedStepField({
           {field.help}
         </p>
       )}
+      {counted && <TextCount id={countId} name={base} max={maxChars} />}
       <ErrorText id={errId} message={message} />
     </div>
   );
+}
+
+/** The character counter of a limited text argument, following what is typed. */
+function TextCount({ id, name, max }: { id: string; name: string; max: number }) {
+  const { control } = useFormContext<PlanFormValues>();
+  const value = useWatch({ control, name: name as `steps.${number}.args.${string}` });
+  return <CharacterCount id={id} length={typeof value === "string" ? value.length : 0} max={max} />;
 }

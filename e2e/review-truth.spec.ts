@@ -63,6 +63,11 @@ test.describe("the review tells the truth (issue 14)", () => {
     await page.getByRole("button", { name: "Edit plan" }).click();
     const amount = page.locator('[id="steps.0.args.amount"]');
     await expect(amount).toHaveValue("10.00");
+    // limited text fields count characters as they are typed
+    await expect(page.locator('[id="steps.0.args.reason-count"]')).toHaveText("16 / 1,000 characters");
+    await page.locator('[id="steps.0.args.reason"]').fill("Duplicate charge, refunded");
+    await expect(page.locator('[id="steps.0.args.reason-count"]')).toHaveText("26 / 1,000 characters");
+    await page.locator('[id="steps.0.args.reason"]').fill("Duplicate charge");
 
     for (const [typed, problem] of [
       ["abc", /in digits/],
@@ -75,6 +80,13 @@ test.describe("the review tells the truth (issue 14)", () => {
       await amount.fill(typed);
       await expect(page.getByTestId("money-reading")).toHaveText(problem); // inline, before any save
     }
+    // above the viewer's authoring limit and above the invoice's open balance: said inline, before any save
+    await amount.fill("2100");
+    await expect(page.getByTestId("money-notes")).toHaveText(/above your limit for issue refund \(\$2,000\.00\)/);
+    await amount.fill("2500");
+    await expect(page.getByTestId("money-notes")).toContainText("more than the open balance of invoice in_74311 ($2,400.00)");
+    await amount.fill("10");
+    await expect(page.getByTestId("money-notes")).toHaveCount(0);
     await amount.fill("abc");
     await page.getByRole("button", { name: "Save edit" }).click();
     await expect(page.getByText(/Enter the amount in digits/)).toHaveCount(1); // one message per problem
@@ -141,5 +153,19 @@ test.describe("the review tells the truth (issue 14)", () => {
     await expect(page.getByTestId("review-approved")).toBeVisible();
     await expect(page.getByRole("button", { name: "Discard my edits" })).toHaveCount(0);
     await expect(page.getByRole("button", { name: /^Remove step/ })).toHaveCount(0);
+  });
+});
+
+test.describe("the operator's time zone next to UTC (issue 14)", () => {
+  test.use({ storageState: STORAGE.senior, timezoneId: "Europe/Oslo" });
+
+  test("the run's deadline and the audit trail show Oslo time beside UTC", async ({ page }) => {
+    const list = await (await page.request.get("/api/runs?status=pending_review")).json();
+    const runId = list.runs[0].id as string;
+    await page.goto(`/runs/${runId}`);
+    const deadline = page.getByText(/expires in .*UTC/).first();
+    await expect(deadline).toContainText(/UTC · \d{1,2} \w{3} \d{4}, \d{2}:\d{2} (CET|CEST|GMT\+[12])/);
+    await page.goto(`/runs/${runId}/audit`);
+    await expect(page.getByTestId("local-time").first()).toHaveText(/ · \d{1,2} \w{3} \d{4}, \d{2}:\d{2} (CET|CEST|GMT\+[12])/);
   });
 });

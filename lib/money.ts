@@ -8,13 +8,23 @@ export const currencySchema = z.enum(["USD", "EUR", "GBP", "NOK", "SEK", "DKK"])
 export type Currency = z.infer<typeof currencySchema>;
 
 /**
+ * The most one money value may hold, in minor units: 10^11 (1,000,000,000.00 in a two-decimal
+ * currency). Larger amounts are refused by `moneySchema` (every API body and
+ * stored plan) and, as people type, by `parseMoneyInput`; far below Number.MAX_SAFE_INTEGER.
+ */
+export const MAX_MONEY_MINOR = 100_000_000_000;
+
+/**
  * An amount of money: integer minor units (cents) plus currency, never a float.
  * A missing or cleared amount is a validation error, never 0.
  * Source: DESIGN.md §2 (typed plans), API.md.
  */
 export const moneySchema = z
   .object({
-    minor: z.number({ error: "Amount is required" }).int("Amount must be whole minor units"),
+    minor: z
+      .number({ error: "Amount is required" })
+      .int({ error: "Amount must be whole minor units", abort: true })
+      .max(MAX_MONEY_MINOR, "Amount is more than the most any step may move (1,000,000,000.00)"),
     currency: currencySchema,
   })
   .strict();
@@ -28,12 +38,6 @@ export function moneyExponent(currency: Currency): number {
   return EXPONENT[currency] ?? 2;
 }
 
-/**
- * The most one money value may hold, in minor units: 10^11 (1,000,000,000.00 in a two-decimal
- * currency). Larger typed amounts are refused by `parseMoneyInput` (the API's own bound is the
- * invoice's balance and the approver's ceiling); far below Number.MAX_SAFE_INTEGER.
- */
-export const MAX_MONEY_MINOR = 100_000_000_000;
 
 /**
  * Formats money for people, e.g. `{minor: 148900, currency: "USD"}` → "$1,489.00".
