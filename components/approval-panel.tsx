@@ -1,5 +1,6 @@
 "use client";
 
+import { CharacterCount } from "./character-count";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
@@ -229,9 +230,7 @@ export function ApprovalPanel({
             aria-describedby={`reject-count${reasonMessage ? " reject-error" : ""}`}
             className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600"
           />
-          <p id="reject-count" className={`text-xs ${reason.length > REJECT_REASON_MAX ? "text-red-700" : "text-slate-500"}`}>
-            {reason.length.toLocaleString("en-US")} / {REJECT_REASON_MAX.toLocaleString("en-US")} characters
-          </p>
+          <CharacterCount id="reject-count" length={reason.length} max={REJECT_REASON_MAX} />
           {reasonMessage && (
             <p id="reject-error" className="text-sm text-red-700">
               {reasonMessage}

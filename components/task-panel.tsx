@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatInstant } from "@/lib/format";
+import { Instant } from "./instant";
 import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-schema";
 import { toast } from "./toaster";
 
@@ -46,7 +46,7 @@ export function TaskPanel({
         Task <span className="text-sm font-normal text-slate-600">revision {task.revision}</span>
       </h2>
       <p className="mt-2 whitespace-pre-wrap text-sm">{task.body}</p>
-      <p className="mt-2 text-xs text-slate-500">Last changed {formatInstant(task.updatedAt)}</p>
+      <p className="mt-2 text-xs text-slate-500">Last changed <Instant iso={task.updatedAt} /></p>
       {canRevise && !open && (
         <button type="button" onClick={() => setOpen(true)} className="mt-3 rounded-md border border-slate-400 px-2.5 py-1 text-sm">
           Change the task…

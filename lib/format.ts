@@ -41,6 +41,27 @@ export function formatInstant(isoInstant: string): string {
   return `${format(new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()), "d MMM yyyy, HH:mm")} UTC`;
 }
 
+/**
+ * The same instant in the viewer's time zone, e.g. ("2026-12-03T14:05:00Z", "Europe/Oslo") →
+ * "3 Dec 2026, 15:05 CET" (IANA zone names; the abbreviation is the runtime's, e.g. "GMT+1" where
+ * it has none). `null` when `timeZone` is UTC (nothing to add to the UTC time) or unknown to the
+ * runtime, or the instant is not a date. Shown next to UTC where time matters (issue #14).
+ */
+export function formatInstantIn(isoInstant: string, timeZone: string): string | null {
+  const d = new Date(isoInstant);
+  if (Number.isNaN(d.getTime())) return null;
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    const fmt = new Intl.DateTimeFormat("en-GB", { timeZone, day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" });
+    if (["UTC", "Etc/UTC", "Etc/GMT", "GMT"].includes(fmt.resolvedOptions().timeZone)) return null;
+    parts = fmt.formatToParts(d);
+  } catch {
+    return null; // an unknown zone name
+  }
+  const v = (t: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === t)?.value ?? "";
+  return `${v("day")} ${v("month")} ${v("year")}, ${v("hour")}:${v("minute")} ${v("timeZoneName")}`;
+}
+
 /** Human label of a run status, e.g. "pending_review" → "Pending review". */
 export function statusLabel(status: string): string {
   const s = status.replace(/_/g, " ");

@@ -1,3 +1,4 @@
+import { Instant } from "@/components/instant";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
@@ -45,7 +46,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <p className="mt-1 text-sm text-slate-600">
           {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}
           {run.boundTaskRevision}
-          {(run.status === "pending_review" || run.status === "approved") && <> · expires {formatTimeLeft(run.expiresAt, now)}</>}
+          {(run.status === "pending_review" || run.status === "approved") && <> · expires {formatTimeLeft(run.expiresAt, now)} (<Instant iso={run.expiresAt} />)</>}
         </p>
         {run.boundTaskRevision !== task.revision && (
           <p role="alert" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">

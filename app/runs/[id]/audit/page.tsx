@@ -1,3 +1,4 @@
+import { Instant } from "@/components/instant";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
@@ -118,8 +119,8 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
           </div>
         </dl>
         <p className="mt-3 text-xs text-slate-500">
-          Times are UTC, when each event was written. Deadlines: escalates {formatUtcSeconds(run.escalateAt)}
-          {run.escalatedAt && <> (escalated {formatUtcSeconds(run.escalatedAt)})</>}, expires {formatUtcSeconds(run.expiresAt)}. The log is append-only.
+          Times are UTC (and your time zone), when each event was written. Deadlines: escalates <Instant iso={run.escalateAt} seconds />
+          {run.escalatedAt && <> (escalated <Instant iso={run.escalatedAt} seconds />)</>}, expires <Instant iso={run.expiresAt} seconds />. The log is append-only.
         </p>
 
         <h2 className="mt-6 text-lg font-semibold">Timeline</h2>
@@ -134,7 +135,7 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
                 <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
                   <span className="font-mono text-xs text-slate-500">#{e.seq}</span>
                   <time dateTime={e.at} className="tabular-nums text-slate-700">
-                    {formatUtcSeconds(e.at)}
+                    <Instant iso={e.at} seconds />
                   </time>
                   <span className={`rounded px-1.5 py-0.5 text-xs font-semibold ${TYPE_STYLE[e.type] ?? "bg-slate-100 text-slate-800"}`}>{EVENT_LABELS[e.type] ?? e.type}</span>
                   <ActorLabel actor={e.actor} />
