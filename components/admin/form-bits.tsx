@@ -31,6 +31,16 @@ export function Field({ id, label, error, help, children }: { id: string; label:
 }
 
 /** A form-level refusal from the server, announced to screen readers. */
+/** A refusal shown under a row's action button in an admin table cell (e.g. a revoke or disable the server refused); nothing when `message` is null. */
+export function CellError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p role="alert" className="mt-1 text-left text-xs text-red-700">
+      {message}
+    </p>
+  );
+}
+
 export function FormError({ message }: { message: string | null }) {
   if (!message) return null;
   return (

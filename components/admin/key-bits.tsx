@@ -5,7 +5,7 @@ import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import { toast } from "../toaster";
-import { dangerButtonClass, quietButtonClass } from "./form-bits";
+import { CellError, dangerButtonClass, quietButtonClass } from "./form-bits";
 
 /** A credential as its admin list shows it (agent API keys, integration keys): prefix and revocation (UTC ISO). */
 export interface KeyLike {
@@ -56,11 +56,7 @@ export function RevokeKeyCell({ apiKey, revokeUrl, queryKey }: { apiKey: KeyLike
             Revoke
           </button>
         ))}
-      {err && (
-        <p role="alert" className="mt-1 text-left text-xs text-red-700">
-          {err}
-        </p>
-      )}
+      <CellError message={err} />
     </td>
   );
 }

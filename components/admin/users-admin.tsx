@@ -11,7 +11,7 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { AdminUserView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
-import { applyServerError, buttonClass, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 import { LoadMore, usePagedList } from "./paged-list";
 
 export const USERS_KEY = ["admin", "users"] as const;
@@ -130,11 +130,7 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
             Disable
           </button>
         )}
-        {err && (
-          <p role="alert" className="mt-1 text-left text-xs text-red-700">
-            {err}
-          </p>
-        )}
+        <CellError message={err} />
       </td>
     </tr>
   );
