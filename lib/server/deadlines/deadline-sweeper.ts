@@ -19,8 +19,9 @@ export function startDeadlineSweeper(intervalMs = SWEEP_INTERVAL_MS): boolean {
     running = true;
     try {
       const r = await sweepDeadlines(new Date());
-      if (r.escalated.length || r.expired.length) {
-        console.log(`plandesk: deadline sweep escalated ${r.escalated.length}, expired ${r.expired.length}`);
+      if (r.escalated.length || r.expired.length || r.deferred) {
+        const deferred = r.deferred ? `, deferred ${r.deferred} (busy: the next sweep takes them)` : "";
+        console.log(`plandesk: deadline sweep escalated ${r.escalated.length}, expired ${r.expired.length}${deferred}`);
       }
     } catch (e) {
       console.error("plandesk: deadline sweep failed", e);

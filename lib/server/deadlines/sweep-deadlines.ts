@@ -1,3 +1,4 @@
+import { DomainError } from "../../errors";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
@@ -14,10 +15,29 @@ import { inTransaction, ok } from "../transaction";
  * run at once and each run escalates and expires exactly once.
  */
 
-/** What one sweep did: the run ids it escalated and expired. */
+/**
+ * What one sweep did: the run ids it escalated and expired, and how many due runs it left for the
+ * next sweep because their transaction kept losing to concurrent ones (`busy`; another instance's
+ * sweep or a decision on the same run — nothing of theirs was saved, the next sweep retries them).
+ */
 export interface SweepResult {
   escalated: string[];
   expired: string[];
+  deferred: number;
+}
+
+/**
+ * Runs one run's transition; a `busy` refusal (lib/server/transaction.ts: retries exhausted, nothing
+ * saved) is not a failed sweep but a run for the next one: it returns `"deferred"`. Any other error
+ * is thrown.
+ */
+async function orDefer(transition: () => Promise<boolean>): Promise<boolean | "deferred"> {
+  try {
+    return await transition();
+  } catch (e) {
+    if (e instanceof DomainError && e.code === "busy") return "deferred";
+    throw e;
+  }
 }
 
 /** Runs handled per sweep and kind (the next sweep takes the rest). */
@@ -34,6 +54,7 @@ const BATCH = 200;
 export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
   const escalated: string[] = [];
   const expired: string[] = [];
+  let deferred = 0;
   const dueEscalation = await prisma.run.findMany({
     where: { status: "pending_review", escalateAt: { lte: now }, escalatedAt: null, expiresAt: { gt: now } },
     select: { id: true, escalateAt: true, expiresAt: true },
@@ -41,7 +62,7 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
     take: BATCH,
   });
   for (const r of dueEscalation) {
-    const done = await inTransaction(async (tx) => {
+    const done = await orDefer(() => inTransaction(async (tx) => {
       const res = await tx.run.updateMany({
         where: { id: r.id, status: "pending_review", escalatedAt: null, escalateAt: { lte: now }, expiresAt: { gt: now } },
         data: { escalatedAt: now },
@@ -54,8 +75,9 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
         data: { at: now.toISOString(), escalateAt: r.escalateAt.toISOString(), expiresAt: r.expiresAt.toISOString(), to: "supervisors" },
       });
       return ok(true);
-    });
-    if (done) escalated.push(r.id);
+    }));
+    if (done === "deferred") deferred++;
+    else if (done) escalated.push(r.id);
   }
   const dueExpiry = await prisma.run.findMany({
     where: { status: { in: ["pending_review", "approved"] }, expiresAt: { lte: now } },
@@ -63,8 +85,12 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
     orderBy: { expiresAt: "asc" },
     take: BATCH,
   });
-  for (const r of dueExpiry) if (await expireIfDue(r.id, now)) expired.push(r.id);
-  return { escalated, expired };
+  for (const r of dueExpiry) {
+    const done = await orDefer(() => expireIfDue(r.id, now));
+    if (done === "deferred") deferred++;
+    else if (done) expired.push(r.id);
+  }
+  return { escalated, expired, deferred };
 }
 
 const globalForSweep = globalThis as unknown as { plandeskLastSweep?: number; plandeskSweeping?: Promise<SweepResult> | null };
@@ -81,7 +107,7 @@ export async function sweepDeadlinesSoon(now = new Date(), minIntervalMs = 5_000
   globalForSweep.plandeskLastSweep = now.getTime();
   const p = sweepDeadlines(now).catch((e) => {
     console.error("plandesk: deadline sweep failed", e);
-    return { escalated: [], expired: [] };
+    return { escalated: [], expired: [], deferred: 0 };
   });
   globalForSweep.plandeskSweeping = p;
   return p;
