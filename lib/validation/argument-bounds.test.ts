@@ -166,3 +166,19 @@ describe("money several steps take from one invoice", () => {
     expect(over[0].message).toMatch(/\$645\.01/);
   });
 });
+
+describe("waivers of one fee", () => {
+  it("may reach the fee together but not pass it by one minor unit; another fee is counted apart", async () => {
+    const { validatePlan } = await import("./pipeline");
+    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const waiver = (id: string, minor: number) => step(id, "waive_fee", { ...validArgs.waive_fee, amount: { minor, currency: "USD" } });
+    const found = (...steps: ReturnType<typeof waiver>[]) => validatePlan(plan(...steps), ctx()).issues.filter((i) => i.code === "waivers_exceed_fee");
+    expect(found(waiver("w1", 2250), waiver("w2", 2250))).toEqual([]);
+    const over = found(waiver("w1", 2250), waiver("w2", 2251));
+    expect(over).toHaveLength(1);
+    expect(over[0]).toMatchObject({ stepId: "w2", severity: "error", path: "steps.1.args.amount" });
+    expect(over[0].message).toBe("Together the steps of this plan waive $45.01 of the LATE_FEE fee on invoice in_74121, more than the fee ($45.00)");
+    // A third waiver past the line is not reported again: one issue names the crossing step.
+    expect(found(waiver("w1", 2250), waiver("w2", 2251), waiver("w3", 100)).map((i) => i.stepId)).toEqual(["w2"]);
+  });
+});

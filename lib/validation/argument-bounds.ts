@@ -28,6 +28,43 @@ export function checkArgumentBounds(steps: readonly StepView[], ctx: BoundsConte
     }
   }
   issues.push(...checkCombinedInvoiceMoney(steps, ctx));
+  issues.push(...checkCombinedFeeWaivers(steps, ctx));
+  return issues;
+}
+
+/**
+ * Plan-level bound (DESIGN.md §1.4): fee waivers of ONE fee (same invoice and fee code, same
+ * currency) must together stay within that fee; each waiver alone passing `amount_exceeds_fee`
+ * is not enough. The step whose running total first crosses the fee gets
+ * `waivers_exceed_fee` (error), naming the total and the fee. Unknown invoices and fee codes
+ * are reported per step already and skipped here.
+ */
+function checkCombinedFeeWaivers(steps: readonly StepView[], ctx: BoundsContext): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const running = new Map<string, number>();
+  for (const s of parsedSteps(steps)) {
+    if (s.tool.name !== "waive_fee") continue;
+    const args = s.step.args as { invoiceId: string; feeCode: string; amount: { minor: number; currency: string } };
+    const invoice = own(ctx.desk.invoices, args.invoiceId);
+    const fee = invoice?.fees.find((f) => f.code === args.feeCode);
+    if (!invoice || !fee || fee.amount.currency !== args.amount.currency || args.amount.minor <= 0) continue;
+    const key = JSON.stringify([invoice.id, fee.code]);
+    const before = running.get(key) ?? 0;
+    const total = before + args.amount.minor;
+    running.set(key, total);
+    if (total > fee.amount.minor && before <= fee.amount.minor && args.amount.minor <= fee.amount.minor) {
+      const sum = { minor: total, currency: fee.amount.currency };
+      issues.push({
+        stage: "argument_bounds",
+        code: "waivers_exceed_fee",
+        severity: "error",
+        stepId: s.id,
+        path: `${s.path}.args.amount`,
+        message: `Together the steps of this plan waive ${formatMoney(sum)} of the ${fee.code} fee on invoice ${invoice.id}, more than the fee (${formatMoney(fee.amount)})`,
+        details: { invoiceId: invoice.id, feeCode: fee.code, total: sum, fee: fee.amount },
+      });
+    }
+  }
   return issues;
 }
 

@@ -38,6 +38,7 @@ export const ISSUE_CODES = {
   amount_exceeds_available: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance less what other runs' approvals and claims already hold on it." },
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
   unknown_fee_code: { stage: "argument_bounds", severity: "error", meaning: "The invoice has no fee with that code." },
+  waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
   amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
   window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },
   window_not_future: { stage: "argument_bounds", severity: "error", meaning: "The window starts today (UTC) or earlier." },

@@ -152,6 +152,7 @@ describe("validatePlan: all issues, all stages", () => {
       [plan(step("r1", "issue_refund", { ...validArgs.issue_refund, amount: usd(40000) }), step("r2", "issue_refund", { ...validArgs.issue_refund, amount: usd(40000) }))],
       [plan(step("w", "waive_fee", { ...validArgs.waive_fee, feeCode: "X" }))],
       [plan(step("w", "waive_fee", { ...validArgs.waive_fee, amount: usd(4501) }))],
+      [plan(step("w1", "waive_fee", { ...validArgs.waive_fee, amount: usd(3000) }), step("w2", "waive_fee", { ...validArgs.waive_fee, amount: usd(3000) }))],
       [move({ window: { from: "2026-04-04", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
