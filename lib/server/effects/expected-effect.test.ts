@@ -84,10 +84,15 @@ describe("effects preview of the reference case", () => {
     expect(compareEffects(refund.expected, refund.actual)).toEqual([{ what: "in_74119 open balance", expected: "$631.00", actual: "$631.00", matches: true }]);
     const reschedule = audit.effectComparisons.find((c) => c.stepId === approved.steps.find((s) => s.tool === "reschedule_delivery")!.id)!;
     expect(compareEffects(reschedule.expected, reschedule.actual)).toEqual([{ what: "sh_5521 window", expected: "Wed 8 Apr 2026", actual: "Wed 8 Apr 2026", matches: true }]);
-    // the policy-approved note has no person's preview: said so, never invented
+    // the policy-approved note stored its preview too; the executor only records it (no account record to compare)
     const note = audit.effectComparisons.find((c) => c.stepId === approved.steps.find((s) => s.tool === "add_ticket_note")!.id)!;
-    expect(note.expected).toBeNull();
-    expect(compareEffects(note.expected, note.actual)[0]).toMatchObject({ expected: "No preview was stored with this approval", matches: null });
+    expect(compareEffects(note.expected, note.actual)).toEqual([
+      { what: "Internal note on ticket 74991 (the customer does not see it)", expected: expect.stringMatching(/^“.*sh_5521.*”$/), actual: "Recorded an internal note on ticket 74991.", matches: null },
+    ]);
+  });
+
+  it("an approval without a stored preview says so, never invents one", () => {
+    expect(compareEffects(null, { summary: "Refunded", record: null })).toEqual([{ what: "Effect", expected: "No preview was stored with this approval", actual: "Refunded", matches: null }]);
   });
 
   it("an actual write that differs from the expectation is flagged", () => {
