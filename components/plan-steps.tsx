@@ -7,6 +7,8 @@ import { EffectBadge, GateBadge } from "./badges";
 import { authorLabel } from "@/lib/audit-describe";
 import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
+import { AfterThisStep } from "./step-effects";
+import type { StepEffect } from "@/lib/effects/schema";
 
 /**
  * "approved by Sam Senior" (· claimed / consumed) for a person's approval, "approval invalidated"
@@ -32,7 +34,10 @@ export function PlanSteps({
   issues,
   users,
   catalog = builtinCatalog,
+  effects,
 }: {
+  /** The effects preview per step (issue #17.3): an "After this step" panel under each step that has one. */
+  effects?: StepEffect[];
   /** The run's catalog, for imported tools (default: built-in tools). */
   catalog?: ToolCatalog;
   steps: RunStepView[];
@@ -101,6 +106,7 @@ export function PlanSteps({
               ))}
             </dl>
             <StepReasons reasons={s} desk={desk} stepId={s.id} />
+            {effects && <AfterThisStep effect={effects.find((e) => e.stepId === s.id)} />}
             {stepIssues.length > 0 && (
               <ul className="mt-3 space-y-1">
                 {stepIssues.map((i, n) => (

@@ -12,6 +12,8 @@ import { ApprovalPanel } from "./approval-panel";
 import { StepArgList } from "./arg-value";
 import { FieldChanges } from "./edit-diff";
 import { toast } from "./toaster";
+import { PlanEffects } from "./step-effects";
+import type { StepEffect } from "@/lib/effects/schema";
 
 /**
  * The review-changes screen after a valid edit (DESIGN.md §7): "Your edit changed N things",
@@ -30,8 +32,11 @@ export function ReviewChanges({
   blockedReason,
   status,
   users = {},
+  effects,
   onDone,
 }: {
+  /** The effects preview of version `toVersion` (issue #17.3), shown before the approval panel. */
+  effects?: StepEffect[];
   runId: string;
   fromVersion: number;
   toVersion: number;
@@ -171,6 +176,7 @@ export function ReviewChanges({
           </button>
         </div>}
       </div>
+      {effects && <PlanEffects effects={effects} version={toVersion} />}
       {!readOnly && <ApprovalPanel
         runId={runId}
         planVersion={toVersion}

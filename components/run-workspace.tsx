@@ -134,7 +134,7 @@ export function RunWorkspace({
               {i.message}
             </p>
           ))}
-          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} />
+          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} />
           {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
             <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} />
           )}
@@ -176,6 +176,7 @@ export function RunWorkspace({
           blockedReason={block}
           status={d.run.status}
           users={initial.users}
+          effects={d.effects}
           onDone={() => setMode({ kind: "view" })}
         />
       )}

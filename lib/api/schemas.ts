@@ -3,6 +3,7 @@ import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
 import { RUN_STATES } from "../run-state";
 import { VALIDATION_STAGES } from "../validation/types";
+import { stepEffectSchema } from "../effects/schema";
 
 /*
  * Response shapes of the HTTP API (API.md), declared once: the endpoint declarations
@@ -174,6 +175,7 @@ export const runDetailsSchema = open({
     shipments: z.array(open({ id: z.string(), destination: z.string(), window: open({ from: z.string(), to: z.string() }), status: z.string() })),
   }),
   users: z.record(z.string(), z.string()),
+  effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it (issue #17.3)" }),
 }).meta({ id: "RunDetails" });
 
 export const planDiffResponseSchema = planDiffSchema.meta({ id: "PlanDiff" });
@@ -199,6 +201,9 @@ export const runAuditSchema = open({
   run: open({ id: z.string(), status: runStatusSchema, ticketId: z.string() }),
   planVersions: z.array(open({ version: z.number().int(), steps: z.array(runStepSchema), issues: z.array(validationIssueSchema) })),
   edits: z.array(open({ fromVersion: z.number().int(), toVersion: z.number().int(), editorId: z.string(), diff: planDiffResponseSchema })),
+  effectComparisons: z
+    .array(open({ stepId: z.string(), approvalId: z.string(), expected: stepEffectSchema.nullable(), actual: open({ summary: z.string(), record: z.record(z.string(), z.unknown()).nullable() }).nullable() }))
+    .meta({ description: "Expected vs actual effect of each succeeded step (issue #17.3)" }),
 });
 
 export const editDetailSchema = open({

@@ -24,6 +24,7 @@ import { inTransaction, ok } from "../transaction";
 import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
 import { toJsonColumn } from "../json-column";
+import { previewEffects } from "../../effects/preview";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -37,6 +38,8 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * ceiling per step and per run (a ceiling bounds what one person lets a run move per tool), and
  * acknowledgement of every warning that needs one on an approved step — including a reply whose
  * promise is backed by a step that stays unapproved after this decision (issue #12.5).
+ * Each approval stores the step's expected effect (`expectedEffect`, lib/effects/preview.ts, from
+ * the same live account data) and its `approved` audit event carries it too (issue #17.3).
  * Idempotent: the same `idempotencyKey` returns the saved result and creates nothing (also when
  * requests race: the saved answer is a unique row written with the approvals).
  * Errors: 404; 409 `expired`, `run_not_pending`, `stale_plan_version` {currentVersion, plan},
@@ -89,6 +92,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const decided = new Set([...approvedIds, ...targets.map((s) => s.id), ...autoGated(check.gate)]);
   const awaiting = promisesAwaitingApproval(plan.steps.map((step) => ({ step, tool: catalog.get(step.tool) })), decided, now);
   requireAcknowledgements([...check.issues, ...awaiting], targets, acknowledged);
+  // The effect each approver saw, from the same live data this decision was validated on (issue #17.3).
+  const expected = new Map(previewEffects(plan.steps, desk, catalog).map((e) => [e.stepId, e]));
 
   return inTransaction(async (tx) => {
     const again = await findSavedAnswer<ApproveResult>(tx, scope, body.idempotencyKey, requestHash);
@@ -120,6 +125,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           approverId: viewer.id,
           authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null }),
           acknowledged: toJsonColumn(acks),
+          ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
           state: "active",
           expiresAt: run.expiresAt,
         },
@@ -128,7 +134,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         runId,
         type: "approved",
         actor: { kind: "user", id: viewer.id },
-        data: { stepId: step.id, tool: step.tool, planVersion: plan.version, digest: digest(step), amount: amount ?? null, acknowledged: acks },
+        data: { stepId: step.id, tool: step.tool, planVersion: plan.version, digest: digest(step), amount: amount ?? null, acknowledged: acks, expectedEffect: expected.get(step.id) ?? null },
       });
     }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));

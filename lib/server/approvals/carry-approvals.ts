@@ -53,6 +53,8 @@ export async function carryOrInvalidateApprovals(
           approverId: a.approverId,
           authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
           acknowledged: a.acknowledged as Prisma.InputJsonValue,
+          // the effect its approver saw travels with the consent (issue #17.3)
+          expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
           state: "active",
           expiresAt: a.expiresAt,
         },

@@ -11,6 +11,8 @@ import { deskScope, requireRole, type Viewer } from "../session";
 import { readJsonColumn } from "../json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";
+import { stepEffectSchema, type StepEffect } from "../../effects/schema";
+import { actualEffectSchema, type ActualEffect } from "../../effects/compare";
 
 /**
  * The run timeline a supervisor reads after the fact (DESIGN.md §11, issue #7): every audit
@@ -74,6 +76,13 @@ export interface RunAudit {
   planVersions: AuditPlanVersion[];
   edits: AuditEdit[];
   users: Record<string, string>;
+  /**
+   * Expected vs actual effect (issue #17.3), one per step execution the executor reported
+   * `succeeded`: the effects preview stored with the approval it ran under (null when that
+   * approval predates previews) and what the reference executor saved as written (null when
+   * it saved nothing, e.g. an outside executor).
+   */
+  effectComparisons: { stepId: string; approvalId: string; expected: StepEffect | null; actual: ActualEffect | null }[];
 }
 
 /** What `GET /api/runs/{runId}/edits/{toVersion}` returns. */
@@ -152,6 +161,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
   const agentIds = [run.agentId, ...rows.filter((r) => r.actorKind === "agent" && r.actorId).map((r) => r.actorId!)];
   const names = await loadNames(userIds, agentIds);
   const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, steps: allSteps, now });
+  const effectComparisons = await loadEffectComparisons(run);
   const editTo = new Set(run.edits.map((e) => e.toVersion));
   const planVersions: AuditPlanVersion[] = run.planVersions.map((pv) => {
     const validation = (pv.validation ?? {}) as Partial<ValidationResult>;
@@ -201,8 +211,38 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
       diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
     })),
     users: names.users,
+    effectComparisons,
     desk,
   };
+}
+
+/**
+ * The expected and actual effect of each succeeded execution of `run`: the approval's stored
+ * `expectedEffect` and the reference executor's saved write (idempotency record
+ * `effect:<runId>:<stepId>` keyed by the execution id, lib/server/demo/demo-effects.ts), by
+ * primary key and unique scope — a handful of rows per run.
+ */
+async function loadEffectComparisons(run: {
+  id: string;
+  approvals: { id: string; expectedEffect: unknown }[];
+  executions: { id: string; stepId: string; approvalId: string; status: string }[];
+}): Promise<RunAudit["effectComparisons"]> {
+  const done = run.executions.filter((e) => e.status === "succeeded");
+  if (done.length === 0) return [];
+  const saved = await prisma.idempotencyRecord.findMany({
+    where: { scope: { in: done.map((e) => `effect:${run.id}:${e.stepId}`) }, key: { in: done.map((e) => e.id) } },
+    select: { scope: true, key: true, body: true },
+  });
+  return done.map((e) => {
+    const approval = run.approvals.find((a) => a.id === e.approvalId);
+    const body = saved.find((r) => r.scope === `effect:${run.id}:${e.stepId}` && r.key === e.id)?.body;
+    return {
+      stepId: e.stepId,
+      approvalId: e.approvalId,
+      expected: approval?.expectedEffect != null ? readJsonColumn(stepEffectSchema, approval.expectedEffect, "expected effect") : null,
+      actual: body != null ? readJsonColumn(actualEffectSchema, body, "demo effect") : null,
+    };
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { storedSteps, storedValidation, toRunView, type RunView } from "./run-vi
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { catalogAt, importedToolsAt } from "../tool-catalog";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
+import { previewEffects, type StepEffect } from "../../effects/preview";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
 export interface RunDetails {
@@ -28,6 +29,11 @@ export interface RunDetails {
   users: Record<string, string>;
   /** The run's tool catalog version and its imported tools (the form and card render them). */
   catalog: { version: number | null; imported: ImportedToolSpec[] };
+  /**
+   * Effects preview of the current plan version (issue #17.3): per step in plan order, the account
+   * state after it (lib/effects/preview.ts), from the live account data loaded for this request.
+   */
+  effects: StepEffect[];
 }
 
 /**
@@ -85,5 +91,6 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     desk,
     users: Object.fromEntries(users.map((u) => [u.id, u.name])),
     catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
+    effects: previewEffects(currentSteps, desk, catalog),
   };
 }

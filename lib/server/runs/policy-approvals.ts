@@ -6,11 +6,16 @@ import type { Plan } from "../../plan/schema";
 import { approvalTargetColumns } from "../approvals/approval-columns";
 import type { GateDecision } from "../../validation/types";
 import type { Tx } from "../transaction";
+import { previewEffects } from "../../effects/preview";
+import { getTool } from "../../tools/catalog";
+import { toJsonColumn } from "../json-column";
 
 /**
  * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (DESIGN.md §1.8):
  * the gate policy, not a person, consents; the record still binds digest, plan version and task
- * revision, and expires with the run (`expiresAt`, UTC). Returns the approval rows created.
+ * revision, and expires with the run (`expiresAt`, UTC). A built-in tool's approval also stores
+ * the step's expected effect (`expectedEffect`, lib/effects/preview.ts, issue #17.3).
+ * Returns the approval rows created.
  */
 export async function createPolicyApprovals(
   tx: Tx,
@@ -22,6 +27,7 @@ export async function createPolicyApprovals(
   expiresAt: Date,
 ) {
   const created = [];
+  const expected = new Map(previewEffects(plan.steps, desk).map((e) => [e.stepId, e]));
   for (const step of plan.steps) {
     if (gate[step.id] !== "auto") continue;
     created.push(
@@ -39,6 +45,7 @@ export async function createPolicyApprovals(
           approverId: null,
           authority: { kind: "policy", rule: "auto-gated tool" },
           acknowledged: [],
+          ...(getTool(step.tool) && expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
           state: "active",
           expiresAt,
         },

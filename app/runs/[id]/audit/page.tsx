@@ -8,6 +8,9 @@ import { describeEvent, EVENT_LABELS, formatUtcSeconds } from "@/lib/audit-descr
 import { statusLabel } from "@/lib/format";
 import { getRunAudit, type AuditEventView, type AuditPlanVersion, type RunAudit } from "@/lib/server/audit/run-audit";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { EffectComparison, EffectLines } from "@/components/step-effects";
+import { compareEffects } from "@/lib/effects/compare";
+import { stepEffectSchema } from "@/lib/effects/schema";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Audit trail" };
@@ -56,6 +59,34 @@ function VersionDetails({ pv, audit, desk, open = false }: { pv: AuditPlanVersio
       </div>
     </details>
   );
+}
+
+/**
+ * The effect an event recorded (issue #17.3): on an approval, the expected effect the approver saw;
+ * on a succeeded outcome, expected (stored with the approval) vs actual (the reference executor's write).
+ */
+function EventEffect({ e, comparisons }: { e: AuditEventView; comparisons: RunAudit["effectComparisons"] }) {
+  if (e.type === "approved") {
+    const expected = stepEffectSchema.safeParse(e.data.expectedEffect);
+    if (!expected.success) return null;
+    return (
+      <div className="mt-2 rounded-md border border-teal-200 bg-teal-50 px-3 py-2 text-teal-950" data-testid="approved-effect">
+        <p className="text-xs font-semibold uppercase tracking-wide">Approved with this expected effect</p>
+        <EffectLines effect={expected.data} />
+      </div>
+    );
+  }
+  if (e.type === "outcome" && e.data.status === "succeeded") {
+    const c = comparisons.find((x) => x.stepId === e.data.stepId);
+    if (!c) return null;
+    return (
+      <div className="mt-2 rounded-md border border-sky-200 px-3 py-2" data-testid="effect-comparison">
+        <p className="text-xs font-semibold uppercase tracking-wide">Expected vs actual effect</p>
+        <EffectComparison rows={compareEffects(c.expected, c.actual)} />
+      </div>
+    );
+  }
+  return null;
 }
 
 export default async function RunAuditPage({ params }: { params: Promise<{ id: string }> }) {
@@ -141,6 +172,7 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
                   <ActorLabel actor={e.actor} />
                 </div>
                 <p className="mt-1 text-sm">{describeEvent(e.type, e.data, ctx)}</p>
+                <EventEffect e={e} comparisons={audit.effectComparisons} />
                 {edit && (
                   <div className="mt-2 rounded-md border border-fuchsia-200 p-3">
                     <EditDiff diff={edit.diff} desk={desk} editorName={edit.editorName} />

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "approval" ADD COLUMN     "expectedEffect" JSON;
