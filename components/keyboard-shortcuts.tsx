@@ -93,7 +93,8 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     const onKeyDown = (e: KeyboardEvent) => {
       if (e.defaultPrevented || helpOpenRef.current) return;
       if (document.querySelector("dialog[open]")) return; // another dialog has the keyboard
-      const result = matcher.press(e, performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
+      const target = e.target instanceof Element ? (e.target as Element & { isContentEditable?: boolean }) : null;
+      const result = matcher.press({ key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, isComposing: e.isComposing, target }, performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
       if (result.kind !== "shortcut") return;
       e.preventDefault();
       const id = result.shortcut.id;
