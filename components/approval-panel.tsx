@@ -10,7 +10,7 @@ import { formatMoney } from "@/lib/money";
 import type { RunStepView } from "@/lib/server/runs/run-view";
 import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
-import { focusHeading, useShortcut } from "./keyboard-shortcuts";
+import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 
 /** Why this person may not approve `step`, or null (DESIGN.md §1.7; grants with ceilings). */
@@ -269,11 +269,12 @@ export function ApprovalPanel({
         <dialog
           ref={confirmRef}
           aria-labelledby="confirm-approve-h"
+          onKeyDown={trapTab}
           onClose={() => {
             setConfirming(null);
             focusHeading("decide-h");
           }}
-          className="m-auto w-[min(34rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-slate-950/50"
+          className="m-auto w-[min(34rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-black/60"
         >
           <form
             method="dialog"

@@ -22,6 +22,26 @@ export function focusElement(el: Element | null | undefined): boolean {
   return document.activeElement === el;
 }
 
+/**
+ * Keeps Tab and Shift+Tab inside a modal dialog (a `keydown` handler for the dialog): from the
+ * last control to the first and back, so focus never leaves for the browser's own controls.
+ */
+export function trapTab(e: React.KeyboardEvent<HTMLElement>) {
+  if (e.key !== "Tab") return;
+  const items = [...e.currentTarget.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])")];
+  if (items.length === 0) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || !e.currentTarget.contains(at))) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (at === last || !e.currentTarget.contains(at))) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 /** Focuses the first element found by id in `ids`, else the page's main heading (after the next paint). */
 export function focusHeading(...ids: string[]) {
   requestAnimationFrame(() => {
@@ -129,6 +149,7 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
 
   return (
     <ShortcutContext.Provider value={registry}>
+      <nav aria-label="Skip link">
       <a
         href="#main"
         onClick={(e) => {
@@ -140,17 +161,19 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
       >
         Skip to main content
       </a>
+      </nav>
       {children}
       {helpOpen && (
         <dialog
           ref={dialogRef}
           aria-labelledby="shortcuts-h"
+          onKeyDown={trapTab}
           onClose={closeHelp}
           onCancel={(e) => {
             e.preventDefault();
             dialogRef.current?.close();
           }}
-          className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-slate-950/50"
+          className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-black/60"
         >
           <div className="flex items-start gap-3">
             <h2 id="shortcuts-h" className="text-lg font-semibold">

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
@@ -229,6 +229,9 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
   const fromPath = `${base}.from` as P;
   const toPath = `${base}.to` as P;
   const fromReg = register(fromPath);
+  // The last complete first day: typing a date passes through incomplete values ("" while a
+  // segment is half typed), and the last day follows from the last complete one.
+  const lastFrom = useRef<string | null>(null);
   const moveTo = (prevFrom: unknown, nextFrom: unknown) => {
     const to = getValues(toPath);
     const moved = followFrom(prevFrom, nextFrom, to);
@@ -240,7 +243,10 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
     if (!by || e.ctrlKey || e.metaKey || e.altKey || !isIsoDate(cur)) return;
     e.preventDefault();
     const next = addDaysIso(cur, by);
-    if (path === fromPath) moveTo(cur, next);
+    if (path === fromPath) {
+      moveTo(cur, next);
+      lastFrom.current = next;
+    }
     setValue(path, next, { shouldDirty: true });
   };
 
@@ -269,7 +275,11 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
                 type="date"
                 {...fromReg}
                 onChange={(e) => {
-                  moveTo(getValues(fromPath), e.target.value);
+                  const before = lastFrom.current ?? getValues(fromPath);
+                  if (isIsoDate(e.target.value)) {
+                    moveTo(before, e.target.value);
+                    lastFrom.current = e.target.value;
+                  } else if (isIsoDate(before)) lastFrom.current = before;
                   return fromReg.onChange(e);
                 }}
                 onKeyDown={(e) => stepDate(fromPath, e)}
