@@ -228,7 +228,8 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
   type P = `steps.${number}.args.${string}`;
   const fromPath = `${base}.from` as P;
   const toPath = `${base}.to` as P;
-  const fromReg = register(fromPath);
+  // registered only for a window (registering "<field>.from" on a text argument would turn it into an object)
+  const fromReg = field.kind === "date_window" ? register(fromPath) : null;
   // The last complete first day: typing a date passes through incomplete values ("" while a
   // segment is half typed), and the last day follows from the last complete one.
   const lastFrom = useRef<string | null>(null);
@@ -273,14 +274,14 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
               <input
                 id={`${base}.from`}
                 type="date"
-                {...fromReg}
+                {...fromReg!}
                 onChange={(e) => {
                   const before = lastFrom.current ?? getValues(fromPath);
                   if (isIsoDate(e.target.value)) {
                     moveTo(before, e.target.value);
                     lastFrom.current = e.target.value;
                   } else if (isIsoDate(before)) lastFrom.current = before;
-                  return fromReg.onChange(e);
+                  return fromReg!.onChange(e);
                 }}
                 onKeyDown={(e) => stepDate(fromPath, e)}
                 aria-keyshortcuts="+ -"

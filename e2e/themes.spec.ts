@@ -57,7 +57,7 @@ for (const scheme of ["light", "dark"] as const) {
     for (const c of PAGES) {
       test.describe(`${c.route} as ${c.who}`, () => {
         test.use({ storageState: c.who === "signed_out" ? { cookies: [], origins: [] } : STORAGE[c.who] });
-        test("axe-clean", async ({ page }) => {
+        test("axe-clean", async ({ page }, testInfo) => {
           await page.goto(await c.url(page));
           await page.waitForLoadState("networkidle");
           // the scheme is the system's: the page background follows it
@@ -71,6 +71,7 @@ for (const scheme of ["light", "dark"] as const) {
           }, bg);
           if (scheme === "dark") expect(lightness).toBeLessThan(60);
           else expect(lightness).toBeGreaterThan(200);
+          if (c.route === "/runs" || c.route === "/runs/[id]") await page.screenshot({ path: testInfo.outputPath(`${scheme}.png`), fullPage: true });
           await expectAxeClean(page);
         });
       });
