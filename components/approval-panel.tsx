@@ -246,6 +246,7 @@ export function ApprovalPanel({
           type="button"
           disabled={!!allBlock || busy}
           data-testid="approve-all"
+          aria-keyshortcuts="a Shift+A"
           onClick={() => approve.mutate({ stepIds: "all", key: newIdempotencyKey() })}
           className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-700"
         >
@@ -255,6 +256,7 @@ export function ApprovalPanel({
           type="button"
           disabled={!canReject || busy}
           onClick={() => setShowReject((v) => !v)}
+          aria-keyshortcuts="r"
           className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-800 hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-50"
         >
           Reject…

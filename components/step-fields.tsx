@@ -284,7 +284,6 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
                   return fromReg!.onChange(e);
                 }}
                 onKeyDown={(e) => stepDate(fromPath, e)}
-                aria-keyshortcuts="+ -"
                 aria-invalid={!!firstMessage(errors, `${base}.from`)}
                 aria-describedby={describedBy}
                 className={inputCls}
@@ -299,7 +298,6 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
                 type="date"
                 {...register(toPath)}
                 onKeyDown={(e) => stepDate(toPath, e)}
-                aria-keyshortcuts="+ -"
                 aria-invalid={!!firstMessage(errors, `${base}.to`)}
                 aria-describedby={describedBy}
                 className={inputCls}
