@@ -42,12 +42,22 @@ export function trapTab(e: React.KeyboardEvent<HTMLElement>) {
   }
 }
 
-/** Focuses the first element found by id in `ids`, else the page's main heading (after the next paint). */
+/**
+ * Focuses the first element found by id in `ids`, else the page's main heading (after the next
+ * paint). The page may still be settling (a refetch replaces the focused panel): for a second
+ * after, if focus fell back to the body, it is put on the first of `ids` that exists again.
+ */
 export function focusHeading(...ids: string[]) {
-  requestAnimationFrame(() => {
+  const attempt = () => {
     for (const id of ids) if (focusElement(document.getElementById(id))) return;
     focusElement(document.querySelector("main h1"));
-  });
+  };
+  requestAnimationFrame(attempt);
+  for (const ms of [150, 400, 800, 1200]) {
+    setTimeout(() => {
+      if (!document.activeElement || document.activeElement === document.body) attempt();
+    }, ms);
+  }
 }
 
 /**
