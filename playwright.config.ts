@@ -7,7 +7,7 @@ export const BASE_URL = `http://localhost:${PORT}`;
 
 const DESKTOP = { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 } };
 /** Spec files that submit runs for task_74991 (the reference case). */
-const TICKET_74991 = /(reference-case|effects-preview|agents-[a-z-]+|skeleton)\.spec\.ts/;
+const TICKET_74991 = /(reference-case|effects-preview|keyboard|agents-[a-z-]+|skeleton)\.spec\.ts/;
 
 export default defineConfig({
   testDir: "./e2e",

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { Viewer } from "@/lib/server/session";
+import { ShortcutsButton } from "./shortcuts-button";
 import { SignOutButton } from "./sign-out-button";
 
 /** Top bar: product name, navigation, the signed-in person and their role. */
@@ -47,6 +48,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
               {viewer.role}
             </span>
           </span>
+          <ShortcutsButton />
           <SignOutButton />
         </div>
       </div>

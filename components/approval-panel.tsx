@@ -2,13 +2,15 @@
 
 import { CharacterCount } from "./character-count";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/grants";
 import { formatMoney } from "@/lib/money";
 import type { RunStepView } from "@/lib/server/runs/run-view";
 import { getTool } from "@/lib/tools/catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
+import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 
 /** Why this person may not approve `step`, or null (DESIGN.md §1.7; grants with ceilings). */
@@ -75,21 +77,24 @@ export function ApprovalPanel({
       return !(Array.isArray(backedBy) && backedBy.some((b) => approving.includes(b as string)));
     });
 
+  const router = useRouter();
   const approve = useMutation({
-    mutationFn: ({ stepIds, key }: { stepIds: string[] | "all"; key: string }) =>
+    mutationFn: ({ stepIds, key, alsoAcknowledged = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; thenNext?: boolean }) =>
       apiFetch(`/api/runs/${runId}/approvals`, {
         method: "POST",
         body: {
           planVersion,
           stepIds,
           idempotencyKey: key,
-          acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)]).map((i) => ({ code: i.code, stepId: i.stepId! })),
+          acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)] || alsoAcknowledged.includes(i)).map((i) => ({ code: i.code, stepId: i.stepId! })),
         },
       }),
-    onSuccess: () => {
+    onSuccess: async (_r, vars) => {
       toast("Approved.");
-      qc.invalidateQueries({ queryKey: ["run", runId] });
       qc.invalidateQueries({ queryKey: ["queue"] });
+      await qc.invalidateQueries({ queryKey: ["run", runId] });
+      if (vars.thenNext) await openNext();
+      else focusHeading("decide-h", "review-h");
     },
     // a refusal is shown once, in the panel (role=alert); a toast only when there is nothing to show there
     onError: (e) => {
@@ -98,11 +103,12 @@ export function ApprovalPanel({
   });
   const reject = useMutation({
     mutationFn: () => apiFetch(`/api/runs/${runId}/rejections`, { method: "POST", body: { planVersion, reason } }),
-    onSuccess: () => {
+    onSuccess: async () => {
       toast("Rejected; the agent will read your reason.");
       setShowReject(false);
-      qc.invalidateQueries({ queryKey: ["run", runId] });
       qc.invalidateQueries({ queryKey: ["queue"] });
+      await qc.invalidateQueries({ queryKey: ["run", runId] });
+      focusHeading();
     },
     onError: (e) => {
       if (!(e instanceof ApiError)) toast("The rejection failed.", "error");
@@ -125,9 +131,60 @@ export function ApprovalPanel({
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
     (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
+  // ── keyboard (issue #16): a approves what the approve-all button approves, with the same
+  // acknowledgements (asked for in a dialog, confirmed by Enter); Shift+A then opens the next
+  // waiting run; r opens the rejection with focus in the reason.
+  const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[] } | null>(null);
+  const confirmRef = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    if (confirming && confirmRef.current && !confirmRef.current.open) confirmRef.current.showModal();
+  }, [confirming]);
+  const openNext = async () => {
+    try {
+      const { next } = await apiFetch<{ next: { id: string; ticketId: string } | null }>(`/api/runs/${runId}/next`);
+      if (next) {
+        toast(`Next: ticket #${next.ticketId}.`);
+        router.push(`/runs/${next.id}`);
+      } else {
+        toast("No other run is waiting for review; this was the last one.");
+        focusHeading("decide-h", "review-h");
+      }
+    } catch {
+      toast("The next run could not be found.", "error");
+    }
+  };
+  const approveOnScreen = (thenNext: boolean) => {
+    if (busy) return;
+    if (pending.length === 0 && !blockedReason) {
+      if (thenNext) void openNext();
+      else toast("Every step is already approved.");
+      return;
+    }
+    const refusal = blockedReason ?? pending.map((s) => approveBlock(grants, s)).find(Boolean);
+    if (refusal) {
+      toast(`Not approved: ${refusal}.`, "error");
+      return;
+    }
+    const warnings = unacknowledged(pending.map((s) => s.id));
+    if (warnings.length > 0) setConfirming({ thenNext, warnings });
+    else approve.mutate({ stepIds: "all", key: newIdempotencyKey(), thenNext });
+  };
+  useShortcut("approve", () => approveOnScreen(false));
+  useShortcut("approveNext", () => approveOnScreen(true));
+  const [focusReason, setFocusReason] = useState(0);
+  useShortcut("reject", () => {
+    if (!canReject || busy) {
+      toast(blockedReason ? `Cannot reject: ${blockedReason}` : "Cannot reject now.", "error");
+      return;
+    }
+    setShowReject(true);
+    setFocusReason((n) => n + 1);
+  });
+  const reasonRef = useCallback((el: HTMLTextAreaElement | null) => el?.focus(), []);
+
   return (
     <section aria-labelledby="decide-h" className="rounded-lg border border-slate-200 bg-white p-4">
-      <h2 id="decide-h" className="font-semibold">
+      <h2 id="decide-h" tabIndex={-1} className="font-semibold">
         Decision
       </h2>
       {blockedReason && (
@@ -189,6 +246,7 @@ export function ApprovalPanel({
           type="button"
           disabled={!!allBlock || busy}
           data-testid="approve-all"
+          aria-keyshortcuts="a Shift+A"
           onClick={() => approve.mutate({ stepIds: "all", key: newIdempotencyKey() })}
           className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:text-slate-700"
         >
@@ -198,12 +256,61 @@ export function ApprovalPanel({
           type="button"
           disabled={!canReject || busy}
           onClick={() => setShowReject((v) => !v)}
+          aria-keyshortcuts="r"
           className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-800 hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-50"
         >
           Reject…
         </button>
       </div>
       {allBlock && !blockedReason && <p className="mt-1 text-xs text-slate-600">{allLabel}: {allBlock}</p>}
+      <p className="mt-2 text-xs text-slate-600">
+        Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject ·{" "}
+        <kbd className="font-mono">?</kbd> all shortcuts
+      </p>
+      {confirming && (
+        <dialog
+          ref={confirmRef}
+          aria-labelledby="confirm-approve-h"
+          onKeyDown={trapTab}
+          onClose={() => {
+            setConfirming(null);
+            focusHeading("decide-h");
+          }}
+          className="m-auto w-[min(34rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-black/60"
+        >
+          <form
+            method="dialog"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const c = confirming;
+              setAcks((a) => ({ ...a, ...Object.fromEntries(c.warnings.map((i) => [ackKey(i), true])) }));
+              confirmRef.current?.close();
+              approve.mutate({ stepIds: "all", key: newIdempotencyKey(), alsoAcknowledged: c.warnings, thenNext: c.thenNext });
+            }}
+          >
+            <h2 id="confirm-approve-h" className="text-lg font-semibold">
+              {allLabel}
+              {confirming.thenNext ? ", then the next run" : ""}?
+            </h2>
+            <p className="mt-2 text-sm">Approving means you acknowledge:</p>
+            <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-amber-950">
+              {confirming.warnings.map((i) => (
+                <li key={ackKey(i)} className="rounded bg-amber-50 px-1">
+                  Step {steps.find((s) => s.id === i.stepId)?.position}: {i.message}
+                </li>
+              ))}
+            </ul>
+            <div className="mt-4 flex gap-2">
+              <button type="submit" autoFocus className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800">
+                Acknowledge and approve
+              </button>
+              <button type="button" onClick={() => confirmRef.current?.close()} className="rounded-md border border-slate-300 px-3 py-2 text-sm">
+                Cancel
+              </button>
+            </div>
+          </form>
+        </dialog>
+      )}
       {showReject && (
         <form
           className="mt-3 space-y-2"
@@ -219,6 +326,8 @@ export function ApprovalPanel({
             Reason (the agent reads it)
           </label>
           <textarea
+            key={focusReason}
+            ref={focusReason > 0 ? reasonRef : undefined}
             id="reject-reason"
             rows={3}
             value={reason}

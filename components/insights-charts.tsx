@@ -8,12 +8,12 @@ const pct = (v: number) => `${Math.round(v * 100)}%`;
 /** Bar chart of edits per 10 %-wide edit-size bin; bins above one half are drawn in the alert colour. */
 export function EditSizeChart({ bins }: { bins: EditSizeBin[] }) {
   return (
-    <div className="h-64 w-full" role="img" aria-label="Bar chart: number of edits per edit size (fraction of steps touched)">
+    <div className="h-64 w-full text-slate-700" role="img" aria-label="Bar chart: number of edits per edit size (fraction of steps touched)">
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={bins} margin={{ top: 8, right: 16, bottom: 24, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="label" tick={{ fontSize: 11, fill: "#475569" }} interval={0} angle={-30} textAnchor="end" height={44} />
-          <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "#475569" }} width={32} />
+          <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#94a3b8" />
+          <XAxis dataKey="label" tick={{ fontSize: 11, fill: "currentColor" }} interval={0} angle={-30} textAnchor="end" height={44} />
+          <YAxis allowDecimals={false} tick={{ fontSize: 11, fill: "currentColor" }} width={32} />
           <Tooltip formatter={(v) => [`${v} edit${v === 1 ? "" : "s"}`, "Edits"]} labelFormatter={(l) => `${l} of steps touched`} />
           <Bar dataKey="edits" isAnimationActive={false} radius={[3, 3, 0, 0]}>
             {bins.map((b) => (
@@ -29,12 +29,12 @@ export function EditSizeChart({ bins }: { bins: EditSizeBin[] }) {
 /** Line chart of the daily share of decided plans with more than half their steps touched, with the alert line. */
 export function DriftChart({ points, threshold }: { points: DriftPoint[]; threshold: number }) {
   return (
-    <div className="h-64 w-full" role="img" aria-label={`Line chart: share of plans with more than half their steps touched, per day; alert line at ${pct(threshold)}`}>
+    <div className="h-64 w-full text-slate-700" role="img" aria-label={`Line chart: share of plans with more than half their steps touched, per day; alert line at ${pct(threshold)}`}>
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={{ top: 8, right: 24, bottom: 8, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
-          <XAxis dataKey="day" tick={{ fontSize: 11, fill: "#475569" }} />
-          <YAxis domain={[0, 1]} tickFormatter={pct} tick={{ fontSize: 11, fill: "#475569" }} width={40} />
+          <CartesianGrid strokeDasharray="3 3" stroke="#94a3b8" />
+          <XAxis dataKey="day" tick={{ fontSize: 11, fill: "currentColor" }} />
+          <YAxis domain={[0, 1]} tickFormatter={pct} tick={{ fontSize: 11, fill: "currentColor" }} width={40} />
           <Tooltip
             formatter={(v, _n, item) => {
               const p = (item as { payload?: DriftPoint }).payload;
@@ -46,7 +46,7 @@ export function DriftChart({ points, threshold }: { points: DriftPoint[]; thresh
             stroke="#dc2626"
             strokeDasharray="6 3"
             ifOverflow="extendDomain"
-            label={{ value: `alert ${pct(threshold)}`, position: "insideTopRight", fill: "#b91c1c", fontSize: 11 }}
+            label={{ value: `alert ${pct(threshold)}`, position: "insideTopRight", fill: "currentColor", fontSize: 11 }}
           />
           <Line type="linear" dataKey="share" stroke="#1d4ed8" strokeWidth={2} dot={{ r: 3 }} connectNulls isAnimationActive={false} />
         </LineChart>

@@ -2,7 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { FormProvider, useFieldArray, useForm } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
@@ -16,6 +16,7 @@ import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { stripMoneyInput } from "@/lib/money-input";
 import { StepField } from "./step-fields";
+import { useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 
 /** True when the form holds exactly the stored steps (same ids, tools and arguments, in order). */
@@ -29,6 +30,13 @@ function sameSteps(a: Pick<Step, "id" | "tool" | "args">[], b: Pick<Step, "id" |
   };
   const na = norm(a);
   return na !== null && na === norm(b);
+}
+
+/** Focuses the first field of step `index` (0-based) of the edit form inside `root`; false when there is none. */
+function focusStepField(root: HTMLElement | null, index: number): boolean {
+  const field = root?.querySelector<HTMLElement>(`[data-step-index="${index}"] :is(input, select, textarea):not([disabled])`);
+  field?.focus();
+  return !!field;
 }
 
 let keySeq = 0;
@@ -64,6 +72,7 @@ export function PlanForm({
   onCancel,
   onConflict,
   catalog = builtinCatalog,
+  focusStep,
 }: {
   runId: string;
   baseVersion: number;
@@ -77,6 +86,8 @@ export function PlanForm({
   onConflict: (currentVersion: number, plan: { version: number; steps: Step[] }, mine: PlanFormValues) => void;
   /** The run's tool catalog (built-in plus the imported tools of its catalog version). */
   catalog?: ToolCatalog;
+  /** The step (0-based) whose first field has focus when the form opens (the `e` shortcut); default the first. */
+  focusStep?: number;
 }) {
   const [formSchema] = useState(() => planFormSchemaFor(catalog));
   const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
@@ -128,9 +139,43 @@ export function PlanForm({
   });
 
   const errorIssues = serverIssues.filter((i) => i.severity === "error");
+
+  // ── keyboard (issue #16): focus in a step's first field when the form opens and after a step
+  // is added; Ctrl/⌘+Enter saves; Alt+J / Alt+K go to the next / previous step's first field;
+  // Alt+N goes to the tool picker, where Enter adds the chosen tool.
+  const formRef = useRef<HTMLFormElement>(null);
+  const [initialFocus] = useState(focusStep ?? 0);
+  useEffect(() => {
+    focusStepField(formRef.current, initialFocus);
+  }, [initialFocus]);
+  const focusAfterAdd = useRef<number | null>(null);
+  useEffect(() => {
+    if (focusAfterAdd.current !== null && focusStepField(formRef.current, focusAfterAdd.current)) focusAfterAdd.current = null;
+  }, [fields.length]);
+  const addStep = () => {
+    if (!adding) return;
+    focusAfterAdd.current = fields.length;
+    append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId, "USD", catalog) });
+    setAdding("");
+  };
+  const currentStep = () => {
+    const at = document.activeElement?.closest("[data-step-index]")?.getAttribute("data-step-index");
+    return at == null ? -1 : Number(at);
+  };
+  useShortcut("save", () => void onSubmit());
+  useShortcut("nextStep", () => {
+    const i = currentStep();
+    if (!focusStepField(formRef.current, i + 1)) document.getElementById("add-step-tool")?.focus();
+  });
+  useShortcut("previousStep", () => {
+    const i = currentStep();
+    focusStepField(formRef.current, i < 0 ? fields.length - 1 : Math.max(0, i - 1));
+  });
+  useShortcut("addStep", () => document.getElementById("add-step-tool")?.focus());
+
   return (
     <FormProvider {...form}>
-      <form onSubmit={onSubmit} noValidate aria-label="Edit plan" className="space-y-4">
+      <form ref={formRef} onSubmit={onSubmit} noValidate aria-label="Edit plan" aria-keyshortcuts="Control+Enter" className="space-y-4">
         {(save.error || errorIssues.length > 0) && (
           <div role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
             <p className="font-medium">{save.error instanceof ApiError ? save.error.message : "The edit was not saved."}</p>
@@ -148,7 +193,7 @@ export function PlanForm({
           {fields.map((f, index) => {
             const tool = getTool(f.tool);
             return (
-              <li key={f.fieldKey} className="rounded-lg border border-blue-200 bg-white p-4 shadow-sm" aria-labelledby={`edit-${f.fieldKey}-title`}>
+              <li key={f.fieldKey} data-step-index={index} className="rounded-lg border border-blue-200 bg-white p-4 shadow-sm" aria-labelledby={`edit-${f.fieldKey}-title`}>
                 <div className="flex flex-wrap items-center gap-2">
                   <span className="rounded-full bg-blue-800 px-2 py-0.5 text-xs font-semibold text-white">Step {index + 1}</span>
                   <h3 id={`edit-${f.fieldKey}-title`} className="font-semibold">
@@ -191,7 +236,20 @@ export function PlanForm({
             Add step
           </label>
           <div className="mt-1 flex flex-wrap items-center gap-2">
-            <select id="add-step-tool" value={adding} onChange={(e) => setAdding(e.target.value)} className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm">
+            <select
+              id="add-step-tool"
+              value={adding}
+              onChange={(e) => setAdding(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.ctrlKey && !e.metaKey && adding) {
+                  e.preventDefault();
+                  addStep();
+                }
+              }}
+              aria-describedby="add-step-keys"
+              aria-keyshortcuts="Alt+N"
+              className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+            >
               <option value="">Choose a tool…</option>
               {toolNames.map((t) => {
                 const block = authorBlock(grants, t);
@@ -205,10 +263,7 @@ export function PlanForm({
             <button
               type="button"
               disabled={!adding}
-              onClick={() => {
-                append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId, "USD", catalog) });
-                setAdding("");
-              }}
+              onClick={addStep}
               className="rounded-md border border-slate-400 px-3 py-1.5 text-sm disabled:opacity-50"
             >
               Add step
@@ -216,6 +271,10 @@ export function PlanForm({
           </div>
           <p className="mt-1 text-xs text-slate-600">
             You may add: {authorable.length ? authorable.join(", ") : "no tools"}. Tools you may not author are listed but disabled.
+          </p>
+          <p id="add-step-keys" className="mt-1 text-xs text-slate-600">
+            Keys: <kbd className="font-mono">Alt+N</kbd> here, a tool&apos;s first letter, <kbd className="font-mono">Enter</kbd> adds it ·{" "}
+            <kbd className="font-mono">Alt+J</kbd>/<kbd className="font-mono">Alt+K</kbd> next/previous step · <kbd className="font-mono">Ctrl+Enter</kbd> saves
           </p>
         </div>
         <div className="flex gap-2">

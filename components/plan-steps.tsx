@@ -51,7 +51,7 @@ export function PlanSteps({
         const tool = catalog.get(s.tool);
         const stepIssues = issues.filter((i) => i.stepId === s.id);
         return (
-          <li key={s.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby={`step-${s.id}-title`}>
+          <li key={s.id} data-step-position={s.position} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby={`step-${s.id}-title`}>
             <div className="flex flex-wrap items-center gap-2">
               <span className="rounded-full bg-slate-900 px-2 py-0.5 text-xs font-semibold text-white">Step {s.position}</span>
               <h3 id={`step-${s.id}-title`} className="font-semibold">

@@ -3,8 +3,11 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
+import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
+import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
@@ -81,6 +84,30 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
     return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
   }, [rows, sort]);
 
+  // Keyboard (issue #16): a current row (the first until j/k move it, kept by run id across
+  // refreshes); j/k move it and focus its link, Enter opens it.
+  const [currentId, setCurrentId] = useState<string | null>(null);
+  const currentIndex = Math.max(0, sorted.findIndex((r) => r.id === currentId));
+  const links = useRef(new Map<string, HTMLAnchorElement>());
+  const moveCurrent = (by: number) => {
+    if (sorted.length === 0) return;
+    const focusedRow = sorted.findIndex((r) => links.current.get(r.id) === document.activeElement);
+    const from = focusedRow >= 0 ? focusedRow : currentIndex;
+    const next = sorted[Math.min(sorted.length - 1, Math.max(0, from + by))];
+    setCurrentId(next.id);
+    links.current.get(next.id)?.focus();
+  };
+  useShortcut("queueNext", () => moveCurrent(1));
+  useShortcut("queuePrevious", () => moveCurrent(-1));
+  useShortcut("queueOpen", () => {
+    const r = sorted[currentIndex];
+    if (r) router.push(`/runs/${r.id}`);
+  });
+  const rowLink = (r: QueueRow) => (el: HTMLAnchorElement | null) => {
+    if (el) links.current.set(r.id, el);
+    else links.current.delete(r.id);
+  };
+
   const header = (key: SortKey, label: string) => {
     const active = sort.key === key;
     return (
@@ -137,10 +164,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
       {phone ? (
       <ul aria-label="Runs" className="mt-3 space-y-2">
         {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
-        {sorted.map((r) => (
-          <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
+        {sorted.map((r, i) => (
+          <li key={r.id} aria-current={i === currentIndex ? "true" : undefined} className={`rounded-lg border bg-white p-3 text-sm ${i === currentIndex ? "border-blue-600 ring-1 ring-blue-600" : "border-slate-200"}`}>
             <div className="flex items-baseline justify-between gap-2">
-              <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+              <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                 #{r.ticketId}
               </Link>
               <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{statusLabel(r.status)}</span>
@@ -153,7 +180,11 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
               </span>
               {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
               <span>{formatAge(r.createdAt, now)}</span>
-              {(r.status === "pending_review" || r.status === "approved") && <span className="font-medium">expires {formatTimeLeft(r.expiresAt, now)}</span>}
+              {(r.status === "pending_review" || r.status === "approved") && (
+                <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
+                  expires {formatTimeLeft(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                </span>
+              )}
             </p>
           </li>
         ))}
@@ -185,10 +216,14 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
                 </td>
               </tr>
             )}
-            {sorted.map((r) => (
-              <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50">
+            {sorted.map((r, i) => (
+              <tr
+                key={r.id}
+                aria-current={i === currentIndex ? "true" : undefined}
+                className={`border-t border-slate-100 hover:bg-slate-50 ${i === currentIndex ? "bg-blue-50 shadow-[inset_4px_0_0_var(--color-blue-700)]" : ""}`}
+              >
                 <td className="px-3 py-2">
-                  <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                  <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                     #{r.ticketId}
                   </Link>
                   <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
@@ -206,8 +241,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
                 </td>
                 <td className="px-3 py-2">{statusLabel(r.status)}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"}
+                <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
+                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </td>
               </tr>
             ))}

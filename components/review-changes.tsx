@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
@@ -11,6 +12,7 @@ import type { ValidationIssue } from "@/lib/validation/types";
 import { ApprovalPanel } from "./approval-panel";
 import { StepArgList } from "./arg-value";
 import { FieldChanges } from "./edit-diff";
+import { focusHeading } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { PlanEffects } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
@@ -91,6 +93,12 @@ export function ReviewChanges({
     onError: (e) => toast(e instanceof ApiError ? e.message : "Your edits could not be discarded.", "error"),
   });
 
+  // After a save, focus goes to "Your edit changed N things" as soon as it is there (issue #16).
+  const diffReady = diffQuery.isSuccess;
+  useEffect(() => {
+    if (diffReady) focusHeading("review-h");
+  }, [diffReady]);
+
   if (diffQuery.isPending) return <p className="text-sm text-slate-600">Computing the changes…</p>;
   if (diffQuery.isError) return <p role="alert" className="text-sm text-red-800">{(diffQuery.error as Error).message}</p>;
   const { diff, reapproval, to } = diffQuery.data;
@@ -101,7 +109,7 @@ export function ReviewChanges({
   return (
     <section aria-labelledby="review-h" className="space-y-4">
       <div className="rounded-lg border-2 border-blue-700 bg-white p-4">
-        <h2 id="review-h" className="text-lg font-bold uppercase tracking-wide">
+        <h2 id="review-h" tabIndex={-1} className="text-lg font-bold uppercase tracking-wide">
           Your edit changed {diff.changeCount} {diff.changeCount === 1 ? "thing" : "things"}
         </h2>
         <p className="text-sm text-slate-600">

@@ -14,6 +14,8 @@ import type { RunDetails } from "@/lib/server/runs/get-run-details";
 import { getTool } from "@/lib/tools/catalog";
 import { nextActions, runFacts } from "@/lib/run-state";
 import { ApprovalPanel } from "./approval-panel";
+import { focusHeading, useShortcut } from "./keyboard-shortcuts";
+import { toast } from "./toaster";
 import { NextActionsPanel } from "./next-actions";
 import { ReconcilePanel } from "./reconcile-panel";
 import { StepArgList } from "./arg-value";
@@ -24,7 +26,7 @@ import { ReviewChanges } from "./review-changes";
 type Details = Omit<RunDetails, "desk">;
 type Mode =
   | { kind: "view" }
-  | { kind: "edit"; baseVersion: number; steps: Step[] }
+  | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number }
   | { kind: "review"; fromVersion: number }
   | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues };
 
@@ -93,6 +95,23 @@ export function RunWorkspace({
   const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));
   const editBlock = d.run.status === "pending_review" || d.run.status === "approved" ? null : block;
   const planIssues = d.validation.issues.filter((i) => !i.stepId);
+  const startEdit = (focusStep?: number) => {
+    setExternalChange(null);
+    setSeenVersion(d.run.planVersion);
+    setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[], focusStep });
+  };
+  // e (issue #16): edit with focus in the step the person is on (focus inside a step card), else
+  // in the first step still waiting for a person's approval, else the first step.
+  useShortcut(
+    "edit",
+    () => {
+      if (editBlock) return toast(`Cannot edit: ${editBlock}`, "error");
+      const onStep = document.activeElement?.closest("[data-step-position]")?.getAttribute("data-step-position");
+      const waiting = d.run.steps.find((s) => s.gate === "approval_required" && s.approval?.state !== "active");
+      startEdit(onStep ? Number(onStep) - 1 : waiting ? waiting.position - 1 : 0);
+    },
+    mode.kind === "view" || mode.kind === "review",
+  );
 
   return (
     <div className="space-y-4">
@@ -112,18 +131,15 @@ export function RunWorkspace({
       {mode.kind === "view" && (
         <>
           <div className="flex items-center gap-3">
-            <h2 className="text-lg font-semibold">
+            <h2 id="plan-h" tabIndex={-1} className="text-lg font-semibold">
               Plan · version {d.run.planVersion} ({d.run.steps.length} step{d.run.steps.length === 1 ? "" : "s"})
             </h2>
             <button
               type="button"
               disabled={!!editBlock}
               title={editBlock ?? undefined}
-              onClick={() => {
-                setExternalChange(null);
-                setSeenVersion(d.run.planVersion);
-                setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[] });
-              }}
+              onClick={() => startEdit()}
+              aria-keyshortcuts="e"
               className="ml-auto rounded-md border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-800 hover:bg-blue-50 disabled:cursor-not-allowed disabled:border-slate-300 disabled:text-slate-500"
             >
               Edit plan
@@ -142,7 +158,9 @@ export function RunWorkspace({
       )}
       {mode.kind === "edit" && (
         <>
-          <h2 className="text-lg font-semibold">Editing plan version {mode.baseVersion}</h2>
+          <h2 id="editing-h" tabIndex={-1} className="text-lg font-semibold">
+            Editing plan version {mode.baseVersion}
+          </h2>
           <PlanForm
             catalog={catalog}
             key={`edit-${mode.baseVersion}`}
@@ -153,7 +171,11 @@ export function RunWorkspace({
             ticketId={d.ticket.id}
             ticketAccountId={d.ticket.accountId}
             grants={grants}
-            onCancel={() => setMode({ kind: "view" })}
+            focusStep={mode.focusStep}
+            onCancel={() => {
+              setMode({ kind: "view" });
+              focusHeading("plan-h");
+            }}
             onSaved={(result) => {
               setSeenVersion(result.planVersion.version);
               qc.invalidateQueries({ queryKey: ["run", runId] });

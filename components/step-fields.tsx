@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
@@ -9,6 +9,8 @@ import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Grant } from "@/lib/grants";
 import type { FieldSpec, ToolDefinition } from "@/lib/tools/types";
 import { checkMoneyField } from "@/lib/validation/money-field-check";
+import { followFrom } from "@/lib/date-window";
+import { addDaysIso, isIsoDate } from "@/lib/dates";
 import { textLimit } from "@/lib/tools/text-limit";
 import { CharacterCount } from "./character-count";
 import { RecordIdField, useInvoiceFees } from "./record-id-field";
@@ -202,6 +204,8 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
     register,
     formState: { errors },
     control,
+    getValues,
+    setValue,
   } = useFormContext<PlanFormValues>();
   const base = `steps.${stepIndex}.args.${field.name}`;
   const errId = `${base}-error`;
@@ -219,6 +223,34 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
       {text}
     </label>
   );
+  // Delivery window (issue #16): the last day follows the first, so the window keeps its length;
+  // + / − on either date move it a day (the whole window from "From", only the end from "To").
+  type P = `steps.${number}.args.${string}`;
+  const fromPath = `${base}.from` as P;
+  const toPath = `${base}.to` as P;
+  // registered only for a window (registering "<field>.from" on a text argument would turn it into an object)
+  const fromReg = field.kind === "date_window" ? register(fromPath) : null;
+  // The last complete first day: typing a date passes through incomplete values ("" while a
+  // segment is half typed), and the last day follows from the last complete one.
+  const lastFrom = useRef<string | null>(null);
+  const moveTo = (prevFrom: unknown, nextFrom: unknown) => {
+    const to = getValues(toPath);
+    const moved = followFrom(prevFrom, nextFrom, to);
+    if (moved !== to) setValue(toPath, moved as string, { shouldDirty: true });
+  };
+  const stepDate = (path: P, e: React.KeyboardEvent<HTMLInputElement>) => {
+    const by = e.key === "+" || e.key === "=" ? 1 : e.key === "-" ? -1 : 0;
+    const cur = getValues(path);
+    if (!by || e.ctrlKey || e.metaKey || e.altKey || !isIsoDate(cur)) return;
+    e.preventDefault();
+    const next = addDaysIso(cur, by);
+    if (path === fromPath) {
+      moveTo(cur, next);
+      lastFrom.current = next;
+    }
+    setValue(path, next, { shouldDirty: true });
+  };
+
   let input: React.ReactNode;
   switch (field.kind) {
     case "money":
@@ -242,7 +274,16 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
               <input
                 id={`${base}.from`}
                 type="date"
-                {...register(`${base}.from` as `steps.${number}.args.${string}`)}
+                {...fromReg!}
+                onChange={(e) => {
+                  const before = lastFrom.current ?? getValues(fromPath);
+                  if (isIsoDate(e.target.value)) {
+                    moveTo(before, e.target.value);
+                    lastFrom.current = e.target.value;
+                  } else if (isIsoDate(before)) lastFrom.current = before;
+                  return fromReg!.onChange(e);
+                }}
+                onKeyDown={(e) => stepDate(fromPath, e)}
                 aria-invalid={!!firstMessage(errors, `${base}.from`)}
                 aria-describedby={describedBy}
                 className={inputCls}
@@ -255,13 +296,15 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
               <input
                 id={`${base}.to`}
                 type="date"
-                {...register(`${base}.to` as `steps.${number}.args.${string}`)}
+                {...register(toPath)}
+                onKeyDown={(e) => stepDate(toPath, e)}
                 aria-invalid={!!firstMessage(errors, `${base}.to`)}
                 aria-describedby={describedBy}
                 className={inputCls}
               />
             </div>
           </div>
+          <p className="mt-1 text-xs text-slate-600">The last day moves with the first; + / − move a date by one day.</p>
         </fieldset>
       );
       break;

@@ -3,6 +3,7 @@ import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint }
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
+import { nextRunEndpoint } from "./endpoints/keyboard-api";
 
 /*
  * Every endpoint of the HTTP API (API.md), declared once (lib/api/contract.ts) in
@@ -14,6 +15,7 @@ export * from "./endpoints/common";
 export * from "./endpoints/agent-api";
 export * from "./endpoints/operator-api";
 export * from "./endpoints/admin-api";
+export * from "./endpoints/keyboard-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
@@ -44,6 +46,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   runAuditEndpoint,
   operatorReviseTaskEndpoint,
   diffCorpusEndpoint,
+  nextRunEndpoint,
   listUsersEndpoint,
   createUserEndpoint,
   getUserEndpoint,

@@ -4,6 +4,8 @@ import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
 import { RunWorkspace } from "@/components/run-workspace";
 import { TaskPanel } from "@/components/task-panel";
+import { DeadlineBadge, deadlineTextClass } from "@/components/deadline-badge";
+import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { isDomainError } from "@/lib/errors";
 import { formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
@@ -46,7 +48,13 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <p className="mt-1 text-sm text-slate-600">
           {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}
           {run.boundTaskRevision}
-          {(run.status === "pending_review" || run.status === "approved") && <> · expires {formatTimeLeft(run.expiresAt, now)} (<Instant iso={run.expiresAt} />)</>}
+          {(run.status === "pending_review" || run.status === "approved") && (
+            <>
+              {" "}
+              · <span className={deadlineTextClass(deadlineUrgency(run, now).tone)}>expires {formatTimeLeft(run.expiresAt, now)}</span> (<Instant iso={run.expiresAt} />)
+              <DeadlineBadge urgency={deadlineUrgency(run, now)} />
+            </>
+          )}
         </p>
         {run.boundTaskRevision !== task.revision && (
           <p role="alert" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950">

@@ -1,0 +1,9 @@
+import { nextRunEndpoint } from "@/lib/api/endpoints";
+import { route } from "@/lib/server/route";
+import { findNextRun } from "@/lib/server/runs/next-run";
+import { deskScope } from "@/lib/server/session";
+
+/** `GET /api/runs/{runId}/next` → `{next: {id, ticketId, expiresAt} | null}` (lib/api/endpoints.ts `nextRunEndpoint`). */
+export const GET = route(nextRunEndpoint, async ({ caller, params }) => {
+  return { body: { next: await findNextRun(params.runId, deskScope(caller)) } };
+});

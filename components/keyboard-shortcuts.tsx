@@ -1,0 +1,223 @@
+"use client";
+
+import { usePathname, useRouter } from "next/navigation";
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { createShortcutMatcher, describeChord, SHORTCUTS, type ShortcutId, type ShortcutScope } from "@/lib/keyboard/shortcuts";
+
+type Handler = () => void;
+interface Registry {
+  register(id: ShortcutId, handler: { current: Handler }): () => void;
+  openHelp(): void;
+}
+const ShortcutContext = createContext<Registry | null>(null);
+
+/**
+ * Moves focus to `el` (a heading, a region), making it focusable with tabindex=-1 if it is not,
+ * so a screen reader reads where the person now is (issue #16: focus after every action).
+ */
+export function focusElement(el: Element | null | undefined): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  if (!el.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|SELECT|TEXTAREA)$/.test(el.tagName)) el.setAttribute("tabindex", "-1");
+  el.focus();
+  return document.activeElement === el;
+}
+
+/**
+ * Keeps Tab and Shift+Tab inside a modal dialog (a `keydown` handler for the dialog): from the
+ * last control to the first and back, so focus never leaves for the browser's own controls.
+ */
+export function trapTab(e: React.KeyboardEvent<HTMLElement>) {
+  if (e.key !== "Tab") return;
+  const items = [...e.currentTarget.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])")];
+  if (items.length === 0) return;
+  const first = items[0];
+  const last = items[items.length - 1];
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || !e.currentTarget.contains(at))) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (at === last || !e.currentTarget.contains(at))) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * Focuses the first element found by id in `ids`, else the page's main heading (after the next
+ * paint). The page may still be settling (a refetch replaces the focused panel): for a second
+ * after, if focus fell back to the body, it is put on the first of `ids` that exists again.
+ */
+export function focusHeading(...ids: string[]) {
+  const attempt = () => {
+    for (const id of ids) if (focusElement(document.getElementById(id))) return;
+    focusElement(document.querySelector("main h1"));
+  };
+  requestAnimationFrame(attempt);
+  for (const ms of [150, 400, 800, 1200]) {
+    setTimeout(() => {
+      if (!document.activeElement || document.activeElement === document.body) attempt();
+    }, ms);
+  }
+}
+
+/**
+ * Runs `handler` when the shortcut `id` is pressed (lib/keyboard/shortcuts.ts), while the
+ * component is mounted and `enabled`. The latest mounted handler of an id wins.
+ */
+export function useShortcut(id: ShortcutId, handler: Handler, enabled = true) {
+  const registry = useContext(ShortcutContext);
+  const ref = useRef(handler);
+  useEffect(() => {
+    ref.current = handler;
+  });
+  useEffect(() => {
+    if (!registry || !enabled) return;
+    return registry.register(id, ref);
+  }, [registry, id, enabled]);
+}
+
+/** Opens the shortcut list (for a visible "Keyboard shortcuts" button). */
+export function useOpenShortcutHelp(): () => void {
+  const registry = useContext(ShortcutContext);
+  return () => registry?.openHelp();
+}
+
+const SCOPE_TITLE: Record<ShortcutScope, string> = {
+  global: "Everywhere",
+  queue: "Queue",
+  run: "Run",
+  edit: "Editing a plan (also inside fields)",
+};
+
+/**
+ * The console's keyboard layer: one keydown listener that matches keys to the key map and calls
+ * the handler a mounted component registered (`useShortcut`); `?` opens the list of all
+ * shortcuts and `g q` goes to the queue; a "Skip to main content" link first in the page; and
+ * after a client-side navigation, focus on the new page's main heading.
+ */
+export function KeyboardShortcuts({ children }: { children: ReactNode }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const handlers = useRef(new Map<ShortcutId, { current: Handler }[]>());
+  const [helpOpen, setHelpOpen] = useState(false);
+  const helpOpenRef = useRef(false);
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const returnTo = useRef<HTMLElement | null>(null);
+
+  const [registry] = useState<Registry>(() => ({
+    register(id, handler) {
+      const list = handlers.current.get(id) ?? [];
+      handlers.current.set(id, [...list, handler]);
+      return () => handlers.current.set(id, (handlers.current.get(id) ?? []).filter((h) => h !== handler));
+    },
+    openHelp() {
+      returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      helpOpenRef.current = true;
+      setHelpOpen(true);
+    },
+  }));
+
+  useEffect(() => {
+    const matcher = createShortcutMatcher(SHORTCUTS);
+    const builtIn = (id: ShortcutId) => id === "help" || id === "goQueue";
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || helpOpenRef.current) return;
+      if (document.querySelector("dialog[open]")) return; // another dialog has the keyboard
+      const target = e.target instanceof Element ? (e.target as Element & { isContentEditable?: boolean }) : null;
+      const result = matcher.press({ key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, isComposing: e.isComposing, target }, performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
+      if (result.kind !== "shortcut") return;
+      e.preventDefault();
+      const id = result.shortcut.id;
+      if (id === "help") registry.openHelp();
+      else if (id === "goQueue") router.push("/runs");
+      else handlers.current.get(id)?.at(-1)?.current();
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, [registry, router]);
+
+  useEffect(() => {
+    const d = dialogRef.current;
+    if (helpOpen && d && !d.open) d.showModal();
+  }, [helpOpen]);
+
+  // After a client-side navigation focus goes to the new page's main heading, not the body.
+  const firstPath = useRef(pathname);
+  useEffect(() => {
+    if (pathname === firstPath.current) return;
+    firstPath.current = pathname;
+    focusHeading();
+  }, [pathname]);
+
+  const closeHelp = () => {
+    helpOpenRef.current = false;
+    setHelpOpen(false);
+    returnTo.current?.focus();
+  };
+  const mac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+  const scopes = (Object.keys(SCOPE_TITLE) as ShortcutScope[]).map((scope) => ({ scope, items: SHORTCUTS.filter((s) => s.scope === scope) }));
+
+  return (
+    <ShortcutContext.Provider value={registry}>
+      <nav aria-label="Skip link">
+      <a
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          const main = document.querySelector("main");
+          if (!focusElement(main?.querySelector("h1"))) focusElement(main);
+        }}
+        className="sr-only z-50 rounded-md bg-white px-3 py-2 text-sm font-medium text-blue-800 shadow focus:not-sr-only focus:fixed focus:left-3 focus:top-3"
+      >
+        Skip to main content
+      </a>
+      </nav>
+      {children}
+      {helpOpen && (
+        <dialog
+          ref={dialogRef}
+          aria-labelledby="shortcuts-h"
+          onKeyDown={trapTab}
+          onClose={closeHelp}
+          onCancel={(e) => {
+            e.preventDefault();
+            dialogRef.current?.close();
+          }}
+          className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-black/60"
+        >
+          <div className="flex items-start gap-3">
+            <h2 id="shortcuts-h" className="text-lg font-semibold">
+              Keyboard shortcuts
+            </h2>
+            <button type="button" onClick={() => dialogRef.current?.close()} className="ml-auto rounded-md border border-slate-300 px-2.5 py-1 text-sm" autoFocus>
+              Close
+            </button>
+          </div>
+          <p className="mt-1 text-sm text-slate-600">Letters never fire while you type in a field; Esc closes this list.</p>
+          {scopes.map(({ scope, items }) => (
+            <section key={scope} aria-labelledby={`keys-${scope}`} className="mt-4">
+              <h3 id={`keys-${scope}`} className="text-sm font-semibold text-slate-800">
+                {SCOPE_TITLE[scope]}
+              </h3>
+              <dl className="mt-1 grid grid-cols-[9rem_1fr] gap-x-3 gap-y-1 text-sm">
+                {items.map((s) => (
+                  <div key={s.id} className="contents">
+                    <dt>
+                      {s.keys.map((k, i) => (
+                        <span key={i}>
+                          {i > 0 && <span className="px-1 text-slate-600">then</span>}
+                          <kbd className="rounded border border-slate-300 bg-slate-50 px-1.5 py-0.5 font-mono text-xs">{describeChord(k, mac)}</kbd>
+                        </span>
+                      ))}
+                    </dt>
+                    <dd className="text-slate-800">{s.description}</dd>
+                  </div>
+                ))}
+              </dl>
+            </section>
+          ))}
+        </dialog>
+      )}
+    </ShortcutContext.Provider>
+  );
+}

@@ -1,0 +1,197 @@
+/**
+ * Keyboard-first (issue #16): the reference case (DESIGN.md) by keyboard alone, from the queue
+ * to the approval, in at most 15 key presses; and the rules of the key layer in the browser.
+ *
+ * How presses are counted: every `keyboard.press` is one press (a chord such as Ctrl+Enter or
+ * Alt+N is one); a value typed into a field counts as ONE press for the field, whatever its
+ * length (the characters typed are counted too and printed). No mouse, no `fill`, no `click`.
+ */
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { createRun } from "./factory";
+import { STORAGE } from "./helpers";
+
+function addDays(iso: string, n: number): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Counts what the keyboard does: presses, typed values (one each) and their characters. */
+function keyCounter(page: Page) {
+  const log: string[] = [];
+  let chars = 0;
+  return {
+    press: async (key: string) => {
+      log.push(key);
+      await page.keyboard.press(key);
+    },
+    type: async (text: string) => {
+      log.push(`"${text}"`);
+      chars += text.length;
+      await page.keyboard.type(text, { delay: 10 });
+    },
+    get count() {
+      return log.length;
+    },
+    get chars() {
+      return chars;
+    },
+    log,
+  };
+}
+
+test.use({ storageState: STORAGE.senior, locale: "en-US" });
+
+test("the reference case by keyboard alone from the queue, in at most 15 key presses", async ({ page }, testInfo) => {
+  // A deadline sooner than any other waiting run's puts it first in the queue (soonest deadline first).
+  const runId = await createRun(page.request, "ref-74991", { expiresInSeconds: 20 * 60 });
+  const run = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { steps: { args: { window?: { from: string } } }[] };
+  const oldDate = run.steps[1].args.window!.from;
+  const newDate = addDays(oldDate, 4);
+
+  await page.goto("/runs");
+  const current = page.locator('tbody tr[aria-current="true"]');
+  await expect(current).toContainText("#74991");
+  // the deadline is near: amber, in words
+  await expect(current.getByTestId("deadline-badge")).toHaveText("due soon");
+  await page.screenshot({ path: testInfo.outputPath("queue.png") });
+  const keys = keyCounter(page);
+
+  // open the current run: focus on its heading
+  await keys.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+
+  // e: edit, focus in the first step waiting for approval (step 2, the reschedule)
+  await keys.press("e");
+  await expect(page.locator('[id="steps.1.args.shipmentId"]')).toBeFocused();
+  await keys.press("Tab");
+  const from = page.locator('[id="steps.1.args.window.from"]');
+  await expect(from).toBeFocused();
+  const [y, m, d] = newDate.split("-");
+  await keys.type(`${m}${d}${y}`); // the date input's segments, en-US order
+  await expect(from).toHaveValue(newDate);
+  await expect(page.locator('[id="steps.1.args.window.to"]')).toHaveValue(newDate); // the last day followed
+
+  // Alt+N: the tool picker; "i" picks Issue refund; Enter adds it with focus in its first field
+  await keys.press("Alt+N");
+  await expect(page.getByLabel("Add step")).toBeFocused();
+  await keys.press("i");
+  await keys.press("Enter");
+  await expect(page.locator('[id="steps.3.args.invoiceId"]')).toBeFocused();
+  await keys.type("in_74119");
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.args.amount"]')).toBeFocused();
+  await keys.type("1,489.00");
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.args.reason"]')).toBeFocused();
+  await keys.type("Goodwill for the missed delivery window");
+
+  // Ctrl+Enter saves; focus on "Your edit changed 2 things"
+  await keys.press("Control+Enter");
+  const review = page.getByRole("region", { name: /Your edit changed/ });
+  const heading = review.getByRole("heading", { name: /Your edit changed/ });
+  await expect(heading).toHaveText(/Your edit changed 2 things/i);
+  await expect(heading).toBeFocused();
+  await expect(review.getByText("step added")).toBeVisible();
+  await expect(review).toContainText(/in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics/);
+  await expect(review).toContainText("Re-approval required for step 4 (added), step 2 (changed)");
+
+  // a: approve what is on screen; the cross-account warning must be acknowledged (Enter confirms)
+  await keys.press("a");
+  const confirm = page.getByRole("dialog", { name: /Approve/ });
+  await expect(confirm).toContainText("Approving means you acknowledge");
+  await expect(confirm).toContainText(/Step 4: .*in_74119 belongs to Halvorsen Freight/);
+  await expect(confirm.getByRole("button", { name: "Acknowledge and approve" })).toBeFocused();
+  await keys.press("Enter");
+  await expect(page.getByTestId("run-status")).toHaveText("Approved");
+  await expect(page.locator("#review-h")).toBeFocused();
+
+  console.log(`reference case by keyboard: ${keys.count} presses (${keys.log.join(", ")}); ${keys.chars} characters typed in 4 values`);
+  expect(keys.count).toBeLessThanOrEqual(15);
+
+  const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string; planVersion: number; steps: { tool: string }[] };
+  expect(approved.status).toBe("approved");
+  expect(approved.steps.map((s) => s.tool)).toEqual(["add_ticket_note", "reschedule_delivery", "send_reply", "issue_refund"]);
+});
+
+test("shortcuts never fire inside fields; ? lists them in a dialog that keeps focus and gives it back; g q goes to the queue", async ({ page }) => {
+  const runId = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
+  await page.waitForLoadState("networkidle");
+
+  // Tab once: the skip link comes first and lands on the main heading
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to main content" });
+  await expect(skip).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+
+  // ? opens the list; Tab stays inside; Esc closes it and focus returns
+  await page.keyboard.press("?");
+  const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(dialog).toBeVisible();
+  for (const k of ["j / k", "Shift+A", "Ctrl+Enter", "Alt+N"]) await expect(dialog).toContainText(k.split(" / ")[0]);
+  for (let i = 0; i < 3; i++) {
+    await page.keyboard.press("Tab");
+    expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+  }
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+
+  // in a field, letters are letters: typing "a", "r", "?" and "g q" approves, rejects and navigates nothing
+  await page.keyboard.press("e");
+  const note = page.locator('[id="steps.1.args.reason"]');
+  await note.focus();
+  await note.press("End");
+  await page.keyboard.type(" a r ? g q j");
+  await expect(note).toHaveValue(/ a r \? g q j$/);
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  // Ctrl+A in a field still selects its text (modifiers are respected)
+  await page.keyboard.press("Control+a");
+  expect(await note.evaluate((el: HTMLInputElement) => el.selectionEnd! - el.selectionStart!)).toBe((await note.inputValue()).length);
+
+  // outside a field: r opens the rejection with focus in the reason, where r is a letter
+  await page.keyboard.press("Escape");
+  await page.getByRole("button", { name: "Cancel" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: /^Plan · version/ })).toBeFocused();
+  await page.keyboard.press("r");
+  await expect(page.getByLabel("Reason (the agent reads it)")).toBeFocused();
+  await page.keyboard.type("rr");
+  await expect(page.getByLabel("Reason (the agent reads it)")).toHaveValue("rr");
+
+  // g q: the queue, focus on its heading; j / k move the current row
+  await page.getByRole("heading", { level: 1 }).focus();
+  await page.keyboard.press("g");
+  await page.keyboard.press("q");
+  await expect(page).toHaveURL(/\/runs$/);
+  await expect(page.getByRole("heading", { name: "Queue", level: 1 })).toBeFocused();
+  const rows = page.locator("tbody tr");
+  await expect(rows.nth(1)).toBeVisible();
+  await expect(rows.nth(0)).toHaveAttribute("aria-current", "true");
+  await page.keyboard.press("j");
+  await expect(rows.nth(1)).toHaveAttribute("aria-current", "true");
+  await expect(rows.nth(1).getByRole("link")).toBeFocused();
+  await page.keyboard.press("k");
+  await expect(rows.nth(0).getByRole("link")).toBeFocused();
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations).toEqual([]);
+});
+
+test("Shift+A approves and opens the next waiting run of the queue", async ({ page }) => {
+  const runId = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
+  await page.waitForLoadState("networkidle");
+  await page.keyboard.press("Shift+A");
+  await expect(page).not.toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+  const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string };
+  expect(approved.status).toBe("approved");
+});

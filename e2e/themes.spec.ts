@@ -1,0 +1,97 @@
+/**
+ * Light and dark mode (issue #16): dark mode follows the system setting (prefers-color-scheme),
+ * and every page of app/ stays axe-clean — colour contrast included — in both schemes. The page
+ * list is the one of e2e/security-headers.spec.ts (checked against app/ the same way). Plus the
+ * states only a click or a key reaches: the shortcut list, the edit form, the deadline badges.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { STORAGE, type Role } from "./helpers";
+
+type Who = Role | "signed_out";
+const firstRunId = async (page: Page) => {
+  const res = await page.request.get("/api/runs");
+  const { runs } = (await res.json()) as { runs: { id: string }[] };
+  return runs[0].id;
+};
+const PAGES: { route: string; who: Who; url: (page: Page) => Promise<string> }[] = [
+  { route: "/", who: "operator", url: async () => "/" },
+  { route: "/sign-in", who: "signed_out", url: async () => "/sign-in" },
+  { route: "/runs", who: "operator", url: async () => "/runs" },
+  { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
+  { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
+  { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
+  { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
+  { route: "/insights", who: "supervisor", url: async () => "/insights" },
+  { route: "/denials", who: "supervisor", url: async () => "/denials" },
+  { route: "/admin", who: "admin", url: async () => "/admin" },
+  { route: "/admin/users", who: "admin", url: async () => "/admin/users" },
+  { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
+  { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
+  { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
+  { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
+];
+
+function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
+    return e.name === "page.tsx" ? [base || "/"] : [];
+  });
+}
+
+test("every page of app/ is checked in both schemes", () => {
+  expect(PAGES.map((p) => p.route).sort()).toEqual(pageRoutes().sort());
+});
+
+async function expectAxeClean(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`) }))).toEqual([]);
+}
+
+for (const scheme of ["light", "dark"] as const) {
+  test.describe(`${scheme} mode`, () => {
+    test.use({ colorScheme: scheme });
+
+    for (const c of PAGES) {
+      test.describe(`${c.route} as ${c.who}`, () => {
+        test.use({ storageState: c.who === "signed_out" ? { cookies: [], origins: [] } : STORAGE[c.who] });
+        test("axe-clean", async ({ page }, testInfo) => {
+          await page.goto(await c.url(page));
+          await page.waitForLoadState("networkidle");
+          // the scheme is the system's: the page background follows it
+          const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+          const lightness = await page.evaluate((c) => {
+            const el = document.createElement("canvas").getContext("2d")!;
+            el.fillStyle = c;
+            el.fillRect(0, 0, 1, 1);
+            const [r, g, b] = el.getImageData(0, 0, 1, 1).data;
+            return (r + g + b) / 3;
+          }, bg);
+          if (scheme === "dark") expect(lightness).toBeLessThan(60);
+          else expect(lightness).toBeGreaterThan(200);
+          if (c.route === "/runs" || c.route === "/runs/[id]") await page.screenshot({ path: testInfo.outputPath(`${scheme}.png`), fullPage: true });
+          await expectAxeClean(page);
+        });
+      });
+    }
+
+    test.describe("states reached by a key", () => {
+      test.use({ storageState: STORAGE.senior });
+      test("the shortcut list and the edit form are axe-clean", async ({ page }) => {
+        await page.goto(`/runs/${await firstRunId(page)}`);
+        await page.waitForLoadState("networkidle");
+        await page.keyboard.press("?");
+        const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+        await expect(dialog).toBeVisible();
+        await expectAxeClean(page);
+        await page.keyboard.press("Escape");
+        await expect(dialog).toHaveCount(0);
+        await page.getByRole("button", { name: "Edit plan" }).click();
+        await expect(page.getByRole("form", { name: "Edit plan" })).toBeVisible();
+        await expectAxeClean(page);
+      });
+    });
+  });
+}

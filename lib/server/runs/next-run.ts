@@ -1,0 +1,33 @@
+import type { Prisma } from "../../generated/prisma/client";
+import { DomainError } from "../../errors";
+import { prisma } from "../db";
+import { whereEffectiveStatus } from "./list-queue";
+
+/** The run "approve & next" opens: its id, ticket and deadline (ISO-8601 UTC). */
+export interface NextRun {
+  id: string;
+  ticketId: string;
+  expiresAt: string;
+}
+
+/**
+ * The next run waiting for review after run `runId`, in the queue's default order (soonest
+ * deadline first, then id), within `scope` (the viewer's desk, `deskScope`); past the last one it
+ * wraps to the first; null when no other run waits (issue #16, "approve & next"). One indexed
+ * keyset query on (status, expiresAt), never the whole queue. Errors: 404 `not_found` when
+ * `runId` is not a run of the scope.
+ */
+export async function findNextRun(runId: string, scope: Prisma.RunWhereInput, now = new Date()): Promise<NextRun | null> {
+  const current = await prisma.run.findFirst({ where: { AND: [scope, { id: runId }] }, select: { expiresAt: true } });
+  if (!current) throw new DomainError("not_found", "No such run.");
+  const waiting: Prisma.RunWhereInput = { AND: [scope, whereEffectiveStatus("pending_review", now), { id: { not: runId } }] };
+  const select = { id: true, ticketId: true, expiresAt: true } as const;
+  const orderBy: Prisma.RunOrderByWithRelationInput[] = [{ expiresAt: "asc" }, { id: "asc" }];
+  const after = await prisma.run.findFirst({
+    where: { AND: [waiting, { OR: [{ expiresAt: { gt: current.expiresAt } }, { expiresAt: current.expiresAt, id: { gt: runId } }] }] },
+    orderBy,
+    select,
+  });
+  const next = after ?? (await prisma.run.findFirst({ where: waiting, orderBy, select }));
+  return next ? { id: next.id, ticketId: next.ticketId, expiresAt: next.expiresAt.toISOString() } : null;
+}
