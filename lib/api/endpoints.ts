@@ -14,6 +14,8 @@ export * from "./endpoints/common";
 export * from "./endpoints/agent-api";
 export * from "./endpoints/operator-api";
 export * from "./endpoints/admin-api";
+export * from "./endpoints/ownership-api";
+import * as ownershipApi from "./endpoints/ownership-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
@@ -60,4 +62,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   importToolsEndpoint,
   setAllowedToolsEndpoint,
   openApiEndpoint,
+  // issue #16 ownership
+  ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
 ];
