@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { Viewer } from "@/lib/server/session";
 import { SignOutButton } from "./sign-out-button";
+import { NotificationBell } from "./notification-bell";
 
 /** Top bar: product name, navigation, the signed-in person and their role. */
 export function AppHeader({ viewer }: { viewer: Viewer }) {
@@ -47,6 +48,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
               {viewer.role}
             </span>
           </span>
+          {viewer.role !== "admin" && <NotificationBell />}
           <SignOutButton />
         </div>
       </div>
