@@ -1,55 +1,10 @@
 "use client";
 
 import { useState } from "react";
-import { QUEUE_VIEWS, QUEUE_VIEW_LABELS, type QueueView } from "@/lib/queue-views";
+import { QUEUE_VIEWS, QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue-views";
+
+export { queueFilterParams, type QueueFilterState } from "@/lib/queue-views";
 import { toolNames } from "@/lib/tools/catalog";
-
-/**
- * The queue's ownership view and filters (issue #16), as the URL and `GET /api/runs` carry them:
- * `view`, `tool`, `accountId` (prefix), `minAmountMinor` / `maxAmountMinor` (one step's money,
- * minor units), `minAgeHours` / `maxAgeHours`.
- */
-export interface QueueFilterState {
-  view?: QueueView;
-  tool?: string;
-  accountId?: string;
-  minAmountMinor?: number;
-  maxAmountMinor?: number;
-  minAgeHours?: number;
-  maxAgeHours?: number;
-}
-
-const KEYS = ["view", "tool", "accountId", "minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"] as const;
-const NUMERIC = new Set(["minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"]);
-
-/** The filters as URL search params (only the set ones; the "all" view is the default and left out). */
-export function queueFilterParams(f: QueueFilterState): URLSearchParams {
-  const p = new URLSearchParams();
-  for (const k of KEYS) {
-    const v = f[k];
-    if (v === undefined || v === "" || (k === "view" && v === "all")) continue;
-    p.set(k, String(v));
-  }
-  return p;
-}
-
-/** Reads the filters from URL search params, dropping anything malformed (the page's first render). */
-export function parseQueueFilters(sp: Record<string, string | string[] | undefined>): QueueFilterState {
-  const f: QueueFilterState = {};
-  const one = (k: string) => (typeof sp[k] === "string" ? (sp[k] as string) : undefined);
-  const view = one("view");
-  if (view && (QUEUE_VIEWS as readonly string[]).includes(view)) f.view = view as QueueView;
-  const tool = one("tool");
-  if (tool && /^[a-z0-9_.-]{1,64}$/i.test(tool)) f.tool = tool;
-  const account = one("accountId");
-  if (account && /^[A-Za-z0-9_.:-]{1,128}$/.test(account)) f.accountId = account;
-  for (const k of NUMERIC) {
-    const raw = one(k);
-    const n = raw !== undefined && /^\d{1,11}(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-    if (Number.isFinite(n)) (f as Record<string, number>)[k] = k.endsWith("Minor") ? Math.round(n) : n;
-  }
-  return f;
-}
 
 /** Dollars typed ("1,060.50") → minor units, or undefined for an empty or unreadable box. */
 const toMinor = (s: string) => {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
-import { parseQueueFilters } from "@/components/queue-filters";
+import { parseQueueFilters } from "@/lib/queue-views";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { deskScope } from "@/lib/server/session";
