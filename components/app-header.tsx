@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { Viewer } from "@/lib/server/session";
 import { ShortcutsButton } from "./shortcuts-button";
 import { SignOutButton } from "./sign-out-button";
+import { NotificationBell } from "./notification-bell";
 
 /** Top bar: product name, navigation, the signed-in person and their role. */
 export function AppHeader({ viewer }: { viewer: Viewer }) {
@@ -49,6 +50,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
             </span>
           </span>
           <ShortcutsButton />
+          {viewer.role !== "admin" && <NotificationBell />}
           <SignOutButton />
         </div>
       </div>

@@ -1,6 +1,7 @@
 "use client";
 
 import type { NextActions } from "@/lib/run-state";
+import { NamedDeciders } from "./ownership-panel";
 
 const OWNER: Record<string, string> = {
   operator: "An operator",
@@ -14,7 +15,7 @@ const OWNER: Record<string, string> = {
  * Who can act next on this run and what they can do (lib/run-state.ts): every waiting state has
  * an owner and a way out (DESIGN.md §10). Disabled choices say why.
  */
-export function NextActionsPanel({ next }: { next: NextActions }) {
+export function NextActionsPanel({ next, runId }: { next: NextActions; runId?: string }) {
   return (
     <section aria-labelledby="next-h" className="rounded-lg border border-slate-200 bg-white p-4">
       <h2 id="next-h" className="font-semibold">
@@ -23,6 +24,7 @@ export function NextActionsPanel({ next }: { next: NextActions }) {
       <p className="mt-1 text-sm">
         <span className="font-medium">{OWNER[next.owner] ?? next.owner}.</span> {next.headline}
       </p>
+      {runId && <NamedDeciders runId={runId} />}
       {next.actions.length > 0 && (
         <ul className="mt-2 space-y-1 text-sm">
           {next.actions.map((a, i) => (

@@ -9,9 +9,10 @@ import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
+import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queue-filters";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
-type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
+type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing";
 
 /** Phones (under 640 px): the queue renders as cards. The server renders the table; phones switch after hydration. */
 const PHONE_QUERY = "(max-width: 639px)";
@@ -22,8 +23,8 @@ function subscribePhone(onChange: () => void) {
 }
 
 /** One page of `GET /api/runs` (newest first) after `cursor` (null: the first page). */
-async function fetchQueue(status: string, cursor: string | null): Promise<QueuePage> {
-  const params = new URLSearchParams();
+async function fetchQueue(status: string, cursor: string | null, filters: QueueFilterState = {}): Promise<QueuePage> {
+  const params = queueFilterParams(filters);
   if (status !== "all") params.set("status", status);
   if (cursor) params.set("cursor", cursor);
   const qs = params.toString();
@@ -39,9 +40,16 @@ const noSubscription = () => () => {};
  * The run queue: the newest page first and "Load more" for the next (keyset cursor, issue #11);
  * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
  */
-export function QueueTable({ initialPage, initialStatus, initialNow }: { initialPage: QueuePage; initialStatus: string; initialNow: string }) {
+export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
+  const [filters, setFilters] = useState<QueueFilterState>(initialFilters);
+  // the URL keeps the status and the ownership view and filters (issue #16)
+  const urlOf = (s: string, f: QueueFilterState) => {
+    const p = queueFilterParams(f);
+    p.set("status", s);
+    return `/runs?${p.toString()}`;
+  };
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
   const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
@@ -51,11 +59,11 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
   }, []);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
-    queryKey: ["queue", status],
-    queryFn: ({ pageParam }) => fetchQueue(status, pageParam),
+    queryKey: ["queue", status, filters],
+    queryFn: ({ pageParam }) => fetchQueue(status, pageParam, filters),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
-    initialData: status === initialStatus ? { pages: [initialPage], pageParams: [null] } : undefined,
+    initialData: status === initialStatus && filters === initialFilters ? { pages: [initialPage], pageParams: [null] } : undefined,
     refetchInterval: 5_000,
   });
   const rows = useMemo<QueueRow[]>(() => {
@@ -79,6 +87,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           return r.stepCount;
         case "gated":
           return r.gatedCount;
+        case "missing":
+          return r.approvalsMissing ?? r.gatedCount;
       }
     };
     return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
@@ -139,7 +149,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           disabled={!mounted}
           onChange={(e) => {
             setStatus(e.target.value);
-            router.replace(`/runs?status=${e.target.value}`, { scroll: false });
+            router.replace(urlOf(e.target.value, filters), { scroll: false });
           }}
           className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
         >
@@ -155,6 +165,14 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
+      <QueueFilterBar
+        value={filters}
+        disabled={!mounted}
+        onChange={(f) => {
+          setFilters(f);
+          router.replace(urlOf(status, f), { scroll: false });
+        }}
+      />
       {isError && (
         <p role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
           {(error as Error).message}
@@ -176,8 +194,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
             <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
             <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
               <span>
-                {r.stepCount} step{r.stepCount === 1 ? "" : "s"} · {r.gatedCount} need approval
+                {r.stepCount} step{r.stepCount === 1 ? "" : "s"} · {r.approvalsMissing ?? r.gatedCount} approval{(r.approvalsMissing ?? r.gatedCount) === 1 ? "" : "s"} missing
               </span>
+              <span>{r.assigneeName ? `Assigned to ${r.assigneeName}` : "Unassigned"}</span>
+              {r.beyondMyLimit && <span className="rounded bg-amber-100 px-1.5 text-amber-900">beyond my limit</span>}
               {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
               <span>{formatAge(r.createdAt, now)}</span>
               {(r.status === "pending_review" || r.status === "approved") && (
@@ -200,7 +220,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
                 Agent
               </th>
               {header("steps", "Steps")}
-              {header("gated", "Need approval")}
+              {header("missing", "Approvals missing")}
+              <th scope="col" className="px-3 py-2 text-left font-medium">
+                Assignee
+              </th>
               <th scope="col" className="px-3 py-2 text-left font-medium">
                 Status
               </th>
@@ -211,7 +234,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           <tbody>
             {sorted.length === 0 && (
               <tr>
-                <td colSpan={8} className="px-3 py-8 text-center text-slate-500">
+                <td colSpan={9} className="px-3 py-8 text-center text-slate-500">
                   No runs with this status.
                 </td>
               </tr>
@@ -231,14 +254,17 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
                 <td className="px-3 py-2">{r.accountName}</td>
                 <td className="px-3 py-2 text-slate-700">{r.agentName}</td>
                 <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
-                <td className="px-3 py-2 tabular-nums">
-                  {r.gatedCount}
+                <td className="px-3 py-2 tabular-nums" data-testid="approvals-missing">
+                  {r.approvalsMissing ?? r.gatedCount}
+                  {r.approvalsMissing !== undefined && r.gatedCount > 0 && <span className="text-xs text-slate-500"> of {r.gatedCount}</span>}
+                  {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
                   {r.warningCount > 0 && (
                     <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
                       {r.warningCount} warning{r.warningCount === 1 ? "" : "s"}
                     </span>
                   )}
                 </td>
+                <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-500">Unassigned</span>}</td>
                 <td className="px-3 py-2">{statusLabel(r.status)}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>

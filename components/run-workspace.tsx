@@ -126,7 +126,7 @@ export function RunWorkspace({
           </button>
         </div>
       )}
-      <NextActionsPanel next={next} />
+      <NextActionsPanel next={next} runId={runId} />
       <ReconcilePanel runId={runId} steps={d.run.steps} canReconcile={viewerRole === "supervisor"} />
       {mode.kind === "view" && (
         <>

@@ -4,6 +4,7 @@
  */
 
 import type { Author, Provenance } from "./plan/schema";
+import { describeOwnershipEvent, OWNERSHIP_EVENT_LABELS } from "./ownership-describe";
 
 /**
  * Who wrote a step, in words: "Proposed by the agent", "Added by <name>" (a person added the
@@ -46,6 +47,7 @@ export const EVENT_LABELS: Record<string, string> = {
   escalated: "Escalated",
   denied: "Denied",
   admin_change: "Admin change",
+  ...OWNERSHIP_EVENT_LABELS,
 };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -114,7 +116,7 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `Refused: ${action}${str(data.tool) ? ` (${str(data.tool)})` : ""}${reason ? ` — ${reason}` : " without the required authority."}`;
     }
     default:
-      return EVENT_LABELS[type] ?? type;
+      return describeOwnershipEvent(type, data, ctx) ?? EVENT_LABELS[type] ?? type;
   }
 }
 

@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   email_taken: 409,
   last_admin: 409,
+  already_assigned: 409, // issue #16: someone else has taken the run
+  suggestion_closed: 409, // issue #16: the suggestion was already accepted or declined
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

@@ -22,6 +22,7 @@ import { claimStep } from "@/lib/server/claims/claim-step";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
 import { type RunView } from "@/lib/server/runs/run-view";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_ID, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
@@ -208,6 +209,55 @@ const SPECS: Record<string, Spec> = {
   "POST /api/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
     ok: 201,
+  },
+  // issue #16 ownership: take, assign, hand-offs, suggestions, notifications
+  "POST /api/runs/[runId]/take": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/take`, params: { runId: run.id } };
+    },
+    ok: 200,
+  },
+  "PUT /api/runs/[runId]/assignee": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/assignee`, params: { runId: run.id }, body: { assigneeId: "usr_senior" } };
+    },
+    ok: 200,
+  },
+  "POST /api/runs/[runId]/approval-requests": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/approval-requests`, params: { runId: run.id }, body: { toRole: "supervisor", note: "Please decide this one." } };
+    },
+    ok: 201,
+  },
+  "POST /api/runs/[runId]/suggestions": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/suggestions`, params: { runId: run.id }, body: { planVersion: 1, tool: "add_ticket_note", args: { ticketId: "75002", note: "Suggested in the matrix." } } };
+    },
+    ok: 201,
+  },
+  "POST /api/runs/[runId]/suggestions/[suggestionId]/accept": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      const s = await suggestStep(viewers.operator, run.id, { planVersion: 1, tool: "add_ticket_note", args: { ticketId: "75002", note: "Suggested in the matrix." } });
+      return { path: `/api/runs/${run.id}/suggestions/${s.id}/accept`, params: { runId: run.id, suggestionId: s.id } };
+    },
+    ok: 201,
+  },
+  "POST /api/runs/[runId]/suggestions/[suggestionId]/decline": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      const s = await suggestStep(viewers.operator, run.id, { planVersion: 1, tool: "add_ticket_note", args: { ticketId: "75002", note: "Suggested in the matrix." } });
+      return { path: `/api/runs/${run.id}/suggestions/${s.id}/decline`, params: { runId: run.id, suggestionId: s.id }, body: { reason: "Not needed." } };
+    },
+    ok: 201,
+  },
+  "POST /api/notifications/read": {
+    prepare: async () => ({ path: "/api/notifications/read", params: {}, body: { ids: "all" } }),
+    ok: 200,
   },
   // admin API
   "POST /api/admin/users": {

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
+import { parseQueueFilters } from "@/lib/queue-views";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { deskScope } from "@/lib/server/session";
@@ -10,19 +11,21 @@ import { RUN_STATUSES, type RunStatus } from "@/lib/run-state";
 export const metadata: Metadata = { title: "Queue" };
 export const dynamic = "force-dynamic";
 
-export default async function QueuePage({ searchParams }: { searchParams: Promise<{ status?: string }> }) {
+export default async function QueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requirePageViewer("/runs");
-  const { status: raw } = await searchParams;
+  const sp = await searchParams;
+  const raw = typeof sp.status === "string" ? sp.status : undefined;
+  const filters = parseQueueFilters(sp); // issue #16: view and filters from the URL
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
   await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
-  const page = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer) });
+  const page = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer), viewer, ...filters });
   return (
     <>
       <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Queue</h1>
         <p className="mt-1 text-sm text-slate-600">Plans agents want to execute, waiting for a person.</p>
-        <QueueTable initialPage={page} initialStatus={status} initialNow={new Date().toISOString()} />
+        <QueueTable initialPage={page} initialStatus={status} initialNow={new Date().toISOString()} initialFilters={filters} />
       </main>
     </>
   );

@@ -16,6 +16,8 @@ export * from "./endpoints/agent-api";
 export * from "./endpoints/operator-api";
 export * from "./endpoints/admin-api";
 export * from "./endpoints/keyboard-api";
+export * from "./endpoints/ownership-api";
+import * as ownershipApi from "./endpoints/ownership-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
@@ -63,4 +65,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   importToolsEndpoint,
   setAllowedToolsEndpoint,
   openApiEndpoint,
+  // issue #16 ownership
+  ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
 ];

@@ -138,6 +138,11 @@ export const queueRowSchema = open({
   planVersion: z.number().int(),
   createdAt: isoTime,
   expiresAt: isoTime,
+  // issue #16 ownership
+  assigneeId: z.string().nullable().optional(),
+  assigneeName: z.string().nullable().optional(),
+  approvalsMissing: z.number().int().optional(),
+  beyondMyLimit: z.boolean().optional(),
 }).meta({ id: "QueueRow" });
 
 export const recordOptionSchema = open({

@@ -7,5 +7,6 @@ import { deskScope } from "@/lib/server/session";
 /** `GET /api/runs?status=pending_review&cursor=…` → `{runs, nextCursor}` (lib/api/endpoints.ts `listQueueEndpoint`). */
 export const GET = route(listQueueEndpoint, async ({ caller, query }) => {
   await sweepDeadlinesSoon(); // opportunistic (throttled); decisions re-check deadlines anyway
-  return { body: await listQueue({ status: query.status, scope: deskScope(caller), cursor: query.cursor, limit: query.limit }) };
+  const { status, cursor, limit, ...ownership } = query;
+  return { body: await listQueue({ status, scope: deskScope(caller), cursor, limit, viewer: caller, ...ownership }) };
 });

@@ -6,6 +6,7 @@ import { RunWorkspace } from "@/components/run-workspace";
 import { TaskPanel } from "@/components/task-panel";
 import { DeadlineBadge, deadlineTextClass } from "@/components/deadline-badge";
 import { deadlineUrgency } from "@/lib/deadline/urgency";
+import { OwnershipPanel } from "@/components/ownership-panel";
 import { isDomainError } from "@/lib/errors";
 import { formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
@@ -67,6 +68,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
           <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} />
           <aside className="space-y-6">
+            <OwnershipPanel runId={run.id} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} desk={desk} ticketId={ticket.id} ticketAccountId={ticket.accountId} imported={details.catalog.imported} catalogVersion={details.catalog.version} />
             <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />
             <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">
               <h2 id="acct-h" className="font-semibold">{accountContext.account.name}</h2>

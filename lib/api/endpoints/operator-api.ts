@@ -7,6 +7,7 @@ import { approveBodySchema, rejectBodySchema, submitEditBodySchema } from "../bo
 import { defineEndpoint } from "../contract";
 import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queueRowSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { planSchema } from "../../plan/schema";
+import { queueOwnershipQuery } from "./ownership-api";
 import { idParam, version, runParams, stepParams, taskParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
 // ── operator API (/api, session) ─────────────────────────────────────────────
@@ -17,7 +18,7 @@ export const listQueueEndpoint = defineEndpoint({
   path: "/api/runs",
   summary: "The queue: runs of the viewer's desk, newest first, one page",
   caller: PEOPLE,
-  query: z.object({ status: z.enum(RUN_STATES).optional(), ...page }),
+  query: z.object({ status: z.enum(RUN_STATES).optional(), ...page, ...queueOwnershipQuery }),
   success: { status: [200], schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable() }), description: "{runs, nextCursor}" },
   refusals: [],
 });

@@ -19,6 +19,8 @@ export interface DiffCorpusLine {
   diff: PlanDiff;
   /** The run's final status (`completed`, `failed`, `stopped`, `rejected`, `expired`), or null while it can still change. */
   outcome: string | null;
+  /** Issue #16: present when the edit accepted a suggested step — who suggested it and the suggestion's id. */
+  suggestion?: { id: string; suggestedBy: string; note: string };
 }
 
 /** Statuses after which nothing about a run changes any more. */
@@ -42,7 +44,13 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
   let after: { createdAt: Date; id: string } | null = null;
   for (;;) {
     const rows: Awaited<ReturnType<typeof page>> = await page(after);
+    // issue #16: the suggestions these edits accepted (one bounded query per page)
+    const accepted = rows.length
+      ? await prisma.stepSuggestion.findMany({ where: { state: "accepted", runId: { in: [...new Set(rows.map((r) => r.runId))] } }, select: { id: true, runId: true, acceptedVersion: true, byUserId: true, note: true } })
+      : [];
+    const bySuggestion = new Map(accepted.map((s) => [`${s.runId}:${s.acceptedVersion}`, s]));
     for (const e of rows) {
+      const s = bySuggestion.get(`${e.runId}:${e.toVersion}`);
       const status = effectiveStatus(e.run.status as RunStatus, e.run.expiresAt, now);
       yield {
         runId: e.runId,
@@ -53,6 +61,7 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
         after: readJsonColumn(planSchema, e.after, "plan"),
         diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
         outcome: FINAL_STATUSES.includes(status) ? status : null,
+        ...(s ? { suggestion: { id: s.id, suggestedBy: s.byUserId, note: s.note } } : {}),
       };
     }
     if (rows.length < PAGE) return;

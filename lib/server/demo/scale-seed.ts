@@ -1,3 +1,5 @@
+import { runStepRows } from "../ownership/write-run-steps";
+import type { Step } from "../../plan/schema";
 import type { Prisma } from "../../generated/prisma/client";
 import {
   scaleAccount,
@@ -227,6 +229,13 @@ export async function seedScaleDesk(
     if (out.length) progress("audit events", eventsWritten, sizes.auditEvents, elapsed());
   }
 
+  /** The `run_step` rows of a generated run's current plan version (the same rows submit and edit write). */
+  function currentRunSteps(b: ScaleRunRows): Record<string, unknown>[] {
+    const run = b.run as unknown as { id: string; planVersion: number };
+    const pv = b.planVersions.find((p) => p.version === run.planVersion) as { steps: Step[]; validation: { gate: Record<string, string> } } | undefined;
+    return pv ? (runStepRows(run.id, run.planVersion, pv.steps, pv.validation.gate) as unknown as Record<string, unknown>[]) : [];
+  }
+
   async function writeRuns(batch: ScaleRunRows[]) {
     if (batch.length === 0) return;
     // Json columns that are SQL NULL are left out of Prisma's rows (undefined), written as NULL by the fast path.
@@ -237,6 +246,8 @@ export async function seedScaleDesk(
       ins("plan_edit", batch.flatMap((b) => b.planEdits), (data) => prisma.planEdit.createMany({ data: data as Prisma.PlanEditCreateManyInput[] })),
       ins("approval", batch.flatMap((b) => b.approvals), (data) => prisma.approval.createMany({ data: data.map((a) => dropNull(a, ["target"])) as Prisma.ApprovalCreateManyInput[] })),
       ins("step_execution", batch.flatMap((b) => b.executions), (data) => prisma.stepExecution.createMany({ data: data as Prisma.StepExecutionCreateManyInput[] })),
+      // issue #16: the current plan version's steps as rows (queue filters by tool, amount, "beyond my limit")
+      ins("run_step", batch.flatMap(currentRunSteps), (data) => prisma.runStep.createMany({ data: data as Prisma.RunStepCreateManyInput[] })),
     ]);
     for (const b of batch) {
       counts.runs = (counts.runs ?? 0) + 1;

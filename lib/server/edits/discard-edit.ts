@@ -13,6 +13,7 @@ import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { planFacts, storedSteps } from "../runs/run-view";
+import { writeRunSteps } from "../ownership/write-run-steps";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
@@ -96,6 +97,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         createdAt: now,
       },
     });
+    await writeRunSteps(tx, runId, restored.version, restored.steps, validation.gate);
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
     await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt);

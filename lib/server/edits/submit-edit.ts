@@ -20,6 +20,7 @@ import { inTransaction, ok } from "../transaction";
 import { foldEdit } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
 import { toJsonColumn } from "../json-column";
+import { writeRunSteps } from "../ownership/write-run-steps";
 
 /** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
 export interface EditResult {
@@ -136,6 +137,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
+    await writeRunSteps(tx, runId, next.version, next.steps, validation.gate);
     await tx.planEdit.create({
       data: {
         id: nanoid(),

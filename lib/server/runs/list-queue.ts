@@ -2,9 +2,10 @@ import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import { prisma } from "../db";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
+import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueRowOwnership, type QueueViewer } from "../ownership/queue-filters";
 
 /** Queue row for `/runs` and `GET /api/runs`. Times are ISO-8601 UTC. */
-export interface QueueRow {
+export interface QueueRow extends Partial<QueueRowOwnership> {
   id: string;
   status: RunStatus;
   ticketId: string;
@@ -48,7 +49,7 @@ export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWh
  * Errors: 400 `bad_request` for a malformed cursor.
  */
 export async function listQueue(
-  filter: { status?: RunStatus; scope?: Prisma.RunWhereInput; cursor?: string | null; limit?: number } = {},
+  filter: { status?: RunStatus; scope?: Prisma.RunWhereInput; cursor?: string | null; limit?: number; viewer?: QueueViewer } & QueueFilters = {},
   now = new Date(),
 ): Promise<QueuePage> {
   const limit = pageSize(filter.limit, QUEUE_PAGE_SIZE);
@@ -57,6 +58,7 @@ export async function listQueue(
     AND: [
       filter.scope ?? {},
       filter.status ? whereEffectiveStatus(filter.status, now) : {},
+      queueFilterWhere(filter, filter.viewer, now), // issue #16: views and filters
       after ? { OR: [{ createdAt: { lt: after.key } }, { createdAt: after.key, id: { lt: after.id } }] } : {},
     ],
   };
@@ -76,11 +78,13 @@ export async function listQueue(
       createdAt: true,
       expiresAt: true,
       escalateAt: true,
+      assigneeId: true,
       agent: { select: { name: true } },
       task: { select: { ticket: { select: { subject: true, account: { select: { name: true } } } } } },
     },
   });
   const page = rows.slice(0, limit);
+  const ownership = await queueRowOwnership(page, filter.viewer);
   return {
     runs: page.map((r) => ({
       id: r.id,
@@ -97,6 +101,7 @@ export async function listQueue(
       createdAt: r.createdAt.toISOString(),
       expiresAt: r.expiresAt.toISOString(),
       escalateAt: r.escalateAt.toISOString(),
+      ...ownership.get(r.id),
     })),
     nextCursor: nextCursorOf(rows, limit, (r) => r.createdAt),
   };

@@ -17,6 +17,7 @@ import { currentCatalog } from "../tool-catalog";
 import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
+import { writeRunSteps } from "../ownership/write-run-steps";
 import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
 import { toJsonColumn } from "../json-column";
 
@@ -186,6 +187,7 @@ export async function submitRun(
         createdAt: now,
       },
     });
+    await writeRunSteps(tx, runId, 1, plan.steps, validation.gate);
     const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
@@ -201,6 +203,8 @@ export async function submitRun(
       editTouched: null,
       editFraction: null,
       supersededById: null,
+      assigneeId: null,
+      assignedAt: null,
       planVersions: [version],
       approvals,
       executions: [],

@@ -1,0 +1,33 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { apiFetch } from "@/lib/client/api";
+
+/**
+ * The header's notifications link with the unread count (issue #16: hand-offs notify people in the
+ * console). Reads `GET /api/notifications?unread=1&limit=1` every 15 s.
+ */
+export function NotificationBell() {
+  const { data } = useQuery({
+    queryKey: ["notifications", "unread"],
+    queryFn: () => apiFetch<{ unread: number }>("/api/notifications?unread=1&limit=1"),
+    refetchInterval: 15_000,
+  });
+  const unread = data?.unread ?? 0;
+  return (
+    <Link
+      href="/notifications"
+      className="relative rounded-md border border-slate-300 px-2 py-1 text-sm text-slate-800 hover:bg-slate-50"
+      aria-label={unread ? `Notifications, ${unread} unread` : "Notifications"}
+      data-testid="notification-bell"
+    >
+      <span aria-hidden="true">🔔</span>
+      {unread > 0 && (
+        <span aria-hidden="true" className="ml-1 rounded-full bg-red-700 px-1.5 text-xs font-semibold text-white">
+          {unread}
+        </span>
+      )}
+    </Link>
+  );
+}

@@ -1,0 +1,64 @@
+/** The queue's views (issue #16): whose runs, or which need attention. Client-safe. */
+export const QUEUE_VIEWS = ["all", "mine", "unassigned", "beyond_my_limit", "near_deadline", "requested"] as const;
+export type QueueView = (typeof QUEUE_VIEWS)[number];
+
+/** Labels of the views, as the queue's view switcher shows them. */
+export const QUEUE_VIEW_LABELS: Record<QueueView, string> = {
+  all: "All",
+  mine: "Mine",
+  unassigned: "Unassigned",
+  beyond_my_limit: "Beyond my limit",
+  near_deadline: "Near deadline",
+  requested: "Requested of me",
+};
+
+/** A waiting run whose deadline is this close (ms) is "near deadline". */
+export const NEAR_DEADLINE_MS = 2 * 60 * 60 * 1000;
+
+/**
+ * The queue's ownership view and filters (issue #16), as the URL and `GET /api/runs` carry them:
+ * `view`, `tool`, `accountId` (prefix), `minAmountMinor` / `maxAmountMinor` (one step's money,
+ * minor units), `minAgeHours` / `maxAgeHours`.
+ */
+export interface QueueFilterState {
+  view?: QueueView;
+  tool?: string;
+  accountId?: string;
+  minAmountMinor?: number;
+  maxAmountMinor?: number;
+  minAgeHours?: number;
+  maxAgeHours?: number;
+}
+
+const KEYS = ["view", "tool", "accountId", "minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"] as const;
+const NUMERIC = new Set(["minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"]);
+
+/** The filters as URL search params (only the set ones; the "all" view is the default and left out). */
+export function queueFilterParams(f: QueueFilterState): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const k of KEYS) {
+    const v = f[k];
+    if (v === undefined || v === "" || (k === "view" && v === "all")) continue;
+    p.set(k, String(v));
+  }
+  return p;
+}
+
+/** Reads the filters from URL search params, dropping anything malformed (the page's first render). */
+export function parseQueueFilters(sp: Record<string, string | string[] | undefined>): QueueFilterState {
+  const f: QueueFilterState = {};
+  const one = (k: string) => (typeof sp[k] === "string" ? (sp[k] as string) : undefined);
+  const view = one("view");
+  if (view && (QUEUE_VIEWS as readonly string[]).includes(view)) f.view = view as QueueView;
+  const tool = one("tool");
+  if (tool && /^[a-z0-9_.-]{1,64}$/i.test(tool)) f.tool = tool;
+  const account = one("accountId");
+  if (account && /^[A-Za-z0-9_.:-]{1,128}$/.test(account)) f.accountId = account;
+  for (const k of NUMERIC) {
+    const raw = one(k);
+    const n = raw !== undefined && /^\d{1,11}(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isFinite(n)) (f as Record<string, number>)[k] = k.endsWith("Minor") ? Math.round(n) : n;
+  }
+  return f;
+}
+

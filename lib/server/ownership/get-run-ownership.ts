@@ -1,0 +1,128 @@
+import { decidersFor, type StepDeciders, type WaitingStep } from "../../approvers";
+import { DomainError } from "../../errors";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { getTool } from "../../tools/catalog";
+import { prisma } from "../db";
+import { grantsOf, deskScope, type Viewer } from "../session";
+import { storedSteps, storedValidation } from "../runs/run-view";
+import type { ApprovalRequestView } from "./request-approval";
+import { suggestionView, type SuggestionView } from "./suggest-step";
+
+/** Approval states that count as "approved" for the current plan version (the step needs no more approval). */
+export const APPROVED_STATES = ["active", "claimed", "consumed"] as const;
+
+/** People a candidate list holds at most (operators of the desk with a matching grant, and supervisors). */
+const CANDIDATES = 50;
+
+/** What the run page's ownership panel shows (issue #16). Times ISO-8601 UTC; money in minor units. */
+export interface RunOwnership {
+  runId: string;
+  status: RunStatus;
+  planVersion: number;
+  assignee: { id: string; name: string; assignedAt: string | null } | null;
+  /** Each step of the current plan still waiting for an approval, and who can decide it. */
+  deciders: StepDeciders[];
+  /** True when some waiting step is beyond the viewer's own authority. */
+  beyondMyLimit: boolean;
+  /** Open hand-offs of this run, newest first (at most 20), with names. */
+  requests: (ApprovalRequestView & { byName: string; toName: string | null })[];
+  /** The run's suggestions, newest first (at most 20). */
+  suggestions: (SuggestionView & { byName: string; decidedByName: string | null })[];
+  /** Who may be asked or assigned: active operators of the run's desk and supervisors (at most 50). */
+  people: { id: string; name: string; role: string }[];
+}
+
+/**
+ * The steps of the current plan version that still need a person's approval: gated
+ * (`gate !== "auto"`) and without an approval in an APPROVED_STATES state for that version.
+ * Positions are 1-based. Pure.
+ */
+export function waitingSteps(
+  steps: readonly { id: string; tool: string; args: unknown }[],
+  gate: Record<string, string>,
+  approvals: readonly { stepId: string; planVersion: number; state: string }[],
+  version: number,
+): WaitingStep[] {
+  const approved = new Set(approvals.filter((a) => a.planVersion === version && (APPROVED_STATES as readonly string[]).includes(a.state)).map((a) => a.stepId));
+  return steps.flatMap((s, i) => {
+    if (gate[s.id] === "auto" || approved.has(s.id)) return [];
+    let amount = null;
+    try {
+      amount = getTool(s.tool)?.amount(s.args as never) ?? null;
+    } catch {
+      amount = null;
+    }
+    return [{ stepId: s.id, position: i + 1, tool: s.tool, amount }];
+  });
+}
+
+/**
+ * The ownership panel's data for `viewer` (issue #16): the assignee, "who acts next" by name —
+ * for each waiting step the people whose approve grant covers it, found in SQL (active operators
+ * of the run's desk and supervisors holding an approve grant for one of the waiting tools, at most
+ * 50, then checked with `checkGrant`) — open hand-offs, suggestions and the people one may ask.
+ * Errors: 404 `not_found` (unknown run or another desk's).
+ */
+export async function getRunOwnership(viewer: Viewer, runId: string, now = new Date()): Promise<RunOwnership> {
+  const run = await prisma.run.findFirst({
+    where: { ...deskScope(viewer), id: runId },
+    select: {
+      id: true, status: true, expiresAt: true, desk: true, planVersion: true, assigneeId: true, assignedAt: true,
+      planVersions: { select: { version: true, steps: true, validation: true } },
+      approvals: { select: { stepId: true, planVersion: true, state: true } },
+    },
+  });
+  if (!run) throw new DomainError("not_found", `Run ${runId} was not found.`);
+  const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
+  const current = run.planVersions.find((p) => p.version === run.planVersion);
+  const waiting = WAITING_STATES.includes(status) ? waitingSteps(storedSteps(current?.steps), storedValidation(current?.validation).gate, run.approvals, run.planVersion) : [];
+  const tools = [...new Set(waiting.map((w) => w.tool))];
+  const candidates = tools.length
+    ? await prisma.user.findMany({
+        where: {
+          disabled: false,
+          OR: [{ role: "operator", desk: run.desk }, { role: "supervisor" }],
+          grants: { some: { canApprove: true, tool: { in: tools } } },
+        },
+        select: { id: true, name: true, role: true, grants: { where: { tool: { in: tools } } } },
+        orderBy: [{ role: "asc" }, { name: "asc" }],
+        take: CANDIDATES,
+      })
+    : [];
+  const deciders = decidersFor(
+    waiting,
+    candidates.map((c) => ({ id: c.id, name: c.name, role: c.role, grants: grantsOf(c.grants) })),
+    viewer.id,
+  );
+  const [requests, suggestions, people] = [
+    await prisma.approvalRequest.findMany({ where: { runId, resolvedAt: null }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 20 }),
+    await prisma.stepSuggestion.findMany({ where: { runId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 20 }),
+    await prisma.user.findMany({
+      where: { disabled: false, OR: [{ role: "operator", desk: run.desk }, { role: "supervisor" }] },
+      select: { id: true, name: true, role: true },
+      orderBy: [{ role: "asc" }, { name: "asc" }],
+      take: CANDIDATES,
+    }),
+  ];
+  const ids = new Set<string>();
+  if (run.assigneeId) ids.add(run.assigneeId);
+  for (const r of requests) [r.byUserId, r.toUserId].forEach((x) => x && ids.add(x));
+  for (const s of suggestions) [s.byUserId, s.decidedById].forEach((x) => x && ids.add(x));
+  const names = new Map((ids.size ? await prisma.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, name: true } }) : []).map((u) => [u.id, u.name]));
+  const nameOf = (id: string | null) => (id ? (names.get(id) ?? id) : null);
+  return {
+    runId,
+    status,
+    planVersion: run.planVersion,
+    assignee: run.assigneeId ? { id: run.assigneeId, name: nameOf(run.assigneeId)!, assignedAt: run.assignedAt?.toISOString() ?? null } : null,
+    deciders,
+    beyondMyLimit: deciders.some((d) => d.beyondViewer),
+    requests: requests.map((r) => ({
+      id: r.id, runId: r.runId, stepId: r.stepId, toUserId: r.toUserId, toRole: r.toRole, note: r.note, byUserId: r.byUserId,
+      createdAt: r.createdAt.toISOString(), resolvedAt: r.resolvedAt?.toISOString() ?? null,
+      byName: nameOf(r.byUserId)!, toName: nameOf(r.toUserId),
+    })),
+    suggestions: suggestions.map((s) => ({ ...suggestionView(s), byName: nameOf(s.byUserId)!, decidedByName: nameOf(s.decidedById) })),
+    people,
+  };
+}

@@ -1,0 +1,122 @@
+import type { Prisma } from "../../generated/prisma/client";
+import type { Grant } from "../../grants";
+import { prisma } from "../db";
+import { APPROVED_STATES } from "./get-run-ownership";
+
+import { NEAR_DEADLINE_MS, type QueueView } from "../../queue-views";
+
+/**
+ * The queue's ownership filters (issue #16), all optional. Money in minor units (one step's amount,
+ * any currency); ages in hours since the run was submitted; `accountId` matches the account id
+ * exactly or as a prefix; `tool` = the current plan has a step of that tool (with `min/maxAmountMinor`:
+ * the same step moves that much).
+ */
+export interface QueueFilters {
+  view?: QueueView;
+  tool?: string;
+  accountId?: string;
+  minAmountMinor?: number;
+  maxAmountMinor?: number;
+  minAgeHours?: number;
+  maxAgeHours?: number;
+}
+
+/** Who is looking: their id, role and grants decide "mine", "beyond my limit" and "requested of me". */
+export type QueueViewer = { id: string; role: string; grants: readonly Grant[] };
+
+/**
+ * The SQL condition for a step beyond `grants`' approve authority: gated, and either a tool the
+ * person may not approve at all, or money above their ceiling for it (or in another currency).
+ * Mirrors `checkGrant` (lib/grants.ts) so the queue and the approval service agree.
+ */
+export function stepBeyondGrants(grants: readonly Grant[]): Prisma.RunStepWhereInput {
+  const approvable = grants.filter((g) => g.canApprove);
+  const over: Prisma.RunStepWhereInput[] = approvable
+    .filter((g) => g.approveLimit)
+    .map((g) => ({ tool: g.tool, OR: [{ amountMinor: { gt: g.approveLimit!.minor } }, { amountCurrency: { not: g.approveLimit!.currency } }] }));
+  return { gated: true, OR: [{ tool: { notIn: approvable.map((g) => g.tool) } }, ...over] };
+}
+
+/**
+ * The SQL `where` of the queue's views and filters for `viewer` at `now` (UTC): every condition an
+ * indexed column or an EXISTS over `run_step` / `approval_request` — nothing is filtered in memory.
+ * "near deadline" = waiting and expiring within NEAR_DEADLINE_MS; "requested" = an open hand-off to
+ * the viewer or their role on a run still waiting.
+ */
+export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefined, now: Date): Prisma.RunWhereInput {
+  const and: Prisma.RunWhereInput[] = [];
+  const waiting: Prisma.RunWhereInput = { status: { in: ["pending_review", "approved"] }, expiresAt: { gt: now } };
+  switch (f.view ?? "all") {
+    case "mine":
+      and.push({ assigneeId: viewer?.id ?? "\u0000" });
+      break;
+    case "unassigned":
+      and.push({ assigneeId: null });
+      break;
+    case "beyond_my_limit":
+      and.push(waiting, { runSteps: { some: stepBeyondGrants(viewer?.grants ?? []) } });
+      break;
+    case "near_deadline":
+      and.push({ status: { in: ["pending_review", "approved"] }, expiresAt: { gt: now, lte: new Date(now.getTime() + NEAR_DEADLINE_MS) } });
+      break;
+    case "requested":
+      and.push(waiting, { approvalRequests: { some: { resolvedAt: null, OR: [{ toUserId: viewer?.id ?? "\u0000" }, { toRole: viewer?.role ?? "\u0000" }] } } });
+      break;
+    default:
+      break;
+  }
+  if (f.accountId) and.push({ accountId: { startsWith: f.accountId } });
+  if (f.tool || f.minAmountMinor != null || f.maxAmountMinor != null) {
+    const amount: Prisma.IntNullableFilter = {};
+    if (f.minAmountMinor != null) amount.gte = f.minAmountMinor;
+    if (f.maxAmountMinor != null) amount.lte = f.maxAmountMinor;
+    and.push({ runSteps: { some: { ...(f.tool ? { tool: f.tool } : {}), ...(Object.keys(amount).length ? { amountMinor: amount } : {}) } } });
+  }
+  const hour = 3_600_000;
+  if (f.minAgeHours != null) and.push({ createdAt: { lte: new Date(now.getTime() - f.minAgeHours * hour) } });
+  if (f.maxAgeHours != null) and.push({ createdAt: { gte: new Date(now.getTime() - f.maxAgeHours * hour) } });
+  return and.length ? { AND: and } : {};
+}
+
+/** Per-row facts of one queue page (issue #16): assignee name, approvals still missing, beyond the viewer's limit. */
+export interface QueueRowOwnership {
+  assigneeId: string | null;
+  assigneeName: string | null;
+  /** Gated steps of the current plan version without an active (or claimed, consumed) approval. */
+  approvalsMissing: number;
+  /** A gated step of the current plan needs more authority than the viewer's approve grants give. */
+  beyondMyLimit: boolean;
+}
+
+/**
+ * The ownership facts of one page of runs: three bounded queries over the page's ids (its
+ * `run_step` rows, their approvals, the assignees' names), never the whole table.
+ */
+export async function queueRowOwnership(
+  rows: readonly { id: string; planVersion: number; assigneeId: string | null }[],
+  viewer: QueueViewer | undefined,
+): Promise<Map<string, QueueRowOwnership>> {
+  const ids = rows.map((r) => r.id);
+  if (ids.length === 0) return new Map();
+  const [steps, approvals, beyond, users] = [
+    await prisma.runStep.findMany({ where: { runId: { in: ids }, gated: true }, select: { runId: true, stepId: true, planVersion: true } }),
+    await prisma.approval.findMany({ where: { runId: { in: ids }, state: { in: [...APPROVED_STATES] } }, select: { runId: true, stepId: true, planVersion: true } }),
+    viewer ? await prisma.runStep.findMany({ where: { runId: { in: ids }, ...stepBeyondGrants(viewer.grants) }, select: { runId: true }, distinct: ["runId"] }) : [],
+    await prisma.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.assigneeId).filter((x): x is string => !!x))] } }, select: { id: true, name: true } }),
+  ];
+  const approved = new Set(approvals.map((a) => `${a.runId}\u0000${a.planVersion}\u0000${a.stepId}`));
+  const version = new Map(rows.map((r) => [r.id, r.planVersion]));
+  const missing = new Map<string, number>();
+  for (const s of steps) {
+    if (s.planVersion !== version.get(s.runId)) continue;
+    if (!approved.has(`${s.runId}\u0000${s.planVersion}\u0000${s.stepId}`)) missing.set(s.runId, (missing.get(s.runId) ?? 0) + 1);
+  }
+  const beyondIds = new Set(beyond.map((b) => b.runId));
+  const names = new Map(users.map((u) => [u.id, u.name]));
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { assigneeId: r.assigneeId, assigneeName: r.assigneeId ? (names.get(r.assigneeId) ?? r.assigneeId) : null, approvalsMissing: missing.get(r.id) ?? 0, beyondMyLimit: beyondIds.has(r.id) },
+    ]),
+  );
+}
