@@ -12,6 +12,8 @@ import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedSteps } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
@@ -55,13 +57,17 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });
+  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
+  const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(before, {
     desk,
     now,
     runId,
     taskText: task.body,
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
-    catalog: await catalogAt(run.catalogVersion),
+    catalog,
+    gateRules,
   });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
@@ -74,7 +80,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     const diff = diffPlans(current, restored, desk, { issues: result.issues, approvals: prevApprovals });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: latest },
-      data: { planVersion: restored.version, approvedVersion: null, ...planFacts(restored.steps, validation) },
+      data: { planVersion: restored.version, approvedVersion: null, policyVersion: gateRules.policy.version || null, ...planFacts(restored.steps, validation) },
       audit: {
         type: "edit_discarded",
         actor: { kind: "user", id: viewer.id },
@@ -98,7 +104,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     });
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirementsOf(restored.steps, (name) => catalog.get(name), gateRules));
     await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));
     if (invalidated.length > 0) {
       await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });

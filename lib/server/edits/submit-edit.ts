@@ -14,6 +14,8 @@ import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedSteps, storedValidation } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
@@ -68,6 +70,9 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...base.steps, ...candidate.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
+  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
+  const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(candidate, {
     desk,
     now,
@@ -76,7 +81,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     editor: { userId: viewer.id, grants: viewer.grants },
     basePlan: base,
-    catalog: await catalogAt(run.catalogVersion),
+    catalog,
+    gateRules,
   });
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");
@@ -106,6 +112,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       data: {
         planVersion: next.version,
         approvedVersion: null,
+        policyVersion: gateRules.policy.version || null,
         ...planFacts(next.steps, validation),
         editCount: { increment: 1 },
         editTouched: toJsonColumn(telemetry.runTouched),
@@ -152,7 +159,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     });
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirementsOf(next.steps, (name) => catalog.get(name), gateRules));
     await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {

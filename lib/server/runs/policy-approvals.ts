@@ -5,12 +5,14 @@ import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
 import { approvalTargetColumns } from "../approvals/approval-columns";
 import type { GateDecision } from "../../validation/types";
+import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../transaction";
 
 /**
  * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (DESIGN.md §1.8):
  * the gate policy, not a person, consents; the record still binds digest, plan version and task
- * revision, and expires with the run (`expiresAt`, UTC). Returns the approval rows created.
+ * revision, and expires with the run (`expiresAt`, UTC). With `requirements` (issue #17) each
+ * records the policy version and rule that made it auto. Returns the approval rows created.
  */
 export async function createPolicyApprovals(
   tx: Tx,
@@ -20,10 +22,12 @@ export async function createPolicyApprovals(
   desk: AccountSnapshot,
   taskRevision: number,
   expiresAt: Date,
+  requirements: Readonly<Record<string, GateRequirement>> = {},
 ) {
   const created = [];
   for (const step of plan.steps) {
     if (gate[step.id] !== "auto") continue;
+    const req = requirements[step.id];
     created.push(
       await tx.approval.create({
         data: {
@@ -37,10 +41,12 @@ export async function createPolicyApprovals(
           digest: digest(step),
           boundTaskRevision: taskRevision,
           approverId: null,
-          authority: { kind: "policy", rule: "auto-gated tool" },
+          authority: { kind: "policy", rule: "auto-gated tool", policyVersion: req?.policyVersion ?? null, ruleId: req?.ruleId ?? null },
           acknowledged: [],
           state: "active",
           expiresAt,
+          policyVersion: req?.policyVersion || null,
+          policyRuleId: req?.ruleId ?? null,
         },
       }),
     );
