@@ -1,5 +1,6 @@
 import type { Endpoint } from "./contract";
 import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./tool-catalog-endpoints";
+import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
@@ -15,6 +16,7 @@ export * from "./endpoints/agent-api";
 export * from "./endpoints/operator-api";
 export * from "./endpoints/admin-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
+export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -59,5 +61,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listToolCatalogEndpoint,
   importToolsEndpoint,
   setAllowedToolsEndpoint,
+  getGatePolicyEndpoint,
+  saveGatePolicyEndpoint,
+  dryRunGatePolicyEndpoint,
   openApiEndpoint,
 ];

@@ -64,6 +64,8 @@ export type GateRuleInput = z.output<typeof gateRuleInputSchema>;
 /** A draft policy: its rules in order (position = index) and a note saying why it changed. */
 export const gatePolicyDraftSchema = z
   .object({
+    /** The live version the draft was made from (optimistic concurrency: 409 `stale_policy_version`). */
+    baseVersion: z.number().int().min(0),
     rules: z.array(gateRuleInputSchema).max(MAX_GATE_RULES),
     note: z.string().trim().min(1, "Say why the policy changes.").max(500),
   })
@@ -77,4 +79,23 @@ export type GateRule = GateRuleInput & { id: string; position: number };
 export interface GatePolicy {
   version: number;
   rules: GateRule[];
+}
+
+/** The most recent runs a dry-run looks at (issue #17: "the last N runs", N bounded). */
+export const MAX_DRY_RUN_RUNS = 200;
+
+/** Body of a dry-run: the draft rules and how many of the most recent runs to replay. */
+export const gatePolicyDryRunSchema = z
+  .object({
+    rules: z.array(gateRuleInputSchema).max(MAX_GATE_RULES),
+    lastRuns: z.number().int().min(1).max(MAX_DRY_RUN_RUNS).default(50),
+  })
+  .strict();
+export type GatePolicyDryRunInput = z.output<typeof gatePolicyDryRunSchema>;
+
+/** How a decision reads for people: "auto", "1 approver", "2 approvers (not the author)". */
+export function describeDecision(r: { decision: GateRuleDecision; authorMayApprove: boolean }): string {
+  if (r.decision === "auto") return "auto";
+  const n = r.decision === "one" ? "1 approver" : "2 approvers";
+  return r.authorMayApprove ? n : `${n} (not the author)`;
 }

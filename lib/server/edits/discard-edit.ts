@@ -14,7 +14,7 @@ import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedSteps } from "../runs/run-view";
+import { planFacts, storedSteps, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
@@ -73,7 +73,8 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }
   const restored = result.plan;
-  const validation = { issues: result.issues, gate: result.gate };
+  const requirements = requirementsOf(restored.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   await inTransaction(async (tx) => {
     // Same rule as an edit (lib/diff/reapproval.ts): the approvals read here decide what carries.
     const prevApprovals = await activeApprovals(tx, runId, latest);
@@ -104,7 +105,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     });
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirementsOf(restored.steps, (name) => catalog.get(name), gateRules));
+    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
     await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));
     if (invalidated.length > 0) {
       await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });

@@ -16,7 +16,7 @@ import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedSteps, storedValidation } from "../runs/run-view";
+import { planFacts, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { foldEdit } from "./edit-telemetry";
@@ -99,7 +99,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   if (planOnly.changeCount === 0) {
     return { planVersion: base, diff: planOnly, validation: storedValidation(currentRow?.validation), reapproval: describeReapproval(planOnly, base), unchanged: true };
   }
-  const validation = { issues: result.issues, gate: result.gate };
+  const requirements = requirementsOf(next.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   const telemetry = foldEdit(run.editTouched, planOnly);
   let diff = planOnly;
   await inTransaction(async (tx) => {
@@ -159,7 +160,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     });
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirementsOf(next.steps, (name) => catalog.get(name), gateRules));
+    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
     await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {

@@ -20,7 +20,7 @@ import { createPolicyApprovals } from "./policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
 import { withPolicyDeadlines } from "../../policy";
-import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
+import { planFacts, toRunView, toStoredRequirements, type RunView, type RunWithRelations } from "./run-view";
 import { toJsonColumn } from "../json-column";
 
 /**
@@ -147,9 +147,9 @@ export async function submitRun(
     throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
   }
   const plan = result.plan;
-  const validation = { issues: result.issues, gate: result.gate };
-  const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
   const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
+  const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
   const { expiresAt, escalateAt } = withPolicyDeadlines(now, runDeadlines(now, hasIrreversible, body.expiresInSeconds), policyDeadlines(requirements));
   const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
 
