@@ -85,7 +85,8 @@ test.describe("gate policy as data and four eyes", () => {
       const supPage = await supervisor.newPage();
       await supPage.goto(`/runs/${runId}`);
       await expect(supPage.getByText("1 of 2 approvals · needs one more approver other than Sam Senior")).toBeVisible();
-      await supPage.getByRole("button", { name: "Approve step 3" }).click();
+      await expect(supPage.getByTestId("approve-all")).toHaveText("Approve step 3");
+      await supPage.getByTestId("approve-all").click();
       await expect(supPage.getByText("2 of 2 approvals · Sam Senior and Sofia Supervisor")).toBeVisible();
 
       // 6. Now the claims succeed, in plan order.
