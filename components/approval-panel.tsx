@@ -23,6 +23,37 @@ export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "
   return `needs ${step.tool} approval grant above ${formatMoney(denial.limit)}`;
 }
 
+/** True when `step` has its full set of active approvals (issue #17 four eyes: "2 of 2"). */
+export function stepComplete(step: Pick<RunStepView, "approval" | "approvals">): boolean {
+  return step.approval?.state === "active" && (step.approvals?.given ?? 1) >= (step.approvals?.required ?? 1);
+}
+
+/**
+ * Why `viewerId` may not be (another) approver of `step` under four eyes, or null (issue #17):
+ * they already approved it, or they authored it and the governing rule excludes authors.
+ */
+export function fourEyesBlock(step: Pick<RunStepView, "approvals" | "author" | "provenance">, viewerId: string | undefined): string | null {
+  if (!viewerId || !step.approvals) return null;
+  if (step.approvals.approverIds.includes(viewerId)) return "you already approved this step; it needs another person";
+  const authors = new Set<string>();
+  if (step.author.kind === "user") authors.add(step.author.userId);
+  for (const p of Object.values(step.provenance ?? {})) if (p.kind === "operator") authors.add(p.userId);
+  if (!step.approvals.authorMayApprove && authors.has(viewerId)) return "you authored this step; the gate policy needs other people to approve it";
+  return null;
+}
+
+/** "1 of 2 approvals · needs one more approver other than Sam Senior" (issue #17), or null for a one-approver step. */
+export function approvalProgressText(step: Pick<RunStepView, "approvals">, users: Record<string, string>): string | null {
+  const a = step.approvals;
+  if (!a || a.required < 2) return null;
+  const names = a.approverIds.map((id) => users[id] ?? id);
+  const missing = Math.max(0, a.required - a.given);
+  const head = `${Math.min(a.given, a.required)} of ${a.required} approvals`;
+  if (missing === 0) return `${head} · ${names.join(" and ")}`;
+  const who = missing === 1 ? "one more approver" : `${missing} more approvers`;
+  return names.length ? `${head} · needs ${who} other than ${names.join(" and ")}` : `${head} · needs ${who}${a.authorMayApprove ? "" : " (not its author)"}`;
+}
+
 /** The most characters a rejection reason may hold (lib/api/bodies.ts `rejectBody`). */
 export const REJECT_REASON_MAX = 2000;
 
@@ -50,6 +81,8 @@ export function ApprovalPanel({
   blockedReason,
   canReject = true,
   approveAllLabel,
+  viewerId,
+  users = {},
 }: {
   runId: string;
   planVersion: number;
@@ -60,12 +93,16 @@ export function ApprovalPanel({
   /** Reject stays possible when only approval is blocked (e.g. the task changed). */
   canReject?: boolean;
   approveAllLabel?: string;
+  /** The signed-in person (four eyes: a second approval must be someone else's, issue #17). */
+  viewerId?: string;
+  /** Names of people by user id (who approved so far). */
+  users?: Record<string, string>;
 }) {
   const qc = useQueryClient();
   const [acks, setAcks] = useState<Record<string, boolean>>({});
   const [reason, setReason] = useState("");
   const [showReject, setShowReject] = useState(false);
-  const pending = steps.filter((s) => !(s.approval && s.approval.state === "active"));
+  const pending = steps.filter((s) => !stepComplete(s) && !fourEyesBlock(s, viewerId));
   const allLabel = approveAllLabel ?? approveAllText(pending, steps.length);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
   const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
@@ -123,11 +160,11 @@ export function ApprovalPanel({
   const reasonMessage = (reasonTouched ? reasonProblem : null) ?? serverReasonError;
 
   const busy = approve.isPending || reject.isPending;
-  const stepBlock = (s: RunStepView) => blockedReason ?? approveBlock(grants, s);
+  const stepBlock = (s: RunStepView) => blockedReason ?? fourEyesBlock(s, viewerId) ?? approveBlock(grants, s);
   const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0;
   const allBlock =
     blockedReason ??
-    (pending.length === 0 ? "every step is already approved" : null) ??
+    (pending.length === 0 ? (steps.every(stepComplete) ? "every step is already approved" : "the remaining approvals must come from other people") : null) ??
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
     (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
@@ -200,7 +237,8 @@ export function ApprovalPanel({
       <ul className="mt-3 space-y-3">
         {steps.map((s) => {
           const block = stepBlock(s);
-          const approved = s.approval?.state === "active";
+          const approved = stepComplete(s);
+          const progress = approvalProgressText(s, users);
           const stepAcks = ackIssues.filter((i) => i.stepId === s.id);
           const tool = getTool(s.tool);
           return (
@@ -224,6 +262,11 @@ export function ApprovalPanel({
                   </button>
                 )}
               </div>
+              {progress && (
+                <p className="mt-1 text-xs text-slate-700" data-testid={`approval-progress-${s.id}`}>
+                  {progress}
+                </p>
+              )}
               {!approved && block && !blockedReason && (
                 <p id={`why-${s.id}`} className="mt-1 text-xs text-slate-600">
                   Disabled: {block}

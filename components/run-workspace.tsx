@@ -152,7 +152,7 @@ export function RunWorkspace({
           ))}
           <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} />
           {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
-            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} />
+            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} viewerId={viewerId} users={d.users} />
           )}
         </>
       )}

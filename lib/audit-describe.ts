@@ -84,7 +84,13 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `Edits from version ${num(data.discardedVersion) ?? "?"} on were discarded: the plan of version ${num(data.restoredFromVersion) ?? "?"} is back as version ${num(data.toVersion) ?? "?"}.`;
     case "approved": {
       const ack = arr(data.acknowledged).length;
-      return `Approved ${step(data.stepId)} of plan version ${num(data.planVersion) ?? "?"}${ack ? `, acknowledging ${plural(ack, "warning")}` : ""}.`;
+      // Four eyes and policy (issue #17): the governing gate policy version and the approvals so far.
+      const policy = num(data.policyVersion);
+      const need = num(data.approvalsRequired);
+      const given = num(data.approvalsGiven);
+      const progress = need !== undefined && need > 1 && given !== undefined ? ` (${given} of ${need} approvals)` : "";
+      const governed = policy !== undefined ? ` under gate policy version ${policy === 0 ? "0 (built-in defaults)" : policy}` : "";
+      return `Approved ${step(data.stepId)} of plan version ${num(data.planVersion) ?? "?"}${progress}${governed}${ack ? `, acknowledging ${plural(ack, "warning")}` : ""}.`;
     }
     case "auto_approved":
       return `${step(data.stepId)} was approved by policy.`;
@@ -94,7 +100,9 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `Approvals of ${steps(data.stepIds)} (version ${num(data.planVersion) ?? "?"}) were invalidated: ${str(data.reason) ?? "the step changed"}.`;
     case "claimed": {
       const approver = str(data.approverId);
-      return `The executor claimed ${step(data.stepId)} (version ${num(data.planVersion) ?? "?"}, task revision ${num(data.taskRevision) ?? "?"}), under the approval of ${approver ? (ctx.users[approver] ?? approver) : "policy"}.`;
+      const approvers = arr(data.approverIds).filter((a): a is string => typeof a === "string");
+      const names = (approvers.length ? approvers : approver ? [approver] : []).map((a) => ctx.users[a] ?? a);
+      return `The executor claimed ${step(data.stepId)} (version ${num(data.planVersion) ?? "?"}, task revision ${num(data.taskRevision) ?? "?"}), under the approval of ${names.length ? names.join(" and ") : "policy"}.`;
     }
     case "claim_refused":
       return `A claim of ${step(data.stepId)} was refused: ${str(data.code) ?? "refused"}${str(data.message) ? ` — ${str(data.message)}` : ""}`;

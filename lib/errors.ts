@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   cross_origin: 403,
   authorship_denied: 403,
   approval_denied: 403,
+  author_may_not_approve: 403,
   not_found: 404,
   stale_task: 409,
   stale_plan_version: 409,
@@ -33,6 +34,8 @@ export const ERROR_STATUS = {
   last_admin: 409,
   already_assigned: 409, // issue #16: someone else has taken the run
   suggestion_closed: 409, // issue #16: the suggestion was already accepted or declined
+  already_approved_by_you: 409,
+  stale_policy_version: 409,
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

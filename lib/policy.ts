@@ -24,3 +24,23 @@ export function runDeadlines(now: Date, hasIrreversible: boolean, requestedSecon
   const escalateAt = new Date(now.getTime() + Math.floor(seconds * ESCALATE_FRACTION) * 1000);
   return { expiresAt, escalateAt, seconds };
 }
+
+/**
+ * Shortens `deadlines` (from `runDeadlines`, submitted at `now`) to what the gate policy asks
+ * (issue #17: expiry and escalation times per rule, lib/gate-policy/evaluate.ts `policyDeadlines`):
+ * the run expires no later than `expirySeconds` after `now` (never under MIN_EXPIRY_SECONDS) and
+ * escalates no later than `escalateSeconds` after `now`, and always before it expires.
+ */
+export function withPolicyDeadlines(
+  now: Date,
+  deadlines: { expiresAt: Date; escalateAt: Date; seconds: number },
+  policy: { expirySeconds: number | null; escalateSeconds: number | null },
+): { expiresAt: Date; escalateAt: Date; seconds: number } {
+  let seconds = deadlines.seconds;
+  if (policy.expirySeconds !== null) seconds = Math.min(seconds, Math.max(MIN_EXPIRY_SECONDS, policy.expirySeconds));
+  let escalate = Math.floor(seconds * ESCALATE_FRACTION);
+  if (seconds === deadlines.seconds) escalate = Math.round((deadlines.escalateAt.getTime() - now.getTime()) / 1000);
+  if (policy.escalateSeconds !== null) escalate = Math.min(escalate, policy.escalateSeconds);
+  escalate = Math.min(escalate, seconds);
+  return { expiresAt: new Date(now.getTime() + seconds * 1000), escalateAt: new Date(now.getTime() + escalate * 1000), seconds };
+}

@@ -21,6 +21,7 @@ import { createIntegrationKey, revokeIntegrationKey } from "@/lib/server/admin/i
 import { claimStep } from "@/lib/server/claims/claim-step";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db";
+import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
@@ -316,6 +317,17 @@ const SPECS: Record<string, Spec> = {
     }),
     ok: 201,
   },
+  "PUT /api/admin/gate-policy": {
+    prepare: async () => {
+      const live = await loadGatePolicy(prisma);
+      return { path: "/api/admin/gate-policy", params: {}, body: { baseVersion: live.version, rules: live.rules.map(({ id: _i, position: _p, ...r }) => r), note: "matrix: same rules again" } };
+    },
+    ok: 200,
+  },
+  "POST /api/admin/gate-policy/dry-run": {
+    prepare: async () => ({ path: "/api/admin/gate-policy/dry-run", params: {}, body: { rules: [], lastRuns: 5 } }),
+    ok: 200,
+  },
   "PUT /api/admin/agents/[agentId]/allowed-tools": {
     prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/allowed-tools`, params: { agentId: DEMO_AGENT_ID }, body: { allowedTools: [...DEMO_AGENT_TOOLS] } }),
     ok: 200,
@@ -451,6 +463,7 @@ describe("reads", () => {
     ["GET /api/admin/users", "/api/admin/users", {}],
     ["GET /api/admin/agents", "/api/admin/agents", {}],
     ["GET /api/admin/tools", "/api/admin/tools", {}],
+    ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {

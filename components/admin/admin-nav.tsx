@@ -1,8 +1,8 @@
 import Link from "next/link";
 
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" }) {
-  const tab = (key: "users" | "agents" | "integrations" | "tools", href: string, label: string) => (
+export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" | "gate-policy" }) {
+  const tab = (key: "users" | "agents" | "integrations" | "tools" | "gate-policy", href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -12,11 +12,12 @@ export function AdminNav({ current }: { current: "users" | "agents" | "integrati
     </Link>
   );
   return (
-    <nav aria-label="Admin" className="mt-3 flex gap-2">
+    <nav aria-label="Admin" className="mt-3 flex flex-wrap gap-2">
       {tab("users", "/admin/users", "Users and grants")}
       {tab("agents", "/admin/agents", "Agents and API keys")}
       {tab("integrations", "/admin/integrations", "Integration keys")}
       {tab("tools", "/admin/tools", "Tool catalog")}
+      {tab("gate-policy", "/admin/gate-policy", "Gate policy")}
     </nav>
   );
 }

@@ -1,5 +1,6 @@
 import type { Endpoint } from "./contract";
 import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./tool-catalog-endpoints";
+import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
@@ -19,6 +20,7 @@ export * from "./endpoints/keyboard-api";
 export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
+export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -64,6 +66,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listToolCatalogEndpoint,
   importToolsEndpoint,
   setAllowedToolsEndpoint,
+  getGatePolicyEndpoint,
+  saveGatePolicyEndpoint,
+  dryRunGatePolicyEndpoint,
   openApiEndpoint,
   // issue #16 ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],

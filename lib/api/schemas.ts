@@ -45,6 +45,7 @@ export const runStepSchema = open({
   author: authorSchema,
   gate: z.enum(["approval_required", "auto"]),
   approval: open({ id: z.string(), state: z.string(), approverId: z.string().nullable() }).nullable(),
+  approvals: open({ required: z.number().int(), given: z.number().int(), approverIds: z.array(z.string()), authorMayApprove: z.boolean(), policyVersion: z.number().int() }).optional(),
   execution: open({ status: z.string(), claimedAt: isoTime, reportedAt: isoTime.nullable(), detail: z.string().nullable() }).nullable(),
   ...stepReasonsShape,
 }).meta({ id: "RunStep" });

@@ -1,10 +1,13 @@
+import { evaluateGate } from "../gate-policy/evaluate";
 import type { GateDefault } from "../tools/types";
-import type { GateDecision, StepView, ValidationIssue } from "./types";
+import type { GateDecision, GateRulesContext, StepView, ValidationIssue } from "./types";
 
 /**
  * Stage 8, *gate policy* (DESIGN.md §1.8): which steps need a human approval.
  * - irreversible tools: always `approval_required`, whatever the policy says;
- * - other tools: `policy[tool] ?? tool.gate` — by default reversible and customer-visible
+ * - other tools: with `rules` (the gate policy as data, issue #17) the governing rule's decision
+ *   (lib/gate-policy/evaluate.ts: `auto` → auto, one or two approvers → approval_required);
+ *   otherwise `policy[tool] ?? tool.gate` — by default reversible and customer-visible
  *   tools need approval and internal tools are `auto`;
  * - a step with a warning that needs acknowledgement: `approval_required` (someone must
  *   acknowledge it);
@@ -16,6 +19,7 @@ export function decideGates(
   steps: readonly StepView[],
   issues: readonly ValidationIssue[],
   policy: Partial<Record<string, GateDefault>> = {},
+  rules?: GateRulesContext,
 ): Record<string, GateDecision> {
   const needsAck = new Set(issues.filter((i) => i.needsAcknowledgement && i.stepId !== undefined).map((i) => i.stepId));
   // A Map, then Object.fromEntries: a valid step id may be "__proto__".
@@ -24,7 +28,11 @@ export function decideGates(
     if (s.id === undefined) continue;
     let decision: GateDecision;
     if (!s.tool || !s.shapeOk || s.tool.effect === "irreversible" || needsAck.has(s.id)) decision = "approval_required";
-    else {
+    else if (rules) {
+      const amount = s.step ? s.tool.amount(s.step.args as never) : undefined;
+      const req = evaluateGate(rules.policy, { tool: s.tool.name, effect: s.tool.effect, defaultGate: s.tool.gate, amount, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
+      decision = req.decision === "auto" ? "auto" : "approval_required";
+    } else {
       const rule = Object.prototype.hasOwnProperty.call(policy, s.tool.name) ? policy[s.tool.name] : undefined;
       decision = (rule ?? s.tool.gate) === "auto" ? "auto" : "approval_required";
     }

@@ -62,7 +62,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
-  const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy));
+  const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy, ctx.gateRules));
 
   const result: ValidationResult = { ok: !issues.some((i) => i.severity === "error"), issues, gate };
   if (shape.plan) {

@@ -3,6 +3,7 @@ import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/tool-catalog";
+import type { GatePolicy } from "../gate-policy/rules";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -51,6 +52,8 @@ export interface EditorContext {
  * - `editor` + `basePlan`: given together for an operator edit (authorship stage);
  * - `maxSteps`: defaults to MAX_PLAN_STEPS;
  * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools);
+ * - `gateRules`: the gate policy as data (issue #17) with the run's desk, account and account
+ *   tags; when given it decides instead of `gatePolicy`;
  * - `runId`: the run being validated, when it exists (its own approvals are not money in flight
  *   against it);
  * - `taskText`: the task's live text (user_literal provenance is checked against it);
@@ -67,7 +70,16 @@ export interface ValidationContext {
   basePlan?: Plan;
   maxSteps?: number;
   gatePolicy?: Partial<Record<string, GateDefault>>;
+  gateRules?: GateRulesContext;
   catalog?: ToolCatalog;
+}
+
+/** The gate policy version and the facts of the run it is evaluated for (issue #17). */
+export interface GateRulesContext {
+  policy: GatePolicy;
+  desk: string;
+  accountId: string;
+  accountTags: readonly string[];
 }
 
 /**

@@ -102,7 +102,7 @@ export const approveStepsEndpoint = defineEndpoint({
   params: runParams,
   body: approveBodySchema,
   success: { status: [201], schema: z.object({ approvals: z.array(approvalSchema), run: runSchema }), description: "{approvals, run}; the same key again gives the same body" },
-  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "stale_task", "approval_denied", "acknowledgement_required", "validation_failed", "idempotency_conflict"],
+  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "stale_task", "approval_denied", "author_may_not_approve", "already_approved_by_you", "acknowledgement_required", "validation_failed", "idempotency_conflict"],
 });
 
 export const rejectRunEndpoint = defineEndpoint({

@@ -25,6 +25,9 @@ import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
 import { toJsonColumn } from "../json-column";
 import { previewEffects } from "../../effects/preview";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
+import { authorsOf } from "../../gate-policy/authors";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -40,11 +43,18 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * promise is backed by a step that stays unapproved after this decision (issue #12.5).
  * Each approval stores the step's expected effect (`expectedEffect`, lib/effects/preview.ts, from
  * the same live account data) and its `approved` audit event carries it too (issue #17.3).
+ * Four eyes (issue #17): the gate policy version the run was gated under says how many distinct
+ * people must approve each step (one or two) and whether its author may be one of them; a step is
+ * approved when that many different people approved its digest, each within their grant, and the
+ * run is approved when every step is. Each approval records the policy version and rule.
  * Idempotent: the same `idempotencyKey` returns the saved result and creates nothing (also when
  * requests race: the saved answer is a unique row written with the approvals).
  * Errors: 404; 409 `expired`, `run_not_pending`, `stale_plan_version` {currentVersion, plan},
  * `stale_task` {boundRevision, liveRevision}, `idempotency_conflict`; 403 `approval_denied`
- * {stepId, tool, denial} (audited `denied`); 422 `acknowledgement_required` {required},
+ * {stepId, tool, denial} (audited `denied`), `author_may_not_approve` {stepId, authors} (audited
+ * `denied`); 409 `already_approved_by_you` {stepId} (a listed step this person already approved;
+ * with `"all"` such steps, and steps the viewer authored under a rule that excludes authors, are
+ * skipped); 422 `acknowledgement_required` {required},
  * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan.
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
@@ -80,16 +90,21 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const catalog = await catalogAt(run.catalogVersion);
-  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog });
+  // The policy version the run's plan was gated under governs its approvals (issue #17); null: the built-in defaults.
+  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
+  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
+  const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
   const active = run.approvals.filter((a) => a.planVersion === plan.version && a.state === "active");
-  const approvedIds = new Set(active.map((a) => a.stepId));
-  const targets = chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version);
+  const progress = stepProgress(plan.steps, active, requirements);
+  const approvedIds = new Set(plan.steps.filter((s) => progress.get(s.id)!.complete).map((s) => s.id));
+  const targets = await fourEyes(viewer, runId, chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version), body.stepIds === "all", progress, requirements);
   await checkAuthority(viewer, runId, plan.steps, targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
   const acknowledged = body.acknowledgedWarnings ?? [];
-  const decided = new Set([...approvedIds, ...targets.map((s) => s.id), ...autoGated(check.gate)]);
+  const completing = targets.filter((s) => progress.get(s.id)!.missing <= 1).map((s) => s.id);
+  const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);
   const awaiting = promisesAwaitingApproval(plan.steps.map((step) => ({ step, tool: catalog.get(step.tool) })), decided, now);
   requireAcknowledgements([...check.issues, ...awaiting], targets, acknowledged);
   // The effect each approver saw, from the same live data this decision was validated on (issue #17.3).
@@ -103,14 +118,27 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
       throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
     }
-    const already = new Set(
-      (await tx.approval.findMany({ where: { runId, planVersion: plan.version, state: "active" }, select: { stepId: true } })).map((a) => a.stepId),
-    );
-    for (const step of targets.filter((s) => !already.has(s.id))) {
+    // Re-read inside the run's lock: another approver may have completed a step or taken its slot meanwhile.
+    const rows = await tx.approval.findMany({
+      where: { runId, planVersion: plan.version, stepId: { in: targets.map((s) => s.id) } },
+      select: { stepId: true, approverId: true, approverSlot: true, approvalsRequired: true, state: true },
+    });
+    for (const step of targets) {
+      const mine = rows.filter((r) => r.stepId === step.id);
+      const live = mine.filter((r) => r.state === "active");
+      const req = requirements[step.id];
+      const need = live.length ? Math.max(...live.map((r) => r.approvalsRequired)) : Math.max(1, req?.approvalsRequired ?? 1);
+      if (live.length >= need) continue; // complete: nothing to add
+      if (live.some((r) => r.approverId === viewer.id)) {
+        if (body.stepIds === "all") continue;
+        throw alreadyApproved(step.id);
+      }
+      const slot = Math.max(0, ...mine.map((r) => r.approverSlot)) + 1;
       const tool = catalog.get(step.tool)!;
       const amount = tool.amount(step.args as never);
       const grant = viewer.grants.find((g) => g.tool === step.tool)!;
       const acks = acknowledged.filter((a) => a.stepId === step.id);
+      const columns = approvalTargetColumns(step, desk);
       await tx.approval.create({
         data: {
           id: `apr_${nanoid(12)}`,
@@ -118,23 +146,42 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           stepId: step.id,
           planVersion: plan.version,
           tool: step.tool,
-          ...approvalTargetColumns(step, desk),
+          // Only the first approver's row carries the money, so money in flight counts a step once (issue #12).
+          ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
           args: step.args as Prisma.InputJsonValue,
           digest: digest(step),
           boundTaskRevision: run.boundTaskRevision,
           approverId: viewer.id,
-          authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null }),
+          authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null, policyVersion: req?.policyVersion ?? 0, ruleId: req?.ruleId ?? null }),
           acknowledged: toJsonColumn(acks),
           ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
           state: "active",
           expiresAt: run.expiresAt,
+          approverSlot: slot,
+          approvalsRequired: need,
+          policyVersion: req?.policyVersion || null,
+          policyRuleId: req?.ruleId ?? null,
         },
       });
       await appendAudit(tx, {
         runId,
         type: "approved",
         actor: { kind: "user", id: viewer.id },
-        data: { stepId: step.id, tool: step.tool, planVersion: plan.version, digest: digest(step), amount: amount ?? null, acknowledged: acks, expectedEffect: expected.get(step.id) ?? null },
+        data: {
+          stepId: step.id,
+          tool: step.tool,
+          planVersion: plan.version,
+          digest: digest(step),
+          amount: amount ?? null,
+          acknowledged: acks,
+          expectedEffect: expected.get(step.id) ?? null,
+          policyVersion: req?.policyVersion ?? 0,
+          policyRuleId: req?.ruleId ?? null,
+          approverSlot: slot,
+          approvalsRequired: need,
+          approvalsGiven: live.length + 1,
+          approverIds: [...live.map((r) => r.approverId).filter((a): a is string => a !== null), viewer.id],
+        },
       });
     }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
@@ -216,4 +263,61 @@ function requireAcknowledgements(issues: ValidationIssue[], targets: Step[], ack
       required: required.map((i) => ({ code: i.code, stepId: i.stepId, message: i.message })),
     });
   }
+}
+
+/** Per step: the distinct active approvers, how many the step needs, how many are missing. */
+type StepProgress = { approverIds: string[]; need: number; missing: number; complete: boolean };
+
+/**
+ * Progress of every step of the plan from its active approvals and requirements (issue #17): a
+ * step's need is what its existing approvals recorded (a decision already made is never changed
+ * by a later rule), else what the governing rule asks (at least one).
+ */
+function stepProgress(
+  steps: Step[],
+  active: { stepId: string; approverId: string | null; approvalsRequired: number }[],
+  requirements: Record<string, GateRequirement>,
+): Map<string, StepProgress> {
+  const out = new Map<string, StepProgress>();
+  for (const s of steps) {
+    const rows = active.filter((a) => a.stepId === s.id);
+    const need = rows.length ? Math.max(...rows.map((r) => r.approvalsRequired)) : Math.max(1, requirements[s.id]?.approvalsRequired ?? 1);
+    const approverIds = rows.map((r) => r.approverId).filter((a): a is string => a !== null);
+    out.set(s.id, { approverIds, need, missing: Math.max(0, need - rows.length), complete: rows.length >= need });
+  }
+  return out;
+}
+
+/** 409 `already_approved_by_you`: the same person cannot be two of a step's approvers. */
+function alreadyApproved(stepId: string): DomainError {
+  return new DomainError("already_approved_by_you", `You already approved step ${stepId}; it needs another person's approval.`, { stepId });
+}
+
+/**
+ * Four eyes on the chosen targets (issue #17): a listed step this person already approved is 409
+ * `already_approved_by_you`; a listed step they authored under a rule with `authorMayApprove:
+ * false` is 403 `author_may_not_approve` (audited `denied`). With `all`, such steps are skipped.
+ */
+async function fourEyes(viewer: Viewer, runId: string, targets: Step[], all: boolean, progress: Map<string, StepProgress>, requirements: Record<string, GateRequirement>): Promise<Step[]> {
+  const kept: Step[] = [];
+  for (const step of targets) {
+    if (progress.get(step.id)?.approverIds.includes(viewer.id)) {
+      if (all) continue;
+      throw alreadyApproved(step.id);
+    }
+    const req = requirements[step.id];
+    const authors = authorsOf(step);
+    if (req && !req.authorMayApprove && authors.includes(viewer.id)) {
+      if (all) continue;
+      await appendAudit(prisma, {
+        runId,
+        type: "denied",
+        actor: { kind: "user", id: viewer.id },
+        data: { action: "approve", stepId: step.id, tool: step.tool, missing: { code: "author_may_not_approve" }, policyVersion: req.policyVersion, policyRuleId: req.ruleId },
+      });
+      throw new DomainError("author_may_not_approve", `You authored step ${step.id}; under gate policy version ${req.policyVersion} its approvers must be other people.`, { stepId: step.id, authors });
+    }
+    kept.push(step);
+  }
+  return kept;
 }

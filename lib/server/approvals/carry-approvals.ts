@@ -57,10 +57,15 @@ export async function carryOrInvalidateApprovals(
           expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
           state: "active",
           expiresAt: a.expiresAt,
+          approverSlot: a.approverSlot,
+          approvalsRequired: a.approvalsRequired,
+          policyVersion: a.policyVersion,
+          policyRuleId: a.policyRuleId,
         },
       });
-      carried.push(a.stepId);
-    } else {
+      if (!carried.includes(a.stepId)) carried.push(a.stepId);
+    } else if (!invalidated.includes(a.stepId)) {
+      // Four eyes (issue #17): a changed step loses all of its approvals at once.
       invalidated.push(a.stepId);
     }
   }

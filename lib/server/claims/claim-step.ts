@@ -69,7 +69,16 @@ export async function claimStep(
     }
     const snap = await readClaimSnapshot(db, agent, runId, stepId, body, now);
     let decision = decideClaim(snap);
-    if (decision.kind === "go") decision = (await dispatchChecks(db, agent, snap, decision.step, decision.approval.approverId)) ?? decision;
+    if (decision.kind === "go") {
+      const approvers = [...new Set([decision.approval.approverId, ...(snap.approvals ?? []).filter((a) => a.state === "active").map((a) => a.approverId)])];
+      for (const approverId of approvers) {
+        const refusal = await dispatchChecks(db, agent, snap, decision.step, approverId);
+        if (refusal) {
+          decision = refusal;
+          break;
+        }
+      }
+    }
     if (decision.kind === "refuse") {
       if (decision.unrecorded) throw new DomainError(decision.code, decision.message, decision.details);
       const refusal = decision;
@@ -100,11 +109,16 @@ export async function claimStep(
         where: { agentId: agent.id, planVersion: version, approvedVersion: version, boundTaskRevision: body.taskRevision, expiresAt: { gt: now } },
       });
       if (!moved) throw new LostRace("run changed");
+      // The full set (issue #17, four eyes): every active approval of the step with this digest is
+      // claimed in one statement, and the claim goes ahead only when that is as many as it needs.
+      const need = Math.max(1, ...(snap.approvals ?? []).map((a) => a.approvalsRequired));
       const claimedApproval = await tx.approval.updateMany({
-        where: { id: approval.id, state: "active", digest: body.digest, expiresAt: { gt: now } },
+        where: { runId, planVersion: version, stepId, state: "active", digest: body.digest, expiresAt: { gt: now } },
         data: { state: "claimed" },
       });
-      if (claimedApproval.count !== 1) throw new LostRace("approval no longer active");
+      if (claimedApproval.count < need) throw new LostRace("approvals no longer complete");
+      const primary = await tx.approval.count({ where: { id: approval.id, state: "claimed" } });
+      if (primary !== 1) throw new LostRace("approval no longer active");
       await holdMoneyAtClaim(tx, step, approval, runId, now);
       const claim: ClaimView = {
         token: nanoid(32),
@@ -136,7 +150,7 @@ export async function claimStep(
         runId,
         type: "claimed",
         actor,
-        data: { stepId, tool: step.tool, planVersion: version, digest: body.digest, taskRevision: body.taskRevision, approvalId: approval.id, approverId: approval.approverId, firstClaim, idempotencyKey },
+        data: { stepId, tool: step.tool, planVersion: version, digest: body.digest, taskRevision: body.taskRevision, approvalId: approval.id, approverId: approval.approverId, approverIds: [...new Set((snap.approvals ?? []).filter((a) => a.state === "active" && a.digest === body.digest).map((a) => a.approverId).filter((a): a is string => a !== null))], firstClaim, idempotencyKey },
       });
       if (idempotencyKey) await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: 200, body: { claim } });
       return ok({ claim, replayed: false });
@@ -183,11 +197,17 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
   snap.steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps);
   snap.stepInEarlierVersion = run.planVersions.some((p) => p.version !== run.planVersion && storedSteps(p.steps).some((s) => s.id === stepId));
   if (run.approvedVersion !== null) {
-    snap.approval = await db.approval.findFirst({
+    // Every approval of the step at the approved version (one per approver slot, issue #17); the
+    // claim records the first approver's, which carries the money.
+    const rows = await db.approval.findMany({
       where: { runId, planVersion: run.approvedVersion, stepId },
-      orderBy: { createdAt: "desc" },
-      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true },
+      orderBy: [{ approverSlot: "asc" }, { createdAt: "desc" }],
+      take: 20,
+      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true, approvalsRequired: true },
     });
+    const first = rows.find((r) => r.state === "active") ?? rows[0];
+    snap.approval = first ? { id: first.id, state: first.state, digest: first.digest, expiresAt: first.expiresAt, boundTaskRevision: first.boundTaskRevision, approverId: first.approverId, createdAt: first.createdAt } : null;
+    snap.approvals = rows.map((r) => ({ approverId: r.approverId, state: r.state, digest: r.digest, approvalsRequired: r.approvalsRequired }));
   }
   return snap;
 }

@@ -46,6 +46,11 @@ export interface ClaimSnapshot {
   executions: { stepId: string; status: string; resolution: string | null; claimedAt: Date }[];
   /** The latest approval of (run, approvedVersion, step), when there is an approved version. */
   approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null; createdAt: Date };
+  /**
+   * Four eyes (issue #17): every approval of (run, approvedVersion, step) — `approval` is the one
+   * the claim records (the first approver's). Absent: `approval` alone is the set.
+   */
+  approvals?: { approverId: string | null; state: string; digest: string; approvalsRequired: number }[];
 }
 
 /** The typed refusal a claim gets; `effect` is what the refusal changes besides being recorded. */
@@ -193,6 +198,19 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
       approvedDigest: approval.digest,
       requestDigest: body.digest,
     });
+  }
+  // 4b. Four eyes (issue #17): the full set of distinct active approvals of this digest.
+  if (snap.approvals) {
+    const need = Math.max(1, ...snap.approvals.map((a) => a.approvalsRequired));
+    const given = snap.approvals.filter((a) => a.state === "active" && a.digest === approval.digest).length;
+    if (given < need) {
+      return refuse("approval_missing", `Step ${stepId} has ${given} of ${need} approvals; it needs ${need - given} more before it can be claimed.`, {
+        stepId,
+        planVersion: version,
+        approvalsGiven: given,
+        approvalsRequired: need,
+      });
+    }
   }
   // 5. Plan order (issue #12): every prerequisite — the declared `dependsOn`, else every earlier step — succeeded.
   const order = prerequisiteRefusal(snap.steps, step, snap.executions);

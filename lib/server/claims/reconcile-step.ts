@@ -1,3 +1,4 @@
+import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import { DomainError } from "../../errors";
 import type { ReconcileBody } from "../../reconcile-schema";
 import type { RunStatus } from "../../run-state";
@@ -56,6 +57,7 @@ export async function reconcileStep(
     });
     if (res.count !== 1) throw new LostRace("step reported concurrently");
     const approvalConsumed = (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+    if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     const runStatus = await settleExecution(tx, runId, now);
     await appendAudit(tx, {
       runId,

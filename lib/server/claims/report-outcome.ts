@@ -1,3 +1,4 @@
+import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import type { OutcomeBody } from "../../api/bodies";
 import type { RunStatus } from "../../run-state";
 import { appendAudit } from "../audit";
@@ -77,6 +78,7 @@ export async function reportOutcome(
     }
     const approvalConsumed =
       body.status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+    if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     const runStatus = await settleExecution(tx, runId, now);
     await appendAudit(tx, {
       runId,

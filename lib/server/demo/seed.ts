@@ -1,3 +1,4 @@
+import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
@@ -139,6 +140,7 @@ export async function seedDemoDesk(now = new Date()) {
     });
   }
 
+  await seedGatePolicy(prisma, now); // today's gate policy as data, version 1 (issue #17)
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
   for (const r of desk.runs) {
     // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.

@@ -12,8 +12,10 @@ import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
-import { planFacts, storedSteps } from "../runs/run-view";
 import { writeRunSteps } from "../ownership/write-run-steps";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { requirementsOf } from "../../gate-policy/evaluate";
+import { planFacts, storedSteps, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
@@ -56,26 +58,31 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });
+  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
+  const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(before, {
     desk,
     now,
     runId,
     taskText: task.body,
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
-    catalog: await catalogAt(run.catalogVersion),
+    catalog,
+    gateRules,
   });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }
   const restored = result.plan;
-  const validation = { issues: result.issues, gate: result.gate };
+  const requirements = requirementsOf(restored.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   await inTransaction(async (tx) => {
     // Same rule as an edit (lib/diff/reapproval.ts): the approvals read here decide what carries.
     const prevApprovals = await activeApprovals(tx, runId, latest);
     const diff = diffPlans(current, restored, desk, { issues: result.issues, approvals: prevApprovals });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: latest },
-      data: { planVersion: restored.version, approvedVersion: null, ...planFacts(restored.steps, validation) },
+      data: { planVersion: restored.version, approvedVersion: null, policyVersion: gateRules.policy.version || null, ...planFacts(restored.steps, validation) },
       audit: {
         type: "edit_discarded",
         actor: { kind: "user", id: viewer.id },
@@ -100,7 +107,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await writeRunSteps(tx, runId, restored.version, restored.steps, validation.gate);
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
     await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));
     if (invalidated.length > 0) {
       await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });

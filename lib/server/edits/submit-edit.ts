@@ -14,7 +14,9 @@ import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
-import { planFacts, storedSteps, storedValidation } from "../runs/run-view";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { requirementsOf } from "../../gate-policy/evaluate";
+import { planFacts, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { foldEdit } from "./edit-telemetry";
@@ -69,6 +71,9 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...base.steps, ...candidate.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
+  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
+  const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(candidate, {
     desk,
     now,
@@ -77,7 +82,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     editor: { userId: viewer.id, grants: viewer.grants },
     basePlan: base,
-    catalog: await catalogAt(run.catalogVersion),
+    catalog,
+    gateRules,
   });
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");
@@ -94,7 +100,8 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   if (planOnly.changeCount === 0) {
     return { planVersion: base, diff: planOnly, validation: storedValidation(currentRow?.validation), reapproval: describeReapproval(planOnly, base), unchanged: true };
   }
-  const validation = { issues: result.issues, gate: result.gate };
+  const requirements = requirementsOf(next.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   const telemetry = foldEdit(run.editTouched, planOnly);
   let diff = planOnly;
   await inTransaction(async (tx) => {
@@ -107,6 +114,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       data: {
         planVersion: next.version,
         approvedVersion: null,
+        policyVersion: gateRules.policy.version || null,
         ...planFacts(next.steps, validation),
         editCount: { increment: 1 },
         editTouched: toJsonColumn(telemetry.runTouched),
@@ -154,7 +162,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     });
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt);
+    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
     await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {

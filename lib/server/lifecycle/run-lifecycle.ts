@@ -106,14 +106,23 @@ export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: numbe
 /**
  * Settles a waiting run's status from its approvals of plan version `version` (whose step ids
  * are `stepIds`): `approvals_complete` (status approved, `approvedVersion` = version) when every
- * step has an active approval, else `approvals_incomplete` (pending_review, no approved version).
+ * step has its full set of active approvals — as many distinct approvers as its approvals
+ * recorded they need (`approvalsRequired`, issue #17 four eyes; one for a policy approval) —
+ * else `approvals_incomplete` (pending_review, no approved version).
  * Conditional on the run still being at `version`, so a concurrent edit is never approved by
  * accident. Returns true when the run is now approved.
  */
 export async function settleReview(tx: Tx, runId: string, version: number, stepIds: readonly string[]): Promise<boolean> {
-  const active = await tx.approval.findMany({ where: { runId, planVersion: version, state: "active" }, select: { stepId: true } });
-  const approved = new Set(active.map((a) => a.stepId));
-  const all = stepIds.length > 0 && stepIds.every((id) => approved.has(id));
+  const active = await tx.approval.findMany({ where: { runId, planVersion: version, state: "active" }, select: { stepId: true, approvalsRequired: true } });
+  const byStep = new Map<string, { given: number; need: number }>();
+  for (const a of active) {
+    const p = byStep.get(a.stepId) ?? { given: 0, need: 1 };
+    byStep.set(a.stepId, { given: p.given + 1, need: Math.max(p.need, a.approvalsRequired) });
+  }
+  const all = stepIds.length > 0 && stepIds.every((id) => {
+    const p = byStep.get(id);
+    return p !== undefined && p.given >= p.need;
+  });
   if (all) {
     await moveRun(tx, runId, "approvals_complete", { where: { planVersion: version }, data: { approvedVersion: version } });
   } else {

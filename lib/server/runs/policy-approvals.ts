@@ -5,6 +5,7 @@ import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
 import { approvalTargetColumns } from "../approvals/approval-columns";
 import type { GateDecision } from "../../validation/types";
+import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../transaction";
 import { previewEffects } from "../../effects/preview";
 import { getTool } from "../../tools/catalog";
@@ -14,7 +15,8 @@ import { toJsonColumn } from "../json-column";
  * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (DESIGN.md §1.8):
  * the gate policy, not a person, consents; the record still binds digest, plan version and task
  * revision, and expires with the run (`expiresAt`, UTC). A built-in tool's approval also stores
- * the step's expected effect (`expectedEffect`, lib/effects/preview.ts, issue #17.3).
+ * the step's expected effect (`expectedEffect`, lib/effects/preview.ts, issue #17.3). With
+ * `requirements` (issue #17) each records the policy version and rule that made it auto.
  * Returns the approval rows created.
  */
 export async function createPolicyApprovals(
@@ -25,11 +27,13 @@ export async function createPolicyApprovals(
   desk: AccountSnapshot,
   taskRevision: number,
   expiresAt: Date,
+  requirements: Readonly<Record<string, GateRequirement>> = {},
 ) {
   const created = [];
   const expected = new Map(previewEffects(plan.steps, desk).map((e) => [e.stepId, e]));
   for (const step of plan.steps) {
     if (gate[step.id] !== "auto") continue;
+    const req = requirements[step.id];
     created.push(
       await tx.approval.create({
         data: {
@@ -43,11 +47,13 @@ export async function createPolicyApprovals(
           digest: digest(step),
           boundTaskRevision: taskRevision,
           approverId: null,
-          authority: { kind: "policy", rule: "auto-gated tool" },
+          authority: { kind: "policy", rule: "auto-gated tool", policyVersion: req?.policyVersion ?? null, ruleId: req?.ruleId ?? null },
           acknowledged: [],
           ...(getTool(step.tool) && expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
           state: "active",
           expiresAt,
+          policyVersion: req?.policyVersion || null,
+          policyRuleId: req?.ruleId ?? null,
         },
       }),
     );

@@ -16,6 +16,12 @@ export interface RunStepView extends StepReasons {
   author: Author;
   gate: GateDecision;
   approval: null | { id: string; state: string; approverId: string | null };
+  /**
+   * Four eyes (issue #17): how many distinct approvals the step needs (`required`), how many
+   * active ones it has (`given`, a policy approval counts one), who gave them, whether its author
+   * may be one of them and the gate policy version that governs it (0: built-in defaults).
+   */
+  approvals?: { required: number; given: number; approverIds: string[]; authorMayApprove: boolean; policyVersion: number };
   execution: null | {
     status: string;
     claimedAt: string;
@@ -55,6 +61,23 @@ export type RunWithRelations = Prisma.RunGetPayload<{ include: typeof runInclude
 export interface StoredValidation {
   issues: ValidationIssue[];
   gate: Record<string, GateDecision>;
+  /** What the gate policy asked of each step (issue #17); absent on plan versions stored before it. */
+  requirements?: Record<string, StoredRequirement>;
+}
+
+/** One step's requirement as a plan version stores it (lib/gate-policy/evaluate.ts `GateRequirement`, trimmed). */
+export interface StoredRequirement {
+  approvalsRequired: number;
+  authorMayApprove: boolean;
+  policyVersion: number;
+  ruleId: string | null;
+}
+
+/** The stored form of requirements (issue #17): per step id, what the rule asked. */
+export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
+  return Object.fromEntries(
+    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId }]),
+  );
 }
 
 /**
@@ -73,13 +96,15 @@ export function storedSteps(json: unknown): Step[] {
 /** Stored validation JSON back into `{issues, gate}` (missing parts are empty). */
 export function storedValidation(json: unknown): StoredValidation {
   const v = (json ?? {}) as Partial<StoredValidation>;
-  return { issues: Array.isArray(v.issues) ? v.issues : [], gate: v.gate && typeof v.gate === "object" ? v.gate : {} };
+  const out: StoredValidation = { issues: Array.isArray(v.issues) ? v.issues : [], gate: v.gate && typeof v.gate === "object" ? v.gate : {} };
+  if (v.requirements && typeof v.requirements === "object") out.requirements = v.requirements;
+  return out;
 }
 
 /** Builds the API view of a run at its current plan version; `now` (UTC) applies expiry. Pure over the loaded rows. */
 export function toRunView(run: RunWithRelations, now = new Date()): RunView {
   const pv = run.planVersions.find((p) => p.version === run.planVersion);
-  const { gate } = storedValidation(pv?.validation);
+  const { gate, requirements } = storedValidation(pv?.validation);
   return {
     id: run.id,
     taskId: run.taskId,
@@ -95,7 +120,7 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     escalateAt: run.escalateAt.toISOString(),
     rejectionReason: run.rejectionReason,
     stopReason: run.stopReason ?? null,
-    steps: toStepViews(storedSteps(pv?.steps), run.planVersion, run, gate),
+    steps: toStepViews(storedSteps(pv?.steps), run.planVersion, run, gate, { requirements }),
   };
 }
 
@@ -110,12 +135,15 @@ export function toStepViews(
   version: number,
   rows: Pick<RunWithRelations, "approvals" | "executions">,
   gate: Record<string, GateDecision>,
-  opts: { executionOfVersion?: boolean; resolvedStatus?: boolean } = {},
+  opts: { executionOfVersion?: boolean; resolvedStatus?: boolean; requirements?: Record<string, StoredRequirement> } = {},
 ): RunStepView[] {
   return steps.map((s, i) => {
     const approval = rows.approvals
       .filter((a) => a.stepId === s.id && a.planVersion === version)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+    const live = rows.approvals.filter((a) => a.stepId === s.id && a.planVersion === version && (a.state === "active" || a.state === "claimed" || a.state === "consumed"));
+    const req = opts.requirements?.[s.id];
+    const required = live.length ? Math.max(...live.map((a) => a.approvalsRequired ?? 1)) : Math.max(1, req?.approvalsRequired ?? 1);
     const exec = rows.executions.find((e) => e.stepId === s.id && (!opts.executionOfVersion || e.planVersion === version));
     return {
       id: s.id,
@@ -128,6 +156,13 @@ export function toStepViews(
       ...reasonsOf(s),
       gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
+      approvals: {
+        required,
+        given: live.length,
+        approverIds: [...new Set(live.map((a) => a.approverId).filter((a): a is string => a !== null))],
+        authorMayApprove: req?.authorMayApprove ?? true,
+        policyVersion: live.find((a) => a.policyVersion !== null)?.policyVersion ?? req?.policyVersion ?? 0,
+      },
       execution: exec
         ? {
             status: opts.resolvedStatus ? (exec.resolution ?? exec.status) : exec.status,

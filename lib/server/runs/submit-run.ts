@@ -18,7 +18,10 @@ import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
 import { writeRunSteps } from "../ownership/write-run-steps";
-import { planFacts, toRunView, type RunView, type RunWithRelations } from "./run-view";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
+import { withPolicyDeadlines } from "../../policy";
+import { planFacts, toRunView, toStoredRequirements, type RunView, type RunWithRelations } from "./run-view";
 import { toJsonColumn } from "../json-column";
 
 /**
@@ -135,7 +138,9 @@ export async function submitRun(
   const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
   if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog });
+  // The live gate policy governs the new run; the run records its version (issue #17).
+  const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules });
   result.issues.push(...agentProvenanceIssues(body.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || !result.plan) {
@@ -143,9 +148,10 @@ export async function submitRun(
     throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
   }
   const plan = result.plan;
-  const validation = { issues: result.issues, gate: result.gate };
+  const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
+  const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
-  const { expiresAt, escalateAt } = runDeadlines(now, hasIrreversible, body.expiresInSeconds);
+  const { expiresAt, escalateAt } = withPolicyDeadlines(now, runDeadlines(now, hasIrreversible, body.expiresInSeconds), policyDeadlines(requirements));
   const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
 
   const created = await inTransaction<{ runId: string; row: RunWithRelations | null }>(async (tx) => {
@@ -167,6 +173,7 @@ export async function submitRun(
       idempotencyKey,
       requestHash,
       catalogVersion: catalog.version,
+      policyVersion: gateRules.policy.version || null,
       createdAt: now,
       ticketId: task.ticketId,
       accountId: task.ticket.accountId,
@@ -188,7 +195,7 @@ export async function submitRun(
       },
     });
     await writeRunSteps(tx, runId, 1, plan.steps, validation.gate);
-    const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt);
+    const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
     if (idempotencyKey) await saveAnswer(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });

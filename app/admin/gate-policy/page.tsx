@@ -1,0 +1,29 @@
+import type { Metadata } from "next";
+import { AdminNav } from "@/components/admin/admin-nav";
+import { GatePolicyAdmin } from "@/components/admin/gate-policy-admin";
+import { AppHeader } from "@/components/app-header";
+import { getGatePolicyForAdmin } from "@/lib/server/gate-policy/list-gate-policy";
+import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+
+export const metadata: Metadata = { title: "Gate policy · Admin" };
+export const dynamic = "force-dynamic";
+
+/** `/admin/gate-policy`: the gate policy as data (issue #17), admins only. */
+export default async function AdminGatePolicyPage() {
+  const viewer = await requirePageViewer("/admin/gate-policy");
+  await requirePageRole(viewer, ["admin"], "view /admin/gate-policy");
+  const data = await getGatePolicyForAdmin(viewer);
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
+        <h1 className="text-xl font-semibold">Admin</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Which steps need approval, by whom and how fast: per tool, amount band, account or account tag, and desk. A save writes a new version; decisions already made keep theirs.
+        </p>
+        <AdminNav current="gate-policy" />
+        <GatePolicyAdmin key={data.live.version} live={data.live} versions={data.versions} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS } from "../gate-policy/rules";
+import { defineEndpoint } from "./contract";
+
+/*
+ * The gate policy's endpoints (issue #17): an admin reads the live policy and its history, dry-runs
+ * a draft over the last N runs and saves it as a new version. Declared once like every endpoint
+ * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).
+ */
+
+const ADMIN = { kind: "session", roles: ["admin"] } as const;
+
+/** A saved rule as the API returns it (money bounds in minor units; times in seconds). */
+export const gateRuleViewSchema = z.object({
+  id: z.string(),
+  position: z.number().int(),
+  tool: z.string().nullable(),
+  desk: z.string().nullable(),
+  accountId: z.string().nullable(),
+  accountTag: z.string().nullable(),
+  minAmountMinor: z.number().int().nullable(),
+  maxAmountMinor: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  decision: z.enum(GATE_RULE_DECISIONS),
+  authorMayApprove: z.boolean(),
+  expirySeconds: z.number().int().nullable(),
+  escalateSeconds: z.number().int().nullable(),
+  note: z.string(),
+});
+const policySchema = z.object({ version: z.number().int(), rules: z.array(gateRuleViewSchema) });
+const versionSchema = z.object({
+  version: z.number().int(),
+  createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
+  createdAt: z.string(),
+  note: z.string(),
+  ruleCount: z.number().int(),
+});
+
+export const getGatePolicyEndpoint = defineEndpoint({
+  id: "getGatePolicy",
+  method: "GET",
+  path: "/api/admin/gate-policy",
+  summary: "The live gate policy (its rules) and the newest versions",
+  caller: ADMIN,
+  success: { status: [200], schema: z.object({ live: policySchema, versions: z.array(versionSchema) }), description: "{live: {version, rules}, versions}" },
+  refusals: [],
+});
+
+export const saveGatePolicyEndpoint = defineEndpoint({
+  id: "saveGatePolicy",
+  method: "PUT",
+  path: "/api/admin/gate-policy",
+  summary: "Save a draft gate policy as the next version (all rules; audited with before and after)",
+  description: "Runs already gated keep the version they recorded and approvals keep theirs; the new version governs new runs and new plan versions. `baseVersion` must be the live version (409 `stale_policy_version` otherwise).",
+  caller: ADMIN,
+  body: gatePolicyDraftSchema,
+  success: { status: [200], schema: z.object({ policy: policySchema }), description: "{policy: {version, rules}}" },
+  refusals: ["stale_policy_version"],
+});
+
+export const dryRunGatePolicyEndpoint = defineEndpoint({
+  id: "dryRunGatePolicy",
+  method: "POST",
+  path: "/api/admin/gate-policy/dry-run",
+  summary: "Which of the last N runs a draft gate policy would gate differently (saves nothing)",
+  caller: ADMIN,
+  body: gatePolicyDryRunSchema,
+  success: {
+    status: [200],
+    schema: z.object({
+      liveVersion: z.number().int(),
+      runsExamined: z.number().int(),
+      changed: z.array(
+        z.object({
+          runId: z.string(),
+          ticketId: z.string(),
+          desk: z.string(),
+          createdAt: z.string(),
+          steps: z.array(z.object({ stepId: z.string(), tool: z.string(), amount: z.object({ minor: z.number(), currency: z.string() }).nullable(), before: z.string(), after: z.string() })),
+        }),
+      ),
+    }),
+    description: "{liveVersion, runsExamined, changed: [{runId, ticketId, desk, createdAt, steps: [{stepId, tool, amount, before, after}]}]}",
+  },
+  refusals: [],
+});

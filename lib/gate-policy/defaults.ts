@@ -1,0 +1,25 @@
+import type { ToolDefinition } from "../tools/types";
+import type { GateRuleInput } from "./rules";
+
+/**
+ * Today's gate policy as data (issue #17: "the demo desk seeds today's policy as data"): one rule
+ * per built-in tool with the tool's default gate — `auto` for internal tools, one approver for
+ * everything else — and the author allowed to approve, so a seeded desk behaves exactly as the
+ * built-in defaults did. Irreversible tools stay gated whatever a rule says (evaluate.ts).
+ */
+export function defaultGateRules(tools: readonly Pick<ToolDefinition, "name" | "gate">[]): GateRuleInput[] {
+  return tools.map((t) => ({
+    tool: t.name,
+    desk: null,
+    accountId: null,
+    accountTag: null,
+    minAmountMinor: null,
+    maxAmountMinor: null,
+    currency: null,
+    decision: t.gate === "auto" ? "auto" : "one",
+    authorMayApprove: true,
+    expirySeconds: null,
+    escalateSeconds: null,
+    note: "Built-in default",
+  }));
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
+import { gatePolicyDraftSchema, GATE_RULE_DECISIONS, type GateRule, type GatePolicyDraft } from "./rules";
+
+/**
+ * The admin editor's form (issue #17): the same draft as `gatePolicyDraftSchema`, with amounts as
+ * decimal text in the rule's currency (USD when none) and times in hours, as people type them.
+ * `gatePolicyFormSchema` turns a form into the draft and then validates it with the one draft
+ * schema the server uses, so the form and the API refuse the same things.
+ */
+
+const text = z.string().max(200);
+/** One rule row as the form holds it. */
+export const gateRuleFormSchema = z.object({
+  tool: text,
+  desk: text,
+  accountId: text,
+  accountTag: text,
+  minAmount: text,
+  maxAmount: text,
+  currency: z.union([currencySchema, z.literal("")]),
+  decision: z.enum(GATE_RULE_DECISIONS),
+  authorMayApprove: z.boolean(),
+  expiryHours: text,
+  escalateHours: text,
+  note: text,
+});
+export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
+
+const amountOf = (v: string, currency: Currency, ctx: z.RefinementCtx, path: (string | number)[]) => {
+  if (v.trim() === "") return null;
+  const minor = parseMinor(v, currency);
+  if (minor === null || minor < 0) {
+    ctx.addIssue({ code: "custom", path, message: `Write an amount like 1000.00 (${currency}).` });
+    return null;
+  }
+  return minor;
+};
+const secondsOf = (v: string, ctx: z.RefinementCtx, path: (string | number)[]) => {
+  if (v.trim() === "") return null;
+  const h = Number(v);
+  if (!Number.isFinite(h) || h <= 0) {
+    ctx.addIssue({ code: "custom", path, message: "Write a number of hours, e.g. 8." });
+    return null;
+  }
+  return Math.round(h * 3600);
+};
+
+/** The editor's form → the draft (then `gatePolicyDraftSchema`). */
+export const gatePolicyFormSchema = z
+  .object({ baseVersion: z.number().int().min(0), note: z.string(), rules: z.array(gateRuleFormSchema) })
+  .transform((f, ctx) => ({
+    baseVersion: f.baseVersion,
+    note: f.note,
+    rules: f.rules.map((r, i) => {
+      const currency: Currency = r.currency === "" ? "USD" : r.currency;
+      return {
+        tool: r.tool,
+        desk: r.desk,
+        accountId: r.accountId,
+        accountTag: r.accountTag,
+        minAmountMinor: amountOf(r.minAmount, currency, ctx, ["rules", i, "minAmount"]),
+        maxAmountMinor: amountOf(r.maxAmount, currency, ctx, ["rules", i, "maxAmount"]),
+        currency: r.currency === "" ? null : r.currency,
+        decision: r.decision,
+        authorMayApprove: r.authorMayApprove,
+        expirySeconds: secondsOf(r.expiryHours, ctx, ["rules", i, "expiryHours"]),
+        escalateSeconds: secondsOf(r.escalateHours, ctx, ["rules", i, "escalateHours"]),
+        note: r.note,
+      };
+    }),
+  }))
+  // The transform's output is the draft's input; zod's pipe types want the exact input shape.
+  .pipe(gatePolicyDraftSchema as unknown as z.ZodType<GatePolicyDraft, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A saved rule as a form row. */
+export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
+  const currency: Currency = (r.currency as Currency | null) ?? "USD";
+  const hours = (s: number | null) => (s === null ? "" : String(Math.round((s / 3600) * 100) / 100));
+  return {
+    tool: r.tool ?? "",
+    desk: r.desk ?? "",
+    accountId: r.accountId ?? "",
+    accountTag: r.accountTag ?? "",
+    minAmount: r.minAmountMinor === null ? "" : minorToDecimal(r.minAmountMinor, currency),
+    maxAmount: r.maxAmountMinor === null ? "" : minorToDecimal(r.maxAmountMinor, currency),
+    currency: (r.currency as Currency | null) ?? "",
+    decision: r.decision,
+    authorMayApprove: r.authorMayApprove,
+    expiryHours: hours(r.expirySeconds),
+    escalateHours: hours(r.escalateSeconds),
+    note: r.note,
+  };
+}
+
+/** An empty rule row (matches everything, one approver). */
+export const EMPTY_RULE_FORM: GateRuleForm = toRuleForm({
+  tool: null,
+  desk: null,
+  accountId: null,
+  accountTag: null,
+  minAmountMinor: null,
+  maxAmountMinor: null,
+  currency: null,
+  decision: "one",
+  authorMayApprove: true,
+  expirySeconds: null,
+  escalateSeconds: null,
+  note: "",
+});
+
+export type { GatePolicyDraft };

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { currencySchema } from "../money";
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
+
+/**
+ * Gate policy as data (issue #17): the rule shape one zod schema defines for the admin form, the
+ * API and the evaluator. A rule matches steps by tool, desk, account, account tag, amount band
+ * (`minAmountMinor` inclusive, `maxAmountMinor` exclusive, minor units, optionally one
+ * `currency`); it decides `auto` (the policy approves), `one` approver or `two` distinct
+ * approvers, whether the step's author may be one of them, and optional run deadlines
+ * (`expirySeconds`, `escalateSeconds`, capped by lib/policy.ts).
+ */
+
+/** What a matching rule decides. Source: issue #17. */
+export const GATE_RULE_DECISIONS = ["auto", "one", "two"] as const;
+export type GateRuleDecision = (typeof GATE_RULE_DECISIONS)[number];
+
+/** The most rules one policy version holds (the admin editor and the evaluator load one version whole). */
+export const MAX_GATE_RULES = 200;
+
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .transform((v) => (v === "" ? null : v))
+    .nullable()
+    .optional()
+    .transform((v) => v ?? null);
+
+/** Largest amount bound a rule stores (minor units): the columns are 32-bit integers on PostgreSQL. */
+export const MAX_RULE_MINOR = 2_000_000_000;
+
+const optionalMinor = z.number().int().min(0).max(MAX_RULE_MINOR).nullable().optional().transform((v) => v ?? null);
+const optionalSeconds = z.number().int().min(MIN_EXPIRY_SECONDS).max(MAX_EXPIRY_SECONDS).nullable().optional().transform((v) => v ?? null);
+
+/** One rule as an admin writes it (no id, no position: those come from the saved version). */
+export const gateRuleInputSchema = z
+  .object({
+    tool: optionalText(64),
+    desk: optionalText(64),
+    accountId: optionalText(64),
+    accountTag: optionalText(64),
+    minAmountMinor: optionalMinor,
+    maxAmountMinor: optionalMinor,
+    currency: currencySchema.nullable().optional().transform((v) => v ?? null),
+    decision: z.enum(GATE_RULE_DECISIONS),
+    authorMayApprove: z.boolean(),
+    expirySeconds: optionalSeconds,
+    escalateSeconds: optionalSeconds,
+    note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.minAmountMinor !== null && r.maxAmountMinor !== null && r.minAmountMinor >= r.maxAmountMinor) {
+      ctx.addIssue({ code: "custom", path: ["maxAmountMinor"], message: "The upper bound must be above the lower bound." });
+    }
+    if (r.expirySeconds !== null && r.escalateSeconds !== null && r.escalateSeconds >= r.expirySeconds) {
+      ctx.addIssue({ code: "custom", path: ["escalateSeconds"], message: "Escalation must come before expiry." });
+    }
+  });
+export type GateRuleInput = z.output<typeof gateRuleInputSchema>;
+
+/** A draft policy: its rules in order (position = index) and a note saying why it changed. */
+export const gatePolicyDraftSchema = z
+  .object({
+    /** The live version the draft was made from (optimistic concurrency: 409 `stale_policy_version`). */
+    baseVersion: z.number().int().min(0),
+    rules: z.array(gateRuleInputSchema).max(MAX_GATE_RULES),
+    note: z.string().trim().min(1, "Say why the policy changes.").max(500),
+  })
+  .strict();
+export type GatePolicyDraft = z.output<typeof gatePolicyDraftSchema>;
+
+/** A saved rule: an input plus its id and position within its version. */
+export type GateRule = GateRuleInput & { id: string; position: number };
+
+/** One policy version with its rules in position order; `version` 0 means "no saved policy: built-in defaults". */
+export interface GatePolicy {
+  version: number;
+  rules: GateRule[];
+}
+
+/** The most recent runs a dry-run looks at (issue #17: "the last N runs", N bounded). */
+export const MAX_DRY_RUN_RUNS = 200;
+
+/** Body of a dry-run: the draft rules and how many of the most recent runs to replay. */
+export const gatePolicyDryRunSchema = z
+  .object({
+    rules: z.array(gateRuleInputSchema).max(MAX_GATE_RULES),
+    lastRuns: z.number().int().min(1).max(MAX_DRY_RUN_RUNS).default(50),
+  })
+  .strict();
+export type GatePolicyDryRunInput = z.output<typeof gatePolicyDryRunSchema>;
+
+/** How a decision reads for people: "auto", "1 approver", "2 approvers (not the author)". */
+export function describeDecision(r: { decision: GateRuleDecision; authorMayApprove: boolean }): string {
+  if (r.decision === "auto") return "auto";
+  const n = r.decision === "one" ? "1 approver" : "2 approvers";
+  return r.authorMayApprove ? n : `${n} (not the author)`;
+}

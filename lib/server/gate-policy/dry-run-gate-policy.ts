@@ -1,0 +1,83 @@
+import { DomainError } from "../../errors";
+import { requirementsOf } from "../../gate-policy/evaluate";
+import { describeDecision, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
+import type { Money } from "../../money";
+import { getTool } from "../../tools/catalog";
+import { prisma } from "../db";
+import { storedSteps } from "../runs/run-view";
+import { requireRole, type Viewer } from "../session";
+import { loadGatePolicy } from "./load-gate-policy";
+
+/** One step a draft would gate differently than the live policy. */
+export interface DryRunStepChange {
+  stepId: string;
+  tool: string;
+  amount: Money | null;
+  before: string;
+  after: string;
+}
+
+/** What a dry-run found: how many runs it replayed and those whose gating would change. */
+export interface DryRunResult {
+  liveVersion: number;
+  runsExamined: number;
+  changed: { runId: string; ticketId: string; desk: string; createdAt: string; steps: DryRunStepChange[] }[];
+}
+
+/**
+ * Dry-run of a draft gate policy (issue #17): replays the current plan version of each of the
+ * last `lastRuns` runs (newest first, at most MAX_DRY_RUN_RUNS, limited in SQL) under the live
+ * policy and under the draft, and lists the steps whose decision (auto / one / two approvers,
+ * author allowed) differs. Saves nothing. Built-in tools are evaluated with their catalog entry;
+ * an imported tool is read as irreversible under both (never auto).
+ * Errors: 403 `forbidden` unless admin; 400 `bad_request` {issues}.
+ */
+export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: unknown): Promise<DryRunResult> {
+  await requireRole(admin, ["admin"], "admin.dry_run_gate_policy");
+  const parsed = gatePolicyDryRunSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    });
+  }
+  const live = await loadGatePolicy(prisma);
+  const draft: GatePolicy = { version: live.version + 1, rules: parsed.data.rules.map((r, position) => ({ ...r, id: `draft_${position}`, position })) };
+  const runs = await prisma.run.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: parsed.data.lastRuns,
+    select: { id: true, ticketId: true, desk: true, accountId: true, planVersion: true, createdAt: true },
+  });
+  const versions = runs.length
+    ? await prisma.planVersion.findMany({ where: { OR: runs.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, steps: true } })
+    : [];
+  const stepsOf = new Map(versions.map((v) => [v.runId, storedSteps(v.steps)]));
+  const accountIds = [...new Set(runs.map((r) => r.accountId).filter(Boolean))];
+  const tags = new Map(
+    (await prisma.customerAccount.findMany({ where: { id: { in: accountIds } }, select: { id: true, tags: true } })).map((a) => [
+      a.id,
+      Array.isArray(a.tags) ? (a.tags as unknown[]).filter((t): t is string => typeof t === "string") : [],
+    ]),
+  );
+  const changed: DryRunResult["changed"] = [];
+  for (const run of runs) {
+    const steps = stepsOf.get(run.id) ?? [];
+    const ctx = { desk: run.desk, accountId: run.accountId, accountTags: tags.get(run.accountId) ?? [] };
+    const before = requirementsOf(steps, getTool, { ...ctx, policy: live });
+    const after = requirementsOf(steps, getTool, { ...ctx, policy: draft });
+    const diffs: DryRunStepChange[] = [];
+    for (const s of steps) {
+      const b = describeDecision(before[s.id]);
+      const a = describeDecision(after[s.id]);
+      if (a === b) continue;
+      let amount: Money | null = null;
+      try {
+        amount = getTool(s.tool)?.amount(s.args as never) ?? null;
+      } catch {
+        amount = null;
+      }
+      diffs.push({ stepId: s.id, tool: s.tool, amount, before: b, after: a });
+    }
+    if (diffs.length) changed.push({ runId: run.id, ticketId: run.ticketId, desk: run.desk, createdAt: run.createdAt.toISOString(), steps: diffs });
+  }
+  return { liveVersion: live.version, runsExamined: runs.length, changed };
+}

@@ -1,0 +1,231 @@
+/**
+ * Gate policy as data and four eyes (issue #17) against this file's own database (SQLite, or
+ * PostgreSQL with PLANDESK_TEST_DB=postgres): the seeded version 1 is today's policy; an admin
+ * saves a version that needs two approvers for refunds of $1,000 and more; a senior's own $1,500
+ * refund then needs a second person; the claim needs the full set; an edit invalidates both; a
+ * rule that excludes authors refuses the author; parallel approvals never exceed the set.
+ */
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import type { GateRuleInput } from "../../gate-policy/rules";
+import type { StepInput } from "../../plan/schema";
+import { approveSteps } from "../approvals/approve-steps";
+import { claimStep } from "../claims/claim-step";
+import { reportOutcome } from "../claims/report-outcome";
+import { prisma } from "../db";
+import { DEMO_AGENT_ID } from "../demo/seed";
+import { submitEdit } from "../edits/submit-edit";
+import { loadRun } from "../runs/load-run";
+import { toRunView } from "../runs/run-view";
+import { submitRun } from "../runs/submit-run";
+import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { dryRunGatePolicy } from "./dry-run-gate-policy";
+import { getGatePolicyForAdmin } from "./list-gate-policy";
+import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
+import { saveGatePolicy } from "./save-gate-policy";
+
+const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+const admin = { id: "usr_admin", role: "admin" as const };
+let senior: Viewer;
+let supervisor: Viewer;
+let senior2: Viewer;
+
+const rule = (r: Partial<GateRuleInput> & Pick<GateRuleInput, "decision">): GateRuleInput => ({
+  tool: null,
+  desk: null,
+  accountId: null,
+  accountTag: null,
+  minAmountMinor: null,
+  maxAmountMinor: null,
+  currency: null,
+  authorMayApprove: true,
+  expirySeconds: null,
+  escalateSeconds: null,
+  note: "",
+  ...r,
+});
+
+/** The live rules as a draft, plus `extra`. */
+async function liveWith(...extra: GateRuleInput[]) {
+  const live = await loadGatePolicy(prisma);
+  return { baseVersion: live.version, rules: [...live.rules.map(({ id: _i, position: _p, ...r }) => r), ...extra] };
+}
+
+async function submitReply(ticketId: string) {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const steps: StepInput[] = [{ id: "st_reply", tool: "send_reply", args: { ticketId, body: "Thanks, we are looking into it and will write again today." } }];
+  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, addition: true }, `t:${nanoid()}`, TEST_NOW);
+  return run;
+}
+
+/** The senior adds a refund of `minor` on `invoiceId` to the run (an edit: the senior is its author). */
+async function addRefund(runId: string, invoiceId: string, minor: number, who: Viewer = senior) {
+  const run = toRunView(await loadRun(runId), TEST_NOW);
+  const steps = editable(run.steps as never);
+  steps.push({ id: "new", tool: "issue_refund", args: { invoiceId, amount: { minor, currency: "USD" }, reason: "Goodwill for the delay" }, provenance: {}, author: { kind: "model" } });
+  const res = await submitEdit(who, runId, { baseVersion: run.planVersion, steps }, TEST_NOW);
+  return { version: res.planVersion.version, refundId: res.planVersion.steps.find((s) => s.tool === "issue_refund")!.id };
+}
+
+const view = async (runId: string) => toRunView(await loadRun(runId), TEST_NOW);
+
+beforeAll(async () => {
+  await prepareTestDatabase();
+  senior = (await loadViewer("usr_senior"))!;
+  supervisor = (await loadViewer("usr_supervisor"))!;
+  await prisma.user.create({
+    data: {
+      id: "usr_senior2",
+      email: "senior2@plandesk.test",
+      name: "Sasha Second",
+      role: "operator",
+      grants: { create: [{ id: "g_s2_refund", tool: "issue_refund", canApprove: true, approveLimitMinor: 500000, approveLimitCurrency: "USD", canAuthor: false }] },
+    },
+  });
+  senior2 = (await loadViewer("usr_senior2"))!;
+});
+
+describe("gate policy as data", () => {
+  it("the demo desk seeds today's policy as version 1: one rule per built-in tool, internal tools auto", async () => {
+    const live = await loadGatePolicy(prisma);
+    expect(live.version).toBe(1);
+    expect(live.rules.find((r) => r.tool === "add_ticket_note")?.decision).toBe("auto");
+    expect(live.rules.find((r) => r.tool === "issue_refund")).toMatchObject({ decision: "one", authorMayApprove: true });
+    const seeded = await prisma.run.findFirstOrThrow({ where: { idempotencyKey: "seed:ref-74991" } });
+    expect(seeded.policyVersion).toBe(1);
+  });
+
+  it("a dry-run lists the runs a draft would gate differently and saves nothing", async () => {
+    const draft = await liveWith(rule({ tool: "issue_refund", minAmountMinor: 100000, decision: "two" }));
+    const res = await dryRunGatePolicy(admin, { rules: draft.rules, lastRuns: 50 });
+    expect(res.liveVersion).toBe(1);
+    expect(res.runsExamined).toBeGreaterThan(0);
+    const dup = res.changed.flatMap((c) => c.steps).find((s) => s.tool === "issue_refund" && s.amount?.minor === 419900);
+    expect(dup).toMatchObject({ before: "1 approver", after: "2 approvers" });
+    expect(res.changed.flatMap((c) => c.steps).some((s) => s.tool === "send_reply")).toBe(false);
+    expect(await liveGatePolicyVersion(prisma)).toBe(1);
+    expect((await refused(dryRunGatePolicy({ id: "usr_senior", role: "operator" }, { rules: [], lastRuns: 5 }))).code).toBe("forbidden");
+  });
+
+  it("saving writes version 2 with all rules, audited with who, before and after; a stale base is 409", async () => {
+    const draft = await liveWith(rule({ tool: "issue_refund", minAmountMinor: 100000, decision: "two", note: "Refunds of $1,000 and more need two approvers" }));
+    const saved = await saveGatePolicy(admin, { ...draft, note: "Four eyes on large refunds" });
+    expect(saved.version).toBe(2);
+    expect(saved.rules).toHaveLength(draft.rules.length);
+    const event = await prisma.auditEvent.findFirstOrThrow({ where: { type: "admin_change" }, orderBy: { seq: "desc" } });
+    expect(event.actorId).toBe("usr_admin");
+    const data = event.data as { what: string; before: { version: number; rules: unknown[] }; after: { version: number; rules: GateRuleInput[] } };
+    expect(data.what).toBe("gate_policy.save");
+    expect(data.before.version).toBe(1);
+    expect(data.after.version).toBe(2);
+    expect(data.after.rules.at(-1)).toMatchObject({ decision: "two", minAmountMinor: 100000 });
+    const stale = await refused(saveGatePolicy(admin, { ...draft, note: "again" }));
+    expect(stale.code).toBe("stale_policy_version");
+    expect(stale.status).toBe(409);
+    const listed = await getGatePolicyForAdmin(admin);
+    expect(listed.versions.map((v) => v.version)).toEqual([2, 1]);
+    expect(listed.versions[0].createdBy?.name).toBe("Adam Admin");
+  });
+
+  it("a run gated under version 1 keeps it: the change does not alter decisions already made", async () => {
+    const seeded = await prisma.run.findFirstOrThrow({ where: { idempotencyKey: "seed:dup-74993" } });
+    expect(seeded.policyVersion).toBe(1);
+    const refund = (await view(seeded.id)).steps.find((s) => s.tool === "issue_refund")!;
+    expect(refund.approvals).toMatchObject({ required: 1, policyVersion: 1 });
+  });
+});
+
+describe("four eyes", () => {
+  it("a senior's own $1,500 refund needs a second person; the claim succeeds only with both approvals", async () => {
+    const run = await submitReply("75003");
+    const { version, refundId } = await addRefund(run.id, "in_74201", 150000);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).policyVersion).toBe(2);
+
+    const first = await approveSteps(senior, run.id, { planVersion: version, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect(first.run.status).toBe("pending_review");
+    expect(first.run.steps.find((s) => s.id === refundId)!.approvals).toMatchObject({ required: 2, given: 1, approverIds: ["usr_senior"], policyVersion: 2 });
+
+    const again = await refused(approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW));
+    expect(again.code).toBe("already_approved_by_you");
+    expect(again.status).toBe(409);
+
+    const v = await view(run.id);
+    const refund = v.steps.find((s) => s.id === refundId)!;
+    const early = await refused(claimStep(agent, run.id, refundId, { digest: refund.digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW));
+    expect(early.code).toBe("run_not_approved");
+
+    const second = await approveSteps(supervisor, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect(second.run.status).toBe("approved");
+    expect(second.run.steps.find((s) => s.id === refundId)!.approvals).toMatchObject({ required: 2, given: 2 });
+
+    const reply = await claimStep(agent, run.id, "st_reply", { digest: v.steps[0].digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW);
+    await reportOutcome(agent, run.id, "st_reply", { token: reply.claim.token, status: "succeeded" }, TEST_NOW);
+    const claimed = await claimStep(agent, run.id, refundId, { digest: refund.digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW);
+    expect(claimed.claim.stepId).toBe(refundId);
+    const rows = await prisma.approval.findMany({ where: { runId: run.id, stepId: refundId }, orderBy: { approverSlot: "asc" } });
+    expect(rows.map((r) => [r.approverId, r.state, r.policyVersion, r.approvalsRequired])).toEqual([
+      ["usr_senior", "claimed", 2, 2],
+      ["usr_supervisor", "claimed", 2, 2],
+    ]);
+    expect(rows[0].amountMinor).toBe(150000);
+    expect(rows[1].amountMinor).toBeNull(); // money in flight counts the step once
+    const approved = await prisma.auditEvent.findMany({ where: { runId: run.id, type: "approved" }, orderBy: { seq: "asc" } });
+    expect(approved.filter((e) => (e.data as { stepId: string }).stepId === refundId).map((e) => [e.actorId, (e.data as { policyVersion: number }).policyVersion])).toEqual([
+      ["usr_senior", 2],
+      ["usr_supervisor", 2],
+    ]);
+    const claimEvent = await prisma.auditEvent.findFirstOrThrow({ where: { runId: run.id, type: "claimed" }, orderBy: { seq: "desc" } });
+    expect((claimEvent.data as { approverIds: string[] }).approverIds.sort()).toEqual(["usr_senior", "usr_supervisor"]);
+  });
+
+  it("an edit of the refund invalidates both approvals", async () => {
+    const run = await submitReply("75015");
+    const { version, refundId } = await addRefund(run.id, "in_74201", 120000);
+    await approveSteps(senior, run.id, { planVersion: version, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect((await view(run.id)).status).toBe("approved");
+    const v = await view(run.id);
+    const steps = editable(v.steps as never);
+    (steps.find((s) => s.id === refundId)!.args as { amount: { minor: number } }).amount.minor = 130000;
+    await submitEdit(senior, run.id, { baseVersion: version, steps }, TEST_NOW);
+    const after = await view(run.id);
+    expect(after.status).toBe("pending_review");
+    expect(after.steps.find((s) => s.id === refundId)!.approvals).toMatchObject({ required: 2, given: 0 });
+    expect(await prisma.approval.count({ where: { runId: run.id, stepId: refundId, planVersion: version, state: "invalidated" } })).toBe(2);
+  });
+
+  it("under a rule that excludes authors, the author is refused (403, audited) and two other people are needed", async () => {
+    await saveGatePolicy(admin, { ...(await liveWith(rule({ tool: "issue_refund", accountId: "acc_polar", minAmountMinor: 100000, decision: "two", authorMayApprove: false }))), note: "Polar: authors never approve their refunds" });
+    const run = await submitReply("75011");
+    const { version, refundId } = await addRefund(run.id, "in_75101", 150000);
+    const denied = await refused(approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW));
+    expect(denied.code).toBe("author_may_not_approve");
+    expect(denied.status).toBe(403);
+    const audit = await prisma.auditEvent.findFirstOrThrow({ where: { runId: run.id, type: "denied" }, orderBy: { seq: "desc" } });
+    expect(audit.actorId).toBe("usr_senior");
+    // approving "all" skips the step the senior wrote: the reply is approved, the refund still waits
+    const all = await approveSteps(senior, run.id, { planVersion: version, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect(all.run.steps.find((s) => s.id === refundId)!.approvals).toMatchObject({ required: 2, given: 0, authorMayApprove: false });
+    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect((await view(run.id)).status).toBe("pending_review");
+    await approveSteps(senior2, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect((await view(run.id)).status).toBe("approved");
+  });
+
+  it("parallel approvals by three people and by one person twice: exactly two rows, one per person", async () => {
+    const run = await submitReply("75003");
+    const { version, refundId } = await addRefund(run.id, "in_74201", 110000);
+    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: ["st_reply"], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    const same = await Promise.allSettled([1, 2, 3].map(() => approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW)));
+    expect(same.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of same.filter((x): x is PromiseRejectedResult => x.status === "rejected")) expect(r.reason.code).toBe("already_approved_by_you");
+    const others = await Promise.allSettled([supervisor, senior2, supervisor].map((who) => approveSteps(who, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW)));
+    for (const r of others) if (r.status === "rejected") expect(r.reason.code).toBe("already_approved_by_you");
+    const rows = await prisma.approval.findMany({ where: { runId: run.id, stepId: refundId, planVersion: version, state: "active" } });
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((r) => r.approverId)).size).toBe(2);
+    expect((await view(run.id)).status).toBe("approved");
+  });
+});

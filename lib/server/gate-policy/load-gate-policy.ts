@@ -1,0 +1,83 @@
+import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
+import { MAX_GATE_RULES } from "../../gate-policy/rules";
+import type { Currency } from "../../money";
+import type { GateRulesContext } from "../../validation/types";
+import type { DbOrTx } from "../transaction";
+
+/**
+ * Reading the gate policy as data (issue #17). A version is immutable once written; the live
+ * policy is the highest version. No saved version (a database never seeded) is version 0 with no
+ * rules: the built-in tool defaults govern (lib/gate-policy/evaluate.ts).
+ */
+
+/** The live (highest) gate policy version, or 0 when none was saved. */
+export async function liveGatePolicyVersion(db: DbOrTx): Promise<number> {
+  const top = await db.gatePolicyVersion.findFirst({ orderBy: { version: "desc" }, select: { version: true } });
+  return top?.version ?? 0;
+}
+
+type RuleRow = {
+  id: string;
+  position: number;
+  tool: string | null;
+  desk: string | null;
+  accountId: string | null;
+  accountTag: string | null;
+  minAmountMinor: number | null;
+  maxAmountMinor: number | null;
+  currency: string | null;
+  decision: string;
+  authorMayApprove: boolean;
+  expirySeconds: number | null;
+  escalateSeconds: number | null;
+  note: string;
+};
+
+/** A stored rule row as the evaluator's `GateRule` (an unknown decision reads as `two`: fail closed). */
+export function toGateRule(r: RuleRow): GateRule {
+  const decision: GateRuleDecision = r.decision === "auto" || r.decision === "one" ? r.decision : "two";
+  return {
+    id: r.id,
+    position: r.position,
+    tool: r.tool,
+    desk: r.desk,
+    accountId: r.accountId,
+    accountTag: r.accountTag,
+    minAmountMinor: r.minAmountMinor,
+    maxAmountMinor: r.maxAmountMinor,
+    currency: r.currency as Currency | null,
+    decision,
+    authorMayApprove: r.authorMayApprove,
+    expirySeconds: r.expirySeconds,
+    escalateSeconds: r.escalateSeconds,
+    note: r.note,
+  };
+}
+
+/**
+ * The rules of gate policy `version` in position order (at most MAX_GATE_RULES, one indexed
+ * query); `version` null or omitted: the live version. A version that does not exist has no
+ * rules (the built-in defaults).
+ */
+export async function loadGatePolicy(db: DbOrTx, version?: number | null): Promise<GatePolicy> {
+  const v = version ?? (await liveGatePolicyVersion(db));
+  if (v === 0) return { version: 0, rules: [] };
+  const rows = await db.gatePolicyRule.findMany({ where: { policyVersion: v }, orderBy: { position: "asc" }, take: MAX_GATE_RULES });
+  return { version: v, rules: rows.map(toGateRule) };
+}
+
+/** The tags of account `accountId` (`customer_account.tags`, a JSON string array; [] when absent). */
+export async function accountTagsOf(db: DbOrTx, accountId: string): Promise<string[]> {
+  if (!accountId) return [];
+  const row = await db.customerAccount.findUnique({ where: { id: accountId }, select: { tags: true } });
+  return Array.isArray(row?.tags) ? (row.tags as unknown[]).filter((t): t is string => typeof t === "string") : [];
+}
+
+/**
+ * Everything the validator's gate stage needs to apply the policy to one run (issue #17): the
+ * policy `version` (null: live) and the run's desk, account and account tags.
+ */
+export async function gateRulesFor(db: DbOrTx, run: { desk: string; accountId: string }, version?: number | null): Promise<GateRulesContext> {
+  const [policy, accountTags] = [await loadGatePolicy(db, version), await accountTagsOf(db, run.accountId)];
+  return { policy, desk: run.desk, accountId: run.accountId, accountTags };
+}
