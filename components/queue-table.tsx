@@ -3,9 +3,10 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
+import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated";
@@ -46,6 +47,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
+  const liveUp = useRef(false);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
     queryKey: ["queue", status],
@@ -53,7 +55,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: status === initialStatus ? { pages: [initialPage], pageParams: [null] } : undefined,
-    refetchInterval: 5_000,
+    refetchInterval: () => (liveUp.current ? 30_000 : 5_000), // issue #16: pushed changes refetch at once; poll while the stream is down
   });
   const rows = useMemo<QueueRow[]>(() => {
     // A run can move between pages while they refresh one after another: show it once.
@@ -80,6 +82,11 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
     };
     return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
   }, [rows, sort]);
+  const live = useQueueLive(rows, initialNow);
+  useEffect(() => {
+    liveUp.current = live.connected;
+  }, [live.connected]);
+  const ordered = live.newFirst(sorted);
 
   const header = (key: SortKey, label: string) => {
     const active = sort.key === key;
@@ -128,6 +135,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
           {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
+      <NewRunsNotice count={live.count} onSeen={live.markAllSeen} />
       {isError && (
         <p role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
           {(error as Error).message}
@@ -136,16 +144,18 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
       {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
       {phone ? (
       <ul aria-label="Runs" className="mt-3 space-y-2">
-        {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
-        {sorted.map((r) => (
-          <li key={r.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
+        {ordered.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
+        {ordered.map((r) => (
+          <li key={r.id} className={`rounded-lg border p-3 text-sm ${live.isNew(r.id) ? "border-blue-400 bg-blue-50" : "border-slate-200 bg-white"}`}>
             <div className="flex items-baseline justify-between gap-2">
-              <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+              <Link href={`/runs/${r.id}`} onClick={() => live.markSeen([r.id])} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                 #{r.ticketId}
               </Link>
+              {live.isNew(r.id) && <NewBadge />}
               <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{statusLabel(r.status)}</span>
             </div>
             <p className="mt-0.5 break-words text-xs text-slate-600">{r.ticketSubject}</p>
+            <RowPresence runId={r.id} live={live.live} />
             <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
             <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
               <span>
@@ -178,20 +188,22 @@ export function QueueTable({ initialPage, initialStatus, initialNow }: { initial
             </tr>
           </thead>
           <tbody>
-            {sorted.length === 0 && (
+            {ordered.length === 0 && (
               <tr>
                 <td colSpan={8} className="px-3 py-8 text-center text-slate-500">
                   No runs with this status.
                 </td>
               </tr>
             )}
-            {sorted.map((r) => (
-              <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50">
+            {ordered.map((r) => (
+              <tr key={r.id} data-new={live.isNew(r.id) || undefined} className={`border-t border-slate-100 hover:bg-slate-50 ${live.isNew(r.id) ? "bg-blue-50" : ""}`}>
                 <td className="px-3 py-2">
-                  <Link href={`/runs/${r.id}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                  <Link href={`/runs/${r.id}`} onClick={() => live.markSeen([r.id])} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                     #{r.ticketId}
                   </Link>
+                  {live.isNew(r.id) && <NewBadge />}
                   <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
+                  <RowPresence runId={r.id} live={live.live} />
                 </td>
                 <td className="px-3 py-2">{r.accountName}</td>
                 <td className="px-3 py-2 text-slate-700">{r.agentName}</td>

@@ -209,6 +209,14 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
     ok: 201,
   },
+  // live (issue #16): anyone who may open the run
+  "POST /api/runs/[runId]/presence": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/presence`, params: { runId: run.id }, body: { mode: "viewing" } };
+    },
+    ok: 200,
+  },
   // admin API
   "POST /api/admin/users": {
     prepare: async () => ({ path: "/api/admin/users", params: {}, body: { email: `m-${nanoid(6)}@example.com`.toLowerCase(), name: "Matrix Person", role: "operator", password: "matrix-password-1" } }),

@@ -3,6 +3,7 @@ import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint }
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
+import * as liveApi from "./endpoints/live-api";
 
 /*
  * Every endpoint of the HTTP API (API.md), declared once (lib/api/contract.ts) in
@@ -14,6 +15,7 @@ export * from "./endpoints/common";
 export * from "./endpoints/agent-api";
 export * from "./endpoints/operator-api";
 export * from "./endpoints/admin-api";
+export * from "./endpoints/live-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
@@ -60,4 +62,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   importToolsEndpoint,
   setAllowedToolsEndpoint,
   openApiEndpoint,
+  liveApi.liveFeedEndpoint,
+  liveApi.recordPresenceEndpoint,
 ];
