@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   email_taken: 409,
   last_admin: 409,
+  already_delivered: 409, // issue #16: a webhook delivery that was delivered needs no retry
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

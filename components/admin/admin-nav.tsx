@@ -1,8 +1,8 @@
 import Link from "next/link";
 
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" }) {
-  const tab = (key: "users" | "agents" | "integrations" | "tools", href: string, label: string) => (
+export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" | "webhooks" }) {
+  const tab = (key: "users" | "agents" | "integrations" | "tools" | "webhooks", href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -17,6 +17,7 @@ export function AdminNav({ current }: { current: "users" | "agents" | "integrati
       {tab("agents", "/admin/agents", "Agents and API keys")}
       {tab("integrations", "/admin/integrations", "Integration keys")}
       {tab("tools", "/admin/tools", "Tool catalog")}
+      {tab("webhooks", "/admin/webhooks", "Webhooks")}
     </nav>
   );
 }

@@ -64,4 +64,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
   openApiEndpoint,
   liveApi.liveFeedEndpoint,
   liveApi.recordPresenceEndpoint,
+  liveApi.listWebhookFailuresEndpoint,
+  liveApi.retryWebhookEndpoint,
 ];

@@ -1,7 +1,7 @@
 /** Declarations of the live console (issue #16): the server-sent event stream and presence heartbeats. */
 import { z } from "zod";
 import { defineEndpoint } from "../contract";
-import { PEOPLE, runParams } from "./common";
+import { ADMIN, idParam, page, PEOPLE, runParams } from "./common";
 
 const presenceEntrySchema = z.object({
   runId: z.string(),
@@ -33,4 +33,40 @@ export const recordPresenceEndpoint = defineEndpoint({
   body: z.object({ mode: z.enum(["viewing", "editing", "left"]) }).strict(),
   success: { status: [200], schema: z.object({ presence: z.array(presenceEntrySchema) }), description: "{presence}: who is on the run now" },
   refusals: ["not_found"],
+});
+
+const deliverySchema = z.object({
+  id: z.string(),
+  event: z.string(),
+  runId: z.string().nullable(),
+  url: z.string(),
+  status: z.string(),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string(),
+  deliveredAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  lastStatus: z.number().int().nullable(),
+  createdAt: z.string(),
+});
+
+export const listWebhookFailuresEndpoint = defineEndpoint({
+  id: "listWebhookFailures",
+  method: "GET",
+  path: "/api/admin/webhooks",
+  summary: "Webhook deliveries that failed or are failing (escalations, expiries, hand-offs), one page",
+  caller: ADMIN,
+  query: z.object(page),
+  success: { status: [200], schema: z.object({ deliveries: z.array(deliverySchema), nextCursor: z.string().nullable() }), description: "{deliveries, nextCursor}" },
+  refusals: [],
+});
+
+export const retryWebhookEndpoint = defineEndpoint({
+  id: "retryWebhook",
+  method: "POST",
+  path: "/api/admin/webhooks/{deliveryId}/retry",
+  summary: "Send a failed webhook delivery again now (a fresh count of attempts)",
+  caller: ADMIN,
+  params: z.object({ deliveryId: idParam }),
+  success: { status: [200], schema: z.object({ delivery: deliverySchema }), description: "{delivery}" },
+  refusals: ["not_found", "already_delivered"],
 });

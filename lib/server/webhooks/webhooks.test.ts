@@ -19,6 +19,8 @@ import { inTransaction, ok } from "../transaction";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { backoffMs } from "./webhook-config";
 import { deliverDueWebhooks, signWebhook } from "./deliver-webhooks";
+import { listWebhookFailures, retryWebhookDelivery } from "./admin-webhooks";
+import { loadViewer } from "../session";
 
 const SECRET = "test-webhook-secret-0123456789";
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -29,6 +31,15 @@ const received: Received[] = [];
 /** How many of the next requests the receiver answers 503. */
 let failNext = 0;
 let server: http.Server;
+
+async function refusedCode(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as { code?: string }).code;
+  }
+  return undefined;
+}
 
 function gatedPlan(ticketId: string): StepInput[] {
   return [
@@ -137,6 +148,18 @@ describe("webhooks", () => {
     failNext = 0;
     const after = await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: row.id } });
     expect(after).toMatchObject({ status: "failed", attempts: 3, lastStatus: 503 });
+    // admins see it, page by page, and retry it now: it is delivered on the next pass
+    const admin = (await loadViewer("usr_admin"))!;
+    const operator = (await loadViewer("usr_operator"))!;
+    expect((await refusedCode(listWebhookFailures(operator)))).toBe("forbidden");
+    const first = await listWebhookFailures(admin, { limit: 1 });
+    const all = [...first.deliveries, ...(first.nextCursor ? (await listWebhookFailures(admin, { cursor: first.nextCursor, limit: 200 })).deliveries : [])];
+    expect(all.find((d) => d.id === row.id)).toMatchObject({ status: "failed", attempts: 3, lastError: expect.stringContaining("503") });
+    await retryWebhookDelivery(admin, row.id, now);
+    expect((await deliverDueWebhooks({ now })).delivered).toContain(row.id);
+    expect((await listWebhookFailures(admin, { limit: 200 })).deliveries.map((d) => d.id)).not.toContain(row.id);
+    expect(await refusedCode(retryWebhookDelivery(admin, row.id, now))).toBe("already_delivered");
+    expect(await prisma.auditEvent.count({ where: { type: "admin_change", actorId: admin.id } })).toBeGreaterThan(0);
   });
 
   it("an event whose transaction rolls back leaves no delivery; two concurrent workers send each delivery once", async () => {
