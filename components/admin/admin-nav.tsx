@@ -12,7 +12,7 @@ export function AdminNav({ current }: { current: "users" | "agents" | "integrati
     </Link>
   );
   return (
-    <nav aria-label="Admin" className="mt-3 flex gap-2">
+    <nav aria-label="Admin" className="mt-3 flex flex-wrap gap-2">
       {tab("users", "/admin/users", "Users and grants")}
       {tab("agents", "/admin/agents", "Agents and API keys")}
       {tab("integrations", "/admin/integrations", "Integration keys")}

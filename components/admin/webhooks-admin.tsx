@@ -25,7 +25,8 @@ export function WebhooksAdmin({ initialPage }: { initialPage: WebhookFailuresPag
       {rows.length === 0 ? (
         <p className="mt-1 text-sm text-slate-600">No failed deliveries.</p>
       ) : (
-        <table className="mt-2 w-full text-sm">
+        <div className="mt-2 overflow-x-auto">
+        <table className="w-full text-sm">
           <thead className="text-left text-xs text-slate-600">
             <tr>
               <th scope="col" className="py-1 font-medium">Event</th>
@@ -45,6 +46,7 @@ export function WebhooksAdmin({ initialPage }: { initialPage: WebhookFailuresPag
             ))}
           </tbody>
         </table>
+        </div>
       )}
       <LoadMore list={list} />
     </section>
