@@ -24,7 +24,9 @@ export async function enqueueWebhook(tx: Tx, ev: { type: string; runId?: string 
   const config = webhookConfig();
   if (!config) return;
   const run = ev.runId ? await tx.run.findUnique({ where: { id: ev.runId }, select: { ticketId: true, desk: true } }) : null;
-  const payload = buildPayload(ev, run);
+  // a hand-off names the person it went to (the event carries their id)
+  const toUser = typeof ev.data.toUserId === "string" ? await tx.user.findUnique({ where: { id: ev.data.toUserId }, select: { name: true } }) : null;
+  const payload = buildPayload(toUser ? { ...ev, data: { ...ev.data, toName: toUser.name } } : ev, run);
   await tx.webhookDelivery.create({
     data: { id: `whd_${nanoid()}`, event: ev.type, runId: ev.runId ?? null, url: config.url, payload: payload as unknown as Prisma.InputJsonValue, nextAttemptAt: now },
   });

@@ -9,7 +9,7 @@ import { nanoid } from "nanoid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import type { StepInput } from "../../plan/schema";
-import { appendAudit } from "../audit";
+import { appendAudit, type AuditInput } from "../audit";
 import { prisma } from "../db";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
@@ -183,5 +183,17 @@ describe("webhooks", () => {
     expect(a.delivered.length + b.delivered.length).toBe(6);
     expect(new Set([...a.delivered, ...b.delivered]).size).toBe(6);
     expect(received).toHaveLength(6);
+  });
+
+  it("a hand-off (approval_requested, written by Request approval) is sent naming the person it went to", async () => {
+    const run = await submit("75008", 3600);
+    await inTransaction(async (tx) => {
+      // the type the "Request approval" hand-off writes (issue #16); typed loosely until it is an AuditType
+      const handOff = { runId: run.id, type: "approval_requested", actor: { kind: "user", id: "usr_operator" }, data: { runId: run.id, toUserId: "usr_senior", note: "Refund above my ceiling", byUserId: "usr_operator" } };
+      await appendAudit(tx, handOff as unknown as AuditInput);
+      return ok(null);
+    });
+    const [row] = await prisma.webhookDelivery.findMany({ where: { runId: run.id, event: "approval_requested" } });
+    expect((row.payload as { text: string }).text).toContain("handed to Sam Senior: “Refund above my ceiling”");
   });
 });
