@@ -8,6 +8,8 @@ export async function register() {
   // Production mode (PLANDESK_DEMO=0) without BETTER_AUTH_SECRET: refuse to start, saying why.
   const { assertStartable, serverConfig } = await import("./lib/server/config");
   assertStartable();
+  const { startWebhookWorker } = await import("./lib/server/webhooks/deliver-webhooks");
+  startWebhookWorker(); // issue #16: escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL
   if (process.env.PLANDESK_SWEEP === "0") return;
   const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");
   startDeadlineSweeper(serverConfig().sweepSeconds * 1000);

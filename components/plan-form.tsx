@@ -83,7 +83,7 @@ export function PlanForm({
   grants: Grant[];
   onSaved: (result: EditResult) => void;
   onCancel: () => void;
-  onConflict: (currentVersion: number, plan: { version: number; steps: Step[] }, mine: PlanFormValues) => void;
+  onConflict: (currentVersion: number, plan: { version: number; steps: Step[] }, mine: PlanFormValues, savedBy?: { name: string; at: string } | null) => void;
   /** The run's tool catalog (built-in plus the imported tools of its catalog version). */
   catalog?: ToolCatalog;
   /** The step (0-based) whose first field has focus when the form opens (the `e` shortcut); default the first. */
@@ -115,7 +115,9 @@ export function PlanForm({
     onError: (err, values) => {
       if (!(err instanceof ApiError)) return;
       if (err.code === "stale_plan_version") {
-        onConflict(err.details.currentVersion as number, err.details.plan as { version: number; steps: Step[] }, values);
+        const by = err.details.savedBy as { name?: string } | null | undefined;
+        const savedBy = by?.name && typeof err.details.savedAt === "string" ? { name: by.name, at: err.details.savedAt } : null;
+        onConflict(err.details.currentVersion as number, err.details.plan as { version: number; steps: Step[] }, values, savedBy);
         return;
       }
       const issues = (err.details.issues as ValidationIssue[] | undefined) ?? [];

@@ -10,6 +10,7 @@ import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queue-filters";
+import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing";
@@ -57,6 +58,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
     const t = setInterval(() => setNow(new Date()), 30_000);
     return () => clearInterval(t);
   }, []);
+  const liveUp = useRef(false);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
     queryKey: ["queue", status, filters],
@@ -64,7 +66,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: status === initialStatus && filters === initialFilters ? { pages: [initialPage], pageParams: [null] } : undefined,
-    refetchInterval: 5_000,
+    refetchInterval: () => (liveUp.current ? 30_000 : 5_000), // issue #16: pushed changes refetch at once; poll while the stream is down
   });
   const rows = useMemo<QueueRow[]>(() => {
     // A run can move between pages while they refresh one after another: show it once.
@@ -93,24 +95,29 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
     };
     return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
   }, [rows, sort]);
+  const live = useQueueLive(rows, initialNow);
+  useEffect(() => {
+    liveUp.current = live.connected;
+  }, [live.connected]);
+  const ordered = live.newFirst(sorted);
 
   // Keyboard (issue #16): a current row (the first until j/k move it, kept by run id across
   // refreshes); j/k move it and focus its link, Enter opens it.
   const [currentId, setCurrentId] = useState<string | null>(null);
-  const currentIndex = Math.max(0, sorted.findIndex((r) => r.id === currentId));
+  const currentIndex = Math.max(0, ordered.findIndex((r) => r.id === currentId));
   const links = useRef(new Map<string, HTMLAnchorElement>());
   const moveCurrent = (by: number) => {
-    if (sorted.length === 0) return;
-    const focusedRow = sorted.findIndex((r) => links.current.get(r.id) === document.activeElement);
+    if (ordered.length === 0) return;
+    const focusedRow = ordered.findIndex((r) => links.current.get(r.id) === document.activeElement);
     const from = focusedRow >= 0 ? focusedRow : currentIndex;
-    const next = sorted[Math.min(sorted.length - 1, Math.max(0, from + by))];
+    const next = ordered[Math.min(ordered.length - 1, Math.max(0, from + by))];
     setCurrentId(next.id);
     links.current.get(next.id)?.focus();
   };
   useShortcut("queueNext", () => moveCurrent(1));
   useShortcut("queuePrevious", () => moveCurrent(-1));
   useShortcut("queueOpen", () => {
-    const r = sorted[currentIndex];
+    const r = ordered[currentIndex];
     if (r) router.push(`/runs/${r.id}`);
   });
   const rowLink = (r: QueueRow) => (el: HTMLAnchorElement | null) => {
@@ -173,6 +180,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
           router.replace(urlOf(status, f), { scroll: false });
         }}
       />
+      <NewRunsNotice count={live.count} onSeen={live.markAllSeen} />
       {isError && (
         <p role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
           {(error as Error).message}
@@ -181,16 +189,18 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
       {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
       {phone ? (
       <ul aria-label="Runs" className="mt-3 space-y-2">
-        {sorted.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
-        {sorted.map((r, i) => (
-          <li key={r.id} aria-current={i === currentIndex ? "true" : undefined} className={`rounded-lg border bg-white p-3 text-sm ${i === currentIndex ? "border-blue-600 ring-1 ring-blue-600" : "border-slate-200"}`}>
+        {ordered.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
+        {ordered.map((r, i) => (
+          <li key={r.id} aria-current={i === currentIndex ? "true" : undefined} className={`rounded-lg border p-3 text-sm ${live.isNew(r.id) ? "bg-blue-50" : "bg-white"} ${i === currentIndex ? "border-blue-600 ring-1 ring-blue-600" : live.isNew(r.id) ? "border-blue-400" : "border-slate-200"}`}>
             <div className="flex items-baseline justify-between gap-2">
-              <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+              <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} onClick={() => live.markSeen([r.id])} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                 #{r.ticketId}
               </Link>
+              {live.isNew(r.id) && <NewBadge />}
               <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-800">{statusLabel(r.status)}</span>
             </div>
             <p className="mt-0.5 break-words text-xs text-slate-600">{r.ticketSubject}</p>
+            <RowPresence runId={r.id} live={live.live} />
             <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
             <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
               <span>
@@ -232,24 +242,27 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
             </tr>
           </thead>
           <tbody>
-            {sorted.length === 0 && (
+            {ordered.length === 0 && (
               <tr>
                 <td colSpan={9} className="px-3 py-8 text-center text-slate-500">
                   No runs with this status.
                 </td>
               </tr>
             )}
-            {sorted.map((r, i) => (
+            {ordered.map((r, i) => (
               <tr
                 key={r.id}
+                data-new={live.isNew(r.id) || undefined}
                 aria-current={i === currentIndex ? "true" : undefined}
-                className={`border-t border-slate-100 hover:bg-slate-50 ${i === currentIndex ? "bg-blue-50 shadow-[inset_4px_0_0_var(--color-blue-700)]" : ""}`}
+                className={`border-t border-slate-100 hover:bg-slate-50 ${i === currentIndex ? "bg-blue-50 shadow-[inset_4px_0_0_var(--color-blue-700)]" : live.isNew(r.id) ? "bg-blue-50" : ""}`}
               >
                 <td className="px-3 py-2">
-                  <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+                  <Link ref={rowLink(r)} href={`/runs/${r.id}`} onFocus={() => setCurrentId(r.id)} onClick={() => live.markSeen([r.id])} className="font-medium text-blue-800 underline-offset-2 hover:underline">
                     #{r.ticketId}
                   </Link>
+                  {live.isNew(r.id) && <NewBadge />}
                   <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
+                  <RowPresence runId={r.id} live={live.live} />
                 </td>
                 <td className="px-3 py-2">{r.accountName}</td>
                 <td className="px-3 py-2 text-slate-700">{r.agentName}</td>

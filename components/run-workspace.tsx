@@ -22,13 +22,14 @@ import { StepArgList } from "./arg-value";
 import { PlanForm } from "./plan-form";
 import { PlanSteps } from "./plan-steps";
 import { ReviewChanges } from "./review-changes";
+import { PresenceBar, useLiveConnected } from "./live/presence-bar";
 
 type Details = Omit<RunDetails, "desk">;
 type Mode =
   | { kind: "view" }
   | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number }
   | { kind: "review"; fromVersion: number }
-  | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues };
+  | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues; savedBy?: { name: string; at: string } | null };
 
 /** Why approving is not possible right now, or null. */
 function approvalBlock(d: Details): string | null {
@@ -59,11 +60,12 @@ export function RunWorkspace({
   grants: Grant[];
 }) {
   const runId = initial.run.id;
+  const liveUp = useLiveConnected(); // issue #16: pushed changes refetch at once; poll only while the stream is down
   const { data } = useQuery({
     queryKey: ["run", runId],
     queryFn: () => apiFetch<Details>(`/api/runs/${runId}`),
     initialData: initial,
-    refetchInterval: 5_000,
+    refetchInterval: liveUp ? 30_000 : 5_000,
   });
   const d = data ?? initial;
   const catalog = useMemo(() => catalogWith(initial.catalog?.imported ?? [], initial.catalog?.version ?? null), [initial.catalog]);
@@ -115,6 +117,7 @@ export function RunWorkspace({
 
   return (
     <div className="space-y-4">
+      <PresenceBar runId={runId} editing={mode.kind === "edit"} />
       {externalChange !== null && (
         <div role="status" className="flex items-center gap-3 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950">
           <span>
@@ -182,7 +185,7 @@ export function RunWorkspace({
               qc.invalidateQueries({ queryKey: ["queue"] });
               setMode({ kind: "review", fromVersion: mode.baseVersion });
             }}
-            onConflict={(currentVersion, plan, mine) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, currentVersion, plan, mine })}
+            onConflict={(currentVersion, plan, mine, savedBy) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, currentVersion, plan, mine, savedBy })}
           />
         </>
       )}
@@ -212,6 +215,11 @@ export function RunWorkspace({
           <h2 id="conflict-h" className="text-lg font-semibold">
             Someone else changed this plan first
           </h2>
+          {mode.savedBy && (
+            <p className="text-sm font-medium" data-testid="conflict-saved-by">
+              {mode.savedBy.name} saved version {mode.currentVersion} at {formatInstant(mode.savedBy.at)}.
+            </p>
+          )}
           <p className="text-sm">
             You edited version {mode.baseVersion}; the plan is now at version {mode.currentVersion}. Nothing of yours was saved, and
             nothing is merged: compare, then start over from the newer plan.

@@ -21,6 +21,7 @@ test.describe("editing the plan card", () => {
     await page2.getByRole("button", { name: "Save edit" }).click();
     const conflict = page2.getByRole("region", { name: "Someone else changed this plan first" });
     await expect(conflict).toBeVisible();
+    await expect(conflict).toContainText(/Sam Senior saved version 2 at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/); // issue #16: who saved first
     await expect(conflict).toContainText("Senior's note");
     await expect(conflict).toContainText("Supervisor's note");
     await conflict.getByRole("button", { name: "Start over from version 2" }).click();

@@ -81,7 +81,7 @@ test.describe("390 px: supervisor pages", () => {
 
 test.describe("390 px: admin pages", () => {
   test.use({ storageState: STORAGE.admin });
-  for (const path of ["/admin/users", "/admin/agents", "/admin/tools"]) {
+  for (const path of ["/admin/users", "/admin/agents", "/admin/tools", "/admin/webhooks"]) {
     test(path, async ({ page }) => {
       await page.goto(path);
       await expectNoOverflow(page, path);

@@ -53,6 +53,7 @@ const PAGES: PageCase[] = [
   { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
   { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
   { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
+  { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
   {
     route: "/admin/integrations",
     who: "admin",

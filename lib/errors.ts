@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   suggestion_closed: 409, // issue #16: the suggestion was already accepted or declined
   already_approved_by_you: 409,
   stale_policy_version: 409,
+  already_delivered: 409, // issue #16: a webhook delivery that was delivered needs no retry
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

@@ -260,6 +260,22 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/notifications/read", params: {}, body: { ids: "all" } }),
     ok: 200,
   },
+  // live (issue #16): anyone who may open the run
+  "POST /api/runs/[runId]/presence": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/presence`, params: { runId: run.id }, body: { mode: "viewing" } };
+    },
+    ok: 200,
+  },
+  "POST /api/admin/webhooks/[deliveryId]/retry": {
+    prepare: async () => {
+      const id = `whd_${nanoid()}`;
+      await prisma.webhookDelivery.create({ data: { id, event: "escalated", url: "http://127.0.0.1:9/hook", payload: { text: "t" }, status: "failed", attempts: 8, nextAttemptAt: new Date(), lastError: "refused" } });
+      return { path: `/api/admin/webhooks/${id}/retry`, params: { deliveryId: id } };
+    },
+    ok: 200,
+  },
   // admin API
   "POST /api/admin/users": {
     prepare: async () => ({ path: "/api/admin/users", params: {}, body: { email: `m-${nanoid(6)}@example.com`.toLowerCase(), name: "Matrix Person", role: "operator", password: "matrix-password-1" } }),

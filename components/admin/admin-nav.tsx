@@ -1,8 +1,8 @@
 import Link from "next/link";
 
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" | "gate-policy" }) {
-  const tab = (key: "users" | "agents" | "integrations" | "tools" | "gate-policy", href: string, label: string) => (
+export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks" }) {
+  const tab = (key: "users" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks", href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -18,6 +18,7 @@ export function AdminNav({ current }: { current: "users" | "agents" | "integrati
       {tab("integrations", "/admin/integrations", "Integration keys")}
       {tab("tools", "/admin/tools", "Tool catalog")}
       {tab("gate-policy", "/admin/gate-policy", "Gate policy")}
+      {tab("webhooks", "/admin/webhooks", "Webhooks")}
     </nav>
   );
 }

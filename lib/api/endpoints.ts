@@ -5,6 +5,7 @@ import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
 import { nextRunEndpoint } from "./endpoints/keyboard-api";
+import * as liveApi from "./endpoints/live-api";
 
 /*
  * Every endpoint of the HTTP API (API.md), declared once (lib/api/contract.ts) in
@@ -19,6 +20,7 @@ export * from "./endpoints/admin-api";
 export * from "./endpoints/keyboard-api";
 export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
+export * from "./endpoints/live-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 
@@ -72,4 +74,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   openApiEndpoint,
   // issue #16 ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
+  liveApi.liveFeedEndpoint,
+  liveApi.recordPresenceEndpoint,
+  liveApi.listWebhookFailuresEndpoint,
+  liveApi.retryWebhookEndpoint,
 ];

@@ -2,7 +2,9 @@ import { nanoid } from "nanoid";
 import type { AuditData, AuditType } from "../audit/events";
 import type { Prisma } from "../generated/prisma/client";
 import { prisma } from "./db";
+import { notifyChange } from "./live/live-feed";
 import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "./request-context";
+import { enqueueWebhook } from "./webhooks/webhook-outbox";
 
 /** Event types that record a refusal of the request being handled (the route wrapper then adds none). */
 const REFUSAL_TYPES = new Set<AuditType>(["denied", "refused", "submission_refused", "edit_refused", "claim_refused", "fenced"]);
@@ -52,4 +54,7 @@ export async function appendAudit(
       data: data as Prisma.InputJsonValue,
     },
   });
+  // issue #16: the live feed (delivered at commit) and the webhook outbox (same transaction)
+  await notifyChange(tx, { type: event.type, runId: event.runId });
+  await enqueueWebhook(tx, { type: event.type, runId: event.runId, data });
 }

@@ -57,6 +57,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     throw new DomainError("stale_plan_version", `The plan changed while you were editing: it is now at version ${run.planVersion}, your edit was based on version ${body.baseVersion}.`, {
       currentVersion: run.planVersion,
       plan: base,
+      ...(await savedByOf(currentRow)),
     });
   }
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true } });
@@ -132,6 +133,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       throw new DomainError("stale_plan_version", `Someone else changed this plan first: it is now at version ${fresh.planVersion}.`, {
         currentVersion: fresh.planVersion,
         plan: { version: fresh.planVersion, steps: storedSteps(freshRow?.steps) },
+        ...(await savedByOf(freshRow, tx)),
       });
     }
     await tx.planVersion.create({
@@ -177,4 +179,15 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     return ok(null);
   });
   return { planVersion: next, diff, validation, reapproval: describeReapproval(diff, next), unchanged: false };
+}
+
+/**
+ * Who saved a plan version and when (issue #16: the conflict view names who saved first), as
+ * additive details of `stale_plan_version`: `savedBy` {id, name} (null: the agent's own version)
+ * and `savedAt` (ISO-8601 UTC).
+ */
+async function savedByOf(row: { createdById: string | null; createdAt: Date } | undefined, db: Pick<typeof prisma, "user"> = prisma): Promise<{ savedBy: { id: string; name: string } | null; savedAt: string | null }> {
+  if (!row) return { savedBy: null, savedAt: null };
+  const user = row.createdById ? await db.user.findUnique({ where: { id: row.createdById }, select: { id: true, name: true } }) : null;
+  return { savedBy: user, savedAt: row.createdAt.toISOString() };
 }

@@ -1,0 +1,202 @@
+import { EventEmitter } from "node:events";
+import { nanoid } from "nanoid";
+import type { Prisma } from "../../generated/prisma/client";
+import type { LiveEvent } from "../../live/live-event";
+import { resolveDatabaseUrl } from "../database-url";
+import { prisma } from "../db";
+
+/**
+ * The live change feed (issue #16): one in-process emitter per server process, fed only by what
+ * the database has COMMITTED, so every instance on one database sees every change and nothing
+ * that rolled back.
+ *
+ * - PostgreSQL: `appendAudit` calls `notifyChange(tx, …)`, a `pg_notify('plandesk_live', …)` in
+ *   the audit event's own transaction — PostgreSQL delivers it to every listener at COMMIT and
+ *   drops it on rollback. Each process LISTENs on one dedicated connection (`pg.Client`, outside
+ *   the pool) and re-emits locally; presence heartbeats notify the same channel. No extra service.
+ * - SQLite (one database file, possibly several processes): one timer per process reads the audit
+ *   events after the last one it saw (`seq >`, by primary key, at most FEED_BATCH per tick) and the
+ *   presence rows that changed lately (`changedAt` index) every POLL_MS. SQLite has one writer and
+ *   commits in `seq` order, so no committed event is skipped.
+ *
+ * The transport starts with the first subscriber (`subscribeLive`) and stops with the last.
+ */
+
+/** Channel name of the PostgreSQL notifications. */
+export const LIVE_CHANNEL = "plandesk_live";
+/** SQLite poll period. */
+export const POLL_MS = 1_000;
+/** Audit events read per SQLite poll (the rest come on the next tick). */
+const FEED_BATCH = 500;
+/** This process (informational: which instance a presence heartbeat reached). */
+export const INSTANCE_ID = nanoid(10);
+
+/** Audit types that change nothing a page shows (refusals of one request). */
+const QUIET_TYPES = new Set(["denied", "refused", "submission_refused", "edit_refused", "claim_refused", "fenced", "admin_change"]);
+
+type Transport = { stop: () => Promise<void> };
+const g = globalThis as unknown as { plandeskLive?: { emitter: EventEmitter; transport: Transport | null; count: number } };
+const state = (g.plandeskLive ??= { emitter: Object.assign(new EventEmitter(), {}), transport: null, count: 0 });
+state.emitter.setMaxListeners(0);
+
+const provider = () => resolveDatabaseUrl().provider;
+
+/** True when the audit type is one the live feed carries (not a refusal of a single request). */
+export function isLiveType(type: string): boolean {
+  return !QUIET_TYPES.has(type);
+}
+
+/**
+ * Inside the transaction that appends an audit event of `runId`: on PostgreSQL queues a
+ * notification that is delivered at commit (nothing on rollback). On SQLite a no-op (the poller
+ * reads committed events). Never throws for a quiet type or an event without a run.
+ */
+export async function notifyChange(tx: Prisma.TransactionClient | typeof prisma, ev: { type: string; runId: string | null | undefined }): Promise<void> {
+  if (!ev.runId || !isLiveType(ev.type) || provider() !== "postgresql") return;
+  await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ k: "c", t: ev.type, r: ev.runId })})`;
+}
+
+/** On PostgreSQL, broadcasts a presence event to every instance (the caller's own included). On SQLite a no-op (the poller reads `presence`). */
+export async function notifyPresence(ev: Extract<LiveEvent, { kind: "presence" }>): Promise<void> {
+  if (provider() !== "postgresql") return;
+  await prisma.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ k: "p", e: ev })})`;
+}
+
+/**
+ * Calls `listener` for every live event of this database from now on (all desks: the caller
+ * filters by the viewer's scope). Starts the transport with the first subscriber. Returns the
+ * unsubscribe function (the last one stops the transport).
+ */
+export function subscribeLive(listener: (e: LiveEvent) => void): () => void {
+  state.emitter.on("event", listener);
+  state.count++;
+  if (!state.transport) state.transport = provider() === "postgresql" ? startPgListener() : startSqlitePoller();
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    state.emitter.off("event", listener);
+    state.count--;
+    if (state.count === 0 && state.transport) {
+      const t = state.transport;
+      state.transport = null;
+      void t.stop();
+    }
+  };
+}
+
+function emit(e: LiveEvent) {
+  state.emitter.emit("event", e);
+}
+
+/** Run desks of `runIds` (one indexed query). */
+async function desksOf(runIds: string[]): Promise<Map<string, string>> {
+  if (runIds.length === 0) return new Map();
+  const runs = await prisma.run.findMany({ where: { id: { in: [...new Set(runIds)] } }, select: { id: true, desk: true } });
+  return new Map(runs.map((r) => [r.id, r.desk]));
+}
+
+/** SQLite: the poller (see the module comment). */
+function startSqlitePoller(): Transport {
+  let lastSeq: number | null = null;
+  let lastPresence = new Date(Date.now() - POLL_MS);
+  const seenPresence = new Map<string, number>();
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      if (lastSeq === null) lastSeq = (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+      const events = await prisma.auditEvent.findMany({
+        where: { seq: { gt: lastSeq } },
+        orderBy: { seq: "asc" },
+        take: FEED_BATCH,
+        select: { seq: true, type: true, runId: true, createdAt: true },
+      });
+      if (events.length) lastSeq = events.at(-1)!.seq;
+      const live = events.filter((e) => e.runId && isLiveType(e.type));
+      const desks = await desksOf(live.map((e) => e.runId!));
+      for (const e of live) emit({ kind: "change", type: e.type, runId: e.runId!, desk: desks.get(e.runId!) ?? "", at: e.createdAt.toISOString() });
+      // Presence: rows that changed since a little before the last look (a heartbeat's clock is the
+      // writer's, taken before its commit), each change emitted once.
+      const since = new Date(lastPresence.getTime() - 3 * POLL_MS);
+      lastPresence = new Date();
+      const changed = await prisma.presence.findMany({ where: { changedAt: { gt: since } }, orderBy: { changedAt: "asc" }, take: FEED_BATCH });
+      const names = await namesOf(changed.map((p) => p.userId));
+      for (const p of changed) {
+        const key = `${p.userId}|${p.runId}|${p.mode}|${p.changedAt.getTime()}`;
+        if (seenPresence.has(key)) continue;
+        seenPresence.set(key, Date.now());
+        emit({ kind: "presence", runId: p.runId, desk: p.desk, userId: p.userId, name: names.get(p.userId) ?? "Someone", mode: p.mode as "viewing", seenAt: p.seenAt.toISOString() });
+      }
+      for (const [k, t] of seenPresence) if (Date.now() - t > 10 * POLL_MS) seenPresence.delete(k);
+    } catch (e) {
+      console.error("plandesk: live feed poll failed", e);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(tick, POLL_MS);
+  timer.unref?.();
+  void tick();
+  return { stop: async () => clearInterval(timer) };
+}
+
+/** Display names of `userIds` (one query). */
+export async function namesOf(userIds: string[]): Promise<Map<string, string>> {
+  if (userIds.length === 0) return new Map();
+  const users = await prisma.user.findMany({ where: { id: { in: [...new Set(userIds)] } }, select: { id: true, name: true } });
+  return new Map(users.map((u) => [u.id, u.name]));
+}
+
+/** PostgreSQL: one dedicated LISTEN connection per process, reconnected after a failure. */
+function startPgListener(): Transport {
+  let stopped = false;
+  let client: import("pg").Client | null = null;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  const connect = async () => {
+    const { Client } = await import("pg");
+    const c = new Client({ connectionString: resolveDatabaseUrl().url });
+    client = c;
+    c.on("error", (e) => {
+      console.error(`plandesk: live feed connection lost (${e.message}); reconnecting`);
+      void c.end().catch(() => {});
+      if (!stopped) retry = setTimeout(() => void connect().catch(onFail), 2_000);
+    });
+    c.on("notification", (n) => {
+      if (n.channel !== LIVE_CHANNEL || !n.payload) return;
+      void handlePgNotification(n.payload);
+    });
+    await c.connect();
+    if (stopped) return void c.end();
+    await c.query(`LISTEN ${LIVE_CHANNEL}`);
+  };
+  const onFail = (e: unknown) => {
+    console.error("plandesk: live feed could not listen", e);
+    if (!stopped) retry = setTimeout(() => void connect().catch(onFail), 2_000);
+  };
+  void connect().catch(onFail);
+  return {
+    stop: async () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
+}
+
+async function handlePgNotification(payload: string) {
+  try {
+    const msg = JSON.parse(payload) as { k: "c"; t: string; r: string } | { k: "p"; e: LiveEvent };
+    if (msg.k === "p") return emit(msg.e);
+    const desk = (await desksOf([msg.r])).get(msg.r) ?? "";
+    emit({ kind: "change", type: msg.t, runId: msg.r, desk, at: new Date().toISOString() });
+  } catch (e) {
+    console.error("plandesk: a live notification could not be read", e);
+  }
+}
+
+/** True while this process has a live transport running (tests). */
+export function liveTransportRunning(): boolean {
+  return state.transport !== null;
+}

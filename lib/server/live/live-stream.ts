@@ -1,0 +1,65 @@
+import type { LiveEvent, LiveHello } from "../../live/live-event";
+import type { Viewer } from "../session";
+import { subscribeLive } from "./live-feed";
+import { presenceFor } from "./presence";
+
+/** Comment line sent this often so proxies keep the stream open and a dead client is noticed. */
+export const HEARTBEAT_MS = 15_000;
+
+/** True when `viewer` may see `e`: an operator only their desk's runs (DESIGN.md desks), others every desk. */
+export function visibleTo(viewer: Pick<Viewer, "role" | "desk">, e: LiveEvent): boolean {
+  return viewer.role !== "operator" || e.desk === viewer.desk;
+}
+
+/** One server-sent event (`event:` name, one `data:` line of JSON). */
+export function sseMessage(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The `GET /api/live` stream of one viewer (text/event-stream, issue #16): `retry: 3000`, a
+ * `hello` event {you, presence} (the viewer's scope), then a `change` or `presence` event for every
+ * live event the viewer may see (`visibleTo`), and a comment line every HEARTBEAT_MS. Ends when
+ * `signal` aborts (the client went away) or the reader cancels; then it unsubscribes.
+ */
+export async function liveStream(viewer: Viewer, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const enc = new TextEncoder();
+  let cleanup = () => {};
+  const hello: LiveHello = { you: viewer.id, presence: await presenceFor(viewer) };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const send = (s: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(enc.encode(s));
+        } catch {
+          cleanup();
+        }
+      };
+      send(`retry: 3000\n\n`);
+      send(sseMessage("hello", hello));
+      const unsubscribe = subscribeLive((e) => {
+        if (visibleTo(viewer, e)) send(sseMessage(e.kind, e));
+      });
+      const beat = setInterval(() => send(`: ${new Date().toISOString()}\n\n`), HEARTBEAT_MS);
+      cleanup = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(beat);
+        unsubscribe();
+        signal.removeEventListener("abort", cleanup);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the reader
+        }
+      };
+      if (signal.aborted) cleanup();
+      else signal.addEventListener("abort", cleanup);
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}

@@ -1,2 +1,0 @@
--- AlterTable
-ALTER TABLE "approval" ADD COLUMN "expectedEffect" JSONB;
