@@ -71,7 +71,7 @@ test.describe("390 px: operator pages", () => {
 
 test.describe("390 px: supervisor pages", () => {
   test.use({ storageState: STORAGE.supervisor });
-  for (const path of ["/escalations", "/reconciliation", "/insights", "/denials"]) {
+  for (const path of ["/escalations", "/reconciliation", "/insights", "/denials", "/notifications"]) {
     test(path, async ({ page }) => {
       await page.goto(path);
       await expectNoOverflow(page, path);
@@ -81,7 +81,7 @@ test.describe("390 px: supervisor pages", () => {
 
 test.describe("390 px: admin pages", () => {
   test.use({ storageState: STORAGE.admin });
-  for (const path of ["/admin/users", "/admin/agents", "/admin/tools", "/admin/webhooks"]) {
+  for (const path of ["/admin/users", "/admin/agents", "/admin/tools", "/admin/gate-policy", "/admin/webhooks"]) {
     test(path, async ({ page }) => {
       await page.goto(path);
       await expectNoOverflow(page, path);

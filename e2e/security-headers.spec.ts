@@ -6,72 +6,21 @@
  * — a click on the header's Plandesk link navigates on the client (the window survives). Then
  * hostile path and query values for every page: never a 5xx.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type Page, type Response } from "@playwright/test";
-import { STORAGE, type Role } from "./helpers";
+import { STORAGE } from "./helpers";
+import { PAGES, pageRoutes } from "./pages";
 
-type Who = Role | "signed_out";
-interface PageCase {
-  /** The page file's route, e.g. "/runs/[id]". */
-  route: string;
-  who: Who;
-  /** The URL to open (dynamic segments filled in). */
-  url: (page: Page) => Promise<string>;
-  /** Proves hydration with a click; default: the header link navigates on the client. */
-  click?: (page: Page) => Promise<void>;
-}
-
-const firstRunId = async (page: Page) => {
-  const res = await page.request.get("/api/runs");
-  expect(res.status()).toBe(200);
-  const { runs } = (await res.json()) as { runs: { id: string }[] };
-  expect(runs.length).toBeGreaterThan(0);
-  return runs[0].id;
+/** Proves hydration with a click on these pages; elsewhere the header link navigates on the client. */
+const CLICKS: Record<string, (page: Page) => Promise<void>> = {
+  "/sign-in": async (page) => {
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true"); // client-side validation ran
+  },
+  "/admin/integrations": async (page) => {
+    await page.getByRole("button", { name: "Create integration key" }).click();
+    await expect(page.getByText("Enter a name")).toBeVisible(); // client-side validation ran
+  },
 };
-
-const PAGES: PageCase[] = [
-  { route: "/", who: "operator", url: async () => "/" },
-  {
-    route: "/sign-in",
-    who: "signed_out",
-    url: async () => "/sign-in",
-    click: async (page) => {
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true"); // client-side validation ran
-    },
-  },
-  { route: "/runs", who: "operator", url: async () => "/runs" },
-  { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
-  { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
-  { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
-  { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
-  { route: "/insights", who: "supervisor", url: async () => "/insights" },
-  { route: "/denials", who: "supervisor", url: async () => "/denials" },
-  { route: "/admin", who: "admin", url: async () => "/admin" },
-  { route: "/admin/users", who: "admin", url: async () => "/admin/users" },
-  { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
-  { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
-  { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
-  { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
-  {
-    route: "/admin/integrations",
-    who: "admin",
-    url: async () => "/admin/integrations",
-    click: async (page) => {
-      await page.getByRole("button", { name: "Create integration key" }).click();
-      await expect(page.getByText("Enter a name")).toBeVisible(); // client-side validation ran
-    },
-  },
-];
-
-/** Every page route in app/ (from its page.tsx). */
-function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
-    return e.name === "page.tsx" ? [base || "/"] : [];
-  });
-}
 
 test("every page of app/ has a case here", () => {
   expect(PAGES.map((p) => p.route).sort()).toEqual(pageRoutes().sort());
@@ -116,8 +65,9 @@ for (const c of PAGES) {
       expect(res?.status()).toBeLessThan(400);
       expectSecurityHeaders(res, "page");
       await page.waitForLoadState("networkidle");
-      if (c.click) {
-        await c.click(page);
+      const click = CLICKS[c.route];
+      if (click) {
+        await click(page);
       } else {
         await page.evaluate(() => ((window as unknown as { __alive?: number }).__alive = 1));
         await page.locator("header").getByRole("link", { name: "Plandesk" }).click();

@@ -1,45 +1,13 @@
 /**
  * Light and dark mode (issue #16): dark mode follows the system setting (prefers-color-scheme),
  * and every page of app/ stays axe-clean — colour contrast included — in both schemes. The page
- * list is the one of e2e/security-headers.spec.ts (checked against app/ the same way). Plus the
+ * list is e2e/pages.ts, shared with e2e/security-headers.spec.ts and checked against app/. Plus the
  * states only a click or a key reaches: the shortcut list, the edit form, the deadline badges.
  */
-import fs from "node:fs";
-import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { STORAGE, type Role } from "./helpers";
-
-type Who = Role | "signed_out";
-const firstRunId = async (page: Page) => {
-  const res = await page.request.get("/api/runs");
-  const { runs } = (await res.json()) as { runs: { id: string }[] };
-  return runs[0].id;
-};
-const PAGES: { route: string; who: Who; url: (page: Page) => Promise<string> }[] = [
-  { route: "/", who: "operator", url: async () => "/" },
-  { route: "/sign-in", who: "signed_out", url: async () => "/sign-in" },
-  { route: "/runs", who: "operator", url: async () => "/runs" },
-  { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
-  { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
-  { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
-  { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
-  { route: "/insights", who: "supervisor", url: async () => "/insights" },
-  { route: "/denials", who: "supervisor", url: async () => "/denials" },
-  { route: "/admin", who: "admin", url: async () => "/admin" },
-  { route: "/admin/users", who: "admin", url: async () => "/admin/users" },
-  { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
-  { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
-  { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
-  { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
-];
-
-function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
-    return e.name === "page.tsx" ? [base || "/"] : [];
-  });
-}
+import { STORAGE } from "./helpers";
+import { firstRunId, PAGES, pageRoutes } from "./pages";
 
 test("every page of app/ is checked in both schemes", () => {
   expect(PAGES.map((p) => p.route).sort()).toEqual(pageRoutes().sort());

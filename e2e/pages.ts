@@ -1,0 +1,57 @@
+/**
+ * Every page of app/ once, with a role that may open it and how to fill its dynamic segments:
+ * the one list e2e/security-headers.spec.ts (headers, CSP, hydration) and e2e/themes.spec.ts (axe
+ * in light and dark) walk. `pageRoutes()` reads app/ itself, so a new page without a case here
+ * fails both specs' "every page" test.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { expect, type Page } from "@playwright/test";
+import type { Role } from "./helpers";
+
+export type Who = Role | "signed_out";
+
+/** One page: its route as in app/ (e.g. "/runs/[id]"), who opens it, the URL to open. */
+export interface PageCase {
+  route: string;
+  who: Who;
+  url: (page: Page) => Promise<string>;
+}
+
+/** The id of the first run of the queue the signed-in person sees. */
+export const firstRunId = async (page: Page) => {
+  const res = await page.request.get("/api/runs");
+  expect(res.status()).toBe(200);
+  const { runs } = (await res.json()) as { runs: { id: string }[] };
+  expect(runs.length).toBeGreaterThan(0);
+  return runs[0].id;
+};
+
+export const PAGES: PageCase[] = [
+  { route: "/", who: "operator", url: async () => "/" },
+  { route: "/sign-in", who: "signed_out", url: async () => "/sign-in" },
+  { route: "/runs", who: "operator", url: async () => "/runs" },
+  { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
+  { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
+  { route: "/notifications", who: "senior", url: async () => "/notifications" },
+  { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
+  { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
+  { route: "/insights", who: "supervisor", url: async () => "/insights" },
+  { route: "/denials", who: "supervisor", url: async () => "/denials" },
+  { route: "/admin", who: "admin", url: async () => "/admin" },
+  { route: "/admin/users", who: "admin", url: async () => "/admin/users" },
+  { route: "/admin/users/[id]", who: "admin", url: async () => "/admin/users/usr_operator" },
+  { route: "/admin/agents", who: "admin", url: async () => "/admin/agents" },
+  { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
+  { route: "/admin/gate-policy", who: "admin", url: async () => "/admin/gate-policy" },
+  { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
+  { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
+];
+
+/** Every page route in app/ (from its page.tsx). */
+export function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
+    return e.name === "page.tsx" ? [base || "/"] : [];
+  });
+}
