@@ -11,12 +11,15 @@
  * - `prerequisites_changed`: its `dependsOn` list changed;
  * - `unacknowledged_warning`: it was approved, and the edited plan raises a warning needing
  *   acknowledgement on it that its approver did not acknowledge (only computed when the
- *   caller passes the approvals, see `ConsentContext`).
+ *   caller passes the approvals, see `ConsentContext`);
+ * - `gate_changed`: only the gate policy approved it (an auto-gated step), and under the policy
+ *   that gates the edited plan it needs a person (issue #17: a stricter rule applies to every new
+ *   plan version; a person's consent is never created by carrying the policy's).
  */
 export type ReapprovalReason = (typeof REAPPROVAL_REASONS)[number];
 
 /** Precedence of reasons; also the order of groups in `reapprovalRequired`. */
-export const REAPPROVAL_REASONS = ["added", "changed", "moved", "prerequisites_changed", "unacknowledged_warning"] as const;
+export const REAPPROVAL_REASONS = ["added", "changed", "moved", "prerequisites_changed", "unacknowledged_warning", "gate_changed"] as const;
 
 /** People's words for a reason, as the re-approval line shows it ("step 2 (moved)"). */
 export const REAPPROVAL_REASON_LABEL: Record<ReapprovalReason, string> = {
@@ -25,4 +28,5 @@ export const REAPPROVAL_REASON_LABEL: Record<ReapprovalReason, string> = {
   moved: "moved",
   prerequisites_changed: "prerequisites changed",
   unacknowledged_warning: "new warning",
+  gate_changed: "now needs a person's approval",
 };

@@ -95,3 +95,26 @@ describe("reasons beyond the arguments", () => {
     ]);
   });
 });
+
+describe("a step only the gate policy approved (issue #17)", () => {
+  const before = plan(1, [step("n1"), step("r1", "send_reply", { ticketId: "74991", body: "a" })]);
+  const after = plan(2, [before.steps[0], step("r1", "send_reply", { ticketId: "74991", body: "b" })]);
+  const required = (approverId: string | null | undefined, gate: "auto" | "approval_required") =>
+    decideReapproval(before, after, { approvals: [{ stepId: "n1", acknowledged: [], approverId }], gate: { n1: gate, r1: "approval_required" } }).required;
+
+  it("needs a person when the edited plan's gate asks for one", () => {
+    expect(required(null, "approval_required")).toEqual([
+      { stepId: "r1", position: 2, reasons: ["changed"] },
+      { stepId: "n1", position: 1, reasons: ["gate_changed"] },
+    ]);
+    expect(describeReapproval(diffPlans(before, after, undefined, { approvals: [{ stepId: "n1", approverId: null }], gate: { n1: "approval_required" } }), after)).toBe(
+      "re-approval required for step 2 (changed), step 1 (now needs a person's approval)",
+    );
+  });
+
+  it("keeps the policy's consent while the step stays auto, and a person's consent whatever the gate", () => {
+    expect(required(null, "auto").map((e) => e.stepId)).toEqual(["r1"]);
+    expect(required("usr_senior", "approval_required").map((e) => e.stepId)).toEqual(["r1"]);
+    expect(required(undefined, "approval_required").map((e) => e.stepId)).toEqual(["r1"]);
+  });
+});

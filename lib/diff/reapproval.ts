@@ -43,7 +43,9 @@ export interface Move {
 export interface ConsentContext {
   /** The validator's issues of `after` (lib/validation); the diff's annotations are these on its added and changed steps. */
   issues?: readonly { stepId?: string; code: string; needsAcknowledgement?: boolean; severity?: "error" | "warning"; path?: string; message?: string }[];
-  approvals?: readonly { stepId: string; acknowledged?: unknown }[];
+  approvals?: readonly { stepId: string; acknowledged?: unknown; approverId?: string | null }[];
+  /** The gate of the edited plan per step id (the validator's stage 8 under the live gate policy). */
+  gate?: Readonly<Record<string, "auto" | "approval_required">>;
 }
 
 /** The decision: the moved steps (in `after` order) and the steps needing approval (grouped by first reason, each group in `after` order). */
@@ -131,6 +133,11 @@ export function decideReapproval(before: Plan, after: Plan, ctx: ConsentContext 
 
   const approvedAcks = new Map<string, { code: string; stepId: string }[]>();
   for (const ap of ctx.approvals ?? []) approvedAcks.set(ap.stepId, Array.isArray(ap.acknowledged) ? (ap.acknowledged as { code: string; stepId: string }[]) : []);
+  // Steps whose only consent is the policy's (approverId null; undefined = not told, a person).
+  const byPolicyOnly = new Set<string>();
+  const byPerson = new Set<string>();
+  for (const ap of ctx.approvals ?? []) (ap.approverId === null ? byPolicyOnly : byPerson).add(ap.stepId);
+  for (const id of byPerson) byPolicyOnly.delete(id);
   const deps = (s: Step) => JSON.stringify(s.dependsOn ?? []);
 
   const entries: ReapprovalEntry[] = [];
@@ -149,6 +156,7 @@ export function decideReapproval(before: Plan, after: Plan, ctx: ConsentContext 
         );
         if (unacked) reasons.push("unacknowledged_warning");
       }
+      if (byPolicyOnly.has(s.id) && ctx.gate?.[s.id] === "approval_required") reasons.push("gate_changed");
     }
     if (reasons.length > 0) entries.push({ stepId: s.id, position: i + 1, reasons });
   });

@@ -24,8 +24,8 @@ export async function diffVersions(viewer: Viewer, runId: string, from: number, 
   // replaced (now superseded = carried, or invalidated; still active if nothing replaced it) and
   // the issues stored with `to`.
   const consented = run.approvals.filter((x) => x.planVersion === from && ["active", "superseded", "invalidated"].includes(x.state));
-  const issues = storedValidation(b.validation).issues;
-  const diff = diffPlans(before, after, desk, { issues, approvals: consented });
+  const { issues, gate } = storedValidation(b.validation);
+  const diff = diffPlans(before, after, desk, { issues, approvals: consented, gate });
   const reapproval = describeReapproval(diff, after);
   return { diff, reapproval, from: before, to: after };
 }

@@ -79,7 +79,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   await inTransaction(async (tx) => {
     // Same rule as an edit (lib/diff/reapproval.ts): the approvals read here decide what carries.
     const prevApprovals = await activeApprovals(tx, runId, latest);
-    const diff = diffPlans(current, restored, desk, { issues: result.issues, approvals: prevApprovals });
+    const diff = diffPlans(current, restored, desk, { issues: result.issues, approvals: prevApprovals, gate: result.gate });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: latest },
       data: { planVersion: restored.version, approvedVersion: null, policyVersion: gateRules.policy.version || null, ...planFacts(restored.steps, validation) },

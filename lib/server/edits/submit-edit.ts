@@ -109,7 +109,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     // One source (lib/diff/reapproval.ts): the diff stored and shown names exactly the steps whose
     // approvals the carry-over below invalidates, computed from the approvals read here.
     const prevApprovals = await activeApprovals(tx, runId, base.version);
-    diff = diffPlans(base, next, desk, { issues: result.issues, approvals: prevApprovals });
+    diff = diffPlans(base, next, desk, { issues: result.issues, approvals: prevApprovals, gate: result.gate });
     const moved = await moveRun(tx, runId, "edit", {
       where: { planVersion: base.version },
       data: {

@@ -229,3 +229,34 @@ describe("four eyes", () => {
     expect((await view(run.id)).status).toBe("approved");
   });
 });
+
+describe("a stricter rule and a new plan version", () => {
+  it("a step only the policy approved needs a person once the live rule gates it: an edit of another step does not carry the policy's consent", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75015" } });
+    const steps: StepInput[] = [
+      { id: "st_note", tool: "add_ticket_note", args: { ticketId: "75015", note: "Customer asked for an update." } },
+      { id: "st_reply", tool: "send_reply", args: { ticketId: "75015", body: "Thanks, we are looking into it and will write again today." } },
+    ];
+    const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, addition: true }, `t:${nanoid()}`, TEST_NOW);
+    const before = await view(run.id);
+    expect(before.steps.find((s) => s.id === "st_note")!.approval).toMatchObject({ state: "active", approverId: null });
+
+    const previous = await liveWith();
+    const stricter = previous.rules.map((r) => (r.tool === "add_ticket_note" && r.accountId === null && r.desk === null && r.minAmountMinor === null ? { ...r, decision: "one" as const } : r));
+    expect(stricter).not.toEqual(previous.rules);
+    await saveGatePolicy(admin, { baseVersion: previous.baseVersion, rules: stricter, note: "notes need a person" });
+    const edited = editable(before.steps as never);
+    (edited.find((s) => s.id === "st_reply")!.args as { body: string }).body = "Thanks, we are on it and will write again today.";
+    const res = await submitEdit(senior, run.id, { baseVersion: before.planVersion, steps: edited }, TEST_NOW);
+    // The review names it, and the server did exactly that: the policy approval is gone.
+    expect(res.diff.reapprovalRequired).toContain("st_note");
+    expect(res.reapproval).toContain("now needs a person's approval");
+    const after = await view(run.id);
+    expect(after.steps.find((s) => s.id === "st_note")!.approval).toBeNull();
+    expect(await prisma.approval.count({ where: { runId: run.id, stepId: "st_note", planVersion: before.planVersion, state: "invalidated" } })).toBe(1);
+    await approveSteps(senior, run.id, { planVersion: after.planVersion, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    expect((await view(run.id)).steps.find((s) => s.id === "st_note")!.approval).toMatchObject({ state: "active", approverId: "usr_senior" });
+
+    await saveGatePolicy(admin, { baseVersion: (await loadGatePolicy(prisma)).version, rules: previous.rules, note: "restored" });
+  });
+});
