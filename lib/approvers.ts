@@ -13,6 +13,9 @@ export interface WaitingStep {
   tool: string;
   /** The money the step moves (minor units), or null. */
   amount: Money | null;
+  /** Four eyes (issue #17): approvals the step still needs (default 1) and who may not give them (people who already approved it, or its authors when the rule excludes them). */
+  missing?: number;
+  excluded?: readonly string[];
 }
 
 /** A person who might approve: an operator of the run's desk or a supervisor, with their grants. */
@@ -57,11 +60,13 @@ export function stepPhrase(s: Pick<WaitingStep, "position" | "tool" | "amount">)
 export function decidersFor(steps: readonly WaitingStep[], candidates: readonly Candidate[], viewerId?: string): StepDeciders[] {
   return steps.map((s) => {
     const people = candidates
+      .filter((c) => !(s.excluded ?? []).includes(c.id))
       .filter((c) => checkGrant(c.grants, "approve", s.tool, s.amount ?? undefined) === null)
       .map((c) => ({ id: c.id, name: c.name, role: c.role }));
     const names = people.map((p) => (p.id === viewerId ? `You (${p.name})` : p.name));
+    const more = (s.missing ?? 1) > 1 ? ` (${s.missing} approvals by different people)` : (s.excluded ?? []).length ? " (one more approval, by someone else)" : "";
     const sentence = people.length
-      ? `${orList(names)} can approve ${stepPhrase(s)}`
+      ? `${orList(names)} can approve ${stepPhrase(s)}${more}`
       : `Nobody on this desk can approve ${stepPhrase(s)}: it needs a grant an administrator gives`;
     return { stepId: s.stepId, position: s.position, tool: s.tool, amount: s.amount, people, beyondViewer: !people.some((p) => p.id === viewerId), sentence };
   });

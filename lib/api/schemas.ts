@@ -143,6 +143,7 @@ export const queueRowSchema = open({
   assigneeId: z.string().nullable().optional(),
   assigneeName: z.string().nullable().optional(),
   approvalsMissing: z.number().int().optional(),
+  approvalsNeeded: z.number().int().optional(),
   beyondMyLimit: z.boolean().optional(),
 }).meta({ id: "QueueRow" });
 

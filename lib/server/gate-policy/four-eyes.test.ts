@@ -25,6 +25,8 @@ import { dryRunGatePolicy } from "./dry-run-gate-policy";
 import { getGatePolicyForAdmin } from "./list-gate-policy";
 import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
 import { saveGatePolicy } from "./save-gate-policy";
+import { getRunOwnership } from "../ownership/get-run-ownership";
+import { queueRowOwnership } from "../ownership/queue-filters";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const admin = { id: "usr_admin", role: "admin" as const };
@@ -150,6 +152,15 @@ describe("four eyes", () => {
     const again = await refused(approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW));
     expect(again.code).toBe("already_approved_by_you");
     expect(again.status).toBe(409);
+
+    // Who acts next and the queue count the approval still missing, and do not name the first approver again.
+    const ownership = await getRunOwnership(senior, run.id, TEST_NOW);
+    const waiting = ownership.deciders.find((d) => d.stepId === refundId)!;
+    expect(waiting.people.map((p) => p.id)).not.toContain("usr_senior");
+    expect(waiting.people.map((p) => p.id)).toContain("usr_supervisor");
+    expect(waiting.sentence).toContain("one more approval, by someone else");
+    const [row] = (await queueRowOwnership([{ id: run.id, planVersion: version, assigneeId: null }], undefined)).values();
+    expect(row).toMatchObject({ approvalsMissing: 1, approvalsNeeded: 3 }); // reply 1 + refund 2; the senior gave two of them
 
     const v = await view(run.id);
     const refund = v.steps.find((s) => s.id === refundId)!;

@@ -4,7 +4,9 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state
 import { getTool } from "../../tools/catalog";
 import { prisma } from "../db";
 import { grantsOf, deskScope, type Viewer } from "../session";
-import { storedSteps, storedValidation } from "../runs/run-view";
+import { storedSteps, storedValidation, type StoredRequirement } from "../runs/run-view";
+import { authorsOf } from "../../gate-policy/authors";
+import type { Step } from "../../plan/schema";
 import type { ApprovalRequestView } from "./request-approval";
 import { suggestionView, type SuggestionView } from "./suggest-step";
 
@@ -34,25 +36,37 @@ export interface RunOwnership {
 
 /**
  * The steps of the current plan version that still need a person's approval: gated
- * (`gate !== "auto"`) and without an approval in an APPROVED_STATES state for that version.
- * Positions are 1-based. Pure.
+ * (`gate !== "auto"`) and with fewer approvals (in an APPROVED_STATES state for that version, one
+ * per person) than the gate policy asked (`requirements`, issue #17 four eyes; default one). Each
+ * names how many are missing and who may not give them: the people who already approved it, and
+ * its authors when the rule excludes them (lib/gate-policy/authors.ts). Positions are 1-based. Pure.
  */
 export function waitingSteps(
-  steps: readonly { id: string; tool: string; args: unknown }[],
+  steps: readonly Pick<Step, "id" | "tool" | "args" | "author" | "provenance">[],
   gate: Record<string, string>,
-  approvals: readonly { stepId: string; planVersion: number; state: string }[],
+  approvals: readonly { stepId: string; planVersion: number; state: string; approverId?: string | null }[],
   version: number,
+  requirements: Readonly<Record<string, Pick<StoredRequirement, "approvalsRequired" | "authorMayApprove">>> = {},
 ): WaitingStep[] {
-  const approved = new Set(approvals.filter((a) => a.planVersion === version && (APPROVED_STATES as readonly string[]).includes(a.state)).map((a) => a.stepId));
+  const given = new Map<string, (string | null)[]>();
+  for (const a of approvals) {
+    if (a.planVersion !== version || !(APPROVED_STATES as readonly string[]).includes(a.state)) continue;
+    given.set(a.stepId, [...(given.get(a.stepId) ?? []), a.approverId ?? null]);
+  }
   return steps.flatMap((s, i) => {
-    if (gate[s.id] === "auto" || approved.has(s.id)) return [];
+    if (gate[s.id] === "auto") return [];
+    const req = requirements[s.id];
+    const by = given.get(s.id) ?? [];
+    const missing = Math.max(req?.approvalsRequired ?? 1, 1) - by.length;
+    if (missing <= 0) return [];
     let amount = null;
     try {
       amount = getTool(s.tool)?.amount(s.args as never) ?? null;
     } catch {
       amount = null;
     }
-    return [{ stepId: s.id, position: i + 1, tool: s.tool, amount }];
+    const excluded = [...by.filter((x): x is string => x !== null), ...(req && !req.authorMayApprove ? authorsOf(s) : [])];
+    return [{ stepId: s.id, position: i + 1, tool: s.tool, amount, missing, excluded: [...new Set(excluded)] }];
   });
 }
 
@@ -69,13 +83,14 @@ export async function getRunOwnership(viewer: Viewer, runId: string, now = new D
     select: {
       id: true, status: true, expiresAt: true, desk: true, planVersion: true, assigneeId: true, assignedAt: true,
       planVersions: { select: { version: true, steps: true, validation: true } },
-      approvals: { select: { stepId: true, planVersion: true, state: true } },
+      approvals: { select: { stepId: true, planVersion: true, state: true, approverId: true } },
     },
   });
   if (!run) throw new DomainError("not_found", `Run ${runId} was not found.`);
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   const current = run.planVersions.find((p) => p.version === run.planVersion);
-  const waiting = WAITING_STATES.includes(status) ? waitingSteps(storedSteps(current?.steps), storedValidation(current?.validation).gate, run.approvals, run.planVersion) : [];
+  const stored = storedValidation(current?.validation);
+  const waiting = WAITING_STATES.includes(status) ? waitingSteps(storedSteps(current?.steps), stored.gate, run.approvals, run.planVersion, stored.requirements) : [];
   const tools = [...new Set(waiting.map((w) => w.tool))];
   const candidates = tools.length
     ? await prisma.user.findMany({

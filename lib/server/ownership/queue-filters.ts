@@ -2,6 +2,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../grants";
 import { prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
+import { storedValidation } from "../runs/run-view";
 
 import { NEAR_DEADLINE_MS, type QueueView } from "../../queue-views";
 
@@ -84,6 +85,8 @@ export interface QueueRowOwnership {
   assigneeName: string | null;
   /** Gated steps of the current plan version without an active (or claimed, consumed) approval. */
   approvalsMissing: number;
+  /** Approvals the current plan needs in all (one per gated step, two under a four-eyes rule). */
+  approvalsNeeded: number;
   /** A gated step of the current plan needs more authority than the viewer's approve grants give. */
   beyondMyLimit: boolean;
 }
@@ -98,25 +101,34 @@ export async function queueRowOwnership(
 ): Promise<Map<string, QueueRowOwnership>> {
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return new Map();
-  const [steps, approvals, beyond, users] = [
+  const [steps, approvals, beyond, users, versions] = [
     await prisma.runStep.findMany({ where: { runId: { in: ids }, gated: true }, select: { runId: true, stepId: true, planVersion: true } }),
     await prisma.approval.findMany({ where: { runId: { in: ids }, state: { in: [...APPROVED_STATES] } }, select: { runId: true, stepId: true, planVersion: true } }),
     viewer ? await prisma.runStep.findMany({ where: { runId: { in: ids }, ...stepBeyondGrants(viewer.grants) }, select: { runId: true }, distinct: ["runId"] }) : [],
     await prisma.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.assigneeId).filter((x): x is string => !!x))] } }, select: { id: true, name: true } }),
+    // What the gate policy asked of each step (four eyes, issue #17): the page's current versions only.
+    await prisma.planVersion.findMany({ where: { OR: rows.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, validation: true } }),
   ];
-  const approved = new Set(approvals.map((a) => `${a.runId}\u0000${a.planVersion}\u0000${a.stepId}`));
+  const key = (runId: string, version: number, stepId: string) => `${runId}\u0000${version}\u0000${stepId}`;
+  const given = new Map<string, number>();
+  for (const a of approvals) given.set(key(a.runId, a.planVersion, a.stepId), (given.get(key(a.runId, a.planVersion, a.stepId)) ?? 0) + 1);
+  const required = new Map(versions.map((v) => [v.runId, storedValidation(v.validation).requirements ?? {}]));
   const version = new Map(rows.map((r) => [r.id, r.planVersion]));
   const missing = new Map<string, number>();
+  const needed = new Map<string, number>();
   for (const s of steps) {
     if (s.planVersion !== version.get(s.runId)) continue;
-    if (!approved.has(`${s.runId}\u0000${s.planVersion}\u0000${s.stepId}`)) missing.set(s.runId, (missing.get(s.runId) ?? 0) + 1);
+    const need = Math.max(required.get(s.runId)?.[s.stepId]?.approvalsRequired ?? 1, 1);
+    needed.set(s.runId, (needed.get(s.runId) ?? 0) + need);
+    const short = need - (given.get(key(s.runId, s.planVersion, s.stepId)) ?? 0);
+    if (short > 0) missing.set(s.runId, (missing.get(s.runId) ?? 0) + short);
   }
   const beyondIds = new Set(beyond.map((b) => b.runId));
   const names = new Map(users.map((u) => [u.id, u.name]));
   return new Map(
     rows.map((r) => [
       r.id,
-      { assigneeId: r.assigneeId, assigneeName: r.assigneeId ? (names.get(r.assigneeId) ?? r.assigneeId) : null, approvalsMissing: missing.get(r.id) ?? 0, beyondMyLimit: beyondIds.has(r.id) },
+      { assigneeId: r.assigneeId, assigneeName: r.assigneeId ? (names.get(r.assigneeId) ?? r.assigneeId) : null, approvalsMissing: missing.get(r.id) ?? 0, approvalsNeeded: needed.get(r.id) ?? 0, beyondMyLimit: beyondIds.has(r.id) },
     ]),
   );
 }
