@@ -269,7 +269,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
                 <td className="px-3 py-2 tabular-nums" data-testid="approvals-missing">
                   {r.approvalsMissing ?? r.gatedCount}
-                  {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-500"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                  {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
                   {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
                   {r.warningCount > 0 && (
                     <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
@@ -277,7 +277,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                     </span>
                   )}
                 </td>
-                <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-500">Unassigned</span>}</td>
+                <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
                 <td className="px-3 py-2">{statusLabel(r.status)}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>

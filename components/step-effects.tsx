@@ -7,8 +7,8 @@ import type { StepEffect } from "@/lib/effects/schema";
  * "Customer will have been told: “…”" for a reply, or why there is no preview.
  */
 export function EffectLines({ effect }: { effect: StepEffect }) {
-  if (effect.status !== "previewed") return <p className="text-sm text-slate-700 dark:text-slate-300">{effect.reason}</p>;
-  if (effect.changes.length === 0) return <p className="text-sm text-slate-700 dark:text-slate-300">Nothing in the account changes.</p>;
+  if (effect.status !== "previewed") return <p className="text-sm text-slate-700">{effect.reason}</p>;
+  if (effect.changes.length === 0) return <p className="text-sm text-slate-700">Nothing in the account changes.</p>;
   return (
     <ul className="space-y-0.5 text-sm">
       {effect.changes.map((c, n) => (
@@ -34,7 +34,7 @@ export function AfterThisStep({ effect }: { effect: StepEffect | undefined }) {
     <section
       aria-label={`After step ${effect.position}`}
       data-testid="after-step"
-      className="mt-3 rounded-md border border-teal-200 bg-teal-50 px-3 py-2 text-teal-950 dark:border-teal-800 dark:bg-teal-950 dark:text-teal-50"
+      className="mt-3 rounded-md border border-teal-200 bg-teal-50 px-3 py-2 text-teal-950"
     >
       <h4 className="text-xs font-semibold uppercase tracking-wide">After this step</h4>
       <EffectLines effect={effect} />
@@ -49,13 +49,13 @@ export function AfterThisStep({ effect }: { effect: StepEffect | undefined }) {
 export function PlanEffects({ effects, version }: { effects: StepEffect[]; version: number }) {
   if (effects.length === 0) return null;
   return (
-    <section aria-labelledby="effects-h" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+    <section aria-labelledby="effects-h" className="rounded-lg border border-slate-200 bg-white p-4">
       <h3 id="effects-h" className="font-semibold">
         The account after each step (plan version {version}, from live data)
       </h3>
       <ol className="mt-2 space-y-2">
         {effects.map((e) => (
-          <li key={e.stepId} aria-label={`After step ${e.position}`} data-testid="review-after-step" className="rounded-md border border-teal-200 bg-teal-50 px-3 py-2 text-teal-950 dark:border-teal-800 dark:bg-teal-950 dark:text-teal-50">
+          <li key={e.stepId} aria-label={`After step ${e.position}`} data-testid="review-after-step" className="rounded-md border border-teal-200 bg-teal-50 px-3 py-2 text-teal-950">
             <p className="text-xs font-semibold uppercase tracking-wide">
               After step {e.position} <code className="normal-case">{e.tool}</code>
             </p>
@@ -73,7 +73,7 @@ export function EffectComparison({ rows }: { rows: EffectComparisonRow[] }) {
     <div className="mt-2 overflow-x-auto">
       <table className="w-full min-w-[20rem] text-left text-sm" aria-label="Expected vs actual effect">
         <thead>
-          <tr className="border-b border-slate-200 text-slate-700 dark:border-slate-700 dark:text-slate-300">
+          <tr className="border-b border-slate-200 text-slate-700">
             <th scope="col" className="py-1 pr-3 font-medium">Record</th>
             <th scope="col" className="py-1 pr-3 font-medium">Expected at approval</th>
             <th scope="col" className="py-1 pr-3 font-medium">Actual</th>
@@ -82,11 +82,11 @@ export function EffectComparison({ rows }: { rows: EffectComparisonRow[] }) {
         </thead>
         <tbody>
           {rows.map((r, n) => (
-            <tr key={n} className="border-b border-slate-100 align-top dark:border-slate-800">
+            <tr key={n} className="border-b border-slate-100 align-top">
               <td className="py-1 pr-3">{r.what}</td>
               <td className="py-1 pr-3 break-words">{r.expected}</td>
               <td className="py-1 pr-3 break-words">{r.actual}</td>
-              <td className={`py-1 font-medium ${r.matches === false ? "text-red-800 dark:text-red-300" : ""}`}>{r.matches === null ? "—" : r.matches ? "yes" : "no"}</td>
+              <td className={`py-1 font-medium ${r.matches === false ? "text-red-800" : ""}`}>{r.matches === null ? "—" : r.matches ? "yes" : "no"}</td>
             </tr>
           ))}
         </tbody>

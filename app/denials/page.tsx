@@ -30,7 +30,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
           <p className="mt-6 text-sm text-slate-600">{before ? "No older denials." : "No denials on record."}</p>
         ) : (
           <div className="mt-4 overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
+            <div className="relative max-w-full overflow-x-auto" data-scrolls-inside tabIndex={0} role="region" aria-label="Denials (scrolls sideways)"><table className="w-full text-sm">
               <caption className="sr-only">Refused authorisations</caption>
               <thead className="bg-slate-50 text-left text-slate-600">
                 <tr>

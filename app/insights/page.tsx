@@ -13,7 +13,7 @@ const pct1 = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 function Stat({ label, value, note }: { label: string; value: string; note: string }) {
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-4">
+    <div className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
       <dt className="text-sm text-slate-600">{label}</dt>
       <dd className="mt-1 text-2xl font-semibold tabular-nums">{value}</dd>
       <dd className="mt-1 text-xs text-slate-500">{note}</dd>
@@ -96,7 +96,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
         </dl>
 
         <div className="mt-6 grid gap-6 lg:grid-cols-2">
-          <section aria-labelledby="size-h" className="rounded-lg border border-slate-200 bg-white p-4">
+          <section aria-labelledby="size-h" className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="size-h" className="font-semibold">
               Edit size
             </h2>
@@ -121,7 +121,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             </details>
           </section>
 
-          <section aria-labelledby="drift-h" className="rounded-lg border border-slate-200 bg-white p-4">
+          <section aria-labelledby="drift-h" className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="drift-h" className="font-semibold">
               Plans with more than half their steps touched, per day
             </h2>
@@ -157,7 +157,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
         </div>
 
         <div className="mt-6 grid gap-6 lg:grid-cols-[2fr_3fr]">
-          <section aria-labelledby="outcomes-h" className="rounded-lg border border-slate-200 bg-white p-4">
+          <section aria-labelledby="outcomes-h" className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="outcomes-h" className="font-semibold">
               Outcomes: edited vs unedited plans
             </h2>
@@ -190,7 +190,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <p className="mt-2 text-xs text-slate-500">Runs still waiting for review are not counted. Edit rate = edited decided runs / decided runs (approved or rejected, whatever happened after).</p>
           </section>
 
-          <section aria-labelledby="rules-h" className="rounded-lg border border-slate-200 bg-white p-4">
+          <section aria-labelledby="rules-h" className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <h2 id="rules-h" className="font-semibold">
               Recurring edits — candidate rules for the agent
             </h2>

@@ -76,7 +76,7 @@ export function GatePolicyAdmin({ live, versions }: { live: GatePolicy; versions
         </p>
         <form noValidate className="mt-3 space-y-3" onSubmit={handleSubmit((d) => save.mutate(d))}>
           <FormError message={formError} />
-          <div className="overflow-x-auto">
+          <div className="relative max-w-full overflow-x-auto" data-scrolls-inside tabIndex={0} role="region" aria-label="Gate policy rules (scrolls sideways)">
             <table className="min-w-full text-sm">
               <caption className="sr-only">Gate policy rules</caption>
               <thead>
@@ -194,6 +194,7 @@ export function GatePolicyAdmin({ live, versions }: { live: GatePolicy; versions
             Dry-run: {dryRun.changed.length} of the last {dryRun.runsExamined} runs would be gated differently
           </h2>
           {dryRun.changed.length > 0 && (
+            <div className="relative max-w-full overflow-x-auto" data-scrolls-inside tabIndex={0} role="region" aria-label="Dry-run results (scrolls sideways)">
             <table className="mt-2 min-w-full text-sm">
               <caption className="sr-only">Runs the draft gates differently</caption>
               <thead>
@@ -222,6 +223,7 @@ export function GatePolicyAdmin({ live, versions }: { live: GatePolicy; versions
                 )}
               </tbody>
             </table>
+            </div>
           )}
         </section>
       )}
