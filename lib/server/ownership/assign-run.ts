@@ -45,11 +45,16 @@ export async function takeRun(viewer: Viewer, runId: string, now = new Date()): 
   }
   await inTransaction(async (tx) => {
     const won = await tx.run.updateMany({
-      where: { id: runId, OR: [{ assigneeId: null }, { assigneeId: viewer.id }] },
+      // Still waiting, inside the same statement: a run decided or expired a moment ago is not taken.
+      where: { id: runId, status: { in: [...WAITING_STATES] }, expiresAt: { gt: now }, OR: [{ assigneeId: null }, { assigneeId: viewer.id }] },
       data: { assigneeId: viewer.id, assignedAt: now },
     });
     if (won.count === 0) {
-      const owner = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { assigneeId: true } });
+      const owner = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { assigneeId: true, status: true, expiresAt: true } });
+      const status = effectiveStatus(owner.status as RunStatus, owner.expiresAt, now);
+      if (!WAITING_STATES.includes(status)) {
+        return refuse("run_not_pending", `This run is ${status.replace(/_/g, " ")}; only a run waiting for a decision can be taken or assigned.`, { status });
+      }
       return refuse("already_assigned", "", { assigneeId: owner.assigneeId });
     }
     await appendAudit(tx, { runId, type: "run_assigned", actor: { kind: "user", id: viewer.id }, data: { assigneeId: viewer.id, previousAssigneeId: null, byUserId: viewer.id, how: "take" } });

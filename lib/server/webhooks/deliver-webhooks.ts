@@ -54,14 +54,17 @@ export async function deliverDueWebhooks(opts: DeliverOptions = {}): Promise<Del
     take: opts.limit ?? 20,
   });
   for (const d of due) {
+    // The clock at this claim, not at the pass's start: a pass of slow receivers must not hand out
+    // leases that have already run out (another instance would send the same attempt again).
+    const at = opts.now ?? new Date();
     const claimed = await db.webhookDelivery.updateMany({
       where: { id: d.id, status: "pending", attempts: d.attempts, nextAttemptAt: d.nextAttemptAt },
-      data: { attempts: d.attempts + 1, nextAttemptAt: new Date(now.getTime() + CLAIM_LEASE_MS) },
+      data: { attempts: d.attempts + 1, nextAttemptAt: new Date(at.getTime() + CLAIM_LEASE_MS) },
     });
     if (claimed.count !== 1) continue; // another worker has this attempt
     const attempts = d.attempts + 1;
     const body = JSON.stringify(d.payload);
-    const timestamp = String(Math.floor(now.getTime() / 1000));
+    const timestamp = String(Math.floor(at.getTime() / 1000));
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -91,7 +94,7 @@ export async function deliverDueWebhooks(opts: DeliverOptions = {}): Promise<Del
       await db.webhookDelivery.updateMany({ where: { id: d.id, attempts }, data: { status: "failed", lastStatus: status, lastError: error } });
       result.failed.push(d.id);
     } else {
-      const next = new Date(now.getTime() + backoffMs(attempts, opts.backoffBaseMs ?? BACKOFF_BASE_MS, opts.backoffCapMs ?? BACKOFF_CAP_MS));
+      const next = new Date(at.getTime() + backoffMs(attempts, opts.backoffBaseMs ?? BACKOFF_BASE_MS, opts.backoffCapMs ?? BACKOFF_CAP_MS));
       await db.webhookDelivery.updateMany({ where: { id: d.id, attempts }, data: { nextAttemptAt: next, lastStatus: status, lastError: error } });
       result.retrying.push(d.id);
     }

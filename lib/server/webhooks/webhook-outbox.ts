@@ -38,6 +38,11 @@ function eventTime(data: Record<string, unknown>): Date {
   return t && !Number.isNaN(t.getTime()) ? t : new Date();
 }
 
+/** `text` with Slack's three control characters escaped, so it is shown as written (no link, no mention). */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
 /** The message for an event (UTC times), with a link to the run on the console's public origin. */
 export function buildPayload(ev: { type: string; runId?: string | null; data: Record<string, unknown> }, run: { ticketId: string; desk: string } | null): WebhookPayload {
   const url = ev.runId ? `${serverConfig().publicUrl}/runs/${ev.runId}` : null;
@@ -57,6 +62,8 @@ export function buildPayload(ev: { type: string; runId?: string | null; data: Re
       text = `Approval requested: the plan for ${ticket} was handed to ${to}${typeof d.note === "string" && d.note ? `: “${d.note}”` : "."}`;
     }
   }
+  // Slack reads <…> as links and mentions (<!channel>): people's words go out escaped (& < >).
+  text = slackEscape(text);
   const link = url ? ` <${url}|Open the run>` : "";
   return {
     text: `${text}${url ? ` ${url}` : ""}`,

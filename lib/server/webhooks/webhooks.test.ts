@@ -197,3 +197,15 @@ describe("webhooks", () => {
     expect((row.payload as { text: string }).text).toContain("handed to Sam Senior: “Refund above my ceiling”");
   });
 });
+
+describe("the Slack message", () => {
+  it("shows people's words as written: a note cannot mention the channel or add a link", async () => {
+    const { buildPayload } = await import("./webhook-outbox");
+    const p = buildPayload({ type: "approval_requested", runId: "run_x", data: { toName: "Sam <Senior>", note: "<!channel> see <https://evil.example|here> & now" } }, { ticketId: "74991", desk: "freight" });
+    const section = (p.blocks[0] as { text: { text: string } }).text.text;
+    expect(section).toContain("&lt;!channel&gt; see &lt;https://evil.example|here&gt; &amp; now");
+    expect(section).toContain("Sam &lt;Senior&gt;");
+    expect(section).not.toContain("<!channel>");
+    expect(section).toMatch(/<http[^|]+\/runs\/run_x\|Open the run>$/); // our own link stays a link
+  });
+});
