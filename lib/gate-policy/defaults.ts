@@ -1,5 +1,5 @@
 import type { ToolDefinition } from "../tools/types";
-import type { GateRuleInput } from "./rules";
+import { gateRule, type GateRuleInput } from "./rules";
 
 /**
  * Today's gate policy as data (issue #17: "the demo desk seeds today's policy as data"): one rule
@@ -8,18 +8,5 @@ import type { GateRuleInput } from "./rules";
  * built-in defaults did. Irreversible tools stay gated whatever a rule says (evaluate.ts).
  */
 export function defaultGateRules(tools: readonly Pick<ToolDefinition, "name" | "gate">[]): GateRuleInput[] {
-  return tools.map((t) => ({
-    tool: t.name,
-    desk: null,
-    accountId: null,
-    accountTag: null,
-    minAmountMinor: null,
-    maxAmountMinor: null,
-    currency: null,
-    decision: t.gate === "auto" ? "auto" : "one",
-    authorMayApprove: true,
-    expirySeconds: null,
-    escalateSeconds: null,
-    note: "Built-in default",
-  }));
+  return tools.map((t) => gateRule({ tool: t.name, decision: t.gate === "auto" ? "auto" : "one", note: "Built-in default" }));
 }

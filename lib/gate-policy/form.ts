@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
-import { gatePolicyDraftSchema, GATE_RULE_DECISIONS, type GateRule, type GatePolicyDraft } from "./rules";
+import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
  * The admin editor's form (issue #17): the same draft as `gatePolicyDraftSchema`, with amounts as
@@ -94,19 +94,6 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
 }
 
 /** An empty rule row (matches everything, one approver). */
-export const EMPTY_RULE_FORM: GateRuleForm = toRuleForm({
-  tool: null,
-  desk: null,
-  accountId: null,
-  accountTag: null,
-  minAmountMinor: null,
-  maxAmountMinor: null,
-  currency: null,
-  decision: "one",
-  authorMayApprove: true,
-  expirySeconds: null,
-  escalateSeconds: null,
-  note: "",
-});
+export const EMPTY_RULE_FORM: GateRuleForm = toRuleForm(gateRule({ decision: "one" }));
 
 export type { GatePolicyDraft };

@@ -61,6 +61,27 @@ export const gateRuleInputSchema = z
   });
 export type GateRuleInput = z.output<typeof gateRuleInputSchema>;
 
+/**
+ * A rule that matches every step (no tool, desk, account, tag or amount band), lets the author
+ * approve and keeps the run's deadlines, with `fields` laid over it (e.g. `{tool, decision}`).
+ */
+export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "decision">): GateRuleInput {
+  return {
+    tool: null,
+    desk: null,
+    accountId: null,
+    accountTag: null,
+    minAmountMinor: null,
+    maxAmountMinor: null,
+    currency: null,
+    authorMayApprove: true,
+    expirySeconds: null,
+    escalateSeconds: null,
+    note: "",
+    ...fields,
+  };
+}
+
 /** A draft policy: its rules in order (position = index) and a note saying why it changed. */
 export const gatePolicyDraftSchema = z
   .object({

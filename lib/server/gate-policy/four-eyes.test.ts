@@ -8,7 +8,7 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import type { GateRuleInput } from "../../gate-policy/rules";
+import { gateRule, type GateRuleInput } from "../../gate-policy/rules";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
@@ -34,20 +34,7 @@ let senior: Viewer;
 let supervisor: Viewer;
 let senior2: Viewer;
 
-const rule = (r: Partial<GateRuleInput> & Pick<GateRuleInput, "decision">): GateRuleInput => ({
-  tool: null,
-  desk: null,
-  accountId: null,
-  accountTag: null,
-  minAmountMinor: null,
-  maxAmountMinor: null,
-  currency: null,
-  authorMayApprove: true,
-  expirySeconds: null,
-  escalateSeconds: null,
-  note: "",
-  ...r,
-});
+const rule = gateRule;
 
 /** The live rules as a draft, plus `extra`. */
 async function liveWith(...extra: GateRuleInput[]) {

@@ -4,7 +4,7 @@ import { prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../runs/run-view";
 
-import { NEAR_DEADLINE_MS, type QueueView } from "../../queue-views";
+import { NEAR_DEADLINE_MS, type QueueFilterState } from "../../queue-views";
 
 /**
  * The queue's ownership filters (issue #16), all optional. Money in minor units (one step's amount,
@@ -12,15 +12,7 @@ import { NEAR_DEADLINE_MS, type QueueView } from "../../queue-views";
  * exactly or as a prefix; `tool` = the current plan has a step of that tool (with `min/maxAmountMinor`:
  * the same step moves that much).
  */
-export interface QueueFilters {
-  view?: QueueView;
-  tool?: string;
-  accountId?: string;
-  minAmountMinor?: number;
-  maxAmountMinor?: number;
-  minAgeHours?: number;
-  maxAgeHours?: number;
-}
+export type QueueFilters = QueueFilterState;
 
 /** Who is looking: their id, role and grants decide "mine", "beyond my limit" and "requested of me". */
 export type QueueViewer = { id: string; role: string; grants: readonly Grant[] };
