@@ -399,6 +399,15 @@ async function main() {
   if (cmd === "deploy" || !cmd) {
     const applied = await deploy();
     console.log(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Database is up to date.");
+    // Data the new schema expects of rows written before it (issue #16: run_step of older runs).
+    const { prisma } = await import("../lib/server/db");
+    const { backfillRunSteps } = await import("../lib/server/ownership/backfill-run-steps");
+    try {
+      const runs = await backfillRunSteps();
+      if (runs) console.log(`Backfilled the queue's step rows of ${runs} run${runs === 1 ? "" : "s"}.`);
+    } finally {
+      await prisma.$disconnect();
+    }
     return;
   }
   throw new Error(`Unknown command ${cmd}`);
