@@ -28,6 +28,7 @@ import { previewEffects } from "../../effects/preview";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
 import { authorsOf } from "../../gate-policy/authors";
+import { suggestersOf } from "../ownership/suggesters";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -300,13 +301,14 @@ function alreadyApproved(stepId: string): DomainError {
  */
 async function fourEyes(viewer: Viewer, runId: string, targets: Step[], all: boolean, progress: Map<string, StepProgress>, requirements: Record<string, GateRequirement>): Promise<Step[]> {
   const kept: Step[] = [];
+  const suggesters = await suggestersOf(runId, targets);
   for (const step of targets) {
     if (progress.get(step.id)?.approverIds.includes(viewer.id)) {
       if (all) continue;
       throw alreadyApproved(step.id);
     }
     const req = requirements[step.id];
-    const authors = authorsOf(step);
+    const authors = [...new Set([...authorsOf(step), ...(suggesters.get(step.id) ?? [])])].sort();
     if (req && !req.authorMayApprove && authors.includes(viewer.id)) {
       if (all) continue;
       await appendAudit(prisma, {

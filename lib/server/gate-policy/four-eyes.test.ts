@@ -27,6 +27,7 @@ import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
 import { saveGatePolicy } from "./save-gate-policy";
 import { getRunOwnership } from "../ownership/get-run-ownership";
 import { queueRowOwnership } from "../ownership/queue-filters";
+import { acceptSuggestion, suggestStep } from "../ownership/suggest-step";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const admin = { id: "usr_admin", role: "admin" as const };
@@ -255,6 +256,25 @@ describe("a stricter rule and a new plan version", () => {
     await approveSteps(senior, run.id, { planVersion: after.planVersion, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
     expect((await view(run.id)).steps.find((s) => s.id === "st_note")!.approval).toMatchObject({ state: "active", approverId: "usr_senior" });
 
+    await saveGatePolicy(admin, { baseVersion: (await loadGatePolicy(prisma)).version, rules: previous.rules, note: "restored" });
+  });
+});
+
+describe("a suggested step's authors", () => {
+  it("the person who suggested a step is one of its authors: under a rule that excludes authors they may not approve it", async () => {
+    const operator = (await loadViewer("usr_operator"))!;
+    const run = await submitReply("75015");
+    const previous = await liveWith();
+    const { accountId } = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { accountId: true } });
+    await saveGatePolicy(admin, { ...(await liveWith(rule({ tool: "issue_refund", accountId, decision: "two", authorMayApprove: false }))), note: "This account's refunds: authors never approve" });
+    const invoice = await prisma.invoice.findFirstOrThrow({ where: { accountId, status: "open", currency: "USD", openMinor: { gte: 10000 } } });
+    const v = await view(run.id);
+    const s = await suggestStep(operator, run.id, { planVersion: v.planVersion, tool: "issue_refund", args: { invoiceId: invoice.id, amount: { minor: 5000, currency: "USD" }, reason: "Goodwill for the delay" }, note: "small goodwill" }, TEST_NOW);
+    const { edit } = await acceptSuggestion(senior, run.id, s.id, TEST_NOW);
+    const refundId = edit.planVersion.steps.find((x) => x.tool === "issue_refund")!.id;
+    const denied = await refused(approveSteps(operator, run.id, { planVersion: edit.planVersion.version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW));
+    expect(denied.code).toBe("author_may_not_approve");
+    expect(denied.details).toMatchObject({ authors: expect.arrayContaining(["usr_operator", "usr_senior"]) });
     await saveGatePolicy(admin, { baseVersion: (await loadGatePolicy(prisma)).version, rules: previous.rules, note: "restored" });
   });
 });
