@@ -3,6 +3,7 @@ import { liveFeedEndpoint } from "@/lib/api/endpoints";
 import { liveStream } from "@/lib/server/live/live-stream";
 import { presenceFor } from "@/lib/server/live/presence";
 import { route } from "@/lib/server/route";
+import { getViewer } from "@/lib/server/session";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,8 @@ export const GET = route(liveFeedEndpoint, async ({ req, caller }) => {
   if (!(req.headers.get("accept") ?? "").includes("text/event-stream")) {
     return NextResponse.json({ you: caller.id, presence: await presenceFor(caller) }, { headers: { "cache-control": "no-store" } });
   }
-  return new Response(await liveStream(caller, req.signal), {
+  const headers = new Headers(req.headers);
+  return new Response(await liveStream(caller, req.signal, { recheck: () => getViewer(headers) }), {
     status: 200,
     headers: {
       "content-type": "text/event-stream; charset=utf-8",

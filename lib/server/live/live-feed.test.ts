@@ -112,6 +112,22 @@ describe("the change feed", () => {
     for (let n = 0; !end.done && n < 100; n++) end = await reader.read();
     expect(end.done).toBe(true);
   });
+
+  it("ends with closed {reason: session} once the session no longer gives the same person and desk", async () => {
+    let current: typeof operator | null = operator;
+    const reader = (await liveStream(operator, new AbortController().signal, { heartbeatMs: 50, recheck: async () => current })).getReader();
+    const dec = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: hello")) text += dec.decode((await reader.read()).value);
+    current = { ...operator, desk: "parcels" }; // moved to another desk (or signed out: null)
+    let end = await reader.read();
+    for (let n = 0; !end.done && n < 200; n++) {
+      text += dec.decode(end.value);
+      end = await reader.read();
+    }
+    expect(end.done).toBe(true);
+    expect(text).toContain('event: closed\ndata: {"reason":"session"}');
+  });
 });
 
 describe("presence", () => {

@@ -19,10 +19,17 @@ export function sseMessage(event: string, data: unknown): string {
 /**
  * The `GET /api/live` stream of one viewer (text/event-stream, issue #16): `retry: 3000`, a
  * `hello` event {you, presence} (the viewer's scope), then a `change` or `presence` event for every
- * live event the viewer may see (`visibleTo`), and a comment line every HEARTBEAT_MS. Ends when
- * `signal` aborts (the client went away) or the reader cancels; then it unsubscribes.
+ * live event the viewer may see (`visibleTo`), and a comment line every HEARTBEAT_MS. At every
+ * heartbeat `opts.recheck` (the route: the session read again) must still give the same person,
+ * role and desk; otherwise (signed out, disabled, moved to another desk) the stream sends `closed`
+ * {reason: "session"} and ends, so nobody keeps receiving a desk's events on an old sign-in.
+ * Ends too when `signal` aborts (the client went away) or the reader cancels; then it unsubscribes.
  */
-export async function liveStream(viewer: Viewer, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+export async function liveStream(
+  viewer: Viewer,
+  signal: AbortSignal,
+  opts: { heartbeatMs?: number; recheck?: () => Promise<Pick<Viewer, "id" | "role" | "desk"> | null> } = {},
+): Promise<ReadableStream<Uint8Array>> {
   const enc = new TextEncoder();
   let cleanup = () => {};
   const hello: LiveHello = { you: viewer.id, presence: await presenceFor(viewer) };
@@ -42,7 +49,18 @@ export async function liveStream(viewer: Viewer, signal: AbortSignal): Promise<R
       const unsubscribe = subscribeLive((e) => {
         if (visibleTo(viewer, e)) send(sseMessage(e.kind, e));
       });
-      const beat = setInterval(() => send(`: ${new Date().toISOString()}\n\n`), HEARTBEAT_MS);
+      const stillTheSame = async () => {
+        const now = await opts.recheck!().catch(() => undefined);
+        if (now === undefined) return; // the check itself failed: try again at the next heartbeat
+        if (!now || now.id !== viewer.id || now.role !== viewer.role || now.desk !== viewer.desk) {
+          send(sseMessage("closed", { reason: "session" }));
+          cleanup();
+        }
+      };
+      const beat = setInterval(() => {
+        send(`: ${new Date().toISOString()}\n\n`);
+        if (opts.recheck) void stillTheSame();
+      }, opts.heartbeatMs ?? HEARTBEAT_MS);
       cleanup = () => {
         if (!open) return;
         open = false;
