@@ -185,6 +185,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         },
       });
     }
+    // A hand-off to this person (or their role) is answered by their decision (issue #16).
+    await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null, OR: [{ toUserId: viewer.id }, { toRole: viewer.role }] }, data: { resolvedAt: now } });
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
     const after = await loadRun(runId, {}, tx);
     const result: ApproveResult = {

@@ -43,6 +43,8 @@ export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody,
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const rejected = await rejectWaitingRun(tx, runId, body.planVersion, body.reason, { kind: "user", id: viewer.id });
+    // A rejection answers every open hand-off of the run: nothing is left to decide (issue #16).
+    if (rejected) await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null }, data: { resolvedAt: now } });
     if (!rejected) {
       const current = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });
       throw new DomainError("stale_plan_version", "The plan changed while you were rejecting it.", { currentVersion: current.planVersion });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../db";
+import { approveSteps } from "../approvals/approve-steps";
 import { diffCorpus } from "../audit/diff-corpus";
 import { listQueue } from "../runs/list-queue";
 import { deskScope, loadViewer, type Viewer } from "../session";
@@ -100,6 +101,11 @@ describe("routing by authority (issue #16)", () => {
     const { unread } = await markNotificationsRead(senior, "all");
     expect(unread).toBe(0);
     expect((await refused(requestApproval(operator, runId, { note: "x" }, TEST_NOW))).code).toBe("bad_request");
+    // The senior's decision answers the hand-off: resolved, and no longer "requested of me".
+    const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });
+    await approveSteps(senior, runId, { planVersion: run.planVersion, stepIds: "all", idempotencyKey: `a-${runId}`, acknowledgedWarnings: [] }, TEST_NOW);
+    expect((await prisma.approvalRequest.findUniqueOrThrow({ where: { id: r.id } })).resolvedAt).not.toBeNull();
+    expect(await ids2("requested", senior)).not.toContain("74992");
   });
 });
 
