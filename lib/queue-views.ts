@@ -30,6 +30,11 @@ export interface QueueFilterState {
   maxAgeHours?: number;
 }
 
+/** Largest amount filter in minor units: the stored amounts are 32-bit integers (PostgreSQL `Int`). */
+export const MAX_FILTER_MINOR = 2_147_483_647;
+/** Largest age filter in hours (about eleven years). */
+export const MAX_FILTER_AGE_HOURS = 100_000;
+
 const KEYS = ["view", "tool", "accountId", "minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"] as const;
 const NUMERIC = new Set(["minAmountMinor", "maxAmountMinor", "minAgeHours", "maxAgeHours"]);
 
@@ -57,7 +62,8 @@ export function parseQueueFilters(sp: Record<string, string | string[] | undefin
   for (const k of NUMERIC) {
     const raw = one(k);
     const n = raw !== undefined && /^\d{1,11}(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-    if (Number.isFinite(n)) (f as Record<string, number>)[k] = k.endsWith("Minor") ? Math.round(n) : n;
+    const max = k.endsWith("Minor") ? MAX_FILTER_MINOR : MAX_FILTER_AGE_HOURS;
+    if (Number.isFinite(n) && n <= max) (f as Record<string, number>)[k] = k.endsWith("Minor") ? Math.round(n) : n;
   }
   return f;
 }

@@ -3,7 +3,7 @@
  * panel (who acts next by name), hand-offs (Request approval), suggested steps, notifications.
  */
 import { z } from "zod";
-import { QUEUE_VIEWS } from "../../queue-views";
+import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_VIEWS } from "../../queue-views";
 import { defineEndpoint } from "../contract";
 import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
@@ -15,10 +15,10 @@ export const queueOwnershipQuery = {
   view: z.enum(QUEUE_VIEWS).optional(),
   tool: z.string().min(1).max(64).optional(),
   accountId: z.string().min(1).max(128).optional(),
-  minAmountMinor: z.coerce.number().int().min(0).max(100_000_000_000).optional(),
-  maxAmountMinor: z.coerce.number().int().min(0).max(100_000_000_000).optional(),
-  minAgeHours: z.coerce.number().min(0).max(100_000).optional(),
-  maxAgeHours: z.coerce.number().min(0).max(100_000).optional(),
+  minAmountMinor: z.coerce.number().int().min(0).max(MAX_FILTER_MINOR, "Amounts filter up to 2,147,483,647 minor units").optional(),
+  maxAmountMinor: z.coerce.number().int().min(0).max(MAX_FILTER_MINOR, "Amounts filter up to 2,147,483,647 minor units").optional(),
+  minAgeHours: z.coerce.number().min(0).max(MAX_FILTER_AGE_HOURS).optional(),
+  maxAgeHours: z.coerce.number().min(0).max(MAX_FILTER_AGE_HOURS).optional(),
 };
 
 export const assignmentSchema = z.object({ runId: z.string(), assigneeId: z.string().nullable(), assigneeName: z.string().nullable(), assignedAt: isoTime.nullable() }).meta({ id: "Assignment" });
