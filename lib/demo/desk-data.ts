@@ -7,7 +7,8 @@ import type { StepInput } from "../plan/schema";
  * dates are ISO `YYYY-MM-DD` in UTC. Source: issue #2 (demo desk), DESIGN.md reference case.
  */
 export interface DemoDesk {
-  accounts: { id: string; name: string }[];
+  /** `tags`: account tags gate policy rules can match (issue #17), e.g. "good_standing". */
+  accounts: { id: string; name: string; tags?: string[] }[];
   tickets: { id: string; accountId: string; subject: string; body: string; ageHours: number }[];
   invoices: {
     id: string;
@@ -63,6 +64,12 @@ const ACCOUNTS = [
   ["acc_polar", "Polar Pharma"],
 ] as const;
 
+/** Account tags of the demo desk (issue #17: a gate policy rule may match "accounts in good standing"). */
+const ACCOUNT_TAGS: Partial<Record<(typeof ACCOUNTS)[number][0], string[]>> = {
+  acc_alpine: ["good_standing"],
+  acc_tidal: ["good_standing"],
+};
+
 /**
  * Builds the demo desk for `now` (UTC). Deterministic for a given `now`.
  * The reference case: ticket 74991 (Nordkapp Logistics) with a three-step plan; invoice
@@ -70,7 +77,7 @@ const ACCOUNTS = [
  */
 export function buildDemoDesk(now: Date): DemoDesk {
   const day = (n: number) => iso(addDays(now, n));
-  const accounts = ACCOUNTS.map(([id, name]) => ({ id, name }));
+  const accounts = ACCOUNTS.map(([id, name]) => ({ id, name, ...(ACCOUNT_TAGS[id] ? { tags: ACCOUNT_TAGS[id] } : {}) }));
 
   // Fixed public holidays for this year and next, plus one regional closure per destination
   // relative to now. NO-OSL keeps the next two weeks clear so the reference case's reschedule

@@ -278,3 +278,11 @@ describe("a suggested step's authors", () => {
     await saveGatePolicy(admin, { baseVersion: (await loadGatePolicy(prisma)).version, rules: previous.rules, note: "restored" });
   });
 });
+
+describe("account tags", () => {
+  it("the demo desk tags accounts in good standing, and a run of such an account is gated with its tags", async () => {
+    const { gateRulesFor } = await import("./load-gate-policy");
+    expect((await gateRulesFor(prisma, { desk: "freight", accountId: "acc_alpine" })).accountTags).toEqual(["good_standing"]);
+    expect((await gateRulesFor(prisma, { desk: "freight", accountId: "acc_nordkapp" })).accountTags).toEqual([]);
+  });
+});
