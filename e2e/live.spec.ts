@@ -7,6 +7,7 @@ test.describe("live console", () => {
   test.use({ storageState: STORAGE.operator });
 
   test("two people on one run page see each other within 2 s, and one's edit reaches the other's page within 2 s without reload", async ({ browser, page }) => {
+    test.setTimeout(90_000);
     const id = await createRun(page.request, "address-74994");
     const other = await browser.newContext({ storageState: STORAGE.supervisor });
     const sofia = await other.newPage();
@@ -30,7 +31,9 @@ test.describe("live console", () => {
 
     // Sofia leaves: her presence goes from Olivia's page
     await other.close();
-    await expect(page.getByTestId("presence")).not.toContainText("Sofia Supervisor", { timeout: 5_000 });
+    // Her page says "left" as it closes when the browser lets it; otherwise her presence lapses
+    // 30 s after her last heartbeat and the next refresh of Olivia's page drops it.
+    await expect(page.getByTestId("presence")).not.toContainText("Sofia Supervisor", { timeout: 45_000 });
   });
 
   test("a run submitted through the agent API appears in the open queue, marked New and counted in the tab title", async ({ page }) => {
