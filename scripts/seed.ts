@@ -8,10 +8,14 @@
  * histories, ~1,000,000 audit events), deterministic for `--seed <n>` (default 11) and the clock
  * (`--now <ISO time>`, default now); `--scale=<factor>` scales every size (e.g. `--scale=0.1`).
  * Prints progress and timing. A second run adds nothing.
+ *
+ * `npm run db:seed -- --scenario <name>` then makes one named scenario (docs/testing.md) and
+ * prints the ids it made as JSON; `--scenario list` lists them.
  */
 import { prisma } from "../lib/server/db";
 import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/demo/seed";
 import { seedScaleDesk } from "../lib/server/demo/scale-seed";
+import { listScenarios, makeScenario } from "../lib/server/scenarios/scenarios";
 
 /** The value of `--name <v>` or `--name=<v>` in argv, or undefined. */
 function argOf(name: string): string | undefined {
@@ -68,6 +72,15 @@ async function main() {
     `Demo desk ready: ${counts.accounts} accounts, ${counts.tickets} tickets, ${counts.invoices} invoices, ${counts.shipments} shipments, ${counts.runs} runs.`,
   );
   if (argOf("scale") !== undefined) await seedScale(now);
+  const scenario = argOf("scenario");
+  if (scenario !== undefined) {
+    if (scenario === "" || scenario === "list") {
+      for (const s of listScenarios()) console.log(`  ${s.name.padEnd(22)} ${s.description}`);
+    } else {
+      const made = await makeScenario(scenario, now);
+      console.log(JSON.stringify(made, null, 2));
+    }
+  }
   if (process.argv.includes("--print-sign-ins")) printSignIns();
 }
 

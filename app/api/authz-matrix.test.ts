@@ -62,7 +62,12 @@ for (const endpoint of ENDPOINTS) {
   const mod = (await import(path.join(APP_DIR, template, "route.ts"))) as Record<string, unknown>;
   routes.push({ key: `${endpoint.method} ${template}`, template, method: endpoint.method, handler: mod[endpoint.method] as Handler, endpoint });
 }
-const mutatingRoutes = routes.filter((r) => r.method !== "GET");
+/**
+ * The demo reset empties the database, so it cannot run between the other rows: it has its own
+ * test at the end of this file, with the admin's call last.
+ */
+const OWN_TEST = new Set(["POST /api/demo/reset"]);
+const mutatingRoutes = routes.filter((r) => r.method !== "GET" && !OWN_TEST.has(r.key));
 
 // ── callers ───────────────────────────────────────────────────────────────────
 
@@ -384,6 +389,10 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Booking reference added." } }),
     ok: 201,
   },
+  "POST /api/demo/scenarios/[name]": {
+    prepare: async () => ({ path: "/api/demo/scenarios/reference-case", params: { name: "reference-case" } }),
+    ok: 201,
+  },
   "POST /api/v1/demo/effects": {
     prepare: async () => {
       const run = await freshNoteRun();
@@ -455,6 +464,7 @@ describe("the matrix covers every declared endpoint", () => {
       for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) if (typeof mod[m] === "function") exported.push(`${m} ${template}`);
     }
     expect(exported.sort()).toEqual(routes.map((r) => r.key).sort());
+    expect([...OWN_TEST].filter((k) => !routes.some((r) => r.key === k))).toEqual([]);
     expect(routes.filter((r) => typeof r.handler !== "function").map((r) => r.key)).toEqual([]);
     expect(mutatingRoutes.length).toBeGreaterThanOrEqual(17);
     expect(mutatingRoutes.map((r) => r.key).filter((k) => !SPECS[k])).toEqual([]);
@@ -638,5 +648,17 @@ describe("grant ceilings at their boundary values", () => {
     expect(res.status).toBe(403);
     expect((res.body.error as { code: string }).code).toBe("authorship_denied");
     expect(denied).toHaveLength(1);
+  });
+});
+
+describe("POST /api/demo/reset (demo mode, admins only)", () => {
+  const reset = () => routes.find((r) => r.key === "POST /api/demo/reset")!;
+  it.each(PRINCIPALS.filter((p) => p !== "admin").map((p) => [p] as const))("as %s: refused", async (who) => {
+    await expectCall(reset(), { prepare: async () => ({ path: "/api/demo/reset", params: {} }), ok: 200 }, who);
+  });
+  it("as admin, last: 200, the demo desk as seeded", async () => {
+    const res = await call(reset(), { path: "/api/demo/reset", params: {} }, credentialsOf("admin"));
+    expect(res.status).toBe(200);
+    expect((res.body.reset as { seeded: { runs: number } }).seeded.runs).toBe(buildDemoDesk(SEED_NOW).runs.length);
   });
 });

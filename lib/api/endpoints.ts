@@ -6,6 +6,7 @@ import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
 import { nextRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
+import * as demoApi from "./endpoints/demo-api";
 
 /*
  * Every endpoint of the HTTP API (API.md), declared once (lib/api/contract.ts) in
@@ -21,6 +22,7 @@ export * from "./endpoints/keyboard-api";
 export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
 export * from "./endpoints/live-api";
+export * from "./endpoints/demo-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 
@@ -78,4 +80,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   liveApi.recordPresenceEndpoint,
   liveApi.listWebhookFailuresEndpoint,
   liveApi.retryWebhookEndpoint,
+  // demo mode: named scenarios and the reset (last: the reset empties the database)
+  demoApi.listScenariosEndpoint,
+  demoApi.makeScenarioEndpoint,
+  demoApi.resetDemoEndpoint,
 ];

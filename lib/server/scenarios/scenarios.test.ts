@@ -1,0 +1,116 @@
+/**
+ * Named scenarios and the demo reset against this file's own database (SQLite, or PostgreSQL with
+ * PLANDESK_TEST_DB=postgres): every scenario of the catalog makes the state its description
+ * promises, through the real services; a reset brings back the seeded desk, keeps the demo
+ * people's sessions, drops what others made, and leaves the audit log append-only.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "../db";
+import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { listScenarios, makeScenario } from "./scenarios";
+import { childrenFirst, resetDemoDesk } from "./reset-demo";
+import { submitEdit } from "../edits/submit-edit";
+import { loadViewer } from "../session";
+
+beforeAll(async () => {
+  await prepareTestDatabase(TEST_NOW);
+});
+
+const run = (id: string) => prisma.run.findUniqueOrThrow({ where: { id }, include: { approvals: true, executions: true } });
+
+describe("named scenarios", () => {
+  it("lists every scenario with a description", () => {
+    const names = listScenarios().map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(["reference-case", "cross-account-refund", "stale-edit-race", "four-eyes", "expired-card", "escalated-run", "stopped-stale-task", "partial-stop", "unknown-outcome", "imported-tool-run"]));
+    for (const s of listScenarios()) expect(s.description.length).toBeGreaterThan(20);
+  });
+
+  it("an unknown scenario is a typed 404", async () => {
+    expect((await refused(makeScenario("no-such-thing", TEST_NOW))).code).toBe("not_found");
+    expect((await refused(makeScenario("constructor", TEST_NOW))).code).toBe("not_found");
+  });
+
+  it("reference-case: a fresh run of ticket #74991 waiting for review", async () => {
+    const made = await makeScenario("reference-case", TEST_NOW);
+    const r = await run(made.runIds[0]);
+    expect(r).toMatchObject({ status: "pending_review", taskId: "task_74991", planVersion: 1 });
+  });
+
+  it("cross-account-refund and stale-edit-race: version 2 by Sam Senior; an edit from version 1 is refused as stale", async () => {
+    const made = await makeScenario("cross-account-refund", TEST_NOW);
+    expect((await run(made.runIds[0])).planVersion).toBe(2);
+    const race = await makeScenario("stale-edit-race", TEST_NOW);
+    const operator = (await loadViewer("usr_operator"))!;
+    const stale = await refused(submitEdit(operator, race.runIds[0], { baseVersion: Number(race.refs.staleBaseVersion), steps: [] as never }, TEST_NOW));
+    expect(stale.code).toBe("stale_plan_version");
+  });
+
+  it("four-eyes: one of two approvals given", async () => {
+    const made = await makeScenario("four-eyes", TEST_NOW);
+    const r = await run(made.runIds[0]);
+    expect(r.status).toBe("pending_review");
+    expect(r.approvals.filter((a) => a.state === "active")).toHaveLength(1);
+  });
+
+  it("expired-card and escalated-run: the deadline sweep moved them", async () => {
+    const expired = await run((await makeScenario("expired-card", TEST_NOW)).runIds[0]);
+    expect(expired.status).toBe("expired");
+    const escalated = await run((await makeScenario("escalated-run", TEST_NOW)).runIds[0]);
+    expect(escalated.status).toBe("pending_review");
+    expect(escalated.escalatedAt).not.toBeNull();
+  });
+
+  it("stopped-stale-task, partial-stop and unknown-outcome", async () => {
+    const stopped = await run((await makeScenario("stopped-stale-task", TEST_NOW)).runIds[0]);
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.executions).toHaveLength(0);
+    const partial = await makeScenario("partial-stop", TEST_NOW);
+    const p = await run(partial.runIds[0]);
+    expect(p.status).toBe("stopped");
+    expect(p.executions.map((e) => [e.stepId, e.status])).toEqual([[partial.refs.executedStepId, "succeeded"]]);
+    const unknown = await run((await makeScenario("unknown-outcome", TEST_NOW)).runIds[0]);
+    expect(unknown.executions.map((e) => e.status)).toEqual(["unknown"]);
+  });
+
+  it("imported-tool-run: a run of an imported tool waiting for review", async () => {
+    const made = await makeScenario("imported-tool-run", TEST_NOW);
+    const r = await prisma.run.findUniqueOrThrow({ where: { id: made.runIds[0] }, include: { planVersions: true } });
+    expect(r.status).toBe("pending_review");
+    expect(JSON.stringify(r.planVersions[0].steps)).toContain("print_label");
+  });
+});
+
+describe("reset", () => {
+  it("orders tables children first", () => {
+    const order = childrenFirst([
+      { name: "run", parents: ["task"] },
+      { name: "task", parents: ["ticket"] },
+      { name: "ticket", parents: [] },
+      { name: "approval", parents: ["run", "approval"] },
+    ]).map((t) => t.name);
+    expect(order.indexOf("approval")).toBeLessThan(order.indexOf("run"));
+    expect(order.indexOf("run")).toBeLessThan(order.indexOf("task"));
+    expect(order.indexOf("task")).toBeLessThan(order.indexOf("ticket"));
+  });
+
+  it("brings back the seeded desk, keeps the demo people's sessions, drops what others made, and the audit log stays append-only", async () => {
+    const seededRuns = await prisma.run.count({ where: { idempotencyKey: { startsWith: "seed:" } } });
+    await makeScenario("reference-case", TEST_NOW);
+    await prisma.user.create({ data: { id: "usr_temp", email: "temp@example.test", name: "Temp", role: "operator", emailVerified: true } });
+    await prisma.session.create({ data: { id: "ses_demo", token: "tok_demo_session", userId: "usr_senior", expiresAt: new Date(TEST_NOW.getTime() + 86_400_000) } });
+    await prisma.user.update({ where: { id: "usr_senior" }, data: { name: "Renamed" } });
+
+    const { ms } = await resetDemoDesk(TEST_NOW);
+    expect(ms).toBeGreaterThan(0);
+    expect(await prisma.run.count()).toBe(seededRuns);
+    expect(await prisma.user.findUnique({ where: { id: "usr_temp" } })).toBeNull();
+    expect(await prisma.session.findUnique({ where: { id: "ses_demo" } })).not.toBeNull();
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: "usr_senior" } })).name).toBe("Sam Senior");
+    expect(await prisma.grant.count({ where: { userId: "usr_senior" } })).toBeGreaterThan(0);
+    const audit = await prisma.auditEvent.findFirstOrThrow({ orderBy: { seq: "asc" } });
+    await expect(prisma.auditEvent.delete({ where: { seq: audit.seq } })).rejects.toThrow();
+    // a second reset finds the same desk
+    await resetDemoDesk(TEST_NOW);
+    expect(await prisma.run.count()).toBe(seededRuns);
+  });
+});

@@ -1,0 +1,254 @@
+import { addHours, addMinutes } from "date-fns";
+import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { DomainError } from "../../errors";
+import { gateRule } from "../../gate-policy/rules";
+import type { StepInput } from "../../plan/schema";
+import { approveSteps } from "../approvals/approve-steps";
+import { claimStep } from "../claims/claim-step";
+import { reportOutcome } from "../claims/report-outcome";
+import { prisma } from "../db";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "../demo/seed";
+import { submitEdit } from "../edits/submit-edit";
+import { loadGatePolicy } from "../gate-policy/load-gate-policy";
+import { saveGatePolicy } from "../gate-policy/save-gate-policy";
+import { sweepDeadlines } from "../deadlines/sweep-deadlines";
+import { submitRun } from "../runs/submit-run";
+import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { reviseTask } from "../tasks/revise-task";
+import { importToolsAsAdmin, setAgentAllowedTools } from "../tool-catalog";
+
+/**
+ * Named scenarios for QA suites and demos (docs/testing.md "Scenarios"): each builds one known
+ * situation on the demo desk through the same service functions the API calls — the agent
+ * submits, people edit and approve, the executor claims and reports, the ticketing integration
+ * revises — so what a scenario makes is exactly what a real flow would have made, audit trail
+ * included. Demo mode only (the HTTP and command-line entry points check it). A scenario adds a
+ * fresh run each time it is made; where it needs a ticket's task it takes the seeded one (and, as
+ * one task has one live plan per agent, the demo agent's earlier waiting run of that task is
+ * superseded).
+ */
+
+/** What a scenario made: the ids a test goes on with, and one sentence of what to expect. */
+export interface ScenarioResult {
+  scenario: ScenarioName;
+  /** The runs it made, the main one first. */
+  runIds: string[];
+  taskIds: string[];
+  ticketIds: string[];
+  /** Extra ids by meaning (e.g. `staleBaseVersion`, `refundStepId`). */
+  refs: Record<string, string | number>;
+  /** What the run looks like now, in the console's words. */
+  expect: string;
+}
+
+interface ScenarioContext {
+  now: Date;
+  agent: AgentCaller;
+  person(id: "usr_operator" | "usr_senior" | "usr_supervisor" | "usr_admin"): Promise<Viewer>;
+}
+
+interface ScenarioDefinition {
+  description: string;
+  make(ctx: ScenarioContext): Promise<Omit<ScenarioResult, "scenario">>;
+}
+
+/** A seeded demo plan by its seed key ("ref-74991"), as fresh step inputs. */
+function seededPlan(key: string, now: Date): { ticketId: string; steps: StepInput[] } {
+  const r = buildDemoDesk(now).runs.find((x) => x.key === key);
+  if (!r) throw new DomainError("not_found", `The demo desk has no seeded plan ${key}.`);
+  return { ticketId: r.ticketId, steps: structuredClone(r.steps) };
+}
+
+/** Submits `steps` for the ticket's task as the demo agent (submitted at `at`). */
+async function submitFor(ctx: ScenarioContext, ticketId: string, steps: StepInput[], at = ctx.now, expiresInSeconds?: number) {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const { run } = await submitRun(ctx.agent, task.id, { taskRevision: task.revision, steps, ...(expiresInSeconds ? { expiresInSeconds } : {}) }, null, at);
+  return { run, task };
+}
+
+/** The ids every result carries for one run. */
+const idsOf = (run: { id: string }, ticketId: string) => ({ runIds: [run.id], taskIds: [`task_${ticketId}`], ticketIds: [ticketId] });
+
+/** Approves every step of the run's current version as `who`. */
+async function approveAll(ctx: ScenarioContext, runId: string, planVersion: number, who: Viewer) {
+  await approveSteps(who, runId, { planVersion, stepIds: "all", idempotencyKey: `scenario:${runId}:${planVersion}:${who.id}` }, ctx.now);
+}
+
+/** The reference case's plan with the operator's edit of docs/design.md "The demo domain": date +4 days, refund on in_74119. */
+async function referenceEdit(ctx: ScenarioContext, runId: string, steps: { id: string; tool: string; args: Record<string, unknown> }[], planVersion: number) {
+  const senior = await ctx.person("usr_senior");
+  const edited = steps.map((s) => {
+    if (s.tool !== "reschedule_delivery") return { id: s.id, tool: s.tool, args: s.args };
+    const window = s.args.window as { from: string; to: string };
+    const shift = (d: string) => addHours(new Date(`${d}T00:00:00Z`), 96).toISOString().slice(0, 10);
+    return { id: s.id, tool: s.tool, args: { ...s.args, window: { from: shift(window.from), to: shift(window.to) } } };
+  });
+  edited.push({ id: "new_refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Missed delivery window" } });
+  const res = await submitEdit(senior, runId, { baseVersion: planVersion, steps: edited as never }, ctx.now);
+  return res.planVersion;
+}
+
+const SCENARIO_DEFINITIONS = {
+  "reference-case": {
+    description: "Ticket #74991 as the agent proposed it: note, reschedule, reply — waiting for review.",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run } = await submitFor(ctx, plan.ticketId, plan.steps);
+      return { ...idsOf(run, plan.ticketId), refs: {}, expect: "pending_review, 3 steps, version 1" };
+    },
+  },
+  "cross-account-refund": {
+    description: "The reference case after Sam Senior's edit: date 4 days later and a $1,489.00 refund on in_74119 of Halvorsen Freight (another account).",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run } = await submitFor(ctx, plan.ticketId, plan.steps);
+      const version = await referenceEdit(ctx, run.id, run.steps, run.planVersion);
+      const refund = version.steps.find((s) => s.tool === "issue_refund")!;
+      return { ...idsOf(run, plan.ticketId), refs: { refundStepId: refund.id, planVersion: version.version }, expect: "pending_review at version 2; approving the refund needs the cross-account warning acknowledged" };
+    },
+  },
+  "stale-edit-race": {
+    description: "Someone saved an edit first: the run is at version 2, so an edit based on version 1 is refused as stale.",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run } = await submitFor(ctx, plan.ticketId, plan.steps);
+      const version = await referenceEdit(ctx, run.id, run.steps, run.planVersion);
+      return { ...idsOf(run, plan.ticketId), refs: { staleBaseVersion: 1, currentVersion: version.version }, expect: "an edit from version 1 answers 409 stale_plan_version naming Sam Senior" };
+    },
+  },
+  "four-eyes": {
+    description: "A $1,500.00 refund under a rule that needs two distinct approvers: approved once by Sam Senior, waiting for a second person.",
+    async make(ctx) {
+      const admin = await ctx.person("usr_admin");
+      const live = await loadGatePolicy(prisma);
+      const rule = gateRule({ tool: "issue_refund", accountId: "acc_halvorsen", minAmountMinor: 100000, decision: "two", note: "Scenario four-eyes: Halvorsen refunds of $1,000 and more need two approvers" });
+      const hasRule = live.rules.some((r) => r.note === rule.note);
+      if (!hasRule) {
+        await saveGatePolicy(admin, { baseVersion: live.version, rules: [...live.rules.map(({ id: _id, position: _p, ...r }) => r), rule], note: "Scenario four-eyes" }, ctx.now);
+      }
+      const ticket = await prisma.ticket.findFirstOrThrow({ where: { accountId: "acc_halvorsen" }, orderBy: { id: "asc" } });
+      const steps: StepInput[] = [{ id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 150000, currency: "USD" }, reason: "Damaged pallets" } }];
+      const { run } = await submitFor(ctx, ticket.id, steps);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      return { ...idsOf(run, ticket.id), refs: { stepId: "st_refund" }, expect: "pending_review, 1 of 2 approvals; Sam Senior may not approve again" };
+    },
+  },
+  "expired-card": {
+    description: "A run submitted 2 hours ago with a one-hour deadline that nobody decided: escalated, then expired; its buttons say why.",
+    async make(ctx) {
+      const plan = seededPlan("note-75004", ctx.now);
+      const { run } = await submitFor(ctx, plan.ticketId, withoutAutoOnly(plan.steps, plan.ticketId), addHours(ctx.now, -2), 3600);
+      await sweepDeadlines(ctx.now);
+      return { ...idsOf(run, plan.ticketId), refs: {}, expect: "expired; approve and edit are disabled" };
+    },
+  },
+  "escalated-run": {
+    description: "A run waiting past its escalation time (submitted 50 minutes ago with a one-hour deadline): escalated to supervisors, not yet expired.",
+    async make(ctx) {
+      const plan = seededPlan("resched-75002", ctx.now);
+      const { run } = await submitFor(ctx, plan.ticketId, plan.steps, addMinutes(ctx.now, -50), 3600);
+      await sweepDeadlines(ctx.now);
+      return { ...idsOf(run, plan.ticketId), refs: {}, expect: "pending_review, escalated, listed on /escalations" };
+    },
+  },
+  "stopped-stale-task": {
+    description: "Approved, then the ticketing integration revised the task before the first write: the claim stops the run.",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run, task } = await submitFor(ctx, plan.ticketId, plan.steps);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      await reviseTask(task.id, { comment: "Customer now asks for delivery next week instead." }, { kind: "integration", id: DEMO_INTEGRATION_ID });
+      await claimStep(ctx.agent, run.id, run.steps[0].id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
+      return { ...idsOf(run, plan.ticketId), refs: { boundRevision: task.revision, liveRevision: task.revision + 1 }, expect: "stopped (stale task), nothing executed" };
+    },
+  },
+  "partial-stop": {
+    description: "Step 1 written, then the task was revised: the claim of step 2 stops the run with step 1 executed.",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run, task } = await submitFor(ctx, plan.ticketId, plan.steps);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      const first = run.steps[0];
+      const { claim } = await claimStep(ctx.agent, run.id, first.id, { digest: first.digest, taskRevision: task.revision }, null, ctx.now);
+      await reportOutcome(ctx.agent, run.id, first.id, { token: claim.token, status: "succeeded" }, ctx.now);
+      await reviseTask(task.id, { comment: "Customer changed the delivery address." }, { kind: "integration", id: DEMO_INTEGRATION_ID });
+      const second = run.steps[1];
+      await claimStep(ctx.agent, run.id, second.id, { digest: second.digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
+      return { ...idsOf(run, plan.ticketId), refs: { executedStepId: first.id, blockedStepId: second.id }, expect: "stopped with step 1 executed and step 2 blocked" };
+    },
+  },
+  "unknown-outcome": {
+    description: "The executor lost the answer of a write: step 1 reported unknown, waiting for a supervisor on /reconciliation.",
+    async make(ctx) {
+      const plan = seededPlan("ref-74991", ctx.now);
+      const { run, task } = await submitFor(ctx, plan.ticketId, plan.steps);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      const first = run.steps[0];
+      const { claim } = await claimStep(ctx.agent, run.id, first.id, { digest: first.digest, taskRevision: task.revision }, null, ctx.now);
+      await reportOutcome(ctx.agent, run.id, first.id, { token: claim.token, status: "unknown", detail: "Timed out waiting for the ticketing system" }, ctx.now);
+      return { ...idsOf(run, plan.ticketId), refs: { stepId: first.id }, expect: "executing; step 1 outcome unknown, listed on /reconciliation" };
+    },
+  },
+  "imported-tool-run": {
+    description: "A tool imported from an MCP tools/list (print_label) allowed for the demo agent, in a run waiting for review.",
+    async make(ctx) {
+      const admin = await ctx.person("usr_admin");
+      const payload = {
+        tools: [{ name: "print_label", title: "Print label", description: "Prints shipping labels at the depot.", inputSchema: { type: "object", properties: { shipmentId: { type: "string" }, copies: { type: "integer", minimum: 1, maximum: 10 } }, required: ["shipmentId", "copies"] } }],
+      };
+      await importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "scenario imported-tool-run", payload });
+      const agentRow = await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID } });
+      const allowed = [...new Set([...(agentRow.allowedTools as string[]), "print_label"])];
+      await setAgentAllowedTools(admin, DEMO_AGENT_ID, allowed);
+      const steps: StepInput[] = [{ id: "st_label", tool: "print_label", args: { shipmentId: "sh_5521", copies: 2 } }];
+      const { run } = await submitFor({ ...ctx, agent: { ...ctx.agent, allowedTools: allowed } }, "74991", steps);
+      return { ...idsOf(run, "74991"), refs: { tool: "print_label" }, expect: "pending_review; the step's form comes from the imported JSON Schema; effect unknown" };
+    },
+  },
+} satisfies Record<string, ScenarioDefinition>;
+
+/** The name of a scenario, e.g. "reference-case". */
+export type ScenarioName = keyof typeof SCENARIO_DEFINITIONS;
+
+/** Every scenario with its description, in catalog order. */
+export function listScenarios(): { name: ScenarioName; description: string }[] {
+  return (Object.keys(SCENARIO_DEFINITIONS) as ScenarioName[]).map((name) => ({ name, description: SCENARIO_DEFINITIONS[name].description }));
+}
+
+/** True when `name` names a scenario (own key; "constructor" is not one). */
+export function isScenarioName(name: string): name is ScenarioName {
+  return Object.prototype.hasOwnProperty.call(SCENARIO_DEFINITIONS, name);
+}
+
+/**
+ * Makes the scenario `name` on the demo desk (which must be seeded) at `now` (UTC) and returns the
+ * ids it made. Errors: 404 `not_found` for an unknown name or a demo desk that is not seeded; any
+ * refusal of the services it calls surfaces unchanged (a scenario never half-hides a failure).
+ */
+export async function makeScenario(name: string, now = new Date()): Promise<ScenarioResult> {
+  if (!isScenarioName(name)) throw new DomainError("not_found", `There is no scenario "${name}". GET /api/demo/scenarios lists them.`);
+  const agentRow = await prisma.agent.findUnique({ where: { id: DEMO_AGENT_ID } });
+  if (!agentRow) throw new DomainError("not_found", "The demo desk is not seeded (npm run db:seed).");
+  const people = new Map<string, Viewer>();
+  const ctx: ScenarioContext = {
+    now,
+    agent: { id: DEMO_AGENT_ID, name: agentRow.name, allowedTools: [...((agentRow.allowedTools as string[] | null) ?? DEMO_AGENT_TOOLS)], keyId: "key_demo" },
+    async person(id) {
+      const known = people.get(id) ?? (await loadViewer(id));
+      if (!known) throw new DomainError("not_found", `The demo user ${id} is missing (npm run db:seed).`);
+      people.set(id, known);
+      return known;
+    },
+  };
+  return { scenario: name, ...(await SCENARIO_DEFINITIONS[name].make(ctx)) };
+}
+
+/** A refusal the scenario provokes on purpose (e.g. the stale-task stop); anything else is rethrown. */
+function expectRefusal(e: unknown): void {
+  if (!(e instanceof DomainError)) throw e;
+}
+
+/** A plan whose steps all need a person (so it waits): the seeded note plus a reply on the same ticket. */
+function withoutAutoOnly(steps: StepInput[], ticketId: string): StepInput[] {
+  return [...steps, { id: "st_reply", tool: "send_reply", args: { ticketId, body: "Thanks, we have updated the delivery contact." } }];
+}
