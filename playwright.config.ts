@@ -1,9 +1,13 @@
 import { defineConfig, devices } from "@playwright/test";
 
 // End-to-end tests drive Debian's Chromium (no browser download here) against the production
-// build served on its own port with a fresh database (scripts/e2e-server.mjs).
+// build served on its own port with a fresh database (scripts/e2e-server.mjs), or, with
+// PLANDESK_E2E_BASE_URL set, against an instance that is already running there (demo mode; no
+// server is started, and the specs take the desk as they find it — reset it first with
+// `POST /api/demo/reset` or `npm run db:reset`).
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-export const BASE_URL = `http://localhost:${PORT}`;
+const RUNNING = process.env.PLANDESK_E2E_BASE_URL?.replace(/\/$/, "");
+export const BASE_URL = RUNNING ?? `http://localhost:${PORT}`;
 
 const DESKTOP = { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 } };
 /** Spec files that submit runs for task_74991 (the reference case). */
@@ -34,13 +38,15 @@ export default defineConfig({
     // tests that propose runs for the reference case take turns on one worker.
     { name: "ticket-74991", testMatch: TICKET_74991, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
   ],
-  webServer: {
-    command: "node scripts/e2e-server.mjs",
-    url: `${BASE_URL}/sign-in`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    env: { PORT: String(PORT), E2E_PORT: String(PORT) },
-    stdout: "pipe",
-    stderr: "pipe",
-  },
+  webServer: RUNNING
+    ? undefined
+    : {
+        command: "node scripts/e2e-server.mjs",
+        url: `${BASE_URL}/sign-in`,
+        timeout: 180_000,
+        reuseExistingServer: false,
+        env: { PORT: String(PORT), E2E_PORT: String(PORT) },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
 });
