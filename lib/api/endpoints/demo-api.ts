@@ -46,7 +46,7 @@ export const resetDemoEndpoint = defineEndpoint({
   caller: ADMIN,
   success: {
     status: [200],
-    schema: z.object({ reset: z.object({ ms: z.number().int(), seeded: z.object({ accounts: z.number().int(), tickets: z.number().int(), invoices: z.number().int(), shipments: z.number().int(), runs: z.number().int() }) }) }),
+    schema: z.object({ reset: z.object({ ms: z.number().int(), emptyMs: z.number().int(), seeded: z.object({ accounts: z.number().int(), tickets: z.number().int(), invoices: z.number().int(), shipments: z.number().int(), runs: z.number().int() }) }) }),
     description: "{reset: {ms, seeded}}",
   },
   refusals: ["not_found"],

@@ -17,10 +17,10 @@ import { inTransaction, ok, type Tx } from "../transaction";
  * append-only again the moment the reset commits (or was never touched if it rolls back).
  *
  * Tables are emptied children first (foreign keys read from the database's own catalog), in one
- * transaction: a failed reset leaves the database as it was. Returns the time it took (ms) and the
- * counts the seed reports.
+ * transaction: a failed reset leaves the database as it was. Returns the time it took (ms; `emptyMs`
+ * of it emptying the tables) and the counts the seed reports.
  */
-export async function resetDemoDesk(now = new Date()): Promise<{ ms: number; seeded: Awaited<ReturnType<typeof seedDemoDesk>> }> {
+export async function resetDemoDesk(now = new Date()): Promise<{ ms: number; emptyMs: number; seeded: Awaited<ReturnType<typeof seedDemoDesk>> }> {
   const started = performance.now();
   const sqlite = resolveDatabaseUrl().provider === "sqlite";
   const demoIds = DEMO_USERS.map((u) => u.id);
@@ -44,9 +44,10 @@ export async function resetDemoDesk(now = new Date()): Promise<{ ms: number; see
     else await tx.$executeRawUnsafe(`ALTER TABLE audit_event ENABLE TRIGGER USER`);
     return ok(null);
   });
+  const emptied = performance.now();
   await restoreDemoPeople();
   const seeded = await seedDemoDesk(now);
-  return { ms: Math.round(performance.now() - started), seeded };
+  return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), seeded };
 }
 
 /** Tables whose demo people's rows survive a reset, with the column that names the person. */
