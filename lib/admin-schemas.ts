@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema } from "./money";
-import { getTool, toolNames, type ToolName } from "./tools/catalog";
+import { getTool, toolNames, type ToolName } from "./tools/builtin-tools";
 
 /**
  * Admin inputs (issue #6): one zod schema per concept, used by the admin forms

@@ -9,7 +9,7 @@ import { createAgentSchema, type CreateAgentInput } from "@/lib/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
-import { getTool, toolNames } from "@/lib/tools/catalog";
+import { getTool, toolNames } from "@/lib/tools/builtin-tools";
 import { toast } from "../toaster";
 import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
 import { LoadMore, usePagedList } from "./paged-list";

@@ -12,7 +12,7 @@ import type { GatePolicy, GatePolicyDraft } from "@/lib/gate-policy/rules";
 import { formatMoney, type Currency } from "@/lib/money";
 import type { DryRunResult } from "@/lib/server/gate-policy/dry-run-gate-policy";
 import type { GatePolicyVersionView } from "@/lib/server/gate-policy/list-gate-policy";
-import { toolNames } from "@/lib/tools/catalog";
+import { toolNames } from "@/lib/tools/builtin-tools";
 import { buttonClass, FormError, quietButtonClass } from "./form-bits";
 import { toast } from "../toaster";
 

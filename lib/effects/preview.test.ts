@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { referenceDesk, referenceEditedPlan, referencePlan, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { daysFromNow } from "../dates";
-import { catalogWith } from "../tools/tool-catalog";
+import { catalogWith } from "../tools/versioned-catalog";
 import { validatePlan } from "../validation/pipeline";
 import { ctx, usd, validArgs } from "../validation/test-utils";
 import { applyStepEffect, describeChange, initialEffectState, previewEffects, type StepEffect } from "./preview";

@@ -1,8 +1,8 @@
 import type { AccountSnapshot, FeeRecord } from "../desk/snapshot";
 import { formatMoney, type Money } from "../money";
 import { formatIsoDate } from "../format";
-import { getTool, type ToolName } from "../tools/catalog";
-import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
+import { getTool, type ToolName } from "../tools/builtin-tools";
+import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import type { ToolDefinition } from "../tools/types";
 import type { EffectChange, StepEffect } from "./schema";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { digest } from "../plan/digest";
-import { toolNames } from "../tools/catalog";
+import { toolNames } from "../tools/builtin-tools";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";

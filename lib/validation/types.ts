@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
-import type { ToolCatalog } from "../tools/tool-catalog";
+import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */

@@ -16,8 +16,8 @@ import {
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Currency } from "../../money";
-import { getTool, toolNames } from "../../tools/catalog";
-import { currentCatalog } from "../tool-catalog";
+import { getTool, toolNames } from "../../tools/builtin-tools";
+import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";

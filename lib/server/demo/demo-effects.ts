@@ -11,6 +11,7 @@ import { storedSteps } from "../runs/run-view";
 import type { AgentCaller } from "../session";
 import { readJsonColumn, toJsonColumn } from "../json-column";
 import { demoEffectSchema } from "../../api/schemas";
+import type { DemoEffectBody } from "../../api/bodies";
 
 /**
  * The demo executor's "write" (demo mode only): applies the effect of a claimed step to the demo
@@ -24,15 +25,6 @@ import { demoEffectSchema } from "../../api/schemas";
  * outside system's write it is not a console audit event; the executor's outcome report is.
  */
 
-/** Body of `POST /api/v1/demo/effects`: the claim whose step to write. */
-export const demoEffectBodySchema = z
-  .object({
-    runId: z.string().min(1).max(100),
-    stepId: z.string().min(1).max(100),
-    token: z.string().min(1).max(200),
-  })
-  .strict();
-export type DemoEffectBody = z.infer<typeof demoEffectBodySchema>;
 
 /** What a demo write did. `record` is the account record changed (before/after), or null for ticket-only tools. */
 export interface DemoEffect {

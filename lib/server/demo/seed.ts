@@ -2,7 +2,7 @@ import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { toolNames } from "../../tools/catalog";
+import { toolNames } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { submitRun } from "../runs/submit-run";
 import { hashApiKey } from "../api-keys";

@@ -2,7 +2,7 @@ import { DomainError } from "../../errors";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { describeDecision, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
 import type { Money } from "../../money";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { storedSteps } from "../runs/run-view";
 import { requireRole, type Viewer } from "../session";

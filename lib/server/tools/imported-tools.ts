@@ -13,10 +13,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
-import { canonicalJson } from "../plan/canonical-json";
-import { toolNames } from "../tools/catalog";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import { canonicalJson } from "../../plan/canonical-json";
+import { toolNames } from "../../tools/builtin-tools";
 import {
   draftsFromMcpTools,
   draftsFromOpenAiFunctions,
@@ -25,11 +25,11 @@ import {
   type ImportProblem,
   type McpToolEntry,
   type OpenAiFunctionDefinition,
-} from "../tools/json-schema-tool";
-import { builtinCatalog, catalogWith, type ToolCatalog } from "../tools/tool-catalog";
-import { appendAudit, type Actor } from "./audit";
-import { prisma } from "./db";
-import { requireRole, type Viewer } from "./session";
+} from "../../tools/json-schema-tool";
+import { builtinCatalog, catalogWith, type ToolCatalog } from "../../tools/versioned-catalog";
+import { appendAudit, type Actor } from "../audit";
+import { prisma } from "../db";
+import { requireRole, type Viewer } from "../session";
 
 type Db = Prisma.TransactionClient | typeof prisma;
 
@@ -92,8 +92,8 @@ export interface ImportResult {
   problems: ImportProblem[];
 }
 
-export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../api/tool-catalog-endpoints";
-import type { ImportToolsBody } from "../api/tool-catalog-endpoints";
+export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../../api/endpoints/tool-import-api";
+import type { ImportToolsBody } from "../../api/endpoints/tool-import-api";
 
 /** `tools/list` result (`{tools: [...]}`) or the bare list. Errors: 400 `bad_request`. */
 function mcpEntries(payload: unknown): McpToolEntry[] {

@@ -4,7 +4,7 @@
  * abstraction that lets `validatePlan` (ValidationContext.catalog), the forms and the services
  * look tools up without knowing where they come from. Pure; runs in the browser too.
  */
-import { getTool, toolNames } from "./catalog";
+import { getTool, toolNames } from "./builtin-tools";
 import { toolFromSpec, type ImportedToolSpec } from "./json-schema-tool";
 import type { ToolDefinition } from "./types";
 
