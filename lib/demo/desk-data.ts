@@ -1,4 +1,5 @@
 import { addDays, formatISO } from "date-fns";
+import type { ShipmentStatus } from "../desk/snapshot";
 import type { StepInput } from "../plan/schema";
 import { builtinTools, toolNames, type ToolName } from "../tools/builtin-tools";
 
@@ -26,7 +27,7 @@ export interface DemoDesk {
     destination: string;
     windowFrom: string;
     windowTo: string;
-    status: "in_transit" | "delivered" | "held" | "scheduled";
+    status: ShipmentStatus;
     address: string;
   }[];
   holidays: { destination: string; date: string; name: string }[];

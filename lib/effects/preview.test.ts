@@ -94,6 +94,10 @@ describe("previewEffects: fails soft, never throws", () => {
     expect(e[1]).toMatchObject({ status: "cannot_preview" });
     expect(lines(e[1])[0]).toContain("more than the $245.00 left open on in_74121 after the earlier steps");
   });
+  it("a cancelled shipment's window cannot be previewed as moved", () => {
+    const cancelled = { ...desk, shipments: { ...desk.shipments, sh_5521: { ...desk.shipments.sh_5521, status: "cancelled" as const } } };
+    expect(previewEffects([{ id: "a", tool: "reschedule_delivery", args: validArgs.reschedule_delivery }], cancelled)[0]).toMatchObject({ status: "cannot_preview", reason: "No preview: Shipment sh_5521 was cancelled; there is no delivery to move" });
+  });
   it("a paid invoice, a delivered shipment: cannot be previewed", () => {
     expect(previewEffects([{ id: "a", tool: "issue_refund", args: { ...validArgs.issue_refund, invoiceId: "in_74120" } }], desk)[0].status).toBe("cannot_preview");
     expect(previewEffects([{ id: "a", tool: "reschedule_delivery", args: { ...validArgs.reschedule_delivery, shipmentId: "sh_5523" } }], desk)[0].status).toBe("cannot_preview");

@@ -80,7 +80,7 @@ export function formatWindow(w: { from: string; to: string }): string {
 
 /**
  * One line per change, for people: "in_74119 open balance $2,120.00 → $631.00",
- * "sh_5521 window Thu 3 Dec 2026 → Mon 7 Dec 2026", "Customer told on ticket 74991: “…”".
+ * "sh_5521 window Thu 3 Dec 2026 → Mon 7 Dec 2026", "sh_5521 cancelled", "Customer told on ticket 74991: “…”".
  */
 export function describeChange(c: EffectChange): string {
   switch (c.kind) {
@@ -92,6 +92,8 @@ export function describeChange(c: EffectChange): string {
       return `${c.accountId} credit from this plan ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
     case "shipment_window":
       return `${c.shipmentId} window ${formatWindow(c.before)} → ${formatWindow(c.after)}`;
+    case "shipment_status":
+      return c.after === "cancelled" ? `${c.shipmentId} cancelled` : `${c.shipmentId} ${c.before.replace(/_/g, " ")} → ${c.after.replace(/_/g, " ")}`;
     case "customer_message":
       return `Reply sent to the customer on ticket ${c.ticketId}`;
     case "ticket_note":

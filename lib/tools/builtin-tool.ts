@@ -61,8 +61,13 @@ export interface ToolSeed<A> {
   scale: ((ctx: ScalePlanContext) => StepInput[] | null) | null;
 }
 
-/** A built-in tool: its definition and effect, and its seed data. */
+/**
+ * A built-in tool: its definition and effect, the argument-bound issue codes its `checkBounds`
+ * raises beyond the shared ones of lib/validation/codes.ts (`{}` when none; code → severity and
+ * meaning), and its seed data.
+ */
 export interface BuiltinTool<S extends z.ZodObject = z.ZodObject> extends ToolDefinition<S> {
+  readonly issueCodes: Readonly<Record<string, { severity: "error" | "warning"; meaning: string }>>;
   readonly seed: ToolSeed<z.input<S>>;
 }
 

@@ -27,6 +27,7 @@ export const addTicketNote = defineBuiltinTool({
   amount: () => undefined,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
   grantClass: "plain",
+  issueCodes: {},
   effectModel: {
     kind: "known",
     apply: (state, args) => ({

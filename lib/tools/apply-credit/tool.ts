@@ -36,6 +36,7 @@ export const applyCredit = defineBuiltinTool({
     ...checkPositive(args.amount, "Credit"),
   ],
   grantClass: "money",
+  issueCodes: {},
   effectModel: {
     kind: "known",
     apply: (state, args) => {

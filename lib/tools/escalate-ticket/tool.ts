@@ -46,6 +46,7 @@ export const escalateTicket = defineBuiltinTool({
   amount: () => undefined,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
   grantClass: "plain",
+  issueCodes: {},
   effectModel: {
     kind: "known",
     apply: (state, args) => ({

@@ -33,6 +33,7 @@ export const issueRefund = defineBuiltinTool({
   amount: (args) => args.amount,
   checkBounds: (args, ctx) => checkInvoiceMoney(args, ctx, "Refund").issues,
   grantClass: "money",
+  issueCodes: {},
   effectModel: {
     kind: "known",
     apply: (state, args) => {

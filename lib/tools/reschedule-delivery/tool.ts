@@ -13,7 +13,8 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  * window: {from, to} (ISO dates, inclusive), reason}`; effect reversible, gate approval.
  *
  * Bounds (DESIGN.md §1.4; holidays from "The demo domain"):
- * - the shipment exists (`unknown_id`) and is not already delivered (`shipment_delivered`);
+ * - the shipment exists (`unknown_id`), is not already delivered (`shipment_delivered`) and was
+ *   not cancelled (`shipment_cancelled`);
  * - `from ≤ to` (`window_inverted`);
  * - `from` is strictly after today's UTC date of `ctx.now` (`window_not_future`). Decision:
  *   today itself is refused — a same-day change cannot reach the carrier in time, and "today"
@@ -75,6 +76,15 @@ export const rescheduleDelivery = defineBuiltinTool({
         details: { shipmentId: shipment.id },
       });
     }
+    if (shipment.status === "cancelled") {
+      issues.push({
+        code: "shipment_cancelled",
+        severity: "error",
+        path: "shipmentId",
+        message: `Shipment ${shipment.id} was cancelled; there is no delivery to move`,
+        details: { shipmentId: shipment.id },
+      });
+    }
     const holidays = own(ctx.desk.holidays, shipment.destination) ?? [];
     const ends: Array<["from" | "to", string]> = from === to ? [["from", from]] : [["from", from], ["to", to]];
     for (const [key, day] of ends) {
@@ -91,12 +101,20 @@ export const rescheduleDelivery = defineBuiltinTool({
     return issues;
   },
   grantClass: "plain",
+  issueCodes: {
+    window_inverted: { severity: "error", meaning: "The delivery window ends before it starts." },
+    window_not_future: { severity: "error", meaning: "The window starts today (UTC) or earlier." },
+    window_on_holiday: { severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
+    shipment_delivered: { severity: "error", meaning: "The shipment was already delivered." },
+    shipment_cancelled: { severity: "error", meaning: "The shipment was cancelled; there is no delivery to move." },
+  },
   effectModel: {
     kind: "known",
     apply: (state, args) => {
     const shipment = ownIn(state.shipments, args.shipmentId);
     if (!shipment) return cannotApply(`Shipment ${args.shipmentId} is not in the account data`);
     if (shipment.status === "delivered") return cannotApply(`Shipment ${args.shipmentId} has been delivered; its window does not move`);
+    if (shipment.status === "cancelled") return cannotApply(`Shipment ${args.shipmentId} was cancelled; there is no delivery to move`);
     const after = args.window;
     return {
       ok: true,
@@ -173,7 +191,7 @@ export const rescheduleDelivery = defineBuiltinTool({
       ],
     },
     scale: (c: ScalePlanContext): StepInput[] | null => {
-      const movable = c.shipments.filter((s) => s.status !== "delivered");
+      const movable = c.shipments.filter((s) => s.status !== "delivered" && s.status !== "cancelled");
       if (!movable.length) return null;
       const s = c.pick(movable);
       const from = addDays(c.at, c.between(2, 6) + c.shift);

@@ -29,6 +29,7 @@ export const sendReply = defineBuiltinTool({
   customerText: (args) => args.body,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
   grantClass: "plain",
+  issueCodes: {},
   effectModel: {
     kind: "known",
     apply: (state, args) => ({

@@ -67,6 +67,10 @@ export const waiveFee = defineBuiltinTool({
     return issues;
   },
   grantClass: "money",
+  issueCodes: {
+    unknown_fee_code: { severity: "error", meaning: "The invoice has no fee with that code." },
+    amount_exceeds_fee: { severity: "error", meaning: "A waiver larger than the fee." },
+  },
   effectModel: {
     kind: "known",
     apply: (state, args) => {
