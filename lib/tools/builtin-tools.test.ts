@@ -16,6 +16,7 @@ describe("tool catalog", () => {
       apply_credit: ["irreversible", "approval"],
       waive_fee: ["irreversible", "approval"],
       escalate_ticket: ["internal", "auto"],
+      cancel_shipment: ["irreversible", "approval"],
     });
   });
 

@@ -6,6 +6,7 @@ import { issueRefund } from "./issue-refund/tool";
 import { applyCredit } from "./apply-credit/tool";
 import { waiveFee } from "./waive-fee/tool";
 import { escalateTicket } from "./escalate-ticket/tool";
+import { cancelShipment } from "./cancel-shipment/tool";
 
 /**
  * Every built-in tool, in the order the "add step" menu lists them. A tool is a module in
@@ -21,6 +22,7 @@ const TOOLS = [
   applyCredit,
   waiveFee,
   escalateTicket,
+  cancelShipment,
 ] as const;
 
 /** A built-in tool name, e.g. "issue_refund". */

@@ -163,6 +163,7 @@ describe("validatePlan: all issues, all stages", () => {
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
       [move({}), { desk: withShipmentStatus("sh_5521", "cancelled") }],
+      [plan(step("c", "cancel_shipment", { ...validArgs.cancel_shipment, shipmentId: "sh_5522" }))],
       [refund({ invoiceId: "in_74119" })],
       [plan(step("n", "add_ticket_note", { ...validArgs.add_ticket_note, ticketId: "74992" }))],
       [plan(step("s", "send_reply", { ticketId: "74991", body: "We will refund you." }))],

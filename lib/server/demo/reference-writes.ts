@@ -2,6 +2,7 @@ import type { ToolName } from "../../tools/builtin-tools";
 import type { ReferenceWrite } from "../../tools/reference-write";
 import { writeAddTicketNote } from "../../tools/add-ticket-note/reference-write";
 import { writeApplyCredit } from "../../tools/apply-credit/reference-write";
+import { writeCancelShipment } from "../../tools/cancel-shipment/reference-write";
 import { writeEscalateTicket } from "../../tools/escalate-ticket/reference-write";
 import { writeIssueRefund } from "../../tools/issue-refund/reference-write";
 import { writeRescheduleDelivery } from "../../tools/reschedule-delivery/reference-write";
@@ -21,4 +22,5 @@ export const REFERENCE_WRITES: Readonly<Record<ToolName, ReferenceWrite<never>>>
   apply_credit: writeApplyCredit,
   waive_fee: writeWaiveFee,
   escalate_ticket: writeEscalateTicket,
+  cancel_shipment: writeCancelShipment,
 };
