@@ -54,3 +54,10 @@ export function catalogWith(imported: readonly ImportedToolSpec[], version: numb
     imported: imported.filter((s) => defs.has(s.name)),
   };
 }
+
+/** One tool as the admin forms list it (the gate-policy rule editor, an agent's allowlist): name, label, whether it was imported. */
+export interface CatalogToolOption {
+  name: string;
+  label: string;
+  imported: boolean;
+}
