@@ -58,7 +58,7 @@ export interface EditorContext {
  *   against it);
  * - `taskText`: the task's live text (user_literal provenance is checked against it);
  * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
- *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
+ *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools.
  */
 export interface ValidationContext {
   desk: AccountSnapshot;
