@@ -8,7 +8,7 @@ import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/grants";
 import { formatMoney } from "@/lib/money";
 import type { RunStepView } from "@/lib/server/runs/run-view";
-import { getTool } from "@/lib/tools/catalog";
+import { getTool } from "@/lib/tools/builtin-tools";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";

@@ -1,8 +1,8 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/format";
 import { formatMoney, type Money } from "@/lib/money";
-import { getTool } from "@/lib/tools/catalog";
-import type { ToolCatalog } from "@/lib/tools/tool-catalog";
+import { getTool } from "@/lib/tools/builtin-tools";
+import type { ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */

@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
 import { displayValue, fieldLabel, isProse, wordDiff } from "@/lib/diff/field-display";
-import { getTool } from "@/lib/tools/catalog";
+import { getTool } from "@/lib/tools/builtin-tools";
 import type { FieldSpec } from "@/lib/tools/types";
 import { StepArgList } from "./arg-value";
 

@@ -12,7 +12,7 @@ import { stripMoneyInput } from "@/lib/money-input";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import type { RunOwnership } from "@/lib/server/ownership/get-run-ownership";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
-import { catalogWith, type ToolCatalog } from "@/lib/tools/tool-catalog";
+import { catalogWith, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import { authorBlock } from "./plan-form";
 import { StepField } from "./step-fields";
 import { toast } from "./toaster";

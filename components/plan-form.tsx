@@ -11,7 +11,7 @@ import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/fo
 import { canonicalJson } from "@/lib/plan/canonical-json";
 import type { Step } from "@/lib/plan/schema";
 import type { EditResult } from "@/lib/server/edits/submit-edit";
-import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
+import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { stripMoneyInput } from "@/lib/money-input";

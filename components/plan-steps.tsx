@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { RunStepView } from "@/lib/server/runs/run-view";
-import { builtinCatalog, type ToolCatalog } from "@/lib/tools/tool-catalog";
+import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";

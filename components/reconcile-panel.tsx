@@ -7,7 +7,7 @@ import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reconcileBodySchema, type ReconcileBody } from "@/lib/reconcile-schema";
 import type { RunStepView } from "@/lib/server/runs/run-view";
-import { getTool } from "@/lib/tools/catalog";
+import { getTool } from "@/lib/tools/builtin-tools";
 import { toast } from "./toaster";
 
 const reconcileFormSchema = reconcileBodySchema;

@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { catalogWith } from "@/lib/tools/tool-catalog";
+import { catalogWith } from "@/lib/tools/versioned-catalog";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
@@ -11,7 +11,7 @@ import type { Grant } from "@/lib/grants";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Step } from "@/lib/plan/schema";
 import type { RunDetails } from "@/lib/server/runs/get-run-details";
-import { getTool } from "@/lib/tools/catalog";
+import { getTool } from "@/lib/tools/builtin-tools";
 import { nextActions, runFacts } from "@/lib/run-state";
 import { ApprovalPanel } from "./approval-panel";
 import { focusHeading, useShortcut } from "./keyboard-shortcuts";

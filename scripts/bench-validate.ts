@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk, referencePlan } from "../testing/fixtures/reference-desk";
-import { toolNames } from "../lib/tools/catalog";
+import { toolNames } from "../lib/tools/builtin-tools";
 import { validatePlan } from "../lib/validation/pipeline";
 import type { ValidationContext } from "../lib/validation/types";
 

@@ -10,10 +10,10 @@
  * Prints what was added, changed, unchanged and refused; exits 1 when nothing could be imported.
  */
 import fs from "node:fs";
-import { toolNames } from "../lib/tools/catalog";
+import { toolNames } from "../lib/tools/builtin-tools";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../lib/tools/json-schema-tool";
 import { prisma } from "../lib/server/db";
-import { importDrafts, listMcpServerTools } from "../lib/server/tool-catalog";
+import { importDrafts, listMcpServerTools } from "../lib/server/tools/imported-tools";
 
 const USAGE = `Usage: npm run tools:import -- (--mcp "<command>" | --openai <file.json> [--read-only a,b]) [--allow-agent <agentId>]…`;
 

@@ -15,7 +15,7 @@
 import fc from "fast-check";
 import { digest } from "../lib/plan/digest";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";
-import { toolNames } from "../lib/tools/catalog";
+import { toolNames } from "../lib/tools/builtin-tools";
 import { validatePlan } from "../lib/validation/pipeline";
 import { prisma } from "../lib/server/db";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";

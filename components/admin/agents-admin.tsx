@@ -9,7 +9,7 @@ import { createAgentSchema, type CreateAgentInput } from "@/lib/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
-import { getTool, toolNames } from "@/lib/tools/catalog";
+import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { toast } from "../toaster";
 import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
 import { LoadMore, usePagedList } from "./paged-list";
@@ -21,7 +21,7 @@ export type AgentsPage = { agents: AgentView[]; nextCursor: string | null };
 const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
 
 /** Agents, their tool allowlists and API keys (create shows a key once; revoke); a page at a time. */
-export function AgentsAdmin({ initialPage }: { initialPage: AgentsPage }) {
+export function AgentsAdmin({ initialPage, tools }: { initialPage: AgentsPage; tools: readonly CatalogToolOption[] }) {
   const list = usePagedList(AGENTS_KEY, "/api/admin/agents", initialPage);
   const agents = (list.data?.pages ?? []).flatMap((p) => p.agents);
   return (
@@ -33,7 +33,7 @@ export function AgentsAdmin({ initialPage }: { initialPage: AgentsPage }) {
         ))}
         <LoadMore list={list} />
       </div>
-      <CreateAgentForm />
+      <CreateAgentForm tools={tools} />
     </div>
   );
 }
@@ -150,7 +150,7 @@ function KeyRow({ agentId, apiKey }: { agentId: string; apiKey: ApiKeyView }) {
   );
 }
 
-function CreateAgentForm() {
+function CreateAgentForm({ tools }: { tools: readonly CatalogToolOption[] }) {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const form = useForm<z.input<typeof createAgentSchema>, unknown, CreateAgentInput>({
@@ -189,10 +189,11 @@ function CreateAgentForm() {
         <fieldset aria-describedby={errors.allowedTools ? "agent-tools-error" : undefined}>
           <legend className="text-sm font-medium">Tools it may call</legend>
           <div className="mt-1 space-y-1">
-            {toolNames.map((t) => (
-              <label key={t} className="flex items-center gap-2 text-sm">
-                <input type="checkbox" value={t} {...register("allowedTools")} />
-                {getTool(t)?.label ?? t} <span className="font-mono text-xs text-slate-500">{t}</span>
+            {tools.map((t) => (
+              <label key={t.name} className="flex items-center gap-2 text-sm">
+                <input type="checkbox" value={t.name} {...register("allowedTools")} />
+                {t.label} <span className="font-mono text-xs text-slate-500">{t.name}</span>
+                {t.imported && <span className="text-xs text-slate-500">(imported)</span>}
               </label>
             ))}
           </div>

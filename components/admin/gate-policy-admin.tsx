@@ -12,7 +12,7 @@ import type { GatePolicy, GatePolicyDraft } from "@/lib/gate-policy/rules";
 import { formatMoney, type Currency } from "@/lib/money";
 import type { DryRunResult } from "@/lib/server/gate-policy/dry-run-gate-policy";
 import type { GatePolicyVersionView } from "@/lib/server/gate-policy/list-gate-policy";
-import { toolNames } from "@/lib/tools/catalog";
+import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { buttonClass, FormError, quietButtonClass } from "./form-bits";
 import { toast } from "../toaster";
 
@@ -31,8 +31,9 @@ function rowError(errors: FieldErrors<FormIn>, i: number): string | null {
  * rule: tool, desk, account, account tag, amount band, decision, whether the author may approve,
  * expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
  * of versions. The form is validated with the draft schema the server uses (lib/gate-policy/form.ts).
+ * `tools`: the current catalog's tools, built-in and imported (a rule may name any of them).
  */
-export function GatePolicyAdmin({ live, versions }: { live: GatePolicy; versions: GatePolicyVersionView[] }) {
+export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; versions: GatePolicyVersionView[]; tools: readonly CatalogToolOption[] }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
   const [lastRuns, setLastRuns] = useState(50);
@@ -106,9 +107,10 @@ export function GatePolicyAdmin({ live, versions }: { live: GatePolicy; versions
                       <td className="px-1 py-1">
                         <select aria-label={label("tool")} {...register(`rules.${i}.tool`)} className={cell}>
                           <option value="">any tool</option>
-                          {toolNames.map((t) => (
-                            <option key={t} value={t}>
-                              {t}
+                          {tools.map((t) => (
+                            <option key={t.name} value={t.name}>
+                              {t.name}
+                              {t.imported ? " (imported)" : ""}
                             </option>
                           ))}
                         </select>

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
-import type { ImportResult } from "@/lib/server/tool-catalog";
+import type { ImportResult } from "@/lib/server/tools/imported-tools";
 import { toast } from "../toaster";
 import { buttonClass, FormError, inputClass } from "./form-bits";
 

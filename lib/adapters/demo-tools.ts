@@ -6,9 +6,9 @@
  * report around it are the adapter's. Argument schemas are the Plandesk tools' own (one schema).
  */
 import type { AgentClient } from "../client/agent-client";
-import { addTicketNote } from "../tools/add-ticket-note";
-import { rescheduleDelivery } from "../tools/reschedule-delivery";
-import { sendReply } from "../tools/send-reply";
+import { addTicketNote } from "../tools/add-ticket-note/tool";
+import { rescheduleDelivery } from "../tools/reschedule-delivery/tool";
+import { sendReply } from "../tools/send-reply/tool";
 import { ToolFailure, type ExecutionContext, type ToolOutcome } from "./core";
 import { gatedTool } from "./gated-tool";
 

@@ -1,5 +1,5 @@
 import type { Endpoint } from "./contract";
-import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./tool-catalog-endpoints";
+import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./endpoints/tool-import-api";
 import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";

@@ -1,5 +1,7 @@
 import { addDays, formatISO } from "date-fns";
+import type { ShipmentStatus } from "../desk/snapshot";
 import type { StepInput } from "../plan/schema";
+import { builtinTools, toolNames, type ToolName } from "../tools/builtin-tools";
 
 /**
  * The demo freight exceptions desk, built relative to `now` so it never goes stale.
@@ -25,23 +27,15 @@ export interface DemoDesk {
     destination: string;
     windowFrom: string;
     windowTo: string;
-    status: "in_transit" | "delivered" | "held" | "scheduled";
+    status: ShipmentStatus;
     address: string;
   }[];
   holidays: { destination: string; date: string; name: string }[];
   runs: { key: string; ticketId: string; scenario: string; ageHours: number; steps: StepInput[] }[];
 }
 
-/** The tools the demo agent may call (its allowlist). */
-export const DEMO_AGENT_TOOLS = [
-  "add_ticket_note",
-  "reschedule_delivery",
-  "send_reply",
-  "issue_refund",
-  "apply_credit",
-  "waive_fee",
-  "escalate_ticket",
-] as const;
+/** The tools the demo agent may call (its allowlist): every built-in tool, in menu order. */
+export const DEMO_AGENT_TOOLS: readonly ToolName[] = toolNames;
 
 const iso = (d: Date) => formatISO(d, { representation: "date" });
 const usd = (minor: number) => ({ minor, currency: "USD" as const });
@@ -220,181 +214,20 @@ export function buildDemoDesk(now: Date): DemoDesk {
     ageHours: ageHours as number,
   }));
 
-  const m = { kind: "model" } as const;
-  const longDate = (n: number) =>
-    addDays(now, n).toLocaleDateString("en-US", { weekday: "long", month: "long", day: "numeric", timeZone: "UTC" });
-  const runs: DemoDesk["runs"] = [
-    {
-      key: "ref-74991",
-      ticketId: "74991",
-      scenario: "late delivery",
-      ageHours: 1,
-      steps: [
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74991", note: "Driver missed the Oslo window for sh_5521; rebooking with carrier." }, provenance: { ticketId: { kind: "user_literal" }, note: m }, title: "Record the missed delivery" },
-        {
-          id: "st_resched",
-          tool: "reschedule_delivery",
-          args: { shipmentId: "sh_5521", window: { from: day(3), to: day(3) }, reason: "Missed delivery window; next available slot." },
-          provenance: { shipmentId: { kind: "source", recordType: "shipment", recordId: "sh_5521" }, window: m, reason: m },
-          title: "Rebook the delivery",
-          rationale: "The driver missed today's window and the customer needs the consignment within the next few days.",
-          evidence: [{ recordType: "shipment", recordId: "sh_5521", note: "in transit, window was today" }, { recordType: "ticket", recordId: "74991" }],
-          risk: "The carrier may have no slot that day; the customer may be closed.",
-          stopCondition: "Do not move the window if sh_5521 was delivered meanwhile.",
-        },
-        {
-          id: "st_reply",
-          tool: "send_reply",
-          args: { ticketId: "74991", body: "Hello, we are sorry the delivery was missed. Your consignment is rebooked with the carrier for the next available slot, and we will confirm the new date in writing once it is on the truck." },
-          provenance: { ticketId: { kind: "user_literal" }, body: m },
-          title: "Tell the customer",
-          rationale: "The customer asked for a written confirmation of the new date.",
-          evidence: [{ recordType: "ticket", recordId: "74991" }],
-        },
-      ],
-    },
-    {
-      key: "damaged-74992",
-      ticketId: "74992",
-      scenario: "damaged goods",
-      ageHours: 2,
-      steps: [
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74992", note: "Customer reports 2 of 6 pallets with broken cold seals; photos on file." }, provenance: { note: m } },
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74401", amount: usd(106000), reason: "Damaged goods: 2 of 6 pallets" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "computed", formula: "318000 × 2/6" }, reason: m } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74992", body: "We are sorry about the damaged pallets. We have refunded $1,060.00 for the two affected pallets." }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "dup-74993",
-      ticketId: "74993",
-      scenario: "duplicate charge",
-      ageHours: 3,
-      steps: [
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74802", amount: usd(419900), reason: "Duplicate of in_74801" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "source", recordType: "invoice", recordId: "in_74802" } } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74993", body: "You were charged twice for the same consignment. We have refunded the duplicate charge of $4,199.00." }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "address-74994",
-      ticketId: "74994",
-      scenario: "address change",
-      ageHours: 1,
-      steps: [
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74994", note: "New warehouse address received; re-routing sh_5610." }, provenance: { note: m } },
-        { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5610", window: { from: day(8), to: day(9) }, reason: "Re-routing to the new warehouse address." }, provenance: { window: m } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74994", body: `Thanks for the new address. The delivery is now planned between ${longDate(8)} and ${longDate(9)}.` }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "customs-74995",
-      ticketId: "74995",
-      scenario: "customs hold",
-      ageHours: 4,
-      steps: [
-        { id: "st_escalate", tool: "escalate_ticket", args: { ticketId: "74995", team: "customs", note: "Temperature-controlled pharma held at Oslo customs; certificate missing." }, provenance: { team: m } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74995", body: "Your shipment is held by customs pending a certificate. Our customs team is on it and will update you today." }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "fee-74996",
-      ticketId: "74996",
-      scenario: "fee dispute",
-      ageHours: 5,
-      steps: [
-        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "LATE_FEE", amount: usd(8900) }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: "in_74501" } } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74996", body: "You are right — the payment arrived on time. We have waived the late fee of $89.00." }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "credit-74997",
-      ticketId: "74997",
-      scenario: "late delivery",
-      ageHours: 2,
-      steps: [
-        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_baltic", amount: usd(25000), memo: "Service credit: reefer delivery sh_5540 two days late" }, provenance: { amount: { kind: "computed", formula: "contract late-reefer credit" } } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74997", body: "We apologise for the late delivery. A service credit of $250.00 has been applied to your account." }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "perishable-74998",
-      ticketId: "74998",
-      scenario: "late delivery",
-      ageHours: 1,
-      steps: [
-        { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5580", window: { from: day(2), to: day(2) }, reason: "Earliest available slot for perishables." }, provenance: { window: m } },
-        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_delta", amount: usd(15000), memo: "Perishables delay compensation" }, provenance: { amount: m } },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "74998", body: `Your flowers are booked for ${longDate(2)} and a credit of $150.00 was applied.` }, provenance: { body: m } },
-      ],
-    },
-    {
-      key: "storage-74999",
-      ticketId: "74999",
-      scenario: "fee dispute",
-      ageHours: 6,
-      steps: [
-        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74701", feeCode: "STORAGE", amount: usd(24000) }, provenance: {} },
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74999", note: "Storage accrued during the terminal closure; waived per policy." }, provenance: {} },
-      ],
-    },
-    {
-      key: "dup-75000",
-      ticketId: "75000",
-      scenario: "duplicate charge",
-      ageHours: 5,
-      steps: [
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74311", amount: usd(240000), reason: "Duplicate of in_74310" }, provenance: {} },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "75000", body: "The duplicate invoice has been refunded in full ($2,400.00)." }, provenance: {} },
-      ],
-    },
-    {
-      key: "damaged-75001",
-      ticketId: "75001",
-      scenario: "damaged goods",
-      ageHours: 6,
-      steps: [
-        { id: "st_escalate", tool: "escalate_ticket", args: { ticketId: "75001", team: "claims", note: "Three crushed sacks on sh_5620; photos attached." }, provenance: {} },
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "75001", note: "Claim opened with the claims team." }, provenance: {} },
-      ],
-    },
-    {
-      key: "resched-75002",
-      ticketId: "75002",
-      scenario: "address change",
-      ageHours: 1,
-      steps: [
-        { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5530", window: { from: day(5), to: day(5) }, reason: "Receiving dock closed on the planned day." }, provenance: {} },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "75002", body: `Done — the delivery is moved to ${longDate(5)}.` }, provenance: {} },
-      ],
-    },
-    {
-      key: "customs-75003",
-      ticketId: "75003",
-      scenario: "customs hold",
-      ageHours: 7,
-      steps: [
-        { id: "st_escalate", tool: "escalate_ticket", args: { ticketId: "75003", team: "customs", note: "Documents resubmitted for sh_5541 at Rotterdam." }, provenance: {} },
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "75003", body: "Thanks — the documents are with customs; we will let you know as soon as the hold is lifted." }, provenance: {} },
-      ],
-    },
-    {
-      key: "note-75004",
-      ticketId: "75004",
-      scenario: "address change",
-      ageHours: 2,
-      steps: [
-        { id: "st_note", tool: "add_ticket_note", args: { ticketId: "75004", note: "New Oslo delivery contact: Ingrid Berg, +47 22 00 00 00." }, provenance: {} },
-      ],
-    },
-    {
-      key: "goodwill-75005",
-      ticketId: "75005",
-      scenario: "fee dispute",
-      ageHours: 9,
-      steps: [
-        { id: "st_reply", tool: "send_reply", args: { ticketId: "75005", body: "We are sorry for the delays this quarter. We will apply a goodwill credit of $300.00 to your account." }, provenance: {} },
-      ],
-    },
-  ];
+  const ctx = {
+    now,
+    day,
+    longDate: (n: number) => addDays(now, n).toLocaleDateString("en-US", { weekday: "long", month: "long", day: "numeric", timeZone: "UTC" }),
+  };
+  // Each built-in tool brings its own scenarios (and any records they need): lib/tools/<tool>/tool.ts `seed.demo`.
+  const runs: DemoDesk["runs"] = [];
+  for (const tool of builtinTools()) {
+    const extra = tool.seed.demo.records?.(ctx) ?? {};
+    tickets.push(...(extra.tickets ?? []));
+    shipments.push(...(extra.shipments ?? []));
+    invoices.push(...(extra.invoices ?? []));
+    runs.push(...tool.seed.demo.runs(ctx));
+  }
 
   return { accounts, tickets, invoices, shipments, holidays, runs };
 }

@@ -5,8 +5,9 @@ import { diffPlans } from "../diff/plan-diff";
 import { digest } from "../plan/digest";
 import type { Plan, Step, StepInput } from "../plan/schema";
 import { runDeadlines } from "../policy";
-import { getTool } from "../tools/catalog";
-import { builtinCatalog } from "../tools/tool-catalog";
+import { builtinTools, getTool, toolCatalog } from "../tools/builtin-tools";
+import type { ScalePlanContext } from "../tools/builtin-tool";
+import { builtinCatalog } from "../tools/versioned-catalog";
 import { validatePlan } from "../validation/pipeline";
 import type { GateDecision, ValidationIssue } from "../validation/types";
 import { editSize } from "../diff/plan-diff";
@@ -241,7 +242,6 @@ function snapshotFor(ctx: ScaleContext, ticket: ReturnType<typeof scaleTicket>, 
 }
 
 const usd = (minor: number) => ({ minor, currency: "USD" as const });
-const money = (minor: number) => `$${(minor / 100).toLocaleString("en-US", { minimumFractionDigits: 2 })}`;
 
 /** The account's invoices and shipments (by index: account a owns records a, a + accounts, …), as snapshot records. */
 function accountRecords(ctx: ScaleContext, accountIndex: number) {
@@ -258,62 +258,35 @@ function accountRecords(ctx: ScaleContext, accountIndex: number) {
   return { inv, shp };
 }
 
-/** The agent's plan for a scale run: one of five shapes, naming the ticket account's own records. */
+/**
+ * The agent's plan for a scale run: the plan shape of one built-in tool (lib/tools/<tool>/tool.ts
+ * `seed.scale`), naming the ticket account's own records; a shape with nothing to act on passes
+ * to the next. A retried plan (`shift` ≥ 4 days) and the last resort are an escalation.
+ */
 function agentSteps(rng: () => number, ctx: ScaleContext, ticketId: string, accountId: string, records: ReturnType<typeof accountRecords>, at: Date, shift: number): StepInput[] {
-  const open = records.inv.filter((i) => i.status === "open" && i.openBalance.minor > 0);
-  const withFee = open.filter((i) => i.fees.length > 0 && i.fees[0].amount.minor <= i.openBalance.minor);
-  const movable = records.shp.filter((s) => s.status !== "delivered");
   const note = (text: string): StepInput => ({ id: "st_note", tool: "add_ticket_note", args: { ticketId, note: text }, provenance: { ticketId: { kind: "user_literal" } }, title: "Record what happened" });
   const reply = (body: string): StepInput => ({ id: "st_reply", tool: "send_reply", args: { ticketId, body }, provenance: {}, rationale: "The customer is told what was done." });
-  const shapes: (() => StepInput[] | null)[] = [
-    () => {
-      const i = open.length ? pick(rng, open) : null;
-      if (!i) return null;
-      const amount = Math.max(100, Math.min(i.openBalance.minor, between(rng, 10, 3000) * 100));
-      return [
-        note(`Refund agreed for ${i.id}.`),
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: i.id, amount: usd(amount), reason: "Damaged goods on delivery" }, provenance: { invoiceId: { kind: "source", recordType: "invoice", recordId: i.id } }, rationale: "The contract covers damage in transit." },
-        reply(`We are sorry about the damaged goods. We have refunded ${money(amount)} on invoice ${i.id}.`),
-      ];
-    },
-    () => {
-      const i = withFee.length ? pick(rng, withFee) : null;
-      if (!i) return null;
-      const fee = i.fees[0];
-      return [
-        { id: "st_waive", tool: "waive_fee", args: { invoiceId: i.id, feeCode: fee.code, amount: fee.amount }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: i.id } }, rationale: "The fee was charged in error." },
-        reply(`You are right. We have waived the ${fee.code.toLowerCase().replace(/_/g, " ")} of ${money(fee.amount.minor)}.`),
-      ];
-    },
-    () => {
-      const s = movable.length ? pick(rng, movable) : null;
-      if (!s) return null;
-      const from = addDays(at, between(rng, 2, 6) + shift);
-      const to = addDays(from, between(rng, 0, 1));
-      return [
-        note(`Rebooking ${s.id} with the carrier.`),
-        { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: s.id, window: { from: isoUtc(from), to: isoUtc(to) }, reason: "Missed delivery window; next available slot." }, provenance: {}, rationale: "The carrier has capacity then." },
-        reply("We are sorry the delivery was missed. Your consignment is rebooked and we will confirm the date in writing."),
-      ];
-    },
-    () => {
-      const amount = between(rng, 5, 1500) * 100;
-      return [
-        { id: "st_credit", tool: "apply_credit", args: { accountId, amount: usd(amount), memo: "Service credit for the delay" }, provenance: { amount: { kind: "computed", formula: "contract late-delivery credit" } }, rationale: "The contract grants a credit for late delivery." },
-        reply(`We apologise for the delay. A service credit of ${money(amount)} has been applied to your account.`),
-      ];
-    },
-    () => [
-      { id: "st_escalate", tool: "escalate_ticket", args: { ticketId, team: pick(rng, ["customs", "claims", "billing", "operations"]), note: "Needs a specialist." }, provenance: {} },
-      note("Escalated to the specialist team."),
-    ],
-  ];
-  const first = shift >= 4 ? shapes.length - 1 : Math.floor(rng() * shapes.length); // last resorts: an escalation
+  const plan: ScalePlanContext = {
+    rng,
+    pick: (xs) => pick(rng, xs),
+    between: (lo, hi) => between(rng, lo, hi),
+    ticketId,
+    accountId,
+    invoices: records.inv,
+    shipments: records.shp,
+    at,
+    shift,
+    note,
+    reply,
+  };
+  const lastResort = toolCatalog.escalate_ticket.seed.scale!;
+  const shapes = [...builtinTools().flatMap((t) => (t.seed.scale && t.name !== "escalate_ticket" ? [t.seed.scale] : [])), lastResort];
+  const first = shift >= 4 ? shapes.length - 1 : Math.floor(rng() * shapes.length);
   for (let k = 0; k < shapes.length; k++) {
-    const steps = shapes[(first + k) % shapes.length]();
+    const steps = shapes[(first + k) % shapes.length](plan);
     if (steps) return steps;
   }
-  return shapes[4]()!;
+  return lastResort(plan)!;
 }
 
 /** What a person changes in an edit: the reply's wording (any operator), or a money amount (a person who may author money). */
@@ -657,8 +630,8 @@ export function scaleRun(ctx: ScaleContext, i: number): ScaleRunRows | null {
 }
 
 /** The demo users' grants as the validator's authorship stage reads them (lib/server/demo/seed.ts DEMO_USERS). */
-const PLAIN = ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket"];
-const MONEY = ["issue_refund", "apply_credit", "waive_fee"];
+const PLAIN = builtinTools().filter((t) => t.grantClass === "plain").map((t) => t.name);
+const MONEY = builtinTools().filter((t) => t.grantClass === "money").map((t) => t.name);
 const grantsOf = (authorLimit: number | null, approveLimit: number): Grant[] => [
   ...PLAIN.map((tool) => ({ tool, canApprove: true, canAuthor: true, approveLimit: null, authorLimit: null })),
   ...MONEY.map((tool) => ({ tool, canApprove: true, approveLimit: usd(approveLimit), canAuthor: authorLimit !== null, authorLimit: authorLimit === null ? null : usd(authorLimit) })),

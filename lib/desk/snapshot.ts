@@ -68,11 +68,18 @@ export interface InvoiceRecord {
   fees: FeeRecord[];
 }
 
-/** A shipment with its delivery window (ISO dates, inclusive) and destination code. */
+/**
+ * A shipment with its delivery window (ISO dates, inclusive) and destination code. Status:
+ * `scheduled` (booked, not yet dispatched), `in_transit` and `held` (dispatched: on its way, or
+ * held on the way, e.g. by customs), `delivered`, `cancelled` (taken off before dispatch).
+ */
 export interface ShipmentRecord {
   id: string;
   accountId: string;
   destination: string;
   window: { from: string; to: string };
-  status: "in_transit" | "delivered" | "held" | "scheduled";
+  status: ShipmentStatus;
 }
+
+/** The statuses of a shipment (see {@link ShipmentRecord}). */
+export type ShipmentStatus = "in_transit" | "delivered" | "held" | "scheduled" | "cancelled";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getTool } from "../tools/catalog";
+import { getTool } from "../tools/builtin-tools";
 import { displayValue, fieldLabel, isProse, wordDiff } from "./field-display";
 
 describe("a changed argument as people read it (issue 14)", () => {

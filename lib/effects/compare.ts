@@ -11,7 +11,8 @@ import type { EffectChange, StepEffect } from "./schema";
 
 /**
  * What the reference executor wrote for one step, as it saves it: a summary and, for invoices
- * and shipments, the record before/after (`openMinor` in minor units, `fees`, `window` ISO dates).
+ * and shipments, the record before/after (`openMinor` in minor units, `fees`, `window` ISO dates,
+ * `status`).
  */
 export const actualEffectSchema = z.object({
   summary: z.string(),
@@ -61,6 +62,11 @@ function actualOf(c: EffectChange, actual: ActualEffect): { text: string; matche
       if (!after) return undefined;
       return { text: formatWindow(after), matches: after.from === c.after.from && after.to === c.after.to };
     }
+    case "shipment_status": {
+      const after = r.type === "shipment" && r.id === c.shipmentId ? r.after.status : undefined;
+      if (typeof after !== "string") return undefined;
+      return { text: after.replace(/_/g, " "), matches: after === c.after };
+    }
     default:
       return undefined;
   }
@@ -75,6 +81,8 @@ function expectedText(c: EffectChange): { what: string; text: string } {
       return { what: `${c.invoiceId} ${c.feeCode} fee`, text: c.after.minor === 0 ? "waived" : formatMoney(c.after) };
     case "shipment_window":
       return { what: `${c.shipmentId} window`, text: formatWindow(c.after) };
+    case "shipment_status":
+      return { what: `${c.shipmentId} status`, text: c.after.replace(/_/g, " ") };
     default:
       return { what: describeChange(c), text: c.kind === "customer_message" || c.kind === "ticket_note" ? `“${c.text}”` : describeChange(c) };
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { referenceDesk, referenceEditedPlan, referencePlan, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { daysFromNow } from "../dates";
-import { catalogWith } from "../tools/tool-catalog";
+import { catalogWith } from "../tools/versioned-catalog";
 import { validatePlan } from "../validation/pipeline";
 import { ctx, usd, validArgs } from "../validation/test-utils";
 import { applyStepEffect, describeChange, initialEffectState, previewEffects, type StepEffect } from "./preview";
@@ -93,6 +93,10 @@ describe("previewEffects: fails soft, never throws", () => {
     expect(lines(e[0])).toEqual(["in_74121 open balance $645.00 → $245.00"]);
     expect(e[1]).toMatchObject({ status: "cannot_preview" });
     expect(lines(e[1])[0]).toContain("more than the $245.00 left open on in_74121 after the earlier steps");
+  });
+  it("a cancelled shipment's window cannot be previewed as moved", () => {
+    const cancelled = { ...desk, shipments: { ...desk.shipments, sh_5521: { ...desk.shipments.sh_5521, status: "cancelled" as const } } };
+    expect(previewEffects([{ id: "a", tool: "reschedule_delivery", args: validArgs.reschedule_delivery }], cancelled)[0]).toMatchObject({ status: "cannot_preview", reason: "No preview: Shipment sh_5521 was cancelled; there is no delivery to move" });
   });
   it("a paid invoice, a delivered shipment: cannot be previewed", () => {
     expect(previewEffects([{ id: "a", tool: "issue_refund", args: { ...validArgs.issue_refund, invoiceId: "in_74120" } }], desk)[0].status).toBe("cannot_preview");

@@ -18,6 +18,7 @@ const window = z.object({ from: z.string(), to: z.string() });
  * - `account_credit`: the credit this plan puts on an account (the desk keeps no credit balance,
  *   so `before` is what the plan's earlier steps applied: 0 at the first credit);
  * - `shipment_window`: a shipment's delivery window (ISO dates, inclusive);
+ * - `shipment_status`: a shipment's status (e.g. `scheduled` → `cancelled`);
  * - `customer_message`: a reply the customer receives on a ticket (`text` as sent);
  * - `ticket_note`: an internal note on a ticket (customers never see it);
  * - `ticket_escalation`: the team a ticket is handed to (`before` null: not escalated by this plan).
@@ -27,6 +28,7 @@ export const effectChangeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("invoice_fee"), invoiceId: z.string(), feeCode: z.string(), before: money, after: money }),
   z.object({ kind: z.literal("account_credit"), accountId: z.string(), before: money, after: money }),
   z.object({ kind: z.literal("shipment_window"), shipmentId: z.string(), before: window, after: window }),
+  z.object({ kind: z.literal("shipment_status"), shipmentId: z.string(), before: z.string(), after: z.string() }),
   z.object({ kind: z.literal("customer_message"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_note"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_escalation"), ticketId: z.string(), before: z.string().nullable(), after: z.string() }),

@@ -4,7 +4,7 @@ import { approvalProgress, evaluateGate, policyDeadlines, requirementsOf, type G
 import { defaultGateRules } from "./defaults";
 import { authorsOf } from "./authors";
 import { gatePolicyDraftSchema, GATE_RULE_DECISIONS, type GatePolicy, type GateRule, type GateRuleInput } from "./rules";
-import { toolCatalog } from "../tools/catalog";
+import { toolCatalog } from "../tools/builtin-tools";
 
 const base: GateRuleInput = { tool: null, desk: null, accountId: null, accountTag: null, minAmountMinor: null, maxAmountMinor: null, currency: null, decision: "one", authorMayApprove: true, expirySeconds: null, escalateSeconds: null, note: "" };
 const policy = (...rules: Partial<GateRuleInput>[]): GatePolicy => ({ version: 7, rules: rules.map((r, i): GateRule => ({ ...base, ...r, id: `r${i}`, position: i })) });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { moneyInputIssue, stripMoneyInput } from "../money-input";
-import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
+import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 
 /**
  * The plan card's form for a catalog (built-in tools plus a run's imported tools): the steps as the operator edits them. Each step's `args` is checked by

@@ -6,12 +6,12 @@ import { PlanForm } from "../../components/plan-form";
 import { PlanSteps } from "../../components/plan-steps";
 import { REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
 import { planFormSchemaFor } from "../plan/form-schema";
-import { listMcpServerTools } from "../server/tool-catalog";
+import { listMcpServerTools } from "../server/tools/imported-tools";
 import { validatePlan } from "../validation/pipeline";
 import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
-import { toolNames } from "./catalog";
+import { toolNames } from "./builtin-tools";
 import { draftsFromMcpTools } from "./json-schema-tool";
-import { catalogWith, type ToolCatalog } from "./tool-catalog";
+import { catalogWith, type ToolCatalog } from "./versioned-catalog";
 
 let catalog: ToolCatalog;
 const args = { shipmentId: "sh_5521", date: "2026-04-03", slot: "morning", inspectors: 2, urgent: true, contact: { name: "Kari Nordmann" }, checks: ["seals", "pallets"] };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { toolNames } from "./catalog";
+import { toolNames } from "./builtin-tools";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions, fieldsFromSchema, gateFromAnnotations, normaliseInputSchema, toolFromSpec, type ImportedToolSpec } from "./json-schema-tool";
-import { catalogWith } from "./tool-catalog";
+import { catalogWith } from "./versioned-catalog";
 
 const builtIn = new Set<string>(toolNames);
 const schema = {

@@ -19,6 +19,7 @@
  * (they would change the parsed arguments and so the digest; the form still pre-fills them);
  * `$schema`/`$id` are dropped.
  */
+import { UNKNOWN_EFFECT } from "../effects/state";
 import { z } from "zod";
 import type { FieldSpec, GateDefault, ToolDefinition, ToolEffect } from "./types";
 
@@ -152,6 +153,8 @@ export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
     description: spec.description,
     effect: spec.effect,
     gate: spec.gate,
+    grantClass: "plain",
+    effectModel: UNKNOWN_EFFECT,
     argsSchema: zodFromInputSchema(spec.inputSchema),
     fields: fieldsFromSchema(spec.inputSchema),
     target: () => null,

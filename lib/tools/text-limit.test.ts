@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toolCatalog } from "./catalog";
+import { toolCatalog } from "./builtin-tools";
 import { textLimit } from "./text-limit";
 
 describe("textLimit (character counters come from the tool's own schema)", () => {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Money } from "../money";
 import type { AccountSnapshot } from "../desk/snapshot";
+import type { EffectModel } from "../effects/state";
 
 /**
  * What a tool's effect is, which drives the default gate (DESIGN.md "The demo domain" table,
@@ -12,6 +13,13 @@ export type ToolEffect = "internal" | "reversible" | "customer_visible" | "irrev
 
 /** A tool's default gate: a human `approval`, or `auto`-approved by policy. DESIGN.md §1.8. */
 export type GateDefault = "approval" | "auto";
+
+/**
+ * How people are granted a tool: `money` tools move money (grants carry ceilings in minor units;
+ * the demo desks let operators approve within a ceiling but only seniors author them), `plain`
+ * tools do not (granted without a ceiling).
+ */
+export type GrantClass = "plain" | "money";
 
 /**
  * How the UI renders one argument, both as a form input and read-only:
@@ -87,9 +95,10 @@ export interface ToolIssue {
 }
 
 /**
- * One tool the agent may propose and operators may author. A tool is one file in lib/tools/
- * plus one line in lib/tools/catalog.ts. Methods take arguments already parsed by `argsSchema`.
- * Source: DESIGN.md §1–2 and "The demo domain".
+ * One tool the agent may propose and operators may author: a built-in tool (a module in
+ * lib/tools/<tool>/, listed in lib/tools/builtin-tools.ts) or an imported one
+ * (lib/tools/json-schema-tool.ts, with the generic effect). Methods take arguments already
+ * parsed by `argsSchema`.
  *
  * Methods are declared in method syntax on purpose: it lets every concrete tool be stored as
  * a plain `ToolDefinition` in the catalog.
@@ -104,6 +113,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   readonly effect: ToolEffect;
   /** Default gate; irreversible tools are `approval` whatever this or any policy says. */
   readonly gate: GateDefault;
+  /** How people are granted it (money ceilings or none). */
+  readonly grantClass: GrantClass;
   /** Strict zod schema of `args`, shared by the server pipeline and the UI form resolver. */
   readonly argsSchema: S;
   /** Form/read-only rendering metadata, in display order. */
@@ -118,14 +129,6 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   customerText?(args: z.output<S>): string | undefined;
   /** Checks the arguments against account data (DESIGN.md §1.4); `[]` when all is well. */
   checkBounds(args: z.output<S>, ctx: BoundsContext): ToolIssue[];
-}
-
-/**
- * Identity helper that keeps a tool's literal name and schema types while checking it
- * against {@link ToolDefinition}.
- */
-export function defineTool<N extends string, S extends z.ZodObject>(
-  def: ToolDefinition<S> & { readonly name: N },
-): ToolDefinition<S> & { readonly name: N } {
-  return def;
+  /** What the step does to the account, for the effects preview: a built-in tool's preview step, or the generic unknown effect. */
+  readonly effectModel: EffectModel<z.output<S>>;
 }

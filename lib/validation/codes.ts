@@ -1,3 +1,4 @@
+import { builtinTools } from "../tools/builtin-tools";
 import type { ValidationStage } from "./types";
 
 /**
@@ -5,7 +6,7 @@ import type { ValidationStage } from "./types";
  * docs and UI copy. Source: DESIGN.md §1 (stages), issue #3 (rules). A test keeps this list in
  * sync with what the stages actually emit.
  */
-export const ISSUE_CODES = {
+const CORE_ISSUE_CODES = {
   // shape (DESIGN.md §1.1)
   invalid_plan: { stage: "shape", severity: "error", meaning: "The plan is not an object {version, steps}." },
   invalid_step: { stage: "shape", severity: "error", meaning: "A step is not an object." },
@@ -37,13 +38,7 @@ export const ISSUE_CODES = {
   amounts_exceed_balance: { stage: "argument_bounds", severity: "error", meaning: "Several steps together take more than one invoice's open balance (less money in flight)." },
   amount_exceeds_available: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance less what other runs' approvals and claims already hold on it." },
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
-  unknown_fee_code: { stage: "argument_bounds", severity: "error", meaning: "The invoice has no fee with that code." },
   waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
-  amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
-  window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },
-  window_not_future: { stage: "argument_bounds", severity: "error", meaning: "The window starts today (UTC) or earlier." },
-  window_on_holiday: { stage: "argument_bounds", severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
-  shipment_delivered: { stage: "argument_bounds", severity: "error", meaning: "The shipment was already delivered." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
   // task contract (DESIGN.md §1.5)
   cross_account_target: { stage: "task_contract", severity: "warning", meaning: "The target belongs to another account than the ticket's (needs acknowledgement)." },
@@ -58,5 +53,14 @@ export const ISSUE_CODES = {
   stage_failed: { stage: "gate", severity: "error", meaning: "A stage threw (bug or malformed context); reported on the stage that failed." },
 } as const satisfies Record<string, { stage: ValidationStage; severity: "error" | "warning"; meaning: string }>;
 
-/** A known issue code. */
-export type IssueCode = keyof typeof ISSUE_CODES;
+/**
+ * Every issue code: the pipeline's own (above) and each built-in tool's argument-bound codes
+ * (`issueCodes` of lib/tools/<tool>/tool.ts), which the argument-bounds stage emits.
+ */
+export const ISSUE_CODES: Readonly<Record<string, { stage: ValidationStage; severity: "error" | "warning"; meaning: string }>> = {
+  ...CORE_ISSUE_CODES,
+  ...Object.fromEntries(builtinTools().flatMap((t) => Object.entries(t.issueCodes).map(([code, c]) => [code, { stage: "argument_bounds" as const, ...c }]))),
+};
+
+/** A known issue code: one of the pipeline's own, or a built-in tool's. */
+export type IssueCode = keyof typeof CORE_ISSUE_CODES | (string & {});

@@ -15,6 +15,7 @@ describe("gate stage", () => {
       apply_credit: "approval_required",
       waive_fee: "approval_required",
       escalate_ticket: "auto",
+      cancel_shipment: "approval_required",
     });
   });
 

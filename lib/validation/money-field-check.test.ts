@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolCatalog } from "../tools/catalog";
+import { toolCatalog } from "../tools/builtin-tools";
 import { DEMO_GRANTS, referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { checkMoneyField } from "./money-field-check";
 

@@ -1,9 +1,10 @@
+import type { ShipmentStatus } from "../desk/snapshot";
 import type { MoneyHold } from "../desk/snapshot";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { digest } from "../plan/digest";
-import { toolNames } from "../tools/catalog";
+import { toolNames } from "../tools/builtin-tools";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
@@ -121,6 +122,10 @@ describe("validatePlan: all issues, all stages", () => {
   });
 
   it("every code in ISSUE_CODES is emitted by some plan, with the declared stage and severity", () => {
+    const withShipmentStatus = (id: string, status: ShipmentStatus) => {
+      const d = referenceDesk(NOW);
+      return { ...d, shipments: { ...d.shipments, [id]: { ...d.shipments[id], status } } };
+    };
     const seen = new Map<string, ValidationIssue>();
     const note = (id: string) => step(id, "add_ticket_note", validArgs.add_ticket_note);
     const refund = (args: Record<string, unknown>) => plan(step("r", "issue_refund", { ...validArgs.issue_refund, ...args }));
@@ -157,6 +162,8 @@ describe("validatePlan: all issues, all stages", () => {
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
+      [move({}), { desk: withShipmentStatus("sh_5521", "cancelled") }],
+      [plan(step("c", "cancel_shipment", { ...validArgs.cancel_shipment, shipmentId: "sh_5522" }))],
       [refund({ invoiceId: "in_74119" })],
       [plan(step("n", "add_ticket_note", { ...validArgs.add_ticket_note, ticketId: "74992" }))],
       [plan(step("s", "send_reply", { ticketId: "74991", body: "We will refund you." }))],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { planSchema, stepIdSchema, stepSchema, type Plan, type Step } from "../plan/schema";
 import { canonicalJson } from "../plan/canonical-json";
-import { builtinCatalog, type ToolCatalog } from "../tools/tool-catalog";
+import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import { nearest } from "../text/confusables";
 import type { StepView, ValidationIssue } from "./types";
 import { mapZodIssues } from "./zod-issues";

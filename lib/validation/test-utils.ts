@@ -3,7 +3,9 @@
  * = 2026-04-01T09:00:00Z, so today (UTC) is 2026-04-01; NO-OSL holidays are 04-06 and 04-11.
  */
 import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
+import type { z } from "zod";
 import { daysFromNow } from "../dates";
+import { builtinTools, type BuiltinToolOf, type ToolName } from "../tools/builtin-tools";
 import { validatePlan } from "./pipeline";
 import type { ValidationContext, ValidationIssue, ValidationResult } from "./types";
 
@@ -55,13 +57,10 @@ export function only(r: ValidationResult, code: string): ValidationIssue {
 
 export const usd = (minor: number) => ({ minor, currency: "USD" as const });
 
-/** Valid args per tool on the reference desk (own account, open invoice, future window). */
-export const validArgs = {
-  add_ticket_note: { ticketId: "74991", note: "Called the consignee." },
-  reschedule_delivery: { shipmentId: "sh_5521", window: { from: day(3), to: day(3) }, reason: "Consignee away" },
-  send_reply: { ticketId: "74991", body: "Thanks, we are on it." },
-  issue_refund: { invoiceId: "in_74121", amount: usd(1000), reason: "Damaged pallet" },
-  apply_credit: { accountId: "acc_nordkapp", amount: usd(1000), memo: "Goodwill" },
-  waive_fee: { invoiceId: "in_74121", feeCode: "LATE_FEE", amount: usd(4500) },
-  escalate_ticket: { ticketId: "74991", team: "claims", note: "Damage claim" },
-} as const;
+/**
+ * Valid args per built-in tool on the reference desk (own account, open invoice, future window):
+ * each tool's `seed.example` (lib/tools/<tool>/tool.ts).
+ */
+export const validArgs = Object.fromEntries(builtinTools().map((t) => [t.name, t.seed.example(day)])) as {
+  [N in ToolName]: z.input<BuiltinToolOf<N>["argsSchema"]>;
+};

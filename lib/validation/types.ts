@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
-import type { ToolCatalog } from "../tools/tool-catalog";
+import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
@@ -58,7 +58,7 @@ export interface EditorContext {
  *   against it);
  * - `taskText`: the task's live text (user_literal provenance is checked against it);
  * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
- *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
+ *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools.
  */
 export interface ValidationContext {
   desk: AccountSnapshot;

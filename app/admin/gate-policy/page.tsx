@@ -3,6 +3,7 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { GatePolicyAdmin } from "@/components/admin/gate-policy-admin";
 import { AppHeader } from "@/components/app-header";
 import { getGatePolicyForAdmin } from "@/lib/server/gate-policy/list-gate-policy";
+import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 
 export const metadata: Metadata = { title: "Gate policy · Admin" };
@@ -22,7 +23,7 @@ export default async function AdminGatePolicyPage() {
           Which steps need approval, by whom and how fast: per tool, amount band, account or account tag, and desk. A save writes a new version; decisions already made keep theirs.
         </p>
         <AdminNav current="gate-policy" />
-        <GatePolicyAdmin key={data.live.version} live={data.live} versions={data.versions} />
+        <GatePolicyAdmin key={data.live.version} live={data.live} versions={data.versions} tools={(await catalogToolsForAdmin(viewer)).tools} />
       </main>
     </>
   );

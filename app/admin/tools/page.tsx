@@ -4,7 +4,7 @@ import { ToolsAdmin } from "@/components/admin/tools-admin";
 import { AppHeader } from "@/components/app-header";
 import { listAgents } from "@/lib/server/admin/admin";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
-import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tool-catalog";
+import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tools/imported-tools";
 
 export const metadata: Metadata = { title: "Tools · Admin" };
 export const dynamic = "force-dynamic";

@@ -3,7 +3,7 @@ import type { AccountSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "
 import type { RecordKind } from "../../desk/lookup";
 import type { Currency } from "../../money";
 import { lookalikeGuesses } from "../../text/confusables";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import type { FieldKind } from "../../tools/types";
 import { utcDateOf } from "../../dates";
 import { prisma } from "../db";

@@ -16,8 +16,8 @@ import {
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Currency } from "../../money";
-import { getTool, toolNames } from "../../tools/catalog";
-import { currentCatalog } from "../tool-catalog";
+import { getTool } from "../../tools/builtin-tools";
+import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
@@ -292,11 +292,19 @@ export async function listAgents(admin: Admin, opts: { cursor?: string | null; l
   return { agents: rows.slice(0, limit).map(toAgentView), nextCursor: nextCursorOf(rows, limit, (a) => a.createdAt) };
 }
 
-/** Creates an agent with its tool allowlist (no key yet). Audited `agent.create`. Errors: 403; 400. */
+/**
+ * Creates an agent with its tool allowlist (no key yet): built-in or imported names of the current
+ * catalog, stored in catalog order without duplicates — the same names `setAgentAllowedTools`
+ * accepts. Audited `agent.create`. Errors: 403; 400 `bad_request` {issues} for a malformed body,
+ * or {unknown} for names the catalog does not know.
+ */
 export async function createAgent(admin: Admin, raw: CreateAgentInput): Promise<AgentView> {
   await requireRole(admin, ["admin"], "admin.create_agent");
   const input = parse(createAgentSchema, raw);
-  const allowedTools = toolNames.filter((t) => input.allowedTools.includes(t)); // catalog order, no duplicates
+  const catalog = await currentCatalog();
+  const unknown = [...new Set(input.allowedTools.filter((t) => !catalog.get(t)))];
+  if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
+  const allowedTools = catalog.names().filter((t) => input.allowedTools.includes(t)); // catalog order, no duplicates
   return prisma.$transaction(async (tx) => {
     const a = await tx.agent.create({ data: { id: `agent_${nanoid(10)}`, name: input.name, allowedTools }, include: agentInclude });
     await audit(tx, { kind: "user", id: admin.id }, "agent.create", { kind: "agent", id: a.id }, null, { name: a.name, allowedTools });

@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Step } from "../../plan/schema";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import { toJsonColumn } from "../json-column";
 
 /**

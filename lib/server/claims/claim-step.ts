@@ -3,7 +3,7 @@ import type { ClaimBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import { checkGrant } from "../../grants";
 import type { RunStatus } from "../../run-state";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import { validatePlan } from "../../validation/pipeline";
 import { serverConfig } from "../config";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -17,7 +17,7 @@ import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } 
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
-import { catalogAt } from "../tool-catalog";
+import { catalogAt } from "../tools/imported-tools";
 
 /** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
 type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };

@@ -1,5 +1,6 @@
 import { runStepRows } from "../ownership/write-run-steps";
 import type { Step } from "../../plan/schema";
+import { builtinTools } from "../../tools/builtin-tools";
 import type { Prisma } from "../../generated/prisma/client";
 import {
   scaleAccount,
@@ -189,14 +190,14 @@ export async function seedScaleDesk(
       ins(
         "grant",
         rows.flatMap((u) =>
-          ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee"].map((tool) => ({
+          builtinTools().map(({ name: tool, grantClass }) => ({
             id: `${u.id}_${tool}`,
             userId: u.id,
             tool,
             canApprove: true,
-            approveLimitMinor: tool.includes("_fee") || tool.includes("refund") || tool.includes("credit") ? 50_000 : null,
-            approveLimitCurrency: tool.includes("_fee") || tool.includes("refund") || tool.includes("credit") ? "USD" : null,
-            canAuthor: !(tool.includes("_fee") || tool.includes("refund") || tool.includes("credit")),
+            approveLimitMinor: grantClass === "money" ? 50_000 : null,
+            approveLimitCurrency: grantClass === "money" ? "USD" : null,
+            canAuthor: grantClass !== "money",
           })),
         ),
         (data) => prisma.grant.createMany({ data }),

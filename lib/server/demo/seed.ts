@@ -2,7 +2,7 @@ import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { toolNames } from "../../tools/catalog";
+import { builtinTools, toolNames } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { submitRun } from "../runs/submit-run";
 import { hashApiKey } from "../api-keys";
@@ -18,8 +18,9 @@ export const DEMO_INTEGRATION_ID = "int_demo";
 
 type DemoGrant = { tool: string; approve: boolean; approveLimit?: number; author: boolean; authorLimit?: number };
 
-const MONEY_TOOLS = ["issue_refund", "apply_credit", "waive_fee"];
-const PLAIN_TOOLS = ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket"];
+/** Built-in tools by grant class (lib/tools/<tool>/tool.ts `grantClass`): money tools carry ceilings. */
+const MONEY_TOOLS = builtinTools().filter((t) => t.grantClass === "money").map((t) => t.name);
+const PLAIN_TOOLS = builtinTools().filter((t) => t.grantClass === "plain").map((t) => t.name);
 
 /** The demo users and their grants (money limits in USD minor units). */
 export const DEMO_USERS: { id: string; email: string; name: string; role: string; grants: DemoGrant[] }[] = [

@@ -2,10 +2,11 @@ import { DomainError } from "../../errors";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { describeDecision, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
 import type { Money } from "../../money";
-import { getTool } from "../../tools/catalog";
+import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { prisma } from "../db";
 import { storedSteps } from "../runs/run-view";
 import { requireRole, type Viewer } from "../session";
+import { catalogAt } from "../tools/imported-tools";
 import { loadGatePolicy } from "./load-gate-policy";
 
 /** One step a draft would gate differently than the live policy. */
@@ -28,8 +29,10 @@ export interface DryRunResult {
  * Dry-run of a draft gate policy (issue #17): replays the current plan version of each of the
  * last `lastRuns` runs (newest first, at most MAX_DRY_RUN_RUNS, limited in SQL) under the live
  * policy and under the draft, and lists the steps whose decision (auto / one / two approvers,
- * author allowed) differs. Saves nothing. Built-in tools are evaluated with their catalog entry;
- * an imported tool is read as irreversible under both (never auto).
+ * author allowed) differs. Saves nothing. Each run's tools are looked up in the catalog version
+ * the run records (built-in and imported, like every later validation of that run): an imported
+ * tool is evaluated with its own effect and gate, so a rule can make it `auto` unless it is
+ * irreversible; a tool its catalog does not know is read as irreversible (never auto).
  * Errors: 403 `forbidden` unless admin; 400 `bad_request` {issues}.
  */
 export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: unknown): Promise<DryRunResult> {
@@ -45,8 +48,11 @@ export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: 
   const runs = await prisma.run.findMany({
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: parsed.data.lastRuns,
-    select: { id: true, ticketId: true, desk: true, accountId: true, planVersion: true, createdAt: true },
+    select: { id: true, ticketId: true, desk: true, accountId: true, planVersion: true, createdAt: true, catalogVersion: true },
   });
+  // One catalog per recorded version (a handful: a version is created per tool import).
+  const catalogs = new Map<number | null, ToolCatalog>();
+  for (const v of new Set(runs.map((r) => r.catalogVersion))) catalogs.set(v, await catalogAt(v));
   const versions = runs.length
     ? await prisma.planVersion.findMany({ where: { OR: runs.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, steps: true } })
     : [];
@@ -62,8 +68,10 @@ export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: 
   for (const run of runs) {
     const steps = stepsOf.get(run.id) ?? [];
     const ctx = { desk: run.desk, accountId: run.accountId, accountTags: tags.get(run.accountId) ?? [] };
-    const before = requirementsOf(steps, getTool, { ...ctx, policy: live });
-    const after = requirementsOf(steps, getTool, { ...ctx, policy: draft });
+    const catalog = catalogs.get(run.catalogVersion)!;
+    const lookup = (name: string) => catalog.get(name);
+    const before = requirementsOf(steps, lookup, { ...ctx, policy: live });
+    const after = requirementsOf(steps, lookup, { ...ctx, policy: draft });
     const diffs: DryRunStepChange[] = [];
     for (const s of steps) {
       const b = describeDecision(before[s.id]);
@@ -71,7 +79,7 @@ export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: 
       if (a === b) continue;
       let amount: Money | null = null;
       try {
-        amount = getTool(s.tool)?.amount(s.args as never) ?? null;
+        amount = catalog.get(s.tool)?.amount(s.args as never) ?? null;
       } catch {
         amount = null;
       }

@@ -1,5 +1,5 @@
 import { defaultGateRules } from "../../gate-policy/defaults";
-import { toolCatalog } from "../../tools/catalog";
+import { toolCatalog } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { inTransaction, ok, type Db } from "../transaction";
 import { liveGatePolicyVersion } from "./load-gate-policy";

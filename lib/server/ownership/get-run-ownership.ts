@@ -1,7 +1,7 @@
 import { decidersFor, type StepDeciders, type WaitingStep } from "../../approvers";
 import { DomainError } from "../../errors";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { grantsOf, deskScope, type Viewer } from "../session";
 import { storedSteps, storedValidation, type StoredRequirement } from "../runs/run-view";

@@ -8,7 +8,7 @@ import { submitEdit, type EditResult } from "../edits/submit-edit";
 import { toJsonColumn } from "../json-column";
 import { storedSteps } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
-import { catalogAt } from "../tool-catalog";
+import { catalogAt } from "../tools/imported-tools";
 import { inTransaction, ok } from "../transaction";
 
 /** `POST /api/runs/{runId}/suggestions`: a step for the plan at `planVersion`, inserted at `position` (0-based; omitted = at the end). */

@@ -1,6 +1,6 @@
 import { nanoid } from "nanoid";
 import type { Step } from "../../plan/schema";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import type { Tx } from "../transaction";
 
 /** One row of `run_step` as written for a plan version (issue #16: queue filters in SQL). */

@@ -6,7 +6,7 @@ import { deskScope, type Viewer } from "../session";
 import { loadRun } from "./load-run";
 import { storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
-import { catalogAt, importedToolsAt } from "../tool-catalog";
+import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import { previewEffects, type StepEffect } from "../../effects/preview";
 

@@ -8,7 +8,7 @@ import type { GateDecision } from "../../validation/types";
 import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../transaction";
 import { previewEffects } from "../../effects/preview";
-import { getTool } from "../../tools/catalog";
+import { getTool } from "../../tools/builtin-tools";
 import { toJsonColumn } from "../json-column";
 
 /**

@@ -13,7 +13,7 @@ import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { fromStates } from "../../run-state";
 import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";
-import { currentCatalog } from "../tool-catalog";
+import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";

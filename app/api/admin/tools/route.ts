@@ -1,6 +1,6 @@
-import { listToolCatalogEndpoint } from "@/lib/api/tool-catalog-endpoints";
+import { listToolCatalogEndpoint } from "@/lib/api/endpoints/tool-import-api";
 import { route } from "@/lib/server/route";
-import { listCatalogForAdmin } from "@/lib/server/tool-catalog";
+import { listCatalogForAdmin } from "@/lib/server/tools/imported-tools";
 
-/** `GET /api/admin/tools` → `{catalogVersion, imported, builtIn}` (lib/api/tool-catalog-endpoints.ts `listToolCatalogEndpoint`). */
+/** `GET /api/admin/tools` → `{catalogVersion, imported, builtIn}` (lib/api/endpoints/tool-import-api.ts `listToolCatalogEndpoint`). */
 export const GET = route(listToolCatalogEndpoint, async ({ caller }) => ({ body: await listCatalogForAdmin(caller) }));

@@ -1,6 +1,6 @@
-import { importToolsEndpoint } from "@/lib/api/tool-catalog-endpoints";
+import { importToolsEndpoint } from "@/lib/api/endpoints/tool-import-api";
 import { route } from "@/lib/server/route";
-import { importToolsAsAdmin } from "@/lib/server/tool-catalog";
+import { importToolsAsAdmin } from "@/lib/server/tools/imported-tools";
 
-/** `POST /api/admin/tools/import` → 201 `{catalogVersion, created, added, changed, unchanged, problems}` (lib/api/tool-catalog-endpoints.ts `importToolsEndpoint`). */
+/** `POST /api/admin/tools/import` → 201 `{catalogVersion, created, added, changed, unchanged, problems}` (lib/api/endpoints/tool-import-api.ts `importToolsEndpoint`). */
 export const POST = route(importToolsEndpoint, async ({ caller, body }) => ({ body: await importToolsAsAdmin(caller, body) }));

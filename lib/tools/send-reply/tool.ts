@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool } from "./types";
-import { checkTicketExists, recordId, requiredText, targetIfExists } from "./shared";
+import { type DemoRun, defineBuiltinTool } from "../builtin-tool";
+import { checkTicketExists, recordId, requiredText, targetIfExists } from "../shared";
 
 /**
  * `send_reply` — a reply to the customer on a ticket. Args `{ticketId, body}`; effect
@@ -8,7 +8,7 @@ import { checkTicketExists, recordId, requiredText, targetIfExists } from "./sha
  * stage whoever wrote it. Bounds: the ticket exists (`unknown_id`).
  * Source: DESIGN.md "The demo domain", §1.6.
  */
-export const sendReply = defineTool({
+export const sendReply = defineBuiltinTool({
   name: "send_reply",
   label: "Send reply",
   description: "Sends a reply to the customer on the ticket. The customer sees it at once.",
@@ -28,6 +28,33 @@ export const sendReply = defineTool({
   amount: () => undefined,
   customerText: (args) => args.body,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
+  grantClass: "plain",
+  issueCodes: {},
+  effectModel: {
+    kind: "known",
+    apply: (state, args) => ({
+    ok: true,
+    state: { ...state, told: [...state.told, { ticketId: args.ticketId, text: args.body }] },
+    changes: [{ kind: "customer_message", ticketId: args.ticketId, text: args.body }],
+  }),
+  },
+  seed: {
+    example: () => ({ ticketId: "74991", body: "Thanks, we are on it." }),
+    demo: {
+      runs: (): DemoRun[] => [
+        {
+          key: "goodwill-75005",
+          ticketId: "75005",
+          scenario: "fee dispute",
+          ageHours: 9,
+          steps: [
+            { id: "st_reply", tool: "send_reply", args: { ticketId: "75005", body: "We are sorry for the delays this quarter. We will apply a goodwill credit of $300.00 to your account." }, provenance: {} },
+          ],
+        },
+      ],
+    },
+    scale: null,
+  },
 });
 
 /** Parsed arguments of `send_reply`. */

@@ -1,10 +1,10 @@
 /**
- * The catalog a validation sees (issue #15): the built-in tools (lib/tools/catalog.ts, unchanged)
+ * The catalog a validation sees (issue #15): the built-in tools (lib/tools/builtin-tools.ts)
  * plus, when an admin imported some, the imported tools of one catalog version. The smallest
  * abstraction that lets `validatePlan` (ValidationContext.catalog), the forms and the services
  * look tools up without knowing where they come from. Pure; runs in the browser too.
  */
-import { getTool, toolNames } from "./catalog";
+import { getTool, toolNames } from "./builtin-tools";
 import { toolFromSpec, type ImportedToolSpec } from "./json-schema-tool";
 import type { ToolDefinition } from "./types";
 
@@ -53,4 +53,11 @@ export function catalogWith(imported: readonly ImportedToolSpec[], version: numb
     names: () => names,
     imported: imported.filter((s) => defs.has(s.name)),
   };
+}
+
+/** One tool as the admin forms list it (the gate-policy rule editor, an agent's allowlist): name, label, whether it was imported. */
+export interface CatalogToolOption {
+  name: string;
+  label: string;
+  imported: boolean;
 }

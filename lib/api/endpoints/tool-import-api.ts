@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { importedToolSpecSchema } from "../tools/json-schema-tool";
-import { defineEndpoint } from "./contract";
+import { importedToolSpecSchema } from "../../tools/json-schema-tool";
+import { defineEndpoint } from "../contract";
 
 /*
  * The tool catalog's endpoints (issue #15): an admin imports tools from JSON Schema (MCP

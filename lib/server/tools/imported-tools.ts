@@ -13,10 +13,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
-import { canonicalJson } from "../plan/canonical-json";
-import { toolNames } from "../tools/catalog";
+import { DomainError } from "../../errors";
+import type { Prisma } from "../../generated/prisma/client";
+import { canonicalJson } from "../../plan/canonical-json";
+import { toolNames } from "../../tools/builtin-tools";
 import {
   draftsFromMcpTools,
   draftsFromOpenAiFunctions,
@@ -25,11 +25,11 @@ import {
   type ImportProblem,
   type McpToolEntry,
   type OpenAiFunctionDefinition,
-} from "../tools/json-schema-tool";
-import { builtinCatalog, catalogWith, type ToolCatalog } from "../tools/tool-catalog";
-import { appendAudit, type Actor } from "./audit";
-import { prisma } from "./db";
-import { requireRole, type Viewer } from "./session";
+} from "../../tools/json-schema-tool";
+import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
+import { appendAudit, type Actor } from "../audit";
+import { prisma } from "../db";
+import { requireRole, type Viewer } from "../session";
 
 type Db = Prisma.TransactionClient | typeof prisma;
 
@@ -92,8 +92,8 @@ export interface ImportResult {
   problems: ImportProblem[];
 }
 
-export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../api/tool-catalog-endpoints";
-import type { ImportToolsBody } from "../api/tool-catalog-endpoints";
+export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../../api/endpoints/tool-import-api";
+import type { ImportToolsBody } from "../../api/endpoints/tool-import-api";
 
 /** `tools/list` result (`{tools: [...]}`) or the bare list. Errors: 400 `bad_request`. */
 function mcpEntries(payload: unknown): McpToolEntry[] {
@@ -238,6 +238,17 @@ export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, bod
     throw new DomainError("validation_failed", drafts.problems.length ? `No tool could be imported: ${drafts.problems.map((p) => `${p.name}: ${p.reason}`).join("; ")}` : "The payload lists no tools.", { problems: drafts.problems });
   }
   return importDrafts(drafts, source, { kind: "user", id: admin.id });
+}
+
+/**
+ * The current catalog's tools for the admin forms — the one catalog the services check against:
+ * built-in tools first (menu order), then the imported tools of the latest version by name.
+ * Errors: 403 `forbidden` unless admin.
+ */
+export async function catalogToolsForAdmin(admin: Pick<Viewer, "id" | "role">): Promise<{ catalogVersion: number | null; tools: CatalogToolOption[] }> {
+  await requireRole(admin, ["admin"], "admin.list_tools");
+  const catalog = await currentCatalog();
+  return { catalogVersion: catalog.version, tools: catalog.names().map((name) => ({ name, label: catalog.get(name)?.label ?? name, imported: !BUILT_IN.has(name) })) };
 }
 
 /** The catalog for the admin page: every tool (built-in and imported, with version and gate). Errors: 403. */

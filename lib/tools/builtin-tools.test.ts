@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getTool, isToolName, toolCatalog, toolNames } from "./catalog";
+import { getTool, isToolName, toolCatalog, toolNames } from "./builtin-tools";
 import { referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { one, validArgs } from "../validation/test-utils";
 
@@ -16,6 +16,7 @@ describe("tool catalog", () => {
       apply_credit: ["irreversible", "approval"],
       waive_fee: ["irreversible", "approval"],
       escalate_ticket: ["internal", "auto"],
+      cancel_shipment: ["irreversible", "approval"],
     });
   });
 

@@ -1,16 +1,16 @@
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
-import { toolNames } from "../tools/catalog";
-import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../tools/json-schema-tool";
-import { setGrant } from "./admin/admin";
-import { approveSteps } from "./approvals/approve-steps";
-import { claimStep } from "./claims/claim-step";
-import { prisma } from "./db";
-import { submitRun } from "./runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "./session";
-import { prepareTestDatabase, refused } from "../../testing/test-support";
-import { catalogAt, currentCatalog, importDrafts, importToolsAsAdmin, listMcpServerTools, setAgentAllowedTools } from "./tool-catalog";
-import { digest } from "../plan/digest";
+import { toolNames } from "../../tools/builtin-tools";
+import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../../tools/json-schema-tool";
+import { setGrant } from "../admin/admin";
+import { approveSteps } from "../approvals/approve-steps";
+import { claimStep } from "../claims/claim-step";
+import { prisma } from "../db";
+import { submitRun } from "../runs/submit-run";
+import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { prepareTestDatabase, refused } from "../../../testing/test-support";
+import { catalogAt, currentCatalog, importDrafts, importToolsAsAdmin, listMcpServerTools, setAgentAllowedTools } from "./imported-tools";
+import { digest } from "../../plan/digest";
 
 const BUILT_IN = new Set<string>(toolNames);
 const day = (n: number) => formatISO(addDays(new Date(), n), { representation: "date" });
