@@ -15,7 +15,7 @@ import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
 import { reviseTask } from "../tasks/revise-task";
-import { importToolsAsAdmin, setAgentAllowedTools } from "../tool-catalog";
+import { importToolsAsAdmin, setAgentAllowedTools } from "../tools/imported-tools";
 
 /**
  * Named scenarios for QA suites and demos (docs/testing.md "Scenarios"): each builds one known
