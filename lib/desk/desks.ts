@@ -24,6 +24,10 @@ export const createDeskSchema = z
   .strict();
 export type CreateDeskInput = z.infer<typeof createDeskSchema>;
 
+/** Body of `PATCH /api/admin/agents/{agentId}`: the desk the agent works. */
+export const updateAgentSchema = z.object({ desk: deskIdSchema }).strict();
+export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
+
 /** A desk as the admin console lists it; `createdAt` ISO UTC; counts are of that desk only. */
 export interface DeskView {
   id: string;
