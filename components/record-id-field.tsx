@@ -44,14 +44,15 @@ function useDebounced<T>(value: T, ms: number): T {
 
 /**
  * Searches `GET /api/account-data/{kind}?q=` for ids starting with what was typed (at most 20,
- * debounced), so any record — also one of another account — can be named without loading a
- * table into the page. Returns the matches (empty until something is typed).
+ * debounced), so any record of the run's desk — also one of another account — can be named
+ * without loading a table into the page. `desk` (the run's tenant desk) keeps the suggestions to
+ * records the step may target. Returns the matches (empty until something is typed).
  */
-export function useRecordSearch(kind: Kind, typed: string): RecordOption[] {
+export function useRecordSearch(kind: Kind, typed: string, desk?: string): RecordOption[] {
   const q = useDebounced(typed.trim(), 200);
   const res = useQuery({
-    queryKey: ["account-data", kind, q],
-    queryFn: () => apiFetch<{ records: RecordOption[] }>(`/api/account-data/${kind}?q=${encodeURIComponent(q)}`),
+    queryKey: ["account-data", kind, q, desk ?? ""],
+    queryFn: () => apiFetch<{ records: RecordOption[] }>(`/api/account-data/${kind}?q=${encodeURIComponent(q)}${desk ? `&desk=${encodeURIComponent(desk)}` : ""}`),
     enabled: q.length > 0,
     staleTime: 30_000,
   });
@@ -75,7 +76,7 @@ export function RecordIdField(props: {
 }) {
   const { register, control } = useFormContext<PlanFormValues>();
   const value = (useWatch({ control, name: props.name as `steps.${number}.args.${string}` }) as string | undefined) ?? "";
-  const found = useRecordSearch(props.kind, value);
+  const found = useRecordSearch(props.kind, value, props.desk.desk);
   const known = snapshotOptions(props.desk, props.kind, props.ticketAccountId);
   const options = [...known, ...found.filter((f) => !known.some((k) => k.id === f.id))].slice(0, 60);
   const listId = `${useId()}-records`;
@@ -105,6 +106,6 @@ export function RecordIdField(props: {
 /** The fees of invoice `invoiceId`: from the page's records, else from the search endpoint (exact id). */
 export function useInvoiceFees(desk: AccountSnapshot, invoiceId: string | undefined): RecordOption["fees"] {
   const known = invoiceId && Object.prototype.hasOwnProperty.call(desk.invoices, invoiceId) ? desk.invoices[invoiceId] : undefined;
-  const found = useRecordSearch("invoice", known ? "" : (invoiceId ?? ""));
+  const found = useRecordSearch("invoice", known ? "" : (invoiceId ?? ""), desk.desk);
   return known?.fees ?? found.find((r) => r.id === invoiceId)?.fees ?? [];
 }

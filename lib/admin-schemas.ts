@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deskIdSchema } from "./desk/desks";
 import { currencySchema } from "./money";
 import { getTool } from "./tools/builtin-tools";
 
@@ -28,22 +29,23 @@ export const emailSchema = z
   .max(200, "At most 200 characters")
   .pipe(z.email({ error: "Enter a valid email address" }));
 
-/** Body of `POST /api/admin/users`: a person with a role and an initial password. */
+/** Body of `POST /api/admin/users`: a person with a role, an initial password and their desk (absent: the default desk). */
 export const createUserSchema = z
   .object({
     email: emailSchema,
     name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
     role: roleSchema,
     password: passwordSchema,
+    desk: deskIdSchema.optional(),
   })
   .strict();
 export type CreateUserInput = z.infer<typeof createUserSchema>;
 
-/** Body of `PATCH /api/admin/users/{userId}`: disable/enable and/or change the role. */
+/** Body of `PATCH /api/admin/users/{userId}`: disable/enable, change the role and/or assign another desk. */
 export const updateUserSchema = z
-  .object({ disabled: z.boolean().optional(), role: roleSchema.optional() })
+  .object({ disabled: z.boolean().optional(), role: roleSchema.optional(), desk: deskIdSchema.optional() })
   .strict()
-  .refine((v) => v.disabled !== undefined || v.role !== undefined, { error: "Nothing to change: send disabled and/or role" });
+  .refine((v) => v.disabled !== undefined || v.role !== undefined || v.desk !== undefined, { error: "Nothing to change: send disabled, role and/or desk" });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;
 
 /**
@@ -89,12 +91,14 @@ export function toolMovesMoney(tool: string): boolean {
 const toolNameSchema = z.string({ error: "Choose a tool" }).min(1, "Choose a tool").max(64, "At most 64 characters");
 
 /**
- * Body of `POST /api/admin/agents`: a named agent and the tools it may call (its allowlist) —
- * built-in or imported names of the current catalog, like `PUT …/allowed-tools`.
+ * Body of `POST /api/admin/agents`: a named agent, the tools it may call (its allowlist) —
+ * built-in or imported names of the current catalog, like `PUT …/allowed-tools` — and its desk
+ * (absent: the default desk).
  */
 export const createAgentSchema = z
   .object({
     name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+    desk: deskIdSchema.optional(),
     allowedTools: z.array(toolNameSchema).min(1, "Allow at least one tool").max(500, "At most 500 tools"),
   })
   .strict();

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   email_taken: 409,
   last_admin: 409,
+  desk_taken: 409, // a desk with that id exists already
+  unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
   already_assigned: 409, // issue #16: someone else has taken the run
   suggestion_closed: 409, // issue #16: the suggestion was already accepted or declined
   already_approved_by_you: 409,

@@ -711,7 +711,7 @@ export async function runFuzzCase(handler: SubmitHandler, c: FuzzCase, apiKey: s
     out.problems.push(`run ${run.id} answered but not stored`);
     return out;
   }
-  const desk = await loadAccountSnapshot({ ticketId: stored.task.ticketId, steps: Array.isArray(pv.steps) ? pv.steps : [], now: stored.createdAt });
+  const desk = await loadAccountSnapshot({ ticketId: stored.task.ticketId, desk: stored.desk, steps: Array.isArray(pv.steps) ? pv.steps : [], now: stored.createdAt });
   const again = validatePlan({ version: 1, steps: pv.steps }, { desk, now: stored.createdAt, agentAllowedTools });
   if (!again.ok) {
     out.acceptedInvalid = true;

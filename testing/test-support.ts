@@ -58,7 +58,7 @@ export async function refused(p: Promise<unknown>): Promise<DomainError> {
 export async function approveAllAs(runId: string, approverId: string): Promise<void> {
   const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { planVersions: true } });
   const pv = run.planVersions.find((v) => v.version === run.planVersion)!;
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: storedSteps(pv.steps) });
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: storedSteps(pv.steps) });
   for (const step of storedSteps(pv.steps)) {
     if (await prisma.approval.count({ where: { runId, planVersion: run.planVersion, stepId: step.id, state: "active" } })) continue;
     await prisma.approval.create({

@@ -308,6 +308,17 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/admin/agents", params: {}, body: { name: "Matrix agent", allowedTools: ["add_ticket_note"] } }),
     ok: 201,
   },
+  "PATCH /api/admin/agents/[agentId]": {
+    prepare: async () => {
+      const a = await prisma.agent.create({ data: { id: `agent_${nanoid(8)}`, name: "Matrix desk agent", allowedTools: ["add_ticket_note"] } });
+      return { path: `/api/admin/agents/${a.id}`, params: { agentId: a.id }, body: { desk: "retail" } };
+    },
+    ok: 200,
+  },
+  "POST /api/admin/desks": {
+    prepare: async () => ({ path: "/api/admin/desks", params: {}, body: { id: `matrix-${nanoid(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`, name: "Matrix desk" } }),
+    ok: 201,
+  },
   "POST /api/admin/agents/[agentId]/keys": {
     prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/keys`, params: { agentId: DEMO_AGENT_ID } }),
     ok: 201,
@@ -488,6 +499,7 @@ describe("reads", () => {
   it.each([
     ["GET /api/admin/users", "/api/admin/users", {}],
     ["GET /api/admin/agents", "/api/admin/agents", {}],
+    ["GET /api/admin/desks", "/api/admin/desks", {}],
     ["GET /api/admin/tools", "/api/admin/tools", {}],
     ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],

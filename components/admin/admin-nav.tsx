@@ -1,8 +1,8 @@
 import Link from "next/link";
 
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks" }) {
-  const tab = (key: "users" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks", href: string, label: string) => (
+export function AdminNav({ current }: { current: "users" | "desks" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks" }) {
+  const tab = (key: "users" | "desks" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks", href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -14,6 +14,7 @@ export function AdminNav({ current }: { current: "users" | "agents" | "integrati
   return (
     <nav aria-label="Admin" className="mt-3 flex flex-wrap gap-2">
       {tab("users", "/admin/users", "Users and grants")}
+      {tab("desks", "/admin/desks", "Desks")}
       {tab("agents", "/admin/agents", "Agents and API keys")}
       {tab("integrations", "/admin/integrations", "Integration keys")}
       {tab("tools", "/admin/tools", "Tool catalog")}

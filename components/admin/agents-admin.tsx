@@ -10,7 +10,9 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
+import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
+import { AgentDeskControl, DeskSelect, type DeskOption } from "./desks-admin";
 import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
 import { LoadMore, usePagedList } from "./paged-list";
 import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
@@ -21,7 +23,7 @@ export type AgentsPage = { agents: AgentView[]; nextCursor: string | null };
 const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
 
 /** Agents, their tool allowlists and API keys (create shows a key once; revoke); a page at a time. */
-export function AgentsAdmin({ initialPage, tools }: { initialPage: AgentsPage; tools: readonly CatalogToolOption[] }) {
+export function AgentsAdmin({ initialPage, tools, desks }: { initialPage: AgentsPage; tools: readonly CatalogToolOption[]; desks: DeskOption[] }) {
   const list = usePagedList(AGENTS_KEY, "/api/admin/agents", initialPage);
   const agents = (list.data?.pages ?? []).flatMap((p) => p.agents);
   return (
@@ -29,16 +31,16 @@ export function AgentsAdmin({ initialPage, tools }: { initialPage: AgentsPage; t
       <div className="space-y-4">
         {agents.length === 0 && <p className="text-sm text-slate-600">No agents yet. Create one, then give it an API key.</p>}
         {agents.map((a) => (
-          <AgentCard key={a.id} agent={a} />
+          <AgentCard key={a.id} agent={a} desks={desks} />
         ))}
         <LoadMore list={list} />
       </div>
-      <CreateAgentForm tools={tools} />
+      <CreateAgentForm tools={tools} desks={desks} />
     </div>
   );
 }
 
-function AgentCard({ agent }: { agent: AgentView }) {
+function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) {
   const qc = useQueryClient();
   const [newKey, setNewKey] = useState<string | null>(null);
   const [err, setErr] = useState<string | null>(null);
@@ -59,6 +61,7 @@ function AgentCard({ agent }: { agent: AgentView }) {
           {agent.name}
         </h2>
         <code className="text-xs text-slate-500">{agent.id}</code>
+        <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">desk {agent.desk}</span>
         <span className="ml-auto text-xs text-slate-600">
           {agent.runCount} {agent.runCount === 1 ? "run" : "runs"} · {active} active {active === 1 ? "key" : "keys"}
         </span>
@@ -71,6 +74,7 @@ function AgentCard({ agent }: { agent: AgentView }) {
           </li>
         ))}
       </ul>
+      <AgentDeskControl agent={agent} desks={desks} onSaved={() => void qc.invalidateQueries({ queryKey: AGENTS_KEY })} />
       <h3 className="mt-4 text-sm font-medium">API keys</h3>
       {agent.keys.length === 0 ? (
         <p className="mt-1 text-sm text-slate-600">No keys: this agent cannot call the API.</p>
@@ -150,12 +154,12 @@ function KeyRow({ agentId, apiKey }: { agentId: string; apiKey: ApiKeyView }) {
   );
 }
 
-function CreateAgentForm({ tools }: { tools: readonly CatalogToolOption[] }) {
+function CreateAgentForm({ tools, desks }: { tools: readonly CatalogToolOption[]; desks: DeskOption[] }) {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const form = useForm<z.input<typeof createAgentSchema>, unknown, CreateAgentInput>({
     resolver: zodResolver(createAgentSchema),
-    defaultValues: { name: "", allowedTools: [] },
+    defaultValues: { name: "", allowedTools: [], desk: desks[0]?.id ?? DEFAULT_DESK },
   });
   const {
     register,
@@ -174,7 +178,7 @@ function CreateAgentForm({ tools }: { tools: readonly CatalogToolOption[] }) {
       form.reset();
       toast(`Created agent ${agent.name}. Create an API key for it next.`);
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["name", "allowedTools"])),
+    onError: (e) => setFormError(applyServerError(e, form.setError, ["name", "allowedTools", "desk"])),
   });
   return (
     <section aria-labelledby="create-agent-h" className="h-fit rounded-lg border border-slate-200 bg-white p-4">
@@ -185,6 +189,9 @@ function CreateAgentForm({ tools }: { tools: readonly CatalogToolOption[] }) {
         <FormError message={formError} />
         <Field id="agent-name" label="Name" error={errors.name?.message}>
           <input id="agent-name" autoComplete="off" {...register("name")} aria-invalid={!!errors.name} aria-describedby={errors.name ? "agent-name-error" : undefined} className={inputClass} />
+        </Field>
+        <Field id="agent-desk" label="Desk" error={errors.desk?.message} help="The agent reads, plans and claims for this desk only.">
+          <DeskSelect id="agent-desk" desks={desks} register={register("desk")} invalid={!!errors.desk} />
         </Field>
         <fieldset aria-describedby={errors.allowedTools ? "agent-tools-error" : undefined}>
           <legend className="text-sm font-medium">Tools it may call</legend>

@@ -10,7 +10,9 @@ import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/admin-schem
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/format";
 import type { AdminUserView } from "@/lib/server/admin/admin";
+import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
+import { DeskSelect, type DeskOption } from "./desks-admin";
 import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 import { LoadMore, usePagedList } from "./paged-list";
 
@@ -25,7 +27,7 @@ function replaceUser(data: InfiniteData<UsersPage, string | null> | undefined, u
 }
 
 /** The people of the desk: list (a page at a time, "Load more" for the next), create, disable/enable (issue #6). */
-export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; viewerId: string }) {
+export function UsersAdmin({ initialPage, viewerId, desks }: { initialPage: UsersPage; viewerId: string; desks: DeskOption[] }) {
   const list = usePagedList(USERS_KEY, "/api/admin/users", initialPage);
   const { data, error, hasNextPage } = list;
   const users = (data?.pages ?? []).flatMap((p) => p.users);
@@ -46,6 +48,9 @@ export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; 
                 Role
               </th>
               <th scope="col" className="px-4 py-2 font-medium">
+                Desk
+              </th>
+              <th scope="col" className="px-4 py-2 font-medium">
                 Grants
               </th>
               <th scope="col" className="px-4 py-2 font-medium">
@@ -64,7 +69,7 @@ export function UsersAdmin({ initialPage, viewerId }: { initialPage: UsersPage; 
         </table></div>
         <LoadMore list={list} className="flex justify-center border-t border-slate-100 px-4 py-3" />
       </section>
-      <CreateUserForm />
+      <CreateUserForm desks={desks} />
     </div>
   );
 }
@@ -93,6 +98,7 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
         <div className="text-xs text-slate-600">{user.email}</div>
       </td>
       <td className="px-4 py-2">{user.role}</td>
+      <td className="px-4 py-2">{user.desk}</td>
       <td className="whitespace-nowrap px-4 py-2 tabular-nums">
         <Link href={`/admin/users/${user.id}`} className="text-blue-700 underline-offset-2 hover:underline" aria-label={`Grants of ${user.name}: ${user.grantCount} tools`}>
           {user.grantCount} {user.grantCount === 1 ? "tool" : "tools"}
@@ -136,14 +142,14 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
   );
 }
 
-const CREATE_FIELDS = ["email", "name", "role", "password"] as const;
+const CREATE_FIELDS = ["email", "name", "role", "password", "desk"] as const;
 
-function CreateUserForm() {
+function CreateUserForm({ desks }: { desks: DeskOption[] }) {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const form = useForm<z.input<typeof createUserSchema>, unknown, CreateUserInput>({
     resolver: zodResolver(createUserSchema),
-    defaultValues: { email: "", name: "", role: "operator", password: "" },
+    defaultValues: { email: "", name: "", role: "operator", password: "", desk: desks[0]?.id ?? DEFAULT_DESK },
   });
   const {
     register,
@@ -156,7 +162,7 @@ function CreateUserForm() {
       setFormError(null);
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       form.reset();
-      toast(`Created ${user.email} (${user.role}). Set their grants next.`);
+      toast(`Created ${user.email} (${user.role}, desk ${user.desk}). Set their grants next.`);
     },
     onError: (e) => setFormError(applyServerError(e, form.setError, CREATE_FIELDS)),
   });
@@ -184,6 +190,9 @@ function CreateUserForm() {
               </option>
             ))}
           </select>
+        </Field>
+        <Field id="new-desk" label="Desk" error={err("desk")} help="Operators see and reach only this desk's runs and records.">
+          <DeskSelect id="new-desk" desks={desks} register={register("desk")} invalid={!!errors.desk} />
         </Field>
         <Field id="new-password" label="Initial password" error={err("password")} help="At least 10 characters. Share it with the person over a separate channel.">
           <input

@@ -68,7 +68,7 @@ describe("adapter core", () => {
     if (res.ok) return;
     const v = verdictFor(res.decision, res, "c1");
     expect(v).toMatchObject({ verdict: "deny", code: "validation_failed" });
-    expect(v.verdict === "deny" && v.reason).toMatch(/Shipment "sh_0000" does not exist/);
+    expect(v.verdict === "deny" && v.reason).toMatch(/Shipment "sh_0000" is not found on this desk/);
   });
 
   it("executes in plan order whatever order the framework calls in, runs a step the operator added in its place, denies a removed one", async () => {

@@ -1,6 +1,7 @@
 import type { Endpoint } from "./contract";
 import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./endpoints/tool-import-api";
 import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
+import { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint } from "./desk-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
@@ -25,6 +26,7 @@ export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
+export { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -62,6 +64,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   setGrantEndpoint,
   listAgentsEndpoint,
   createAgentEndpoint,
+  updateAgentEndpoint,
+  listDesksEndpoint,
+  createDeskEndpoint,
   createApiKeyEndpoint,
   revokeApiKeyEndpoint,
   listIntegrationKeysEndpoint,

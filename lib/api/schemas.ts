@@ -241,6 +241,7 @@ export const adminUserSchema = open({
   name: z.string(),
   email: z.string(),
   role: z.enum(["operator", "supervisor", "admin"]),
+  desk: z.string(),
   disabled: z.boolean(),
   createdAt: isoTime,
 }).meta({ id: "AdminUser" });
@@ -260,6 +261,7 @@ export const integrationKeySchema = open({
 export const agentViewSchema = open({
   id: z.string(),
   name: z.string(),
+  desk: z.string(),
   allowedTools: z.array(z.string()),
   createdAt: isoTime,
   keys: z.array(apiKeySchema),

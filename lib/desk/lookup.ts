@@ -82,6 +82,15 @@ export function explainUnresolved(desk: AccountSnapshot, kind: RecordKind, id: s
   };
 }
 
+/**
+ * How a message says that an id did not resolve: "is not found on this desk" for a snapshot
+ * loaded for a tenant desk (`desk.desk` set) — a record of another desk is absent from it, and
+ * the words never tell whether it exists elsewhere — else "does not exist".
+ */
+export function notFoundPhrase(desk: Pick<AccountSnapshot, "desk">): string {
+  return desk.desk !== undefined ? "is not found on this desk" : "does not exist";
+}
+
 /** Capitalised noun per record kind, for the start of messages ("Invoice \"in_1\" does not exist"). */
 export const KIND_LABEL: Record<RecordKind, string> = {
   invoice: "Invoice",

@@ -8,6 +8,12 @@ import type { Money } from "../money";
  * Source: DESIGN.md "The demo domain".
  */
 export interface AccountSnapshot {
+  /**
+   * The tenant desk the snapshot was loaded for (the run's desk): every record in it belongs to an
+   * account of this desk, and an id that did not resolve is "not found on this desk". Absent in
+   * hand-built snapshots of one desk (tests, the scale generator).
+   */
+  desk?: string;
   /** The ticket the run's task belongs to. */
   ticket: TicketRecord;
   accounts: Record<string, AccountRecord>;

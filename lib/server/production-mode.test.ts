@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auth } from "./auth";
 import { MIN_SECRET_LENGTH, startupProblem } from "./config";
 import { prisma } from "./db";
-import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./demo/seed";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_RETAIL_AGENT_KEY, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./demo/seed";
 import { requireAgent, requireIntegration } from "./session";
 import { apiRequest, signInCookie } from "../../testing/test-auth";
 import { prepareTestDatabase } from "../../testing/test-support";
@@ -49,6 +49,7 @@ describe("a fresh production desk", { timeout: 120_000 }, () => {
     expect(r.out).toContain("npm run admin:create");
     expect(await counts()).toEqual({ users: 0, apiKeys: 0, agents: 0, runs: 0 });
     await expect(requireAgent(apiRequest("GET", "/api/v1/tasks", { key: DEMO_AGENT_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(requireAgent(apiRequest("GET", "/api/v1/tasks", { key: DEMO_RETAIL_AGENT_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
     await expect(requireIntegration(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
     for (const u of DEMO_USERS) await expect(signInCookie(u.email, DEMO_PASSWORD)).rejects.toThrow(/refused/);
   });
@@ -103,9 +104,10 @@ describe("the same database seeded in demo mode, then started with PLANDESK_DEMO
     const report = await seedForEnvironment({ PLANDESK_DEMO: "0" });
     expect(report).toMatchObject({ demo: false, counts: null, adminCount: 1 }); // root@example.com, made by admin:create
     expect(report.retired!.users.sort()).toEqual(DEMO_USERS.map((u) => u.email).sort());
-    expect(report.retired!.keys).toBe(2); // the demo agent key and the demo integration key
+    expect(report.retired!.keys).toBe(3); // the demo agent keys (freight, retail) and the demo integration key
     for (const u of DEMO_USERS) await expect(signInCookie(u.email, DEMO_PASSWORD)).rejects.toThrow(/refused/);
     await expect(requireAgent(apiRequest("GET", "/api/v1/tasks", { key: DEMO_AGENT_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(requireAgent(apiRequest("GET", "/api/v1/tasks", { key: DEMO_RETAIL_AGENT_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
     await expect(requireIntegration(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }))).rejects.toMatchObject({ code: "unauthorized" });
     const demoIds = DEMO_USERS.map((u) => u.id);
     expect(await prisma.session.count({ where: { userId: { in: demoIds } } })).toBe(0);

@@ -1,4 +1,5 @@
 import { headers as nextHeaders } from "next/headers";
+import { DEFAULT_DESK } from "../desk/desks";
 import { DomainError } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import type { Grant } from "../grants";
@@ -33,6 +34,16 @@ export interface AgentCaller {
   name: string;
   allowedTools: string[];
   keyId: string;
+  /**
+   * The tenant desk the agent works: it reads and submits for that desk's tasks only and reaches
+   * only that desk's runs. Absent (hand-built callers in tests) means the default desk.
+   */
+  desk?: string;
+}
+
+/** The tenant desk of an agent caller (`DEFAULT_DESK` when the caller names none). */
+export function agentDesk(agent: Pick<AgentCaller, "desk">): string {
+  return agent.desk ?? DEFAULT_DESK;
 }
 
 /**
@@ -271,6 +282,7 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
     name: key.agent.name,
     allowedTools: Array.isArray(key.agent.allowedTools) ? (key.agent.allowedTools as string[]) : [],
     keyId: key.id,
+    desk: key.agent.desk,
   };
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { formatMoney, type Money } from "../money";
 import { isIsoDate } from "../dates";
 import type { AccountSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
-import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, own, type RecordKind } from "../desk/lookup";
+import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, notFoundPhrase, own, type RecordKind } from "../desk/lookup";
 import type { BoundsContext, ToolIssue } from "./types";
 
 /*
@@ -67,7 +67,7 @@ export type DateWindow = z.infer<typeof dateWindowSchema>;
  */
 export function unknownIdIssue(desk: AccountSnapshot, kind: RecordKind, path: string, id: string): ToolIssue {
   const u = explainUnresolved(desk, kind, id);
-  let message = `${KIND_LABEL[kind]} ${JSON.stringify(id)} does not exist`;
+  let message = `${KIND_LABEL[kind]} ${JSON.stringify(id)} ${notFoundPhrase(desk)}`;
   if (u.suggestion !== undefined) {
     message += ` — did you mean ${u.suggestion}?`;
     if (u.lookalike) message += ` (it only looks like ${u.suggestion}: lookalike characters, spacing or case differ)`;

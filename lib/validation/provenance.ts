@@ -1,5 +1,5 @@
 import type { AccountSnapshot } from "../desk/snapshot";
-import { accountIdOf, describeRecord, findRecord, type RecordKind } from "../desk/lookup";
+import { accountIdOf, describeRecord, findRecord, notFoundPhrase, type RecordKind } from "../desk/lookup";
 import { canonicalJson } from "../plan/canonical-json";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
@@ -45,7 +45,7 @@ function checkSource(desk: AccountSnapshot, recordType: string, recordId: string
   if (!(KINDS as readonly string[]).includes(recordType)) return `"${recordType}" is not a kind of record Plandesk knows`;
   const kind = recordType as RecordKind;
   const record = findRecord(desk, kind, recordId);
-  if (!record) return `${describeRecord(kind, recordId)} does not exist`;
+  if (!record) return `${describeRecord(kind, recordId)} ${notFoundPhrase(desk)}`;
   if (accountIdOf(desk, kind, recordId) !== desk.ticket.accountId) return `${describeRecord(kind, recordId)} belongs to another account than the ticket's`;
   if (value === undefined) return "the step has no such argument";
   const wanted = canon(value);

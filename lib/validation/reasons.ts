@@ -1,5 +1,5 @@
 import type { AccountSnapshot } from "../desk/snapshot";
-import { explainUnresolved, findRecord, type RecordKind } from "../desk/lookup";
+import { explainUnresolved, findRecord, notFoundPhrase, type RecordKind } from "../desk/lookup";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 const RECORD_KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];
@@ -55,7 +55,7 @@ export function checkEvidence(steps: readonly StepView[], desk: AccountSnapshot)
       const u = explainUnresolved(desk, kind, ref.recordId);
       issues.push({
         ...base,
-        message: `Evidence ${kind} ${JSON.stringify(ref.recordId)} does not exist in account data${u.suggestion !== undefined ? ` — did you mean ${u.suggestion}?` : ""}`,
+        message: `Evidence ${kind} ${JSON.stringify(ref.recordId)} ${desk.desk !== undefined ? notFoundPhrase(desk) : "does not exist in account data"}${u.suggestion !== undefined ? ` — did you mean ${u.suggestion}?` : ""}`,
         details: { recordType: kind, recordId: ref.recordId, reason: "not_found", ...(u.suggestion !== undefined ? { suggestion: u.suggestion } : {}) },
       });
     });

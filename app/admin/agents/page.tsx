@@ -4,6 +4,7 @@ import { AgentsAdmin } from "@/components/admin/agents-admin";
 import { AppHeader } from "@/components/app-header";
 import { listAgents } from "@/lib/server/admin/admin";
 import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
+import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { requirePageRole } from "@/lib/server/page-access";
 
@@ -23,7 +24,7 @@ export default async function AdminAgentsPage() {
             An agent calls the API with its key. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.
           </p>
           <AdminNav current="agents" />
-          <AgentsAdmin initialPage={await listAgents(viewer)} tools={(await catalogToolsForAdmin(viewer)).tools} />
+          <AgentsAdmin initialPage={await listAgents(viewer)} tools={(await catalogToolsForAdmin(viewer)).tools} desks={(await listDesks(viewer, { limit: 200 })).desks} />
         </main>
       }
     </>

@@ -3,6 +3,7 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { AppHeader } from "@/components/app-header";
 import { listUsers } from "@/lib/server/admin/admin";
+import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { requirePageRole } from "@/lib/server/page-access";
 
@@ -20,7 +21,7 @@ export default async function AdminUsersPage() {
           <h1 className="text-xl font-semibold">Admin</h1>
           <p className="mt-1 text-sm text-slate-600">People, their roles and grants; agents and their API keys. Every change is audited.</p>
           <AdminNav current="users" />
-          <UsersAdmin initialPage={await listUsers(viewer)} viewerId={viewer.id} />
+          <UsersAdmin initialPage={await listUsers(viewer)} viewerId={viewer.id} desks={(await listDesks(viewer, { limit: 200 })).desks} />
         </main>
       }
     </>

@@ -107,8 +107,8 @@ beforeAll(async () => {
 });
 
 describe("GET /api/v1/tasks?ticketId=…", () => {
-  it("lists the task of every seeded run under the run's ticket, and only that ticket's tasks", async () => {
-    const runs = await prisma.run.findMany({ include: { task: true } });
+  it("lists the task of every seeded run of the agent's desk under the run's ticket, and only that ticket's tasks", async () => {
+    const runs = await prisma.run.findMany({ where: { desk: "freight" }, include: { task: true } });
     expect(runs.length).toBeGreaterThanOrEqual(10);
     for (const run of runs) {
       const res = await listTasks(request("GET", `/api/v1/tasks?ticketId=${encodeURIComponent(run.task.ticketId)}`));

@@ -28,7 +28,7 @@ export const createUserEndpoint = defineEndpoint({
   caller: ADMIN,
   body: createUserSchema,
   success: { status: [201], schema: z.object({ user: adminUserSchema }), description: "{user}" },
-  refusals: ["email_taken"],
+  refusals: ["email_taken", "unknown_desk"],
 });
 
 export const getUserEndpoint = defineEndpoint({
@@ -51,7 +51,7 @@ export const updateUserEndpoint = defineEndpoint({
   params: userParams,
   body: updateUserSchema,
   success: { status: [200], schema: z.object({ user: adminUserSchema }), description: "{user}" },
-  refusals: ["not_found", "last_admin"],
+  refusals: ["not_found", "last_admin", "unknown_desk"],
 });
 
 export const setGrantEndpoint = defineEndpoint({
@@ -85,7 +85,7 @@ export const createAgentEndpoint = defineEndpoint({
   caller: ADMIN,
   body: createAgentSchema,
   success: { status: [201], schema: z.object({ agent: agentViewSchema }), description: "{agent}" },
-  refusals: [],
+  refusals: ["unknown_desk"],
 });
 
 export const createApiKeyEndpoint = defineEndpoint({

@@ -30,8 +30,8 @@ export const searchRecordsEndpoint = defineEndpoint({
   summary: "Account records of a kind whose id starts with q (the edit form's id fields)",
   caller: PEOPLE,
   params: z.object({ kind: z.enum(["invoice", "shipment", "ticket", "account"]) }),
-  query: z.object({ q: z.string().max(128).default("") }),
-  success: { status: [200], schema: z.object({ records: z.array(recordOptionSchema) }), description: "{records} (at most 20, id order)" },
+  query: z.object({ q: z.string().max(128).default(""), desk: z.string().max(64).optional() }),
+  success: { status: [200], schema: z.object({ records: z.array(recordOptionSchema) }), description: "{records} (at most 20, id order) of the caller's desk (operators) or of `desk`" },
   refusals: [],
 });
 

@@ -19,6 +19,12 @@ import type { DbOrTx } from "../transaction";
  * candidates for the "did you mean" hint. Never a whole table:
  * the cost grows with the plan, not with the desk.
  *
+ * A desk is a boundary: every record, owner account, look-alike candidate and hold is loaded
+ * with `scope.desk` (the run's desk) in its `where`, so a record of another desk is simply absent
+ * from the snapshot — the validator reports it as "not found on this desk" (an error no
+ * acknowledgement passes) and no message, preview, suggestion or count can show its balance,
+ * window or owner. Only the run's own ticket is read by its id (it defines the run's desk).
+ *
  * `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
  * an id (`invoice_id`, `shipment_id`, `ticket_id`, `account_id`, see lib/tools/*.ts) are used.
  * `scope.accountRecords` (the run page, the edit form) also loads up to ACCOUNT_RECORD_LIMIT
@@ -26,19 +32,19 @@ import type { DbOrTx } from "../transaction";
  * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
  */
 export async function loadAccountSnapshot(
-  scope: { ticketId: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
+  scope: { ticketId: string; desk: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
   db: DbOrTx = prisma,
 ): Promise<AccountSnapshot> {
   const now = scope.now ?? new Date();
   const ticket = await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
   const refs = referencedIds(scope.steps ?? []);
-  const desk: AccountSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {} };
+  const desk: AccountSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {}, desk: scope.desk };
 
-  await loadRecords(db, desk, refs);
+  await loadRecords(db, desk, refs, scope.desk);
   if (scope.accountRecords) {
     const [invoices, shipments] = [
-      await db.invoice.findMany({ where: { accountId: ticket.accountId }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
-      await db.shipment.findMany({ where: { accountId: ticket.accountId }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.invoice.findMany({ where: { accountId: ticket.accountId, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.shipment.findMany({ where: { accountId: ticket.accountId, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
     ];
     for (const i of invoices) desk.invoices[i.id] = toInvoice(i);
     for (const s of shipments) desk.shipments[s.id] = toShipment(s);
@@ -49,7 +55,7 @@ export async function loadAccountSnapshot(
   for (const r of [...Object.values(desk.invoices), ...Object.values(desk.shipments), ...Object.values(desk.tickets)]) owners.add(r.accountId);
   const missingOwners = [...owners].filter((id) => !Object.prototype.hasOwnProperty.call(desk.accounts, id));
   if (missingOwners.length > 0) {
-    for (const a of await db.customerAccount.findMany({ where: { id: { in: missingOwners } }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: missingOwners }, desk: scope.desk }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
   }
 
   const destinations = [...new Set(Object.values(desk.shipments).map((s) => s.destination))];
@@ -63,8 +69,8 @@ export async function loadAccountSnapshot(
     for (const h of holidays) (desk.holidays[h.destination] ??= []).push(h.date);
   }
 
-  await loadCandidates(db, desk, refs);
-  desk.inFlight = await loadHolds(db, Object.keys(desk.invoices), now, scope.holdsBefore);
+  await loadCandidates(db, desk, refs, scope.desk);
+  desk.inFlight = await loadHolds(db, Object.keys(desk.invoices), now, scope.holdsBefore, scope.desk);
   return desk;
 }
 
@@ -76,8 +82,9 @@ const HOLD_LIMIT = 1000;
  * expired at `now`, that draw an amount on one of them — by the approval's indexed
  * (targetKind, targetId, state) columns. `before` keeps only approvals given earlier (a claim
  * counts what was approved before its own approval: the earlier approval holds first).
+ * `desk` counts only the approvals of that desk's runs: a count never reveals another desk's work.
  */
-export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before?: Date): Promise<Record<string, MoneyHold[]>> {
+export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before: Date | undefined, desk: string): Promise<Record<string, MoneyHold[]>> {
   if (invoiceIds.length === 0) return {};
   const rows = await db.approval.findMany({
     where: {
@@ -87,6 +94,7 @@ export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, bef
       amountMinor: { not: null },
       expiresAt: { gt: now },
       ...(before ? { createdAt: { lt: before } } : {}),
+      run: { desk },
     },
     select: { id: true, runId: true, stepId: true, targetId: true, amountMinor: true, amountCurrency: true, state: true, createdAt: true },
     orderBy: { createdAt: "asc" },
@@ -122,14 +130,17 @@ const KIND_OF_FIELD: Partial<Record<FieldKind, RecordKind>> = {
   account_id: "account",
 };
 
-/** Ids per record kind that steps name through their tools' id fields (raw input tolerated). */
-export function referencedIds(steps: readonly unknown[]): Refs {
+/**
+ * Ids per record kind that steps name through their tools' id fields (raw input tolerated), and
+ * — unless `opts.argumentsOnly` — the records their evidence and provenance sources name.
+ */
+export function referencedIds(steps: readonly unknown[], opts: { argumentsOnly?: boolean } = {}): Refs {
   const refs: Refs = { invoice: new Set(), shipment: new Set(), ticket: new Set(), account: new Set() };
   for (const raw of steps) {
     if (typeof raw !== "object" || raw === null) continue;
     const { tool: name, args, evidence } = raw as { tool?: unknown; args?: unknown; evidence?: unknown };
     // The records a step names as its evidence (issue #15) are checked to exist like ids.
-    if (Array.isArray(evidence)) {
+    if (!opts.argumentsOnly && Array.isArray(evidence)) {
       for (const e of evidence as { recordType?: unknown; recordId?: unknown }[]) {
         const kind = e?.recordType;
         if ((kind === "invoice" || kind === "shipment" || kind === "ticket" || kind === "account") && typeof e.recordId === "string" && e.recordId.length > 0 && e.recordId.length <= 128) refs[kind].add(e.recordId);
@@ -144,7 +155,7 @@ export function referencedIds(steps: readonly unknown[]): Refs {
     }
     // Records the agent says an argument was read from (provenance `source`) are checked too.
     const provenance = (raw as { provenance?: unknown }).provenance;
-    if (provenance && typeof provenance === "object") {
+    if (!opts.argumentsOnly && provenance && typeof provenance === "object") {
       for (const p of Object.values(provenance as Record<string, unknown>)) {
         const { kind, recordType, recordId } = (p ?? {}) as { kind?: unknown; recordType?: unknown; recordId?: unknown };
         if (kind === "source" && typeof recordId === "string" && recordId.length <= 128 && typeof recordType === "string" && recordType in refs) {
@@ -156,15 +167,30 @@ export function referencedIds(steps: readonly unknown[]): Refs {
   return refs;
 }
 
-/** Loads the named records by primary key into `desk`. */
-async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs): Promise<void> {
-  if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] } } })) desk.invoices[i.id] = toInvoice(i);
-  if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] } } })) desk.shipments[s.id] = toShipment(s);
+/**
+ * The records `steps` target through their arguments' id fields that do NOT belong to tenant
+ * desk `desk` (another desk's, or none at all), as `{kind, id}` — by primary key with the desk in
+ * the `where`, a few indexed lookups. What the fence checks inside the write's transaction: a
+ * step whose target is not on its run's desk is never written, whatever was approved.
+ */
+export async function targetsOffDesk(db: DbOrTx, desk: string, steps: readonly unknown[]): Promise<{ kind: RecordKind; id: string }[]> {
+  const refs = referencedIds(steps, { argumentsOnly: true });
+  const snapshot: AccountSnapshot = { ticket: { id: "", accountId: "", subject: "" }, accounts: {}, tickets: {}, invoices: {}, shipments: {}, holidays: {}, desk };
+  await loadRecords(db, snapshot, refs, desk);
+  const maps = { invoice: snapshot.invoices, shipment: snapshot.shipments, ticket: snapshot.tickets, account: snapshot.accounts };
+  return (Object.keys(refs) as RecordKind[]).flatMap((kind) => [...refs[kind]].filter((id) => !has(maps[kind], id)).map((id) => ({ kind, id })));
+}
+
+/** Loads the named records of tenant desk `deskId` by primary key into `desk`; another desk's are left out. */
+async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs, deskId: string): Promise<void> {
+  const onDesk = { account: { desk: deskId } };
+  if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] }, ...onDesk } })) desk.invoices[i.id] = toInvoice(i);
+  if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] }, ...onDesk } })) desk.shipments[s.id] = toShipment(s);
   if (refs.ticket.size) {
-    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] } }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
+    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] }, ...onDesk }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
   }
   if (refs.account.size) {
-    for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] } }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] }, desk: deskId }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
   }
 }
 
@@ -174,33 +200,34 @@ const has = (map: object, id: string) => Object.prototype.hasOwnProperty.call(ma
  * For every named id that did not resolve: records that exist under that exact id as ANOTHER
  * kind (so the hint can say "sh_5521 is a shipment, not an invoice"), and look-alike candidate
  * ids of the same kind — exact matches of each `lookalikeGuesses` spelling, ids that share its
- * first characters (an index range scan), and the ticket account's own ids of that kind.
+ * first characters (an index range scan), and the ticket account's own ids of that kind — all of
+ * tenant desk `deskId` only (a hint never names another desk's record).
  */
-async function loadCandidates(db: DbOrTx, desk: AccountSnapshot, refs: Refs): Promise<void> {
+async function loadCandidates(db: DbOrTx, desk: AccountSnapshot, refs: Refs, deskId: string): Promise<void> {
   const maps = { invoice: desk.invoices, shipment: desk.shipments, ticket: desk.tickets, account: desk.accounts };
   const unresolved = (Object.keys(refs) as RecordKind[]).flatMap((kind) => [...refs[kind]].filter((id) => !has(maps[kind], id)).map((id) => ({ kind, id })));
   if (unresolved.length === 0) return;
   // Exists as another kind: four primary-key lookups over all unresolved ids at once.
   const ids = [...new Set(unresolved.map((u) => u.id))];
   const otherKind: Refs = { invoice: new Set(ids), shipment: new Set(ids), ticket: new Set(ids), account: new Set(ids) };
-  await loadRecords(db, desk, otherKind);
+  await loadRecords(db, desk, otherKind, deskId);
   const candidates: Record<RecordKind, Set<string>> = { invoice: new Set(), shipment: new Set(), ticket: new Set(), account: new Set() };
   for (const { kind, id } of unresolved) {
     if (has(maps[kind], id)) continue;
     for (const guess of lookalikeGuesses(id)) {
       const prefix = guess.slice(0, Math.max(3, guess.length - 3));
-      for (const c of await idsInRange(db, kind, prefix)) candidates[kind].add(c);
-      for (const c of await idsInRange(db, kind, guess, true)) candidates[kind].add(c);
+      for (const c of await idsInRange(db, kind, prefix, deskId)) candidates[kind].add(c);
+      for (const c of await idsInRange(db, kind, guess, deskId, true)) candidates[kind].add(c);
     }
-    for (const c of await idsOfAccount(db, kind, desk.ticket.accountId)) candidates[kind].add(c);
+    for (const c of await idsOfAccount(db, kind, desk.ticket.accountId, deskId)) candidates[kind].add(c);
   }
   desk.candidates = Object.fromEntries((Object.keys(candidates) as RecordKind[]).map((k) => [k, [...candidates[k]]]));
 }
 
-/** Ids of `kind` starting with `prefix` (`exact`: equal to it), by an index range scan, bounded. */
-async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, exact = false): Promise<string[]> {
-  const where = exact ? { id: prefix } : { id: { gte: prefix, lt: `${prefix}\uffff` } };
-  const args = { where, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
+/** Ids of `kind` on tenant desk `deskId` starting with `prefix` (`exact`: equal to it), by an index range scan, bounded. */
+async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, deskId: string, exact = false): Promise<string[]> {
+  const id = exact ? prefix : { gte: prefix, lt: `${prefix}\uffff` };
+  const args = { where: { id, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
   const rows =
     kind === "invoice"
       ? await db.invoice.findMany(args)
@@ -208,14 +235,14 @@ async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, exact = 
         ? await db.shipment.findMany(args)
         : kind === "ticket"
           ? await db.ticket.findMany(args)
-          : await db.customerAccount.findMany(args);
+          : await db.customerAccount.findMany({ ...args, where: { id, desk: deskId } });
   return rows.map((r) => r.id);
 }
 
-/** The ticket account's own ids of `kind` (bounded): the likeliest meaning of a typo. */
-async function idsOfAccount(db: DbOrTx, kind: RecordKind, accountId: string): Promise<string[]> {
+/** The ticket account's own ids of `kind` on tenant desk `deskId` (bounded): the likeliest meaning of a typo. */
+async function idsOfAccount(db: DbOrTx, kind: RecordKind, accountId: string, deskId: string): Promise<string[]> {
   if (kind === "account") return [accountId];
-  const args = { where: { accountId }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
+  const args = { where: { accountId, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
   const rows = kind === "invoice" ? await db.invoice.findMany(args) : kind === "shipment" ? await db.shipment.findMany(args) : await db.ticket.findMany(args);
   return rows.map((r) => r.id);
 }

@@ -26,14 +26,18 @@ export const SEARCH_LIMIT = 20;
  * Records of `kind` whose id starts with `q` (an index range scan, at most SEARCH_LIMIT, id
  * order), for the edit form's id fields: an operator may name a record outside the ticket's
  * account (and the validator then warns about it), so the form searches instead of listing a
- * whole table. Operators see records of their desk's accounts; supervisors and admins all desks.
- * `q` is trimmed; an empty `q` answers nothing. Never throws for any string.
+ * whole table. A desk is a boundary: operators find records of their own desk's accounts only
+ * (a `desk` other than theirs finds nothing); supervisors and admins find those of `desk` when
+ * given (the edit form passes its run's desk: only those records can be a step's target), else
+ * of every desk. `q` is trimmed; an empty `q` answers nothing. Never throws for any string.
  */
-export async function searchRecords(viewer: Pick<Viewer, "role" | "desk">, kind: RecordKindName, q: string): Promise<RecordOption[]> {
+export async function searchRecords(viewer: Pick<Viewer, "role" | "desk">, kind: RecordKindName, q: string, opts: { desk?: string } = {}): Promise<RecordOption[]> {
   const prefix = q.trim().slice(0, 128);
   if (!prefix) return [];
+  if (viewer.role === "operator" && opts.desk !== undefined && opts.desk !== viewer.desk) return [];
   const range = { gte: prefix, lt: `${prefix}\uffff` };
-  const desk: Prisma.CustomerAccountWhereInput = viewer.role === "operator" ? { desk: viewer.desk } : {};
+  const scoped = viewer.role === "operator" ? viewer.desk : opts.desk;
+  const desk: Prisma.CustomerAccountWhereInput = scoped !== undefined ? { desk: scoped } : {};
   const base = { orderBy: { id: "asc" as const }, take: SEARCH_LIMIT };
   if (kind === "account") {
     const rows = await prisma.customerAccount.findMany({ ...base, where: { id: range, ...desk }, select: { id: true, name: true } });

@@ -13,6 +13,7 @@ import {
   type RoleName,
   type UpdateUserInput,
 } from "../../admin-schemas";
+import { DEFAULT_DESK, updateAgentSchema, type UpdateAgentInput } from "../../desk/desks";
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Currency } from "../../money";
@@ -22,6 +23,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
 import { prisma } from "../db";
+import { assertDeskExists } from "./desks";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
@@ -42,6 +44,8 @@ export interface AdminUserView {
   name: string;
   email: string;
   role: RoleName;
+  /** The tenant desk the person works (operators see and reach only its runs). */
+  desk: string;
   disabled: boolean;
   createdAt: string;
   grantCount: number;
@@ -71,6 +75,8 @@ export interface ApiKeyView {
 export interface AgentView {
   id: string;
   name: string;
+  /** The tenant desk the agent works: it reads, plans and claims for that desk only. */
+  desk: string;
   allowedTools: string[];
   createdAt: string;
   runCount: number;
@@ -104,6 +110,7 @@ function toUserView(u: UserRow, now = new Date()): AdminUserView {
     name: u.name,
     email: u.email,
     role: asRole(u.role),
+    desk: u.desk,
     disabled: u.disabled,
     createdAt: u.createdAt.toISOString(),
     grantCount: u._count.grants,
@@ -134,6 +141,7 @@ function toAgentView(a: Prisma.AgentGetPayload<{ include: typeof agentInclude }>
   return {
     id: a.id,
     name: a.name,
+    desk: a.desk,
     allowedTools: Array.isArray(a.allowedTools) ? (a.allowedTools as string[]) : [],
     createdAt: a.createdAt.toISOString(),
     runCount: a._count.runs,
@@ -191,10 +199,11 @@ export async function createUser(admin: Admin, raw: CreateUserInput): Promise<Ad
   await requireRole(admin, ["admin"], "admin.create_user");
   const input = parse(createUserSchema, raw);
   await assertEmailFree(input.email);
+  await assertDeskExists(prisma, input.desk ?? DEFAULT_DESK);
   try {
     return await prisma.$transaction(async (tx) => {
       const u = await insertUserRecord(tx, input, userInclude);
-      await audit(tx, { kind: "user", id: admin.id }, "user.create", { kind: "user", id: u.id }, null, { email: u.email, name: u.name, role: u.role, disabled: false });
+      await audit(tx, { kind: "user", id: admin.id }, "user.create", { kind: "user", id: u.id }, null, { email: u.email, name: u.name, role: u.role, desk: u.desk, disabled: false });
       return toUserView(u);
     });
   } catch (e) {
@@ -204,21 +213,24 @@ export async function createUser(admin: Admin, raw: CreateUserInput): Promise<Ad
 }
 
 /**
- * Disables/enables a person and/or changes their role. Disabling deletes all their sessions in
- * the same transaction, so they are signed out at once (getViewer also refuses disabled users).
+ * Disables/enables a person, changes their role and/or assigns them another desk. Disabling
+ * deletes all their sessions in the same transaction, so they are signed out at once (getViewer
+ * also refuses disabled users); a new desk takes effect on their next request (an open live
+ * stream of the old desk ends at its next heartbeat).
  * The last enabled admin cannot be disabled or demoted. Audited `admin_change` {what:
  * "user.update", before, after, sessionsEnded}. A change to the current values is a no-op.
- * Errors: 403 `forbidden`; 400 `bad_request`; 404 `not_found`; 409 `last_admin`.
+ * Errors: 403 `forbidden`; 400 `bad_request`; 404 `not_found`; 409 `last_admin`; 422 `unknown_desk`.
  */
 export async function updateUser(admin: Admin, userId: string, raw: UpdateUserInput, now = new Date()): Promise<AdminUserView> {
   await requireRole(admin, ["admin"], "admin.update_user");
   const input = parse(updateUserSchema, raw);
+  if (input.desk !== undefined) await assertDeskExists(prisma, input.desk);
   return prisma.$transaction(async (tx) => {
     const u = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
     if (!u) throw new DomainError("not_found", `No user ${userId}.`);
-    const before = { role: asRole(u.role), disabled: u.disabled };
-    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled };
-    if (after.role === before.role && after.disabled === before.disabled) return toUserView(u, now);
+    const before = { role: asRole(u.role), disabled: u.disabled, desk: u.desk };
+    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled, desk: input.desk ?? before.desk };
+    if (after.role === before.role && after.disabled === before.disabled && after.desk === before.desk) return toUserView(u, now);
     await tx.user.update({ where: { id: userId }, data: after });
     const ended = after.disabled && !before.disabled ? (await tx.session.deleteMany({ where: { userId } })).count : 0;
     const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
@@ -293,22 +305,45 @@ export async function listAgents(admin: Admin, opts: { cursor?: string | null; l
 }
 
 /**
- * Creates an agent with its tool allowlist (no key yet): built-in or imported names of the current
- * catalog, stored in catalog order without duplicates — the same names `setAgentAllowedTools`
- * accepts. Audited `agent.create`. Errors: 403; 400 `bad_request` {issues} for a malformed body,
- * or {unknown} for names the catalog does not know.
+ * Creates an agent with its tool allowlist and desk (absent: the default desk), no key yet: tools
+ * are built-in or imported names of the current catalog, stored in catalog order without
+ * duplicates — the same names `setAgentAllowedTools` accepts. Audited `agent.create`. Errors:
+ * 403; 400 `bad_request` {issues} for a malformed body, or {unknown} for names the catalog does
+ * not know; 422 `unknown_desk`.
  */
 export async function createAgent(admin: Admin, raw: CreateAgentInput): Promise<AgentView> {
   await requireRole(admin, ["admin"], "admin.create_agent");
   const input = parse(createAgentSchema, raw);
+  const desk = input.desk ?? DEFAULT_DESK;
+  await assertDeskExists(prisma, desk);
   const catalog = await currentCatalog();
   const unknown = [...new Set(input.allowedTools.filter((t) => !catalog.get(t)))];
   if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
   const allowedTools = catalog.names().filter((t) => input.allowedTools.includes(t)); // catalog order, no duplicates
   return prisma.$transaction(async (tx) => {
-    const a = await tx.agent.create({ data: { id: `agent_${nanoid(10)}`, name: input.name, allowedTools }, include: agentInclude });
-    await audit(tx, { kind: "user", id: admin.id }, "agent.create", { kind: "agent", id: a.id }, null, { name: a.name, allowedTools });
+    const a = await tx.agent.create({ data: { id: `agent_${nanoid(10)}`, name: input.name, desk, allowedTools }, include: agentInclude });
+    await audit(tx, { kind: "user", id: admin.id }, "agent.create", { kind: "agent", id: a.id }, null, { name: a.name, desk, allowedTools });
     return toAgentView(a);
+  });
+}
+
+/**
+ * Assigns an agent to another desk: from its next request it reads, plans and claims for that
+ * desk's tasks and runs only (its runs of the old desk are no longer found by it). A change to
+ * the current desk is a no-op. Audited `agent.update` {before: {desk}, after: {desk}}.
+ * Errors: 403; 400 `bad_request`; 404 `not_found`; 422 `unknown_desk`.
+ */
+export async function updateAgent(admin: Admin, agentId: string, raw: UpdateAgentInput): Promise<AgentView> {
+  await requireRole(admin, ["admin"], "admin.update_agent");
+  const input = parse(updateAgentSchema, raw);
+  await assertDeskExists(prisma, input.desk);
+  return prisma.$transaction(async (tx) => {
+    const a = await tx.agent.findUnique({ where: { id: agentId }, include: agentInclude });
+    if (!a) throw new DomainError("not_found", `No agent ${agentId}.`);
+    if (a.desk === input.desk) return toAgentView(a);
+    const updated = await tx.agent.update({ where: { id: agentId }, data: { desk: input.desk }, include: agentInclude });
+    await audit(tx, { kind: "user", id: admin.id }, "agent.update", { kind: "agent", id: agentId }, { desk: a.desk }, { desk: input.desk });
+    return toAgentView(updated);
   });
 }
 

@@ -1,3 +1,4 @@
+import { DEFAULT_DESK } from "../../desk/desks";
 import { hashPassword } from "better-auth/crypto";
 import { nanoid } from "nanoid";
 import { createUserSchema, type CreateUserInput } from "../../admin-schemas";
@@ -38,6 +39,7 @@ export async function insertUserRecord<I extends Prisma.UserInclude>(tx: Tx, inp
       email: input.email,
       name: input.name,
       role: input.role,
+      desk: input.desk ?? DEFAULT_DESK,
       emailVerified: true,
       authAccounts: { create: { id: `${id}_cred`, accountId: id, providerId: "credential", password } },
     },

@@ -87,7 +87,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     });
   }
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, steps: plan.steps, now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: plan.steps, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const catalog = await catalogAt(run.catalogVersion);

@@ -160,7 +160,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
   ];
   const agentIds = [run.agentId, ...rows.filter((r) => r.actorKind === "agent" && r.actorId).map((r) => r.actorId!)];
   const names = await loadNames(userIds, agentIds);
-  const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, steps: allSteps, now });
+  const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, desk: run.desk, steps: allSteps, now });
   const effectComparisons = await loadEffectComparisons(run);
   const editTo = new Set(run.edits.map((e) => e.toVersion));
   const planVersions: AuditPlanVersion[] = run.planVersions.map((pv) => {

@@ -12,7 +12,7 @@ import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireRun, moveRun, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../runs/run-view";
-import { grantsOf, type AgentCaller } from "../session";
+import { agentDesk, grantsOf, type AgentCaller } from "../session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
@@ -161,12 +161,13 @@ export async function claimStep(
 /** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */
 async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, stepId: string, body: ClaimBody, now: Date): Promise<ClaimSnapshot> {
   const run = await db.run.findFirst({
-    where: { id: runId, agentId: agent.id },
+    where: { id: runId, agentId: agent.id, desk: agentDesk(agent) },
     select: {
       id: true,
       agentId: true,
       taskId: true,
       ticketId: true,
+      desk: true,
       catalogVersion: true,
       status: true,
       planVersion: true,
@@ -221,7 +222,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
 async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
   const run = snap.run!;
   // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
   const catalog = await catalogAt(run.catalogVersion, db);
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;

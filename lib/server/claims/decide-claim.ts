@@ -26,6 +26,8 @@ export interface ClaimSnapshot {
     agentId: string;
     taskId: string;
     ticketId: string;
+    /** The run's tenant desk: every record its steps target must belong to it. */
+    desk: string;
     /** The tool catalog version the run was validated against (null: built-in tools only). */
     catalogVersion: number | null;
     status: RunStatus;

@@ -1,5 +1,8 @@
 import { DomainError } from "../../errors";
+import { describeRecord } from "../../desk/lookup";
+import { targetsOffDesk } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit";
+import { storedSteps } from "../runs/run-view";
 import { prisma } from "../db";
 import { stopForStaleTask } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";
@@ -24,12 +27,13 @@ export interface FenceView {
  * not lapsed at `now` (UTC), the run is still executing (not stopped, expired, failed…), the task
  * is still at the revision the claim was made for — checked by a no-op conditional update of the
  * task row, which also holds back a concurrent task revision until this transaction ends — and the
- * step's approval is still `claimed`. Refusals are 409 `claim_fenced` {reason, …}; a task that
+ * step's approval is still `claimed`, and every record the step targets still belongs to the
+ * run's desk (`not_on_desk` otherwise). Refusals are 409 `claim_fenced` {reason, …}; a task that
  * moved on also stops the run (`stopped_stale_task`, as a claim would). Every refusal is audited
  * `fenced`. Returns `{ok: true, fence}` or `{ok: false, error}`; the caller commits either way.
  */
 export async function checkFence(tx: Tx, token: string, now: Date, agentId: string | null): Promise<{ ok: true; fence: FenceView } | { ok: false; error: DomainError }> {
-  const exec = await tx.stepExecution.findUnique({ where: { token }, include: { run: { select: { id: true, agentId: true, status: true, taskId: true, boundTaskRevision: true, executions: { select: { stepId: true, status: true, resolution: true } } } } } });
+  const exec = await tx.stepExecution.findUnique({ where: { token }, include: { run: { select: { id: true, agentId: true, desk: true, status: true, taskId: true, boundTaskRevision: true, executions: { select: { stepId: true, status: true, resolution: true } } } } } });
   if (!exec || (agentId !== null && exec.run.agentId !== agentId)) {
     return { ok: false, error: new DomainError("invalid_claim_token", "This token is not a claim of yours; nothing may be written with it.") };
   }
@@ -67,6 +71,14 @@ export async function checkFence(tx: Tx, token: string, now: Date, agentId: stri
   const approval = await tx.approval.findUnique({ where: { id: exec.approvalId }, select: { state: true } });
   if (approval?.state !== "claimed") {
     return fenced("approval_withdrawn", `The approval of step ${exec.stepId} is ${approval?.state ?? "gone"}; do not write.`, { approvalState: approval?.state ?? null });
+  }
+  // A desk is a boundary: the step's targets must belong to the run's desk when it is written.
+  const pv = await tx.planVersion.findUnique({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } }, select: { steps: true } });
+  const step = storedSteps(pv?.steps).find((s) => s.id === exec.stepId);
+  const offDesk = await targetsOffDesk(tx, exec.run.desk, step ? [step] : []);
+  if (offDesk.length > 0) {
+    const what = offDesk.map((t) => describeRecord(t.kind, t.id)).join(", ");
+    return fenced("not_on_desk", `Step ${exec.stepId} targets ${what}, which is not found on this desk; do not write.`, { targets: offDesk });
   }
   return {
     ok: true,

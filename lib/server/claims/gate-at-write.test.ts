@@ -245,7 +245,7 @@ describe("8. provenance is checked, not displayed on trust", () => {
     const pv = await prisma.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: run.id, version: 1 } } });
     const issues = (pv.validation as { issues: { code: string; stepId: string; path: string; message: string }[] }).issues.filter((i) => i.code === "unverified_provenance");
     expect(issues.map((i) => i.path).sort()).toEqual(["steps.0.provenance.reason", "steps.0.provenance.window"]);
-    expect(issues.find((i) => i.path.endsWith("window"))!.message).toContain("shipment sh_DOES_NOT_EXIST does not exist");
+    expect(issues.find((i) => i.path.endsWith("window"))!.message).toContain("shipment sh_DOES_NOT_EXIST is not found on this desk");
   });
 
   it("an edit never relabels the origin of an argument it did not change", async () => {

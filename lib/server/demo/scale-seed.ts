@@ -8,6 +8,7 @@ import {
   scaleNoiseEvent,
   scaleRun,
   scaleRunCreatedAt,
+  SCALE_DESKS,
   SCALE_DESTINATIONS,
   scaleShipment,
   scaleSizes,
@@ -164,6 +165,8 @@ export async function seedScaleDesk(
     counts[table] = (counts[table] ?? 0) + total;
   }
 
+  // Every desk the scale accounts belong to is a desk row (admins list and assign them).
+  for (const id of new Set(SCALE_DESKS)) await prisma.desk.upsert({ where: { id }, create: { id, name: id.charAt(0).toUpperCase() + id.slice(1) }, update: {} });
   await fill("accounts", sizes.accounts, (i) => scaleAccount(seed, i), (rows) => [ins("customer_account", rows, (data) => prisma.customerAccount.createMany({ data }))]);
   await fill(
     "tickets",

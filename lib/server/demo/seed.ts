@@ -2,6 +2,8 @@ import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import { buildRetailDesk, RETAIL_DESK } from "../../demo/retail-desk";
+import { DEFAULT_DESK } from "../../desk/desks";
 import { builtinTools, toolNames } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { submitRun } from "../runs/submit-run";
@@ -15,6 +17,9 @@ export const DEMO_AGENT_ID = "agent_demo";
 /** The demo ticketing integration's key (posts task revisions; API.md "Demo desk"). */
 export const DEMO_INTEGRATION_KEY = "pd_demo_integration_key";
 export const DEMO_INTEGRATION_ID = "int_demo";
+/** The retail desk's own agent (agents work one desk) and its key (demo mode only). */
+export const DEMO_RETAIL_AGENT_KEY = "pd_demo_retail_agent_key";
+export const DEMO_RETAIL_AGENT_ID = "agent_retail";
 
 type DemoGrant = { tool: string; approve: boolean; approveLimit?: number; author: boolean; authorLimit?: number };
 
@@ -22,8 +27,8 @@ type DemoGrant = { tool: string; approve: boolean; approveLimit?: number; author
 const MONEY_TOOLS = builtinTools().filter((t) => t.grantClass === "money").map((t) => t.name);
 const PLAIN_TOOLS = builtinTools().filter((t) => t.grantClass === "plain").map((t) => t.name);
 
-/** The demo users and their grants (money limits in USD minor units). */
-export const DEMO_USERS: { id: string; email: string; name: string; role: string; grants: DemoGrant[] }[] = [
+/** The demo users, their desk (absent: the default desk) and their grants (money limits in USD minor units). */
+export const DEMO_USERS: { id: string; email: string; name: string; role: string; desk?: string; grants: DemoGrant[] }[] = [
   {
     id: "usr_operator",
     email: "operator@plandesk.test",
@@ -55,6 +60,17 @@ export const DEMO_USERS: { id: string; email: string; name: string; role: string
     ],
   },
   { id: "usr_admin", email: "admin@plandesk.test", name: "Adam Admin", role: "admin", grants: [] },
+  {
+    id: "usr_retail",
+    email: "retail@plandesk.test",
+    name: "Rita Retail",
+    role: "operator",
+    desk: RETAIL_DESK.id,
+    grants: [
+      ...PLAIN_TOOLS.map((tool) => ({ tool, approve: true, author: true })),
+      ...MONEY_TOOLS.map((tool) => ({ tool, approve: true, approveLimit: 50000, author: true, authorLimit: 50000 })),
+    ],
+  },
 ];
 
 /**
@@ -64,6 +80,12 @@ export const DEMO_USERS: { id: string; email: string; name: string; role: string
  */
 export async function seedDemoDesk(now = new Date()) {
   const desk = buildDemoDesk(now);
+  const retail = buildRetailDesk(now);
+  for (const d of [{ id: DEFAULT_DESK, name: "Freight" }, RETAIL_DESK]) await prisma.desk.upsert({ where: { id: d.id }, create: d, update: {} });
+  for (const a of retail.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
+  desk.tickets.push(...retail.tickets);
+  desk.invoices.push(...retail.invoices);
+  desk.shipments.push(...retail.shipments);
   for (const a of desk.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
   for (const t of desk.tickets) {
     await prisma.ticket.upsert({
@@ -106,6 +128,16 @@ export async function seedDemoDesk(now = new Date()) {
     create: { id: "key_demo", agentId: DEMO_AGENT_ID, hash: hashApiKey(DEMO_AGENT_KEY), prefix: DEMO_AGENT_KEY.slice(0, 8) },
     update: {},
   });
+  await prisma.agent.upsert({
+    where: { id: DEMO_RETAIL_AGENT_ID },
+    create: { id: DEMO_RETAIL_AGENT_ID, name: "Retail desk agent", desk: RETAIL_DESK.id, allowedTools: [...DEMO_AGENT_TOOLS].filter((t) => toolNames.includes(t)) },
+    update: {},
+  });
+  await prisma.apiKey.upsert({
+    where: { hash: hashApiKey(DEMO_RETAIL_AGENT_KEY) },
+    create: { id: "key_demo_retail", agentId: DEMO_RETAIL_AGENT_ID, hash: hashApiKey(DEMO_RETAIL_AGENT_KEY), prefix: DEMO_RETAIL_AGENT_KEY.slice(0, 8) },
+    update: {},
+  });
 
   await prisma.integrationKey.upsert({
     where: { hash: hashApiKey(DEMO_INTEGRATION_KEY) },
@@ -123,6 +155,7 @@ export async function seedDemoDesk(now = new Date()) {
         email: u.email,
         name: u.name,
         role: u.role,
+        desk: u.desk ?? DEFAULT_DESK,
         emailVerified: true,
         authAccounts: { create: { id: `${u.id}_cred`, accountId: u.id, providerId: "credential", password: passwordHash } },
         grants: {
@@ -148,6 +181,12 @@ export async function seedDemoDesk(now = new Date()) {
     if (await prisma.run.findFirst({ where: { agentId: DEMO_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
     const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
     await submitRun(agent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
+  }
+  const retailAgent = { id: DEMO_RETAIL_AGENT_ID, name: "Retail desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo_retail", desk: RETAIL_DESK.id };
+  for (const r of retail.runs) {
+    if (await prisma.run.findFirst({ where: { agentId: DEMO_RETAIL_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
+    await submitRun(retailAgent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
   }
   return {
     accounts: await prisma.customerAccount.count(),
@@ -175,7 +214,7 @@ export async function retireDemoAccess(): Promise<{ users: string[]; keys: numbe
     prisma.grant.deleteMany({ where: { userId: { in: ids } } }),
     prisma.user.updateMany({ where: { id: { in: ids } }, data: { disabled: true } }),
   ]);
-  const keys = await prisma.apiKey.deleteMany({ where: { hash: hashApiKey(DEMO_AGENT_KEY) } });
+  const keys = await prisma.apiKey.deleteMany({ where: { hash: { in: [hashApiKey(DEMO_AGENT_KEY), hashApiKey(DEMO_RETAIL_AGENT_KEY)] } } });
   const integrationKeys = await prisma.integrationKey.deleteMany({ where: { hash: hashApiKey(DEMO_INTEGRATION_KEY) } });
   return { users: users.map((u) => u.email), keys: keys.count + integrationKeys.count };
 }

@@ -54,7 +54,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   }
   const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown } | null)?.steps) };
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...current.steps, ...before.steps], now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...current.steps, ...before.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });

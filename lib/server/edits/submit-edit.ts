@@ -69,7 +69,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   }
   const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now) };
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...base.steps, ...candidate.steps], now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   // A new plan version is gated under the live gate policy, and the run records that version (issue #17).

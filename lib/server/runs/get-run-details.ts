@@ -48,7 +48,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { id: true, name: true } }),
   ];
   const allSteps = run.planVersions.flatMap((p) => storedSteps(p.steps));
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: allSteps, accountRecords: true, now });
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, accountRecords: true, now });
   const current = run.planVersions.find((p) => p.version === run.planVersion);
   const accountId = task.ticket.accountId;
   const userIds = new Set<string>();

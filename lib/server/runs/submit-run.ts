@@ -12,7 +12,7 @@ import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { fromStates } from "../../run-state";
 import { createRun, moveRun } from "../lifecycle/run-lifecycle";
-import type { AgentCaller } from "../session";
+import { agentDesk, type AgentCaller } from "../session";
 import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
@@ -126,7 +126,8 @@ export async function submitRun(
     const saved = await findSavedAnswer<{ runId: string }>(prisma, scopeOf(agent), idempotencyKey, requestHash);
     if (saved) return { run: toRunView(await loadRun(saved.body.runId), now), replayed: true };
   }
-  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
+  // An agent works its own desk's tasks only: another desk's task is simply not found.
+  const task = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk: agentDesk(agent) } } }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
   if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
   if (body.taskRevision !== task.revision) {
     throw new DomainError("stale_task", `The task is at revision ${task.revision}; this plan was made for revision ${body.taskRevision}.`, {
@@ -135,7 +136,7 @@ export async function submitRun(
     });
   }
   const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, steps: candidate.steps, now });
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, now });
   if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
   // The live gate policy governs the new run; the run records its version (issue #17).

@@ -18,20 +18,24 @@ export function toTaskView(t: TaskRow): TaskView {
   return { id: t.id, ticketId: t.ticketId, accountId: t.ticket.accountId, revision: t.revision, body: t.body, updatedAt: t.updatedAt.toISOString() };
 }
 
-/** One task by id (API.md `GET /api/v1/tasks/{taskId}`). Errors: 404 `not_found`. */
-export async function getTask(taskId: string): Promise<TaskView> {
-  const t = await prisma.task.findUnique({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } });
+/**
+ * One task by id (`GET /api/v1/tasks/{taskId}`) of tenant desk `desk` (the calling agent's): a task
+ * of another desk is not found. Errors: 404 `not_found`.
+ */
+export async function getTask(taskId: string, desk: string): Promise<TaskView> {
+  const t = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk } } }, include: { ticket: { select: { accountId: true } } } });
   if (!t) throw new DomainError("not_found", `Task ${taskId} was not found.`);
   return toTaskView(t);
 }
 
 /**
  * Tasks of one ticket number (e.g. "74991"), newest first (API.md `GET /api/v1/tasks?ticketId=`);
- * without a ticket the latest 200. Indexed by ticket.
+ * without a ticket the latest 200. Indexed by ticket. Only tasks of tenant desk `filter.desk` (the
+ * calling agent's): another desk's tasks are never listed.
  */
-export async function listTasks(filter: { ticketId?: string }): Promise<TaskView[]> {
+export async function listTasks(filter: { ticketId?: string; desk: string }): Promise<TaskView[]> {
   const rows = await prisma.task.findMany({
-    where: filter.ticketId ? { ticketId: filter.ticketId } : {},
+    where: { ...(filter.ticketId ? { ticketId: filter.ticketId } : {}), ticket: { account: { desk: filter.desk } } },
     include: { ticket: { select: { accountId: true } } },
     orderBy: { createdAt: "desc" },
     take: 200,

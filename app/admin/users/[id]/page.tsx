@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AdminNav } from "@/components/admin/admin-nav";
+import { UserDeskControl } from "@/components/admin/desks-admin";
 import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
 import { AppHeader } from "@/components/app-header";
 import { getUserDetail } from "@/lib/server/admin/admin";
+import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { pageRefusal, requirePageRole } from "@/lib/server/page-access";
 
@@ -21,6 +23,7 @@ export default async function AdminUserPage({ params }: { params: Promise<{ id: 
     pageRefusal(e);
   }
   const { user, grants } = detail;
+  const { desks } = await listDesks(viewer, { limit: 200 });
   return (
     <>
       <AppHeader viewer={viewer} />
@@ -40,6 +43,9 @@ export default async function AdminUserPage({ params }: { params: Promise<{ id: 
         <AdminNav current="users" />
         <div className="mt-4 rounded-lg border border-slate-200 bg-white p-4">
           <RoleControl user={user} />
+          <div className="mt-4 border-t border-slate-100 pt-4">
+            <UserDeskControl user={user} desks={desks} />
+          </div>
         </div>
         <GrantsTable userId={user.id} userName={user.name} initialGrants={grants} />
       </main>

@@ -3,4 +3,4 @@ import { searchRecords } from "@/lib/server/account-data/search-records";
 import { route } from "@/lib/server/route";
 
 /** `GET /api/account-data/{kind}?q=in_741` → `{records}` (lib/api/endpoints.ts `searchRecordsEndpoint`). */
-export const GET = route(searchRecordsEndpoint, async ({ caller, params, query }) => ({ body: { records: await searchRecords(caller, params.kind, query.q) } }));
+export const GET = route(searchRecordsEndpoint, async ({ caller, params, query }) => ({ body: { records: await searchRecords(caller, params.kind, query.q, { desk: query.desk }) } }));

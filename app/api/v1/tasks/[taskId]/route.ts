@@ -1,6 +1,7 @@
 import { getTaskEndpoint } from "@/lib/api/endpoints";
 import { route } from "@/lib/server/route";
+import { agentDesk } from "@/lib/server/session";
 import { getTask } from "@/lib/server/tasks/read-tasks";
 
 /** `GET /api/v1/tasks/{taskId}` → `{task}` (lib/api/endpoints.ts `getTaskEndpoint`). */
-export const GET = route(getTaskEndpoint, async ({ params }) => ({ body: { task: await getTask(params.taskId) } }));
+export const GET = route(getTaskEndpoint, async ({ caller, params }) => ({ body: { task: await getTask(params.taskId, agentDesk(caller)) } }));

@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/**
+ * Tenant desks: a desk is a boundary around its people, agents, customer accounts, tickets and
+ * runs — nothing of one desk is seen or reached from another, not in a step's target, a
+ * validation message, a preview, a suggestion or a count. Client-safe: no server imports.
+ */
+
+/** The desk every account, person and agent belongs to unless assigned another (the column default). */
+export const DEFAULT_DESK = "freight";
+
+/** A desk id: 2–32 lower-case letters, digits or hyphens, starting with a letter (e.g. "retail"). */
+export const deskIdSchema = z
+  .string({ error: "Enter a desk id" })
+  .trim()
+  .regex(/^[a-z][a-z0-9-]{1,31}$/, "2–32 lower-case letters, digits or hyphens, starting with a letter");
+
+/** Body of `POST /api/admin/desks`: a new desk's id and display name. */
+export const createDeskSchema = z
+  .object({
+    id: deskIdSchema,
+    name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+  })
+  .strict();
+export type CreateDeskInput = z.infer<typeof createDeskSchema>;
+
+/** Body of `PATCH /api/admin/agents/{agentId}`: the desk the agent works. */
+export const updateAgentSchema = z.object({ desk: deskIdSchema }).strict();
+export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
+
+/** A desk as the admin console lists it; `createdAt` ISO UTC; counts are of that desk only. */
+export interface DeskView {
+  id: string;
+  name: string;
+  createdAt: string;
+  users: number;
+  agents: number;
+  accounts: number;
+}
