@@ -49,7 +49,7 @@ async function main() {
     console.log(JSON.stringify(await measure(only!)));
     return;
   }
-  const results = [];
+  const results: { db: string; medianMs: number; worstMs: number; goalMs: number; loadAverage: number[] }[] = [];
   for (const db of only ? [only] : ["sqlite", "postgres"]) {
     let url: string;
     let cleanup = async () => {};
