@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TEXT_SOURCES, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
+import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
 import { RUN_STATES } from "../run-state";
@@ -177,7 +177,16 @@ const planVersionSummary = open({ version: z.number().int(), createdById: z.stri
 
 export const runDetailsSchema = open({
   run: runSchema,
-  task: open({ id: z.string(), ticketId: z.string(), revision: z.number().int(), body: z.string(), updatedAt: isoTime }),
+  task: open({
+    id: z.string(),
+    ticketId: z.string(),
+    revision: z.number().int(),
+    body: z.string(),
+    updatedAt: isoTime,
+    contract: taskContractSchema.nullable().optional(),
+    parts: z.array(taskTextPartSchema).optional(),
+    intents: z.array(intentSchema).optional().describe("The desk's intent catalog"),
+  }),
   ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
   agent: open({ id: z.string(), name: z.string() }),
   planVersions: z.array(planVersionSummary),

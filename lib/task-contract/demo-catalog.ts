@@ -8,7 +8,7 @@ import type { Intent, TaskContractInput } from "./schema";
  * desk's whole built-in toolset, so the account checks alone govern it.
  */
 export const DEMO_INTENTS: readonly Intent[] = [
-  { name: "question", label: "Question", description: "The customer asks something; the answer is a reply (and a note).", permittedTools: ["send_reply", "add_ticket_note"] },
+  { name: "question", label: "Question", description: "The customer asks something; the answer is a reply (a note, or a hand-off to a team).", permittedTools: ["send_reply", "add_ticket_note", "escalate_ticket"] },
   {
     name: "delivery_exception",
     label: "Delivery exception",
@@ -28,7 +28,12 @@ export const DEMO_INTENTS: readonly Intent[] = [
     description: "Goods arrived damaged: inspect, claim, compensate.",
     permittedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "book_inspection"],
   },
-  { name: "customs_hold", label: "Customs hold", description: "A shipment is held by customs.", permittedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "reschedule_delivery"] },
+  {
+    name: "customs_hold",
+    label: "Customs hold",
+    description: "A shipment is held by customs: escalate, rebook, reimburse storage or duties within the contract.",
+    permittedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "reschedule_delivery", "waive_fee", "issue_refund", "apply_credit"],
+  },
   { name: "account_update", label: "Account update", description: "Contact or address details change.", permittedTools: ["add_ticket_note", "send_reply", "reschedule_delivery"] },
   { name: "goodwill_request", label: "Goodwill request", description: "An unhappy customer asks whether anything can be done.", permittedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "apply_credit"] },
   {
@@ -52,8 +57,8 @@ export function demoContracts(day: (n: number) => string): Record<string, TaskCo
     "74992": { intent: "damage_claim", constraints: { compensationCap: usd(106000), accountsInScope: ["acc_fjord"] } },
     "74993": { intent: "refund_request", constraints: { compensationCap: usd(419900), accountsInScope: ["acc_lumen"] } },
     "74994": { intent: "delivery_exception", constraints: { deliveryNotBefore: day(1), noRefund: true, accountsInScope: ["acc_oak"] } },
-    "74995": { intent: "customs_hold", constraints: { noRefund: true } },
-    "74996": { intent: "billing_dispute", constraints: { compensationCap: usd(8900), accountsInScope: ["acc_hanse"] } },
+    "74995": { intent: "customs_hold", constraints: {} },
+    "74996": { intent: "billing_dispute", constraints: { accountsInScope: ["acc_hanse"] } },
     "74997": { intent: "delivery_exception", constraints: { compensationCap: usd(25000), noRefund: true } },
     "74998": { intent: "delivery_exception", constraints: { deliveryNotAfter: day(4), compensationCap: usd(15000) } },
     "74999": { intent: "billing_dispute", constraints: { compensationCap: usd(24000) } },
@@ -70,7 +75,7 @@ export function demoContracts(day: (n: number) => string): Record<string, TaskCo
     "75010": { intent: "billing_dispute", constraints: {} },
     "75011": { intent: "customs_hold", constraints: {} },
     "75012": { intent: "question", constraints: {} },
-    "75013": { intent: "question", constraints: {} },
+    "75013": { intent: "general_exception", constraints: {} },
     "75014": { intent: "delivery_exception", constraints: {} },
     "75015": { intent: "general_exception", constraints: {} },
     "75016": { intent: "general_exception", constraints: {} },

@@ -27,7 +27,7 @@ describe("task contract: the intent", () => {
     expect(r.ok).toBe(false);
     const i = only(r, "outside_task_intent");
     expect(i).toMatchObject({ severity: "error", stepId: "r", path: "steps.2.tool", details: { intent: "question", tool: "issue_refund" } });
-    expect(i.message).toBe("The task is a question; its intent permits send_reply, add_ticket_note, not issue_refund");
+    expect(i.message).toBe("The task is a question; its intent permits send_reply, add_ticket_note, escalate_ticket, not issue_refund");
   });
 
   it("an intent the catalog no longer has permits nothing", () => {

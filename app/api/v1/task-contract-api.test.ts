@@ -84,7 +84,8 @@ describe("case 1: an instruction inside the customer's text", () => {
     expect(codes).toEqual(expect.arrayContaining(["instruction_in_source:-", "derived_from_untrusted_text:esc", "derived_from_untrusted_text:note", "untrusted_authority:note"]));
     expect(await prisma.approval.count({ where: { runId: run.id } })).toBe(0); // nothing approved by policy
     const note = run.steps.find((s: Json) => s.id === "note");
-    const claim = await call("POST", `/api/v1/runs/${run.id}/steps/note/claim`, { digest: digest({ id: "note", tool: note.tool, args: note.args }), taskRevision: 2 });
+    expect(note.digest).toBe(digest({ tool: note.tool, args: note.args }));
+    const claim = await call("POST", `/api/v1/runs/${run.id}/steps/note/claim`, { digest: note.digest, taskRevision: 2 });
     expect(claim.status).toBe(409);
   });
 });
@@ -96,7 +97,7 @@ describe("case 3: a plan outside the task's contract", () => {
     const codes = (res.body.error.issues as Json[]).filter((i) => i.severity === "error").map((i) => i.code);
     expect(codes).toEqual(expect.arrayContaining(["outside_task_intent", "refund_forbidden_by_task"]));
     expect((res.body.error.issues as Json[]).find((i) => i.code === "outside_task_intent")!.message).toBe(
-      "The task is a question; its intent permits send_reply, add_ticket_note, not issue_refund",
+      "The task is a question; its intent permits send_reply, add_ticket_note, escalate_ticket, not issue_refund",
     );
   });
 
@@ -114,16 +115,16 @@ describe("case 3: a plan outside the task's contract", () => {
   });
 
   it("a contract naming an intent the desk does not have, or an account of no desk, is a typed 422 and changes nothing", async () => {
-    const before = (await call("GET", "/api/v1/tasks/task_75013")).body.task;
-    const bad = await revise("task_75013", { contract: { intent: "wire_transfer", constraints: { accountsInScope: ["acc_nowhere"] } } });
+    const before = (await call("GET", "/api/v1/tasks/task_75012")).body.task;
+    const bad = await revise("task_75012", { contract: { intent: "wire_transfer", constraints: { accountsInScope: ["acc_nowhere"] } } });
     expect(bad.status).toBe(422);
     expect((bad.body.error.issues as Json[]).map((i) => i.code)).toEqual(["unknown_intent", "unknown_account"]);
-    const after = (await call("GET", "/api/v1/tasks/task_75013")).body.task;
+    const after = (await call("GET", "/api/v1/tasks/task_75012")).body.task;
     expect(after).toEqual(before);
   });
 
   it("an agent key may not post a revision", async () => {
-    const res = await call("POST", "/api/v1/tasks/task_75013/revisions", { contract: null });
+    const res = await call("POST", "/api/v1/tasks/task_75012/revisions", { contract: null });
     expect(res.status).toBe(403);
   });
 });
