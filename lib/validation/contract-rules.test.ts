@@ -6,7 +6,6 @@ import { validatePlan } from "./pipeline";
 import { codes, ctx, day, only, plan, step, usd, validArgs } from "./test-utils";
 import type { ValidationContext } from "./types";
 
-const intent = (name: string) => DEMO_INTENTS.find((i) => i.name === name)!;
 /** A task context with this contract (its intent from the demo catalog) and text parts. */
 function task(contract: TaskContractInput | null, parts: TaskTextPart[] = [{ source: "system", text: "Delivery of sh_5521 missed — please reschedule", revision: 1 }]): ValidationContext["task"] {
   const c = contract ? taskContractSchema.parse(contract) : null;

@@ -13,7 +13,7 @@ import { prepareTestDatabase } from "@/testing/test-support";
 import { inProcessFetch } from "@/testing/in-process-fetch";
 import { daysFromNow } from "@/lib/dates";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 async function call(method: "GET" | "POST", path: string, body?: unknown, key = DEMO_AGENT_KEY): Promise<{ status: number; body: Json }> {
   const res = await inProcessFetch(`http://localhost:3999${path}`, {
