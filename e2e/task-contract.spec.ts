@@ -75,7 +75,7 @@ test.describe("the supervisor's contract form", () => {
     await form.getByLabel("Why the contract changes").fill("Customer: deliver only after the 10th, no refunds.");
     await form.getByRole("button", { name: "Save contract" }).click();
     await expect(contract).toContainText("Constraints: deliver not before 2030-01-10; no refund");
-    await expect(page.getByText(/The task changed since this plan was made/)).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: /The task changed since this plan was made/ })).toBeVisible();
     const task = await (await page.request.get("/api/v1/tasks/task_75014", { headers: AGENT })).json();
     expect(task.task.contract).toEqual({ intent: "delivery_exception", constraints: { deliveryNotBefore: "2030-01-10", noRefund: true } });
   });

@@ -24,7 +24,8 @@ export interface InstructionFlag {
   excerpt: string;
 }
 
-const SEP = String.raw`[\s\-_.,:;*|/]*`;
+/** Between words: up to three spaces or separators (bounded, so no pattern backtracks over a long run of dashes). */
+const SEP = String.raw`[\s\-_.,:;*|/]{0,3}`;
 
 /** The patterns, on normalised lowercase text. Each names its kind. */
 const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
@@ -55,7 +56,7 @@ const PATTERNS: { kind: InstructionKind; re: RegExp }[] = [
     ),
   },
   { kind: "claims_approval", re: new RegExp(String.raw`\b(?:finance|management|legal|compliance|your${SEP}supervisor)${SEP}(?:has|have)${SEP}(?:already${SEP})?(?:approved|authori[sz]ed|signed${SEP}off)\b`, "gu") },
-  { kind: "claims_role", re: new RegExp(String.raw`(?:^|[\s\[(<{])(?:system|admin|administrator|developer|root|operator)${SEP}(?::|\]|>)`, "gu") },
+  { kind: "claims_role", re: new RegExp(String.raw`(?:^|[\s\[(<{])(?:system|admin|administrator|developer)${SEP}(?::|\]|>)`, "gu") },
   { kind: "claims_role", re: new RegExp(String.raw`<${SEP}/?${SEP}(?:system|instructions?)${SEP}>`, "gu") },
   {
     kind: "claims_role",
