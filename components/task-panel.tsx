@@ -9,11 +9,13 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import { Instant } from "./instant";
 import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-schema";
 import { toast } from "./toaster";
+import { TaskContractSection, TaskTextParts, type TaskContractView } from "./task-contract-panel";
 
 /**
- * The task the run serves: its text and revision. Supervisors can change it (a new body or a
- * comment that changes acceptance), which bumps the revision: plans bound to the older revision
- * can no longer be approved, and executors are stopped with `stopped_stale_task`.
+ * The task the run serves: its text (as parts with their sources, instruction-like customer text
+ * highlighted), its contract and revision. Supervisors can change it (a new body or a comment that
+ * changes acceptance, or the contract), which bumps the revision: plans bound to the older
+ * revision can no longer be approved, and executors are stopped with `stopped_stale_task`.
  */
 export function TaskPanel({
   runId,
@@ -21,7 +23,7 @@ export function TaskPanel({
   canRevise,
 }: {
   runId: string;
-  task: { id: string; revision: number; body: string; updatedAt: string };
+  task: { id: string; revision: number; body: string; updatedAt: string } & Partial<TaskContractView>;
   canRevise: boolean;
 }) {
   const [open, setOpen] = useState(false);
@@ -45,7 +47,8 @@ export function TaskPanel({
       <h2 id="task-h" className="font-semibold">
         Task <span className="text-sm font-normal text-slate-600">revision {task.revision}</span>
       </h2>
-      <p className="mt-2 whitespace-pre-wrap text-sm">{task.body}</p>
+      {task.parts && task.parts.length > 0 ? <TaskTextParts parts={task.parts} flags={task.instructionFlags ?? []} /> : <p className="mt-2 whitespace-pre-wrap text-sm">{task.body}</p>}
+      <TaskContractSection runId={runId} task={task} canRevise={canRevise} />
       <p className="mt-2 text-xs text-slate-500">Last changed <Instant iso={task.updatedAt} /></p>
       {canRevise && !open && (
         <button type="button" onClick={() => setOpen(true)} className="mt-3 rounded-md border border-slate-400 px-2.5 py-1 text-sm">

@@ -91,6 +91,7 @@ export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; v
                   <th scope="col" className="px-1 py-1">Below amount</th>
                   <th scope="col" className="px-1 py-1">Decision</th>
                   <th scope="col" className="px-1 py-1">Author may approve</th>
+                  <th scope="col" className="px-1 py-1">Supervisor may allow outside the task contract</th>
                   <th scope="col" className="px-1 py-1">Expiry (h)</th>
                   <th scope="col" className="px-1 py-1">Escalate (h)</th>
                   <th scope="col" className="px-1 py-1">Note</th>
@@ -128,6 +129,7 @@ export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; v
                         </select>
                       </td>
                       <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("author may approve")} {...register(`rules.${i}.authorMayApprove`)} /></td>
+                      <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("supervisor may allow steps outside the task contract")} {...register(`rules.${i}.supervisorMayAllowOutsideContract`)} /></td>
                       <td className="px-1 py-1"><input aria-label={label("expiry hours")} inputMode="decimal" {...register(`rules.${i}.expiryHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1"><input aria-label={label("escalation hours")} inputMode="decimal" {...register(`rules.${i}.escalateHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1">

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
 import { RUN_STATES } from "../run-state";
@@ -75,6 +76,11 @@ export const taskSchema = open({
   revision: z.number().int(),
   body: z.string(),
   updatedAt: isoTime,
+  contract: taskContractSchema.nullable().describe("The task contract {intent, constraints}; null: the plan is checked against the account only"),
+  parts: z.array(taskTextPartSchema).describe("The task's text as parts with their source (customer_message, attachment, staff, system) and the revision that added each"),
+  instructionFlags: z
+    .array(z.object({ partIndex: z.number().int(), source: z.enum(TEXT_SOURCES), start: z.number().int(), end: z.number().int(), kind: z.string(), excerpt: z.string() }))
+    .describe("Instruction-like spans in customer and attachment parts (UTF-16 offsets in the part's text, end exclusive)"),
 }).meta({ id: "Task" });
 
 export const claimSchema = open({
@@ -171,7 +177,16 @@ const planVersionSummary = open({ version: z.number().int(), createdById: z.stri
 
 export const runDetailsSchema = open({
   run: runSchema,
-  task: open({ id: z.string(), ticketId: z.string(), revision: z.number().int(), body: z.string(), updatedAt: isoTime }),
+  task: open({
+    id: z.string(),
+    ticketId: z.string(),
+    revision: z.number().int(),
+    body: z.string(),
+    updatedAt: isoTime,
+    contract: taskContractSchema.nullable().optional(),
+    parts: z.array(taskTextPartSchema).optional(),
+    intents: z.array(intentSchema).optional().describe("The desk's intent catalog"),
+  }),
   ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
   agent: open({ id: z.string(), name: z.string() }),
   planVersions: z.array(planVersionSummary),

@@ -23,6 +23,8 @@ export const gateRuleFormSchema = z.object({
   authorMayApprove: z.boolean(),
   expiryHours: text,
   escalateHours: text,
+  /** True: a step outside the task's intent or accounts waits for a supervisor instead of being refused. */
+  supervisorMayAllowOutsideContract: z.boolean().optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -66,6 +68,7 @@ export const gatePolicyFormSchema = z
         authorMayApprove: r.authorMayApprove,
         expirySeconds: secondsOf(r.expiryHours, ctx, ["rules", i, "expiryHours"]),
         escalateSeconds: secondsOf(r.escalateHours, ctx, ["rules", i, "escalateHours"]),
+        allowOutsideContract: r.supervisorMayAllowOutsideContract ? ("supervisor" as const) : null,
         note: r.note,
       };
     }),
@@ -89,6 +92,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     authorMayApprove: r.authorMayApprove,
     expiryHours: hours(r.expirySeconds),
     escalateHours: hours(r.escalateSeconds),
+    supervisorMayAllowOutsideContract: r.allowOutsideContract === "supervisor",
     note: r.note,
   };
 }

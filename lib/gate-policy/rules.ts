@@ -48,6 +48,8 @@ export const gateRuleInputSchema = z
     authorMayApprove: z.boolean(),
     expirySeconds: optionalSeconds,
     escalateSeconds: optionalSeconds,
+    /** "supervisor": a step outside the task's intent or accounts waits for a supervisor's decision instead of being refused; null: refused. */
+    allowOutsideContract: z.enum(["supervisor"]).nullable().optional(),
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
   .strict()
@@ -77,6 +79,7 @@ export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "d
     authorMayApprove: true,
     expirySeconds: null,
     escalateSeconds: null,
+    allowOutsideContract: null,
     note: "",
     ...fields,
   };

@@ -1,5 +1,6 @@
 import { evaluateGate } from "../gate-policy/evaluate";
 import type { GateDefault } from "../tools/types";
+import { NEVER_AUTO_CODES } from "./contract-rules";
 import type { GateDecision, GateRulesContext, StepView, ValidationIssue } from "./types";
 
 /**
@@ -11,6 +12,9 @@ import type { GateDecision, GateRulesContext, StepView, ValidationIssue } from "
  *   tools need approval and internal tools are `auto`;
  * - a step with a warning that needs acknowledgement: `approval_required` (someone must
  *   acknowledge it);
+ * - a step whose arguments quote or repeat untrusted text (a customer's message, an attachment:
+ *   `derived_from_untrusted_text`, `untrusted_authority`): `approval_required` whatever the rule
+ *   says — the issue's message is the reason shown on the card;
  * - a step whose tool is unknown or whose shape failed: `approval_required` (fail closed).
  * Keyed by step id; with duplicate ids the strictest decision wins. Steps without a valid id
  * get no entry. Produces no issues of its own.
@@ -21,7 +25,7 @@ export function decideGates(
   policy: Partial<Record<string, GateDefault>> = {},
   rules?: GateRulesContext,
 ): Record<string, GateDecision> {
-  const needsAck = new Set(issues.filter((i) => i.needsAcknowledgement && i.stepId !== undefined).map((i) => i.stepId));
+  const needsAck = new Set(issues.filter((i) => (i.needsAcknowledgement || NEVER_AUTO_CODES.includes(i.code)) && i.stepId !== undefined).map((i) => i.stepId));
   // A Map, then Object.fromEntries: a valid step id may be "__proto__".
   const gate = new Map<string, GateDecision>();
   for (const s of steps) {

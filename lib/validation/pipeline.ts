@@ -8,6 +8,8 @@ import { checkTaskContract } from "./task-contract";
 import { checkContent } from "./content";
 import { checkAuthorship } from "./authorship";
 import { decideGates } from "./gate";
+import { checkContractRules, checkUntrustedText, type TaskContractContext } from "./contract-rules";
+import { governingRule } from "../gate-policy/evaluate";
 import { checkEvidence, checkRationale } from "./reasons";
 import type { GateDecision, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
 
@@ -60,6 +62,11 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   issues.push(...run("argument_bounds", issues, [], () => checkEvidence(steps, ctx.desk)));
   issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk, ctx.taskText)));
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
+  if (ctx.task) {
+    const task: TaskContractContext = { ...ctx.task, supervisorMayAllow: supervisorMayAllow(ctx) };
+    issues.push(...run("task_contract", issues, [], () => checkContractRules(steps, ctx.desk, task)));
+    issues.push(...run("task_contract", issues, [], () => checkUntrustedText(steps, task)));
+  }
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
   const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy, ctx.gateRules));
@@ -77,4 +84,23 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
     result.ok = !issues.some((i) => i.severity === "error");
   }
   return result;
+}
+
+/**
+ * Whether the gate-policy rule governing a step lets a supervisor decide a step outside the task's
+ * intent or accounts (`allowOutsideContract: "supervisor"`); without gate rules, never.
+ */
+function supervisorMayAllow(ctx: ValidationContext): TaskContractContext["supervisorMayAllow"] {
+  const rules = ctx.gateRules;
+  if (!rules) return undefined;
+  return (s) => {
+    let amount;
+    try {
+      amount = s.tool.amount(s.step.args as never);
+    } catch {
+      amount = undefined;
+    }
+    const rule = governingRule(rules.policy, { tool: s.tool.name, effect: s.tool.effect, defaultGate: s.tool.gate, amount, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
+    return rule?.allowOutsideContract === "supervisor";
+  };
 }

@@ -15,6 +15,9 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  * - `unverified_provenance` (warning): a stated origin the account data or task text does not
  *   bear out (./provenance.ts).
  * Targets that do not resolve were already reported as `unknown_id`. Skips steps whose shape failed.
+ * The checks against the task's own contract (intent, constraints, accounts in scope) and against
+ * untrusted text (customer and attachment parts) are in ./contract-rules.ts, run by the pipeline
+ * in this stage when the context carries the task.
  */
 export function checkTaskContract(steps: readonly StepView[], desk: AccountSnapshot, taskText?: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];

@@ -4,6 +4,7 @@ import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
+import type { TaskContractContext } from "./contract-rules";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -58,7 +59,9 @@ export interface EditorContext {
  *   against it);
  * - `taskText`: the task's live text (user_literal provenance is checked against it);
  * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
- *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools.
+ *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools;
+ * - `task`: the task's contract, its resolved intent and its text parts with their sources
+ *   (lib/validation/contract-rules.ts); absent = checked against the account only.
  */
 export interface ValidationContext {
   desk: AccountSnapshot;
@@ -72,6 +75,7 @@ export interface ValidationContext {
   gatePolicy?: Partial<Record<string, GateDefault>>;
   gateRules?: GateRulesContext;
   catalog?: ToolCatalog;
+  task?: Omit<TaskContractContext, "supervisorMayAllow">;
 }
 
 /** The gate policy version and the facts of the run it is evaluated for (issue #17). */

@@ -8,6 +8,7 @@ import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { getTool } from "../../tools/builtin-tools";
+import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";
@@ -79,7 +80,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       plan,
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true, contract: true, textParts: true } });
   if (task.revision !== run.boundTaskRevision) {
     throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}). Reject it so the agent can plan again.`, {
       boundRevision: run.boundTaskRevision,
@@ -93,7 +94,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const catalog = await catalogAt(run.catalogVersion);
   // The policy version the run's plan was gated under governs its approvals (issue #17); null: the built-in defaults.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
-  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules });
+  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
@@ -108,6 +109,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);
   const awaiting = promisesAwaitingApproval(plan.steps.map((step) => ({ step, tool: catalog.get(step.tool) })), decided, now);
   requireAcknowledgements([...check.issues, ...awaiting], targets, acknowledged);
+  requireSupervisorFor(check.issues, targets, viewer);
   // The effect each approver saw, from the same live data this decision was validated on (issue #17.3).
   const expected = new Map(previewEffects(plan.steps, desk, catalog).map((e) => [e.stepId, e]));
 
@@ -253,6 +255,18 @@ async function checkAuthority(viewer: Viewer, runId: string, steps: Step[], targ
       );
     }
   }
+}
+
+/**
+ * A step outside the task's contract that the gate policy lets a supervisor decide (an issue with
+ * `details.decisionBy: "supervisor"`) is approved by a supervisor or an admin only.
+ * Errors: 403 `approval_denied` {stepIds}.
+ */
+function requireSupervisorFor(issues: ValidationIssue[], targets: Step[], viewer: { role: string }): void {
+  if (viewer.role === "supervisor" || viewer.role === "admin") return;
+  const targetIds = new Set(targets.map((s) => s.id));
+  const stepIds = [...new Set(issues.filter((i) => i.stepId && targetIds.has(i.stepId) && i.details?.decisionBy === "supervisor").map((i) => i.stepId!))];
+  if (stepIds.length) throw new DomainError("approval_denied", "A step outside the task's contract needs a supervisor's approval.", { stepIds });
 }
 
 /** Every warning needing acknowledgement on a target step must be acknowledged (422 `acknowledgement_required`). */

@@ -4,6 +4,7 @@ import { DomainError } from "../../errors";
 import { checkGrant } from "../../grants";
 import type { RunStatus } from "../../run-state";
 import { getTool } from "../../tools/builtin-tools";
+import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { serverConfig } from "../config";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -226,7 +227,10 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   const catalog = await catalogAt(run.catalogVersion, db);
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
-  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog });
+  // The task contract holds at dispatch too (the task is at the bound revision, or the claim was already refused as stale).
+  const taskRow = await db.task.findUnique({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } });
+  const task = taskRow ? await taskContractContext(db, taskRow, taskRow.ticket.account.desk) : undefined;
+  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {

@@ -9,6 +9,9 @@ import { prisma } from "../db";
 import { submitRun } from "../runs/submit-run";
 import { hashApiKey } from "../api-keys";
 import { toJsonColumn } from "../json-column";
+import { formatISO } from "date-fns";
+import { DEMO_INTENTS, demoContracts } from "../../task-contract/demo-catalog";
+import { taskContractSchema } from "../../task-contract/schema";
 
 /** Demo sign-ins (API.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
@@ -87,6 +90,15 @@ export async function seedDemoDesk(now = new Date()) {
   desk.invoices.push(...retail.invoices);
   desk.shipments.push(...retail.shipments);
   for (const a of desk.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
+  // The freight desk's intent catalog and each demo task's contract (the intent must be in the catalog).
+  for (const [position, i] of DEMO_INTENTS.entries()) {
+    await prisma.deskIntent.upsert({
+      where: { desk_name: { desk: "freight", name: i.name } },
+      create: { desk: "freight", name: i.name, label: i.label, description: i.description, permittedTools: toJsonColumn(i.permittedTools), position },
+      update: {},
+    });
+  }
+  const contracts = demoContracts((n) => formatISO(addHours(now, 24 * n), { representation: "date" }));
   for (const t of desk.tickets) {
     await prisma.ticket.upsert({
       where: { id: t.id },
@@ -96,9 +108,10 @@ export async function seedDemoDesk(now = new Date()) {
     const taskId = `task_${t.id}`;
     const exists = await prisma.task.findUnique({ where: { id: taskId } });
     if (!exists) {
-      await prisma.task.create({ data: { id: taskId, ticketId: t.id, revision: 1, body: t.body, createdAt: addHours(now, -t.ageHours) } });
+      const contract = contracts[t.id] ? toJsonColumn(taskContractSchema.parse(contracts[t.id])) : undefined;
+      await prisma.task.create({ data: { id: taskId, ticketId: t.id, revision: 1, body: t.body, contract, createdAt: addHours(now, -t.ageHours) } });
       await prisma.taskRevision.create({
-        data: { id: `${taskId}_r1`, taskId, revision: 1, body: t.body, actorKind: "integration", createdAt: addHours(now, -t.ageHours) },
+        data: { id: `${taskId}_r1`, taskId, revision: 1, body: t.body, contract, actorKind: "integration", createdAt: addHours(now, -t.ageHours) },
       });
     }
   }

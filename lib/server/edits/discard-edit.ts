@@ -3,6 +3,7 @@ import { diffPlans } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { activeApprovals, carryOrInvalidateApprovals } from "../approvals/carry-approvals";
@@ -57,7 +58,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...current.steps, ...before.steps], now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true } });
   // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
   const catalog = await catalogAt(run.catalogVersion);
@@ -69,6 +70,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
     catalog,
     gateRules,
+    task: await taskContractContext(prisma, task, run.desk),
   });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });

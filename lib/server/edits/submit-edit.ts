@@ -4,6 +4,7 @@ import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-di
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationResult } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -60,7 +61,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       ...(await savedByOf(currentRow)),
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true, contract: true, textParts: true } });
   if (task.revision !== run.boundTaskRevision) {
     throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}); editing it would not make it current. Reject it so the agent can plan again.`, {
       boundRevision: run.boundTaskRevision,
@@ -85,6 +86,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     basePlan: base,
     catalog,
     gateRules,
+    task: await taskContractContext(prisma, task, run.desk),
   });
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");

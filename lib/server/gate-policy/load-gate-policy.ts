@@ -30,6 +30,7 @@ type RuleRow = {
   authorMayApprove: boolean;
   expirySeconds: number | null;
   escalateSeconds: number | null;
+  allowOutsideContract: string | null;
   note: string;
 };
 
@@ -50,6 +51,7 @@ export function toGateRule(r: RuleRow): GateRule {
     authorMayApprove: r.authorMayApprove,
     expirySeconds: r.expirySeconds,
     escalateSeconds: r.escalateSeconds,
+    allowOutsideContract: r.allowOutsideContract === "supervisor" ? "supervisor" : null,
     note: r.note,
   };
 }

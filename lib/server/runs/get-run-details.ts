@@ -9,11 +9,19 @@ import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import { previewEffects, type StepEffect } from "../../effects/preview";
+import type { Intent } from "../../task-contract/schema";
+import { toTaskView, type TaskView } from "../tasks/read-tasks";
+import { listIntents } from "../tasks/task-contract";
 
 /** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
 export interface RunDetails {
   run: RunView;
-  task: { id: string; ticketId: string; revision: number; body: string; updatedAt: string };
+  /**
+   * The task: text, revision, its contract (null: the plan is checked against the account only),
+   * its text parts with sources and the instruction-like spans flagged in them, and the desk's
+   * intent catalog (what a supervisor may set).
+   */
+  task: TaskView & { intents: Intent[] };
   ticket: { id: string; subject: string; accountId: string; accountName: string };
   agent: { id: string; name: string };
   planVersions: { version: number; createdById: string | null; createdAt: string; stepCount: number }[];
@@ -72,7 +80,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
   const users = userIds.size ? await prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } }) : [];
   return {
     run: toRunView(run, now),
-    task: { id: task.id, ticketId: task.ticketId, revision: task.revision, body: task.body, updatedAt: task.updatedAt.toISOString() },
+    task: { ...toTaskView(task), intents: await listIntents(prisma, task.ticket.account.desk) },
     ticket: { id: task.ticket.id, subject: task.ticket.subject, accountId, accountName: task.ticket.account.name },
     agent,
     planVersions: [...run.planVersions]

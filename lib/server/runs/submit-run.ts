@@ -3,6 +3,7 @@ import type { SubmitRunBody } from "../../api/bodies";
 import { utcDateOf } from "../../dates";
 import { DomainError } from "../../errors";
 import { runDeadlines } from "../../policy";
+import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -141,7 +142,8 @@ export async function submitRun(
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
   // The live gate policy governs the new run; the run records its version (issue #17).
   const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules });
+  const taskCtx = await taskContractContext(prisma, task, task.ticket.account.desk);
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx });
   result.issues.push(...agentProvenanceIssues(body.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || !result.plan) {

@@ -1,7 +1,15 @@
 import { DomainError } from "../../errors";
+import { scanInstructions, type InstructionFlag } from "../../task-contract/instruction-scan";
+import type { TaskContract, TaskTextPart } from "../../task-contract/schema";
 import { prisma } from "../db";
+import { contractOf, partsOf } from "./task-contract";
 
-/** The `task` object of API.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO UTC). */
+/**
+ * The `task` object of API.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO
+ * UTC), the task contract (`contract`: `{intent, constraints}`, or null: checked against the
+ * account only), its text parts with their sources (`parts`) and the instruction-like spans found
+ * in its customer and attachment parts (`instructionFlags`: part index, UTF-16 start/end).
+ */
 export interface TaskView {
   id: string;
   ticketId: string;
@@ -9,13 +17,27 @@ export interface TaskView {
   revision: number;
   body: string;
   updatedAt: string;
+  contract: TaskContract | null;
+  parts: TaskTextPart[];
+  instructionFlags: InstructionFlag[];
 }
 
-type TaskRow = { id: string; ticketId: string; revision: number; body: string; updatedAt: Date; ticket: { accountId: string } };
+type TaskRow = { id: string; ticketId: string; revision: number; body: string; contract: unknown; textParts: unknown; updatedAt: Date; ticket: { accountId: string } };
 
 /** The API view of a task row. */
 export function toTaskView(t: TaskRow): TaskView {
-  return { id: t.id, ticketId: t.ticketId, accountId: t.ticket.accountId, revision: t.revision, body: t.body, updatedAt: t.updatedAt.toISOString() };
+  const parts = partsOf(t);
+  return {
+    id: t.id,
+    ticketId: t.ticketId,
+    accountId: t.ticket.accountId,
+    revision: t.revision,
+    body: t.body,
+    updatedAt: t.updatedAt.toISOString(),
+    contract: contractOf(t),
+    parts,
+    instructionFlags: scanInstructions(parts),
+  };
 }
 
 /**

@@ -1,32 +1,79 @@
 import { nanoid } from "nanoid";
+import { Prisma } from "../../generated/prisma/client";
 import { DomainError } from "../../errors";
 import type { ReviseTaskBody } from "../../task-schema";
+import { TEXT_SOURCE_LABELS, type TaskTextPart } from "../../task-contract/schema";
 import { fromStates } from "../../run-state";
 import { appendAudit, type Actor } from "../audit";
+import { toJsonColumn } from "../json-column";
 import { inTransaction, ok } from "../transaction";
 import { toTaskView, type TaskView } from "./read-tasks";
+import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
 
 /**
- * Records a change of what "done" means for a task and bumps its revision by one (DESIGN.md §8).
- * A comment is appended to the body under "Update (rev N)". The bump is the first statement of
- * one transaction (`revision = revision + 1`), which takes the write lock (SQLite) or the row
- * lock (PostgreSQL) before anything is read, so concurrent revisions are serialised by the
- * database: each gets its own number and every comment lands; a claim holding the task row waits.
- * Every run still open on the task is audited `task_revised`. Returns the task as this revision
- * left it. Errors: 404 `not_found`.
+ * Records a change of a task and bumps its revision by one (DESIGN.md §8). A new body replaces the
+ * text (and its parts: the body becomes one system part); a comment is appended to the body under
+ * "Update (rev N)" as a staff part; each posted part is appended as "Update (rev N, <source>)"
+ * with its source, so the body stays the whole text and the parts say who wrote what. A contract
+ * (`{intent, constraints}`, checked against the desk's catalog and accounts) replaces the task's
+ * contract; `contract: null` removes it; absent keeps it. A contract change is audited
+ * `admin_change` {what: "task.contract", before, after}. The bump is the first statement of one
+ * transaction (`revision = revision + 1`), which takes the write lock (SQLite) or the row lock
+ * (PostgreSQL) before anything is read, so concurrent revisions are serialised by the database:
+ * each gets its own number and every comment lands; a claim holding the task row waits. Every run
+ * still open on the task is audited `task_revised`. Returns the task as this revision left it.
+ * Errors: 404 `not_found`; 422 `validation_failed` (a contract that does not fit the desk).
  */
 export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor): Promise<TaskView> {
   return inTransaction(async (tx) => {
     const bumped = await tx.task.updateMany({ where: { id: taskId }, data: { revision: { increment: 1 } } });
     if (bumped.count !== 1) throw new DomainError("not_found", `Task ${taskId} was not found.`);
-    const t = await tx.task.findUniqueOrThrow({ where: { id: taskId } });
+    const t = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
     const next = t.revision;
+    if (input.contract) await checkContractForDesk(tx, input.contract, t.ticket.account.desk);
     let body = input.body ?? t.body;
-    if (input.comment) body = `${body}\n\nUpdate (rev ${next}): ${input.comment}`;
-    if (body !== t.body) await tx.task.update({ where: { id: taskId }, data: { body } });
-    await tx.taskRevision.create({
-      data: { id: nanoid(), taskId, revision: next, body, comment: input.comment ?? null, actorKind: actor.kind, actorId: actor.id ?? null },
+    let parts: TaskTextPart[] = input.body !== undefined ? [{ source: "system", text: input.body, revision: next }] : partsOf(t);
+    const added: TaskTextPart[] = [];
+    if (input.comment) {
+      body = `${body}\n\nUpdate (rev ${next}): ${input.comment}`;
+      added.push({ source: "staff", text: input.comment, revision: next });
+    }
+    for (const p of input.parts ?? []) {
+      body = `${body}\n\nUpdate (rev ${next}, ${TEXT_SOURCE_LABELS[p.source]}): ${p.text}`;
+      added.push({ source: p.source, text: p.text, revision: next });
+    }
+    parts = [...parts, ...added];
+    const before = contractOf(t);
+    const contract = input.contract === undefined ? before : input.contract;
+    const textChanged = body !== t.body || input.body !== undefined || added.length > 0;
+    await tx.task.update({
+      where: { id: taskId },
+      data: {
+        ...(body !== t.body ? { body } : {}),
+        ...(textChanged ? { textParts: toJsonColumn(parts) } : {}),
+        ...(input.contract !== undefined ? { contract: input.contract === null ? Prisma.DbNull : toJsonColumn(input.contract) } : {}),
+      },
     });
+    await tx.taskRevision.create({
+      data: {
+        id: nanoid(),
+        taskId,
+        revision: next,
+        body,
+        comment: input.comment ?? null,
+        ...(contract ? { contract: toJsonColumn(contract) } : {}),
+        ...(added.length || input.body !== undefined ? { textParts: toJsonColumn(input.body !== undefined ? parts : added) } : {}),
+        actorKind: actor.kind,
+        actorId: actor.id ?? null,
+      },
+    });
+    if (input.contract !== undefined) {
+      await appendAudit(tx, {
+        type: "admin_change",
+        actor,
+        data: { what: "task.contract", target: { kind: "task", id: taskId }, before, after: input.contract, revision: next, note: input.comment ?? null },
+      });
+    }
     const open = await tx.run.findMany({
       where: { taskId, status: { in: [...new Set([...fromStates("edit"), ...fromStates("claim")])] } },
       select: { id: true, boundTaskRevision: true },
@@ -37,7 +84,15 @@ export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: A
         runId: r.id,
         type: "task_revised",
         actor,
-        data: { taskId, boundRevision: r.boundTaskRevision, liveRevision: next, comment: input.comment ?? null, bodyChanged: input.body !== undefined },
+        data: {
+          taskId,
+          boundRevision: r.boundTaskRevision,
+          liveRevision: next,
+          comment: input.comment ?? null,
+          bodyChanged: input.body !== undefined,
+          partsAdded: added.map((p) => p.source),
+          contractChanged: input.contract !== undefined,
+        },
       });
     }
     return ok(toTaskView(await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } })));
