@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../api/contract";
 import { DomainError, isDomainError } from "../errors";
 import { appendAudit } from "./audit";
+import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
 import { errorResponse, nulPath, nulRefusal, readJson } from "./http";
 import { idempotencyKeyOf } from "./idempotency";
@@ -56,7 +57,10 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
   const declared = new Set(refusalsOf(endpoint));
   return async (req, ctx) => {
     const raw = await rawParams(ctx);
-    return runWithRequestContext(req, raw, async () => {
+    return runWithRequestContext(
+      req,
+      raw,
+      async () => {
       try {
         const caller = await authenticate(endpoint, req);
         const params = parseParams(endpoint, raw);
@@ -81,7 +85,9 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         console.error(`plandesk: unexpected error in ${endpoint.method} ${endpoint.path}`, e);
         return NextResponse.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
       }
-    });
+      },
+      `${endpoint.method} ${endpoint.path}`,
+    );
   };
 }
 
@@ -178,16 +184,21 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   }
 }
 
-/** Audits a 401/403 refusal of the current request unless it is already on the record (DESIGN.md §11: denials are data). */
+/** Audits a 401/403 refusal of the current request unless it is already on the record (denials are data); an unidentified caller's is counted instead. */
 async function auditUnrecordedDenial(err: DomainError): Promise<void> {
   const ctx = currentRequest();
   if (!ctx || ctx.denialHandled || (err.status !== 401 && err.status !== 403)) return;
+  if (!ctx.actor) {
+    // Nobody identified: counted per (address, route, minute), not audited one by one.
+    await countCurrentAnonymousRefusal(err.code, "credential", null, `${ctx.method} ${ctx.path}`);
+    return;
+  }
   try {
     const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
     await appendAudit(prisma, {
       runId,
       type: "denied",
-      actor: ctx.actor ?? { kind: "anonymous" },
+      actor: ctx.actor,
       data: { action: `${ctx.method} ${ctx.path}`, code: err.code, reason: err.message, ...(ctx.params.stepId ? { stepId: ctx.params.stepId } : {}) },
     });
   } catch (e) {

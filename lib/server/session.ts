@@ -7,6 +7,7 @@ import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "./audit";
+import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
 import { markDenialHandled, setRequestActor } from "./request-context";
 
@@ -96,6 +97,8 @@ export type MissingAuthority =
  * Writes one `denied` audit event (DESIGN.md §11: denials are data) and returns the error to
  * throw. `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the
  * endpoint is added by `appendAudit` while an API request is handled.
+ * A caller nobody identified (`who` null) is counted, not audited one by one
+ * (`countAnonymousRefusal`: per client address, route and minute, bounded fields).
  * Not recorded (but still refused): a read (GET) with no credential at all, or an expired one —
  * a signed-out browser tab polling the queue would otherwise fill the log with nobody's refusals.
  */
@@ -115,10 +118,18 @@ async function recordDenial(
     markDenialHandled();
     return err;
   }
+  if (!who) {
+    // Nobody identified: counted per (address, route, minute), not written as its own event (a
+    // flood of anonymous requests must not grow the append-only log); see refusal-counts.ts.
+    const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req?.headers.get("origin") ?? null);
+    await countCurrentAnonymousRefusal(err.code, detail.missing.kind, origin, detail.action);
+    markDenialHandled();
+    return err;
+  }
   await appendAudit(prisma, {
     runId: detail.runId ?? null,
     type: "denied",
-    actor: who ?? { kind: "anonymous" },
+    actor: who,
     data: { action: detail.action, code: err.code, reason: err.message, missing: detail.missing, ...(detail.extra ?? {}) },
   });
   return err;
