@@ -176,3 +176,49 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
   }
   return parsed.data;
 }
+
+/** Seconds a client is asked to wait (`Retry-After`) after the database connection was lost. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Prisma error codes of a database that cannot be reached or dropped the connection (not a conflict). */
+const PRISMA_CONNECTION_CODES = new Set(["P1001", "P1002", "P1003", "P1010", "P1011", "P1017", "P2024"]);
+/** PostgreSQL SQLSTATEs of a lost or refused connection: class 08, shutdown / not accepting connections, too many connections. */
+const PG_CONNECTION_STATE = /^(08\w{3}|57P0[1-3]|53300)$/;
+/** Node.js socket errors. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+/** Driver-adapter error kinds (Prisma's adapters) that mean the connection, not the query. */
+const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "DatabaseDoesNotExist", "DatabaseAccessDenied"]);
+const CONNECTION_MESSAGE =
+  /Can't reach database server|Server has closed the connection|Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|connection is not open|Cannot open database|unable to open database file|Timed out fetching a new connection/i;
+
+/**
+ * The typed refusal for an error that means the database connection is lost or refused —
+ * whether from Prisma (P1001 can't reach, P1017 connection closed, P2024 pool timeout…, or its
+ * initialisation error), node-postgres (SQLSTATE class 08, 57P01–57P03, socket errors) or
+ * better-sqlite3 (cannot open, I/O error) — looking through `cause` chains; null for any other
+ * error. The answer is 503 `database_unavailable` with `Retry-After`: nothing was saved and the
+ * same request may be sent again (with its idempotency key where the endpoint takes one).
+ */
+export function databaseUnavailable(e: unknown): DomainError | null {
+  let at: unknown = e;
+  for (let depth = 0; depth < 6 && at && typeof at === "object"; depth++) {
+    const o = at as { name?: unknown; code?: unknown; kind?: unknown; errorCode?: unknown; message?: unknown; cause?: unknown };
+    const code = typeof o.code === "string" ? o.code : typeof o.errorCode === "string" ? o.errorCode : "";
+    const hit =
+      o.name === "PrismaClientInitializationError" ||
+      PRISMA_CONNECTION_CODES.has(code) ||
+      PG_CONNECTION_STATE.test(code) ||
+      SOCKET_CODES.has(code) ||
+      code === "SQLITE_CANTOPEN" ||
+      code.startsWith("SQLITE_IOERR") ||
+      (typeof o.kind === "string" && ADAPTER_KINDS.has(o.kind)) ||
+      (typeof o.message === "string" && CONNECTION_MESSAGE.test(o.message));
+    if (hit) {
+      return new DomainError("database_unavailable", "The database cannot be reached right now; nothing was saved. Try again in a few seconds.", {
+        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      });
+    }
+    at = o.cause;
+  }
+  return null;
+}

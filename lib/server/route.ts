@@ -5,7 +5,7 @@ import { DomainError, isDomainError } from "../errors";
 import { appendAudit } from "./audit";
 import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
-import { errorResponse, nulPath, nulRefusal, readJson } from "./http";
+import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "./http";
 import { idempotencyKeyOf } from "./idempotency";
 import { currentRequest, runWithRequestContext } from "./request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
@@ -74,7 +74,10 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         const res = NextResponse.json(out.body, { status, headers });
         const violation = checkSuccess(endpoint, status, out.body);
         return violation ? contractViolation(endpoint, violation, res) : res;
-      } catch (e) {
+      } catch (thrown) {
+        // A lost database connection is a retryable 503, not a 500 (the one mapping of it).
+        const e = isDomainError(thrown) ? thrown : (databaseUnavailable(thrown) ?? thrown);
+        if (e !== thrown) console.error(`plandesk: database unavailable in ${endpoint.method} ${endpoint.path}`, thrown instanceof Error ? thrown.message : thrown);
         if (isDomainError(e)) {
           await auditUnrecordedDenial(e);
           await auditUnrecordedRefusal(e);
