@@ -3,6 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { DB_PROVIDER, prisma } from "./db";
 import { assertStartable, serverConfig } from "./config";
 import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
+import { recordSessionEnd } from "./live/live-feed";
 
 // Production mode without a real session secret must not serve anything (lib/server/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -46,6 +47,12 @@ export const auth = betterAuth({
           const user = await prisma.user.findUnique({ where: { id: session.userId }, select: { disabled: true } });
           if (!user || user.disabled) return false;
           return { data: session };
+        },
+      },
+      // Signed out (or a session removed): that person's open live streams re-check at once, on every instance.
+      delete: {
+        after: async (session) => {
+          await recordSessionEnd(prisma, session.userId).catch((e) => console.error("plandesk: could not record a session end", e));
         },
       },
     },

@@ -22,6 +22,7 @@ import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
 import { prisma } from "../db";
+import { recordSessionEnd } from "../live/live-feed";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
@@ -226,6 +227,8 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
       throw new DomainError("last_admin", `${u.name} is the last active admin; make someone else an admin first.`);
     }
     await audit(tx, { kind: "user", id: admin.id }, "user.update", { kind: "user", id: userId }, before, after, { email: u.email, ...(ended ? { sessionsEnded: ended } : {}) });
+    // their open live streams re-check their session now, on every instance
+    await recordSessionEnd(tx, userId);
     return toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now);
   });
 }
