@@ -111,3 +111,15 @@ describe("a lost database connection", () => {
     }
   });
 });
+
+describe("authenticated answers", () => {
+  it("carry Cache-Control: no-store, successes and refusals alike", async () => {
+    for (const mode of ["ok", "declared", "nope"]) {
+      const res = await handler(apiRequest("GET", `/api/v1/probe/run_1?mode=${mode}`, { key: DEMO_AGENT_KEY }), routeCtx({ runId: "run_1" }));
+      expect(res.headers.get("cache-control"), mode).toBe("no-store");
+    }
+    const refused = await handler(apiRequest("GET", "/api/v1/probe/run_1?mode=ok", {}), routeCtx({ runId: "run_1" }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+  });
+});

@@ -55,12 +55,21 @@ const strict = () => process.env.PLANDESK_STRICT_CONTRACT === "1";
 /** Builds the Next.js handler of `endpoint` around `handler` (see the module comment). */
 export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInput<E>) => Promise<RouteOutput<E>>): NextHandler {
   const declared = new Set(refusalsOf(endpoint));
+  // Answers to an authenticated caller are never stored by a browser or proxy cache.
+  const privateAnswer = endpoint.caller.kind !== "public";
+  const finish = (res: Response): Response => {
+    if (privateAnswer && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
+    return res;
+  };
   return async (req, ctx) => {
     const raw = await rawParams(ctx);
     return runWithRequestContext(
       req,
       raw,
-      async () => {
+      async () => finish(await answer()),
+      `${endpoint.method} ${endpoint.path}`,
+    );
+    async function answer(): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
         const params = parseParams(endpoint, raw);
@@ -88,9 +97,7 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         console.error(`plandesk: unexpected error in ${endpoint.method} ${endpoint.path}`, e);
         return NextResponse.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
       }
-      },
-      `${endpoint.method} ${endpoint.path}`,
-    );
+    }
   };
 }
 
