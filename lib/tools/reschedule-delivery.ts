@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { utcDateOf } from "../dates";
 import { findRecord, own } from "../desk/lookup";
+import { RESCHEDULE_HORIZON_DAYS } from "../policy";
 import { defineTool, type ToolIssue } from "./types";
 import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssue } from "./shared";
 
@@ -14,6 +15,8 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  * - `from` is strictly after today's UTC date of `ctx.now` (`window_not_future`). Decision:
  *   today itself is refused — a same-day change cannot reach the carrier in time, and "today"
  *   is the UTC calendar date so the rule does not depend on anyone's time zone;
+ * - `to` is at most RESCHEDULE_HORIZON_DAYS (lib/policy.ts, one year) after today's UTC date
+ *   (`window_beyond_horizon`);
  * - neither `from` nor `to` is a holiday at the shipment's destination (`window_on_holiday`).
  *   Days strictly inside the window may be holidays: the carrier delivers on a working day of it.
  */
@@ -58,6 +61,17 @@ export const rescheduleDelivery = defineTool({
         path: "window.from",
         message: `The window must start after today (${today}, UTC); ${from} is ${from === today ? "today" : "in the past"}`,
         details: { from, today },
+      });
+    }
+    const horizonDays = ctx.rescheduleHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
+    const horizon = utcDateOf(new Date(Date.UTC(ctx.now.getUTCFullYear(), ctx.now.getUTCMonth(), ctx.now.getUTCDate() + horizonDays)));
+    if (to > horizon) {
+      issues.push({
+        code: "window_beyond_horizon",
+        severity: "error",
+        path: "window.to",
+        message: `The window may end at most ${horizonDays} days ahead (by ${horizon}, UTC); ${to} is beyond that`,
+        details: { to, horizon, horizonDays },
       });
     }
     const shipment = findRecord(ctx.desk, "shipment", args.shipmentId);

@@ -42,6 +42,7 @@ export const ISSUE_CODES = {
   amount_exceeds_fee: { stage: "argument_bounds", severity: "error", meaning: "A waiver larger than the fee." },
   window_inverted: { stage: "argument_bounds", severity: "error", meaning: "The delivery window ends before it starts." },
   window_not_future: { stage: "argument_bounds", severity: "error", meaning: "The window starts today (UTC) or earlier." },
+  window_beyond_horizon: { stage: "argument_bounds", severity: "error", meaning: "The window ends further ahead than the reschedule horizon (one year by default)." },
   window_on_holiday: { stage: "argument_bounds", severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
   shipment_delivered: { stage: "argument_bounds", severity: "error", meaning: "The shipment was already delivered." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
