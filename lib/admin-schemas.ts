@@ -41,9 +41,9 @@ export type CreateUserInput = z.infer<typeof createUserSchema>;
 
 /** Body of `PATCH /api/admin/users/{userId}`: disable/enable and/or change the role. */
 export const updateUserSchema = z
-  .object({ disabled: z.boolean().optional(), role: roleSchema.optional() })
+  .object({ disabled: z.boolean().optional(), role: roleSchema.optional(), name: z.string().trim().min(1, "Give a name").max(100, "Keep the name under 100 characters").optional() })
   .strict()
-  .refine((v) => v.disabled !== undefined || v.role !== undefined, { error: "Nothing to change: send disabled and/or role" });
+  .refine((v) => v.disabled !== undefined || v.role !== undefined || v.name !== undefined, { error: "Nothing to change: send disabled, role and/or name" });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;
 
 /**

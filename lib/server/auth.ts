@@ -1,4 +1,5 @@
 import { betterAuth } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { DB_PROVIDER, prisma } from "./db";
 import { assertStartable, serverConfig } from "./config";
@@ -39,6 +40,16 @@ export const auth = betterAuth({
     // The client address is the one the custom server (scripts/server.mjs) took from the socket;
     // X-Forwarded-For, which any client can set, is never read here (issue #13).
     ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+  },
+  // A display name shows in presence, the audit trail and "who acts next": people cannot change
+  // their own (nor their picture); an admin renames them (lib/server/admin/admin.ts updateUser,
+  // audited). better-auth's /update-user is refused for everyone.
+  hooks: {
+    before: createAuthMiddleware(async (ctx) => {
+      if (ctx.path === "/update-user") {
+        throw new APIError("FORBIDDEN", { code: "NAME_CHANGE_BY_ADMIN_ONLY", message: "Display names are changed by an admin (Admin → Users); ask one to rename you." });
+      }
+    }),
   },
   databaseHooks: {
     session: {

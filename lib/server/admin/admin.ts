@@ -205,7 +205,8 @@ export async function createUser(admin: Admin, raw: CreateUserInput): Promise<Ad
 }
 
 /**
- * Disables/enables a person and/or changes their role. Disabling deletes all their sessions in
+ * Disables/enables a person, changes their role and/or renames them (the only way a display name
+ * changes: people cannot rename themselves). Disabling deletes all their sessions in
  * the same transaction, so they are signed out at once (getViewer also refuses disabled users).
  * The last enabled admin cannot be disabled or demoted. Audited `admin_change` {what:
  * "user.update", before, after, sessionsEnded}. A change to the current values is a no-op.
@@ -217,9 +218,9 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
   return prisma.$transaction(async (tx) => {
     const u = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
     if (!u) throw new DomainError("not_found", `No user ${userId}.`);
-    const before = { role: asRole(u.role), disabled: u.disabled };
-    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled };
-    if (after.role === before.role && after.disabled === before.disabled) return toUserView(u, now);
+    const before = { role: asRole(u.role), disabled: u.disabled, name: u.name };
+    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled, name: input.name ?? before.name };
+    if (after.role === before.role && after.disabled === before.disabled && after.name === before.name) return toUserView(u, now);
     await tx.user.update({ where: { id: userId }, data: after });
     const ended = after.disabled && !before.disabled ? (await tx.session.deleteMany({ where: { userId } })).count : 0;
     const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
@@ -228,7 +229,7 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
     }
     await audit(tx, { kind: "user", id: admin.id }, "user.update", { kind: "user", id: userId }, before, after, { email: u.email, ...(ended ? { sessionsEnded: ended } : {}) });
     // their open live streams re-check their session now, on every instance
-    await recordSessionEnd(tx, userId);
+    if (after.role !== before.role || after.disabled !== before.disabled) await recordSessionEnd(tx, userId);
     return toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now);
   });
 }
