@@ -161,7 +161,7 @@ describe.each(ENDPOINTS.filter((e) => e.method === "GET").map((e) => [`${e.metho
 });
 
 /** Sends raw body bytes (not necessarily JSON, not necessarily UTF-8) to `e` with real path values. */
-async function sendBody(e: Endpoint, body: Uint8Array | string): Promise<{ status: number; json: { error?: { code?: string; message?: string; limitDepth?: number } } }> {
+async function sendBody(e: Endpoint, body: Uint8Array<ArrayBuffer> | string): Promise<{ status: number; json: { error?: { code?: string; message?: string; limitDepth?: number } } }> {
   const params = Object.fromEntries(paramNames(e).map((n) => [n, valid[n]]));
   const creds = credentialsFor(e);
   const headers: Record<string, string> = { accept: "application/json", "content-type": "application/json" };

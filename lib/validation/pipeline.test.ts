@@ -156,6 +156,7 @@ describe("validatePlan: all issues, all stages", () => {
       [move({ window: { from: "2026-04-04", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-04", to: "9999-12-31" } })],
+      [plan(step("h", "add_ticket_note", { ...validArgs.add_ticket_note, note: "zero\u200bwidth" }))],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
       [refund({ invoiceId: "in_74119" })],
