@@ -205,7 +205,7 @@ export function assertSafeSchema(root: JsonSchema): void {
   const target = (ref: string): string => {
     if (ref !== "#" && !ref.startsWith("#/")) throw new Error(`"$ref" must point inside the schema ("#/…"), not ${JSON.stringify(ref.slice(0, 100))}`);
     let node: unknown = root;
-    for (const raw of ref.slice(2).split("/").filter((x) => ref !== "#")) {
+    for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
       const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
       if (typeof node !== "object" || node === null || !Object.prototype.hasOwnProperty.call(node, key)) throw new Error(`"$ref" ${JSON.stringify(ref.slice(0, 100))} points to nothing`);
       node = (node as JsonSchema)[key];
