@@ -106,7 +106,7 @@ test.describe("denials", () => {
   });
 
   test("signed-out refusals are counted per address, route and minute, with the Origin bounded", async ({ page, baseURL }) => {
-    const anonymous = await playwrightRequest.newContext({ baseURL });
+    const anonymous = await playwrightRequest.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
     const origin = `https://${"z".repeat(4000)}.example`;
     for (let i = 0; i < 5; i++) {
       const res = await anonymous.post("/api/notifications/read", { headers: { origin }, data: { ids: [] } });

@@ -125,7 +125,16 @@ describe("refusals of unidentified callers are counted, not written one by one",
       routeCtx({ runId }),
     );
     expect(res.status).toBe(403);
-    expect(await eventsSince(since, "denied")).toHaveLength(1);
+    const denied = await eventsSince(since, "denied");
+    expect(denied).toHaveLength(1);
     expect(await refusalCounts()).toHaveLength(0);
+    // bounded there too: a long Origin is kept as 64 characters and a hash
+    const long = await approve(
+      apiRequest("POST", `/api/runs/${runId}/approvals`, { cookie: operatorCookie, origin: `https://${"b".repeat(8000)}.example` }, { planVersion: 1, stepIds: "all", idempotencyKey: "y" }),
+      routeCtx({ runId }),
+    );
+    expect(long.status).toBe(403);
+    const [e] = await eventsSince(since, "denied").then((d) => d.slice(-1));
+    expect(((e.data as { missing: { origin: string } }).missing.origin).length).toBeLessThanOrEqual(90);
   });
 });

@@ -7,7 +7,7 @@ import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "./audit";
-import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
+import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
 import { markDenialHandled, setRequestActor } from "./request-context";
 
@@ -192,7 +192,7 @@ export async function requireViewer(req: Request, opts: { mutating?: boolean } =
       req,
       userId ? { kind: "user", id: userId } : null,
       new DomainError("cross_origin", "This request must come from the Plandesk console itself."),
-      { action, missing: { kind: "same_origin", origin: req.headers.get("origin") } },
+      { action, missing: { kind: "same_origin", origin: boundedOrigin(req.headers.get("origin")) } },
     );
   }
   const session = req.headers.get("cookie") ? await auth.api.getSession({ headers: req.headers }) : null;
