@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getSessionCookie } from "better-auth/cookies";
 import { serverConfig } from "@/lib/server/config";
+import { matchApiRoute } from "@/lib/api/route-table";
 import { isApiPath, newNonce, securityHeaders } from "@/lib/security-headers";
 
 /** Pages anyone may open without a session (no redirect to /sign-in). */
@@ -12,6 +13,9 @@ const PUBLIC_PAGES = /^\/(sign-in(\/.*)?|favicon\.ico|robots\.txt|icon\.svg|_nex
  * - security headers on every answer (lib/security-headers.ts): a page gets a CSP with a fresh
  *   nonce, also passed on to the render as the request's `content-security-policy` and `x-nonce`
  *   headers so Next.js puts it on its scripts; HSTS when PLANDESK_URL is https;
+ * - an API path no route has answers 404 `not_found`, and a method its route does not answer 405
+ *   `method_not_allowed` with `Allow`, both in the API's error shape (`{error: {code, message}}`)
+ *   rather than Next.js's HTML page or empty body (lib/api/route-table.ts);
  * - a convenience redirect of signed-out page requests to /sign-in — only a convenience: every
  *   page, route handler and action checks the session itself.
  */
@@ -22,7 +26,16 @@ export function proxy(req: NextRequest) {
   const headers = securityHeaders(pathname, { nonce, dev: process.env.NODE_ENV === "development", https: serverConfig().https });
 
   let res: NextResponse;
-  if (!decodable(pathname)) {
+  const match = api && decodable(pathname) ? matchApiRoute(pathname, req.method) : null;
+  if (match && match.kind !== "found") {
+    res =
+      match.kind === "not_found"
+        ? NextResponse.json({ error: { code: "not_found", message: `Nothing exists at ${pathname.slice(0, 200)}.` } }, { status: 404 })
+        : NextResponse.json(
+            { error: { code: "method_not_allowed", message: `${pathname.slice(0, 200)} does not answer ${req.method}; it answers ${match.allow.join(", ")}.`, allow: match.allow } },
+            { status: 405, headers: { Allow: match.allow.join(", ") } },
+          );
+  } else if (!decodable(pathname)) {
     // A path Next.js cannot decode (e.g. "%E0%A4%A") names nothing: 404, not a render error.
     res = new NextResponse(api ? JSON.stringify({ error: { code: "not_found", message: "Nothing exists at this address." } }) : "Not found", {
       status: 404,

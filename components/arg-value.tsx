@@ -4,6 +4,7 @@ import { formatMoney, type Money } from "@/lib/money";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
+import { VisibleText } from "./visible-text";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
 function idWithOwner(desk: AccountSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
@@ -68,13 +69,13 @@ export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unkn
     case "team":
       return <span>{field.options?.find((o) => o.value === value)?.label ?? String(value)}</span>;
     case "textarea":
-      return <span className="whitespace-pre-wrap">{String(value)}</span>;
+      return <VisibleText className="whitespace-pre-wrap" text={String(value)} />;
     case "schema":
       if (typeof value === "boolean") return <span>{value ? "Yes" : "No"}</span>;
       if (typeof value === "string" && field.schema?.format === "date") return <span>{formatIsoDate(value)} <span className="text-xs text-slate-500">({value})</span></span>;
-      return typeof value === "object" ? <code className="whitespace-pre-wrap break-all text-xs">{JSON.stringify(value)}</code> : <span>{String(value)}</span>;
+      return typeof value === "object" ? <code className="whitespace-pre-wrap break-all text-xs">{JSON.stringify(value)}</code> : <VisibleText text={String(value)} />;
     default:
-      return <span>{typeof value === "string" ? value : JSON.stringify(value)}</span>;
+      return typeof value === "string" ? <VisibleText text={value} /> : <span>{JSON.stringify(value)}</span>;
   }
 }
 

@@ -1,7 +1,8 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
-import { displayValue, fieldLabel, isProse, wordDiff } from "@/lib/diff/field-display";
+import { displayValue, fieldLabel, isProse, showWhitespace, whitespaceOnlyChange, wordDiff } from "@/lib/diff/field-display";
+import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { FieldSpec } from "@/lib/tools/types";
 import { StepArgList } from "./arg-value";
@@ -26,7 +27,21 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
             <th scope="row" className="w-32 break-words pr-3 text-left align-top text-xs font-medium text-slate-600" title={f.path}>
               {fieldLabel(f.segments, labels)}
             </th>
-            {isProse(f.before, f.after) ? (
+            {whitespaceOnlyChange(f.before, f.after) ? (
+              <td colSpan={3} className="break-all align-top" data-testid="whitespace-change">
+                <span className="mr-2 rounded bg-amber-100 px-1 text-xs font-semibold text-amber-900">Only whitespace or hidden characters changed</span>
+                <div className="font-mono text-xs">
+                  <del className="text-slate-700 decoration-slate-400">
+                    <span className="sr-only">before: </span>
+                    {showWhitespace(f.before as string)}
+                  </del>
+                </div>
+                <div className="font-mono text-xs font-medium">
+                  <span className="sr-only">after: </span>
+                  {showWhitespace(f.after as string)}
+                </div>
+              </td>
+            ) : isProse(f.before, f.after) ? (
               <td colSpan={3} className="break-words">
                 {wordDiff(f.before as string, f.after as string).map((p, i) =>
                   p.kind === "same" ? (
@@ -34,25 +49,25 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
                   ) : p.kind === "removed" ? (
                     <del key={i} className="bg-red-100 text-red-900 decoration-red-400">
                       <span className="sr-only">removed: </span>
-                      {p.text}
+                      {p.text.trim() === "" ? showWhitespace(p.text) : p.text}
                     </del>
                   ) : (
                     <ins key={i} className="bg-emerald-100 font-medium text-emerald-900 no-underline">
                       <span className="sr-only">added: </span>
-                      {p.text}
+                      {p.text.trim() === "" ? showWhitespace(p.text) : p.text}
                     </ins>
                   ),
                 )}
               </td>
             ) : (
               <>
-                <td className="whitespace-nowrap pr-2 align-top text-slate-700 line-through decoration-slate-400">{showValue(f.before)}</td>
+                <td className="whitespace-nowrap pr-2 align-top text-slate-700 line-through decoration-slate-400">{withVisibleMarkers(showValue(f.before))}</td>
                 <td aria-hidden="true" className="w-4 align-top">
                   →
                 </td>
                 <td className="pl-2 align-top font-medium">
                   <span className="sr-only">changed to </span>
-                  <span className="whitespace-nowrap">{showValue(f.after, f.before)}</span>
+                  <span className="whitespace-nowrap">{withVisibleMarkers(showValue(f.after, f.before))}</span>
                 </td>
               </>
             )}

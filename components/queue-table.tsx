@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { deadlineUrgency } from "@/lib/deadline/urgency";
+import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
@@ -212,7 +213,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               <span>{formatAge(r.createdAt, now)}</span>
               {(r.status === "pending_review" || r.status === "approved") && (
                 <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
-                  expires {formatTimeLeft(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                  {formatExpiry(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </span>
               )}
             </p>

@@ -13,7 +13,9 @@ import type { Step } from "@/lib/plan/schema";
 import type { RunDetails } from "@/lib/server/runs/get-run-details";
 import { getTool } from "@/lib/tools/builtin-tools";
 import { nextActions, runFacts } from "@/lib/run-state";
+import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { ApprovalPanel } from "./approval-panel";
+import { useServerExpiry } from "./use-server-expiry";
 import { focusHeading, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { NextActionsPanel } from "./next-actions";
@@ -52,12 +54,15 @@ export function RunWorkspace({
   viewerId,
   viewerRole,
   grants,
+  serverNow,
 }: {
   initial: Details;
   desk: AccountSnapshot;
   viewerId: string;
   viewerRole: string;
   grants: Grant[];
+  /** The server's clock when the page was rendered (ISO-8601 UTC): the decision buttons disable at `expiresAt` on that clock. */
+  serverNow?: string;
 }) {
   const runId = initial.run.id;
   const liveUp = useLiveConnected(); // issue #16: pushed changes refetch at once; poll only while the stream is down
@@ -93,7 +98,10 @@ export function RunWorkspace({
     if (mode.kind === "view" || mine) setSeenVersion(d.run.planVersion);
   }
 
-  const block = approvalBlock(d);
+  // Exact in the browser: at expiresAt (on the server's clock) approving stops, before any sweep or refetch.
+  const expiry = useServerExpiry(d.run.expiresAt, serverNow ?? new Date().toISOString());
+  const waiting = d.run.status === "pending_review" || d.run.status === "approved";
+  const block = approvalBlock(d) ?? (waiting && expiry.expired ? `This run ${formatExpiry(d.run.expiresAt, expiry.now)}; it can no longer be approved.` : null);
   const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));
   const editBlock = d.run.status === "pending_review" || d.run.status === "approved" ? null : block;
   const planIssues = d.validation.issues.filter((i) => !i.stepId);

@@ -1,4 +1,4 @@
-import { test, expect, type Browser } from "@playwright/test";
+import { test, expect, request as playwrightRequest, type Browser } from "@playwright/test";
 import { STORAGE } from "./helpers";
 
 /** Signs in a person created during the test, in a fresh browser context. */
@@ -103,5 +103,21 @@ test.describe("denials", () => {
     const row = page.getByRole("row").filter({ hasText: "GET /api/runs" }).first();
     await expect(row).toContainText("agent Freight desk agent");
     await expect(row).toContainText("a person's session");
+  });
+
+  test("signed-out refusals are counted per address, route and minute, with the Origin bounded", async ({ page, baseURL }) => {
+    const anonymous = await playwrightRequest.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+    const origin = `https://${"z".repeat(4000)}.example`;
+    for (let i = 0; i < 5; i++) {
+      const res = await anonymous.post("/api/notifications/read", { headers: { origin }, data: { ids: [] } });
+      expect(res.status()).toBe(403);
+    }
+    await anonymous.dispose();
+    await page.goto("/denials");
+    const counted = page.getByRole("region", { name: "Counted refusals (scrolls sideways)" });
+    const row = counted.getByTestId("refusal-count").filter({ hasText: "POST /api/notifications/read" }).filter({ hasText: "zzzz" }).first();
+    await expect(row).toContainText("cross_origin");
+    expect(Number((await row.locator("td").last().innerText()).replace(/,/g, ""))).toBeGreaterThanOrEqual(5);
+    expect((await row.innerText()).length).toBeLessThan(400); // the 4,000-character Origin is not shown whole
   });
 });

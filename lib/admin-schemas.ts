@@ -43,9 +43,9 @@ export type CreateUserInput = z.infer<typeof createUserSchema>;
 
 /** Body of `PATCH /api/admin/users/{userId}`: disable/enable, change the role and/or assign another desk. */
 export const updateUserSchema = z
-  .object({ disabled: z.boolean().optional(), role: roleSchema.optional(), desk: deskIdSchema.optional() })
+  .object({ disabled: z.boolean().optional(), role: roleSchema.optional(), desk: deskIdSchema.optional(), name: z.string().trim().min(1, "Give a name").max(100, "Keep the name under 100 characters").optional() })
   .strict()
-  .refine((v) => v.disabled !== undefined || v.role !== undefined || v.desk !== undefined, { error: "Nothing to change: send disabled, role and/or desk" });
+  .refine((v) => v.disabled !== undefined || v.role !== undefined || v.desk !== undefined || v.name !== undefined, { error: "Nothing to change: send disabled, role, desk and/or name" });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;
 
 /**

@@ -5,6 +5,7 @@
 export const ERROR_STATUS = {
   bad_request: 400,
   invalid_json: 400,
+  invalid_encoding: 400, // a body whose bytes are not UTF-8
   unauthorized: 401,
   forbidden: 403,
   cross_origin: 403,
@@ -12,6 +13,7 @@ export const ERROR_STATUS = {
   approval_denied: 403,
   author_may_not_approve: 403,
   not_found: 404,
+  method_not_allowed: 405, // the path exists, the method does not (the answer lists `Allow`)
   stale_task: 409,
   stale_plan_version: 409,
   stopped_stale_task: 409,
@@ -44,6 +46,7 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   acknowledgement_required: 422,
   busy: 503,
+  database_unavailable: 503, // the database connection was lost; retry after Retry-After seconds
   internal: 500,
 } as const;
 

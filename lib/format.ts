@@ -31,8 +31,10 @@ export function formatAge(isoInstant: string, now: Date): string {
 
 /** Time left until `isoInstant`, e.g. "in 5 h 2 min", or "expired 3 min ago". */
 export function formatTimeLeft(isoInstant: string, now: Date): string {
-  const mins = differenceInMinutes(new Date(isoInstant), now);
-  return mins > 0 ? `in ${formatMinutes(mins)}` : `expired ${formatMinutes(-mins)} ago`;
+  // by the millisecond: under a minute left is not yet "expired 0 min ago"
+  const ms = new Date(isoInstant).getTime() - now.getTime();
+  if (ms > 0) return ms < 60_000 ? "in under a minute" : `in ${formatMinutes(Math.floor(ms / 60_000))}`;
+  return -ms < 60_000 ? "expired just now" : `expired ${formatMinutes(Math.floor(-ms / 60_000))} ago`;
 }
 
 /** "3 Dec 2026, 14:05 UTC" for an instant. */

@@ -44,3 +44,11 @@ export function withPolicyDeadlines(
   escalate = Math.min(escalate, seconds);
   return { expiresAt: new Date(now.getTime() + seconds * 1000), escalateAt: new Date(now.getTime() + escalate * 1000), seconds };
 }
+
+/**
+ * How far ahead a delivery may be rescheduled: a window may end at most this many days after
+ * today's UTC date (366: one year ahead, a leap day included). Beyond it the step is refused with
+ * `window_beyond_horizon` (a date like 9999-12-31 is a typo or a trick, never a plan). A desk
+ * that plans further ahead sets `BoundsContext.rescheduleHorizonDays`.
+ */
+export const RESCHEDULE_HORIZON_DAYS = 366;

@@ -417,6 +417,7 @@ const SPECS: Record<string, Spec> = {
 // ── helpers ───────────────────────────────────────────────────────────────────
 
 const lastSeq = async () => (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+const countedRefusals = async () => (await prisma.refusalCount.aggregate({ _sum: { count: true } }))._sum.count ?? 0;
 const deniedSince = (seq: number) => prisma.auditEvent.findMany({ where: { type: "denied", seq: { gt: seq } }, orderBy: { seq: "asc" } });
 
 async function call(route: { method: Method; handler: Handler }, c: Call, creds: Credentials): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -432,6 +433,7 @@ async function expectCall(route: { method: Method; handler: Handler; key: string
   const c = await spec.prepare();
   const [status, code] = spec.override?.[who] ?? expectedFor(route.endpoint, who, spec.ok);
   const before = await lastSeq();
+  const countedBefore = await countedRefusals();
   const { status: got, body } = await call(route, c, credentialsOf(who));
   expect({ who, status: got, code: (body.error as { code?: string } | undefined)?.code }).toEqual({
     who,
@@ -439,7 +441,11 @@ async function expectCall(route: { method: Method; handler: Handler; key: string
     code: status >= 400 ? code : undefined,
   });
   const denied = await deniedSince(before);
-  if (status === 401 || status === 403) {
+  if ((status === 401 || status === 403) && expectedActor(who).kind === "anonymous") {
+    // nobody identified: counted per (address, route, minute), not one audit event each
+    expect(denied, `${route.key} as ${who}: no audit event for an unidentified caller`).toHaveLength(0);
+    expect(await countedRefusals(), `${route.key} as ${who}: the refusal is counted`).toBe(countedBefore + 1);
+  } else if (status === 401 || status === 403) {
     expect(denied, `${route.key} as ${who}: exactly one denial on the record`).toHaveLength(1);
     const [e] = denied;
     expect({ kind: e.actorKind, id: e.actorId }).toEqual(expectedActor(who));

@@ -81,6 +81,8 @@ beforeAll(async () => {
     kind: "invoice",
     token: "no-such-claim-token-0000",
     keyId: "no_such_key",
+    suggestionId: "no_such_suggestion",
+    deliveryId: "no_such_delivery",
   });
 });
 
@@ -155,5 +157,51 @@ describe.each(ENDPOINTS.filter((e) => e.method === "GET").map((e) => [`${e.metho
     }
     await probe(e, params, `?${"q".repeat(5000)}=${"v".repeat(5000)}`, "a 10,000-character query");
     await probe(e, params, "?%00=%00&&&=&%zz", "broken escapes");
+  });
+});
+
+/** Sends raw body bytes (not necessarily JSON, not necessarily UTF-8) to `e` with real path values. */
+async function sendBody(e: Endpoint, body: Uint8Array<ArrayBuffer> | string): Promise<{ status: number; json: { error?: { code?: string; message?: string; limitDepth?: number } } }> {
+  const params = Object.fromEntries(paramNames(e).map((n) => [n, valid[n]]));
+  const creds = credentialsFor(e);
+  const headers: Record<string, string> = { accept: "application/json", "content-type": "application/json" };
+  if (creds.cookie) headers.cookie = creds.cookie;
+  if (creds.key) headers.authorization = `Bearer ${creds.key}`;
+  if (creds.origin) headers.origin = creds.origin;
+  const urlPath = e.path.replace(/\{(\w+)\}/g, (_m, k: string) => enc(params[k] ?? ""));
+  const res = await handlers.get(e)!(new Request(`${TEST_ORIGIN}${urlPath}`, { method: e.method, headers, body }), routeCtx(params));
+  const text = await res.text();
+  expect(res.status, `${e.method} ${e.path}: ${text.slice(0, 300)}`).toBeLessThan(500);
+  return { status: res.status, json: JSON.parse(text) };
+}
+
+/** `{"ids": [[[…"x"…]]]}` nested `levels` deep (what froze an instance when the NUL check copied its path per level). */
+const nested = (levels: number, leaf = '"x"') => `{"ids": ${"[".repeat(levels)}${leaf}${"]".repeat(levels)}}`;
+
+describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile bodies: %s", (_name, e) => {
+  it("a body nested deeper than 64 levels is refused 413 before parsing, however deep", async () => {
+    for (const levels of [65, 30_000, 100_000]) {
+      const { status, json } = await sendBody(e, nested(levels));
+      expect(status, `${levels} levels`).toBe(413);
+      expect(json.error?.code).toBe("payload_too_large");
+      expect(json.error?.limitDepth).toBe(64);
+    }
+  });
+
+  it("bytes that are not UTF-8 are refused 400 invalid_encoding, never stored as U+FFFD", async () => {
+    const head = new TextEncoder().encode('{"reason": "caf');
+    const tail = new TextEncoder().encode('", "note": "x"}');
+    for (const bad of [[0xff], [0xc3], [0xed, 0xa0, 0x80] /* an encoded surrogate */, [0xe9]]) {
+      const { status, json } = await sendBody(e, new Uint8Array([...head, ...bad, ...tail]));
+      expect(status, `bytes ${bad}`).toBe(400);
+      expect(json.error?.code).toBe("invalid_encoding");
+    }
+  });
+
+  it("a NUL character 60 levels deep is found and refused 422 with its path", async () => {
+    const { status, json } = await sendBody(e, nested(60, '"a\\u0000b"'));
+    expect(status).toBe(422);
+    expect(json.error?.code).toBe("validation_failed");
+    expect(json.error?.message).toContain(`ids${".0".repeat(60)}`);
   });
 });

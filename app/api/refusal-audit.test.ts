@@ -76,3 +76,65 @@ describe("refusals nobody audited before are on the record", () => {
     expect(denied[0].data).toMatchObject({ action: "report_outcome", code: "invalid_claim_token", foreignRunId: target.runId });
   });
 });
+
+describe("refusals of unidentified callers are counted, not written one by one", () => {
+  const refusalCounts = () => prisma.refusalCount.findMany({ where: { route: "POST /api/runs/{runId}/approvals" } });
+  const flood = (n: number, origin: string, address: string) =>
+    Promise.all(
+      Array.from({ length: n }, () => {
+        const req = apiRequest("POST", `/api/runs/${runId}/approvals`, { origin }, { planVersion: 1, stepIds: "all", idempotencyKey: "flood" });
+        req.headers.set("x-plandesk-client-ip", address);
+        return approve(req, routeCtx({ runId }));
+      }),
+    );
+
+  it("200 signed-out requests with an 8 KB Origin add no audit event and one bounded counter row of 200", async () => {
+    await prisma.refusalCount.deleteMany({});
+    const since = await lastSeq();
+    const origin = `https://${"a".repeat(8000)}.example`;
+    // in parallel batches: concurrent upserts of the same row must all be counted
+    for (let i = 0; i < 10; i++) for (const res of await flood(20, origin, "203.0.113.7")) expect(res.status).toBe(403);
+    expect(await eventsSince(since, "denied")).toHaveLength(0);
+    const rows = await refusalCounts();
+    expect(rows.reduce((n, r) => n + r.count, 0)).toBe(200);
+    expect(rows.length).toBeLessThanOrEqual(2); // one per minute (the flood may straddle a minute's end)
+    for (const r of rows) {
+      expect(r).toMatchObject({ address: "203.0.113.7", code: "cross_origin", missing: "same_origin" });
+      expect(r.origin!.length).toBeLessThanOrEqual(90);
+      expect(r.origin!.startsWith("https://aaaa")).toBe(true);
+    }
+  });
+
+  it("a second address gets its own row; a raw path never becomes the route", async () => {
+    await prisma.refusalCount.deleteMany({});
+    await flood(3, TEST_ORIGIN, "198.51.100.9"); // same origin but no session: 401 unauthorized
+    await flood(2, "https://evil.example", "203.0.113.7");
+    const rows = await refusalCounts();
+    const by = (a: string) => rows.filter((r) => r.address === a).reduce((n, r) => n + r.count, 0);
+    expect(by("198.51.100.9")).toBe(3);
+    expect(by("203.0.113.7")).toBe(2);
+    expect(rows.find((r) => r.address === "198.51.100.9")).toMatchObject({ code: "unauthorized", missing: "session" });
+    expect(rows.every((r) => !r.route.includes(runId))).toBe(true);
+  });
+
+  it("an authenticated caller's refusal stays an individual denied event", async () => {
+    await prisma.refusalCount.deleteMany({});
+    const since = await lastSeq();
+    const res = await approve(
+      apiRequest("POST", `/api/runs/${runId}/approvals`, { cookie: operatorCookie, origin: "https://evil.example" }, { planVersion: 1, stepIds: "all", idempotencyKey: "x" }),
+      routeCtx({ runId }),
+    );
+    expect(res.status).toBe(403);
+    const denied = await eventsSince(since, "denied");
+    expect(denied).toHaveLength(1);
+    expect(await refusalCounts()).toHaveLength(0);
+    // bounded there too: a long Origin is kept as 64 characters and a hash
+    const long = await approve(
+      apiRequest("POST", `/api/runs/${runId}/approvals`, { cookie: operatorCookie, origin: `https://${"b".repeat(8000)}.example` }, { planVersion: 1, stepIds: "all", idempotencyKey: "y" }),
+      routeCtx({ runId }),
+    );
+    expect(long.status).toBe(403);
+    const [e] = await eventsSince(since, "denied").then((d) => d.slice(-1));
+    expect(((e.data as { missing: { origin: string } }).missing.origin).length).toBeLessThanOrEqual(90);
+  });
+});

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { formatInstant } from "@/lib/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
+import { listRefusalCounts } from "@/lib/server/audit/refusal-counts";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { requirePageRole } from "@/lib/server/page-access";
 
@@ -17,6 +18,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   // an audit sequence number: anything else (or past a 32-bit integer) is the first page
   const before = rawBefore && /^\d{1,10}$/.test(rawBefore) && Number(rawBefore) <= 2_147_483_647 ? Number(rawBefore) : undefined;
   const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });
+  const counted = before ? null : await listRefusalCounts({ limit: 50 });
   return (
     <>
       <AppHeader viewer={viewer} />
@@ -80,6 +82,48 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
               </tbody>
             </table></div>
           </div>
+        )}
+        {counted && (
+          <section aria-labelledby="counted-refusals" className="mt-8">
+            <h2 id="counted-refusals" className="text-base font-semibold">
+              Unidentified callers, counted
+            </h2>
+            <p className="mt-1 text-sm text-slate-600">
+              Refusals of callers with no session or key are counted per address, route and minute instead of being recorded one by one.
+            </p>
+            {counted.rows.length === 0 ? (
+              <p className="mt-3 text-sm text-slate-600">No refusals of unidentified callers.</p>
+            ) : (
+              <div className="relative mt-3 max-w-full overflow-x-auto rounded-lg border border-slate-200 bg-white" data-scrolls-inside tabIndex={0} role="region" aria-label="Counted refusals (scrolls sideways)">
+                <table className="w-full text-sm">
+                  <caption className="sr-only">Refusals of unidentified callers, per address, route and minute</caption>
+                  <thead className="bg-slate-50 text-left text-slate-600">
+                    <tr>
+                      <th scope="col" className="px-3 py-2 font-medium">Minute</th>
+                      <th scope="col" className="px-3 py-2 font-medium">Address</th>
+                      <th scope="col" className="px-3 py-2 font-medium">Route</th>
+                      <th scope="col" className="px-3 py-2 font-medium">Refusal</th>
+                      <th scope="col" className="px-3 py-2 text-right font-medium">Count</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {counted.rows.map((r) => (
+                      <tr key={`${r.minute}|${r.address}|${r.route}|${r.code}`} className="border-t border-slate-100 align-top" data-testid="refusal-count">
+                        <td className="whitespace-nowrap px-3 py-2 text-xs tabular-nums">{formatInstant(r.minute)}</td>
+                        <td className="px-3 py-2 font-mono text-xs">{r.address}</td>
+                        <td className="px-3 py-2 font-mono text-xs">{r.route}</td>
+                        <td className="px-3 py-2 text-xs">
+                          <code className="rounded bg-slate-100 px-1">{r.code}</code> {r.missing.replace(/_/g, " ")} missing
+                          {r.origin && <div className="break-all text-slate-500">Origin {r.origin}</div>}
+                        </td>
+                        <td className="px-3 py-2 text-right tabular-nums">{r.count.toLocaleString("en-US")}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
         )}
         <nav aria-label="Pages" className="mt-4 flex gap-4 text-sm">
           {before && (

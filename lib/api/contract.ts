@@ -69,8 +69,11 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   // A decision that kept losing to concurrent ones (serialization conflicts beyond every retry):
   // 503 with Retry-After, nothing saved (lib/server/transaction.ts).
   if (e.method !== "GET") codes.add("busy");
+  // The database connection lost mid-request: 503 with Retry-After (lib/server/http.ts).
+  codes.add("database_unavailable");
   if (e.body) {
     codes.add("invalid_json");
+    codes.add("invalid_encoding");
     codes.add("payload_too_large");
   }
   if (e.params) codes.add("not_found"); // a path id that does not parse names nothing that exists

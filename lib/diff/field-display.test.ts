@@ -27,3 +27,17 @@ describe("a changed argument as people read it (issue 14)", () => {
     expect(isProse("2026-12-03", "2026-12-07")).toBe(false);
   });
 });
+
+describe("whitespace-only changes are visible", () => {
+  it("a moved space and a space turned into a no-break space are whitespace-only changes, shown with visible whitespace", async () => {
+    const { showWhitespace, whitespaceOnlyChange, wordDiff: diff } = await import("./field-display");
+    expect(whitespaceOnlyChange("rm -rf /srv/app_cache", "rm -rf /srv/app _cache")).toBe(true);
+    expect(whitespaceOnlyChange("refund you", "refund\u00a0you")).toBe(true);
+    expect(whitespaceOnlyChange("refund you", "refund them")).toBe(false);
+    expect(showWhitespace("rm -rf /srv/app _cache")).toBe("rm␣-rf␣/srv/app␣_cache");
+    expect(showWhitespace("refund\u00a0you")).toBe("refund⟨NBSP⟩you");
+    // the word diff of prose keeps a whitespace change as its own part
+    const parts = diff("we will refund you the full amount today", "we will refund you  the full amount today");
+    expect(parts.some((p) => p.kind !== "same" && p.text.trim() === "")).toBe(true);
+  });
+});

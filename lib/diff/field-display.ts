@@ -5,7 +5,8 @@
  * package does the alignment; only the presentation is ours). Pure and client-safe (no
  * `node:` imports), so the review screen and the audit page render the same words.
  */
-import { diffWords } from "diff";
+import { diffWordsWithSpace } from "diff";
+import { withVisibleMarkers } from "../text/hidden-characters";
 import { isIsoDate } from "../dates";
 import { formatDateShift, formatIsoDate } from "../format";
 import { formatMoney, type Money } from "../money";
@@ -52,11 +53,13 @@ export interface TextPart {
 }
 
 /**
- * Word-level comparison of two texts (the `diff` package's `diffWords`), for highlighting what
+ * Word-level comparison of two texts (the `diff` package's `diffWordsWithSpace`: whitespace is
+ * compared too), for highlighting what
  * changed inside a paragraph instead of showing it twice. Whitespace-only differences count.
  */
 export function wordDiff(before: string, after: string): TextPart[] {
-  return diffWords(before, after).map((c) => ({ text: c.value, kind: c.added ? "added" : c.removed ? "removed" : "same" }));
+  // With the whitespace: a space moved or turned into a no-break space is a change a person must see.
+  return diffWordsWithSpace(before, after).map((c) => ({ text: c.value, kind: c.added ? "added" : c.removed ? "removed" : "same" }));
 }
 
 /** True when a change is worth a word-level highlight: both sides are text that is not a date and one of them has more than three words. */
@@ -65,4 +68,23 @@ export function isProse(before: unknown, after: unknown): boolean {
   const words = (t: string) => t.split(/\s+/).length;
   const dated = isIsoDate(before as unknown) || isIsoDate(after as unknown);
   return !dated && (words(before) > 3 || words(after) > 3);
+}
+
+/**
+ * True when two strings differ only in whitespace or hidden characters (a space moved, a space
+ * turned into a no-break space, a zero-width character added): invisible in plain text, so the
+ * review screen marks the change and shows the whitespace ({@link showWhitespace}).
+ */
+export function whitespaceOnlyChange(before: unknown, after: unknown): boolean {
+  if (typeof before !== "string" || typeof after !== "string" || before === after) return false;
+  const bare = (t: string) => t.replace(/[\s\p{Cf}\u00a0\u2000-\u200b\u202f\u205f\u3000\ufeff]/gu, "");
+  return bare(before) === bare(after);
+}
+
+/**
+ * `text` with whitespace made visible: a space as "␣", a tab as "⇥", a newline as "↵", and every
+ * other space-like or hidden character as "⟨NAME⟩" (lib/text/hidden-characters.ts).
+ */
+export function showWhitespace(text: string): string {
+  return withVisibleMarkers(text).replace(/ /g, "␣").replace(/\t/g, "⇥").replace(/\n/g, "↵");
 }

@@ -1,8 +1,10 @@
 import { betterAuth } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { DB_PROVIDER, prisma } from "./db";
 import { assertStartable, serverConfig } from "./config";
 import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
+import { recordSessionEnd } from "./live/live-feed";
 
 // Production mode without a real session secret must not serve anything (lib/server/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -39,6 +41,16 @@ export const auth = betterAuth({
     // X-Forwarded-For, which any client can set, is never read here (issue #13).
     ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
   },
+  // A display name shows in presence, the audit trail and "who acts next": people cannot change
+  // their own (nor their picture); an admin renames them (lib/server/admin/admin.ts updateUser,
+  // audited). better-auth's /update-user is refused for everyone.
+  hooks: {
+    before: createAuthMiddleware(async (ctx) => {
+      if (ctx.path === "/update-user") {
+        throw new APIError("FORBIDDEN", { code: "NAME_CHANGE_BY_ADMIN_ONLY", message: "Display names are changed by an admin (Admin → Users); ask one to rename you." });
+      }
+    }),
+  },
   databaseHooks: {
     session: {
       create: {
@@ -46,6 +58,12 @@ export const auth = betterAuth({
           const user = await prisma.user.findUnique({ where: { id: session.userId }, select: { disabled: true } });
           if (!user || user.disabled) return false;
           return { data: session };
+        },
+      },
+      // Signed out (or a session removed): that person's open live streams re-check at once, on every instance.
+      delete: {
+        after: async (session) => {
+          await recordSessionEnd(prisma, session.userId).catch((e) => console.error("plandesk: could not record a session end", e));
         },
       },
     },

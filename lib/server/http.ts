@@ -11,26 +11,75 @@ export function errorResponse(err: DomainError): NextResponse {
 /** Largest JSON body accepted: 1 MiB (the largest valid plan is about a quarter of that). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Deepest nesting of arrays and objects accepted in a JSON body: 64 levels (a valid plan needs under 10). */
+export const MAX_JSON_DEPTH = 64;
+
 const tooLarge = () => new DomainError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`, { limitBytes: MAX_BODY_BYTES });
+const tooDeep = () =>
+  new DomainError("payload_too_large", `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`, { limitDepth: MAX_JSON_DEPTH });
+
+/** What one pass over JSON text found: the deepest nesting (stopping once past `maxDepth`) and whether a `\u0000` escape occurs inside a string. */
+export interface JsonTextScan {
+  /** The nesting depth reached (at most `maxDepth + 1`: the scan stops there). */
+  depth: number;
+  tooDeep: boolean;
+  /** A string (value or key) holds the escape `\u0000`, i.e. a NUL character once parsed. */
+  hasNul: boolean;
+}
+
+/**
+ * One linear pass over JSON text, before it is parsed: nesting depth of `[`/`{` outside strings
+ * (stopping as soon as it exceeds `maxDepth`) and whether any string holds a NUL escape. Costs one
+ * look at each character and no allocation, so a hostile body (100,000 levels deep) is refused in
+ * the time it takes to read it. Malformed text is not judged here; `JSON.parse` does that after.
+ * (A raw NUL character cannot occur: JSON does not allow control characters in strings.)
+ */
+export function scanJsonText(text: string, maxDepth = MAX_JSON_DEPTH): JsonTextScan {
+  let depth = 0;
+  let hasNul = false;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \\ */) {
+        if (text.charCodeAt(i + 1) === 0x75 /* u */ && text.startsWith("0000", i + 2)) hasNul = true;
+        i++; // the escaped character never ends the string
+      } else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > maxDepth) return { depth, tooDeep: true, hasNul };
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return { depth, tooDeep: false, hasNul };
+}
 
 /**
  * The path (e.g. "steps.0.args.reason") of the first string or object key in `value` that holds a
  * NUL character (U+0000), or null. PostgreSQL cannot store NUL in text or JSON, so such input is
  * refused up front on every database rather than failing differently on each.
+ * Linear in the size of `value`: each node keeps a link to its parent and the path is spelled
+ * only for the node found (no copy of the path per level).
  */
 export function nulPath(value: unknown): string | null {
-  // Iterative (a JSON body may nest thousands of levels deep; recursion would overflow the stack).
-  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  // Iterative (a value may nest deeply; recursion would overflow the stack).
+  type Node = { v: unknown; key: string | number | null; parent: Node | null };
+  const spell = (n: Node | null, last?: string): string => {
+    const parts: (string | number)[] = last === undefined ? [] : [last];
+    for (let at = n; at && at.key !== null; at = at.parent) parts.push(at.key);
+    return parts.reverse().join(".") || "(body)";
+  };
+  const stack: Node[] = [{ v: value, key: null, parent: null }];
   while (stack.length) {
-    const [v, at] = stack.pop()!;
+    const node = stack.pop()!;
+    const v = node.v;
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return at.join(".") || "(body)";
+      if (v.includes("\u0000")) return spell(node);
     } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...at, i]]);
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: node });
     } else if (v && typeof v === "object") {
       const entries = Object.entries(v);
-      for (const [k] of entries) if (k.includes("\u0000")) return [...at, k.replace(/\u0000/g, "\\u0000")].join(".");
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], [...at, entries[i][0]]]);
+      for (const [k] of entries) if (k.includes("\u0000")) return spell(node, k.replace(/\u0000/g, "\\u0000"));
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i][1], key: entries[i][0], parent: node });
     }
   }
   return null;
@@ -43,38 +92,74 @@ export function nulRefusal(where: string): DomainError {
   });
 }
 
+/** Decodes UTF-8 strictly: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
- * Reads and parses a JSON body with `schema`. Errors: `payload_too_large` (413) above
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    // Only numbers above their maximum (e.g. a grant ceiling beyond what a money column holds): 422.
-    if (parsed.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number")) {
-      throw new DomainError("validation_failed", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
+ * The body's bytes, read chunk by chunk and abandoned as soon as they pass MAX_BODY_BYTES (so a
+ * body without Content-Length cannot make the server buffer more than the limit).
+ * Errors: `payload_too_large` (413); `invalid_json` (400) when the stream fails.
+ */
+async function readBodyBytes(req: Request): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        void reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    // One message per problem in plain words (issue 14): the schema's own message when there is
-    // one problem ("Give the agent a reason (at least 3 characters)"), else the first and a count.
-    const first = issues[0];
-    const plain = first && !/^(Invalid input|Too (big|small)|Expected|Unrecognized)/i.test(first.message) ? first.message : null;
-    const message = plain ? (issues.length === 1 ? `${plain}.`.replace(/\.\.$/, ".") : `${plain} (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"} in the request).`) : "The request body has the wrong shape.";
-    throw new DomainError("bad_request", message, { issues });
+  } catch (e) {
+    if (e instanceof DomainError) throw e;
+    throw new DomainError("invalid_json", "The request body could not be read.");
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads and parses a JSON body with `schema`, bounding the input before any parsing work:
+ * size (`payload_too_large` 413 above MAX_BODY_BYTES, by the declared Content-Length or while
+ * reading), encoding (`invalid_encoding` 400 for bytes that are not UTF-8 — never stored as U+FFFD),
+ * nesting depth (`payload_too_large` 413 {limitDepth} beyond MAX_JSON_DEPTH, one linear pass over
+ * the text), then `invalid_json` (400), a NUL character (422 `validation_failed`, found by the
+ * same pass) and the schema: `bad_request` (400) {issues} with one plain message, or
+ * `validation_failed` (422) when the only problems are numbers above their maximum.
  */
 export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  let raw: unknown;
+  const bytes = await readBodyBytes(req);
   let text: string;
   try {
-    text = await req.text();
+    text = strictUtf8.decode(bytes);
   } catch {
-    throw new DomainError("invalid_json", "The request body could not be read.");
+    throw new DomainError("invalid_encoding", "The request body is not valid UTF-8 text.");
   }
-  if (Buffer.byteLength(text, "utf8") > MAX_BODY_BYTES) throw tooLarge();
+  const scan = scanJsonText(text);
+  if (scan.tooDeep) throw tooDeep();
+  let raw: unknown;
   try {
     raw = text.trim() === "" ? {} : JSON.parse(text);
   } catch {
     throw new DomainError("invalid_json", "The request body is not valid JSON.");
   }
-  const nul = nulPath(raw);
-  if (nul !== null) throw nulRefusal(nul);
+  if (scan.hasNul) {
+    const nul = nulPath(raw);
+    if (nul !== null) throw nulRefusal(nul);
+  }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
@@ -82,12 +167,58 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
     if (parsed.error.issues.every((i) => i.code === "too_big" && (i as { origin?: string }).origin === "number")) {
       throw new DomainError("validation_failed", issues.map((i) => `${i.path}: ${i.message}`).join("; "), { issues });
     }
-    // One message per problem in plain words (issue 14): the schema's own message when there is
-    // one problem ("Give the agent a reason (at least 3 characters)"), else the first and a count.
+    // One message per problem in plain words: the schema's own message when there is one problem
+    // ("Give the agent a reason (at least 3 characters)"), else the first and a count.
     const first = issues[0];
     const plain = first && !/^(Invalid input|Too (big|small)|Expected|Unrecognized)/i.test(first.message) ? first.message : null;
     const message = plain ? (issues.length === 1 ? `${plain}.`.replace(/\.\.$/, ".") : `${plain} (and ${issues.length - 1} more problem${issues.length === 2 ? "" : "s"} in the request).`) : "The request body has the wrong shape.";
     throw new DomainError("bad_request", message, { issues });
   }
   return parsed.data;
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) after the database connection was lost. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Prisma error codes of a database that cannot be reached or dropped the connection (not a conflict). */
+const PRISMA_CONNECTION_CODES = new Set(["P1001", "P1002", "P1003", "P1010", "P1011", "P1017", "P2024"]);
+/** PostgreSQL SQLSTATEs of a lost or refused connection: class 08, shutdown / not accepting connections, too many connections. */
+const PG_CONNECTION_STATE = /^(08\w{3}|57P0[1-3]|53300)$/;
+/** Node.js socket errors. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+/** Driver-adapter error kinds (Prisma's adapters) that mean the connection, not the query. */
+const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "DatabaseDoesNotExist", "DatabaseAccessDenied"]);
+const CONNECTION_MESSAGE =
+  /Can't reach database server|Server has closed the connection|Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|connection is not open|Cannot open database|unable to open database file|Timed out fetching a new connection/i;
+
+/**
+ * The typed refusal for an error that means the database connection is lost or refused —
+ * whether from Prisma (P1001 can't reach, P1017 connection closed, P2024 pool timeout…, or its
+ * initialisation error), node-postgres (SQLSTATE class 08, 57P01–57P03, socket errors) or
+ * better-sqlite3 (cannot open, I/O error) — looking through `cause` chains; null for any other
+ * error. The answer is 503 `database_unavailable` with `Retry-After`: nothing was saved and the
+ * same request may be sent again (with its idempotency key where the endpoint takes one).
+ */
+export function databaseUnavailable(e: unknown): DomainError | null {
+  let at: unknown = e;
+  for (let depth = 0; depth < 6 && at && typeof at === "object"; depth++) {
+    const o = at as { name?: unknown; code?: unknown; kind?: unknown; errorCode?: unknown; message?: unknown; cause?: unknown };
+    const code = typeof o.code === "string" ? o.code : typeof o.errorCode === "string" ? o.errorCode : "";
+    const hit =
+      o.name === "PrismaClientInitializationError" ||
+      PRISMA_CONNECTION_CODES.has(code) ||
+      PG_CONNECTION_STATE.test(code) ||
+      SOCKET_CODES.has(code) ||
+      code === "SQLITE_CANTOPEN" ||
+      code.startsWith("SQLITE_IOERR") ||
+      (typeof o.kind === "string" && ADAPTER_KINDS.has(o.kind)) ||
+      (typeof o.message === "string" && CONNECTION_MESSAGE.test(o.message));
+    if (hit) {
+      return new DomainError("database_unavailable", "The database cannot be reached right now; nothing was saved. Try again in a few seconds.", {
+        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      });
+    }
+    at = o.cause;
+  }
+  return null;
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
 
 /** Who a request has been identified as so far (set by requireViewer / requireAgent). */
 export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: string } | { kind: "integration"; id: string };
@@ -11,6 +12,10 @@ export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: s
 export interface RequestContext {
   method: string;
   path: string;
+  /** The declared route, e.g. "POST /api/runs/{runId}/approvals" (bounded; the raw path is not). */
+  route: string;
+  /** The client address the custom server put in `x-plandesk-client-ip`, or null. */
+  address: string | null;
   /** Route parameters (e.g. `runId`), when the handler got them. */
   params: Record<string, string>;
   actor: RequestActor | null;
@@ -21,15 +26,19 @@ export interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with a fresh context for `req` (used by `handle()` in lib/server/http.ts). */
-export function runWithRequestContext<T>(req: Request, params: Record<string, string>, fn: () => T): T {
+/** Runs `fn` with a fresh context for `req` (used by `route()` in lib/server/route.ts); `route` is the declared template ("POST /api/runs/{runId}"). */
+export function runWithRequestContext<T>(req: Request, params: Record<string, string>, fn: () => T, route?: string): T {
   let path = "";
   try {
     path = new URL(req.url).pathname;
   } catch {
     path = req.url;
   }
-  return storage.run({ method: req.method.toUpperCase(), path, params, actor: null, denialHandled: false, refusalRecorded: false }, fn);
+  const method = req.method.toUpperCase();
+  return storage.run(
+    { method, path, route: route ?? `${method} ${path.slice(0, 150)}`, address: req.headers.get(CLIENT_IP_HEADER), params, actor: null, denialHandled: false, refusalRecorded: false },
+    fn,
+  );
 }
 
 /** The context of the request being handled, or undefined outside an API handler (pages, tests, scripts). */

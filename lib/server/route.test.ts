@@ -11,6 +11,8 @@ import { DomainError } from "../errors";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { apiRequest, routeCtx } from "../../testing/test-auth";
 import { DEMO_AGENT_KEY } from "./demo/seed";
+import { createPrisma, DB_PROVIDER } from "./db";
+import { databaseUnavailable } from "./http";
 import { route } from "./route";
 
 const probe = defineEndpoint({
@@ -69,5 +71,55 @@ describe("route(declaration, handler)", () => {
   it("authenticates before anything else: no key is 401", async () => {
     const res = await handler(apiRequest("GET", "/api/v1/probe/run_1?mode=ok", {}), routeCtx({ runId: "run_1" }));
     expect(res.status).toBe(401);
+  });
+});
+
+describe("a lost database connection", () => {
+  // A client whose database cannot be reached, on the dialect under test: a closed port on
+  // PostgreSQL, a file in a directory that does not exist on SQLite (the errors each driver really raises).
+  const unreachable = createPrisma(DB_PROVIDER === "postgresql" ? "postgresql://postgres@127.0.0.1:1/plandesk_gone" : "file:/nonexistent-plandesk-dir/gone.db");
+  const dbProbe = defineEndpoint({
+    id: "dbProbe",
+    method: "POST",
+    path: "/api/v1/db-probe",
+    summary: "A test endpoint reading the database",
+    caller: { kind: "agent" },
+    success: { status: [200], schema: z.object({ users: z.number().int() }), description: "{users}" },
+    refusals: [],
+  });
+  const dbHandler = route(dbProbe, async () => ({ body: { users: await unreachable.user.count() } }));
+
+  it("is a retryable 503 database_unavailable with Retry-After, not a 500", async () => {
+    const res = await dbHandler(apiRequest("POST", "/api/v1/db-probe", { key: DEMO_AGENT_KEY }), routeCtx({}));
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("5");
+    expect((await res.json()).error).toMatchObject({ code: "database_unavailable", retryAfterSeconds: 5 });
+  });
+
+  it("is recognised through the drivers' codes and cause chains, and nothing else is", () => {
+    for (const e of [
+      Object.assign(new Error("x"), { code: "P1017" }),
+      Object.assign(new Error("wrapped"), { cause: Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }) }),
+      Object.assign(new Error("x"), { cause: { kind: "ConnectionClosed" } }),
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+      Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR_READ" }),
+    ]) {
+      expect(databaseUnavailable(e)?.code, String(e.message)).toBe("database_unavailable");
+    }
+    for (const e of [new Error("boom"), Object.assign(new Error("x"), { code: "P2002" }), Object.assign(new Error("x"), { code: "40001" }), null, "text"]) {
+      expect(databaseUnavailable(e)).toBeNull();
+    }
+  });
+});
+
+describe("authenticated answers", () => {
+  it("carry Cache-Control: no-store, successes and refusals alike", async () => {
+    for (const mode of ["ok", "declared", "nope"]) {
+      const res = await handler(apiRequest("GET", `/api/v1/probe/run_1?mode=${mode}`, { key: DEMO_AGENT_KEY }), routeCtx({ runId: "run_1" }));
+      expect(res.headers.get("cache-control"), mode).toBe("no-store");
+    }
+    const refused = await handler(apiRequest("GET", "/api/v1/probe/run_1?mode=ok", {}), routeCtx({ runId: "run_1" }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
   });
 });

@@ -3,8 +3,9 @@ import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../api/contract";
 import { DomainError, isDomainError } from "../errors";
 import { appendAudit } from "./audit";
+import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
-import { errorResponse, nulPath, nulRefusal, readJson } from "./http";
+import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "./http";
 import { idempotencyKeyOf } from "./idempotency";
 import { currentRequest, runWithRequestContext } from "./request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
@@ -54,9 +55,21 @@ const strict = () => process.env.PLANDESK_STRICT_CONTRACT === "1";
 /** Builds the Next.js handler of `endpoint` around `handler` (see the module comment). */
 export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInput<E>) => Promise<RouteOutput<E>>): NextHandler {
   const declared = new Set(refusalsOf(endpoint));
+  // Answers to an authenticated caller are never stored by a browser or proxy cache.
+  const privateAnswer = endpoint.caller.kind !== "public";
+  const finish = (res: Response): Response => {
+    if (privateAnswer && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
+    return res;
+  };
   return async (req, ctx) => {
     const raw = await rawParams(ctx);
-    return runWithRequestContext(req, raw, async () => {
+    return runWithRequestContext(
+      req,
+      raw,
+      async () => finish(await answer()),
+      `${endpoint.method} ${endpoint.path}`,
+    );
+    async function answer(): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
         const params = parseParams(endpoint, raw);
@@ -70,7 +83,10 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         const res = NextResponse.json(out.body, { status, headers });
         const violation = checkSuccess(endpoint, status, out.body);
         return violation ? contractViolation(endpoint, violation, res) : res;
-      } catch (e) {
+      } catch (thrown) {
+        // A lost database connection is a retryable 503, not a 500 (the one mapping of it).
+        const e = isDomainError(thrown) ? thrown : (databaseUnavailable(thrown) ?? thrown);
+        if (e !== thrown) console.error(`plandesk: database unavailable in ${endpoint.method} ${endpoint.path}`, thrown instanceof Error ? thrown.message : thrown);
         if (isDomainError(e)) {
           await auditUnrecordedDenial(e);
           await auditUnrecordedRefusal(e);
@@ -81,7 +97,7 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         console.error(`plandesk: unexpected error in ${endpoint.method} ${endpoint.path}`, e);
         return NextResponse.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
       }
-    });
+    }
   };
 }
 
@@ -178,16 +194,21 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   }
 }
 
-/** Audits a 401/403 refusal of the current request unless it is already on the record (DESIGN.md §11: denials are data). */
+/** Audits a 401/403 refusal of the current request unless it is already on the record (denials are data); an unidentified caller's is counted instead. */
 async function auditUnrecordedDenial(err: DomainError): Promise<void> {
   const ctx = currentRequest();
   if (!ctx || ctx.denialHandled || (err.status !== 401 && err.status !== 403)) return;
+  if (!ctx.actor) {
+    // Nobody identified: counted per (address, route, minute), not audited one by one.
+    await countCurrentAnonymousRefusal(err.code, "credential", null, `${ctx.method} ${ctx.path}`);
+    return;
+  }
   try {
     const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
     await appendAudit(prisma, {
       runId,
       type: "denied",
-      actor: ctx.actor ?? { kind: "anonymous" },
+      actor: ctx.actor,
       data: { action: `${ctx.method} ${ctx.path}`, code: err.code, reason: err.message, ...(ctx.params.stepId ? { stepId: ctx.params.stepId } : {}) },
     });
   } catch (e) {

@@ -8,6 +8,7 @@ import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "./audit";
+import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
 import { markDenialHandled, setRequestActor } from "./request-context";
 
@@ -107,6 +108,8 @@ export type MissingAuthority =
  * Writes one `denied` audit event (DESIGN.md §11: denials are data) and returns the error to
  * throw. `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the
  * endpoint is added by `appendAudit` while an API request is handled.
+ * A caller nobody identified (`who` null) is counted, not audited one by one
+ * (`countAnonymousRefusal`: per client address, route and minute, bounded fields).
  * Not recorded (but still refused): a read (GET) with no credential at all, or an expired one —
  * a signed-out browser tab polling the queue would otherwise fill the log with nobody's refusals.
  */
@@ -126,10 +129,18 @@ async function recordDenial(
     markDenialHandled();
     return err;
   }
+  if (!who) {
+    // Nobody identified: counted per (address, route, minute), not written as its own event (a
+    // flood of anonymous requests must not grow the append-only log); see refusal-counts.ts.
+    const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req?.headers.get("origin") ?? null);
+    await countCurrentAnonymousRefusal(err.code, detail.missing.kind, origin, detail.action);
+    markDenialHandled();
+    return err;
+  }
   await appendAudit(prisma, {
     runId: detail.runId ?? null,
     type: "denied",
-    actor: who ?? { kind: "anonymous" },
+    actor: who,
     data: { action: detail.action, code: err.code, reason: err.message, missing: detail.missing, ...(detail.extra ?? {}) },
   });
   return err;
@@ -192,7 +203,7 @@ export async function requireViewer(req: Request, opts: { mutating?: boolean } =
       req,
       userId ? { kind: "user", id: userId } : null,
       new DomainError("cross_origin", "This request must come from the Plandesk console itself."),
-      { action, missing: { kind: "same_origin", origin: req.headers.get("origin") } },
+      { action, missing: { kind: "same_origin", origin: boundedOrigin(req.headers.get("origin")) } },
     );
   }
   const session = req.headers.get("cookie") ? await auth.api.getSession({ headers: req.headers }) : null;

@@ -18,8 +18,17 @@
  * card must never reach the executor; `default` values are dropped from the validating schema
  * (they would change the parsed arguments and so the digest; the form still pre-fills them);
  * `$schema`/`$id` are dropped.
+ *
+ * Safety at import (refused, with the reason, never guessed): a `pattern` runs on RE2 (re2js, a
+ * linear-time engine: no backtracking, so no pattern makes validation slow), and one RE2 cannot
+ * compile (look-around, back-references) is refused, as is a `pattern` anywhere but on a property,
+ * an additional property or array items, and every `patternProperties`; a `$ref` must point
+ * inside the schema (`#/…`) and no chain of `$ref`s may lead back to itself; tool names are never
+ * a property of JavaScript objects (`__proto__`, `constructor`, `toString`…) and never a built-in
+ * tool's name in other letter case.
  */
 import { UNKNOWN_EFFECT } from "../effects/state";
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import type { FieldSpec, GateDefault, ToolDefinition, ToolEffect } from "./types";
 
@@ -64,6 +73,9 @@ export const importedToolSpecSchema = z.object({
   catalogVersion: z.number().int().min(1),
 });
 export type ImportedToolSpec = z.infer<typeof importedToolSpecSchema>;
+
+/** The most tools one import may list; a longer list is refused whole (a catalog is reviewed by people). */
+export const MAX_TOOLS_PER_IMPORT = 200;
 
 /** A tool the import refused, with the reason (the rest of the import goes on). */
 export interface ImportProblem {
@@ -112,15 +124,142 @@ export function normaliseInputSchema(schema: unknown): JsonSchema {
 
 const zodCache = new Map<string, z.ZodObject>();
 
-/** The zod schema of a normalised input schema (cached by its JSON). Throws when zod cannot convert it. */
+/**
+ * The zod schema of a normalised input schema (cached by its JSON). Every `pattern` is checked by
+ * RE2 ({@link matchesPattern}) in a refinement, never handed to JavaScript's backtracking RegExp.
+ * Throws when zod cannot convert the schema or a pattern is unsafe ({@link assertSafeSchema}).
+ */
 export function zodFromInputSchema(schema: JsonSchema): z.ZodObject {
   const key = JSON.stringify(schema);
   const hit = zodCache.get(key);
   if (hit) return hit;
-  const converted = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
-  if (!(converted instanceof z.ZodObject)) throw new Error("The input schema does not describe an object");
+  assertSafeSchema(schema);
+  const patterned = key.includes('"pattern"');
+  const base = z.fromJSONSchema((patterned ? withoutPatterns(schema) : schema) as Parameters<typeof z.fromJSONSchema>[0]);
+  if (!(base instanceof z.ZodObject)) throw new Error("The input schema does not describe an object");
+  const converted = patterned ? base.superRefine((value, ctx) => checkPatterns(schema, value, [], ctx)) : base;
   zodCache.set(key, converted);
   return converted;
+}
+
+/** Keywords under which a `pattern` is honoured: a property, an additional property, array items. */
+const PATTERN_PATHS = new Set(["properties", "additionalProperties", "items"]);
+
+const re2Cache = new Map<string, RE2JS>();
+
+/** `pattern` compiled by RE2 (cached). Throws Error naming the pattern when RE2 cannot compile it. */
+function re2(pattern: string): RE2JS {
+  let re = re2Cache.get(pattern);
+  if (!re) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (e) {
+      throw new Error(`the pattern ${JSON.stringify(pattern.slice(0, 100))} is not supported (${e instanceof Error ? e.message : String(e)}); patterns run on a linear-time engine without look-around or back-references`);
+    }
+    re2Cache.set(pattern, re);
+  }
+  return re;
+}
+
+/**
+ * Whether `value` matches the JSON Schema `pattern` (a search anywhere in the text, as JSON
+ * Schema defines it), on RE2: time linear in the length of `value`, whatever the pattern.
+ */
+export function matchesPattern(pattern: string, value: string): boolean {
+  return re2(pattern).matcher(value).find();
+}
+
+/**
+ * Throws Error when the schema is unsafe to validate with: a `pattern` that is not a string, that
+ * RE2 cannot compile, or that sits anywhere but under properties / additionalProperties / items
+ * (inside `anyOf`, `$defs`… it would not be checked); any `patternProperties`; a `$ref` that does
+ * not point inside the schema (`#` or `#/…`) or to nothing, or a chain of `$ref`s that leads back
+ * to where it started. Pure; linear in the schema's size (each `$ref` target is visited once).
+ */
+export function assertSafeSchema(root: JsonSchema): void {
+  const refs: { from: string; to: string }[] = [];
+  const walk = (node: unknown, at: string, patternOk: boolean): void => {
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => walk(n, `${at}/${i}`, false));
+      return;
+    }
+    if (typeof node !== "object" || node === null) return;
+    const obj = node as JsonSchema;
+    if ("patternProperties" in obj) throw new Error(`"patternProperties" is not supported (at ${at || "#"})`);
+    if ("pattern" in obj) {
+      if (typeof obj.pattern !== "string") throw new Error(`"pattern" must be a string (at ${at || "#"})`);
+      if (!patternOk) throw new Error(`a "pattern" is checked only on a property or array items (at ${at || "#"})`);
+      re2(obj.pattern);
+    }
+    if (typeof obj.$ref === "string") refs.push({ from: at || "#", to: obj.$ref });
+    else if ("$ref" in obj) throw new Error(`"$ref" must be a string (at ${at || "#"})`);
+    for (const [k, v] of Object.entries(obj)) {
+      if (k === "properties" && v && typeof v === "object" && !Array.isArray(v)) {
+        for (const [p, child] of Object.entries(v as JsonSchema)) walk(child, `${at}/properties/${p}`, patternOk);
+      } else if (k !== "pattern" && k !== "$ref" && k !== "enum" && k !== "const" && k !== "required") {
+        walk(v, `${at}/${k}`, patternOk && PATTERN_PATHS.has(k));
+      }
+    }
+  };
+  walk(root, "", true);
+  if (refs.length === 0) return;
+  const target = (ref: string): string => {
+    if (ref !== "#" && !ref.startsWith("#/")) throw new Error(`"$ref" must point inside the schema ("#/…"), not ${JSON.stringify(ref.slice(0, 100))}`);
+    let node: unknown = root;
+    for (const raw of ref === "#" ? [] : ref.slice(2).split("/")) {
+      const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (typeof node !== "object" || node === null || !Object.prototype.hasOwnProperty.call(node, key)) throw new Error(`"$ref" ${JSON.stringify(ref.slice(0, 100))} points to nothing`);
+      node = (node as JsonSchema)[key];
+    }
+    return ref === "#" ? "#" : `/${ref.slice(2)}`;
+  };
+  // A reference cycle: following $refs (a node's own $ref or one nested in it) leads back to a node
+  // on the path. Nodes are identified by their JSON pointer; a ref "inside" a node is one whose
+  // location starts with that node's pointer.
+  const edges = new Map<string, string[]>();
+  const norm = (p: string) => (p === "#" ? "" : p);
+  for (const r of refs) edges.set(norm(r.from), [...(edges.get(norm(r.from)) ?? []), norm(target(r.to))]);
+  const refsWithin = (pointer: string) => [...edges.entries()].filter(([from]) => from === pointer || from.startsWith(`${pointer}/`)).flatMap(([, to]) => to);
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (pointer: string, trail: string[]): void => {
+    if (state.get(pointer) === "done") return;
+    if (state.get(pointer) === "visiting") throw new Error(`"$ref" cycle: ${[...trail, pointer].map((p) => `#${p}`).join(" → ")} (recursive schemas are not supported)`);
+    state.set(pointer, "visiting");
+    for (const next of refsWithin(pointer)) visit(next, [...trail, pointer]);
+    state.set(pointer, "done");
+  };
+  for (const r of refs) visit(norm(target(r.to)), []);
+}
+
+/** A copy of `node` without `pattern` keywords (they are checked by RE2 instead). */
+function withoutPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPatterns);
+  if (typeof node !== "object" || node === null) return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(node as JsonSchema)) {
+    if (k === "pattern" && typeof v === "string") continue;
+    out[k] = k === "properties" && v && typeof v === "object" ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, c]) => [p, withoutPatterns(c)])) : withoutPatterns(v);
+  }
+  return out;
+}
+
+/** Adds an `invalid_format` issue for each string in `value` that its schema's `pattern` does not match (RE2). */
+function checkPatterns(node: unknown, value: unknown, path: (string | number)[], ctx: z.RefinementCtx): void {
+  if (typeof node !== "object" || node === null || Array.isArray(node)) return;
+  const s = node as JsonSchema;
+  if (typeof s.pattern === "string" && typeof value === "string" && !matchesPattern(s.pattern, value)) {
+    ctx.addIssue({ code: "invalid_format", format: "regex", pattern: s.pattern, input: value, path, message: `Does not match the pattern ${s.pattern}` });
+  }
+  if (Array.isArray(value)) {
+    if (s.items && typeof s.items === "object" && !Array.isArray(s.items)) value.forEach((v, i) => checkPatterns(s.items, v, [...path, i], ctx));
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  const props = (s.properties ?? {}) as JsonSchema;
+  for (const [k, v] of Object.entries(value as JsonSchema)) {
+    if (Object.prototype.hasOwnProperty.call(props, k)) checkPatterns(props[k], v, [...path, k], ctx);
+    else if (s.additionalProperties && typeof s.additionalProperties === "object") checkPatterns(s.additionalProperties, v, [...path, k], ctx);
+  }
 }
 
 /**
@@ -183,13 +322,38 @@ export interface OpenAiFunctionDefinition {
 
 type Draft = Omit<ImportedToolSpec, "catalogVersion">;
 
-function draft(entry: { name: string; label: string; description: string; inputSchema: unknown; annotations: McpAnnotations; source: "mcp" | "openai"; sourceRef: string }, taken: ReadonlySet<string>): Draft | ImportProblem {
+/** Names no tool may have: every property JavaScript objects inherit, and `prototype` (compared in lower case). */
+const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), "prototype", "__proto__", "constructor"].map((n) => n.toLowerCase()));
+
+/**
+ * Why `name` may not be an imported tool's name, or null: a name JavaScript objects already have
+ * (`__proto__`, `constructor`, `toString`…, in any letter case), a built-in tool's name in any
+ * letter case (`Issue_Refund` would read as `issue_refund` to a person), or a name an earlier tool
+ * of the same import has in any letter case (`seen`, lower case; the name is added).
+ */
+export function toolNameProblem(name: string, builtIn: ReadonlySet<string>, seen: Set<string>): string | null {
+  const lower = name.toLowerCase();
+  if (PROTOTYPE_NAMES.has(lower)) return `"${name}" is a name every JavaScript object already has; choose another`;
+  const clash = [...builtIn].find((b) => b.toLowerCase() === lower);
+  if (clash) return clash === name ? `"${name}" is a built-in tool; an import cannot replace it` : `"${name}" differs from the built-in tool "${clash}" only in letter case`;
+  if (seen.has(lower)) return `"${name}" is listed twice in this import (letter case aside)`;
+  seen.add(lower);
+  return null;
+}
+
+function draft(
+  entry: { name: string; label: string; description: string; inputSchema: unknown; annotations: McpAnnotations; source: "mcp" | "openai"; sourceRef: string },
+  taken: ReadonlySet<string>,
+  seen: Set<string>,
+): Draft | ImportProblem {
   const name = importedToolNameSchema.safeParse(entry.name);
-  if (!name.success) return { name: entry.name, reason: name.error.issues[0].message };
-  if (taken.has(entry.name)) return { name: entry.name, reason: `"${entry.name}" is a built-in tool; an import cannot replace it` };
+  if (!name.success) return { name: String(entry.name).slice(0, 100), reason: name.error.issues[0].message };
+  const nameProblem = toolNameProblem(entry.name, taken, seen);
+  if (nameProblem) return { name: entry.name, reason: nameProblem };
   let inputSchema: JsonSchema;
   try {
     inputSchema = normaliseInputSchema(entry.inputSchema);
+    assertSafeSchema(inputSchema);
     zodFromInputSchema(inputSchema);
   } catch (e) {
     return { name: entry.name, reason: `Its input schema cannot be used: ${e instanceof Error ? e.message : String(e)}` };
@@ -206,11 +370,13 @@ function draft(entry: { name: string; label: string; description: string; inputS
 export function draftsFromMcpTools(tools: readonly McpToolEntry[], sourceRef: string, builtIn: ReadonlySet<string>): { drafts: Draft[]; problems: ImportProblem[] } {
   const drafts: Draft[] = [];
   const problems: ImportProblem[] = [];
+  const seen = new Set<string>();
   for (const t of tools) {
     const annotations = mcpAnnotationsSchema.safeParse(t.annotations ?? {});
     const d = draft(
       { name: t.name, label: t.title ?? (annotations.success ? annotations.data.title : undefined) ?? t.name, description: t.description ?? "", inputSchema: t.inputSchema, annotations: annotations.success ? annotations.data : {}, source: "mcp", sourceRef },
       builtIn,
+      seen,
     );
     if ("reason" in d) problems.push(d);
     else drafts.push(d);
@@ -225,11 +391,13 @@ export function draftsFromMcpTools(tools: readonly McpToolEntry[], sourceRef: st
 export function draftsFromOpenAiFunctions(defs: readonly OpenAiFunctionDefinition[], sourceRef: string, builtIn: ReadonlySet<string>, readOnly: ReadonlySet<string> = new Set()): { drafts: Draft[]; problems: ImportProblem[] } {
   const drafts: Draft[] = [];
   const problems: ImportProblem[] = [];
+  const seen = new Set<string>();
   for (const def of defs) {
     const fn = def.function ?? { name: def.name ?? "", description: def.description, parameters: def.parameters };
     const d = draft(
       { name: fn.name, label: fn.name, description: fn.description ?? "", inputSchema: fn.parameters ?? { type: "object", properties: {} }, annotations: readOnly.has(fn.name) ? { readOnlyHint: true } : {}, source: "openai", sourceRef },
       builtIn,
+      seen,
     );
     if ("reason" in d) problems.push(d);
     else drafts.push(d);

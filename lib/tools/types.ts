@@ -79,6 +79,8 @@ export interface BoundsContext {
   now: Date;
   /** The run being validated, when it exists: its own approvals are not money in flight against it. */
   runId?: string;
+  /** Days ahead of today (UTC) a rescheduled window may end; default RESCHEDULE_HORIZON_DAYS (lib/policy.ts). */
+  rescheduleHorizonDays?: number;
 }
 
 /**

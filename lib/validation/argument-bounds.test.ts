@@ -129,6 +129,13 @@ describe("argument bounds: delivery windows", () => {
     ]);
   });
 
+  it("the window may end at most one year ahead (the reschedule horizon); 9999-12-31 is refused", () => {
+    expect(move(day(1), day(366)).ok).toBe(true);
+    const far = only(move(day(1), day(367)), "window_beyond_horizon");
+    expect(far).toMatchObject({ path: "steps.0.args.window.to", severity: "error", message: "The window may end at most 366 days ahead (by 2027-04-02, UTC); 2027-04-03 is beyond that" });
+    expect(codes(move(day(1), "9999-12-31"))).toContain("window_beyond_horizon");
+  });
+
   it("from ≤ to: equal is fine, inverted is an error", () => {
     expect(move(day(3), day(3)).ok).toBe(true);
     expect(only(move(day(4), day(3)), "window_inverted").path).toBe("steps.0.args.window.to");

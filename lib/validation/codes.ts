@@ -55,6 +55,7 @@ const CORE_ISSUE_CODES = {
   missing_rationale: { stage: "task_contract", severity: "warning", meaning: "A write step (tool effect not internal) without a rationale from the agent." },
   // content (DESIGN.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
+  hidden_characters: { stage: "content", severity: "warning", meaning: "A text argument holds invisible or direction characters (shown as markers; needs acknowledgement)." },
   // authorship (DESIGN.md §1.7)
   authorship_denied: { stage: "authorship", severity: "error", meaning: "The editor may not author this tool (or not this amount)." },
   // any stage

@@ -136,7 +136,8 @@ describe("text a reviewer cannot see through, and negations that do not negate (
         const expected = kinds(sentence);
         const chars = Array.from(sentence);
         for (const [at, ch] of inserts) chars.splice(at % (chars.length + 1), 0, ch);
-        expect(kinds(chars.join(""))).toEqual(expected);
+        // still flagged for everything it said; a bidi override may make the displayed reading promise more
+        expect(kinds(chars.join(""))).toEqual(expect.arrayContaining(expected));
       }),
       { numRuns: 500 },
     );

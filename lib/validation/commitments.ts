@@ -1,6 +1,7 @@
 import { parseMinor, type Currency } from "../money";
 import { addDaysIso, isIsoDate, utcDateOf } from "../dates";
 import { normalizeForScan } from "../text/confusables";
+import { toDisplayOrder } from "../text/hidden-characters";
 
 /*
  * A small, deterministic scanner for promises in customer-facing text (DESIGN.md §1.6).
@@ -174,13 +175,21 @@ export function findDates(text: string, today: string): Array<{ phrase: string; 
 
 /**
  * All promises of money or delivery dates in `text` (see the file comment for the rules).
- * The text is normalised first (`normalizeForScan`), so `clause` quotes the normalised text.
+ * The text is normalised first (`normalizeForScan`), so `clause` quotes the normalised text; it is
+ * read twice when it holds bidi controls, as stored and in display order (`toDisplayOrder`).
  * `now` fixes "today" (its UTC date). Pure; never throws; linear in the text length.
  */
 export function findCommitments(text: string, now: Date): Commitment[] {
   const today = utcDateOf(now);
   const found: Commitment[] = [];
-  for (const sentence of splitSentences(normalizeForScan(text))) {
+  // Both the text as stored (controls dropped) and as a person sees it displayed (bidi overrides
+  // applied: "\u202Ednufer\u202C" reads "refund"): a promise in either is a promise.
+  const displayed = toDisplayOrder(text);
+  const readings = displayed === text ? [text] : [text, displayed];
+  const seen = new Set<string>();
+  for (const sentence of readings.flatMap((t) => splitSentences(normalizeForScan(t)))) {
+    if (seen.has(sentence)) continue;
+    seen.add(sentence);
     const aboutDelivery = DELIVERY_WORD.test(sentence);
     for (const clause of splitClauses(sentence)) {
       const money = firstPromisedMoneyWord(clause);

@@ -1,4 +1,5 @@
 import { formatMoney, type Money } from "../money";
+import { findHiddenCharacters } from "../text/hidden-characters";
 import { findCommitments } from "./commitments";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
@@ -73,5 +74,42 @@ export function checkContent(steps: readonly StepView[], now: Date): ValidationI
       }
     }
   }
+  issues.push(...hiddenCharacterIssues(parsed));
   return issues;
+}
+
+/** At most this many hidden characters are named in one issue's details. */
+const MAX_NAMED_HIDDEN = 10;
+
+/**
+ * `hidden_characters` (warning, needs acknowledgement): a text argument of any step holds
+ * characters a person cannot see or tell apart — zero-width characters, bidi controls (which can
+ * make "\u202Ednufer\u202C" display as "refund"), the BOM, soft hyphens, no-break spaces. The card
+ * shows each as a marker; approving means acknowledging them. One issue per argument, details
+ * `{characters: [{name, codePoint, index}], count}` (the first MAX_NAMED_HIDDEN named).
+ */
+function hiddenCharacterIssues(parsed: ReturnType<typeof parsedSteps>): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const s of parsed) {
+    const visit = (value: unknown, at: string, depth: number) => {
+      if (depth > 8) return;
+      if (typeof value === "string") {
+        const found = findHiddenCharacters(value);
+        if (found.length === 0) return;
+        out.push({
+          stage: "content",
+          code: "hidden_characters",
+          severity: "warning",
+          stepId: s.id,
+          path: `${s.path}.args.${at}`,
+          needsAcknowledgement: true,
+          message: `${at} holds ${found.length} hidden character${found.length === 1 ? "" : "s"} (${[...new Set(found.map((f) => f.name))].slice(0, 5).join(", ")}) that change how it reads or what it is; they are shown as markers`,
+          details: { characters: found.slice(0, MAX_NAMED_HIDDEN), count: found.length },
+        });
+      } else if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${at}.${i}`, depth + 1));
+      else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, at ? `${at}.${k}` : k, depth + 1);
+    };
+    visit(s.step.args, "", 0);
+  }
+  return out;
 }

@@ -160,6 +160,8 @@ describe("validatePlan: all issues, all stages", () => {
       [plan(step("w1", "waive_fee", { ...validArgs.waive_fee, amount: usd(3000) }), step("w2", "waive_fee", { ...validArgs.waive_fee, amount: usd(3000) }))],
       [move({ window: { from: "2026-04-04", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
+      [move({ window: { from: "2026-04-04", to: "9999-12-31" } })],
+      [plan(step("h", "add_ticket_note", { ...validArgs.add_ticket_note, note: "zero\u200bwidth" }))],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
       [move({}), { desk: withShipmentStatus("sh_5521", "cancelled") }],

@@ -8,7 +8,8 @@ import { DeadlineBadge, deadlineTextClass } from "@/components/deadline-badge";
 import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { OwnershipPanel } from "@/components/ownership-panel";
 import { isDomainError } from "@/lib/errors";
-import { formatIsoDate, formatTimeLeft, statusLabel } from "@/lib/format";
+import { formatExpiry } from "@/lib/deadline/expiry-words";
+import { formatIsoDate, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
@@ -52,7 +53,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           {(run.status === "pending_review" || run.status === "approved") && (
             <>
               {" "}
-              · <span className={deadlineTextClass(deadlineUrgency(run, now).tone)}>expires {formatTimeLeft(run.expiresAt, now)}</span> (<Instant iso={run.expiresAt} />)
+              · <span className={deadlineTextClass(deadlineUrgency(run, now).tone)}>{formatExpiry(run.expiresAt, now)}</span> (<Instant iso={run.expiresAt} />)
               <DeadlineBadge urgency={deadlineUrgency(run, now)} />
             </>
           )}
@@ -66,7 +67,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
         )}
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
-          <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} />
+          <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} serverNow={now.toISOString()} />
           <aside className="space-y-6">
             <OwnershipPanel runId={run.id} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} desk={desk} ticketId={ticket.id} ticketAccountId={ticket.accountId} imported={details.catalog.imported} catalogVersion={details.catalog.version} />
             <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />

@@ -24,6 +24,7 @@ import { appendAudit, type Actor } from "../audit";
 import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
 import { prisma } from "../db";
 import { assertDeskExists } from "./desks";
+import { recordSessionEnd } from "../live/live-feed";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
@@ -213,10 +214,10 @@ export async function createUser(admin: Admin, raw: CreateUserInput): Promise<Ad
 }
 
 /**
- * Disables/enables a person, changes their role and/or assigns them another desk. Disabling
- * deletes all their sessions in the same transaction, so they are signed out at once (getViewer
- * also refuses disabled users); a new desk takes effect on their next request (an open live
- * stream of the old desk ends at its next heartbeat).
+ * Disables/enables a person, changes their role, assigns them another desk and/or renames them
+ * (the only way a display name changes: people cannot rename themselves). Disabling deletes all
+ * their sessions in the same transaction, so they are signed out at once (getViewer also refuses
+ * disabled users); a change of role, desk or enablement ends their open live streams at once.
  * The last enabled admin cannot be disabled or demoted. Audited `admin_change` {what:
  * "user.update", before, after, sessionsEnded}. A change to the current values is a no-op.
  * Errors: 403 `forbidden`; 400 `bad_request`; 404 `not_found`; 409 `last_admin`; 422 `unknown_desk`.
@@ -228,9 +229,9 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
   return prisma.$transaction(async (tx) => {
     const u = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
     if (!u) throw new DomainError("not_found", `No user ${userId}.`);
-    const before = { role: asRole(u.role), disabled: u.disabled, desk: u.desk };
-    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled, desk: input.desk ?? before.desk };
-    if (after.role === before.role && after.disabled === before.disabled && after.desk === before.desk) return toUserView(u, now);
+    const before = { role: asRole(u.role), disabled: u.disabled, desk: u.desk, name: u.name };
+    const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled, desk: input.desk ?? before.desk, name: input.name ?? before.name };
+    if (after.role === before.role && after.disabled === before.disabled && after.desk === before.desk && after.name === before.name) return toUserView(u, now);
     await tx.user.update({ where: { id: userId }, data: after });
     const ended = after.disabled && !before.disabled ? (await tx.session.deleteMany({ where: { userId } })).count : 0;
     const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
@@ -238,6 +239,8 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
       throw new DomainError("last_admin", `${u.name} is the last active admin; make someone else an admin first.`);
     }
     await audit(tx, { kind: "user", id: admin.id }, "user.update", { kind: "user", id: userId }, before, after, { email: u.email, ...(ended ? { sessionsEnded: ended } : {}) });
+    // their open live streams re-check their session now, on every instance
+    if (after.role !== before.role || after.disabled !== before.disabled || after.desk !== before.desk) await recordSessionEnd(tx, userId);
     return toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now);
   });
 }

@@ -343,7 +343,8 @@ describe("claimStep: deadlines", () => {
 
   it("an executing run past its deadline refuses the remaining steps and expires once nothing is outstanding", async () => {
     const run = await submit("75018");
-    const c1 = await claimStep(agent, run.id, "s1", await claimBody(run.id, "s1"), null, LATER);
+    // s1 claimed shortly before the deadline, so its report after the deadline is within the lease
+    const c1 = await claimStep(agent, run.id, "s1", await claimBody(run.id, "s1"), null, new Date(new Date(run.expiresAt).getTime() - 10_000));
     const late = new Date(new Date(run.expiresAt).getTime() + 1000);
     expect((await refused(claimStep(agent, run.id, "s2", await claimBody(run.id, "s2"), null, late))).code).toBe("expired");
     expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("executing"); // s1 still owes its report
@@ -353,6 +354,29 @@ describe("claimStep: deadlines", () => {
 });
 
 describe("reportOutcome and reconciliation", () => {
+  it("an outcome after the lease lapsed is recorded, flagged for reconciliation, and completes nothing", async () => {
+    const run = await submit("75019", [{ id: "s1", tool: "add_ticket_note", args: { ticketId: "75019", note: "Late write." } }]);
+    const c = await claimStep(agent, run.id, "s1", await claimBody(run.id, "s1"), null, LATER);
+    const afterLease = new Date(new Date(c.claim.leaseExpiresAt).getTime() + 1000);
+    const r = await reportOutcome(agent, run.id, "s1", { token: c.claim.token, status: "succeeded" }, afterLease);
+    expect(r.step).toMatchObject({ status: "succeeded", flag: "reported_after_lease_expired" });
+    expect(r.run.status).toBe("executing"); // not completed
+    expect(await prisma.approval.count({ where: { runId: run.id, state: "consumed" } })).toBe(0);
+    const queue = (await listNeedsReconciliation(supervisor, { now: afterLease })).items;
+    expect(queue.find((q) => q.runId === run.id)).toMatchObject({ stepId: "s1", reason: "flagged_report" });
+    const audit = await prisma.auditEvent.findFirstOrThrow({ where: { runId: run.id, type: "outcome" } });
+    expect(audit.data).toMatchObject({ needsReconciliation: true, flag: "reported_after_lease_expired" });
+  });
+
+  it("an outcome after the step's approval was withdrawn (the fence refuses) is flagged too", async () => {
+    const run = await submit("75019", [{ id: "s1", tool: "add_ticket_note", args: { ticketId: "75019", note: "Write after withdrawal." } }]);
+    const c = await claimStep(agent, run.id, "s1", await claimBody(run.id, "s1"), null, LATER);
+    await prisma.approval.updateMany({ where: { runId: run.id, state: "claimed" }, data: { state: "invalidated" } });
+    const r = await reportOutcome(agent, run.id, "s1", { token: c.claim.token, status: "succeeded" }, LATER);
+    expect(r.step.flag).toBe("reported_after_approval_withdrawn");
+    expect(r.run.status).toBe("executing");
+  });
+
   it("succeeded on every step completes the run and consumes each approval once", async () => {
     const run = await submit("75019");
     for (const id of ["s1", "s2", "s3"]) {

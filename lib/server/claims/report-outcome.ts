@@ -5,7 +5,7 @@ import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";
-import { inTransaction, LostRace, ok, refuse, type Db } from "../transaction";
+import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 
@@ -16,7 +16,11 @@ import { settleExecution } from "./settle-execution";
  * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`
  * and the step waits for a supervisor (never re-claimable, never replayed). The run then settles
  * (claims/settle-execution.ts). A report on a run that is no longer executing (stopped by a task
- * revision, expired…) is recorded with a `flag` and waits for a supervisor; the run does not move. A repeat with the same token and status returns the saved step
+ * revision, expired…), after the claim's lease lapsed, or after the step's approval was withdrawn
+ * (each a state in which the fence refuses the token) is recorded with a `flag`
+ * (`reported_after_<run status>`, `reported_after_lease_expired`,
+ * `reported_after_approval_withdrawn`) and waits for a supervisor on the reconciliation list; the
+ * approval is not consumed and the run does not move. A repeat with the same token and status returns the saved step
  * (`replayed: true`). Returns `{step, run: {id, status}}`.
  * Errors (409): `invalid_claim_token` (unknown token, or the token of another step, run or agent;
  * audited `denied` when the run is the caller's); `outcome_already_reported` {reportedStatus,
@@ -58,9 +62,11 @@ export async function reportOutcome(
         resolution: exec.resolution,
       });
     }
-    // A report for a run that is no longer executing (stopped, expired…) is recorded but never
-    // silently accepted: it is flagged for a person to reconcile, and the run does not move.
-    const flag = run.status === "executing" ? null : `reported_after_${run.status}`;
+    // A late report is recorded but never silently accepted: it is flagged for a person to
+    // reconcile, and neither the approval nor the run moves. Late means: the run is no longer
+    // executing (stopped, expired…), the claim's lease lapsed (a fence would refuse this token
+    // now, so the write should not have happened), or the step's approval was withdrawn.
+    const flag = await lateReportFlag(tx, run.status, exec, now);
     const res = await tx.stepExecution.updateMany({
       where: { id: exec.id, status: "claimed", reconciledAt: null },
       data: { status: body.status, detail: body.detail ?? null, reportedAt: now, flag },
@@ -89,4 +95,23 @@ export async function reportOutcome(
     const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
   }, db);
+}
+
+/**
+ * Why a report on a still-claimed step `exec` at `now` is late, or null when it is on time: the run
+ * is not executing (`reported_after_<status>`), the lease ended at or before `now`
+ * (`reported_after_lease_expired`), or the approval the claim holds is no longer `claimed`
+ * (`reported_after_approval_withdrawn`). The same conditions, in the same order, as the fence's.
+ */
+async function lateReportFlag(
+  tx: Tx,
+  runStatus: string,
+  exec: { approvalId: string; leaseExpiresAt: Date | null },
+  now: Date,
+): Promise<string | null> {
+  if (runStatus !== "executing") return `reported_after_${runStatus}`;
+  if (!exec.leaseExpiresAt || exec.leaseExpiresAt.getTime() <= now.getTime()) return "reported_after_lease_expired";
+  const approval = await tx.approval.findUnique({ where: { id: exec.approvalId }, select: { state: true } });
+  if (approval?.state !== "claimed") return "reported_after_approval_withdrawn";
+  return null;
 }

@@ -131,6 +131,13 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     });
     if (!moved) {
       const fresh = await loadRun(runId, {}, tx);
+      // Lost to a claim, a rejection, an expiry…: the run no longer waits for review. That is the
+      // refusal, even when its plan is still at the edit's own base version.
+      const freshStatus = effectiveStatus(fresh.status as RunStatus, fresh.expiresAt, now);
+      if (freshStatus === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: fresh.expiresAt.toISOString() });
+      if (!WAITING_STATES.includes(freshStatus)) {
+        throw new DomainError("run_not_pending", `This run became ${freshStatus.replace("_", " ")} while you were editing; only a run waiting for review can be edited.`, { status: freshStatus });
+      }
       const freshRow = fresh.planVersions.find((p) => p.version === fresh.planVersion);
       throw new DomainError("stale_plan_version", `Someone else changed this plan first: it is now at version ${fresh.planVersion}.`, {
         currentVersion: fresh.planVersion,

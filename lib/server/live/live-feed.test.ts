@@ -163,3 +163,38 @@ describe("the conflict names who saved first", () => {
     expect(e.details.savedAt).toBe(v2.createdAt.toISOString());
   });
 });
+
+describe("streams end with the session", () => {
+  it("disabling a person closes their open stream at once (through the feed, not the 15 s heartbeat), on any instance", async () => {
+    const { updateUser, createUser } = await import("../admin/admin");
+    const admin = (await loadViewer("usr_admin"))!;
+    const created = await createUser(admin, { email: `streamer-${nanoid(6)}@example.com`, name: "Stream Viewer", role: "operator", password: "stream-password-1" });
+    const viewer = (await loadViewer(created.id))!;
+    // the real recheck: the person as the database has them now (null once disabled)
+    const reader = (await liveStream(viewer, new AbortController().signal, { heartbeatMs: 3_600_000, recheck: () => loadViewer(viewer.id) })).getReader();
+    const dec = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: hello")) text += dec.decode((await reader.read()).value);
+    await updateUser(admin, viewer.id, { disabled: true });
+    // the heartbeat is an hour away: only the session-end signal can close the stream
+    let end = await reader.read();
+    for (let n = 0; !end.done && n < 200; n++) {
+      text += dec.decode(end.value);
+      end = await reader.read();
+    }
+    expect(end.done).toBe(true);
+    expect(text).toContain('event: closed\ndata: {"reason":"session"}');
+  });
+});
+
+describe("signing out", () => {
+  it("records the end of the session, which every instance's feed reads", async () => {
+    const { auth } = await import("../auth");
+    const { signInCookie } = await import("../../../testing/test-auth");
+    const cookie = await signInCookie("operator@plandesk.test");
+    const before = (await prisma.sessionEnd.findFirst({ orderBy: { seq: "desc" } }))?.seq ?? 0;
+    await auth.api.signOut({ headers: new Headers({ cookie }) });
+    const ends = await prisma.sessionEnd.findMany({ where: { seq: { gt: before } } });
+    expect(ends.map((e) => e.userId)).toContain("usr_operator");
+  });
+});

@@ -19,6 +19,9 @@ import { prisma } from "../db";
  *   presence rows that changed lately (`changedAt` index) every POLL_MS. SQLite has one writer and
  *   commits in `seq` order, so no committed event is skipped.
  *
+ * Ended sessions travel the same way (`recordSessionEnd`: a `session_end` row the poller reads, and
+ * on PostgreSQL a notification), so a disabled person's streams close within a poll on every instance.
+ *
  * The transport starts with the first subscriber (`subscribeLive`) and stops with the last.
  */
 
@@ -63,6 +66,28 @@ export async function notifyPresence(ev: Extract<LiveEvent, { kind: "presence" }
 }
 
 /**
+ * Records that the sessions of `userId` ended or changed (signed out, disabled, role changed), in
+ * `db`'s transaction when it is one: a `session_end` row (which the SQLite poller reads) and on
+ * PostgreSQL a notification delivered to every instance at commit. Every open live stream of that
+ * person then checks its session at once ({@link subscribeSessionEnds}), instead of at its next
+ * heartbeat.
+ */
+export async function recordSessionEnd(db: Prisma.TransactionClient | typeof prisma, userId: string): Promise<void> {
+  await db.sessionEnd.create({ data: { userId } });
+  if (provider() === "postgresql") await db.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ k: "s", u: userId })})`;
+}
+
+/**
+ * Calls `listener(userId)` whenever a session of that person ended on any instance (see
+ * {@link recordSessionEnd}); delivered by the same transport as the live events, which runs while
+ * anyone is subscribed with {@link subscribeLive}. Returns the unsubscribe function.
+ */
+export function subscribeSessionEnds(listener: (userId: string) => void): () => void {
+  state.emitter.on("session", listener);
+  return () => void state.emitter.off("session", listener);
+}
+
+/**
  * Calls `listener` for every live event of this database from now on (all desks: the caller
  * filters by the viewer's scope). Starts the transport with the first subscriber. Returns the
  * unsubscribe function (the last one stops the transport).
@@ -99,6 +124,7 @@ async function desksOf(runIds: string[]): Promise<Map<string, string>> {
 /** SQLite: the poller (see the module comment). */
 function startSqlitePoller(): Transport {
   let lastSeq: number | null = null;
+  let lastSessionEnd: number | null = null;
   let lastPresence = new Date(Date.now() - POLL_MS);
   const seenPresence = new Map<string, number>();
   let running = false;
@@ -107,6 +133,11 @@ function startSqlitePoller(): Transport {
     running = true;
     try {
       if (lastSeq === null) lastSeq = (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+      // Ended sessions first: a disabled person's streams must close before more events reach them.
+      if (lastSessionEnd === null) lastSessionEnd = (await prisma.sessionEnd.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+      const ends = await prisma.sessionEnd.findMany({ where: { seq: { gt: lastSessionEnd } }, orderBy: { seq: "asc" }, take: FEED_BATCH, select: { seq: true, userId: true } });
+      if (ends.length) lastSessionEnd = ends.at(-1)!.seq;
+      for (const userId of new Set(ends.map((x) => x.userId))) state.emitter.emit("session", userId);
       const events = await prisma.auditEvent.findMany({
         where: { seq: { gt: lastSeq } },
         orderBy: { seq: "asc" },
@@ -187,8 +218,9 @@ function startPgListener(): Transport {
 
 async function handlePgNotification(payload: string) {
   try {
-    const msg = JSON.parse(payload) as { k: "c"; t: string; r: string } | { k: "p"; e: LiveEvent };
+    const msg = JSON.parse(payload) as { k: "c"; t: string; r: string } | { k: "p"; e: LiveEvent } | { k: "s"; u: string };
     if (msg.k === "p") return emit(msg.e);
+    if (msg.k === "s") return void state.emitter.emit("session", msg.u);
     const desk = (await desksOf([msg.r])).get(msg.r) ?? "";
     emit({ kind: "change", type: msg.t, runId: msg.r, desk, at: new Date().toISOString() });
   } catch (e) {

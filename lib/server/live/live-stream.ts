@@ -1,6 +1,6 @@
 import type { LiveEvent, LiveHello } from "../../live/live-event";
 import type { Viewer } from "../session";
-import { subscribeLive } from "./live-feed";
+import { subscribeLive, subscribeSessionEnds } from "./live-feed";
 import { presenceFor } from "./presence";
 
 /** Comment line sent this often so proxies keep the stream open and a dead client is noticed. */
@@ -22,7 +22,10 @@ export function sseMessage(event: string, data: unknown): string {
  * live event the viewer may see (`visibleTo`), and a comment line every HEARTBEAT_MS. At every
  * heartbeat `opts.recheck` (the route: the session read again) must still give the same person,
  * role and desk; otherwise (signed out, disabled, moved to another desk) the stream sends `closed`
- * {reason: "session"} and ends, so nobody keeps receiving a desk's events on an old sign-in.
+ * {reason: "session"} and ends, so nobody keeps receiving a desk's events on an old sign-in. The
+ * same check runs at once when any instance records that a session of the viewer ended
+ * (`recordSessionEnd`: signed out, disabled, role changed), so such a stream closes within the
+ * feed's delivery time (PostgreSQL: at commit; SQLite: one poll, POLL_MS) rather than a heartbeat.
  * Ends too when `signal` aborts (the client went away) or the reader cancels; then it unsubscribes.
  */
 export async function liveStream(
@@ -57,6 +60,10 @@ export async function liveStream(
           cleanup();
         }
       };
+      // A session of this person ended on some instance: check at once, not at the next heartbeat.
+      const unsubscribeEnds = subscribeSessionEnds((userId) => {
+        if (userId === viewer.id && opts.recheck) void stillTheSame();
+      });
       const beat = setInterval(() => {
         send(`: ${new Date().toISOString()}\n\n`);
         if (opts.recheck) void stillTheSame();
@@ -66,6 +73,7 @@ export async function liveStream(
         open = false;
         clearInterval(beat);
         unsubscribe();
+        unsubscribeEnds();
         signal.removeEventListener("abort", cleanup);
         try {
           controller.close();

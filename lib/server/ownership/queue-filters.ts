@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../grants";
-import { prisma } from "../db";
+import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../runs/run-view";
 
@@ -9,10 +9,24 @@ import { NEAR_DEADLINE_MS, type QueueFilterState } from "../../queue-views";
 /**
  * The queue's ownership filters (issue #16), all optional. Money in minor units (one step's amount,
  * any currency); ages in hours since the run was submitted; `accountId` matches the account id
- * exactly or as a prefix; `tool` = the current plan has a step of that tool (with `min/maxAmountMinor`:
+ * exactly or as a prefix, literally and case-sensitively on both databases (`literalPrefix`); `tool` = the current plan has a step of that tool (with `min/maxAmountMinor`:
  * the same step moves that much).
  */
 export type QueueFilters = QueueFilterState;
+
+/**
+ * A string filter for "starts with `prefix`", taken literally (`%`, `_` and `\\` are characters, not
+ * wildcards) and case-sensitively, the same on both databases. Prisma's `startsWith` becomes LIKE
+ * without escaping: `%` would match everything, and SQLite's LIKE ignores ASCII case while
+ * PostgreSQL's does not. So: on PostgreSQL, LIKE with the wildcards escaped (backslash is its
+ * default escape character); on SQLite (no default escape, BINARY collation), the range
+ * [prefix, prefix + U+10FFFF), which is exactly the strings starting with `prefix`. Both use the
+ * column's index.
+ */
+export function literalPrefix(prefix: string): Prisma.StringFilter {
+  if (DB_PROVIDER === "postgresql") return { startsWith: prefix.replace(/[\\%_]/g, (c) => `\\${c}`) };
+  return { gte: prefix, lt: `${prefix}\u{10FFFF}` };
+}
 
 /** Who is looking: their id, role and grants decide "mine", "beyond my limit" and "requested of me". */
 export type QueueViewer = { id: string; role: string; grants: readonly Grant[] };
@@ -58,7 +72,7 @@ export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefine
     default:
       break;
   }
-  if (f.accountId) and.push({ accountId: { startsWith: f.accountId } });
+  if (f.accountId) and.push({ accountId: literalPrefix(f.accountId) });
   if (f.tool || f.minAmountMinor != null || f.maxAmountMinor != null) {
     const amount: Prisma.IntNullableFilter = {};
     if (f.minAmountMinor != null) amount.gte = f.minAmountMinor;

@@ -113,4 +113,24 @@ describe("tool catalog imported from a local MCP server", () => {
     const audit = await prisma.auditEvent.findMany({ where: { type: "admin_change" }, orderBy: { seq: "desc" }, take: 1 });
     expect(audit[0].data).toMatchObject({ what: "tool_catalog.import", catalogVersion: 3, added: ["print_label"] });
   });
+
+  it("an import is capped at 200 tools, and hostile names and recursive schemas are refused with nothing stored", async () => {
+    const before = await prisma.toolCatalogVersion.count();
+    const many = Array.from({ length: 3000 }, (_, i) => ({ name: `bulk_${i}`, inputSchema: { type: "object" } }));
+    const err = await refused(importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "bulk", payload: { tools: many } }));
+    expect(err.code).toBe("validation_failed");
+    expect(err.details).toMatchObject({ limit: 200, listed: 3000 });
+    const hostile = {
+      tools: [
+        { name: "__proto__", inputSchema: { type: "object" } },
+        { name: "constructor", inputSchema: { type: "object" } },
+        { name: "Issue_Refund", inputSchema: { type: "object" } },
+        { name: "tree", inputSchema: { type: "object", properties: { child: { $ref: "#" } } } },
+      ],
+    };
+    const refusedAll = await refused(importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "hostile", payload: hostile }));
+    expect(refusedAll.code).toBe("validation_failed");
+    expect((refusedAll.details.problems as { name: string }[]).map((p) => p.name)).toEqual(["__proto__", "constructor", "Issue_Refund", "tree"]);
+    expect(await prisma.toolCatalogVersion.count()).toBe(before);
+  });
 });

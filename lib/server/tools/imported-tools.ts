@@ -20,6 +20,7 @@ import { toolNames } from "../../tools/builtin-tools";
 import {
   draftsFromMcpTools,
   draftsFromOpenAiFunctions,
+  MAX_TOOLS_PER_IMPORT,
   importedToolSpecSchema,
   type ImportedToolSpec,
   type ImportProblem,
@@ -212,11 +213,24 @@ export async function importDrafts(
 
 const BUILT_IN = new Set<string>(toolNames);
 
+/** `list` unchanged when it holds at most MAX_TOOLS_PER_IMPORT entries. Errors: 422 `validation_failed` {limit, listed}. */
+function capped<T>(list: T[]): T[] {
+  if (list.length > MAX_TOOLS_PER_IMPORT) {
+    throw new DomainError("validation_failed", `An import may list at most ${MAX_TOOLS_PER_IMPORT} tools; this one lists ${list.length}. Import them in parts.`, {
+      limit: MAX_TOOLS_PER_IMPORT,
+      listed: list.length,
+      issues: [{ path: "payload", message: `At most ${MAX_TOOLS_PER_IMPORT} tools per import` }],
+    });
+  }
+  return list;
+}
+
 /**
  * An admin imports tools in the console (`POST /api/admin/tools/import`): from a pasted MCP
  * `tools/list` result, pasted OpenAI function definitions, or a configured MCP server by name.
  * Errors: 403 `forbidden` unless admin; 400 `bad_request` (unreadable payload, unknown server,
- * server failed); 422 `validation_failed` {problems} when no tool could be imported.
+ * server failed); 422 `validation_failed` {problems} when no tool could be imported, or
+ * {limit} when the list holds more than MAX_TOOLS_PER_IMPORT tools (nothing is imported).
  */
 export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, body: ImportToolsBody): Promise<ImportResult> {
   await requireRole(admin, ["admin"], "admin.import_tools");
@@ -226,13 +240,13 @@ export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, bod
     const server = Object.prototype.hasOwnProperty.call(configuredMcpServers(), body.server) ? configuredMcpServers()[body.server] : undefined;
     if (!server) throw new DomainError("bad_request", `No MCP server "${body.server}" is configured (PLANDESK_MCP_SERVERS).`);
     source = { kind: "mcp", ref: `server ${body.server}` };
-    drafts = draftsFromMcpTools(await listMcpServerTools(server.command, server.args), source.ref, BUILT_IN);
+    drafts = draftsFromMcpTools(capped(await listMcpServerTools(server.command, server.args)), source.ref, BUILT_IN);
   } else if (body.source === "mcp_tools_list") {
     source = { kind: "mcp", ref: body.label };
-    drafts = draftsFromMcpTools(mcpEntries(body.payload), body.label, BUILT_IN);
+    drafts = draftsFromMcpTools(capped(mcpEntries(body.payload)), body.label, BUILT_IN);
   } else {
     source = { kind: "openai", ref: body.label };
-    drafts = draftsFromOpenAiFunctions(openAiEntries(body.payload), body.label, BUILT_IN, new Set(body.readOnly ?? []));
+    drafts = draftsFromOpenAiFunctions(capped(openAiEntries(body.payload)), body.label, BUILT_IN, new Set(body.readOnly ?? []));
   }
   if (drafts.drafts.length === 0) {
     throw new DomainError("validation_failed", drafts.problems.length ? `No tool could be imported: ${drafts.problems.map((p) => `${p.name}: ${p.reason}`).join("; ")}` : "The payload lists no tools.", { problems: drafts.problems });

@@ -5,6 +5,7 @@ import { ownIn, cannotApply } from "../../effects/state";
 import { addDays } from "date-fns";
 import { utcDateOf } from "../../dates";
 import { findRecord, own } from "../../desk/lookup";
+import { RESCHEDULE_HORIZON_DAYS } from "../../policy";
 import type { ToolIssue } from "../types";
 import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssue } from "../shared";
 
@@ -19,6 +20,8 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  * - `from` is strictly after today's UTC date of `ctx.now` (`window_not_future`). Decision:
  *   today itself is refused — a same-day change cannot reach the carrier in time, and "today"
  *   is the UTC calendar date so the rule does not depend on anyone's time zone;
+ * - `to` is at most RESCHEDULE_HORIZON_DAYS (lib/policy.ts, one year) after today's UTC date
+ *   (`window_beyond_horizon`);
  * - neither `from` nor `to` is a holiday at the shipment's destination (`window_on_holiday`).
  *   Days strictly inside the window may be holidays: the carrier delivers on a working day of it.
  */
@@ -65,6 +68,17 @@ export const rescheduleDelivery = defineBuiltinTool({
         details: { from, today },
       });
     }
+    const horizonDays = ctx.rescheduleHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
+    const horizon = utcDateOf(new Date(Date.UTC(ctx.now.getUTCFullYear(), ctx.now.getUTCMonth(), ctx.now.getUTCDate() + horizonDays)));
+    if (to > horizon) {
+      issues.push({
+        code: "window_beyond_horizon",
+        severity: "error",
+        path: "window.to",
+        message: `The window may end at most ${horizonDays} days ahead (by ${horizon}, UTC); ${to} is beyond that`,
+        details: { to, horizon, horizonDays },
+      });
+    }
     const shipment = findRecord(ctx.desk, "shipment", args.shipmentId);
     if (!shipment) return [unknownIdIssue(ctx.desk, "shipment", "shipmentId", args.shipmentId), ...issues];
     if (shipment.status === "delivered") {
@@ -104,6 +118,7 @@ export const rescheduleDelivery = defineBuiltinTool({
   issueCodes: {
     window_inverted: { severity: "error", meaning: "The delivery window ends before it starts." },
     window_not_future: { severity: "error", meaning: "The window starts today (UTC) or earlier." },
+    window_beyond_horizon: { severity: "error", meaning: "The window ends further ahead than the reschedule horizon (one year by default)." },
     window_on_holiday: { severity: "error", meaning: "The window's first or last day is a holiday at the destination." },
     shipment_delivered: { severity: "error", meaning: "The shipment was already delivered." },
     shipment_cancelled: { severity: "error", meaning: "The shipment was cancelled; there is no delivery to move." },

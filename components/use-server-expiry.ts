@@ -1,0 +1,26 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { isExpiredAt, serverOffsetMs } from "@/lib/deadline/expiry-words";
+
+/**
+ * Whether the run has expired, on the server's clock: true from the instant `expiresAt` passes
+ * (browser time + the offset measured from `serverNow`, the server's time when it rendered the
+ * page), not from the next refetch or sweep. Re-renders exactly at that instant (one timer) and
+ * returns the server-clock "now" for words like "expired 3 min ago" (refreshed every 30 s).
+ */
+export function useServerExpiry(expiresAt: string, serverNow: string): { expired: boolean; now: Date } {
+  const [offset] = useState(() => serverOffsetMs(serverNow, Date.now()));
+  const [now, setNow] = useState(() => new Date(Date.now() + offset));
+  useEffect(() => {
+    const left = new Date(expiresAt).getTime() - (Date.now() + offset);
+    const tick = () => setNow(new Date(Date.now() + offset));
+    const atExpiry = left > 0 ? setTimeout(tick, Math.min(left + 5, 2_147_483_647)) : null;
+    const every = setInterval(tick, 30_000);
+    return () => {
+      if (atExpiry) clearTimeout(atExpiry);
+      clearInterval(every);
+    };
+  }, [expiresAt, offset]);
+  return { expired: isExpiredAt(expiresAt, now), now };
+}
