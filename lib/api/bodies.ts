@@ -12,6 +12,8 @@ export const submitRunBodySchema = z
   .object({
     taskRevision: z.number().int().min(1),
     steps: z.array(z.unknown()),
+    /** The reads the agent made (read steps, lib/reads/schema.ts); read steps may also be sent in `steps` with `kind: "read"`. */
+    reads: z.array(z.unknown()).optional(),
     expiresInSeconds: z.number().int().positive().optional(),
     /**
      * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
-import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, type GateRule, type GatePolicyDraft } from "./rules";
+import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
  * The admin editor's form (issue #17): the same draft as `gatePolicyDraftSchema`, with amounts as
@@ -23,6 +23,8 @@ export const gateRuleFormSchema = z.object({
   authorMayApprove: z.boolean(),
   expiryHours: text,
   escalateHours: text,
+  /** The step fields the rule requires (kept as the rule has them; the editor shows them as checkboxes). */
+  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -66,6 +68,7 @@ export const gatePolicyFormSchema = z
         authorMayApprove: r.authorMayApprove,
         expirySeconds: secondsOf(r.expiryHours, ctx, ["rules", i, "expiryHours"]),
         escalateSeconds: secondsOf(r.escalateHours, ctx, ["rules", i, "escalateHours"]),
+        requiredFields: r.requiredFields ?? [],
         note: r.note,
       };
     }),
@@ -89,6 +92,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     authorMayApprove: r.authorMayApprove,
     expiryHours: hours(r.expirySeconds),
     escalateHours: hours(r.escalateSeconds),
+    requiredFields: [...(r.requiredFields ?? [])],
     note: r.note,
   };
 }

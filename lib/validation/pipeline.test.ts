@@ -7,7 +7,7 @@ import { toolNames } from "../tools/catalog";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
-import { bareStep, codes, ctx, NOW, plan, step, usd, validArgs } from "./test-utils";
+import { bareStep, codes, ctx, NOW, plan, readStep, requiring, step, usd, validArgs } from "./test-utils";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -168,6 +168,14 @@ describe("validatePlan: all issues, all stages", () => {
       [refund({ amount: usd(5000) }), { desk: { ...referenceDesk(NOW), inFlight: { in_74121: [hold("run_other", 60000)] } } }],
       [plan(bareStep("m", "reschedule_delivery", validArgs.reschedule_delivery))],
       [plan({ ...step("m", "reschedule_delivery", validArgs.reschedule_delivery), evidence: [{ recordType: "shipment", recordId: "sh_0" }] })],
+      [plan({ ...note("a"), provenance: { ticketId: { kind: "source", recordType: "order", recordId: "o1" } } })],
+      [plan({ ...step("r", "issue_refund", validArgs.issue_refund), provenance: { amount: { kind: "computed", formula: "500 * 3" } } })],
+      [plan(step("r", "issue_refund", validArgs.issue_refund)), { gateRules: requiring({ issue_refund: ["title", "evidence"] }) }],
+      [{ version: 1, steps: [{ ...note("a"), evidence: [{ readStepId: "rd" }] }], reads: [readStep("rd", "read_invoice", { invoiceId: "in_74121" }, { status: "failed" })] }],
+      [plan({ ...note("a"), evidence: [{ recordType: "invoice", recordId: "in_74119" }] })],
+      [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_invoice", { invoiceId: "in_74121" }, { observed: { openMinor: 1 } })] }],
+      [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_invoice", { invoiceId: "in_74119" })] }],
+      [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_order", { orderId: "o" })] }],
     ];
     for (const [p, over] of cases) {
       for (const i of validatePlan(p, ctx(over)).issues) if (!seen.has(i.code)) seen.set(i.code, i);

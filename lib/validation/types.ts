@@ -4,6 +4,7 @@ import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/tool-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
+import type { ValidationPhase } from "./provenance";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -58,7 +59,11 @@ export interface EditorContext {
  *   against it);
  * - `taskText`: the task's live text (user_literal provenance is checked against it);
  * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
- *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools.
+ *   catalog version (lib/tools/tool-catalog.ts); defaults to the built-in tools;
+ * - `phase`: who the validation is for — "submit" (the agent's new plan: claims that do not hold
+ *   and missing required fields are errors), "edit" (a person's edit) or "recheck" (a stored plan
+ *   checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
+ *   is given, else "recheck" when `runId` is, else "submit".
  */
 export interface ValidationContext {
   desk: AccountSnapshot;
@@ -72,6 +77,7 @@ export interface ValidationContext {
   gatePolicy?: Partial<Record<string, GateDefault>>;
   gateRules?: GateRulesContext;
   catalog?: ToolCatalog;
+  phase?: ValidationPhase;
 }
 
 /** The gate policy version and the facts of the run it is evaluated for (issue #17). */

@@ -1,5 +1,5 @@
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
-import { MAX_GATE_RULES } from "../../gate-policy/rules";
+import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money";
 import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";
@@ -30,8 +30,15 @@ type RuleRow = {
   authorMayApprove: boolean;
   expirySeconds: number | null;
   escalateSeconds: number | null;
+  requiredFields?: unknown;
   note: string;
 };
+
+/** A stored `requiredFields` column as reason keys (unknown entries dropped; null: none). */
+function storedRequiredFields(v: unknown): GateRule["requiredFields"] {
+  const list = Array.isArray(v) ? v : [];
+  return REQUIRABLE_FIELDS.filter((k) => list.includes(k));
+}
 
 /** A stored rule row as the evaluator's `GateRule` (an unknown decision reads as `two`: fail closed). */
 export function toGateRule(r: RuleRow): GateRule {
@@ -50,6 +57,7 @@ export function toGateRule(r: RuleRow): GateRule {
     authorMayApprove: r.authorMayApprove,
     expirySeconds: r.expirySeconds,
     escalateSeconds: r.escalateSeconds,
+    requiredFields: storedRequiredFields(r.requiredFields),
     note: r.note,
   };
 }
