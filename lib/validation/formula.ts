@@ -54,6 +54,10 @@ let configured = false;
 function configure(): void {
   if (configured) return;
   configured = true;
+  // jsep returns a number literal without running "after-token"; read numbers here so a percent sign after one is seen.
+  jsep.hooks.add("gobble-token", function numberToken(env) {
+    if ((this.code >= 48 && this.code <= 57) || this.code === 46) env.node = this.gobbleNumericLiteral();
+  });
   jsep.hooks.add("after-token", function percent(env) {
     if (!env.node) return;
     this.gobbleSpaces();
