@@ -260,7 +260,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       ageHours: 2,
       steps: [
         { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74992", note: "Customer reports 2 of 6 pallets with broken cold seals; photos on file." }, provenance: { note: m } },
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74401", amount: usd(106000), reason: "Damaged goods: 2 of 6 pallets" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "computed", formula: "318000 × 2/6" }, reason: m } },
+        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74401", amount: usd(106000), reason: "Damaged goods: 2 of 6 pallets" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "computed", formula: "318000 × 2/6" }, reason: m }, title: "Refund the two damaged pallets", evidence: [{ recordType: "invoice", recordId: "in_74401" }], risk: "Money leaves the company; the damage report could be wrong", stopCondition: "The invoice was paid or refunded meanwhile" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "74992", body: "We are sorry about the damaged pallets. We have refunded $1,060.00 for the two affected pallets." }, provenance: { body: m } },
       ],
     },
@@ -270,7 +270,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       scenario: "duplicate charge",
       ageHours: 3,
       steps: [
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74802", amount: usd(419900), reason: "Duplicate of in_74801" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "source", recordType: "invoice", recordId: "in_74802" } } },
+        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74802", amount: usd(419900), reason: "Duplicate of in_74801" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "source", recordType: "invoice", recordId: "in_74802" } }, title: "Refund the duplicate charge", evidence: [{ recordType: "invoice", recordId: "in_74802" }], risk: "Refunding the original instead of the duplicate", stopCondition: "The duplicate was already credited" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "74993", body: "You were charged twice for the same consignment. We have refunded the duplicate charge of $4,199.00." }, provenance: { body: m } },
       ],
     },
@@ -301,7 +301,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       scenario: "fee dispute",
       ageHours: 5,
       steps: [
-        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "LATE_FEE", amount: usd(8900) }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: "in_74501" } } },
+        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "LATE_FEE", amount: usd(8900) }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: "in_74501" } }, title: "Waive the late fee", evidence: [{ recordType: "invoice", recordId: "in_74501" }], risk: "The payment may in fact have been late", stopCondition: "The fee was already waived or paid" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "74996", body: "You are right — the payment arrived on time. We have waived the late fee of $89.00." }, provenance: { body: m } },
       ],
     },
@@ -311,7 +311,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       scenario: "late delivery",
       ageHours: 2,
       steps: [
-        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_baltic", amount: usd(25000), memo: "Service credit: reefer delivery sh_5540 two days late" }, provenance: { amount: { kind: "computed", formula: "contract late-reefer credit" } } },
+        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_baltic", amount: usd(25000), memo: "Service credit: reefer delivery sh_5540 two days late" }, provenance: { amount: m }, title: "Service credit for the late reefer delivery", evidence: [{ recordType: "account", recordId: "acc_baltic" }], risk: "Credit beyond the contract's late-delivery terms", stopCondition: "A credit for this delivery already exists" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "74997", body: "We apologise for the late delivery. A service credit of $250.00 has been applied to your account." }, provenance: { body: m } },
       ],
     },
@@ -322,7 +322,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       ageHours: 1,
       steps: [
         { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5580", window: { from: day(2), to: day(2) }, reason: "Earliest available slot for perishables." }, provenance: { window: m } },
-        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_delta", amount: usd(15000), memo: "Perishables delay compensation" }, provenance: { amount: m } },
+        { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_delta", amount: usd(15000), memo: "Perishables delay compensation" }, provenance: { amount: m }, title: "Compensate the perishables delay", evidence: [{ recordType: "account", recordId: "acc_delta" }], risk: "Compensation the contract does not grant", stopCondition: "The customer declines compensation" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "74998", body: `Your flowers are booked for ${longDate(2)} and a credit of $150.00 was applied.` }, provenance: { body: m } },
       ],
     },
@@ -332,7 +332,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       scenario: "fee dispute",
       ageHours: 6,
       steps: [
-        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74701", feeCode: "STORAGE", amount: usd(24000) }, provenance: {} },
+        { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74701", feeCode: "STORAGE", amount: usd(24000) }, provenance: {}, title: "Waive the storage fee", evidence: [{ recordType: "invoice", recordId: "in_74701" }], risk: "The storage may not have been caused by the closure", stopCondition: "The fee was already paid" },
         { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74999", note: "Storage accrued during the terminal closure; waived per policy." }, provenance: {} },
       ],
     },
@@ -342,7 +342,7 @@ export function buildDemoDesk(now: Date): DemoDesk {
       scenario: "duplicate charge",
       ageHours: 5,
       steps: [
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74311", amount: usd(240000), reason: "Duplicate of in_74310" }, provenance: {} },
+        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74311", amount: usd(240000), reason: "Duplicate of in_74310" }, provenance: {}, title: "Refund the duplicate invoice", evidence: [{ recordType: "invoice", recordId: "in_74311" }], risk: "Refunding the wrong one of the two invoices", stopCondition: "The duplicate was already credited" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "75000", body: "The duplicate invoice has been refunded in full ($2,400.00)." }, provenance: {} },
       ],
     },
