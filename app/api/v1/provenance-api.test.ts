@@ -16,7 +16,7 @@ import { POST as outcomeRoute } from "./runs/[runId]/steps/[stepId]/outcome/rout
 import { POST as submitRoute } from "./tasks/[taskId]/runs/route";
 
 const BASE = "http://localhost:3999";
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function request(path: string, opts: { body?: unknown; method?: string; headers?: Record<string, string> } = {}): Request {
   const headers: Record<string, string> = { authorization: `Bearer ${DEMO_AGENT_KEY}`, ...(opts.headers ?? {}) };
