@@ -245,10 +245,10 @@ describe("approvals across edits", () => {
       "task_75008",
       {
         taskRevision: 1,
-        steps: [
+        steps: withRequiredReasons([
           { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 10000, currency: "USD" }, reason: "Storage fee goodwill" } },
           { id: "s_reply", tool: "send_reply", args: { ticketId: "75008", body: "Hello, we have refunded $100.00 to your account." } },
-        ],
+        ]),
       },
       "lapse-1",
       TEST_NOW,
