@@ -7,6 +7,8 @@ import { EffectBadge, GateBadge } from "./badges";
 import { authorLabel } from "@/lib/audit-describe";
 import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
+import type { ReadStep } from "@/lib/reads/schema";
+import { valueAt, verifyProvenance } from "@/lib/validation/provenance-check";
 import { AfterThisStep } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
 
@@ -25,8 +27,8 @@ function approvalLabel(a: NonNullable<RunStepView["approval"]>, users: Record<st
 
 /**
  * Read-only plan: each step's tool, typed arguments, gate, author ("Proposed by the agent",
- * "Added by <name>", "Changed by <name>"), the origin of every argument (DESIGN.md §3) and its
- * validation issues. Origins come from the stored step only; an approval never relabels them.
+ * "Added by <name>", "Changed by <name>"), the origin of every argument — checked against live
+ * account data and the task text: "checked", "unverified" or the mismatch — and its validation issues. Origins come from the stored step only; an approval never relabels them.
  */
 export function PlanSteps({
   steps,
@@ -35,7 +37,13 @@ export function PlanSteps({
   users,
   catalog = builtinCatalog,
   effects,
+  reads = [],
+  taskText,
 }: {
+  /** The plan's read steps: evidence may name them. */
+  reads?: readonly ReadStep[];
+  /** The task's live text: quotes are checked against it (absent: quotes show "unverified"). */
+  taskText?: string;
   /** The effects preview per step (issue #17.3): an "After this step" panel under each step that has one. */
   effects?: StepEffect[];
   /** The run's catalog, for imported tools (default: built-in tools). */
@@ -94,18 +102,25 @@ export function PlanSteps({
                     <ArgValue field={f} value={s.args[f.name]} desk={desk} />
                     {(s.provenance?.[f.name] ||
                       (s.args[f.name] !== undefined && !Object.keys(s.provenance ?? {}).some((k) => k.startsWith(`${f.name}.`)))) && (
-                      <ProvenanceBadge provenance={s.provenance?.[f.name]} users={users} field={f} desk={desk} value={s.args[f.name]} />
+                      <ProvenanceBadge
+                        provenance={s.provenance?.[f.name]}
+                        users={users}
+                        field={f}
+                        desk={desk}
+                        value={s.args[f.name]}
+                        check={s.provenance?.[f.name] ? verifyProvenance(s.provenance[f.name], s.args[f.name], { desk, taskText }) : null}
+                      />
                     )}
                     {Object.entries(s.provenance ?? {})
                       .filter(([k]) => k.startsWith(`${f.name}.`))
                       .map(([k, p]) => (
-                        <ProvenanceBadge key={k} provenance={p} users={users} subPath={k.slice(f.name.length + 1)} />
+                        <ProvenanceBadge key={k} provenance={p} users={users} subPath={k.slice(f.name.length + 1)} check={verifyProvenance(p, valueAt(s.args, k), { desk, taskText })} />
                       ))}
                   </dd>
                 </div>
               ))}
             </dl>
-            <StepReasons reasons={s} desk={desk} stepId={s.id} />
+            <StepReasons reasons={s} desk={desk} stepId={s.id} required={s.requiredFields ?? []} reads={reads} />
             {effects && <AfterThisStep effect={effects.find((e) => e.stepId === s.id)} />}
             {stepIssues.length > 0 && (
               <ul className="mt-3 space-y-1">

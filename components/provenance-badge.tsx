@@ -3,7 +3,37 @@ import { formatFormula, formatInstant } from "@/lib/format";
 import type { Money } from "@/lib/money";
 import type { Provenance } from "@/lib/plan/schema";
 import type { FieldSpec } from "@/lib/tools/types";
+import type { ProvenanceCheck } from "@/lib/validation/provenance-check";
 import { ArgValue } from "./arg-value";
+
+/**
+ * What Plandesk found when it checked the stated origin (lib/validation/provenance-check.ts):
+ * "checked" when the account data or the task text bears it out, "unverified" when it could not
+ * be checked (never shown as fact), or the mismatch itself ("claimed $1,500.00, formula gives
+ * $1,060.00"). Nothing for origins that make no claim (model, operator).
+ */
+export function VerificationMark({ check }: { check: ProvenanceCheck | null | undefined }) {
+  if (!check) return null;
+  if (check.status === "checked") {
+    return (
+      <span data-testid="provenance-check" data-status="checked" className="ml-1 rounded bg-emerald-100 px-1 text-[10px] font-semibold text-emerald-900" title={check.message}>
+        checked
+      </span>
+    );
+  }
+  if (check.status === "unverified") {
+    return (
+      <span data-testid="provenance-check" data-status="unverified" className="ml-1 rounded border border-dashed border-slate-400 px-1 text-[10px] font-semibold text-slate-700" title={check.message}>
+        unverified
+      </span>
+    );
+  }
+  return (
+    <span data-testid="provenance-check" data-status="mismatch" role="status" className="ml-1 rounded bg-red-100 px-1 text-[10px] font-semibold text-red-900" title={check.message}>
+      mismatch: {check.message}
+    </span>
+  );
+}
 
 const BASE = "inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-[11px] font-medium leading-4";
 
@@ -20,6 +50,7 @@ export function ProvenanceBadge({
   desk,
   subPath,
   value,
+  check,
 }: {
   provenance: Provenance | undefined;
   /** The argument's value, so a computed money value reads "$3,180.00 × 2/6 = $1,060.00". */
@@ -29,6 +60,8 @@ export function ProvenanceBadge({
   desk?: AccountSnapshot;
   /** For a provenance entry on part of an argument, e.g. "from" of `window.from`. */
   subPath?: string;
+  /** What Plandesk found when it checked this origin against live data ({@link VerificationMark}). */
+  check?: ProvenanceCheck | null;
 }) {
   const prefix = subPath ? <span className="font-mono text-[10px] opacity-80">{subPath}:</span> : null;
   if (!provenance) {
@@ -56,6 +89,7 @@ export function ProvenanceBadge({
         >
           {prefix}task text
           {provenance.quote && <span className="sr-only">: “{provenance.quote}”</span>}
+          <VerificationMark check={check} />
         </span>
       );
     case "source":
@@ -67,10 +101,12 @@ export function ProvenanceBadge({
           title={`Read from account data: ${provenance.recordType} ${provenance.recordId}`}
         >
           {prefix}account data · {provenance.recordType} <code className="font-mono">{provenance.recordId}</code>
+          <VerificationMark check={check} />
         </span>
       );
     case "computed": {
-      const formula = provenance.formula ? humanFormula(provenance.formula, value, desk) : undefined;
+      // "= $1,060.00" only when Plandesk recomputed it: a claimed result is never shown as the formula's.
+      const formula = provenance.formula ? humanFormula(provenance.formula, check?.status === "checked" ? value : undefined, desk) : undefined;
       return (
         <span
           data-testid="provenance"
@@ -82,6 +118,7 @@ export function ProvenanceBadge({
           <span>
             computed{formula && <span className="font-normal">: {formula}</span>}
           </span>
+          <VerificationMark check={check} />
         </span>
       );
     }

@@ -23,6 +23,7 @@ import { ReconcilePanel } from "./reconcile-panel";
 import { StepArgList } from "./arg-value";
 import { PlanForm } from "./plan-form";
 import { PlanSteps } from "./plan-steps";
+import { ReadSteps } from "./read-steps";
 import { ReviewChanges } from "./review-changes";
 import { PresenceBar, useLiveConnected } from "./live/presence-bar";
 
@@ -161,7 +162,8 @@ export function RunWorkspace({
               {i.message}
             </p>
           ))}
-          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} />
+          <ReadSteps reads={d.run.reads ?? []} issues={d.validation.issues} desk={desk} />
+          <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} reads={d.run.reads ?? []} taskText={d.task.body} />
           {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
             <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} viewerId={viewerId} users={d.users} />
           )}

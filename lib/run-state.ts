@@ -77,6 +77,12 @@ export const RUN_EVENTS = {
     by: ["system"],
     trigger: "A claim found the task revised since submission (stopped_stale_task).",
   },
+  stop_condition_met: {
+    from: ["executing"],
+    to: "stopped",
+    by: ["executor"],
+    trigger: "The executor found a step's stop condition met and wrote nothing (stopReason stop_condition_met); later steps never run.",
+  },
   complete: {
     from: ["executing"],
     to: "completed",

@@ -402,7 +402,15 @@ async function outOfOrder(p: Pass) {
 async function refundReview(p: Pass) {
   const s = "refund-review";
   const run = await submit(p, s, "75008", [
-    { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 1000, currency: "USD" }, reason: "Goodwill for the storage fee question" }, provenance: { invoiceId: { kind: "model" }, amount: { kind: "model" } } },
+    { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 1000, currency: "USD" }, reason: "Goodwill for the storage fee question" },
+      provenance: { invoiceId: { kind: "model" }, amount: { kind: "model" } },
+      // What the gate policy requires of an irreversible step: a title, evidence, the risk and a stop condition.
+      title: "Goodwill refund of 10.00",
+      rationale: "The customer waited long for an answer about the storage fee",
+      evidence: [{ recordType: "invoice", recordId: "in_74801" }],
+      risk: "Money leaves the company; goodwill sets a precedent",
+      stopCondition: "The invoice was paid or refunded meanwhile",
+    },
     note("s_note", "75008", "Goodwill refund of 10.00 on in_74801 proposed; waiting for approval."),
   ]);
   if (!run) return;

@@ -107,3 +107,28 @@ export function referenceEdit(steps: { id: string; tool: string; args: Record<st
   });
   return out;
 }
+
+const IRREVERSIBLE = new Set(["issue_refund", "apply_credit", "waive_fee"]);
+const TARGET_ARG: Record<string, [string, string]> = { issue_refund: ["invoice", "invoiceId"], waive_fee: ["invoice", "invoiceId"], apply_credit: ["account", "accountId"] };
+
+/**
+ * The seeded gate policy requires a title, evidence, a risk and a stop condition of every
+ * irreversible step an agent submits. Tests of OTHER rules give such steps those fields with this
+ * helper (evidence: the step's own target record), so they are not also about completeness; a
+ * field a step already has is kept. Other steps are returned as they are.
+ */
+export function withRequiredReasons<T>(steps: readonly T[]): T[] {
+  return steps.map((s) => {
+    const step = s as unknown as { tool?: string; args?: Record<string, unknown> } & Record<string, unknown>;
+    if (!step || typeof step !== "object" || !IRREVERSIBLE.has(String(step.tool))) return s;
+    const [recordType, arg] = TARGET_ARG[String(step.tool)];
+    const recordId = typeof step.args?.[arg] === "string" ? (step.args[arg] as string) : undefined;
+    return {
+      title: `Test ${step.tool}`,
+      risk: "Money moves",
+      stopCondition: "The record changed meanwhile",
+      ...(recordId ? { evidence: [{ recordType, recordId }] } : {}),
+      ...step,
+    } as unknown as T;
+  });
+}

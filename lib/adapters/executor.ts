@@ -25,7 +25,9 @@ export interface ExecutorOptions {
  *
  * For one step: claim (`digest` = digest of the approved `{tool, args}` computed here,
  * `taskRevision` = the run's bound revision, idempotency key `<runId>:<stepId>`) → fence hook →
- * your implementation with the approved args → outcome report. A refused claim stops the plan
+ * your implementation with the approved args and the step's stop condition (`ctx.stopCondition`,
+ * from the claim) → outcome report (a tool that reports `stopConditionMet` is reported `failed`
+ * with the flag, and the server stops the run: later steps are `skipped`). A refused claim stops the plan
  * with its typed code (`stopped_stale_task`, `digest_mismatch`, `expired`, `approval_missing`,
  * `already_claimed`, `validation_failed`, …); a claim answered from an earlier attempt of this
  * executor (`replayed`) is NOT written again: it is reported `unknown` for a person to reconcile.
@@ -126,7 +128,7 @@ export class PlanExecutor {
       const detail = "This step was claimed by an earlier attempt of this executor; whether that attempt wrote it is not known, so it is not written again and waits for a person to reconcile.";
       return this.report(step, claim, { status: "unknown", detail });
     }
-    const ctx: ExecutionContext = { runId: this.run.id, stepId: step.id, tool: step.tool, claim, step, run: this.run };
+    const ctx: ExecutionContext = { runId: this.run.id, stepId: step.id, tool: step.tool, claim, step, run: this.run, stopCondition: claim.stopCondition ?? null };
     if (this.opts.beforeWrite) {
       const fence = await this.opts.beforeWrite(ctx, step.args);
       if (!fence.ok) {
@@ -147,16 +149,20 @@ export class PlanExecutor {
   }
 
   private async report(step: RunStep, claim: Claim, outcome: ToolOutcome): Promise<StepResult> {
-    const detail = outcome.detail ?? outcome.status;
-    const res = await this.client.reportOutcome(this.run.id, step.id, { token: claim.token, status: outcome.status, detail: detail.slice(0, 4000) });
+    // A met stop condition: nothing was written, whatever status the tool gave; the run stops.
+    const stop = outcome.stopConditionMet === true;
+    const status = stop ? "failed" : outcome.status;
+    const detail = outcome.detail ?? (stop ? `Stop condition met: ${claim.stopCondition ?? "(none stated)"}` : outcome.status);
+    const res = await this.client.reportOutcome(this.run.id, step.id, { token: claim.token, status, detail: detail.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}) });
     (this.opts.log ?? (() => {}))(`reported ${step.id} (${step.tool}) ${outcome.status}: ${detail}${res.ok ? "" : ` (report refused: ${res.error.code})`}`);
     return {
-      status: outcome.status,
+      status,
       stepId: step.id,
       tool: step.tool,
       args: step.args,
       detail,
       ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+      ...(stop ? { stopConditionMet: true } : {}),
       ...(res.ok ? {} : { reportError: `${res.error.code}: ${res.error.message}` }),
     };
   }
@@ -189,6 +195,7 @@ export function resultForModel(verdict: Extract<CallVerdict, { verdict: "approve
   } else {
     out.detail = result.detail;
     if (result.output !== undefined) out.output = result.output;
+    if (result.stopConditionMet) out.stopConditionMet = true;
   }
   if (ranBefore.length) out.alsoRan = ranBefore.map((r) => ({ step: r.stepId, tool: r.tool, status: r.status, args: toJson(r.args) }));
   return out;

@@ -79,6 +79,12 @@ export interface ToolOutcome {
   detail?: string;
   /** Anything JSON the model should see (e.g. the written record). */
   output?: JsonValue;
+  /**
+   * True when the tool found the step's stop condition (`ctx.stopCondition`) met and wrote
+   * nothing: reported as `failed` with `stopConditionMet`, and the run stops (`stopped`,
+   * stopReason `stop_condition_met`). Say what you found in `detail`.
+   */
+  stopConditionMet?: boolean;
 }
 
 /**
@@ -92,6 +98,8 @@ export interface ExecutionContext {
   claim: Claim;
   step: RunStep;
   run: Run;
+  /** When NOT to write this step, as the approver saw it (the claim's `stopCondition`), or null. Check it before writing. */
+  stopCondition: string | null;
 }
 
 /**
@@ -133,6 +141,8 @@ export type StepResult =
       args: ToolArgs;
       detail: string;
       output?: JsonValue;
+      /** The tool found the step's stop condition met and wrote nothing (status is then `failed`). */
+      stopConditionMet?: boolean;
       /** The outcome report was refused (e.g. `outcome_already_reported`); the write stands. */
       reportError?: string;
     }

@@ -12,6 +12,8 @@ export const submitRunBodySchema = z
   .object({
     taskRevision: z.number().int().min(1),
     steps: z.array(z.unknown()),
+    /** The reads the agent made (read steps, lib/reads/schema.ts); read steps may also be sent in `steps` with `kind: "read"`. */
+    reads: z.array(z.unknown()).optional(),
     expiresInSeconds: z.number().int().positive().optional(),
     /**
      * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or
@@ -37,8 +39,15 @@ export const outcomeBodySchema = z
     token: z.string().min(1).max(200),
     status: z.enum(["succeeded", "failed", "unknown"]),
     detail: z.string().max(4000).optional(),
+    /**
+     * The executor found the step's stop condition (the claim's `stopCondition`) met and wrote
+     * nothing: only with status `failed`. The run stops (`stopped`, stopReason code
+     * `stop_condition_met`); `detail` says what it found.
+     */
+    stopConditionMet: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => !b.stopConditionMet || b.status === "failed", { path: ["stopConditionMet"], message: "A met stop condition means nothing was written: report it with status failed" });
 export type OutcomeBody = z.infer<typeof outcomeBodySchema>;
 
 /** `POST /api/runs/{runId}/edits`: the base version and the whole edited plan (validated from scratch). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS } from "../gate-policy/rules";
+import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS } from "../gate-policy/rules";
 import { defineEndpoint } from "./contract";
 
 /*
@@ -25,6 +25,7 @@ export const gateRuleViewSchema = z.object({
   authorMayApprove: z.boolean(),
   expirySeconds: z.number().int().nullable(),
   escalateSeconds: z.number().int().nullable(),
+  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).optional().meta({ description: "Step fields the agent must fill for steps this rule governs (missing_required_field / evidence_missing at submit)." }),
   note: z.string(),
 });
 const policySchema = z.object({ version: z.number().int(), rules: z.array(gateRuleViewSchema) });

@@ -93,6 +93,11 @@ export const claimSchema = open({
   approvalId: z.string(),
   claimedAt: isoTime,
   leaseExpiresAt: isoTime.meta({ description: "The token fences writes until then (ISO UTC); check it with POST /api/v1/claims/{token}/fence inside the write." }),
+  stopCondition: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: "When not to write this step (the step's stop condition as approved), or null. If it is met, write nothing and report the outcome with stopConditionMet: true (status failed): the run stops." }),
 }).meta({ id: "Claim" });
 
 const outcomeStatus = z.enum(["claimed", "succeeded", "failed", "unknown"]);

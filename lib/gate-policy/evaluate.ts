@@ -1,6 +1,7 @@
 import type { Money } from "../money";
 import type { GateDefault, ToolEffect } from "../tools/types";
 import type { GatePolicy, GateRule, GateRuleDecision } from "./rules";
+import type { StepReasonKey } from "../plan/schema";
 
 /**
  * The pure evaluation of the gate policy for one step (issue #17). No I/O.
@@ -41,6 +42,8 @@ export interface GateRequirement {
   policyVersion: number;
   /** True when a rule said `auto` for an irreversible tool and was read as `one`. */
   forcedByIrreversible: boolean;
+  /** The step fields the governing rule requires ([] without a rule). */
+  requiredFields: StepReasonKey[];
 }
 
 /** Number of matchers a rule sets (its specificity). */
@@ -106,6 +109,7 @@ export function evaluateGate(policy: GatePolicy, subject: GateSubject): GateRequ
     ruleId: rule?.id ?? null,
     policyVersion: policy.version,
     forcedByIrreversible,
+    requiredFields: [...(rule?.requiredFields ?? [])],
   };
 }
 

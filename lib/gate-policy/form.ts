@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
-import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, type GateRule, type GatePolicyDraft } from "./rules";
+import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
  * The admin editor's form (issue #17): the same draft as `gatePolicyDraftSchema`, with amounts as
@@ -25,6 +25,8 @@ export const gateRuleFormSchema = z.object({
   escalateHours: text,
   /** True: a step outside the task's intent or accounts waits for a supervisor instead of being refused. */
   supervisorMayAllowOutsideContract: z.boolean().optional(),
+  /** The step fields the rule requires (kept as the rule has them; the editor shows them as checkboxes). */
+  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -69,6 +71,7 @@ export const gatePolicyFormSchema = z
         expirySeconds: secondsOf(r.expiryHours, ctx, ["rules", i, "expiryHours"]),
         escalateSeconds: secondsOf(r.escalateHours, ctx, ["rules", i, "escalateHours"]),
         allowOutsideContract: r.supervisorMayAllowOutsideContract ? ("supervisor" as const) : null,
+        requiredFields: r.requiredFields ?? [],
         note: r.note,
       };
     }),
@@ -93,6 +96,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     expiryHours: hours(r.expirySeconds),
     escalateHours: hours(r.escalateSeconds),
     supervisorMayAllowOutsideContract: r.allowOutsideContract === "supervisor",
+    requiredFields: [...(r.requiredFields ?? [])],
     note: r.note,
   };
 }

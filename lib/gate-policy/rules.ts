@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { currencySchema } from "../money";
 import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
+import { STEP_REASON_KEYS } from "../plan/schema";
 
 /**
  * Gate policy as data (issue #17): the rule shape one zod schema defines for the admin form, the
@@ -8,8 +9,20 @@ import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
  * (`minAmountMinor` inclusive, `maxAmountMinor` exclusive, minor units, optionally one
  * `currency`); it decides `auto` (the policy approves), `one` approver or `two` distinct
  * approvers, whether the step's author may be one of them, and optional run deadlines
- * (`expirySeconds`, `escalateSeconds`, capped by lib/policy.ts).
+ * (`expirySeconds`, `escalateSeconds`, capped by lib/policy.ts), and the step fields it requires
+ * (`requiredFields`, a subset of title, rationale, evidence, risk, stopCondition: a step the agent
+ * submits without one is refused, `missing_required_field`; required evidence must be usable,
+ * lib/validation/evidence.ts).
  */
+
+/** The step fields a rule may require, in display order. */
+export const REQUIRABLE_FIELDS = STEP_REASON_KEYS;
+/** A rule's required fields: a set of reason keys (duplicates dropped, display order kept). */
+export const requiredFieldsSchema = z
+  .array(z.enum(REQUIRABLE_FIELDS))
+  .max(REQUIRABLE_FIELDS.length * 2)
+  .optional()
+  .transform((v) => REQUIRABLE_FIELDS.filter((k) => (v ?? []).includes(k)));
 
 /** What a matching rule decides. Source: issue #17. */
 export const GATE_RULE_DECISIONS = ["auto", "one", "two"] as const;
@@ -50,6 +63,7 @@ export const gateRuleInputSchema = z
     escalateSeconds: optionalSeconds,
     /** "supervisor": a step outside the task's intent or accounts waits for a supervisor's decision instead of being refused; null: refused. */
     allowOutsideContract: z.enum(["supervisor"]).nullable().optional(),
+    requiredFields: requiredFieldsSchema,
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
   .strict()
@@ -80,6 +94,7 @@ export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "d
     expirySeconds: null,
     escalateSeconds: null,
     allowOutsideContract: null,
+    requiredFields: [],
     note: "",
     ...fields,
   };

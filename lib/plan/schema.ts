@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { MAX_PLAN_READS, readStepSchema } from "../reads/schema";
+import { stepIdSchema } from "./step-id";
 
 /**
  * Where one argument's value came from. Approval records consent; it never relabels an origin.
@@ -37,30 +39,27 @@ export const authorSchema = z.discriminatedUnion("kind", [
 ]);
 export type Author = z.infer<typeof authorSchema>;
 
-/**
- * Step ids: short, url-safe strings (nanoid or agent-chosen) — the one documented pattern
- * `^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$` (issue #13): a letter or digit first, so no id is a special
- * property name such as `__proto__`; anything else is refused (422, shape stage).
- */
-export const stepIdSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "Step id must start with a letter or digit and contain only letters, digits, '_' and '-'");
+export { stepIdSchema };
 
 /**
- * A record a step relies on, named by the agent: `{recordType, recordId}` of account data
- * (`invoice`, `shipment`, `ticket`, `account`; other types are accepted but cannot be verified),
- * with an optional `note` on what it shows. Checked to exist by the validator
- * (`unverified_evidence` warning otherwise). Source: API.md (step reasons), issue #15.
+ * What a step relies on, named by the agent — one of:
+ * - a record of account data `{recordType, recordId}` (`invoice`, `shipment`, `ticket`, `account`;
+ *   other types are accepted but cannot be verified), with an optional `note` on what it shows;
+ * - a read step of the same plan `{readStepId}` (lib/reads/schema.ts): what the agent read and saw.
+ * Checked by the validator (lib/validation/evidence.ts): evidence must exist, belong to the task's
+ * account and, for a read, be a successful one; where the gate policy requires evidence, a write
+ * without usable evidence is refused.
  */
-export const evidenceRefSchema = z
+export const recordEvidenceSchema = z
   .object({
     recordType: z.string().min(1).max(64),
     recordId: z.string().min(1).max(128),
     note: z.string().max(500).optional(),
   })
   .strict();
+/** Evidence naming a read step of the plan by its id. */
+export const readEvidenceSchema = z.object({ readStepId: stepIdSchema, note: z.string().max(500).optional() }).strict();
+export const evidenceRefSchema = z.union([recordEvidenceSchema, readEvidenceSchema]);
 export type EvidenceRef = z.infer<typeof evidenceRefSchema>;
 
 /**
@@ -118,6 +117,8 @@ export const planSchema = z
   .object({
     version: z.number().int().min(1),
     steps: z.array(stepSchema),
+    /** The reads the agent made (lib/reads/schema.ts); never approved, claimed or digested. */
+    reads: z.array(readStepSchema).max(MAX_PLAN_READS).optional(),
   })
   .strict();
 export type Plan = z.infer<typeof planSchema>;

@@ -22,6 +22,7 @@ const CORE_ISSUE_CODES = {
   too_small: { stage: "shape", severity: "error", meaning: "Below a schema minimum (e.g. plan version < 1)." },
   too_big: { stage: "shape", severity: "error", meaning: "Above a schema maximum (e.g. text too long)." },
   invalid_json_value: { stage: "shape", severity: "error", meaning: "NaN, Infinity, a lone surrogate or a cycle: not canonical JSON." },
+  unknown_read_tool: { stage: "shape", severity: "error", meaning: "A read step names a read tool Plandesk does not know (read_invoice, read_shipment, read_ticket)." },
   // structure (DESIGN.md §1.2)
   empty_plan: { stage: "structure", severity: "error", meaning: "The plan has no steps." },
   too_many_steps: { stage: "structure", severity: "error", meaning: "More steps than maxSteps (default MAX_PLAN_STEPS)." },
@@ -53,6 +54,13 @@ const CORE_ISSUE_CODES = {
   derived_from_untrusted_text: { stage: "task_contract", severity: "warning", meaning: "An argument quotes a customer or attachment part, or repeats flagged text: the gate policy alone never approves the step." },
   untrusted_authority: { stage: "task_contract", severity: "warning", meaning: "Money or a commitment rests on a customer's words (needs acknowledgement)." },
   missing_rationale: { stage: "task_contract", severity: "warning", meaning: "A write step (tool effect not internal) without a rationale from the agent." },
+  provenance_mismatch: { stage: "task_contract", severity: "error", meaning: "A stated origin that does not hold: the formula gives another value, the quote is not in the task or lacks the value, the source record is missing, of another account or lacks the value. A warning on a person's edit or a re-check." },
+  missing_required_field: { stage: "task_contract", severity: "error", meaning: "A step field the gate policy rule requires (title, rationale, risk, stop condition) is absent or blank. A warning on a person's edit or a re-check." },
+  evidence_missing: { stage: "task_contract", severity: "error", meaning: "The gate policy requires evidence and the step has none usable, or evidence names a read step the plan does not have. A warning where evidence is not required, on an edit or a re-check." },
+  evidence_failed: { stage: "task_contract", severity: "warning", meaning: "Evidence is a read that failed (or a record whose read failed): not evidence. An error where the gate policy requires evidence." },
+  evidence_other_account: { stage: "task_contract", severity: "warning", meaning: "Evidence is a record of another account than the task's (needs acknowledgement). An error where the gate policy requires evidence." },
+  read_outdated: { stage: "task_contract", severity: "warning", meaning: "What a read step says the agent saw differs from the record now (or the record no longer exists)." },
+  read_other_account: { stage: "task_contract", severity: "warning", meaning: "A read step read a record of another account than the task's." },
   // content (DESIGN.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
   hidden_characters: { stage: "content", severity: "warning", meaning: "A text argument holds invisible or direction characters (shown as markers; needs acknowledgement)." },

@@ -11,6 +11,11 @@ import { decideGates } from "./gate";
 import { checkContractRules, checkUntrustedText, type TaskContractContext } from "./contract-rules";
 import { governingRule } from "../gate-policy/evaluate";
 import { checkEvidence, checkRationale } from "./reasons";
+import { checkProvenance, type ValidationPhase } from "./provenance";
+import { checkReads } from "../reads/check-reads";
+import { checkStepEvidence } from "./evidence";
+import { checkRequiredFields, requiredFieldsByStep } from "./completeness";
+import type { StepReasonKey } from "../plan/schema";
 import type { GateDecision, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
 
 /**
@@ -31,6 +36,11 @@ function run<T>(stage: ValidationStage, issues: ValidationIssue[], fallback: T, 
     });
     return fallback;
   }
+}
+
+/** The phase a validation runs in (ValidationContext `phase`, with its inference when absent). */
+export function phaseOf(ctx: Pick<ValidationContext, "phase" | "editor" | "runId">): ValidationPhase {
+  return ctx.phase ?? (ctx.editor ? "edit" : ctx.runId !== undefined ? "recheck" : "submit");
 }
 
 /**
@@ -61,6 +71,13 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now, runId: ctx.runId })));
   issues.push(...run("argument_bounds", issues, [], () => checkEvidence(steps, ctx.desk)));
   issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk, ctx.taskText)));
+  issues.push(...run("task_contract", issues, [], () => checkProvenance(steps, ctx.desk, ctx.taskText, phaseOf(ctx))));
+  // What the agent saw: its reads re-read, the evidence of each write, the fields the policy requires.
+  const reads = shape.reads ?? [];
+  issues.push(...run("task_contract", issues, [], () => checkReads(reads, ctx.desk, steps.flatMap((s) => (s.id ? [s.id] : [])))));
+  const required = run("task_contract", issues, new Map<string, StepReasonKey[]>(), () => requiredFieldsByStep(steps, ctx.gateRules));
+  issues.push(...run("task_contract", issues, [], () => checkStepEvidence(steps, reads, ctx.desk, (id) => required.get(id)?.includes("evidence") ?? false, phaseOf(ctx))));
+  issues.push(...run("task_contract", issues, [], () => checkRequiredFields(steps, required, phaseOf(ctx))));
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
   if (ctx.task) {
     const task: TaskContractContext = { ...ctx.task, supervisorMayAllow: supervisorMayAllow(ctx) };

@@ -41,6 +41,7 @@ export function checkEvidence(steps: readonly StepView[], desk: AccountSnapshot)
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
     (s.step.evidence ?? []).forEach((ref, k) => {
+      if ("readStepId" in ref) return; // a read step of the plan: judged by ./evidence.ts
       const base = { stage: "argument_bounds" as const, code: "unverified_evidence", severity: "warning" as const, stepId: s.id, path: `${s.path}.evidence.${k}` };
       const kind = RECORD_KINDS.find((r) => r === ref.recordType);
       if (!kind) {

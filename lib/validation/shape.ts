@@ -5,6 +5,8 @@ import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import { nearest } from "../text/confusables";
 import type { StepView, ValidationIssue } from "./types";
 import { mapZodIssues } from "./zod-issues";
+import { checkReadsShape } from "../reads/check-reads";
+import type { ReadStep } from "../reads/schema";
 
 /** What the shape stage hands to the rest of the pipeline. */
 export interface ShapeOutcome {
@@ -13,6 +15,8 @@ export interface ShapeOutcome {
   steps: StepView[] | null;
   /** The parsed plan, only when the whole plan passed the shape stage. */
   plan?: Plan;
+  /** The parsed read steps (`plan.reads`), when every one passed its shape (`[]` when the plan has none). */
+  reads?: ReadStep[];
 }
 
 /** The plan envelope with `steps` left unparsed so each step is checked on its own. */
@@ -20,6 +24,7 @@ const envelopeSchema = z
   .object({
     version: planSchema.shape.version,
     steps: z.array(z.unknown(), { error: (i) => (i.input === undefined ? "Steps are required" : "Steps must be a list") }),
+    reads: z.unknown().optional(),
   })
   .strict();
 
@@ -65,9 +70,12 @@ export function checkShape(input: unknown, catalog: ToolCatalog = builtinCatalog
   if (!Array.isArray(input.steps)) return { issues, steps: null };
 
   const views = input.steps.map((raw, index) => checkStep(raw, index, issues, catalog));
-  if (issues.length > 0 || !env.success) return { issues, steps: views };
-  const plan: Plan = { version: env.data.version, steps: views.map((v) => v.step as Step) };
-  return { issues, steps: views, plan };
+  // The reads the agent made (lib/reads): checked apart from the write steps, paths "reads.K".
+  const reads = checkReadsShape(input.reads);
+  issues.push(...reads.issues);
+  if (issues.length > 0 || !env.success) return { issues, steps: views, reads: reads.reads };
+  const plan: Plan = { version: env.data.version, steps: views.map((v) => v.step as Step), ...(input.reads !== undefined ? { reads: reads.reads } : {}) };
+  return { issues, steps: views, plan, reads: reads.reads };
 }
 
 function checkStep(raw: unknown, index: number, issues: ValidationIssue[], catalog: ToolCatalog): StepView {

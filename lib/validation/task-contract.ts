@@ -1,6 +1,5 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName, describeRecord } from "../desk/lookup";
-import { checkProvenance } from "./provenance";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 /**
@@ -12,14 +11,13 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  *   `{targetKind, targetId, targetAccountId, ticketAccountId}`.
  * - `other_ticket_target` (warning, needs acknowledgement): a ticket-targeted step names a
  *   ticket other than the task's.
- * - `unverified_provenance` (warning): a stated origin the account data or task text does not
- *   bear out (./provenance.ts).
+ * Stated origins (provenance) are checked by ./provenance.ts, run by the pipeline in this stage.
  * Targets that do not resolve were already reported as `unknown_id`. Skips steps whose shape failed.
  * The checks against the task's own contract (intent, constraints, accounts in scope) and against
  * untrusted text (customer and attachment parts) are in ./contract-rules.ts, run by the pipeline
  * in this stage when the context carries the task.
  */
-export function checkTaskContract(steps: readonly StepView[], desk: AccountSnapshot, taskText?: string): ValidationIssue[] {
+export function checkTaskContract(steps: readonly StepView[], desk: AccountSnapshot, _taskText?: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ticket = desk.ticket;
   const ticketAccountId = ticket.accountId;
@@ -60,6 +58,5 @@ export function checkTaskContract(steps: readonly StepView[], desk: AccountSnaps
       });
     }
   }
-  issues.push(...checkProvenance(steps, desk, taskText));
   return issues;
 }

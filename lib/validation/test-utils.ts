@@ -7,7 +7,9 @@ import type { z } from "zod";
 import { daysFromNow } from "../dates";
 import { builtinTools, type BuiltinToolOf, type ToolName } from "../tools/builtin-tools";
 import { validatePlan } from "./pipeline";
-import type { ValidationContext, ValidationIssue, ValidationResult } from "./types";
+import type { GateRulesContext, ValidationContext, ValidationIssue, ValidationResult } from "./types";
+import { gateRule } from "../gate-policy/rules";
+import type { StepReasonKey } from "../plan/schema";
 
 export const NOW = REFERENCE_NOW;
 
@@ -64,3 +66,29 @@ export const usd = (minor: number) => ({ minor, currency: "USD" as const });
 export const validArgs = Object.fromEntries(builtinTools().map((t) => [t.name, t.seed.example(day)])) as {
   [N in ToolName]: z.input<BuiltinToolOf<N>["argsSchema"]>;
 };
+
+/**
+ * A gate policy context (desk "freight", the reference ticket's account) with one rule per tool in
+ * `requires`, each requiring those step fields (decision: one approver).
+ */
+export function requiring(requires: Record<string, StepReasonKey[]>): GateRulesContext {
+  const rules = Object.entries(requires).map(([tool, fields], i) => ({ ...gateRule({ tool, decision: "one", requiredFields: fields }), id: `rule_${i}`, position: i }));
+  return { policy: { version: 3, rules }, desk: "freight", accountId: "acc_nordkapp", accountTags: [] };
+}
+
+/** A read step (lib/reads/schema.ts) of `tool` with `args`, `status` (default ok) and what it saw. */
+export function readStep(id: string, tool: string, args: Record<string, unknown>, over: { status?: "ok" | "failed"; observed?: Record<string, unknown>; error?: string } = {}) {
+  return { id, kind: "read" as const, tool, args, status: over.status ?? "ok", ...(over.observed ? { observed: over.observed } : {}), ...(over.error ? { error: over.error } : {}) };
+}
+
+/** A complete refund step for the reference desk: every reason field filled, evidence a record of the ticket's account. */
+export function completeRefund(id: string, over: Record<string, unknown> = {}) {
+  return {
+    ...step(id, "issue_refund", validArgs.issue_refund),
+    title: "Refund the damaged pallet",
+    risk: "Money leaves the company",
+    stopCondition: "The invoice was paid meanwhile",
+    evidence: [{ recordType: "invoice", recordId: "in_74121" }],
+    ...over,
+  };
+}

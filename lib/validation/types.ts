@@ -5,6 +5,7 @@ import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
 import type { TaskContractContext } from "./contract-rules";
+import type { ValidationPhase } from "./provenance";
 
 /** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
 export const VALIDATION_STAGES = [
@@ -61,7 +62,11 @@ export interface EditorContext {
  * - `catalog`: the tools to validate against — built-in plus the imported tools of the run's
  *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools;
  * - `task`: the task's contract, its resolved intent and its text parts with their sources
- *   (lib/validation/contract-rules.ts); absent = checked against the account only.
+ *   (lib/validation/contract-rules.ts); absent = checked against the account only;
+ * - `phase`: who the validation is for — "submit" (the agent's new plan: claims that do not hold
+ *   and missing required fields are errors), "edit" (a person's edit) or "recheck" (a stored plan
+ *   checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
+ *   is given, else "recheck" when `runId` is, else "submit".
  */
 export interface ValidationContext {
   desk: AccountSnapshot;
@@ -76,6 +81,7 @@ export interface ValidationContext {
   gateRules?: GateRulesContext;
   catalog?: ToolCatalog;
   task?: Omit<TaskContractContext, "supervisorMayAllow">;
+  phase?: ValidationPhase;
 }
 
 /** The gate policy version and the facts of the run it is evaluated for (issue #17). */

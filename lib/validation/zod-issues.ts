@@ -192,13 +192,23 @@ export function mapZodIssues(issues: readonly z.core.$ZodIssue[], opts: MapOptio
           details: { allowed: issue.values },
         });
         break;
-      case "invalid_union":
+      case "invalid_union": {
         if (isMissing(issue)) {
           out.push({ ...base, code: "missing_field", path, message: requiredMessage(label) });
           break;
         }
+        // Objects of a union of strict object shapes (e.g. evidence: a record or a read step): when
+        // exactly one option has no unknown field at the union's own level, the input is meant as
+        // that option — report its problems, at their own paths.
+        const options = "errors" in issue && Array.isArray(issue.errors) ? (issue.errors as z.core.$ZodIssue[][]) : [];
+        const fitting = options.filter((errs) => errs.length > 0 && !errs.some((e) => e.code === "unrecognized_keys" && e.path.length === 0));
+        if (fitting.length === 1 && typeof issue.input === "object" && issue.input !== null) {
+          out.push(...mapZodIssues(fitting[0].map((e) => ({ ...e, path: [...issue.path, ...e.path] })), opts));
+          break;
+        }
         out.push({ ...base, code: "invalid_value", path, message: keep(`${label} is not valid`) });
         break;
+      }
       case "invalid_format":
         out.push({ ...base, code: "invalid_format", path, message: keep(`${label} is not in the expected format`) });
         break;

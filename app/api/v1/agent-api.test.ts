@@ -11,7 +11,7 @@ import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { getViewer } from "@/lib/server/session";
-import { prepareTestDatabase } from "@/testing/test-support";
+import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { VALIDATION_STAGES } from "@/lib/validation/types";
 import { GET as getRun } from "./runs/[runId]/route";
 import { GET as getTask } from "./tasks/[taskId]/route";
@@ -63,8 +63,11 @@ async function expectError(res: Response, status: number, code: string): Promise
   return error;
 }
 
+/** Irreversible steps get the fields the seeded gate policy requires (tests/test-support `withRequiredReasons`), unless a test is about them. */
+const complete = (body: unknown) =>
+  body && typeof body === "object" && Array.isArray((body as { steps?: unknown }).steps) ? { ...body, steps: withRequiredReasons((body as { steps: unknown[] }).steps) } : body;
 const post = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
-  submitRun(request("POST", `/api/v1/tasks/${taskId}/runs`, { ...opts, body }), params({ taskId }));
+  submitRun(request("POST", `/api/v1/tasks/${taskId}/runs`, { ...opts, body: complete(body) }), params({ taskId }));
 /** Task revisions come from the ticketing integration, with its own key (issue #13). */
 const revise = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
   reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, ...opts, body }), params({ taskId }));

@@ -10,7 +10,7 @@ import { digest } from "@/lib/plan/digest";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
-import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
+import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { POST as reconcileRoute } from "../runs/[runId]/steps/[stepId]/reconcile/route";
 import { POST as effectRoute } from "./demo/effects/route";
 import { GET as getRunRoute } from "./runs/[runId]/route";
@@ -66,7 +66,7 @@ const getRun = async (runId: string) => (await json(await getRunRoute(request(`/
 async function submit(ticketId: string, steps: unknown[]): Promise<Json> {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
   const res = await submitRoute(
-    request(`/api/v1/tasks/${task.id}/runs`, { body: { taskRevision: task.revision, steps }, headers: { "idempotency-key": nanoid() } }),
+    request(`/api/v1/tasks/${task.id}/runs`, { body: { taskRevision: task.revision, steps: withRequiredReasons(steps) }, headers: { "idempotency-key": nanoid() } }),
     params({ taskId: task.id }),
   );
   const body = await json(res);

@@ -7,6 +7,9 @@ import { getTool } from "../../tools/builtin-tools";
 import type { FieldKind } from "../../tools/types";
 import { utcDateOf } from "../../dates";
 import { prisma } from "../db";
+import { formulaInputs } from "../../validation/formula";
+import { getReadTool } from "../../reads/catalog";
+import { MAX_PLAN_READS } from "../../reads/schema";
 import type { DbOrTx } from "../transaction";
 
 /**
@@ -25,19 +28,22 @@ import type { DbOrTx } from "../transaction";
  * acknowledgement passes) and no message, preview, suggestion or count can show its balance,
  * window or owner. Only the run's own ticket is read by its id (it defines the run's desk).
  *
- * `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
+ * `scope.reads` (the plan's read steps, raw input tolerated) adds the records they read (lib/reads),
+ * so Plandesk can re-read them; a `computed` provenance formula adds the invoices it names
+ * (`in_74119.openMinor`). `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
  * an id (`invoice_id`, `shipment_id`, `ticket_id`, `account_id`, see lib/tools/*.ts) are used.
  * `scope.accountRecords` (the run page, the edit form) also loads up to ACCOUNT_RECORD_LIMIT
  * invoices and shipments of the ticket's own account. `db` may be a transaction client.
  * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
  */
 export async function loadAccountSnapshot(
-  scope: { ticketId: string; desk: string; steps?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
+  scope: { ticketId: string; desk: string; steps?: readonly unknown[]; reads?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
   db: DbOrTx = prisma,
 ): Promise<AccountSnapshot> {
   const now = scope.now ?? new Date();
   const ticket = await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
   const refs = referencedIds(scope.steps ?? []);
+  for (const [kind, id] of readRecordIds(scope.reads ?? [])) refs[kind].add(id);
   const desk: AccountSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {}, desk: scope.desk };
 
   await loadRecords(db, desk, refs, scope.desk);
@@ -161,10 +167,28 @@ export function referencedIds(steps: readonly unknown[], opts: { argumentsOnly?:
         if (kind === "source" && typeof recordId === "string" && recordId.length <= 128 && typeof recordType === "string" && recordType in refs) {
           refs[recordType as RecordKind].add(recordId);
         }
+        // The invoices a formula names as inputs are loaded to recompute it (bounded by the formula's length).
+        const formula = (p as { formula?: unknown } | null)?.formula;
+        if (kind === "computed" && typeof formula === "string") {
+          for (const path of formulaInputs(formula)) if (path[0].length <= 128) refs.invoice.add(path[0]);
+        }
       }
     }
   }
   return refs;
+}
+
+/** The records read steps name, as [kind, id] (raw input tolerated; unknown read tools ignored). */
+function readRecordIds(reads: readonly unknown[]): [RecordKind, string][] {
+  const out: [RecordKind, string][] = [];
+  for (const r of reads.slice(0, MAX_PLAN_READS)) {
+    const { tool: name, args } = (r ?? {}) as { tool?: unknown; args?: unknown };
+    const tool = typeof name === "string" ? getReadTool(name) : undefined;
+    if (!tool || typeof args !== "object" || args === null) continue;
+    const parsed = tool.argsSchema.safeParse(args);
+    if (parsed.success) out.push([tool.kind, tool.recordId(parsed.data as Record<string, unknown>)]);
+  }
+  return out;
 }
 
 /**

@@ -19,7 +19,7 @@ import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
 import { catalogAt } from "../tools/imported-tools";
-import { storedSteps, toRunView } from "../runs/run-view";
+import { storedReads, storedSteps, toRunView } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { approvalTargetColumns } from "./approval-columns";
@@ -88,13 +88,14 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     });
   }
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: plan.steps, now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: plan.steps, reads: storedReads(version?.reads), now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const catalog = await catalogAt(run.catalogVersion);
   // The policy version the run's plan was gated under governs its approvals (issue #17); null: the built-in defaults.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
-  const check = validatePlan(plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
+  const reads = storedReads(version?.reads);
+  const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }

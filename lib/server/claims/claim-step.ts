@@ -131,6 +131,7 @@ export async function claimStep(
         approvalId: approval.id,
         claimedAt: now.toISOString(),
         leaseExpiresAt: new Date(now.getTime() + serverConfig().claimLeaseSeconds * 1000).toISOString(),
+        stopCondition: typeof step.stopCondition === "string" && step.stopCondition.trim() !== "" ? step.stopCondition : null,
       };
       await tx.stepExecution.create({
         data: {

@@ -25,7 +25,7 @@ import { toRunView } from "../runs/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import type { AgentCaller } from "../session";
 import { reviseTask } from "../tasks/revise-task";
-import { approveAllAs, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const LATER = new Date(TEST_NOW.getTime() + 60_000);
@@ -49,7 +49,7 @@ function autoPlan(ticketId: string): StepInput[] {
 async function submit(ticketId: string, steps: StepInput[] = autoPlan(ticketId)) {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
   // Several runs of one task coexist here (`addition`); superseding has its own tests.
-  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, addition: true }, `test:${nanoid()}`, TEST_NOW);
+  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps: withRequiredReasons(steps), addition: true }, `test:${nanoid()}`, TEST_NOW);
   return run;
 }
 

@@ -19,6 +19,12 @@ export interface ClaimView {
   claimedAt: string;
   /** Until when the token fences writes (the claim's lease, ISO UTC); a write after it is refused. */
   leaseExpiresAt: string;
+  /**
+   * When the executor must NOT write this step, as the agent stated it and the approver saw it
+   * (the step's `stopCondition`), or null. An executor that finds it met reports the outcome with
+   * `stopConditionMet: true` (status `failed`: nothing written), which stops the run.
+   */
+  stopCondition: string | null;
 }
 
 /**

@@ -18,7 +18,7 @@ import { toRunView, type RunView } from "../runs/run-view";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
 import { reviseTask } from "../tasks/revise-task";
-import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { fenceClaim } from "./fence-claim";
 import { listNeedsReconciliation } from "./list-reconciliation";
@@ -39,7 +39,7 @@ beforeAll(async () => {
 
 async function submit(taskId: string, steps: StepInput[], opts: { addition?: boolean } = {}): Promise<RunView> {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
-  return (await submitRun(agent, taskId, { taskRevision: task.revision, steps, ...opts }, `gate:${nanoid()}`, TEST_NOW)).run;
+  return (await submitRun(agent, taskId, { taskRevision: task.revision, steps: withRequiredReasons(steps), ...opts }, `gate:${nanoid()}`, TEST_NOW)).run;
 }
 const view = async (runId: string) => toRunView(await loadRun(runId), LATER);
 const claim = async (runId: string, stepId: string, now = LATER) => {
@@ -232,20 +232,26 @@ describe("7. executedStepIds lists steps that succeeded; claimed ones apart", ()
 });
 
 describe("8. provenance is checked, not displayed on trust", () => {
-  it("a source record that does not exist, or a quote not in the task, is an unverified_provenance warning", async () => {
-    const run = await submit("task_74991", [
-      {
-        id: "p1",
-        tool: "reschedule_delivery",
-        args: { shipmentId: "sh_5521", window: { from: day(3), to: day(3) }, reason: "Missed window." },
-        provenance: { window: { kind: "source", recordType: "shipment", recordId: "sh_DOES_NOT_EXIST" }, reason: { kind: "user_literal", quote: "the customer asked for Tuesday" } },
-      },
-      { id: "p2", tool: "add_ticket_note", args: { ticketId: "74991", note: "x" }, provenance: { ticketId: { kind: "source", recordType: "ticket", recordId: "74991" } } },
+  it("a source record that does not exist, or a quote not in the task, refuses the agent's plan: provenance_mismatch", async () => {
+    const err = await refused(
+      submit("task_74991", [
+        {
+          id: "p1",
+          tool: "reschedule_delivery",
+          args: { shipmentId: "sh_5521", window: { from: day(3), to: day(3) }, reason: "Missed window." },
+          provenance: { window: { kind: "source", recordType: "shipment", recordId: "sh_DOES_NOT_EXIST" }, reason: { kind: "user_literal", quote: "the customer asked for Tuesday" } },
+        },
+        { id: "p2", tool: "add_ticket_note", args: { ticketId: "74991", note: "x" }, provenance: { ticketId: { kind: "source", recordType: "ticket", recordId: "74991" } } },
+      ]),
+    );
+    expect(err.code).toBe("validation_failed");
+    const issues = (err.details as { issues: { code: string; severity: string; path: string; message: string }[] }).issues.filter((i) => i.code === "provenance_mismatch");
+    expect(issues.map((i) => [i.path, i.severity]).sort()).toEqual([
+      ["steps.0.provenance.reason", "error"],
+      ["steps.0.provenance.window", "error"],
     ]);
-    const pv = await prisma.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: run.id, version: 1 } } });
-    const issues = (pv.validation as { issues: { code: string; stepId: string; path: string; message: string }[] }).issues.filter((i) => i.code === "unverified_provenance");
-    expect(issues.map((i) => i.path).sort()).toEqual(["steps.0.provenance.reason", "steps.0.provenance.window"]);
     expect(issues.find((i) => i.path.endsWith("window"))!.message).toContain("shipment sh_DOES_NOT_EXIST is not found on this desk");
+    expect(issues.find((i) => i.path.endsWith("reason"))!.message).toContain("the quote does not occur in the task text");
   });
 
   it("an edit never relabels the origin of an argument it did not change", async () => {

@@ -3,7 +3,8 @@ import type { OutcomeBody } from "../../api/bodies";
 import type { RunStatus } from "../../run-state";
 import { appendAudit } from "../audit";
 import { prisma } from "../db";
-import { lockRun } from "../lifecycle/run-lifecycle";
+import { lockRun, stopForCondition } from "../lifecycle/run-lifecycle";
+import { storedSteps } from "../runs/run-view";
 import type { AgentCaller } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
@@ -25,7 +26,9 @@ import { settleExecution } from "./settle-execution";
  * Errors (409): `invalid_claim_token` (unknown token, or the token of another step, run or agent;
  * audited `denied` when the run is the caller's); `outcome_already_reported` {reportedStatus,
  * resolution} for a different status after a report, or any report after a person reconciled.
- * Audited `outcome`.
+ * Audited `outcome`. With `stopConditionMet` (status `failed`: the executor found the step's stop
+ * condition met and wrote nothing) the run stops instead: `stopped`, stopReason
+ * `{code: "stop_condition_met", stepId, stopCondition, detail, at}`, audited `stopped_condition`.
  */
 export async function reportOutcome(
   agent: AgentCaller,
@@ -85,12 +88,20 @@ export async function reportOutcome(
     const approvalConsumed =
       body.status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
-    const runStatus = await settleExecution(tx, runId, now);
+    // A met stop condition stops the run (typed), instead of settling it as failed.
+    let runStatus: RunStatus;
+    if (body.stopConditionMet) {
+      const stopCondition = await stopConditionOf(tx, runId, exec.planVersion, exec.stepId);
+      const stopped = await stopForCondition(tx, runId, { code: "stop_condition_met", stepId: exec.stepId, stopCondition, detail: body.detail ?? null, at: now.toISOString() }, { kind: "agent", id: agent.id });
+      runStatus = stopped ? "stopped" : await settleExecution(tx, runId, now);
+    } else {
+      runStatus = await settleExecution(tx, runId, now);
+    }
     await appendAudit(tx, {
       runId,
       type: "outcome",
       actor: { kind: "agent", id: agent.id },
-      data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed, runStatus, needsReconciliation: body.status === "unknown" },
+      data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed, runStatus, needsReconciliation: body.status === "unknown", ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
     });
     const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
@@ -114,4 +125,10 @@ async function lateReportFlag(
   const approval = await tx.approval.findUnique({ where: { id: exec.approvalId }, select: { state: true } });
   if (approval?.state !== "claimed") return "reported_after_approval_withdrawn";
   return null;
+}
+
+/** The stop condition of step `stepId` in plan version `version` of the run, or null. */
+async function stopConditionOf(tx: Tx, runId: string, version: number, stepId: string): Promise<string | null> {
+  const pv = await tx.planVersion.findUnique({ where: { runId_version: { runId, version } }, select: { steps: true } });
+  return storedSteps(pv?.steps).find((s) => s.id === stepId)?.stopCondition ?? null;
 }

@@ -16,7 +16,7 @@ import { createPolicyApprovals } from "../runs/policy-approvals";
 import { writeRunSteps } from "../ownership/write-run-steps";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedSteps, toStoredRequirements } from "../runs/run-view";
+import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
@@ -53,9 +53,11 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       });
     }
   }
-  const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown } | null)?.steps) };
+  // Edits never change the reads: the version restored carries the reads the plan has now.
+  const beforeReads = storedReads(run.planVersions.find((p) => p.version === latest)?.reads);
+  const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown } | null)?.steps), ...(beforeReads.length ? { reads: beforeReads } : {}) };
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...current.steps, ...before.steps], now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...current.steps, ...before.steps], reads: beforeReads, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true } });
@@ -101,6 +103,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         runId,
         version: restored.version,
         steps: toJsonColumn(restored.steps),
+        ...(restored.reads?.length ? { reads: toJsonColumn(restored.reads) } : {}),
         validation: toJsonColumn(validation),
         createdById: viewer.id,
         createdAt: now,

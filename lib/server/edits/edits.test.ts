@@ -10,7 +10,7 @@ import { loadRun } from "../runs/load-run";
 import { toRunView } from "../runs/run-view";
 import { deskScope, loadViewer, type Viewer } from "../session";
 import { reviseTask } from "../tasks/revise-task";
-import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "../../../testing/test-support";
+import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const iso = (n: number) => formatISO(addDays(TEST_NOW, n), { representation: "date" });
 let operator: Viewer;
@@ -218,8 +218,8 @@ describe("agent submissions", () => {
     const { submitRun } = await import("../runs/submit-run");
     const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["add_ticket_note"], keyId: "key_demo" };
     const steps = [{ tool: "add_ticket_note", args: { ticketId: "75016", note: "Closing: customer thanked us." } }];
-    const first = await submitRun(agent, "task_75016", { taskRevision: 1, steps }, "same-key", TEST_NOW);
-    const again = await submitRun(agent, "task_75016", { taskRevision: 1, steps }, "same-key", TEST_NOW);
+    const first = await submitRun(agent, "task_75016", { taskRevision: 1, steps: withRequiredReasons(steps) }, "same-key", TEST_NOW);
+    const again = await submitRun(agent, "task_75016", { taskRevision: 1, steps: withRequiredReasons(steps) }, "same-key", TEST_NOW);
     expect(again.run.id).toBe(first.run.id);
     expect(again.replayed).toBe(true);
     const other = await refused(submitRun(agent, "task_75004", { taskRevision: 1, steps }, "same-key", TEST_NOW));
@@ -245,10 +245,10 @@ describe("approvals across edits", () => {
       "task_75008",
       {
         taskRevision: 1,
-        steps: [
+        steps: withRequiredReasons([
           { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 10000, currency: "USD" }, reason: "Storage fee goodwill" } },
           { id: "s_reply", tool: "send_reply", args: { ticketId: "75008", body: "Hello, we have refunded $100.00 to your account." } },
-        ],
+        ]),
       },
       "lapse-1",
       TEST_NOW,
@@ -273,7 +273,7 @@ describe("approval limits and keys", () => {
     const { submitRun } = await import("../runs/submit-run");
     const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["issue_refund", "add_ticket_note"], keyId: "key_demo" };
     const refund = (id: string) => ({ id, tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 40000, currency: "USD" }, reason: "Split goodwill" } });
-    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: [refund("r1"), refund("r2")] }, "split-1", TEST_NOW);
+    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: withRequiredReasons([refund("r1"), refund("r2")]) }, "split-1", TEST_NOW);
     const first = await approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r1", "r1"], idempotencyKey: "split-a" }, TEST_NOW);
     expect(first.approvals.map((a) => a.stepId)).toEqual(["r1"]);
     const second = await refused(approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r2"], idempotencyKey: "split-b" }, TEST_NOW));

@@ -17,7 +17,7 @@ import { catalogAt } from "../tools/imported-tools";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
+import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { foldEdit } from "./edit-telemetry";
@@ -68,9 +68,11 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       liveRevision: task.revision,
     });
   }
-  const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now) };
+  // What the agent read stays with the plan: a person edits the writes, never what the agent saw.
+  const reads = storedReads(currentRow?.reads);
+  const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now), ...(reads.length ? { reads } : {}) };
   const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], now }),
+    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], reads, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
@@ -151,6 +153,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         runId,
         version: next.version,
         steps: toJsonColumn(next.steps),
+        ...(next.reads?.length ? { reads: toJsonColumn(next.reads) } : {}),
         validation: toJsonColumn(validation),
         createdById: viewer.id,
         createdAt: now,

@@ -1,5 +1,5 @@
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
-import { MAX_GATE_RULES } from "../../gate-policy/rules";
+import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money";
 import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";
@@ -31,8 +31,15 @@ type RuleRow = {
   expirySeconds: number | null;
   escalateSeconds: number | null;
   allowOutsideContract: string | null;
+  requiredFields?: unknown;
   note: string;
 };
+
+/** A stored `requiredFields` column as reason keys (unknown entries dropped; null: none). */
+function storedRequiredFields(v: unknown): GateRule["requiredFields"] {
+  const list = Array.isArray(v) ? v : [];
+  return REQUIRABLE_FIELDS.filter((k) => list.includes(k));
+}
 
 /** A stored rule row as the evaluator's `GateRule` (an unknown decision reads as `two`: fail closed). */
 export function toGateRule(r: RuleRow): GateRule {
@@ -52,6 +59,7 @@ export function toGateRule(r: RuleRow): GateRule {
     expirySeconds: r.expirySeconds,
     escalateSeconds: r.escalateSeconds,
     allowOutsideContract: r.allowOutsideContract === "supervisor" ? "supervisor" : null,
+    requiredFields: storedRequiredFields(r.requiredFields),
     note: r.note,
   };
 }

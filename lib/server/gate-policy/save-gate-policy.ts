@@ -2,6 +2,8 @@ import { nanoid } from "nanoid";
 import { DomainError } from "../../errors";
 import { gatePolicyDraftSchema, type GatePolicy, type GateRuleInput } from "../../gate-policy/rules";
 import { appendAudit } from "../audit";
+import { toJsonColumn } from "../json-column";
+import { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 import { inTransaction, ok, type Tx } from "../transaction";
@@ -18,7 +20,7 @@ const plain = ({ id: _id, position: _p, ...r }: GatePolicy["rules"][number]) => 
 export async function writeGatePolicyVersion(tx: Tx, version: number, rules: readonly GateRuleInput[], createdById: string | null, note: string, now = new Date()): Promise<void> {
   await tx.gatePolicyVersion.create({ data: { version, createdById, note, createdAt: now } });
   if (rules.length) {
-    await tx.gatePolicyRule.createMany({ data: rules.map((r, position) => ({ ...r, id: `gpr_${nanoid(12)}`, policyVersion: version, position })) });
+    await tx.gatePolicyRule.createMany({ data: rules.map(({ requiredFields, ...r }, position) => ({ ...r, requiredFields: requiredFields?.length ? toJsonColumn(requiredFields) : Prisma.DbNull, id: `gpr_${nanoid(12)}`, policyVersion: version, position })) });
   }
 }
 

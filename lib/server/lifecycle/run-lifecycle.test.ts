@@ -198,6 +198,18 @@ const ACTIONS: { event: RunEvent; apply: (runId: string, now: Date) => Promise<u
   { event: "complete", apply: (id, now) => finish(id, "succeeded", now) },
   { event: "fail", apply: (id, now) => finish(id, "failed", now) },
   { event: "expire", apply: () => sweepDeadlines(at(4 * 86_400)) },
+  {
+    // The executor found a step's stop condition met and wrote nothing (only an executing run has a claim to report on).
+    event: "stop_condition_met",
+    apply: async (id, now) => {
+      const run = await loadRun(id);
+      if (run.status !== "executing") return;
+      const open = run.executions.find((x) => x.status === "claimed");
+      const token = open?.token ?? (await claimNext(id, now)).claim.token;
+      const stepId = open?.stepId ?? run.executions.find((x) => x.token === token)?.stepId ?? (await loadRun(id)).executions.find((x) => x.token === token)!.stepId;
+      return reportOutcome(agent, id, stepId, { token, status: "failed", stopConditionMet: true, detail: "The invoice was paid meanwhile" }, now);
+    },
+  },
   { event: "supersede", apply: (id, now) => resubmit(id, now) },
 ];
 

@@ -91,6 +91,25 @@ export async function stopForStaleTask(tx: Tx, runId: string, stopReason: StopRe
 }
 
 /**
+ * Why a run stopped because its executor found a step's stop condition met (`run.stopReason`):
+ * the step, its stop condition as approved, what the executor found (`detail`), when (ISO UTC).
+ */
+export type StopConditionReason = { code: "stop_condition_met"; stepId: string; stopCondition: string | null; detail: string | null; at: string };
+
+/**
+ * Stops an executing run whose executor reported a step's stop condition met (`stop_condition_met`):
+ * nothing of that step was written and no later step may run. Saves `stopReason`, invalidates the
+ * approvals not yet claimed, audited `stopped_condition`. Returns true when this call stopped it.
+ */
+export async function stopForCondition(tx: Tx, runId: string, stopReason: StopConditionReason, actor: AuditInput["actor"]): Promise<boolean> {
+  const moved = await moveRun(tx, runId, "stop_condition_met", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
+  if (!moved) return false;
+  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
+  await appendAudit(tx, { runId, type: "stopped_condition", actor, data: { code: stopReason.code, stepId: stopReason.stepId, stopCondition: stopReason.stopCondition, detail: stopReason.detail, approvalsInvalidated: inv.count } });
+  return true;
+}
+
+/**
  * Rejects a waiting run at plan version `planVersion` (`reject`): saves the reason, invalidates
  * its active approvals, audited `rejected`. Returns false when the run is no longer waiting at
  * that version (someone edited, approved to completion and claimed, or rejected it first).

@@ -4,7 +4,11 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";
 import { loadRun } from "./load-run";
-import { storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
+import { storedReads, storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
+import { checkReads } from "../../reads/check-reads";
+
+/** Issues about the agent's reads, computed again for every view (the record may have moved since submission). */
+const LIVE_READ_CODES = new Set(["read_outdated", "read_other_account"]);
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
@@ -56,8 +60,9 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { id: true, name: true } }),
   ];
   const allSteps = run.planVersions.flatMap((p) => storedSteps(p.steps));
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, accountRecords: true, now });
   const current = run.planVersions.find((p) => p.version === run.planVersion);
+  const reads = storedReads(current?.reads);
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, reads, accountRecords: true, now });
   const accountId = task.ticket.accountId;
   const userIds = new Set<string>();
   for (const p of run.planVersions) if (p.createdById) userIds.add(p.createdById);
@@ -86,7 +91,8 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     planVersions: [...run.planVersions]
       .sort((a, b) => a.version - b.version)
       .map((p) => ({ version: p.version, createdById: p.createdById, createdAt: p.createdAt.toISOString(), stepCount: storedSteps(p.steps).length })),
-    validation: { issues: [...validation.issues, ...awaiting] },
+    // The agent's reads are re-read now: what they say about the world is as of this request.
+    validation: { issues: [...validation.issues.filter((i) => !LIVE_READ_CODES.has(i.code)), ...checkReads(reads, desk, currentSteps.map((s) => s.id)).filter((i) => LIVE_READ_CODES.has(i.code)), ...awaiting] },
     accountContext: {
       account: { id: accountId, name: task.ticket.account.name },
       invoices: Object.values(desk.invoices)

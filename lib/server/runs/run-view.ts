@@ -1,7 +1,8 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { reasonsOf } from "../../plan/reasons";
-import { stepSchema, type Author, type Step, type StepReasons } from "../../plan/schema";
+import { stepSchema, type Author, type Step, type StepReasonKey, type StepReasons } from "../../plan/schema";
+import { readStepSchema, type ReadStep } from "../../reads/schema";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import type { GateDecision, ValidationIssue } from "../../validation/types";
 
@@ -22,6 +23,8 @@ export interface RunStepView extends StepReasons {
    * may be one of them and the gate policy version that governs it (0: built-in defaults).
    */
   approvals?: { required: number; given: number; approverIds: string[]; authorMayApprove: boolean; policyVersion: number };
+  /** The step fields the gate policy requires of this step (the card shows "4 of 5 filled" with these marked). */
+  requiredFields?: StepReasonKey[];
   execution: null | {
     status: string;
     claimedAt: string;
@@ -51,6 +54,8 @@ export interface RunView {
   rejectionReason: string | null;
   stopReason: unknown;
   steps: RunStepView[];
+  /** The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed. */
+  reads: ReadStep[];
 }
 
 /** What every view of a run loads with it: its plan versions, approvals and executions. */
@@ -71,12 +76,14 @@ export interface StoredRequirement {
   authorMayApprove: boolean;
   policyVersion: number;
   ruleId: string | null;
+  /** The step fields the rule requires (absent: none, or stored before rules could require fields). */
+  requiredFields?: StepReasonKey[];
 }
 
 /** The stored form of requirements (issue #17): per step id, what the rule asked. */
 export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
   return Object.fromEntries(
-    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId }]),
+    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}) }]),
   );
 }
 
@@ -89,6 +96,18 @@ export function storedSteps(json: unknown): Step[] {
   if (!Array.isArray(json)) return [];
   return json.flatMap((s) => {
     const parsed = stepSchema.safeParse(s);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/**
+ * Stored read steps JSON (`plan_version.reads`) back into `ReadStep[]` (lib/reads/schema.ts);
+ * null or a corrupted entry reads as no read. What the agent read; never approved or claimed.
+ */
+export function storedReads(json: unknown): ReadStep[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((r) => {
+    const parsed = readStepSchema.safeParse(r);
     return parsed.success ? [parsed.data] : [];
   });
 }
@@ -121,6 +140,7 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     rejectionReason: run.rejectionReason,
     stopReason: run.stopReason ?? null,
     steps: toStepViews(storedSteps(pv?.steps), run.planVersion, run, gate, { requirements }),
+    reads: storedReads(pv?.reads),
   };
 }
 
@@ -154,6 +174,7 @@ export function toStepViews(
       digest: digest(s),
       author: s.author ?? { kind: "model" },
       ...reasonsOf(s),
+      requiredFields: req?.requiredFields ?? [],
       gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
       approvals: {

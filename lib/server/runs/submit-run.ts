@@ -24,6 +24,7 @@ import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
 import { withPolicyDeadlines } from "../../policy";
 import { planFacts, toRunView, toStoredRequirements, type RunView, type RunWithRelations } from "./run-view";
 import { toJsonColumn } from "../json-column";
+import { splitAgentPlan } from "../../reads/agent-plan";
 
 /**
  * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
@@ -136,19 +137,23 @@ export async function submitRun(
       liveRevision: task.revision,
     });
   }
-  const candidate = { version: 1, steps: prepareAgentSteps(body.steps) };
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, now });
-  if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
+  // Read steps (kind "read" in steps, or the body's reads) apart from the writes; a step's reads/writes folded (lib/reads/agent-plan.ts).
+  const parts = splitAgentPlan(body.steps, body.reads, catalog);
+  const candidate = { version: 1, steps: prepareAgentSteps(parts.steps), ...(parts.reads ? { reads: parts.reads } : {}) };
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, reads: parts.reads, now });
+  if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
   // The live gate policy governs the new run; the run records its version (issue #17).
   const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
   const taskCtx = await taskContractContext(prisma, task, task.ticket.account.desk);
   const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx });
-  result.issues.push(...agentProvenanceIssues(body.steps));
+  result.issues.push(...agentProvenanceIssues(parts.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
-  if (result.issues.some((i) => i.severity === "error") || !result.plan) {
-    await appendAudit(prisma, { type: "submission_refused", actor, data: { taskId, issues: result.issues } });
-    throw new DomainError("validation_failed", "The plan did not pass validation.", { issues: result.issues });
+  if (result.issues.some((i) => i.severity === "error") || parts.issues.length > 0 || !result.plan) {
+    // Paths as the agent sent them (a read step sent among the steps moved to `reads`).
+    const issues = [...parts.pathsAsSent(result.issues), ...parts.issues];
+    await appendAudit(prisma, { type: "submission_refused", actor, data: { taskId, issues } });
+    throw new DomainError("validation_failed", "The plan did not pass validation.", { issues });
   }
   const plan = result.plan;
   const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
@@ -193,6 +198,7 @@ export async function submitRun(
         runId,
         version: 1,
         steps: toJsonColumn(plan.steps),
+        ...(plan.reads?.length ? { reads: toJsonColumn(plan.reads) } : {}),
         validation: toJsonColumn(validation),
         createdAt: now,
       },

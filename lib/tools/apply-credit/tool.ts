@@ -62,7 +62,7 @@ export const applyCredit = defineBuiltinTool({
           scenario: "late delivery",
           ageHours: 2,
           steps: [
-            { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_baltic", amount: usd(25000), memo: "Service credit: reefer delivery sh_5540 two days late" }, provenance: { amount: { kind: "computed", formula: "contract late-reefer credit" } } },
+            { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_baltic", amount: usd(25000), memo: "Service credit: reefer delivery sh_5540 two days late" }, provenance: { amount: MODEL }, title: "Service credit for the late reefer delivery", evidence: [{ recordType: "account", recordId: "acc_baltic" }], risk: "Credit beyond the contract's late-delivery terms", stopCondition: "A credit for this delivery already exists" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "74997", body: "We apologise for the late delivery. A service credit of $250.00 has been applied to your account." }, provenance: { body: MODEL } },
           ],
         },

@@ -104,7 +104,7 @@ export const cancelShipment = defineBuiltinTool({
           scenario: "order withdrawn",
           ageHours: 1,
           steps: [
-            { id: "st_cancel", tool: "cancel_shipment", args: { shipmentId: "sh_5691", reason: "Order 8812 withdrawn by the customer" }, provenance: { shipmentId: { kind: "source", recordType: "shipment", recordId: "sh_5691" }, reason: MODEL }, title: "Cancel the Oslo delivery", rationale: "The customer withdrew the order before the shipment left." },
+            { id: "st_cancel", tool: "cancel_shipment", args: { shipmentId: "sh_5691", reason: "Order 8812 withdrawn by the customer" }, provenance: { shipmentId: { kind: "source", recordType: "shipment", recordId: "sh_5691" }, reason: MODEL }, title: "Cancel the Oslo delivery", rationale: "The customer withdrew the order before the shipment left.", evidence: [{ recordType: "shipment", recordId: "sh_5691" }], risk: "A cancelled delivery cannot be restored; a new booking is needed", stopCondition: "The shipment left the depot meanwhile" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "75021", body: "We have cancelled shipment sh_5691 to Oslo as you asked; nothing will be delivered for order 8812." }, provenance: { body: MODEL }, rationale: "The customer asked for a confirmation." },
           ],
         },

@@ -57,7 +57,7 @@ export const issueRefund = defineBuiltinTool({
           ageHours: 2,
           steps: [
             { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74992", note: "Customer reports 2 of 6 pallets with broken cold seals; photos on file." }, provenance: { note: MODEL } },
-            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74401", amount: usd(106000), reason: "Damaged goods: 2 of 6 pallets" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "computed", formula: "318000 × 2/6" }, reason: MODEL } },
+            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74401", amount: usd(106000), reason: "Damaged goods: 2 of 6 pallets" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "computed", formula: "318000 × 2/6" }, reason: MODEL }, title: "Refund the two damaged pallets", evidence: [{ recordType: "invoice", recordId: "in_74401" }], risk: "Money leaves the company; the damage report could be wrong", stopCondition: "The invoice was paid or refunded meanwhile" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "74992", body: "We are sorry about the damaged pallets. We have refunded $1,060.00 for the two affected pallets." }, provenance: { body: MODEL } },
           ],
         },
@@ -67,7 +67,7 @@ export const issueRefund = defineBuiltinTool({
           scenario: "duplicate charge",
           ageHours: 3,
           steps: [
-            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74802", amount: usd(419900), reason: "Duplicate of in_74801" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "source", recordType: "invoice", recordId: "in_74802" } } },
+            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74802", amount: usd(419900), reason: "Duplicate of in_74801" }, provenance: { invoiceId: { kind: "user_literal" }, amount: { kind: "source", recordType: "invoice", recordId: "in_74802" } }, title: "Refund the duplicate charge", evidence: [{ recordType: "invoice", recordId: "in_74802" }], risk: "Refunding the original instead of the duplicate", stopCondition: "The duplicate was already credited" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "74993", body: "You were charged twice for the same consignment. We have refunded the duplicate charge of $4,199.00." }, provenance: { body: MODEL } },
           ],
         },
@@ -77,7 +77,7 @@ export const issueRefund = defineBuiltinTool({
           scenario: "duplicate charge",
           ageHours: 5,
           steps: [
-            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74311", amount: usd(240000), reason: "Duplicate of in_74310" }, provenance: {} },
+            { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74311", amount: usd(240000), reason: "Duplicate of in_74310" }, provenance: {}, title: "Refund the duplicate invoice", evidence: [{ recordType: "invoice", recordId: "in_74311" }], risk: "Refunding the wrong one of the two invoices", stopCondition: "The duplicate was already credited" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "75000", body: "The duplicate invoice has been refunded in full ($2,400.00)." }, provenance: {} },
           ],
         },

@@ -189,7 +189,7 @@ export const rescheduleDelivery = defineBuiltinTool({
           ageHours: 1,
           steps: [
             { id: "st_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5580", window: { from: day(2), to: day(2) }, reason: "Earliest available slot for perishables." }, provenance: { window: MODEL } },
-            { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_delta", amount: usd(15000), memo: "Perishables delay compensation" }, provenance: { amount: MODEL } },
+            { id: "st_credit", tool: "apply_credit", args: { accountId: "acc_delta", amount: usd(15000), memo: "Perishables delay compensation" }, provenance: { amount: MODEL }, title: "Compensate the perishables delay", evidence: [{ recordType: "account", recordId: "acc_delta" }], risk: "Compensation the contract does not grant", stopCondition: "The customer declines compensation" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "74998", body: `Your flowers are booked for ${longDate(2)} and a credit of $150.00 was applied.` }, provenance: { body: MODEL } },
           ],
         },

@@ -104,7 +104,7 @@ export const waiveFee = defineBuiltinTool({
           scenario: "fee dispute",
           ageHours: 5,
           steps: [
-            { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "LATE_FEE", amount: usd(8900) }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: "in_74501" } } },
+            { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "LATE_FEE", amount: usd(8900) }, provenance: { feeCode: { kind: "source", recordType: "invoice", recordId: "in_74501" } }, title: "Waive the late fee", evidence: [{ recordType: "invoice", recordId: "in_74501" }], risk: "The payment may in fact have been late", stopCondition: "The fee was already waived or paid" },
             { id: "st_reply", tool: "send_reply", args: { ticketId: "74996", body: "You are right — the payment arrived on time. We have waived the late fee of $89.00." }, provenance: { body: MODEL } },
           ],
         },
@@ -114,7 +114,7 @@ export const waiveFee = defineBuiltinTool({
           scenario: "fee dispute",
           ageHours: 6,
           steps: [
-            { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74701", feeCode: "STORAGE", amount: usd(24000) }, provenance: {} },
+            { id: "st_waive", tool: "waive_fee", args: { invoiceId: "in_74701", feeCode: "STORAGE", amount: usd(24000) }, provenance: {}, title: "Waive the storage fee", evidence: [{ recordType: "invoice", recordId: "in_74701" }], risk: "The storage may not have been caused by the closure", stopCondition: "The fee was already paid" },
             { id: "st_note", tool: "add_ticket_note", args: { ticketId: "74999", note: "Storage accrued during the terminal closure; waived per policy." }, provenance: {} },
           ],
         },

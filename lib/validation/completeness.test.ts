@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { completenessOf } from "./completeness";
+import { validatePlan } from "./pipeline";
+import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "./test-utils";
+import { defaultGateRules } from "../gate-policy/defaults";
+import { toolCatalog } from "../tools/builtin-tools";
+
+const seeded = () => ({
+  gateRules: { policy: { version: 1, rules: defaultGateRules(Object.values(toolCatalog)).map((r, i) => ({ ...r, id: `d${i}`, position: i })) }, desk: "freight", accountId: "acc_nordkapp", accountTags: [] },
+});
+
+describe("completeness by policy", () => {
+  it("counts the five reason fields: '4 of 5 filled', with required ones that are missing named", () => {
+    const c = completenessOf({ title: "t", rationale: "r", evidence: [{ recordType: "invoice", recordId: "in_1" }], risk: " " }, ["risk", "stopCondition"]);
+    expect(c).toMatchObject({ filled: 3, total: 5, missingRequired: ["risk", "stopCondition"] });
+    expect(completenessOf({ title: "t", rationale: "r", evidence: [{ readStepId: "x" }], risk: "x" }).filled).toBe(4);
+  });
+
+  it("the seeded policy: an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {
+    const r = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx(seeded()));
+    expect(r.ok).toBe(false);
+    expect(codes(r).sort()).toEqual(["evidence_missing", "missing_required_field", "missing_required_field", "missing_required_field"]);
+    const fields = r.issues.filter((i) => i.code === "missing_required_field").map((i) => i.details?.field);
+    expect(fields).toEqual(["title", "risk", "stopCondition"]);
+    expect(r.issues.find((i) => i.details?.field === "risk")?.message).toBe("Step 1 (issue_refund) needs a risk under the gate policy (1 of 5 filled)");
+  });
+
+  it("a complete refund passes the seeded policy; reversible and internal tools require nothing", () => {
+    expect(validatePlan(plan(completeRefund("r")), ctx(seeded())).issues).toEqual([]);
+    expect(validatePlan(plan(step("m", "reschedule_delivery", validArgs.reschedule_delivery)), ctx(seeded())).ok).toBe(true);
+  });
+
+  it("a person's edit is asked for the fields with warnings; a rule may require any subset", () => {
+    const edit = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx({ ...seeded(), phase: "edit" }));
+    expect(edit.ok).toBe(true);
+    expect(edit.issues.every((i) => i.severity === "warning")).toBe(true);
+    const onlyTitle = validatePlan(plan(step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ gateRules: requiring({ add_ticket_note: ["title"] }) }));
+    expect(codes(onlyTitle)).toEqual(["missing_required_field"]);
+  });
+});

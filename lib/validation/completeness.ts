@@ -1,0 +1,80 @@
+import { evaluateGate } from "../gate-policy/evaluate";
+import { STEP_REASON_KEYS, type StepReasonKey, type StepReasons } from "../plan/schema";
+import type { ValidationPhase } from "./provenance";
+import { parsedSteps, type GateRulesContext, type StepView, type ValidationIssue } from "./types";
+
+/**
+ * Completeness by policy: a gate policy rule may require step fields (`requiredFields`: title,
+ * rationale, evidence, risk, stopCondition). The seeded policy requires title, evidence, risk and
+ * stop condition of irreversible tools. Pure.
+ */
+
+/** The fields the governing gate policy rule requires of each parsed step, by step id ({} without rules). */
+export function requiredFieldsByStep(steps: readonly StepView[], rules?: GateRulesContext): Map<string, StepReasonKey[]> {
+  const out = new Map<string, StepReasonKey[]>();
+  if (!rules) return out;
+  for (const s of parsedSteps(steps)) {
+    const amount = s.tool.amount(s.step.args as never);
+    const req = evaluateGate(rules.policy, { tool: s.tool.name, effect: s.tool.effect, defaultGate: s.tool.gate, amount, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
+    if (req.requiredFields.length > 0) out.set(s.id, req.requiredFields);
+  }
+  return out;
+}
+
+/** True when a reason field holds something: non-blank text, or at least one evidence reference. */
+export function isFilled(step: StepReasons, key: StepReasonKey): boolean {
+  const v = step[key];
+  if (Array.isArray(v)) return v.length > 0;
+  return typeof v === "string" && v.trim() !== "";
+}
+
+/** How complete a step's reasons are: "4 of 5 filled", and which required fields are missing. */
+export interface Completeness {
+  filled: number;
+  total: number;
+  /** Filled state per field, in display order. */
+  fields: { key: StepReasonKey; filled: boolean; required: boolean }[];
+  missingRequired: StepReasonKey[];
+}
+
+/** The completeness of `step` (the five reason fields) with `required` marked. */
+export function completenessOf(step: StepReasons, required: readonly StepReasonKey[] = []): Completeness {
+  const fields = STEP_REASON_KEYS.map((key) => ({ key, filled: isFilled(step, key), required: required.includes(key) }));
+  return {
+    filled: fields.filter((f) => f.filled).length,
+    total: fields.length,
+    fields,
+    missingRequired: fields.filter((f) => f.required && !f.filled).map((f) => f.key),
+  };
+}
+
+const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a rationale", evidence: "evidence", risk: "a risk", stopCondition: "a stop condition" };
+
+/**
+ * `missing_required_field` (task-contract stage): a required field (other than evidence, which
+ * ./evidence.ts judges as `evidence_missing`) that is absent or blank. An ERROR for a step the
+ * agent submits (`phase` "submit"), a warning on a person's edit or a re-check. Path
+ * `steps.N.<field>`, details `{field, tool, filled, total}`.
+ */
+export function checkRequiredFields(steps: readonly StepView[], required: Map<string, StepReasonKey[]>, phase: ValidationPhase): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const s of parsedSteps(steps)) {
+    const fields = required.get(s.id);
+    if (!fields) continue;
+    const c = completenessOf(s.step, fields);
+    const hard = phase === "submit" && s.step.author.kind === "model";
+    for (const key of c.missingRequired) {
+      if (key === "evidence") continue;
+      issues.push({
+        stage: "task_contract",
+        code: "missing_required_field",
+        severity: hard ? "error" : "warning",
+        stepId: s.id,
+        path: `${s.path}.${key}`,
+        message: `Step ${s.index + 1} (${s.tool.name}) needs ${LABEL[key]} under the gate policy (${c.filled} of ${c.total} filled)`,
+        details: { field: key, tool: s.tool.name, filled: c.filled, total: c.total },
+      });
+    }
+  }
+  return issues;
+}
