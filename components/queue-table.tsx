@@ -12,6 +12,7 @@ import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queue-filters";
 import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";
+import { navigationStarted } from "./navigation-progress";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 /** Column sorts over the loaded rows; "stake" keeps the server's order (most money at stake first, in SQL). */
@@ -126,7 +127,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   useShortcut("queuePrevious", () => moveCurrent(-1));
   useShortcut("queueOpen", () => {
     const r = ordered[currentIndex];
-    if (r) router.push(`/runs/${r.id}`);
+    if (r) {
+      navigationStarted();
+      router.push(`/runs/${r.id}`);
+    }
   });
   const rowLink = (r: QueueRow) => (el: HTMLAnchorElement | null) => {
     if (el) links.current.set(r.id, el);
@@ -171,7 +175,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
           router.replace(urlOf(status, f), { scroll: false });
           return fetchQueue(status, null, { ...f, sort: undefined }).then((p) => p.runs);
         }}
-        onOpen={(id) => router.push(`/runs/${id}`)}
+        onOpen={(id) => {
+          navigationStarted();
+          router.push(`/runs/${id}`);
+        }}
       />
       <div className="mt-3 flex flex-wrap items-center gap-3">
         <label htmlFor="status-filter" className="text-sm font-medium">
