@@ -21,7 +21,8 @@ export function DecisionBar({ summary, children }: { summary: ReactNode; childre
       data-testid="decision-bar"
       className="flex flex-wrap items-center gap-x-3 gap-y-2 border-t border-slate-300 bg-white/95 px-3 py-2 shadow-[0_-4px_12px_rgba(0,0,0,0.08)] backdrop-blur sm:rounded-t-lg sm:border-x"
     >
-      <div className="min-w-0 flex-1 text-sm" data-testid="decision-summary">
+      {/* at least 16rem before the buttons wrap under it: never one word per line on a phone */}
+      <div className="min-w-0 grow basis-64 text-sm" data-testid="decision-summary">
         {summary}
       </div>
       <div className="flex flex-wrap gap-2">{children}</div>

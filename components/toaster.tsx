@@ -15,7 +15,7 @@ export function toast(message: string, tone: Toast["tone"] = "success") {
   push?.({ message, tone });
 }
 
-/** The toast regions, mounted once in Providers: successes above the decision bar, errors under the header; never wider than the screen. */
+/** The toast regions, mounted once in Providers: under the header on a phone (the decision bar has the bottom), successes above the decision bar from 640 px; never wider than the screen. */
 export function Toaster() {
   const [toasts, setToasts] = useState<Toast[]>([]);
   useEffect(() => {
@@ -46,7 +46,7 @@ export function Toaster() {
   const box = "pointer-events-none fixed left-4 right-4 z-50 flex flex-col items-end gap-2 sm:left-auto sm:max-w-md";
   return (
     <>
-      <div aria-live="polite" role="status" className={`${box} bottom-20`}>
+      <div aria-live="polite" role="status" className={`${box} top-16 sm:top-auto sm:bottom-20`}>
         {toasts.filter((t) => t.tone === "success").map(item)}
       </div>
       <div aria-live="assertive" role="alert" className={`${box} top-16`}>
