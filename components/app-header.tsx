@@ -3,6 +3,7 @@ import type { Viewer } from "@/lib/server/session";
 import { ShortcutsButton } from "./shortcuts-button";
 import { SignOutButton } from "./sign-out-button";
 import { NotificationBell } from "./notification-bell";
+import { CommandPalette } from "./command-palette";
 
 /** Top bar: product name, navigation, the signed-in person and their role. */
 export function AppHeader({ viewer }: { viewer: Viewer }) {
@@ -53,6 +54,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           {viewer.role !== "admin" && <NotificationBell />}
           <SignOutButton />
         </div>
+        <CommandPalette links={links} />
       </div>
     </header>
   );

@@ -12,6 +12,9 @@ import { getTool } from "@/lib/tools/builtin-tools";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
+import { DecisionBar } from "./decision-bar";
+import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/risk";
+import type { Money } from "@/lib/money";
 
 /** Why this person may not approve `step`, or null (DESIGN.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -117,7 +120,7 @@ export function ApprovalPanel({
   const router = useRouter();
   const approve = useMutation({
     mutationFn: ({ stepIds, key, alsoAcknowledged = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; thenNext?: boolean }) =>
-      apiFetch(`/api/runs/${runId}/approvals`, {
+      apiFetch<{ added?: number; alreadyApproved?: string[] }>(`/api/runs/${runId}/approvals`, {
         method: "POST",
         body: {
           planVersion,
@@ -126,9 +129,13 @@ export function ApprovalPanel({
           acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)] || alsoAcknowledged.includes(i)).map((i) => ({ code: i.code, stepId: i.stepId! })),
         },
       }),
-    onSuccess: async (_r, vars) => {
-      toast("Approved.");
+    onSuccess: async (r, vars) => {
+      const already = (r.alreadyApproved ?? []).map((id) => steps.find((s) => s.id === id)?.position).filter((p): p is number => p !== undefined);
+      if (r.added === 0)
+        toast(already.length ? `Step ${already.join(", ")} ${already.length === 1 ? "was" : "were"} already approved; nothing was added.` : "Everything was already approved; nothing was added.");
+      else toast("Approved.");
       qc.invalidateQueries({ queryKey: ["queue"] });
+      qc.invalidateQueries({ queryKey: ["ownership", runId] }); // "who acts next" names the deciders still needed
       await qc.invalidateQueries({ queryKey: ["run", runId] });
       if (vars.thenNext) await openNext();
       else focusHeading("decide-h", "review-h");
@@ -144,6 +151,7 @@ export function ApprovalPanel({
       toast("Rejected; the agent will read your reason.");
       setShowReject(false);
       qc.invalidateQueries({ queryKey: ["queue"] });
+      qc.invalidateQueries({ queryKey: ["ownership", runId] });
       await qc.invalidateQueries({ queryKey: ["run", runId] });
       focusHeading();
     },
@@ -173,8 +181,12 @@ export function ApprovalPanel({
   // waiting run; r opens the rejection with focus in the reason.
   const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[] } | null>(null);
   const confirmRef = useRef<HTMLDialogElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (confirming && confirmRef.current && !confirmRef.current.open) confirmRef.current.showModal();
+    if (confirming && confirmRef.current && !confirmRef.current.open) {
+      confirmRef.current.showModal();
+      cancelRef.current?.focus(); // the safe choice has the focus
+    }
   }, [confirming]);
   const openNext = async () => {
     try {
@@ -249,6 +261,9 @@ export function ApprovalPanel({
                 </span>
                 {approved ? (
                   <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-900">{s.approval?.approverId ? "approved" : "auto-approved by policy"}</span>
+                ) : allLabel === `Approve step ${s.position}` ? (
+                  // one button per name: the decision bar's button already approves exactly this step
+                  <span className="ml-auto text-xs text-slate-600">approve it in the decision bar</span>
                 ) : (
                   <button
                     type="button"
@@ -284,7 +299,7 @@ export function ApprovalPanel({
           );
         })}
       </ul>
-      <div className="mt-4 flex flex-wrap gap-2">
+      <DecisionBar summary={<DecisionSummary steps={steps} pending={pending} issues={issues} allBlock={allBlock} blockedReason={blockedReason} allLabel={allLabel} />}>
         <button
           type="button"
           disabled={!!allBlock || busy}
@@ -298,14 +313,16 @@ export function ApprovalPanel({
         <button
           type="button"
           disabled={!canReject || busy}
-          onClick={() => setShowReject((v) => !v)}
+          onClick={() => {
+            setShowReject((v) => !v);
+            setFocusReason((n) => n + 1);
+          }}
           aria-keyshortcuts="r"
-          className="rounded-md border border-red-400 px-3 py-2 text-sm font-medium text-red-800 hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-50"
+          className="rounded-md border border-red-400 bg-white px-3 py-2 text-sm font-medium text-red-800 hover:bg-red-50 disabled:cursor-not-allowed disabled:opacity-50"
         >
           Reject…
         </button>
-      </div>
-      {allBlock && !blockedReason && <p className="mt-1 text-xs text-slate-600">{allLabel}: {allBlock}</p>}
+      </DecisionBar>
       <p className="mt-2 text-xs text-slate-600">
         Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject ·{" "}
         <kbd className="font-mono">?</kbd> all shortcuts
@@ -344,10 +361,11 @@ export function ApprovalPanel({
               ))}
             </ul>
             <div className="mt-4 flex gap-2">
-              <button type="submit" autoFocus className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800">
+              <button type="submit" className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800">
                 Acknowledge and approve
               </button>
-              <button type="button" onClick={() => confirmRef.current?.close()} className="rounded-md border border-slate-300 px-3 py-2 text-sm">
+              {/* opens focused on Cancel: one Enter never approves what the dialog warns about */}
+              <button ref={cancelRef} type="button" autoFocus onClick={() => confirmRef.current?.close()} className="rounded-md border border-slate-300 px-3 py-2 text-sm">
                 Cancel
               </button>
             </div>
@@ -394,5 +412,54 @@ export function ApprovalPanel({
         </form>
       )}
     </section>
+  );
+}
+
+/**
+ * The decision bar's summary: what the approve button would approve (steps, money out per
+ * currency, steps reaching another account), or why it cannot.
+ */
+function DecisionSummary({
+  steps,
+  pending,
+  issues,
+  allBlock,
+  blockedReason,
+  allLabel,
+}: {
+  steps: RunStepView[];
+  pending: RunStepView[];
+  issues: ValidationIssue[];
+  allBlock: string | null;
+  blockedReason: string | null;
+  allLabel: string;
+}) {
+  if (blockedReason) return <span className="text-slate-800">{blockedReason}</span>;
+  if (pending.length === 0) return <span className="text-slate-800">{steps.every(stepComplete) ? "Every step is approved." : "The remaining approvals must come from other people."}</span>;
+  const amounts: Money[] = [];
+  for (const s of pending) {
+    try {
+      const m = getTool(s.tool)?.amount(s.args as never);
+      if (m) amounts.push(m);
+    } catch {
+      // malformed arguments move no money here; the validator reports them
+    }
+  }
+  const out = moneyOutByCurrency(amounts);
+  const other = pending.filter((s) => issues.some((i) => i.stepId === s.id && OTHER_ACCOUNT_CODES.includes(i.code))).length;
+  return (
+    <span>
+      <span className="font-medium">
+        {pending.length} of {steps.length} step{steps.length === 1 ? "" : "s"} to approve
+      </span>
+      {out.length > 0 && <> · {out.map((m) => formatMoney(m)).join(" + ")} out</>}
+      {other > 0 && (
+        <>
+          {" "}
+          · <span className="font-medium text-red-800">{other} to another customer</span>
+        </>
+      )}
+      {allBlock && <span className="block text-xs text-slate-600">{allLabel}: {allBlock}</span>}
+    </span>
   );
 }

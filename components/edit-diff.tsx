@@ -61,13 +61,14 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
               </td>
             ) : (
               <>
-                <td className="whitespace-nowrap pr-2 align-top text-slate-700 line-through decoration-slate-400">{withVisibleMarkers(showValue(f.before))}</td>
+                <td className="break-words pr-2 align-top text-slate-700 line-through decoration-slate-400">{withVisibleMarkers(showValue(f.before))}</td>
                 <td aria-hidden="true" className="w-4 align-top">
                   →
                 </td>
-                <td className="pl-2 align-top font-medium">
+                <td className="break-words pl-2 align-top font-medium">
                   <span className="sr-only">changed to </span>
-                  <span className="whitespace-nowrap">{withVisibleMarkers(showValue(f.after, f.before))}</span>
+                  {/* wraps on a phone ("Mon 7 Dec 2026 (+4 days)" never cut off) */}
+                  <span>{withVisibleMarkers(showValue(f.after, f.before))}</span>
                 </td>
               </>
             )}

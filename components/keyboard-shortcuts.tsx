@@ -8,6 +8,10 @@ type Handler = () => void;
 interface Registry {
   register(id: ShortcutId, handler: { current: Handler }): () => void;
   openHelp(): void;
+  /** The shortcuts a mounted component handles right now (the command palette's actions). */
+  available(): ShortcutId[];
+  /** Runs the latest mounted handler of `id` (as its keys would). */
+  run(id: ShortcutId): void;
 }
 const ShortcutContext = createContext<Registry | null>(null);
 
@@ -76,6 +80,12 @@ export function useShortcut(id: ShortcutId, handler: Handler, enabled = true) {
   }, [registry, id, enabled]);
 }
 
+/** The shortcut registry's actions for the command palette: what is available now, and running one. */
+export function useShortcutActions(): { available: () => ShortcutId[]; run: (id: ShortcutId) => void } {
+  const registry = useContext(ShortcutContext);
+  return { available: () => registry?.available() ?? [], run: (id) => registry?.run(id) };
+}
+
 /** Opens the shortcut list (for a visible "Keyboard shortcuts" button). */
 export function useOpenShortcutHelp(): () => void {
   const registry = useContext(ShortcutContext);
@@ -114,6 +124,12 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
       returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       helpOpenRef.current = true;
       setHelpOpen(true);
+    },
+    available() {
+      return [...handlers.current].filter(([, list]) => list.length > 0).map(([id]) => id);
+    },
+    run(id) {
+      handlers.current.get(id)?.at(-1)?.current();
     },
   }));
 

@@ -13,28 +13,34 @@ const OWNER: Record<string, string> = {
 
 /**
  * Who can act next on this run and what they can do (lib/run-state.ts): every waiting state has
- * an owner and a way out (DESIGN.md §10). Disabled choices say why.
+ * an owner and a way out. One line ("Who acts next · An operator. Waiting for …"), expandable to
+ * the named deciders per step and every choice; disabled choices say why. The deciders are
+ * re-read after every decision (the ownership query is invalidated by the decision panel).
  */
 export function NextActionsPanel({ next, runId }: { next: NextActions; runId?: string }) {
   return (
-    <section aria-labelledby="next-h" className="rounded-lg border border-slate-200 bg-white p-4">
-      <h2 id="next-h" className="font-semibold">
-        Who acts next
-      </h2>
-      <p className="mt-1 text-sm">
-        <span className="font-medium">{OWNER[next.owner] ?? next.owner}.</span> {next.headline}
-      </p>
-      {runId && <NamedDeciders runId={runId} />}
-      {next.actions.length > 0 && (
-        <ul className="mt-2 space-y-1 text-sm">
-          {next.actions.map((a, i) => (
-            <li key={i} className={a.enabled ? "" : "text-slate-500"}>
-              <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{a.by}</span> {a.label}
-              {!a.enabled && a.reason && <span className="text-xs"> — not now: {a.reason}</span>}
-            </li>
-          ))}
-        </ul>
-      )}
+    <section aria-labelledby="next-h" className="rounded-lg border border-slate-200 bg-white px-4 py-2">
+      <details>
+        <summary className="cursor-pointer text-sm marker:text-slate-500">
+          <h2 id="next-h" className="inline font-semibold">
+            Who acts next
+          </h2>
+          <span className="ml-2" data-testid="next-line">
+            <span className="font-medium">{OWNER[next.owner] ?? next.owner}.</span> {next.headline}
+          </span>
+        </summary>
+        {runId && <NamedDeciders runId={runId} />}
+        {next.actions.length > 0 && (
+          <ul className="mt-2 space-y-1 pb-1 text-sm">
+            {next.actions.map((a, i) => (
+              <li key={i} className={a.enabled ? "" : "text-slate-500"}>
+                <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{a.by}</span> {a.label}
+                {!a.enabled && a.reason && <span className="text-xs"> — not now: {a.reason}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
     </section>
   );
 }

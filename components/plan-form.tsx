@@ -250,7 +250,8 @@ export function PlanForm({
               }}
               aria-describedby="add-step-keys"
               aria-keyshortcuts="Alt+N"
-              className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+              // a select is as wide as its longest option ("— not available: needs a grant…"): capped to the screen
+              className="w-full min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm sm:w-auto"
             >
               <option value="">Choose a tool…</option>
               {toolNames.map((t) => {

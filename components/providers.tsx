@@ -4,8 +4,9 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { KeyboardShortcuts } from "./keyboard-shortcuts";
 import { Toaster } from "./toaster";
+import { NavigationProgress } from "./navigation-progress";
 
-/** Client-side providers: TanStack Query, the keyboard layer (shortcuts, skip link) and the toast region. */
+/** Client-side providers: TanStack Query, the keyboard layer (shortcuts, skip link), the toast region and the navigation bar. */
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }),
@@ -14,6 +15,7 @@ export function Providers({ children }: { children: ReactNode }) {
     <QueryClientProvider client={client}>
       <KeyboardShortcuts>{children}</KeyboardShortcuts>
       <Toaster />
+      <NavigationProgress />
     </QueryClientProvider>
   );
 }

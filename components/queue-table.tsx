@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
@@ -12,9 +12,12 @@ import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
 import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queue-filters";
 import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
+import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";
+import { navigationStarted } from "./navigation-progress";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
-type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing";
+/** Column sorts over the loaded rows; "stake" keeps the server's order (most money at stake first, in SQL). */
+type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing" | "stake";
 
 /** Phones (under 640 px): the queue renders as cards. The server renders the table; phones switch after hydration. */
 const PHONE_QUERY = "(max-width: 639px)";
@@ -46,13 +49,14 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
   const [filters, setFilters] = useState<QueueFilterState>(initialFilters);
+  const [cleared, setCleared] = useState(0); // remounts the search and filter fields after "Clear filters"
   // the URL keeps the status and the ownership view and filters (issue #16)
   const urlOf = (s: string, f: QueueFilterState) => {
     const p = queueFilterParams(f);
     p.set("status", s);
     return `/runs?${p.toString()}`;
   };
-  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>({ key: "expiry", dir: 1 });
+  const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>(initialFilters.sort === "at_stake" ? { key: "stake", dir: -1 } : { key: "expiry", dir: 1 });
   const [now, setNow] = useState(() => new Date(initialNow));
   const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
   useEffect(() => {
@@ -61,14 +65,16 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   }, []);
   const liveUp = useRef(false);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
-  const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage } = useInfiniteQuery({
+  const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage, isPending, isPlaceholderData } = useInfiniteQuery({
     queryKey: ["queue", status, filters],
     queryFn: ({ pageParam }) => fetchQueue(status, pageParam, filters),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: status === initialStatus && filters === initialFilters ? { pages: [initialPage], pageParams: [null] } : undefined,
     refetchInterval: () => (liveUp.current ? 30_000 : 5_000), // issue #16: pushed changes refetch at once; poll while the stream is down
+    placeholderData: keepPreviousData, // the previous rows stay (marked as refreshing) while another status or filter loads
   });
+  const loading = isPending && !data;
   const rows = useMemo<QueueRow[]>(() => {
     // A run can move between pages while they refresh one after another: show it once.
     const seen = new Set<string>();
@@ -76,6 +82,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   }, [data]);
 
   const sorted = useMemo(() => {
+    if (sort.key === "stake") return rows; // ordered by the server
     const val = (r: QueueRow): string | number => {
       switch (sort.key) {
         case "age":
@@ -92,6 +99,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
           return r.gatedCount;
         case "missing":
           return r.approvalsMissing ?? r.gatedCount;
+        case "stake":
+          return 0;
       }
     };
     return [...rows].sort((a, b) => (val(a) < val(b) ? -sort.dir : val(a) > val(b) ? sort.dir : 0));
@@ -119,7 +128,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   useShortcut("queuePrevious", () => moveCurrent(-1));
   useShortcut("queueOpen", () => {
     const r = ordered[currentIndex];
-    if (r) router.push(`/runs/${r.id}`);
+    if (r) {
+      navigationStarted();
+      router.push(`/runs/${r.id}`);
+    }
   });
   const rowLink = (r: QueueRow) => (el: HTMLAnchorElement | null) => {
     if (el) links.current.set(r.id, el);
@@ -132,7 +144,15 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
       <th scope="col" aria-sort={active ? (sort.dir === 1 ? "ascending" : "descending") : "none"} className="px-3 py-2 text-left font-medium">
         <button
           type="button"
-          onClick={() => setSort({ key, dir: active ? (sort.dir === 1 ? -1 : 1) : 1 })}
+          onClick={() => {
+            if (key === "stake" || sort.key === "stake") {
+              // "At stake" is ordered in SQL (every page, not only the loaded rows); other columns over the loaded rows
+              const f: QueueFilterState = { ...filters, sort: key === "stake" ? "at_stake" : undefined };
+              setFilters(f);
+              router.replace(urlOf(status, f), { scroll: false });
+            }
+            setSort(key === "stake" ? { key, dir: -1 } : { key, dir: active ? (sort.dir === 1 ? -1 : 1) : 1 });
+          }}
           className="inline-flex items-center gap-1 hover:text-slate-950"
         >
           {label}
@@ -146,7 +166,22 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
 
   return (
     <section aria-label="Runs" className="mt-4">
-      <div className="flex flex-wrap items-center gap-3">
+      <QueueSearch
+        key={`search-${cleared}`}
+        value={filters.q ?? ""}
+        disabled={!mounted}
+        onSearch={(q) => {
+          const f: QueueFilterState = { ...filters, q: q || undefined };
+          setFilters(f);
+          router.replace(urlOf(status, f), { scroll: false });
+          return fetchQueue(status, null, { ...f, sort: undefined }).then((p) => p.runs);
+        }}
+        onOpen={(id) => {
+          navigationStarted();
+          router.push(`/runs/${id}`);
+        }}
+      />
+      <div className="mt-3 flex flex-wrap items-center gap-3">
         <label htmlFor="status-filter" className="text-sm font-medium">
           Status
         </label>
@@ -167,13 +202,15 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
             </option>
           ))}
         </select>
-        <span className="text-xs text-slate-500" aria-live="polite">
-          {rows.length}
-          {hasNextPage ? "+" : ""} run{rows.length === 1 && !hasNextPage ? "" : "s"}
-          {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
+        <span className="text-xs text-slate-500" aria-live="polite" data-testid="queue-count">
+          {loading ? "Loading runs…" : isPlaceholderData ? "Refreshing… " : ""}
+          {loading ? "" : rows.length}
+          {loading ? "" : hasNextPage ? "+" : ""}{loading ? "" : ` run${rows.length === 1 && !hasNextPage ? "" : "s"}`}
+                    {mounted && dataUpdatedAt ? ` · refreshed ${new Date(dataUpdatedAt).toLocaleTimeString("en-GB", { timeZone: "UTC" })} UTC` : ""}
         </span>
       </div>
       <QueueFilterBar
+        key={`filters-${cleared}`}
         value={filters}
         disabled={!mounted}
         onChange={(f) => {
@@ -188,9 +225,22 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
         </p>
       )}
       {/* phones: one card per run, status and expiry in view (issue 14); the table from 640 px up */}
-      {phone ? (
-      <ul aria-label="Runs" className="mt-3 space-y-2">
-        {ordered.length === 0 && <li className="rounded-lg border border-slate-200 bg-white px-3 py-6 text-center text-sm text-slate-500">No runs with this status.</li>}
+      {loading ? (
+        <QueueSkeleton phone={phone} />
+      ) : ordered.length === 0 ? (
+        <QueueEmpty
+          status={status}
+          filters={filters}
+          onClear={() => {
+            const f: QueueFilterState = {};
+            setFilters(f);
+            setStatus("pending_review");
+            setCleared((n) => n + 1);
+            router.replace(urlOf("pending_review", f), { scroll: false });
+          }}
+        />
+      ) : phone ? (
+      <ul aria-label="Runs" aria-busy={isPlaceholderData || undefined} className={`mt-3 space-y-2 ${isPlaceholderData ? "opacity-60" : ""}`}>
         {ordered.map((r, i) => (
           <li key={r.id} aria-current={i === currentIndex ? "true" : undefined} className={`rounded-lg border p-3 text-sm ${live.isNew(r.id) ? "bg-blue-50" : "bg-white"} ${i === currentIndex ? "border-blue-600 ring-1 ring-blue-600" : live.isNew(r.id) ? "border-blue-400" : "border-slate-200"}`}>
             <div className="flex items-baseline justify-between gap-2">
@@ -203,6 +253,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
             <p className="mt-0.5 break-words text-xs text-slate-600">{r.ticketSubject}</p>
             <RowPresence runId={r.id} live={live.live} />
             <p className="mt-1 break-words text-slate-800">{r.accountName}</p>
+            <AtStake row={r} className="mt-1" />
             <p className="mt-1 flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-700">
               <span>
                 {r.stepCount} step{r.stepCount === 1 ? "" : "s"} · {r.approvalsMissing ?? r.gatedCount} approval{(r.approvalsMissing ?? r.gatedCount) === 1 ? "" : "s"} missing
@@ -221,7 +272,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
         ))}
       </ul>
       ) : (
-      <div className="mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <div aria-busy={isPlaceholderData || undefined} className={`mt-3 overflow-x-auto rounded-lg border border-slate-200 bg-white ${isPlaceholderData ? "opacity-60" : ""}`}>
         <table className="min-w-full text-sm">
           <thead className="bg-slate-50 text-slate-700">
             <tr>
@@ -230,6 +281,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               <th scope="col" className="px-3 py-2 text-left font-medium">
                 Agent
               </th>
+              {header("stake", "At stake")}
               {header("steps", "Steps")}
               {header("missing", "Approvals missing")}
               <th scope="col" className="px-3 py-2 text-left font-medium">
@@ -243,13 +295,6 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
             </tr>
           </thead>
           <tbody>
-            {ordered.length === 0 && (
-              <tr>
-                <td colSpan={9} className="px-3 py-8 text-center text-slate-500">
-                  No runs with this status.
-                </td>
-              </tr>
-            )}
             {ordered.map((r, i) => (
               <tr
                 key={r.id}
@@ -267,6 +312,9 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 </td>
                 <td className="px-3 py-2">{r.accountName}</td>
                 <td className="px-3 py-2 text-slate-700">{r.agentName}</td>
+                <td className="px-3 py-2" data-testid="at-stake">
+                  <AtStake row={r} />
+                </td>
                 <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
                 <td className="px-3 py-2 tabular-nums" data-testid="approvals-missing">
                   {r.approvalsMissing ?? r.gatedCount}

@@ -26,6 +26,10 @@ import { PlanSteps } from "./plan-steps";
 import { ReadSteps } from "./read-steps";
 import { ReviewChanges } from "./review-changes";
 import { PresenceBar, useLiveConnected } from "./live/presence-bar";
+import { RiskCallout } from "./risk-callout";
+import { DecisionBarSlot } from "./decision-bar";
+import { planRisks } from "@/lib/risk";
+import { accountName } from "@/lib/desk/lookup";
 
 type Details = Omit<RunDetails, "desk">;
 type Mode =
@@ -104,8 +108,16 @@ export function RunWorkspace({
   const waiting = d.run.status === "pending_review" || d.run.status === "approved";
   const block = approvalBlock(d) ?? (waiting && expiry.expired ? `This run ${formatExpiry(d.run.expiresAt, expiry.now)}; it can no longer be approved.` : null);
   const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));
-  const editBlock = d.run.status === "pending_review" || d.run.status === "approved" ? null : block;
+  const editBlock =
+    viewerRole !== "operator" && viewerRole !== "supervisor"
+      ? "Only operators and supervisors of the desk edit plans; your role can look but not edit."
+      : d.run.status === "pending_review" || d.run.status === "approved"
+        ? null
+        : block;
+  const [barSlot, setBarSlot] = useState<HTMLElement | null>(null);
   const planIssues = d.validation.issues.filter((i) => !i.stepId);
+  const risks = planRisks(d.run.steps, d.validation.issues, (name) => catalog.get(name), (id) => accountName(desk, id));
+  const approvedSteps = Object.fromEntries(d.run.steps.map((s) => [s.id, s.approval?.state === "active"]));
   const startEdit = (focusStep?: number) => {
     setExternalChange(null);
     setSeenVersion(d.run.planVersion);
@@ -125,7 +137,9 @@ export function RunWorkspace({
   );
 
   return (
+    <DecisionBarSlot.Provider value={barSlot}>
     <div className="space-y-4">
+      {mode.kind !== "edit" && <RiskCallout risks={risks} approved={approvedSteps} />}
       <PresenceBar runId={runId} editing={mode.kind === "edit"} />
       {externalChange !== null && (
         <div role="status" className="flex items-center gap-3 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950">
@@ -150,6 +164,7 @@ export function RunWorkspace({
               type="button"
               disabled={!!editBlock}
               title={editBlock ?? undefined}
+              aria-describedby={editBlock ? "edit-block" : undefined}
               onClick={() => startEdit()}
               aria-keyshortcuts="e"
               className="ml-auto rounded-md border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-800 hover:bg-blue-50 disabled:cursor-not-allowed disabled:border-slate-300 disabled:text-slate-500"
@@ -157,6 +172,11 @@ export function RunWorkspace({
               Edit plan
             </button>
           </div>
+          {editBlock && (
+            <p id="edit-block" className="-mt-2 text-right text-xs text-slate-600" data-testid="edit-block">
+              Edit plan: {editBlock}
+            </p>
+          )}
           {planIssues.map((i, n) => (
             <p key={n} className="rounded-md bg-amber-50 px-3 py-1.5 text-sm text-amber-950">
               {i.message}
@@ -253,7 +273,10 @@ export function RunWorkspace({
           </button>
         </section>
       )}
+      {/* the decision bar's slot: sticky at the bottom of the viewport while the plan is on screen */}
+      <div ref={setBarSlot} className="sticky bottom-0 z-20 -mx-4 sm:mx-0 print:hidden" />
     </div>
+    </DecisionBarSlot.Provider>
   );
 }
 

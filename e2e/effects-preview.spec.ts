@@ -56,14 +56,14 @@ test.describe("effects preview, senior operator", () => {
     const review = page.getByRole("region", { name: /Your edit changed/ });
     await expect(review.getByRole("heading", { name: /Your edit changed/ })).toHaveText(/Your edit changed 2 things/i);
     const effects = page.getByRole("region", { name: /The account after each step/ });
-    await expect(effects.getByRole("listitem", { name: "After step 4" })).toContainText("in_74119 open balance $2,120.00 → $631.00");
+    await expect(effects.getByRole("listitem", { name: "After step 4" })).toContainText("in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00");
     await expect(effects.getByRole("listitem", { name: "After step 2" })).toContainText(new RegExp(`sh_5521 window .+ → ${formatIsoDate(newDate)}`));
     await page.screenshot({ path: testInfo.outputPath("review-effects.png"), fullPage: true });
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
 
     // back on the run page: the same preview under each step
     await page.getByRole("button", { name: "Back to the plan" }).click();
-    await expect(steps.getByRole("region", { name: "After step 4" })).toContainText("in_74119 open balance $2,120.00 → $631.00");
+    await expect(steps.getByRole("region", { name: "After step 4" })).toContainText("in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00");
     await expect(steps.getByRole("region", { name: "After step 2" })).toContainText(`→ ${formatIsoDate(newDate)}`);
 
     // the API says the same (declared in the response schema)
@@ -77,7 +77,7 @@ test.describe("effects preview, senior operator", () => {
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
     await page.goto(`/runs/${runId}/audit`);
     const approved = page.locator('[data-testid="audit-event"][data-type="approved"]');
-    await expect(approved.getByTestId("approved-effect").filter({ hasText: "in_74119 open balance $2,120.00 → $631.00" })).toHaveCount(1);
+    await expect(approved.getByTestId("approved-effect").filter({ hasText: "in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00" })).toHaveCount(1);
     await expect(approved.getByTestId("approved-effect").filter({ hasText: `→ ${formatIsoDate(newDate)}` })).toHaveCount(1);
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
   });

@@ -1,11 +1,13 @@
 import { test, expect, type Page } from "@playwright/test";
 import { STORAGE } from "./helpers";
 
-// Issue 14, case 7: no page is wider than a 390 px phone (iPhone 12–15 width), including the
-// plan's edit form with its add-step menu; narrow screens get a menu for navigation and the
-// queue as cards.
+// No page and no form state is wider than a phone: 360 px (small Android) and 390 px (iPhone
+// 12–15), including the plan's edit form with its add-step menu (long disabled options for an
+// operator without grants), the review, the audit trail, the toast, the command palette and the
+// admin pages; narrow screens get a menu for navigation and the queue as cards, which j/k walk.
 
 const PHONE = { width: 390, height: 844 };
+const WIDTHS = [360, 390] as const;
 test.use({ viewport: PHONE });
 
 /** Fails with the widest offenders when the page scrolls sideways. */
@@ -24,12 +26,43 @@ async function expectNoOverflow(page: Page, what: string) {
   expect(report.scrollWidth, `${what} is ${report.scrollWidth} px wide at ${report.vw} px:\n${report.wide.join("\n")}`).toBeLessThanOrEqual(report.vw);
 }
 
-test.describe("390 px: operator pages", () => {
+/** Every element of the page inside the viewport's width (not only the document's scroll width): a cut-off toast or "(+4 days)" counts. */
+async function expectAllInside(page: Page, what: string, selector = "main *, [role=status] *, [role=alert] *, [data-testid=decision-bar] *") {
+  const out = await page.evaluate((sel) => {
+    const vw = document.documentElement.clientWidth;
+    return [...document.querySelectorAll<HTMLElement>(sel)]
+      .filter((el) => el.getClientRects().length > 0 && !el.closest("[data-scrolls-inside]") && !el.closest(".sr-only"))
+      .map((el) => ({ el, r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.width > 0 && (r.right > vw + 1 || r.left < -1))
+      .slice(0, 6)
+      .map(({ el, r }) => `${el.tagName.toLowerCase()}.${String(el.className).slice(0, 50)} [${Math.round(r.left)}, ${Math.round(r.right)}]`);
+  }, selector);
+  expect(out, `${what}: elements outside the viewport:\n${out.join("\n")}`).toEqual([]);
+}
+
+test.describe("phone widths: operator pages", () => {
   test.use({ storageState: STORAGE.senior });
 
-  test("queue (cards), run, edit form with the add-step menu, review, audit", async ({ page }, testInfo) => {
+  test("queue (cards, j/k), run, edit form with the add-step menu, review, audit, toast, palette — at 360 and 390 px", async ({ page }, testInfo) => {
+   for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 844 });
     await page.goto("/runs?status=all");
-    await expectNoOverflow(page, "/runs");
+    await expectNoOverflow(page, `/runs at ${width}`);
+    // j/k walk the phone cards too
+    await expect(page.getByRole("list", { name: "Runs" })).toBeVisible();
+    await page.locator("main h1").click();
+    await page.keyboard.press("j");
+    await expect(page.locator('ul[aria-label="Runs"] > li[aria-current="true"]')).toHaveCount(1);
+    const firstCurrent = await page.locator('ul[aria-label="Runs"] > li[aria-current="true"] a').first().getAttribute("href");
+    await page.keyboard.press("j");
+    await expect(page.locator('ul[aria-label="Runs"] > li[aria-current="true"] a').first()).not.toHaveAttribute("href", firstCurrent!);
+    await page.keyboard.press("k");
+    await expect(page.locator('ul[aria-label="Runs"] > li[aria-current="true"] a').first()).toHaveAttribute("href", firstCurrent!);
+    // the palette fits
+    await page.keyboard.press("Control+k");
+    await expect(page.getByRole("dialog", { name: "Command palette" })).toBeVisible();
+    await expectAllInside(page, `the palette at ${width}`, "dialog *");
+    await page.keyboard.press("Escape");
     await expect(page.getByRole("list", { name: "Runs" })).toBeVisible();
     await expect(page.getByRole("table")).toBeHidden();
     await expect(page.getByText(/^expires in /).first()).toBeVisible(); // expiry in view, no sideways scroll
@@ -54,45 +87,90 @@ test.describe("390 px: operator pages", () => {
     expect(res.status(), await res.text()).toBe(201);
     const id = (await res.json()).run.id as string;
     await page.goto(`/runs/${id}`);
-    await expectNoOverflow(page, "/runs/[id]");
+    await expectNoOverflow(page, `/runs/[id] at ${width}`);
+    await expectAllInside(page, `/runs/[id] at ${width}`);
     await page.getByRole("button", { name: "Edit plan" }).click();
-    await expectNoOverflow(page, "the edit form");
+    await expectNoOverflow(page, `the edit form at ${width}`);
+    await expectAllInside(page, `the edit form at ${width}`);
     await page.locator('[id="steps.0.args.amount"]').fill("200,00");
     await expect(page.getByTestId("money-reading")).toHaveText(/\$200\.00/);
     await page.locator('[id="steps.1.args.body"]').fill("We have refunded $200.00 of the reefer plug-in fee on invoice in_74201; it will show on your account within five working days.");
     await page.getByRole("button", { name: "Save edit" }).click();
     await expect(page.getByRole("region", { name: /Your edit changed/ })).toBeVisible();
-    await expectNoOverflow(page, "the review after an edit");
-    await page.screenshot({ path: testInfo.outputPath("review-phone.png"), fullPage: true });
+    await expectNoOverflow(page, `the review after an edit at ${width}`);
+    await expectAllInside(page, `the review (and its toast) at ${width}`);
+    await page.screenshot({ path: testInfo.outputPath(`review-phone-${width}.png`), fullPage: true });
     await page.goto(`/runs/${id}/audit`);
-    await expectNoOverflow(page, "/runs/[id]/audit");
+    await expectNoOverflow(page, `/runs/[id]/audit at ${width}`);
+    await expectAllInside(page, `/runs/[id]/audit at ${width}`);
+   }
   });
 });
 
-test.describe("390 px: supervisor pages", () => {
-  test.use({ storageState: STORAGE.supervisor });
-  for (const path of ["/escalations", "/reconciliation", "/insights", "/denials", "/notifications"]) {
-    test(path, async ({ page }) => {
-      await page.goto(path);
-      await expectNoOverflow(page, path);
-    });
-  }
-});
+test.describe("phone widths: an operator without grants (long disabled options in Add step) and an admin", () => {
+  test.use({ storageState: STORAGE.operator });
 
-test.describe("390 px: admin pages", () => {
-  test.use({ storageState: STORAGE.admin });
-  for (const path of ["/admin/users", "/admin/agents", "/admin/tools", "/admin/gate-policy", "/admin/webhooks"]) {
-    test(path, async ({ page }) => {
-      await page.goto(path);
-      await expectNoOverflow(page, path);
+  test("the edit form with every disabled tool and its reason fits at 360 and 390 px", async ({ page }) => {
+    const auth = { authorization: "Bearer pd_demo_agent_key" };
+    const task = await (await page.request.get("/api/v1/tasks/task_75019", { headers: auth })).json();
+    const res = await page.request.post("/api/v1/tasks/task_75019/runs", {
+      headers: auth,
+      data: { taskRevision: task.task.revision, steps: [{ id: "note", tool: "add_ticket_note", args: { ticketId: "75019", note: "Checked the temperature log." } }] },
     });
-  }
-});
-
-test.describe("390 px: signed out", () => {
-  test.use({ storageState: { cookies: [], origins: [] } });
-  test("/sign-in", async ({ page }) => {
-    await page.goto("/sign-in");
-    await expectNoOverflow(page, "/sign-in");
+    expect(res.status(), await res.text()).toBe(201);
+    const id = (await res.json()).run.id as string;
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(`/runs/${id}`);
+      await expectNoOverflow(page, `/runs/[id] at ${width}`);
+      await page.getByRole("button", { name: "Edit plan" }).click();
+      await expect(page.getByLabel("Add step")).toBeVisible();
+      await expectNoOverflow(page, `the edit form (operator) at ${width}`);
+      await expectAllInside(page, `the edit form (operator) at ${width}`);
+    }
   });
 });
+
+for (const width of WIDTHS) {
+  test.describe(`${width} px: supervisor pages`, () => {
+    test.use({ storageState: STORAGE.supervisor, viewport: { width, height: 844 } });
+    for (const path of ["/escalations", "/reconciliation", "/insights", "/denials", "/notifications", "/runs/not-a-run"]) {
+      test(path, async ({ page }) => {
+        await page.goto(path);
+        await expectNoOverflow(page, path);
+      });
+    }
+    test("the audit trail", async ({ page }) => {
+      const { runs } = (await (await page.request.get("/api/runs")).json()) as { runs: { id: string }[] };
+      await page.goto(`/runs/${runs[0].id}/audit`);
+      await expectNoOverflow(page, "/runs/[id]/audit");
+      await expectAllInside(page, "/runs/[id]/audit");
+    });
+  });
+
+  test.describe(`${width} px: admin pages`, () => {
+    test.use({ storageState: STORAGE.admin, viewport: { width, height: 844 } });
+    for (const path of ["/admin", "/admin/users", "/admin/users/usr_operator", "/admin/agents", "/admin/tools", "/admin/gate-policy", "/admin/webhooks", "/admin/integrations", "/denials"]) {
+      test(path, async ({ page }) => {
+        await page.goto(path);
+        await expectNoOverflow(page, path);
+      });
+    }
+    test("a run, as an admin: Edit plan disabled with its reason, and the page fits", async ({ page }) => {
+      const { runs } = (await (await page.request.get("/api/runs")).json()) as { runs: { id: string }[] };
+      await page.goto(`/runs/${runs[0].id}`);
+      await expect(page.getByRole("button", { name: "Edit plan" })).toBeDisabled();
+      await expect(page.getByTestId("edit-block")).toContainText("Only operators and supervisors of the desk edit plans");
+      await expectNoOverflow(page, "/runs/[id] (admin)");
+      await expectAllInside(page, "/runs/[id] (admin)");
+    });
+  });
+
+  test.describe(`${width} px: signed out`, () => {
+    test.use({ storageState: { cookies: [], origins: [] }, viewport: { width, height: 844 } });
+    test("/sign-in", async ({ page }) => {
+      await page.goto("/sign-in");
+      await expectNoOverflow(page, "/sign-in");
+    });
+  });
+}

@@ -71,6 +71,20 @@ test.describe("reference case, senior operator", () => {
     await expect(review).toContainText(`${formatIsoDate(newDate)} (+4 days)`);
     await expect(review).toContainText(/in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics/);
     await expect(review).toContainText("Re-approval required for step 4 (added), step 2 (changed)");
+    // risk first: a red callout above everything names the refund, its amount and the other customer
+    const callout = page.getByTestId("risk-callout");
+    await expect(callout).toBeVisible();
+    await expect(callout.getByTestId("risk-line").filter({ hasText: "Step 4" })).toContainText("Refund to another customer's invoice · $1,489.00 · Halvorsen Freight");
+    const calloutBox = (await callout.boundingBox())!;
+    const reviewBox = (await review.boundingBox())!;
+    expect(calloutBox.y).toBeLessThan(reviewBox.y);
+    // the effect line says whose invoice it is
+    await expect(page.getByTestId("review-after-step").filter({ hasText: "After step 4" })).toContainText("in_74119 (Halvorsen Freight — another customer)");
+    // one decision bar, in view at the bottom of the screen, with the decision's summary
+    const bar = page.getByTestId("decision-bar");
+    await expect(bar).toBeInViewport();
+    await expect(bar.getByTestId("decision-summary")).toContainText("$1,489.00 out");
+    await expect(bar.getByTestId("decision-summary")).toContainText("1 to another customer");
     await page.screenshot({ path: testInfo.outputPath("review-changes.png"), fullPage: true });
     const axeReview = await new AxeBuilder({ page }).analyze();
     expect(axeReview.violations).toEqual([]);
@@ -85,5 +99,50 @@ test.describe("reference case, senior operator", () => {
     await expect(page.getByTestId("approve-all")).toHaveText("Approve 2 remaining steps (2, 3)");
     await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
+    // "who acts next" follows the decision without a reload: nobody is left to approve
+    await expect(page.getByTestId("next-line")).toContainText("The executor");
+    await expect(page.getByTestId("named-deciders")).toHaveCount(0);
+  });
+});
+
+test.describe("the queue's At stake column", () => {
+  test.use({ storageState: STORAGE.senior });
+
+  test("shows the money a plan moves and a badge when it reaches another account, and sorts by it in SQL", async ({ page, baseURL }) => {
+    const runId = await createRun(page.request, "ref-74991");
+    const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
+    const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
+    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed delivery window" } });
+    const res = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
+    expect(res.status(), await res.text()).toBe(201);
+
+    await page.goto("/runs");
+    const row = page.getByRole("row").filter({ has: page.locator(`a[href="/runs/${runId}"]`) });
+    await expect(row.getByTestId("at-stake")).toContainText("$1,489.00");
+    await expect(row.getByTestId("risk-other-account")).toHaveText("another account");
+
+    await page.getByRole("button", { name: /At stake/ }).click();
+    await expect(page).toHaveURL(/sort=at_stake/);
+    await expect(page.getByRole("columnheader", { name: /At stake/ })).toHaveAttribute("aria-sort", "descending");
+    // biggest first: the dollar amounts down the column never grow
+    await expect(page.getByTestId("at-stake").first()).toContainText("$");
+    const amounts = (await page.getByTestId("at-stake").allTextContents())
+      .map((t) => /\$([\d,]+\.\d{2})/.exec(t)?.[1])
+      .filter((x): x is string => !!x)
+      .map((x) => Number(x.replace(/,/g, "")));
+    expect(amounts.length).toBeGreaterThan(1);
+    expect(amounts).toEqual([...amounts].sort((a, b) => b - a));
+  });
+
+  test("the run page: the red callout on top, the one-step decision has one button per name, the tab says which run", async ({ page }) => {
+    const runId = await createRun(page.request, "ref-74991");
+    await page.goto(`/runs/${runId}`);
+    await expect(page).toHaveTitle("#74991 · Nordkapp Logistics · 3 steps");
+    // the reference plan as proposed moves no money and reaches no other customer: its irreversible-free steps raise no callout
+    await expect(page.getByTestId("risk-callout")).toHaveCount(0);
+    // exactly one button per name in the decision
+    const names = await page.getByRole("button").allTextContents();
+    const approve = names.filter((n) => /^Approve/.test(n.trim()));
+    expect(new Set(approve).size).toBe(approve.length);
   });
 });

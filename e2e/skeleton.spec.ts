@@ -27,7 +27,7 @@ test.describe("operator", () => {
     const link = page.locator(`a[href="/runs/${runId}"]`);
     const row = page.getByRole("row").filter({ has: link });
     await expect(row).toContainText("Nordkapp Logistics");
-    await expect(row.getByRole("cell").nth(3)).toHaveText("3");
+    await expect(row.getByRole("cell").nth(4)).toHaveText("3"); // after Ticket, Account, Agent, At stake
     await link.click();
     await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
     const steps = page.getByRole("list", { name: "Plan steps" }).getByRole("listitem").filter({ has: page.getByRole("heading", { level: 3 }) });
@@ -43,17 +43,41 @@ test.describe("operator", () => {
     await page.goto("/runs");
     await expect(page.getByRole("link", { name: "#74996" })).toBeVisible();
     await page.getByLabel("Status").selectOption("expired");
-    await expect(page.getByText("No runs with this status.")).toBeVisible();
-    await page.getByLabel("Status").selectOption("pending_review");
+    // while the new status loads, the previous rows stay (never "0 runs"); then the empty state of this view
+    const empty = page.getByTestId("queue-empty");
+    await expect(empty).toHaveText(/No run is expired\./);
+    await empty.getByRole("button", { name: "Clear filters" }).click();
+    await expect(page.getByLabel("Status")).toHaveValue("pending_review");
+    await expect(page.getByRole("link", { name: "#74996" })).toBeVisible();
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([]);
     await page.getByRole("button", { name: /Ticket/ }).click();
     const first = page.getByRole("row").nth(1).getByRole("link");
     await expect(first).toHaveText(/#7499\d/);
   });
 
+  test("on a slow network the queue keeps its rows while another status loads, and a first load shows a skeleton, not \"0 runs\"", async ({ page }) => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    await page.goto("/runs");
+    await expect(page.getByRole("link", { name: "#74996" })).toBeVisible();
+    await page.route("**/api/runs?*", async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await page.getByLabel("Status").selectOption("approved");
+    await expect(page.getByTestId("queue-count")).toContainText("Refreshing");
+    await expect(page.getByRole("link", { name: "#74996" })).toBeVisible(); // the previous rows stay
+    await expect(page.getByText(/^0 runs/)).toHaveCount(0);
+    release();
+    await expect(page.getByTestId("queue-count")).not.toContainText("Refreshing");
+    await page.unroute("**/api/runs?*");
+  });
+
   test("an unknown run id shows a not-found page", async ({ page }) => {
     const res = await page.goto("/runs/run_does_not_exist");
     expect(res?.status()).toBe(404);
     await expect(page.getByRole("heading", { name: "Run not found" })).toBeVisible();
+    // inside the app frame: the header and its navigation are there
+    await expect(page.getByRole("banner").getByRole("link", { name: "Plandesk" })).toBeVisible();
   });
 });

@@ -59,8 +59,32 @@ for (const scheme of ["light", "dark"] as const) {
         await expectAxeClean(page);
         await page.keyboard.press("Escape");
         await expect(dialog).toHaveCount(0);
+        // the command palette (Ctrl+K) lists this page's actions
+        await page.keyboard.press("Control+k");
+        const palette = page.getByRole("dialog", { name: "Command palette" });
+        await expect(palette.getByRole("option", { name: /Approve what is on screen/ })).toBeVisible();
+        await expectAxeClean(page);
+        await page.keyboard.press("Escape");
+        await expect(palette).toHaveCount(0);
         await page.getByRole("button", { name: "Edit plan" }).click();
         await expect(page.getByRole("form", { name: "Edit plan" })).toBeVisible();
+        await expectAxeClean(page);
+      });
+
+      test("the risk callout, the decision bar and the At stake column are axe-clean", async ({ page, baseURL }) => {
+        const runId = await createRun(page.request, scheme === "light" ? "dup-75000" : "damaged-75001");
+        const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
+        const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
+        // a refund on another customer's invoice (in_74119 is Halvorsen Freight's)
+        steps.push({ id: "xrefund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 10000, currency: "USD" }, reason: "Goodwill" } });
+        const res = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
+        expect(res.status(), await res.text()).toBe(201);
+        await page.goto(`/runs/${runId}`);
+        await expect(page.getByTestId("risk-callout")).toContainText("Refund to another customer's invoice · $100.00 · Halvorsen Freight");
+        await expect(page.getByTestId("decision-bar")).toBeVisible();
+        await expectAxeClean(page);
+        await page.goto("/runs?sort=at_stake");
+        await expect(page.getByTestId("risk-other-account").first()).toBeVisible();
         await expectAxeClean(page);
       });
     });

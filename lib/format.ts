@@ -103,3 +103,8 @@ export function formatFormula(formula: string, known: readonly Money[], result?:
   });
   return result && !text.includes("=") ? `${text} = ${formatMoney(result)}` : text;
 }
+
+/** A run's browser-tab title: "#74991 · Nordkapp Logistics · 3 steps" (ticket, account, steps of the current plan). */
+export function runTabTitle(ticketId: string, accountName: string, stepCount: number): string {
+  return `#${ticketId} · ${accountName} · ${stepCount} step${stepCount === 1 ? "" : "s"}`;
+}

@@ -55,7 +55,10 @@ describe("parseMoneyInput: by the currency's conventions (issue 14)", () => {
     const messages = ["abc", "1e3", "12.345", "99999999999999999", "0", "-5", ""].map((t) => (parseMoneyInput(t, "USD") as { message: string }).message);
     expect(new Set(messages).size).toBe(messages.length);
     expect(messages.every((m) => !/required/i.test(m) || m === "Enter an amount")).toBe(true);
-    expect((parseMoneyInput("1,234", "NOK") as { message: string }).message).toMatch(/ambiguous in NOK/);
+    expect((parseMoneyInput("1,234", "NOK") as { message: string }).message).toBe('"1,234" is ambiguous in NOK: for 1.234 (thousands) write 1.234; for 1 and a fraction use at most 2 decimals (1,23)');
+    // a leading zero is never a thousand: plainly too many decimals, said in words a person reads
+    expect(parseMoneyInput("0.001", "USD")).toEqual({ ok: false, problem: "too_many_decimals", message: 'USD has 2 decimals; "0.001" has 3. The smallest amount is $0.01' });
+    expect((parseMoneyInput("12.345", "USD") as { message: string }).message).toBe('"12.345" is ambiguous in USD: for 12,345 (thousands) write 12,345; for 12 and a fraction use at most 2 decimals (12.34)');
     expect(parseMoneyInput("0", "USD", { allowZero: true })).toEqual({ ok: true, minor: 0, display: "$0.00" });
   });
 

@@ -115,10 +115,14 @@ export function parseMoneyInput(input: string, currency: Currency, opts: { allow
       const [whole, after] = s.split(mark);
       if (after.length === 3 && whole.length > 0 && whole.length <= 3 && mark === group) {
         intPart = whole + after; // "1.234" in NOK, "1,234" in USD: thousands
+      } else if (after.length === 3 && /^0+$/.test(whole)) {
+        // "0.001": no thousands start with a zero, so these are simply too many decimals
+        return fail("too_many_decimals", `${currency} has ${exp} decimals; "${input.trim()}" has 3. The smallest amount is ${formatMoney({ minor: 1, currency })}`);
       } else if (after.length === 3 && whole.length > 0) {
+        const thousands = `${Number(whole).toLocaleString("en-US").split(",").join(group)}${group}${after}`;
         return fail(
           "ambiguous",
-          `"${input.trim()}" is ambiguous in ${currency}: for ${whole}${after} write ${whole}${after}, for ${whole} and a fraction use at most ${exp} decimals (${whole}${decimal}${after.slice(0, exp)})`,
+          `"${input.trim()}" is ambiguous in ${currency}: for ${thousands} (thousands) write ${thousands}; for ${whole} and a fraction use at most ${exp} decimals (${whole}${decimal}${after.slice(0, exp)})`,
         );
       } else {
         intPart = whole;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FILTER_MINOR, parseQueueFilters, queueFilterParams } from "./queue-views";
+import { MAX_FILTER_MINOR, normalizeQueueSearch, parseQueueFilters, queueFilterParams } from "./queue-views";
 
 describe("queue filters from the page's URL", () => {
   it("keeps a well-formed view and filters, and writes them back the same", () => {
@@ -15,5 +15,19 @@ describe("queue filters from the page's URL", () => {
 
   it("drops unknown views, malformed ids and non-numbers", () => {
     expect(parseQueueFilters({ view: "everything", tool: "a b", accountId: "<script>", minAgeHours: "1e3", maxAmountMinor: ["1", "2"] })).toEqual({});
+  });
+});
+
+describe("the queue's search and order in the URL", () => {
+  it("keeps the search (without a leading #, trimmed) and the at-stake order; the default order is left out", () => {
+    const f = parseQueueFilters({ q: "  #74991 ", sort: "at_stake" });
+    expect(f).toEqual({ q: "74991", sort: "at_stake" });
+    expect(queueFilterParams(f).toString()).toBe("q=74991&sort=at_stake");
+    expect(queueFilterParams({ sort: "newest" }).toString()).toBe("");
+  });
+
+  it("drops an empty search and an unknown order", () => {
+    expect(parseQueueFilters({ q: " # ", sort: "cheapest" })).toEqual({});
+    expect(normalizeQueueSearch("x".repeat(100))).toHaveLength(64);
   });
 });

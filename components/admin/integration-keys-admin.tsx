@@ -22,7 +22,7 @@ export function IntegrationKeysAdmin({ initialPage }: { initialPage: Integration
   const list = usePagedList(KEYS, "/api/admin/integration-keys", initialPage);
   const keys = (list.data?.pages ?? []).flatMap((p) => p.integrationKeys);
   return (
-    <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+    <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-[1fr_22rem] [&>*]:min-w-0">
       <section aria-labelledby="integration-keys-h" className="rounded-lg border border-slate-200 bg-white p-4">
         <h2 id="integration-keys-h" className="font-semibold">
           Integration keys
@@ -30,7 +30,9 @@ export function IntegrationKeysAdmin({ initialPage }: { initialPage: Integration
         {keys.length === 0 ? (
           <p className="mt-1 text-sm text-slate-600">No integration keys: no ticketing system can record task changes.</p>
         ) : (
-          <table className="mt-2 w-full text-sm">
+          // a phone scrolls the key table inside its own box, never the page
+          <div className="mt-2 overflow-x-auto" data-scrolls-inside>
+          <table className="w-full text-sm">
             <thead className="text-left text-xs text-slate-600">
               <tr>
                 <th scope="col" className="py-1 font-medium">
@@ -59,6 +61,7 @@ export function IntegrationKeysAdmin({ initialPage }: { initialPage: Integration
               ))}
             </tbody>
           </table>
+          </div>
         )}
         <LoadMore list={list} />
       </section>

@@ -156,6 +156,9 @@ export const queueRowSchema = open({
   approvalsMissing: z.number().int().optional(),
   approvalsNeeded: z.number().int().optional(),
   beyondMyLimit: z.boolean().optional(),
+  // money out per currency and risky-step counts of the current plan
+  atStake: z.array(money).optional(),
+  risks: open({ irreversible: z.number().int(), otherAccount: z.number().int(), moneyOut: z.number().int() }).optional(),
 }).meta({ id: "QueueRow" });
 
 export const recordOptionSchema = open({

@@ -43,7 +43,11 @@ export async function apiFetch<T>(url: string, init: { method?: string; body?: u
     throw new ApiError(
       res.status,
       typeof code === "string" ? code : "unexpected",
-      typeof message === "string" ? message : `The request failed (${res.status}).`,
+      typeof message === "string"
+        ? message
+        : res.status >= 500
+          ? `The server failed (${res.status}) without an answer; this change was not saved (what was saved before is kept). Try again.`
+          : `The request failed (${res.status}); nothing was changed.`,
       details,
     );
   }

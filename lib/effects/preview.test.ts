@@ -25,8 +25,11 @@ describe("previewEffects: the reference case (issue #17.3)", () => {
     const newDay = daysFromNow(NOW, 7);
     expect(effects[1]).toMatchObject({ changes: [{ kind: "shipment_window", shipmentId: "sh_5521", before: oldWindow, after: { from: newDay, to: newDay } }] });
     expect(lines(effects[1])).toEqual(["sh_5521 window Fri 3 Apr 2026 → Wed 8 Apr 2026"]);
-    expect(effects[3]).toMatchObject({ changes: [{ kind: "invoice_balance", invoiceId: "in_74119", before: usd(212000), after: usd(63100) }] });
-    expect(lines(effects[3])).toEqual(["in_74119 open balance $2,120.00 → $631.00"]);
+    expect(effects[3]).toMatchObject({ changes: [{ kind: "invoice_balance", invoiceId: "in_74119", before: usd(212000), after: usd(63100), otherAccount: "Halvorsen Freight" }] });
+    // in_74119 is another customer's invoice: the line says whose
+    expect(lines(effects[3])).toEqual(["in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00"]);
+    // the ticket's own shipment carries no other account
+    expect(effects[1]).not.toMatchObject({ changes: [{ otherAccount: expect.anything() }] });
   });
 
   it("says what the customer will have been told: nothing before the reply, the reply from then on", () => {

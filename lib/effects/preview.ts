@@ -1,5 +1,6 @@
-import type { AccountSnapshot } from "../desk/snapshot";
-import { formatMoney } from "../money";
+import type { AccountSnapshot, FeeRecord } from "../desk/snapshot";
+import { accountIdOf, accountName } from "../desk/lookup";
+import { formatMoney, type Money } from "../money";
 import { formatIsoDate } from "../format";
 import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import { initialEffectState, type EffectState } from "./state";
@@ -50,7 +51,11 @@ export function applyStepEffect(
     if (!target) return fail("No preview: the record this step writes to is not in the account data");
     const out = model.apply(state, parsed.data as never);
     if (!out.ok) return fail(`No preview: ${out.reason}`);
-    return { state: out.state, effect: { status: "previewed", ...base, changes: out.changes, customerTold: [...out.state.told] } };
+    // A record of another account than the ticket's: the change names that account.
+    const ownerId = accountIdOf(desk, target.kind, target.id);
+    const otherAccount = ownerId !== undefined && ownerId !== desk.ticket.accountId ? accountName(desk, ownerId) : undefined;
+    const changes = otherAccount ? out.changes.map((c) => (c.kind === "invoice_balance" || c.kind === "invoice_fee" || c.kind === "account_credit" || c.kind === "shipment_window" || c.kind === "shipment_status" ? { ...c, otherAccount } : c)) : out.changes;
+    return { state: out.state, effect: { status: "previewed", ...base, changes, customerTold: [...out.state.told] } };
   } catch (e) {
     return fail(`No preview: ${e instanceof Error ? e.message : "the step could not be previewed"}`);
   }
@@ -78,22 +83,28 @@ export function formatWindow(w: { from: string; to: string }): string {
   return w.from === w.to ? formatIsoDate(w.from) : `${formatIsoDate(w.from)} – ${formatIsoDate(w.to)}`;
 }
 
+/** " (Halvorsen Freight — another customer)" for a record of another account than the ticket's, else "". */
+function whose(otherAccount: string | undefined): string {
+  return otherAccount ? ` (${otherAccount} — another customer)` : "";
+}
+
 /**
  * One line per change, for people: "in_74119 open balance $2,120.00 → $631.00",
- * "sh_5521 window Thu 3 Dec 2026 → Mon 7 Dec 2026", "sh_5521 cancelled", "Customer told on ticket 74991: “…”".
+ * "sh_5521 window Thu 3 Dec 2026 → Mon 7 Dec 2026", "sh_5521 cancelled", "Customer told on ticket 74991: “…”";
+ * a record of another customer says whose: "in_74119 (Halvorsen Freight — another customer) open balance …".
  */
 export function describeChange(c: EffectChange): string {
   switch (c.kind) {
     case "invoice_balance":
-      return `${c.invoiceId} open balance ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
+      return `${c.invoiceId}${whose(c.otherAccount)} open balance ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
     case "invoice_fee":
-      return `${c.invoiceId} ${c.feeCode} fee ${formatMoney(c.before)} → ${c.after.minor === 0 ? "waived" : formatMoney(c.after)}`;
+      return `${c.invoiceId}${whose(c.otherAccount)} ${c.feeCode} fee ${formatMoney(c.before)} → ${c.after.minor === 0 ? "waived" : formatMoney(c.after)}`;
     case "account_credit":
-      return `${c.accountId} credit from this plan ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
+      return `${c.accountId}${whose(c.otherAccount)} credit from this plan ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
     case "shipment_window":
-      return `${c.shipmentId} window ${formatWindow(c.before)} → ${formatWindow(c.after)}`;
+      return `${c.shipmentId}${whose(c.otherAccount)} window ${formatWindow(c.before)} → ${formatWindow(c.after)}`;
     case "shipment_status":
-      return c.after === "cancelled" ? `${c.shipmentId} cancelled` : `${c.shipmentId} ${c.before.replace(/_/g, " ")} → ${c.after.replace(/_/g, " ")}`;
+      return c.after === "cancelled" ? `${c.shipmentId}${whose(c.otherAccount)} cancelled` : `${c.shipmentId}${whose(c.otherAccount)} ${c.before.replace(/_/g, " ")} → ${c.after.replace(/_/g, " ")}`;
     case "customer_message":
       return `Reply sent to the customer on ticket ${c.ticketId}`;
     case "ticket_note":

@@ -22,13 +22,15 @@ const window = z.object({ from: z.string(), to: z.string() });
  * - `customer_message`: a reply the customer receives on a ticket (`text` as sent);
  * - `ticket_note`: an internal note on a ticket (customers never see it);
  * - `ticket_escalation`: the team a ticket is handed to (`before` null: not escalated by this plan).
+ * A money or shipment change on a record of another account than the ticket's carries that account's
+ * name as `otherAccount` (so the line says whose record it is).
  */
 export const effectChangeSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("invoice_balance"), invoiceId: z.string(), before: money, after: money }),
-  z.object({ kind: z.literal("invoice_fee"), invoiceId: z.string(), feeCode: z.string(), before: money, after: money }),
-  z.object({ kind: z.literal("account_credit"), accountId: z.string(), before: money, after: money }),
-  z.object({ kind: z.literal("shipment_window"), shipmentId: z.string(), before: window, after: window }),
-  z.object({ kind: z.literal("shipment_status"), shipmentId: z.string(), before: z.string(), after: z.string() }),
+  z.object({ kind: z.literal("invoice_balance"), invoiceId: z.string(), before: money, after: money, otherAccount: z.string().optional() }),
+  z.object({ kind: z.literal("invoice_fee"), invoiceId: z.string(), feeCode: z.string(), before: money, after: money, otherAccount: z.string().optional() }),
+  z.object({ kind: z.literal("account_credit"), accountId: z.string(), before: money, after: money, otherAccount: z.string().optional() }),
+  z.object({ kind: z.literal("shipment_window"), shipmentId: z.string(), before: window, after: window, otherAccount: z.string().optional() }),
+  z.object({ kind: z.literal("shipment_status"), shipmentId: z.string(), before: z.string(), after: z.string(), otherAccount: z.string().optional() }),
   z.object({ kind: z.literal("customer_message"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_note"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_escalation"), ticketId: z.string(), before: z.string().nullable(), after: z.string() }),

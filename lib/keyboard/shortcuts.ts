@@ -23,7 +23,9 @@ export type ShortcutId =
   | "save"
   | "nextStep"
   | "previousStep"
-  | "addStep";
+  | "addStep"
+  | "search"
+  | "palette";
 
 /** One shortcut: its key sequence (chords, see {@link chordOf}), what it does, where it works. */
 export interface Shortcut {
@@ -42,6 +44,8 @@ export interface Shortcut {
 export const SHORTCUTS: readonly Shortcut[] = [
   { id: "help", keys: ["?"], description: "Show all keyboard shortcuts", scope: "global" },
   { id: "goQueue", keys: ["g", "q"], description: "Go to the queue", scope: "global" },
+  { id: "palette", keys: ["Mod+K"], description: "Open the command palette (every page and action)", scope: "global", inInputs: true },
+  { id: "search", keys: ["/"], description: "Search the queue by ticket, account or run", scope: "queue" },
   { id: "queueNext", keys: ["j"], description: "Next run in the queue", scope: "queue" },
   { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue", scope: "queue" },
   { id: "queueOpen", keys: ["Enter"], description: "Open the current run", scope: "queue", notOnControls: true },

@@ -12,21 +12,45 @@ import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatIsoDate, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
 import { requirePageViewer } from "@/lib/server/page-access";
+import { getViewer } from "@/lib/server/session";
+import { cache } from "react";
+import { runTabTitle } from "@/lib/format";
 import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Run" };
+
+/**
+ * The tab's title: "#74991 · Nordkapp Logistics · 3 steps" (ticket, account, steps of the current
+ * plan), so tabs of several runs tell apart; "Run" when the run cannot be read by this viewer.
+ */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  const loaded = await loadRun(id);
+  if (!loaded.ok) return { title: "Run" };
+  const { ticket, run } = loaded.details;
+  return { title: { absolute: runTabTitle(ticket.id, ticket.accountName, run.steps.length) } };
+}
+
+/** One read of the run per request, shared by the title and the page (a refusal is audited once). */
+const loadRun = cache(async (id: string): Promise<{ ok: true; details: RunDetails } | { ok: false; error: unknown }> => {
+  try {
+    const viewer = await getViewer();
+    if (!viewer) return { ok: false, error: null };
+    return { ok: true, details: await getRunDetails(id, viewer) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+});
 
 export default async function RunPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const viewer = await requirePageViewer(`/runs/${id}`);
-  let details: RunDetails;
-  try {
-    details = await getRunDetails(id, viewer);
-  } catch (e) {
-    if (isDomainError(e) && e.code === "not_found") notFound();
-    throw e;
+  const loaded = await loadRun(id);
+  if (!loaded.ok) {
+    if (isDomainError(loaded.error) && loaded.error.code === "not_found") notFound();
+    throw loaded.error;
   }
+  const details = loaded.details;
   const { desk, ...rest } = details;
   const { run, task, ticket, agent, accountContext } = details;
   const now = new Date();

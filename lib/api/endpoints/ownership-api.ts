@@ -3,7 +3,7 @@
  * panel (who acts next by name), hand-offs (Request approval), suggested steps, notifications.
  */
 import { z } from "zod";
-import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_VIEWS } from "../../queue-views";
+import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_SORTS, QUEUE_VIEWS } from "../../queue-views";
 import { defineEndpoint } from "../contract";
 import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
@@ -12,6 +12,8 @@ const note = z.string().trim().min(1, "Write a note saying what you need.").max(
 
 /** The queue's ownership query parameters (issue #16), spread into `listQueueEndpoint`'s query. */
 export const queueOwnershipQuery = {
+  q: z.string().max(64).optional(),
+  sort: z.enum(QUEUE_SORTS).optional(),
   view: z.enum(QUEUE_VIEWS).optional(),
   tool: z.string().min(1).max(64).optional(),
   accountId: z.string().min(1).max(128).optional(),

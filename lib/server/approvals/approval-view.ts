@@ -20,6 +20,13 @@ export interface ApprovalView {
 export interface ApproveResult {
   approvals: ApprovalView[];
   run: RunView;
+  /**
+   * Listed steps that were already fully approved before this decision: nothing was added for
+   * them (the answer is 200 instead of 201 when nothing at all was added).
+   */
+  alreadyApproved?: string[];
+  /** How many approvals this decision added (0: everything listed was already approved). */
+  added?: number;
 }
 
 /** The API view of an approval row. */

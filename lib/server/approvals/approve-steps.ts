@@ -57,6 +57,8 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * `denied`); 409 `already_approved_by_you` {stepId} (a listed step this person already approved;
  * with `"all"` such steps, and steps the viewer authored under a rule that excludes authors, are
  * skipped); 422 `acknowledgement_required` {required},
+ * A listed step that was already fully approved adds nothing and is named in `alreadyApproved`;
+ * `added` counts the approvals this decision added (the route answers 200 instead of 201 when 0).
  * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan.
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
@@ -127,6 +129,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       where: { runId, planVersion: plan.version, stepId: { in: targets.map((s) => s.id) } },
       select: { stepId: true, approverId: true, approverSlot: true, approvalsRequired: true, state: true },
     });
+    let added = 0;
     for (const step of targets) {
       const mine = rows.filter((r) => r.stepId === step.id);
       const live = mine.filter((r) => r.state === "active");
@@ -143,6 +146,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const grant = viewer.grants.find((g) => g.tool === step.tool)!;
       const acks = acknowledged.filter((a) => a.stepId === step.id);
       const columns = approvalTargetColumns(step, desk);
+      added++;
       await tx.approval.create({
         data: {
           id: `apr_${nanoid(12)}`,
@@ -192,9 +196,12 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null, OR: [{ toUserId: viewer.id }, { toRole: viewer.role }] }, data: { resolvedAt: now } });
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
     const after = await loadRun(runId, {}, tx);
+    const listed = body.stepIds === "all" ? [] : [...new Set(body.stepIds)];
     const result: ApproveResult = {
       approvals: after.approvals.filter((a) => a.planVersion === plan.version && a.state === "active").sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(toApprovalView),
       run: toRunView(after, now),
+      alreadyApproved: listed.filter((id) => approvedIds.has(id)),
+      added,
     };
     await saveAnswer(tx, scope, body.idempotencyKey, requestHash, { status: 201, body: result });
     return ok(result);

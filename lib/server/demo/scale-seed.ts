@@ -1,4 +1,4 @@
-import { runStepRows } from "../ownership/write-run-steps";
+import { atStakeFacts, runStepRows, type RunStepRow } from "../ownership/write-run-steps";
 import type { Step } from "../../plan/schema";
 import { builtinTools } from "../../tools/builtin-tools";
 import type { Prisma } from "../../generated/prisma/client";
@@ -236,12 +236,15 @@ export async function seedScaleDesk(
   /** The `run_step` rows of a generated run's current plan version (the same rows submit and edit write). */
   function currentRunSteps(b: ScaleRunRows): Record<string, unknown>[] {
     const run = b.run as unknown as { id: string; planVersion: number };
-    const pv = b.planVersions.find((p) => p.version === run.planVersion) as { steps: Step[]; validation: { gate: Record<string, string> } } | undefined;
-    return pv ? (runStepRows(run.id, run.planVersion, pv.steps, pv.validation.gate) as unknown as Record<string, unknown>[]) : [];
+    const pv = b.planVersions.find((p) => p.version === run.planVersion) as { steps: Step[]; validation: { gate: Record<string, string>; issues?: { code: string; stepId?: string }[] } } | undefined;
+    return pv ? (runStepRows(run.id, run.planVersion, pv.steps, pv.validation.gate, pv.validation.issues ?? []) as unknown as Record<string, unknown>[]) : [];
   }
 
   async function writeRuns(batch: ScaleRunRows[]) {
     if (batch.length === 0) return;
+    // The run's at-stake facts come from the same rows as its run_step rows (as writeRunSteps keeps them).
+    const stepRows = batch.map(currentRunSteps);
+    batch.forEach((b, n) => Object.assign(b.run as object, atStakeFacts(stepRows[n] as unknown as RunStepRow[])));
     // Json columns that are SQL NULL are left out of Prisma's rows (undefined), written as NULL by the fast path.
     const dropNull = (r: object, keys: string[]) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(keys.includes(k) && v === null)));
     await writer.write([
@@ -251,7 +254,7 @@ export async function seedScaleDesk(
       ins("approval", batch.flatMap((b) => b.approvals), (data) => prisma.approval.createMany({ data: data.map((a) => dropNull(a, ["target"])) as Prisma.ApprovalCreateManyInput[] })),
       ins("step_execution", batch.flatMap((b) => b.executions), (data) => prisma.stepExecution.createMany({ data: data as Prisma.StepExecutionCreateManyInput[] })),
       // issue #16: the current plan version's steps as rows (queue filters by tool, amount, "beyond my limit")
-      ins("run_step", batch.flatMap(currentRunSteps), (data) => prisma.runStep.createMany({ data: data as Prisma.RunStepCreateManyInput[] })),
+      ins("run_step", stepRows.flat(), (data) => prisma.runStep.createMany({ data: data as Prisma.RunStepCreateManyInput[] })),
     ]);
     for (const b of batch) {
       counts.runs = (counts.runs ?? 0) + 1;

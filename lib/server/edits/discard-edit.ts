@@ -109,7 +109,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
         createdAt: now,
       },
     });
-    await writeRunSteps(tx, runId, restored.version, restored.steps, validation.gate);
+    await writeRunSteps(tx, runId, restored.version, restored.steps, validation.gate, validation.issues);
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
     await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);

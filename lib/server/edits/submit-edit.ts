@@ -159,7 +159,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
-    await writeRunSteps(tx, runId, next.version, next.steps, validation.gate);
+    await writeRunSteps(tx, runId, next.version, next.steps, validation.gate, validation.issues);
     await tx.planEdit.create({
       data: {
         id: nanoid(),

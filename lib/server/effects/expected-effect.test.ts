@@ -49,7 +49,7 @@ describe("effects preview of the reference case", () => {
     const d = await getRunDetails(runId, senior, at(90));
     expect(d.run.status).toBe("pending_review");
     const all = d.effects.flatMap(lines);
-    expect(all).toContain("in_74119 open balance $2,120.00 → $631.00");
+    expect(all).toContain("in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00");
     expect(all.some((l) => /^sh_5521 window .+ → Wed 8 Apr 2026$/.test(l))).toBe(true);
     expect(d.effects.map((e) => e.stepId)).toEqual(d.run.steps.map((s) => s.id));
   });
@@ -63,7 +63,7 @@ describe("effects preview of the reference case", () => {
     );
     const approval = await prisma.approval.findFirstOrThrow({ where: { runId, stepId: refundStepId, state: "active" } });
     const stored = readJsonColumn(stepEffectSchema, approval.expectedEffect, "expected effect");
-    expect(lines(stored)).toEqual(["in_74119 open balance $2,120.00 → $631.00"]);
+    expect(lines(stored)).toEqual(["in_74119 (Halvorsen Freight — another customer) open balance $2,120.00 → $631.00"]);
     const event = await prisma.auditEvent.findFirstOrThrow({ where: { runId, type: "approved" }, orderBy: { seq: "desc" } });
     const data = event.data as { stepId: string; expectedEffect: unknown };
     expect(stepEffectSchema.safeParse(data.expectedEffect).success).toBe(true);

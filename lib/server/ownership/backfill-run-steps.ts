@@ -37,7 +37,7 @@ export async function backfillRunSteps(batch = BATCH): Promise<number> {
       const done = await inTransaction(async (tx) => {
         const run = await tx.run.findUniqueOrThrow({ where: { id: v.runId }, select: { planVersion: true, _count: { select: { runSteps: true } } } });
         if (run.planVersion !== v.version || run._count.runSteps > 0) return ok(false);
-        await writeRunSteps(tx, v.runId, v.version, steps, storedValidation(v.validation).gate);
+        await writeRunSteps(tx, v.runId, v.version, steps, storedValidation(v.validation).gate, storedValidation(v.validation).issues);
         return ok(true);
       });
       if (done) written++;

@@ -4,7 +4,7 @@ import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../runs/run-view";
 
-import { NEAR_DEADLINE_MS, type QueueFilterState } from "../../queue-views";
+import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue-views";
 
 /**
  * The queue's ownership filters (issue #16), all optional. Money in minor units (one step's amount,
@@ -73,6 +73,13 @@ export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefine
       break;
   }
   if (f.accountId) and.push({ accountId: literalPrefix(f.accountId) });
+  const q = normalizeQueueSearch(f.q);
+  if (q) {
+    // Each branch an indexed column: the run id (primary key), the ticket number and account id
+    // ((desk, ticketId) / (desk, accountId)), the account's name (customer_account(name)); each a
+    // literal prefix (wildcards are text), one case rule on both databases.
+    and.push({ OR: [{ id: q }, { ticketId: literalPrefix(q) }, { accountId: literalPrefix(q) }, { task: { ticket: { account: { name: literalPrefix(q) } } } }] });
+  }
   if (f.tool || f.minAmountMinor != null || f.maxAmountMinor != null) {
     const amount: Prisma.IntNullableFilter = {};
     if (f.minAmountMinor != null) amount.gte = f.minAmountMinor;

@@ -1,6 +1,8 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import { prisma } from "../db";
+import type { Money } from "../../money";
+import { moneyOutByCurrency } from "../../risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueRowOwnership, type QueueViewer } from "../ownership/queue-filters";
 
@@ -20,6 +22,42 @@ export interface QueueRow extends Partial<QueueRowOwnership> {
   createdAt: string;
   expiresAt: string;
   escalateAt: string;
+  /** Money the current plan's steps move, per currency (minor units), largest first; [] when none. */
+  atStake?: Money[];
+  /** How many of the current plan's steps are irreversible, reach another account or ticket, move money. */
+  risks?: { irreversible: number; otherAccount: number; moneyOut: number };
+}
+
+/**
+ * The at-stake facts of one page of runs, from their `run_step` rows in two grouped SQL queries
+ * bounded by the page's ids: money out per currency (SUM per run and currency) and the counts of
+ * risky steps (COUNT per run and flag).
+ */
+export async function queueAtStake(ids: readonly string[]): Promise<Map<string, { atStake: Money[]; risks: { irreversible: number; otherAccount: number; moneyOut: number } }>> {
+  const out = new Map<string, { atStake: Money[]; risks: { irreversible: number; otherAccount: number; moneyOut: number } }>();
+  if (ids.length === 0) return out;
+  const [money, flags] = [
+    await prisma.runStep.groupBy({ by: ["runId", "amountCurrency"], where: { runId: { in: [...ids] }, amountMinor: { gt: 0 } }, _sum: { amountMinor: true }, _count: { _all: true } }),
+    await prisma.runStep.groupBy({ by: ["runId", "irreversible", "crossAccount"], where: { runId: { in: [...ids] } }, _count: { _all: true } }),
+  ];
+  const entry = (id: string) => {
+    let e = out.get(id);
+    if (!e) out.set(id, (e = { atStake: [], risks: { irreversible: 0, otherAccount: 0, moneyOut: 0 } }));
+    return e;
+  };
+  for (const id of ids) entry(id);
+  for (const m of money) {
+    const e = entry(m.runId);
+    if (m.amountCurrency) e.atStake.push({ minor: m._sum.amountMinor ?? 0, currency: m.amountCurrency as Money["currency"] });
+    e.risks.moneyOut += m._count._all;
+  }
+  for (const f of flags) {
+    const e = entry(f.runId);
+    if (f.irreversible) e.risks.irreversible += f._count._all;
+    if (f.crossAccount) e.risks.otherAccount += f._count._all;
+  }
+  for (const e of out.values()) e.atStake = moneyOutByCurrency(e.atStake);
+  return out;
 }
 
 /** One page of the queue and the cursor of the next page (null on the last page). */
@@ -43,7 +81,8 @@ export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWh
 }
 
 /**
- * One page of the queue, newest first, filtered by effective status and scoped by `scope` (the
+ * One page of the queue, newest first (or, with `sort: "at_stake"`, most money at stake first:
+ * `run.atStakeMinor` descending, then id), filtered by effective status and scoped by `scope` (the
  * viewer's desk, from `deskScope`), all in SQL: an indexed keyset page (`cursor` from the
  * previous page's `nextCursor`), never a whole table (issue #11). `limit` is clamped to 1–200.
  * Errors: 400 `bad_request` for a malformed cursor.
@@ -53,18 +92,21 @@ export async function listQueue(
   now = new Date(),
 ): Promise<QueuePage> {
   const limit = pageSize(filter.limit, QUEUE_PAGE_SIZE);
-  const after = filter.cursor ? decodeCursor(filter.cursor, "date") : null;
+  const byStake = filter.sort === "at_stake";
+  const after = filter.cursor && !byStake ? decodeCursor(filter.cursor, "date") : null;
+  const afterStake = filter.cursor && byStake ? decodeCursor(filter.cursor, "number") : null;
   const where: Prisma.RunWhereInput = {
     AND: [
       filter.scope ?? {},
       filter.status ? whereEffectiveStatus(filter.status, now) : {},
       queueFilterWhere(filter, filter.viewer, now), // issue #16: views and filters
       after ? { OR: [{ createdAt: { lt: after.key } }, { createdAt: after.key, id: { lt: after.id } }] } : {},
+      afterStake ? { OR: [{ atStakeMinor: { lt: afterStake.key } }, { atStakeMinor: afterStake.key, id: { lt: afterStake.id } }] } : {},
     ],
   };
   const rows = await prisma.run.findMany({
     where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    orderBy: byStake ? [{ atStakeMinor: "desc" }, { id: "desc" }] : [{ createdAt: "desc" }, { id: "desc" }],
     take: limit + 1,
     select: {
       id: true,
@@ -78,6 +120,7 @@ export async function listQueue(
       createdAt: true,
       expiresAt: true,
       escalateAt: true,
+      atStakeMinor: true,
       assigneeId: true,
       agent: { select: { name: true } },
       task: { select: { ticket: { select: { subject: true, account: { select: { name: true } } } } } },
@@ -85,6 +128,7 @@ export async function listQueue(
   });
   const page = rows.slice(0, limit);
   const ownership = await queueRowOwnership(page, filter.viewer);
+  const stake = await queueAtStake(page.map((r) => r.id));
   return {
     runs: page.map((r) => ({
       id: r.id,
@@ -102,7 +146,8 @@ export async function listQueue(
       expiresAt: r.expiresAt.toISOString(),
       escalateAt: r.escalateAt.toISOString(),
       ...ownership.get(r.id),
+      ...stake.get(r.id),
     })),
-    nextCursor: nextCursorOf(rows, limit, (r) => r.createdAt),
+    nextCursor: nextCursorOf(rows, limit, (r) => (byStake ? r.atStakeMinor : r.createdAt)),
   };
 }

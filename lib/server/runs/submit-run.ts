@@ -203,13 +203,14 @@ export async function submitRun(
         createdAt: now,
       },
     });
-    await writeRunSteps(tx, runId, 1, plan.steps, validation.gate);
+    const stake = await writeRunSteps(tx, runId, 1, plan.steps, validation.gate, validation.issues);
     const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
     if (idempotencyKey) await saveAnswer(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
     const row: RunWithRelations = {
       ...data,
+      ...stake,
       status: allAuto ? "approved" : "pending_review",
       escalatedAt: null,
       rejectionReason: null,

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { atStakeSortKey, moneyOutByCurrency, planRisks } from "./risk";
+import { getTool } from "./tools/builtin-tools";
+import { runStepRows, atStakeFacts } from "./server/ownership/write-run-steps";
+import { validatePlan } from "./validation/pipeline";
+import { ctx, plan, step, validArgs } from "./validation/test-utils";
+
+const usd = (minor: number) => ({ minor, currency: "USD" as const });
+const names: Record<string, string> = { acc_halvorsen: "Halvorsen Freight", acc_nordkapp: "Nordkapp Logistics" };
+
+describe("planRisks: the steps a person must look at first", () => {
+  it("names a refund to another customer's invoice with its amount and that customer, from the validator's warning", async () => {
+    const p = plan(
+      step("n", "add_ticket_note", validArgs.add_ticket_note),
+      step("r", "issue_refund", { invoiceId: "in_74119", amount: usd(148900), reason: "Goodwill" }),
+    );
+    const result = await validatePlan(p, ctx());
+    const steps = (p as { steps: { id: string; tool: string; args: unknown }[] }).steps.map((s, i) => ({ ...s, position: i + 1 }));
+    const risks = planRisks(steps, result.issues, getTool, (id) => names[id] ?? id);
+    expect(risks).toHaveLength(1); // the internal note is no risk
+    expect(risks[0]).toMatchObject({ stepId: "r", position: 2, kinds: ["other_account", "money_out", "irreversible"], amount: usd(148900), counterparty: "Halvorsen Freight" });
+    expect(risks[0].headline).toBe("Refund to another customer's invoice · $1,489.00 · Halvorsen Freight");
+    expect(risks[0].detail).toMatch(/in_74119 belongs to Halvorsen Freight, not to Nordkapp Logistics/);
+  });
+
+  it("marks money out and no way back on the ticket's own invoice, without another customer", () => {
+    const risks = planRisks([{ id: "r", position: 1, tool: "issue_refund", args: { ...validArgs.issue_refund } }], [], getTool, (id) => id);
+    expect(risks[0].kinds).toEqual(["money_out", "irreversible"]);
+    expect(risks[0].counterparty).toBeUndefined();
+    expect(risks[0].headline).toMatch(/^Refund · \$/);
+  });
+
+  it("counts an unknown tool as irreversible and a reply as no risk", () => {
+    const risks = planRisks(
+      [
+        { id: "a", position: 1, tool: "send_reply", args: validArgs.send_reply },
+        { id: "b", position: 2, tool: "wire_money", args: {} },
+      ],
+      [],
+      getTool,
+      (id) => id,
+    );
+    expect(risks.map((r) => [r.stepId, r.kinds])).toEqual([["b", ["irreversible"]]]);
+    expect(risks[0].headline).toBe("wire_money · cannot be undone");
+  });
+
+  it("a step on another ticket says so and names the ticket", () => {
+    const risks = planRisks(
+      [{ id: "n", position: 1, tool: "add_ticket_note", args: { ...validArgs.add_ticket_note, ticketId: "74992" } }],
+      [{ code: "other_ticket_target", stepId: "n", message: "This step acts on ticket #74992", details: { targetTicketId: "74992" } }],
+      getTool,
+      (id) => id,
+    );
+    expect(risks[0]).toMatchObject({ kinds: ["other_account"], counterparty: "ticket #74992", headline: "Note on another ticket · ticket #74992" });
+  });
+});
+
+describe("money at stake", () => {
+  it("sums per currency, largest first, and sorts by the largest total", () => {
+    expect(moneyOutByCurrency([usd(100), { minor: 5000, currency: "EUR" }, usd(200), usd(0)])).toEqual([{ minor: 5000, currency: "EUR" }, usd(300)]);
+    expect(atStakeSortKey([usd(100), usd(200)])).toBe(300);
+    expect(atStakeSortKey([])).toBe(0);
+    expect(atStakeSortKey([usd(2_000_000_000), usd(2_000_000_000)])).toBe(2_147_483_647); // fits a 32-bit column
+  });
+
+  it("run_step rows carry irreversible and another-account flags, and the run's facts follow", () => {
+    const rows = runStepRows(
+      "run1",
+      1,
+      [
+        { id: "r", tool: "issue_refund", args: { invoiceId: "in_74119", amount: usd(148900), reason: "x" } },
+        { id: "n", tool: "add_ticket_note", args: validArgs.add_ticket_note },
+      ],
+      { r: "approval_required", n: "auto" },
+      [{ code: "cross_account_target", stepId: "r" }],
+    );
+    expect(rows.map((r) => [r.stepId, r.irreversible, r.crossAccount])).toEqual([
+      ["r", true, true],
+      ["n", false, false],
+    ]);
+    expect(atStakeFacts(rows)).toEqual({ atStakeMinor: 148900, riskyStepCount: 1 });
+  });
+});
