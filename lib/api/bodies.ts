@@ -12,12 +12,13 @@ export const submitRunBodySchema = z
   .object({
     taskRevision: z.number().int().min(1),
     steps: z.array(z.unknown()),
-    expiresInSeconds: z.number().int().positive().optional(),
+    /** null means absent (strict-mode nulls). */
+    expiresInSeconds: z.number().int().positive().nullish(),
     /**
      * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or
      * approved, not yet executing) unless the agent says it is an addition to them.
      */
-    addition: z.boolean().optional(),
+    addition: z.boolean().nullish(),
   })
   .strict();
 export type SubmitRunBody = z.infer<typeof submitRunBodySchema>;
@@ -35,8 +36,13 @@ export type ClaimBody = z.infer<typeof claimBodySchema>;
 export const outcomeBodySchema = z
   .object({
     token: z.string().min(1).max(200),
-    status: z.enum(["succeeded", "failed", "unknown"]),
-    detail: z.string().max(4000).optional(),
+    /**
+     * `cannot_execute`: the executor cannot run this step at all (e.g. a tool it does not
+     * implement); nothing was written. Recorded as `failed` with flag `cannot_execute`: the run
+     * ends (outcome `cannot_execute`) and the step is listed for reconciliation.
+     */
+    status: z.enum(["succeeded", "failed", "unknown", "cannot_execute"]),
+    detail: z.string().max(4000).nullish(),
   })
   .strict();
 export type OutcomeBody = z.infer<typeof outcomeBodySchema>;

@@ -42,7 +42,7 @@ export const submitRunEndpoint = defineEndpoint({
   body: submitRunBodySchema,
   idempotencyKey: "optional",
   success: { status: [201], schema: z.object({ run: runSchema }), description: "{run}" },
-  refusals: ["not_found", "validation_failed", "stale_task", "idempotency_conflict"],
+  refusals: ["not_found", "validation_failed", "stale_task", "idempotency_conflict", "task_has_live_run", "already_completed"],
 });
 
 export const getAgentRunEndpoint = defineEndpoint({

@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { SubmitEditBody } from "../../api/bodies";
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
@@ -50,6 +51,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const run = await loadRun(runId, deskScope(viewer));
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: run.expiresAt.toISOString() });
+  refuseIfStoppedForStaleTask(run, "edited");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; only a run waiting for review can be edited.`, { status });
   const currentRow = run.planVersions.find((p) => p.version === run.planVersion);
   const base = { version: run.planVersion, steps: storedSteps(currentRow?.steps) };
