@@ -111,7 +111,7 @@ export interface AgentClient {
   reportOutcome(
     runId: string,
     stepId: string,
-    body: { token: string; status: StepOutcomeStatus; detail?: string },
+    body: { token: string; status: StepOutcomeStatus | "cannot_execute"; detail?: string },
   ): Promise<Result<{ step: StepExecution; run: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
   /** The ticketing integration's call (needs `integrationKey`): records a change of the task. */
   reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }>>;
