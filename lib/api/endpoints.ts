@@ -1,5 +1,5 @@
 import type { Endpoint } from "./contract";
-import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./tool-catalog-endpoints";
+import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint } from "./tool-catalog-endpoints";
 import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
@@ -21,7 +21,7 @@ export * from "./endpoints/keyboard-api";
 export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
 export * from "./endpoints/live-api";
-export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
+export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
@@ -68,6 +68,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listToolCatalogEndpoint,
   importToolsEndpoint,
   setAllowedToolsEndpoint,
+  setExecutesToolsEndpoint,
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,

@@ -10,6 +10,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "@/lib/server/api-keys";
 import { rejectRun } from "@/lib/server/approvals/reject-run";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
+import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { setAgentExecutesTools } from "@/lib/server/tool-catalog";
+import { refused } from "@/testing/test-support";
 import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { loadViewer, type Viewer } from "@/lib/server/session";
@@ -193,5 +196,27 @@ describe("strict-mode nulls mean absent", () => {
     const run = await submit("75020", [step], { extra: { expiresInSeconds: null, addition: null } });
     expect(run.steps[0]).toMatchObject({ id: "s_reply", tool: "send_reply", rationale: "The customer asked." });
     expect(run.steps[0].title).toBeUndefined();
+  });
+});
+
+describe("agents declare the tools they execute", () => {
+  it("an edit adding a tool the run's agent cannot execute is refused at edit time (422, naming the tool); an executable one passes", async () => {
+    const admin = (await loadViewer("usr_admin"))!;
+    const senior = (await loadViewer("usr_senior"))!;
+    const set = await setAgentExecutesTools(admin, "agent_states", ["add_ticket_note", "send_reply"]);
+    expect(set.effectiveExecutesTools).toEqual(["add_ticket_note", "send_reply"]);
+    const run = await submit("75011", [reply("75011")], { key: SECOND_KEY });
+    const steps = run.steps.map((s: Json) => ({ id: s.id, tool: s.tool, args: s.args }));
+    const escalate = { id: "op_escalate", tool: "escalate_ticket", args: { ticketId: "75011", team: "operations", note: "Please look." } };
+    const err = await refused(submitEdit(senior, run.id, { baseVersion: 1, steps: [...steps, escalate] }));
+    expect(err.code).toBe("validation_failed");
+    expect(err.status).toBe(422);
+    const issues = (err.details.issues as Json[]).filter((i) => i.code === "tool_not_executable");
+    expect(issues).toEqual([expect.objectContaining({ path: "steps.1.tool", severity: "error" })]);
+    expect(issues[0].message).toContain("escalate_ticket");
+    const okEdit = await submitEdit(senior, run.id, { baseVersion: 1, steps: [...steps, { id: "op_note", tool: "add_ticket_note", args: { ticketId: "75011", note: "Checked." } }] });
+    expect(okEdit.planVersion.version).toBe(2);
+    // null: back to the allowlist
+    expect((await setAgentExecutesTools(admin, "agent_states", null)).effectiveExecutesTools).toEqual(["add_ticket_note", "send_reply"]);
   });
 });

@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { notExecutableIssues } from "../../validation/executable";
 import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { SubmitEditBody } from "../../api/bodies";
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
@@ -13,7 +14,7 @@ import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
-import { catalogAt } from "../tool-catalog";
+import { catalogAt, executableToolsOf } from "../tool-catalog";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
@@ -72,7 +73,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now) };
   const [desk, agent] = [
     await loadAccountSnapshot({ ticketId: run.ticketId, steps: [...base.steps, ...candidate.steps], now }),
-    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
   ];
   // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
@@ -88,6 +89,9 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     catalog,
     gateRules,
   });
+  // An edit may not add a step the run's agent cannot execute (it would never run).
+  if (result.plan) result.issues.push(...notExecutableIssues(result.plan.steps, base.steps, executableToolsOf(agent)));
+  if (result.issues.some((i) => i.code === "tool_not_executable")) result.ok = false;
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");
   if (denied.length > 0) {
