@@ -152,7 +152,7 @@ describe("adapter core", () => {
     expect(Date.now() - t0).toBeLessThan(3_000);
     let polls = 0;
     let wakeUp: () => void = () => {};
-    const waiting = waitForDecision(client, pending, { initialDelayMs: 60_000, wake: () => new Promise<void>((r) => (wakeUp = r)), onPoll: () => polls++ });
+    const waiting = waitForDecision(client, pending, { initialDelayMs: 60_000, longPollSeconds: 0, wake: () => new Promise<void>((r) => (wakeUp = r)), onPoll: () => polls++ });
     await new Promise((r) => setTimeout(r, 100));
     await editAndApprove(pending.runId, (s) => s);
     wakeUp();

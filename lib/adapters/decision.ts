@@ -102,9 +102,11 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: Promise<unknown>) =>
   });
 
 /**
- * Waits for the operator's decision on `pending.runId` by polling `GET /api/v1/runs/{runId}`
- * with exponential backoff (`initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`); nothing is
- * held open in between. Network errors and 5xx answers are retried with the same backoff; a
+ * Waits for the operator's decision on `pending.runId` with a long poll,
+ * `GET /api/v1/runs/{runId}?wait=<longPollSeconds>` (default 25 s; the console answers as soon as
+ * the run changes — within about a second of the decision), repeated with exponential backoff
+ * between answers (`initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`) when the run is still
+ * waiting. `longPollSeconds: 0` polls without holding a request open. Network errors and 5xx answers are retried with the same backoff; a
  * 401/404 ends the wait as `refused`. Resolves with the {@link Decision}; never throws.
  * Status mapping: `approved`, `executing`, `completed` → approved; `rejected` → rejected (the
  * run's `rejectionReason`); `expired` → expired; `stopped`, `failed` → refused (the run's
@@ -114,8 +116,11 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: Promise<unknown>) =>
 export async function waitForDecision(client: AgentClient, pending: Pick<PendingPlan, "runId">, poll: PollOptions = {}): Promise<Decision> {
   const started = Date.now();
   let delay = poll.initialDelayMs ?? 500;
+  const longPoll = poll.longPollSeconds ?? 25;
   for (;;) {
-    const res = await client.getRun(pending.runId);
+    const left = poll.timeoutMs !== undefined ? (poll.timeoutMs - (Date.now() - started)) / 1000 : Infinity;
+    const waitSeconds = poll.signal?.aborted ? 0 : Math.floor(Math.min(longPoll, left));
+    const res = await client.getRun(pending.runId, waitSeconds >= 1 ? { waitSeconds } : undefined);
     if (res.ok) {
       poll.onPoll?.(res.run);
       const run = res.run;

@@ -17,6 +17,7 @@ import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { loadViewer, type Viewer } from "@/lib/server/session";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
+import { approveAsIs } from "@/testing/adapter-operator";
 import { GET as getRunRoute } from "./runs/[runId]/route";
 import { POST as claimRoute } from "./runs/[runId]/steps/[stepId]/claim/route";
 import { POST as outcomeRoute } from "./runs/[runId]/steps/[stepId]/outcome/route";
@@ -218,5 +219,26 @@ describe("agents declare the tools they execute", () => {
     expect(okEdit.planVersion.version).toBe(2);
     // null: back to the allowlist
     expect((await setAgentExecutesTools(admin, "agent_states", null)).effectiveExecutesTools).toEqual(["add_ticket_note", "send_reply"]);
+  });
+});
+
+describe("push, not polling: GET /api/v1/runs/{id}?wait=N", () => {
+  const waitRun = async (runId: string, wait: number): Promise<Json> =>
+    ((await (await getRunRoute(request(`/api/v1/runs/${runId}?wait=${wait}`, { method: "GET" }), params({ runId }))).json()) as Json).run;
+
+  it("holds the answer while the run waits for review and answers with the decision when it comes", async () => {
+    const run = await submit("75006", [reply("75006", "s_lp")]);
+    const held = waitRun(run.id, 30);
+    let answered = false;
+    void held.then(() => (answered = true));
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    await approveAsIs(run.id); // a person's approval, through the service (audited: the live fan-out carries it)
+    expect((await held).status).toBe("approved");
+  });
+
+  it("answers the run as it is when nothing changes within the wait", async () => {
+    const run = await submit("75006", [reply("75006", "s_lp2")]);
+    expect((await waitRun(run.id, 1)).status).toBe("pending_review");
   });
 });
