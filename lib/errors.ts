@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   nothing_to_reconcile: 409,
   effect_failed: 409,
   idempotency_conflict: 409,
+  task_has_live_run: 409, // another agent's plan for the task is still live (one task, one live plan, per agent)
+  already_completed: 409, // the session's run already ended; its outcome is in the answer
   email_taken: 409,
   last_admin: 409,
   desk_taken: 409, // a desk with that id exists already

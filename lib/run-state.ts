@@ -72,10 +72,11 @@ export const RUN_EVENTS = {
   },
   claim: { from: ["approved", "executing"], to: "executing", by: ["executor"], trigger: "A step was claimed right before its write." },
   stop_stale_task: {
-    from: ["approved", "executing"],
+    from: ["pending_review", "approved", "executing"],
     to: "stopped",
     by: ["system"],
-    trigger: "A claim found the task revised since submission (stopped_stale_task).",
+    trigger:
+      "The task was revised since submission (stopped_stale_task): a run still waiting (pending_review, approved) stops at once — nothing can approve it any more; an executing run stops at its next claim.",
   },
   stop_condition_met: {
     from: ["executing"],

@@ -364,6 +364,10 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/allowed-tools`, params: { agentId: DEMO_AGENT_ID }, body: { allowedTools: [...DEMO_AGENT_TOOLS] } }),
     ok: 200,
   },
+  "PUT /api/admin/agents/[agentId]/executes-tools": {
+    prepare: async () => ({ path: `/api/admin/agents/${DEMO_AGENT_ID}/executes-tools`, params: { agentId: DEMO_AGENT_ID }, body: { executesTools: null } }),
+    ok: 200,
+  },
   // agent API: an agent key and nothing else
   "POST /api/v1/tasks/[taskId]/runs": {
     prepare: async () => {

@@ -55,12 +55,26 @@ export async function proposePlan(
     { taskRevision: task.task.revision, steps, ...(opts.expiresInSeconds ? { expiresInSeconds: opts.expiresInSeconds } : {}) },
     { idempotencyKey: submissionKey },
   );
-  if (!res.ok) return { ok: false, decision: refusedBy(res.error), calls: mapped };
+  if (!res.ok) {
+    // A session proposing again after its run ended: tell the model what became of that run
+    // (what was written), so it does not repeat a write it already did.
+    if (res.error.code === "already_completed" && typeof res.error.runId === "string") {
+      const ended = await client.getRun(res.error.runId);
+      if (ended.ok) return { ok: false, decision: { kind: "refused", code: "already_completed", reason: alreadyCompletedText(ended.run), run: ended.run }, calls: mapped };
+    }
+    return { ok: false, decision: refusedBy(res.error), calls: mapped };
+  }
   return {
     ok: true,
     run: res.run,
     pending: { taskId: opts.taskId, taskRevision: task.task.revision, runId: res.run.id, submissionKey, calls: mapped, proposedAt: new Date().toISOString() },
   };
+}
+
+/** What the model is told about its session's run that already ended: the outcome and each step's execution. */
+function alreadyCompletedText(run: Run): string {
+  const steps = run.steps.map((s) => `${s.id} (${s.tool}): ${s.execution ? s.execution.status : "not run"}`).join("; ");
+  return `This exact plan was already submitted as run ${run.id}, which ended ${run.status}; nothing was submitted or run again. ${run.outcome?.message ?? ""} Steps: ${steps}.`.replace(/\s+/g, " ").trim();
 }
 
 /** Every top-level argument the model proposed is recorded as coming from the model (DESIGN.md §3). */
@@ -88,19 +102,25 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: Promise<unknown>) =>
   });
 
 /**
- * Waits for the operator's decision on `pending.runId` by polling `GET /api/v1/runs/{runId}`
- * with exponential backoff (`initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`); nothing is
- * held open in between. Network errors and 5xx answers are retried with the same backoff; a
+ * Waits for the operator's decision on `pending.runId` with a long poll,
+ * `GET /api/v1/runs/{runId}?wait=<longPollSeconds>` (default 25 s; the console answers as soon as
+ * the run changes — within about a second of the decision), repeated with exponential backoff
+ * between answers (`initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`) when the run is still
+ * waiting. `longPollSeconds: 0` polls without holding a request open. Network errors and 5xx answers are retried with the same backoff; a
  * 401/404 ends the wait as `refused`. Resolves with the {@link Decision}; never throws.
  * Status mapping: `approved`, `executing`, `completed` → approved; `rejected` → rejected (the
  * run's `rejectionReason`); `expired` → expired; `stopped`, `failed` → refused (the run's
- * `stopReason.code`); `pending_review` → keep waiting.
+ * `stopReason.code`); `superseded` → refused `superseded` (the newer run named); the reason is
+ * the run's typed `outcome.message`; `pending_review` → keep waiting.
  */
 export async function waitForDecision(client: AgentClient, pending: Pick<PendingPlan, "runId">, poll: PollOptions = {}): Promise<Decision> {
   const started = Date.now();
   let delay = poll.initialDelayMs ?? 500;
+  const longPoll = poll.longPollSeconds ?? 25;
   for (;;) {
-    const res = await client.getRun(pending.runId);
+    const left = poll.timeoutMs !== undefined ? (poll.timeoutMs - (Date.now() - started)) / 1000 : Infinity;
+    const waitSeconds = poll.signal?.aborted ? 0 : Math.floor(Math.min(longPoll, left));
+    const res = await client.getRun(pending.runId, waitSeconds >= 1 ? { waitSeconds } : undefined);
     if (res.ok) {
       poll.onPoll?.(res.run);
       const run = res.run;
@@ -113,10 +133,13 @@ export async function waitForDecision(client: AgentClient, pending: Pick<Pending
           return { kind: "rejected", run, reason: run.rejectionReason ?? "The operator rejected the plan." };
         case "expired":
           return { kind: "expired", run, reason: `Nobody decided on run ${run.id} before it expired at ${run.expiresAt}; nothing was done.` };
+        case "superseded":
+          return { kind: "refused", code: "superseded", reason: run.outcome?.message ?? `Run ${run.id} was superseded by ${run.supersededById ?? "a newer plan"}; nothing of it will run.`, run };
         case "stopped":
         case "failed": {
           const stop = (run.stopReason ?? {}) as { code?: unknown };
-          return { kind: "refused", code: typeof stop.code === "string" ? stop.code : run.status, reason: `Run ${run.id} is ${run.status}.`, run };
+          const code = run.outcome?.code === "stopped" || !run.outcome ? (typeof stop.code === "string" ? stop.code : run.status) : run.outcome.code;
+          return { kind: "refused", code, reason: run.outcome?.message ?? `Run ${run.id} is ${run.status}.`, run };
         }
         default:
           break;

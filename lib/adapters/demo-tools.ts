@@ -12,11 +12,19 @@ import { sendReply } from "../tools/send-reply/tool";
 import { ToolFailure, type ExecutionContext, type ToolOutcome } from "./core";
 import { gatedTool } from "./gated-tool";
 
-/** Writes the claimed step with the demo executor; `effect_failed` → ToolFailure (nothing written). */
+/**
+ * Refusals of the demo executor that mean nothing was written: the write failed
+ * (`effect_failed`), or the fence blocked it in the write's own transaction (`claim_fenced`,
+ * `invalid_claim_token`, `not_found`). Anything else (a network error, a 5xx) leaves the write
+ * unknown.
+ */
+const NOT_WRITTEN = new Set(["effect_failed", "claim_fenced", "invalid_claim_token", "not_found"]);
+
+/** Writes the claimed step with the demo executor; a refusal that wrote nothing → ToolFailure (reported `failed`). */
 async function demoWrite(client: AgentClient, ctx: ExecutionContext): Promise<ToolOutcome> {
   const res = await client.applyDemoEffect({ runId: ctx.runId, stepId: ctx.stepId, token: ctx.claim.token });
   if (!res.ok) {
-    if (res.error.code === "effect_failed") throw new ToolFailure(res.error.message);
+    if (NOT_WRITTEN.has(res.error.code)) throw new ToolFailure(`Nothing was written (${res.error.code}): ${res.error.message}`);
     throw new Error(`${res.error.code}: ${res.error.message}`); // unknown: the write may or may not have happened
   }
   const rec = res.effect.record;

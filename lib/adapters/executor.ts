@@ -29,7 +29,8 @@ export interface ExecutorOptions {
  * from the claim) → outcome report (a tool that reports `stopConditionMet` is reported `failed`
  * with the flag, and the server stops the run: later steps are `skipped`). A refused claim stops the plan
  * with its typed code (`stopped_stale_task`, `digest_mismatch`, `expired`, `approval_missing`,
- * `already_claimed`, `validation_failed`, …); a claim answered from an earlier attempt of this
+ * `already_claimed`, `validation_failed`, …); a step whose tool has no implementation here is
+ * claimed and reported `cannot_execute` (the run ends typed; a person reconciles); a claim answered from an earlier attempt of this
  * executor (`replayed`) is NOT written again: it is reported `unknown` for a person to reconcile.
  * After a step that did not succeed, later steps are `skipped`.
  */
@@ -55,17 +56,18 @@ export class PlanExecutor {
 
   /**
    * Executes every step up to and including `stepId` that has not run yet, in plan order, and
-   * resolves with the result of `stepId` plus the results of the steps it ran before it that
-   * were not already known (e.g. steps the operator added). Unknown step ids reject with Error.
+   * resolves with the result of `stepId` plus the results of the steps an operator added that it
+   * ran before it (`ranBefore`; the model's own calls are answered as their own results). Unknown step ids reject with Error.
    */
   async executeThrough(stepId: string): Promise<{ result: StepResult; ranBefore: StepResult[] }> {
     const index = this.run.steps.findIndex((s) => s.id === stepId);
     if (index < 0) throw new Error(`Step ${stepId} is not in the approved plan of run ${this.run.id}.`);
     const before = new Set(this.results.keys());
     await this.enqueue(index);
+    // Only steps an operator added: the model's own calls are answered as their own tool results.
     const ranBefore = this.run.steps
       .slice(0, index)
-      .filter((s) => !before.has(s.id))
+      .filter((s) => !before.has(s.id) && s.author.kind !== "model")
       .map((s) => this.results.get(s.id))
       .filter((r): r is StepResult => r !== undefined);
     return { result: this.results.get(stepId)!, ranBefore };
@@ -108,9 +110,6 @@ export class PlanExecutor {
     const log = this.opts.log ?? (() => {});
     const base = { stepId: step.id, tool: step.tool, args: step.args };
     const impl = Object.prototype.hasOwnProperty.call(this.opts.implementations, step.tool) ? this.opts.implementations[step.tool] : undefined;
-    if (!impl) {
-      return { status: "refused", ...base, code: "no_implementation", message: `This agent has no implementation of ${step.tool}; step ${step.id} was not claimed or run.`, details: {} };
-    }
     const claimed = await this.client.claimStep(
       this.run.id,
       step.id,
@@ -124,6 +123,15 @@ export class PlanExecutor {
     }
     const claim = claimed.claim;
     log(`claimed ${step.id} (${step.tool})`);
+    if (!impl) {
+      // A step this executor cannot run (typically a tool an operator's edit added): it says so,
+      // which ends the run typed (`cannot_execute`) and lists the step for a person, instead of
+      // leaving the run executing for ever.
+      const message = `This executor has no implementation of ${step.tool}; step ${step.id} was not run and nothing was written.`;
+      const res = await this.client.reportOutcome(this.run.id, step.id, { token: claim.token, status: "cannot_execute", detail: message });
+      log(`reported ${step.id} (${step.tool}) cannot_execute${res.ok ? "" : ` (report refused: ${res.error.code})`}`);
+      return { status: "refused", ...base, code: "cannot_execute", message, details: {} };
+    }
     if (claimed.replayed) {
       const detail = "This step was claimed by an earlier attempt of this executor; whether that attempt wrote it is not known, so it is not written again and waits for a person to reconcile.";
       return this.report(step, claim, { status: "unknown", detail });

@@ -157,6 +157,8 @@ export interface PollOptions {
   maxDelayMs?: number;
   /** Growth per poll (default 1.6). */
   factor?: number;
+  /** Seconds each read may be held open by the console until the run changes (long poll; default 25, 0 = plain polling). */
+  longPollSeconds?: number;
   /** Give up waiting after this long (default: until the run's own deadline). */
   timeoutMs?: number;
   /** Resolves when something (a webhook, a message queue) says the run changed: poll now. */

@@ -13,13 +13,14 @@ export const submitRunBodySchema = z
     taskRevision: z.number().int().min(1),
     steps: z.array(z.unknown()),
     /** The reads the agent made (read steps, lib/reads/schema.ts); read steps may also be sent in `steps` with `kind: "read"`. */
-    reads: z.array(z.unknown()).optional(),
-    expiresInSeconds: z.number().int().positive().optional(),
+    reads: z.array(z.unknown()).nullish(),
+    /** null means absent (strict-mode nulls). */
+    expiresInSeconds: z.number().int().positive().nullish(),
     /**
      * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or
      * approved, not yet executing) unless the agent says it is an addition to them.
      */
-    addition: z.boolean().optional(),
+    addition: z.boolean().nullish(),
   })
   .strict();
 export type SubmitRunBody = z.infer<typeof submitRunBodySchema>;
@@ -37,14 +38,19 @@ export type ClaimBody = z.infer<typeof claimBodySchema>;
 export const outcomeBodySchema = z
   .object({
     token: z.string().min(1).max(200),
-    status: z.enum(["succeeded", "failed", "unknown"]),
-    detail: z.string().max(4000).optional(),
+    /**
+     * `cannot_execute`: the executor cannot run this step at all (e.g. a tool it does not
+     * implement); nothing was written. Recorded as `failed` with flag `cannot_execute`: the run
+     * ends (outcome `cannot_execute`) and the step is listed for reconciliation.
+     */
+    status: z.enum(["succeeded", "failed", "unknown", "cannot_execute"]),
+    detail: z.string().max(4000).nullish(),
     /**
      * The executor found the step's stop condition (the claim's `stopCondition`) met and wrote
      * nothing: only with status `failed`. The run stops (`stopped`, stopReason code
      * `stop_condition_met`); `detail` says what it found.
      */
-    stopConditionMet: z.boolean().optional(),
+    stopConditionMet: z.boolean().nullish(),
   })
   .strict()
   .refine((b) => !b.stopConditionMet || b.status === "failed", { path: ["stopConditionMet"], message: "A met stop condition means nothing was written: report it with status failed" });

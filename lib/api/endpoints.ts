@@ -1,5 +1,5 @@
 import type { Endpoint } from "./contract";
-import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint } from "./endpoints/tool-import-api";
+import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint } from "./endpoints/tool-import-api";
 import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
 import { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint } from "./desk-endpoints";
 import * as agentApi from "./endpoints/agent-api";
@@ -24,7 +24,7 @@ export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
 export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
-export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint };
+export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint };
 
@@ -75,6 +75,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   listToolCatalogEndpoint,
   importToolsEndpoint,
   setAllowedToolsEndpoint,
+  setExecutesToolsEndpoint,
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,

@@ -3,6 +3,7 @@ import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } fr
 import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
 import { RUN_STATES } from "../run-state";
+import { RUN_OUTCOME_CODES } from "../run-outcome";
 import { VALIDATION_STAGES } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
 
@@ -19,6 +20,22 @@ const money = z.object({ minor: z.number().int(), currency: z.string() });
 const isoTime = z.string().meta({ description: "ISO-8601 instant, UTC", format: "date-time" });
 /** An object whose extra fields are allowed (and dropped by parsing): the API may add fields, never rename them. */
 const open = <S extends z.ZodRawShape>(shape: S) => z.object(shape);
+
+/** `run.outcome` (lib/run-outcome.ts): `{code, message, …}` with the fields of its code. */
+export const runOutcomeSchema = z
+  .object({
+    code: z.enum(RUN_OUTCOME_CODES),
+    message: z.string(),
+    supersededById: z.string().nullable().optional(),
+    boundRevision: z.number().int().nullable().optional(),
+    liveRevision: z.number().int().nullable().optional(),
+    reason: z.string().optional(),
+    expiresAt: z.string().optional(),
+    stepId: z.string().nullable().optional(),
+    tool: z.string().nullable().optional(),
+    detail: z.string().nullable().optional(),
+  })
+  .meta({ id: "RunOutcome" });
 
 export const errorSchema = z
   .object({ error: open({ code: z.string(), message: z.string() }) })
@@ -66,6 +83,8 @@ export const runSchema = open({
   escalateAt: isoTime,
   rejectionReason: z.string().nullable(),
   stopReason: z.unknown(),
+  supersededById: z.string().nullable().optional().describe("The newer run of the same agent that superseded this one"),
+  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, executing)"),
   steps: z.array(runStepSchema),
 }).meta({ id: "Run" });
 

@@ -104,14 +104,15 @@ export interface AgentClient {
     body: { taskRevision: number; steps: StepInput[]; expiresInSeconds?: number },
     opts?: { idempotencyKey?: string },
   ): Promise<Result<{ run: Run }, SubmitRefusalCode>>;
-  getRun(runId: string): Promise<Result<{ run: Run }>>;
+  /** `opts.waitSeconds` (1–30): long poll — held while the run waits for review, until it changes or the time passes. */
+  getRun(runId: string, opts?: { waitSeconds?: number }): Promise<Result<{ run: Run }>>;
   claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
   /** Whether a claim token still holds — call it inside the write it guards (issue #12). */
   fenceClaim(token: string): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
   reportOutcome(
     runId: string,
     stepId: string,
-    body: { token: string; status: StepOutcomeStatus; detail?: string },
+    body: { token: string; status: StepOutcomeStatus | "cannot_execute"; detail?: string },
   ): Promise<Result<{ step: StepExecution; run: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
   /** The ticketing integration's call (needs `integrationKey`): records a change of the task. */
   reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }>>;
@@ -127,7 +128,7 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
     listTasks: (filter = {}) => callEndpoint(agent, listTasksEndpoint, { query: filter }),
     getTask: (taskId) => callEndpoint(agent, getTaskEndpoint, { params: { taskId } }),
     submitRun: (taskId, body, o = {}) => callEndpoint(agent, submitRunEndpoint, { params: { taskId }, body, idempotencyKey: o.idempotencyKey }),
-    getRun: (runId) => callEndpoint(agent, getAgentRunEndpoint, { params: { runId } }),
+    getRun: (runId, opts) => callEndpoint(agent, getAgentRunEndpoint, { params: { runId }, ...(opts?.waitSeconds ? { query: { wait: Math.min(30, Math.max(1, Math.floor(opts.waitSeconds))) } } : {}) }),
     claimStep: (runId, stepId, body, o) => callEndpoint(agent, claimStepEndpoint, { params: { runId, stepId }, body, idempotencyKey: o.idempotencyKey }),
     fenceClaim: (token) => callEndpoint(agent, fenceClaimEndpoint, { params: { token } }),
     reportOutcome: (runId, stepId, body) => callEndpoint(agent, reportOutcomeEndpoint, { params: { runId, stepId }, body }),

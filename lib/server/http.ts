@@ -2,10 +2,16 @@ import { NextResponse } from "next/server";
 import type { ZodType } from "zod";
 import { DomainError } from "../errors";
 
-/** JSON error body of API.md: `{error: {code, message, ...details}}` with the code's status. */
+/**
+ * JSON error body of API.md: `{error: {code, message, ...details}}` with the code's status.
+ * `details.retryAfterSeconds` adds `Retry-After`; `details.replayed: true` (a refusal answered
+ * from an idempotency key's saved answer) adds `Idempotent-Replayed: true`.
+ */
 export function errorResponse(err: DomainError): NextResponse {
-  const retryAfter = typeof err.details.retryAfterSeconds === "number" ? { "Retry-After": String(err.details.retryAfterSeconds) } : undefined;
-  return NextResponse.json({ error: { code: err.code, message: err.message, ...err.details } }, { status: err.status, headers: retryAfter });
+  const headers: Record<string, string> = {};
+  if (typeof err.details.retryAfterSeconds === "number") headers["Retry-After"] = String(err.details.retryAfterSeconds);
+  if (err.details.replayed === true) headers["Idempotent-Replayed"] = "true";
+  return NextResponse.json({ error: { code: err.code, message: err.message, ...err.details } }, { status: err.status, headers });
 }
 
 /** Largest JSON body accepted: 1 MiB (the largest valid plan is about a quarter of that). */

@@ -30,6 +30,7 @@ const CORE_ISSUE_CODES = {
   invalid_dependency: { stage: "structure", severity: "error", meaning: "dependsOn names an unknown, repeated, or not-earlier step." },
   // allowlist (DESIGN.md §1.3)
   tool_not_allowed: { stage: "allowlist", severity: "error", meaning: "This agent may not call the tool." },
+  tool_not_executable: { stage: "allowlist", severity: "error", meaning: "An edit added a step whose tool the run's agent cannot execute." },
   // argument bounds (DESIGN.md §1.4)
   unknown_id: { stage: "argument_bounds", severity: "error", meaning: "An invoice/shipment/ticket/account id that does not exist exactly (lookalikes never resolve; hint names the nearest)." },
   amount_not_positive: { stage: "argument_bounds", severity: "error", meaning: "A refund, credit or waiver of zero or less." },

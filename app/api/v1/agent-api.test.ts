@@ -96,6 +96,10 @@ function plainPlan(ticketId: string) {
     { id: "s_reply", tool: "send_reply", args: { ticketId, body: "Thanks for getting in touch; we are looking into it." } },
   ];
 }
+/** The second agent's waiting runs reach their deadline, so they no longer hold the task (one live plan per task). */
+async function retireSecondAgentsRuns(): Promise<void> {
+  await prisma.run.updateMany({ where: { agentId: "agent_second" }, data: { expiresAt: new Date(Date.now() - 1000) } });
+}
 async function revisionOf(taskId: string): Promise<number> {
   return (await prisma.task.findUniqueOrThrow({ where: { id: taskId } })).revision;
 }
@@ -265,10 +269,11 @@ describe("POST /api/v1/tasks/{taskId}/runs: refusals", () => {
   it("refuses a tool outside the calling agent's allowlist (422, allowlist stage)", async () => {
     const before = await runCount();
     const [note, reply] = plainPlan("75016");
-    const error = await expectError(await post(FJORD_TASK, { taskRevision: 1, steps: [note, reply] }, { key: OTHER_AGENT_KEY }), 422, "validation_failed");
+    const error = await expectError(await post(FJORD_TASK, { taskRevision: 1, steps: [note, reply], addition: true }, { key: OTHER_AGENT_KEY }), 422, "validation_failed");
     // (the reply also gets the missing_rationale completeness warning; only the allowlist refuses)
     expect((error.issues as { severity: string }[]).filter((i) => i.severity === "error")).toEqual([expect.objectContaining({ stage: "allowlist", code: "tool_not_allowed", stepId: "s_reply", severity: "error" })]);
     expect(await runCount()).toBe(before);
+    await retireSecondAgentsRuns();
   });
 
   it("refuses an empty plan (422 empty_plan)", async () => {
@@ -373,13 +378,14 @@ describe("Idempotency-Key on POST /api/v1/tasks/{taskId}/runs", () => {
   it("scopes keys per agent: another agent's identical key makes its own run", async () => {
     const note = plainPlan("75016")[0];
     const mine = await post(FJORD_TASK, { taskRevision: 1, steps: [note] }, { headers: { "idempotency-key": "shared-key" } });
-    const theirs = await post(FJORD_TASK, { taskRevision: 1, steps: [note] }, { key: OTHER_AGENT_KEY, headers: { "idempotency-key": "shared-key" } });
+    const theirs = await post(FJORD_TASK, { taskRevision: 1, steps: [note], addition: true }, { key: OTHER_AGENT_KEY, headers: { "idempotency-key": "shared-key" } });
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     const a = ((await mine.json()) as { run: Json }).run;
     const b = ((await theirs.json()) as { run: Json }).run;
     expect(a.id).not.toBe(b.id);
     expect(b.agentId).toBe("agent_second");
+    await retireSecondAgentsRuns();
   });
 });
 
@@ -409,10 +415,10 @@ describe("expiresInSeconds is capped by policy (lib/policy.ts)", () => {
 describe("GET /api/v1/runs/{runId}", () => {
   it("shows an agent its own run and answers 404 for another agent's run (either way round)", async () => {
     const note = plainPlan("75016")[0];
-    const theirsRes = await post(FJORD_TASK, { taskRevision: 1, steps: [note] }, { key: OTHER_AGENT_KEY });
+    const theirsRes = await post(FJORD_TASK, { taskRevision: 1, steps: [note], addition: true }, { key: OTHER_AGENT_KEY });
     expect(theirsRes.status).toBe(201);
     const theirs = ((await theirsRes.json()) as { run: Json }).run;
-    const mineRes = await post(FJORD_TASK, { taskRevision: 1, steps: [note] });
+    const mineRes = await post(FJORD_TASK, { taskRevision: 1, steps: [note], addition: true });
     const mine = ((await mineRes.json()) as { run: Json }).run;
 
     const own = await fetchRun(theirs.id as string, { key: OTHER_AGENT_KEY });
@@ -422,6 +428,7 @@ describe("GET /api/v1/runs/{runId}", () => {
     const error = await expectError(await fetchRun(theirs.id as string), 404, "not_found");
     expect(JSON.stringify(error)).not.toContain("agent_second");
     await expectError(await fetchRun(mine.id as string, { key: OTHER_AGENT_KEY }), 404, "not_found");
+    await retireSecondAgentsRuns();
   });
 
   it("answers 404 for a run that does not exist", async () => {

@@ -42,7 +42,7 @@ export const submitRunEndpoint = defineEndpoint({
   body: submitRunBodySchema,
   idempotencyKey: "optional",
   success: { status: [201], schema: z.object({ run: runSchema }), description: "{run}" },
-  refusals: ["not_found", "validation_failed", "stale_task", "idempotency_conflict"],
+  refusals: ["not_found", "validation_failed", "stale_task", "idempotency_conflict", "task_has_live_run", "already_completed"],
 });
 
 export const getAgentRunEndpoint = defineEndpoint({
@@ -50,8 +50,11 @@ export const getAgentRunEndpoint = defineEndpoint({
   method: "GET",
   path: "/api/v1/runs/{runId}",
   summary: "One of the agent's runs",
+  description:
+    "With ?wait=N (1–30 seconds) a long poll: while the run waits for review the answer is held until it changes (approved, rejected, edited, superseded, stopped…) or N seconds pass, then the run as it is. run.outcome is the typed end of a run that will not move on.",
   caller: AGENT,
   params: runParams,
+  query: z.object({ wait: z.coerce.number().int().min(0).max(30).optional() }),
   success: { status: [200], schema: z.object({ run: runSchema }), description: "{run}" },
   refusals: ["not_found"],
 });

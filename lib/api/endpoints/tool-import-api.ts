@@ -24,6 +24,12 @@ export const importToolsBodySchema = z.discriminatedUnion("source", [
 ]);
 export type ImportToolsBody = z.infer<typeof importToolsBodySchema>;
 
+/**
+ * Body of `PUT /api/admin/agents/{agentId}/executes-tools`: every tool the agent's executor can
+ * run, or null for "its allowlist".
+ */
+export const executesToolsBodySchema = z.object({ executesTools: z.array(z.string().min(1).max(64)).max(500).nullable() }).strict();
+
 /** Body of `PUT /api/admin/agents/{agentId}/allowed-tools`: the agent's whole allowlist. */
 export const allowedToolsBodySchema = z.object({ allowedTools: z.array(z.string().min(1).max(64)).max(500) }).strict();
 
@@ -74,5 +80,23 @@ export const setAllowedToolsEndpoint = defineEndpoint({
   params: z.object({ agentId }),
   body: allowedToolsBodySchema,
   success: { status: [200], schema: z.object({ agent: z.object({ id: z.string(), allowedTools: z.array(z.string()) }) }), description: "{agent: {id, allowedTools}}" },
+  refusals: ["not_found"],
+});
+
+export const setExecutesToolsEndpoint = defineEndpoint({
+  id: "setExecutesTools",
+  method: "PUT",
+  path: "/api/admin/agents/{agentId}/executes-tools",
+  summary: "Declare which tools the agent's executor can run (null: its allowlist)",
+  description:
+    "An operator's edit may not add a step whose tool the run's agent cannot execute (422 validation_failed, issue code tool_not_executable); an executor that meets such a step reports cannot_execute.",
+  caller: ADMIN,
+  params: z.object({ agentId }),
+  body: executesToolsBodySchema,
+  success: {
+    status: [200],
+    schema: z.object({ agent: z.object({ id: z.string(), executesTools: z.array(z.string()).nullable(), effectiveExecutesTools: z.array(z.string()) }) }),
+    description: "{agent: {id, executesTools, effectiveExecutesTools}}",
+  },
   refusals: ["not_found"],
 });

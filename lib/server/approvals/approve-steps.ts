@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
@@ -73,6 +74,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await expireIfDue(runId, now);
     throw new DomainError("expired", `This run expired at ${run.expiresAt.toISOString()}; it can no longer be approved.`, { expiresAt: run.expiresAt.toISOString() });
   }
+  refuseIfStoppedForStaleTask(run, "approved");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; there is nothing to approve.`, { status });
   const version = run.planVersions.find((p) => p.version === run.planVersion);
   const plan = { version: run.planVersion, steps: storedSteps(version?.steps) };

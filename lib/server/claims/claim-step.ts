@@ -2,7 +2,7 @@ import { nanoid } from "nanoid";
 import type { ClaimBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import { checkGrant } from "../../grants";
-import type { RunStatus } from "../../run-state";
+import { isTerminal, type RunStatus } from "../../run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
@@ -42,7 +42,7 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * gets the typed refusal of the new state.
  *
  * Every claim and refusal except 404 is audited (`claimed`, `claim_refused`). With
- * `idempotencyKey` the answer (claim or refusal) is saved with its effects: a repeat returns it
+ * `idempotencyKey` the answer (the claim, or a FINAL refusal — see `isFinalRefusal`) is saved with its effects: a repeat returns it
  * and claims nothing (`replayed: true`); the key with another digest or revision is 409
  * `idempotency_conflict`. `db` lets tests model several app instances.
  */
@@ -61,7 +61,7 @@ export async function claimStep(
   const replay = (saved: { body: SavedClaim }) => {
     if ("claim" in saved.body) return { claim: saved.body.claim, replayed: true };
     const { code, message, ...details } = saved.body.error;
-    throw new DomainError(code, message, details);
+    throw new DomainError(code, message, { ...details, replayed: true });
   };
   return withRetry(async () => {
     if (idempotencyKey) {
@@ -95,7 +95,7 @@ export async function claimStep(
           actor,
           data: { stepId, code: refusal.code, message: refusal.message, details: refusal.details, idempotencyKey, request: body },
         });
-        if (idempotencyKey) {
+        if (idempotencyKey && isFinalRefusal(refusal, snap)) {
           const error = { code: refusal.code, message: refusal.message, ...refusal.details };
           await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: new DomainError(refusal.code, "").status, body: { error } });
         }
@@ -158,6 +158,21 @@ export async function claimStep(
       return ok({ claim, replayed: false });
     }, db);
   });
+}
+
+/**
+ * Whether a claim refusal is final — the same request can never succeed later — and so may be
+ * saved under the idempotency key. A refusal that may change (the run not approved yet, a
+ * prerequisite still pending, an approval still missing, live account data…) is NOT saved: a retry
+ * with the same key after the change is decided afresh, never answered with the old refusal as if
+ * it were current. Final: the step already claimed, the run stopped or expired, a prerequisite
+ * failed, the run ended (rejected, superseded, completed, failed).
+ */
+function isFinalRefusal(refusal: ClaimRefusal, snap: ClaimSnapshot): boolean {
+  if (["already_claimed", "stopped_stale_task", "expired", "prerequisite_failed"].includes(refusal.code)) return true;
+  if (refusal.effect !== "none") return true;
+  const status = snap.run?.status;
+  return refusal.code === "run_not_approved" && status !== undefined && isTerminal(status);
 }
 
 /** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */

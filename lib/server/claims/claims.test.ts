@@ -227,7 +227,7 @@ describe("claimStep: the task moved on between two writes", () => {
     expect(await prisma.auditEvent.count({ where: { runId: run.id, type: "stopped_stale" } })).toBe(1);
 
     // Retrying with the same key returns the saved refusal; another step says the same; nothing is stopped twice.
-    expect((await refused(claimStep(agent, run.id, "s2", b2, "w2", LATER))).details).toEqual(err.details);
+    expect((await refused(claimStep(agent, run.id, "s2", b2, "w2", LATER))).details).toEqual({ ...err.details, replayed: true });
     const err3 = await refused(claimStep(agent, run.id, "s3", await claimBody(run.id, "s3"), "w3", LATER));
     expect(err3.code).toBe("stopped_stale_task");
     expect(err3.details).toMatchObject({ executedStepIds: ["s1"], blockedStepId: "s3" });
@@ -310,7 +310,7 @@ describe("claimStep: an approval covers exactly its run, plan version and digest
     expect(err.details).toMatchObject({ approvedDigest: "0".repeat(64), storedDigest: body.digest });
   });
 
-  it("a run waiting for review is refused run_not_approved, saved under its key; another agent gets 404", async () => {
+  it("a run waiting for review is refused run_not_approved, NOT saved under its key (it may change); another agent gets 404", async () => {
     const steps: StepInput[] = [{ id: "r1", tool: "send_reply", args: { ticketId: "75016", body: "Thank you, glad we could help." } }];
     const run = await submit("75016", steps);
     expect(run.status).toBe("pending_review");
@@ -319,9 +319,10 @@ describe("claimStep: an approval covers exactly its run, plan version and digest
     expect(err.code).toBe("run_not_approved");
     expect(err.details).toMatchObject({ status: "pending_review" });
     await approveAll(run.id);
-    // The same key repeats the saved answer; a fresh key claims.
-    expect((await refused(claimStep(agent, run.id, "r1", body, "early", LATER))).code).toBe("run_not_approved");
-    expect((await claimStep(agent, run.id, "r1", body, "after-approval", LATER)).claim.stepId).toBe("r1");
+    // The refusal could change, so it was not saved: the same key now claims, and then replays the claim.
+    const claimed = await claimStep(agent, run.id, "r1", body, "early", LATER);
+    expect(claimed).toMatchObject({ replayed: false, claim: { stepId: "r1" } });
+    expect(await claimStep(agent, run.id, "r1", body, "early", LATER)).toEqual({ claim: claimed.claim, replayed: true });
     const other: AgentCaller = { ...agent, id: "agent_other" };
     expect((await refused(claimStep(other, run.id, "r1", body, null, LATER))).code).toBe("not_found");
     expect((await refused(claimStep(agent, run.id, "nope", body, null, LATER))).code).toBe("not_found");

@@ -9,13 +9,17 @@ import type { AgentCaller } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
+import { CANNOT_EXECUTE_FLAG } from "../../run-outcome";
 
 /**
  * Records the executor's report on a claimed step (DESIGN.md §9, API.md
  * `POST /api/v1/runs/{runId}/steps/{stepId}/outcome`). `body.token` must be the token of that
  * step's claim, for a run of `agent`. Recorded once (status, detail, reportedAt = `now`, UTC):
  * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`
- * and the step waits for a supervisor (never re-claimable, never replayed). The run then settles
+ * and the step waits for a supervisor (never re-claimable, never replayed); `cannot_execute` (the
+ * executor cannot run the step at all, nothing written) is recorded `failed` with flag
+ * `cannot_execute`: the run fails with outcome `cannot_execute` and the step is listed for
+ * reconciliation. The run then settles
  * (claims/settle-execution.ts). A report on a run that is no longer executing (stopped by a task
  * revision, expired…), after the claim's lease lapsed, or after the step's approval was withdrawn
  * (each a state in which the fence refuses the token) is recorded with a `flag`
@@ -38,6 +42,9 @@ export async function reportOutcome(
   now = new Date(),
   db: Db = prisma,
 ): Promise<{ step: StepExecutionView; run: { id: string; status: RunStatus }; replayed: boolean }> {
+  const cannotExecute = body.status === "cannot_execute";
+  const status: "succeeded" | "failed" | "unknown" = cannotExecute ? "failed" : (body.status as "succeeded" | "failed" | "unknown");
+  const detail = body.detail ?? null;
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const run = await tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
@@ -59,7 +66,7 @@ export async function reportOutcome(
       });
     }
     if (exec.status !== "claimed") {
-      if (exec.status === body.status) return ok({ step: toStepExecutionView(exec), run: { id: runId, status: run.status as RunStatus }, replayed: true });
+      if (exec.status === status && (exec.flag === CANNOT_EXECUTE_FLAG) === cannotExecute) return ok({ step: toStepExecutionView(exec), run: { id: runId, status: run.status as RunStatus }, replayed: true });
       return refuse("outcome_already_reported", `The outcome of step ${stepId} was already reported as ${exec.status}; it is recorded once.`, {
         reportedStatus: exec.status,
         resolution: exec.resolution,
@@ -69,24 +76,26 @@ export async function reportOutcome(
     // reconcile, and neither the approval nor the run moves. Late means: the run is no longer
     // executing (stopped, expired…), the claim's lease lapsed (a fence would refuse this token
     // now, so the write should not have happened), or the step's approval was withdrawn.
-    const flag = await lateReportFlag(tx, run.status, exec, now);
+    // `cannot_execute` is always flagged: the step waits for a person even though the run ends.
+    const late = await lateReportFlag(tx, run.status, exec, now);
+    const flag = late ?? (cannotExecute ? CANNOT_EXECUTE_FLAG : null);
     const res = await tx.stepExecution.updateMany({
       where: { id: exec.id, status: "claimed", reconciledAt: null },
-      data: { status: body.status, detail: body.detail ?? null, reportedAt: now, flag },
+      data: { status, detail, reportedAt: now, flag },
     });
     if (res.count !== 1) throw new LostRace("outcome reported concurrently");
-    if (flag) {
+    if (late) {
       await appendAudit(tx, {
         runId,
         type: "outcome",
         actor: { kind: "agent", id: agent.id },
-        data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed: false, runStatus: run.status, needsReconciliation: true, flag },
+        data: { stepId, status, detail, approvalConsumed: false, runStatus: run.status, needsReconciliation: true, flag },
       });
-      const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now, flag };
+      const after = { ...exec, status, detail, reportedAt: now, flag };
       return ok({ step: toStepExecutionView(after), run: { id: runId, status: run.status as RunStatus }, replayed: false });
     }
     const approvalConsumed =
-      body.status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+      status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     // A met stop condition stops the run (typed), instead of settling it as failed.
     let runStatus: RunStatus;
@@ -101,9 +110,9 @@ export async function reportOutcome(
       runId,
       type: "outcome",
       actor: { kind: "agent", id: agent.id },
-      data: { stepId, status: body.status, detail: body.detail ?? null, approvalConsumed, runStatus, needsReconciliation: body.status === "unknown", ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
+      data: { stepId, status, detail, approvalConsumed, runStatus, needsReconciliation: status === "unknown" || cannotExecute, ...(cannotExecute ? { flag } : {}), ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
     });
-    const after = { ...exec, status: body.status, detail: body.detail ?? null, reportedAt: now };
+    const after = { ...exec, status, detail, reportedAt: now, flag };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
   }, db);
 }

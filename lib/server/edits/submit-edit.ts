@@ -1,4 +1,6 @@
 import { nanoid } from "nanoid";
+import { notExecutableIssues } from "../../validation/executable";
+import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { SubmitEditBody } from "../../api/bodies";
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
@@ -13,7 +15,7 @@ import { appendAudit } from "../audit";
 import { prisma } from "../db";
 import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../runs/load-run";
-import { catalogAt } from "../tools/imported-tools";
+import { catalogAt, executableToolsOf } from "../tools/imported-tools";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { requirementsOf } from "../../gate-policy/evaluate";
@@ -51,6 +53,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const run = await loadRun(runId, deskScope(viewer));
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: run.expiresAt.toISOString() });
+  refuseIfStoppedForStaleTask(run, "edited");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; only a run waiting for review can be edited.`, { status });
   const currentRow = run.planVersions.find((p) => p.version === run.planVersion);
   const base = { version: run.planVersion, steps: storedSteps(currentRow?.steps) };
@@ -73,7 +76,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now), ...(reads.length ? { reads } : {}) };
   const [desk, agent] = [
     await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], reads, now }),
-    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
+    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
   ];
   // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
@@ -90,6 +93,9 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     gateRules,
     task: await taskContractContext(prisma, task, run.desk),
   });
+  // An edit may not add a step the run's agent cannot execute (it would never run).
+  if (result.plan) result.issues.push(...notExecutableIssues(result.plan.steps, base.steps, executableToolsOf(agent)));
+  if (result.issues.some((i) => i.code === "tool_not_executable")) result.ok = false;
   const actor = { kind: "user" as const, id: viewer.id };
   const denied = result.issues.filter((i) => i.stage === "authorship" && i.severity === "error");
   if (denied.length > 0) {

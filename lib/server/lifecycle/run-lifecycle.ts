@@ -78,7 +78,7 @@ export async function expireIfDue(runId: string, now = new Date()): Promise<bool
 export type StopReason = { code: "stopped_stale_task"; boundRevision: number; liveRevision: number; blockedStepId: string; at: string } & Record<string, unknown>;
 
 /**
- * Stops an approved or executing run whose task moved on (`stop_stale_task`, DESIGN.md §8):
+ * Stops a waiting (pending_review, approved) or executing run whose task moved on (`stop_stale_task`, DESIGN.md §8):
  * saves `stopReason`, invalidates the approvals not yet claimed, audited `stopped_stale` once.
  * Returns true when this call stopped it.
  */

@@ -4,6 +4,7 @@ import { reasonsOf } from "../../plan/reasons";
 import { stepSchema, type Author, type Step, type StepReasonKey, type StepReasons } from "../../plan/schema";
 import { readStepSchema, type ReadStep } from "../../reads/schema";
 import { effectiveStatus, type RunStatus } from "../../run-state";
+import { runOutcomeOf, type RunOutcome } from "../../run-outcome";
 import type { GateDecision, ValidationIssue } from "../../validation/types";
 
 /** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, approval and execution. */
@@ -53,6 +54,10 @@ export interface RunView {
   escalateAt: string;
   rejectionReason: string | null;
   stopReason: unknown;
+  /** The newer run that superseded this one (same agent, same task), or null. */
+  supersededById: string | null;
+  /** The typed end of the run (lib/run-outcome.ts), or null while it still has a decision path. */
+  outcome: RunOutcome | null;
   steps: RunStepView[];
   /** The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed. */
   reads: ReadStep[];
@@ -124,12 +129,14 @@ export function storedValidation(json: unknown): StoredValidation {
 export function toRunView(run: RunWithRelations, now = new Date()): RunView {
   const pv = run.planVersions.find((p) => p.version === run.planVersion);
   const { gate, requirements } = storedValidation(pv?.validation);
+  const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
+  const steps = storedSteps(pv?.steps);
   return {
     id: run.id,
     taskId: run.taskId,
     ticketId: run.ticketId,
     agentId: run.agentId,
-    status: effectiveStatus(run.status as RunStatus, run.expiresAt, now),
+    status,
     planVersion: run.planVersion,
     approvedVersion: run.approvedVersion,
     boundTaskRevision: run.boundTaskRevision,
@@ -139,7 +146,21 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     escalateAt: run.escalateAt.toISOString(),
     rejectionReason: run.rejectionReason,
     stopReason: run.stopReason ?? null,
-    steps: toStepViews(storedSteps(pv?.steps), run.planVersion, run, gate, { requirements }),
+    supersededById: run.supersededById ?? null,
+    outcome: runOutcomeOf({
+      id: run.id,
+      status,
+      supersededById: run.supersededById ?? null,
+      rejectionReason: run.rejectionReason,
+      stopReason: run.stopReason,
+      expiresAt: run.expiresAt,
+      executions: run.executions,
+      toolOf: (id) => {
+        const approved = run.planVersions.find((p) => p.version === (run.approvedVersion ?? run.planVersion));
+        return storedSteps(approved?.steps).find((s) => s.id === id)?.tool ?? steps.find((s) => s.id === id)?.tool ?? null;
+      },
+    }),
+    steps: toStepViews(steps, run.planVersion, run, gate, { requirements }),
     reads: storedReads(pv?.reads),
   };
 }

@@ -11,11 +11,11 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
-import { fromStates } from "../../run-state";
+import { fromStates, isTerminal } from "../../run-state";
 import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../session";
 import { currentCatalog } from "../tools/imported-tools";
-import { inTransaction, ok, type Tx } from "../transaction";
+import { inTransaction, ok, type DbOrTx, type Tx } from "../transaction";
 import { loadRun } from "./load-run";
 import { createPolicyApprovals } from "./policy-approvals";
 import { writeRunSteps } from "../ownership/write-run-steps";
@@ -25,6 +25,7 @@ import { withPolicyDeadlines } from "../../policy";
 import { planFacts, toRunView, toStoredRequirements, type RunView, type RunWithRelations } from "./run-view";
 import { toJsonColumn } from "../json-column";
 import { splitAgentPlan } from "../../reads/agent-plan";
+import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
 
 /**
  * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
@@ -69,8 +70,8 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
  * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
  */
 /** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them. */
-async function runsToSupersede(taskId: string, now: Date): Promise<Set<string>> {
-  const rows = await prisma.run.findMany({ where: { taskId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true } });
+async function runsToSupersede(taskId: string, agentId: string, now: Date): Promise<Set<string>> {
+  const rows = await prisma.run.findMany({ where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true }, take: 50 });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -84,22 +85,61 @@ function withoutHoldsOfRunsToSupersede(desk: AccountSnapshot, superseded: Set<st
   for (const [invoiceId, holds] of Object.entries(desk.inFlight)) desk.inFlight[invoiceId] = holds.filter((h) => !superseded.has(h.runId));
 }
 
-async function supersedeWaitingRuns(tx: Tx, taskId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
+async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
   const waiting = await tx.run.findMany({
-    where: { taskId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
+    where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
     select: { id: true },
     orderBy: { createdAt: "desc" },
     take: 50,
   });
   const done: string[] = [];
   for (const r of waiting) {
-    const moved = await moveRun(tx, r.id, "supersede", { where: { expiresAt: { gt: now } }, data: { supersededById: newRunId } });
+    const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
     if (!moved) continue;
     const withdrawn = await tx.approval.updateMany({ where: { runId: r.id, state: "active" }, data: { state: "invalidated" } });
     await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.count } });
     done.push(r.id);
   }
   return done;
+}
+
+/**
+ * One task, one live plan, per agent: a submission (not an addition) on a task where ANOTHER
+ * agent has a live run — waiting for a decision or its first claim and not past its deadline, or
+ * executing — is refused 409 `task_has_live_run` {runId, agentId, status}, naming the newest such
+ * run. An agent supersedes only its own runs.
+ */
+async function refuseIfOtherAgentsLiveRun(db: DbOrTx, taskId: string, agentId: string, now: Date): Promise<void> {
+  const live = await db.run.findFirst({
+    where: {
+      taskId,
+      agentId: { not: agentId },
+      OR: [{ status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, { status: "executing" }],
+    },
+    select: { id: true, agentId: true, status: true },
+    orderBy: { createdAt: "desc" },
+  });
+  if (live) {
+    throw new DomainError(
+      "task_has_live_run",
+      `Task ${taskId} already has a live plan of another agent (run ${live.id}, ${live.status}); wait for it to end, or submit with addition: true.`,
+      { runId: live.id, agentId: live.agentId, status: live.status },
+    );
+  }
+}
+
+/**
+ * A repeated submission whose run has ended (a session proposing again after its run finished)
+ * is not answered with the old run as if it were pending: 409 `already_completed` {runId, status,
+ * outcome} tells the agent what became of it; a new key (or a new session) starts a new run.
+ */
+function refuseIfEnded(run: RunView): RunView {
+  if (!isTerminal(run.status)) return run;
+  throw new DomainError("already_completed", `This submission's run ${run.id} already ended (${run.status}); nothing was submitted again. ${run.outcome?.message ?? ""}`.trim(), {
+    runId: run.id,
+    status: run.status,
+    outcome: run.outcome,
+  });
 }
 
 /** Idempotency scope of an agent's submissions. */
@@ -112,8 +152,9 @@ const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
  * auto-gated), plan version 1, policy approvals for auto steps and the audit events — and, unless
  * `body.addition`, supersedes the task's other waiting runs (one task, one live plan).
  * Idempotent per (agent, `idempotencyKey`): a repeat of the same request returns the run as it
- * is now with `replayed: true`; the same key with another task or body is 409 `idempotency_conflict`.
- * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 422 `validation_failed`
+ * is now with `replayed: true` — or, once that run has ended, 409 `already_completed`; the same key with another task or body is 409 `idempotency_conflict`.
+ * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 409 `task_has_live_run`
+ * {runId, agentId, status}; 409 `already_completed` {runId, status, outcome}; 422 `validation_failed`
  * {issues} (audited `submission_refused`).
  */
 export async function submitRun(
@@ -126,7 +167,7 @@ export async function submitRun(
   const requestHash = requestHashOf({ taskId, body });
   if (idempotencyKey) {
     const saved = await findSavedAnswer<{ runId: string }>(prisma, scopeOf(agent), idempotencyKey, requestHash);
-    if (saved) return { run: toRunView(await loadRun(saved.body.runId), now), replayed: true };
+    if (saved) return { run: refuseIfEnded(toRunView(await loadRun(saved.body.runId), now)), replayed: true };
   }
   // An agent works its own desk's tasks only: another desk's task is simply not found.
   const task = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk: agentDesk(agent) } } }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
@@ -138,12 +179,17 @@ export async function submitRun(
     });
   }
   const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
+  // Strict-mode nulls: an optional field sent as null is absent (a step's own fields, and its arguments' optional ones).
+  const steps = body.steps.map((s) => stepWithoutStrictNulls(s, (tool) => catalog.get(tool)?.argsSchema));
   // Read steps (kind "read" in steps, or the body's reads) apart from the writes; a step's reads/writes folded (lib/reads/agent-plan.ts).
-  const parts = splitAgentPlan(body.steps, body.reads, catalog);
+  const parts = splitAgentPlan(steps, body.reads ?? undefined, catalog);
   const candidate = { version: 1, steps: prepareAgentSteps(parts.steps), ...(parts.reads ? { reads: parts.reads } : {}) };
   const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, reads: parts.reads, now });
-  if (!body.addition) withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, now));
-  // The live gate policy governs the new run; the run records its version (issue #17).
+  if (!body.addition) {
+    await refuseIfOtherAgentsLiveRun(prisma, taskId, agent.id, now);
+    withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, agent.id, now));
+  }
+  // The live gate policy governs the new run; the run records its version.
   const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
   const taskCtx = await taskContractContext(prisma, task, task.ticket.account.desk);
   const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx });
@@ -159,7 +205,7 @@ export async function submitRun(
   const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
   const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   const hasIrreversible = plan.steps.some((s) => catalog.get(s.tool)?.effect === "irreversible");
-  const { expiresAt, escalateAt } = withPolicyDeadlines(now, runDeadlines(now, hasIrreversible, body.expiresInSeconds), policyDeadlines(requirements));
+  const { expiresAt, escalateAt } = withPolicyDeadlines(now, runDeadlines(now, hasIrreversible, body.expiresInSeconds ?? undefined), policyDeadlines(requirements));
   const allAuto = plan.steps.every((s) => result.gate[s.id] === "auto");
 
   const created = await inTransaction<{ runId: string; row: RunWithRelations | null }>(async (tx) => {
@@ -168,7 +214,8 @@ export async function submitRun(
       if (saved) return ok({ runId: saved.body.runId, row: null });
     }
     const runId = `run_${nanoid(12)}`;
-    const superseded = body.addition ? [] : await supersedeWaitingRuns(tx, taskId, runId, actor, now);
+    if (!body.addition) await refuseIfOtherAgentsLiveRun(tx, taskId, agent.id, now);
+    const superseded = body.addition ? [] : await supersedeWaitingRuns(tx, taskId, agent.id, runId, actor, now);
     const data = {
       id: runId,
       taskId,
@@ -228,6 +275,6 @@ export async function submitRun(
     };
     return ok({ runId, row });
   });
-  if (!created.row) return { run: toRunView(await loadRun(created.runId), now), replayed: true };
+  if (!created.row) return { run: refuseIfEnded(toRunView(await loadRun(created.runId), now)), replayed: true };
   return { run: toRunView(created.row, now), replayed: false };
 }

@@ -6,6 +6,8 @@ import { TEXT_SOURCE_LABELS, type TaskTextPart } from "../../task-contract/schem
 import { fromStates } from "../../run-state";
 import { appendAudit, type Actor } from "../audit";
 import { toJsonColumn } from "../json-column";
+import { stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { storedSteps } from "../runs/run-view";
 import { inTransaction, ok } from "../transaction";
 import { toTaskView, type TaskView } from "./read-tasks";
 import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
@@ -21,8 +23,11 @@ import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
  * transaction (`revision = revision + 1`), which takes the write lock (SQLite) or the row lock
  * (PostgreSQL) before anything is read, so concurrent revisions are serialised by the database:
  * each gets its own number and every comment lands; a claim holding the task row waits. Every run
- * still open on the task is audited `task_revised`. Returns the task as this revision left it.
- * Errors: 404 `not_found`; 422 `validation_failed` (a contract that does not fit the desk).
+ * still open on the task is audited `task_revised`; one still waiting (pending_review or approved,
+ * nothing claimed) is stopped at once (`stopped_stale_task`, `stopReason.while: "waiting"`):
+ * nothing can approve or claim it any more, and its agent learns so from its next read. Returns
+ * the task as this revision left it. Errors: 404 `not_found`; 422 `validation_failed` (a contract
+ * that does not fit the desk).
  */
 export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor): Promise<TaskView> {
   return inTransaction(async (tx) => {
@@ -76,7 +81,7 @@ export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: A
     }
     const open = await tx.run.findMany({
       where: { taskId, status: { in: [...new Set([...fromStates("edit"), ...fromStates("claim")])] } },
-      select: { id: true, boundTaskRevision: true },
+      select: { id: true, boundTaskRevision: true, status: true, planVersion: true, planVersions: { select: { version: true, steps: true }, orderBy: { version: "desc" }, take: 1 } },
       take: 500,
     });
     for (const r of open) {
@@ -94,6 +99,17 @@ export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: A
           contractChanged: input.contract !== undefined,
         },
       });
+      // A run still waiting for a decision or its first claim can never be approved or claimed
+      // for this revision: it stops now, so the agent waiting on it is told at once.
+      if (r.status === "pending_review" || r.status === "approved") {
+        const first = storedSteps(r.planVersions.find((p) => p.version === r.planVersion)?.steps)[0];
+        await stopForStaleTask(
+          tx,
+          r.id,
+          { code: "stopped_stale_task", boundRevision: r.boundTaskRevision, liveRevision: next, blockedStepId: first?.id ?? "", while: "waiting", executedStepIds: [], claimedStepIds: [], at: new Date().toISOString() },
+          actor,
+        );
+      }
     }
     return ok(toTaskView(await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } })));
   });

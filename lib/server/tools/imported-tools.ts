@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { nanoid } from "nanoid";
 import { z } from "zod";
 import { DomainError } from "../../errors";
-import type { Prisma } from "../../generated/prisma/client";
+import { Prisma } from "../../generated/prisma/client";
 import { canonicalJson } from "../../plan/canonical-json";
 import { toolNames } from "../../tools/builtin-tools";
 import {
@@ -290,5 +290,35 @@ export async function setAgentAllowedTools(admin: Pick<Viewer, "id" | "role">, a
     await tx.agent.update({ where: { id: agentId }, data: { allowedTools } });
     await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "agent.allowed_tools", target: { kind: "agent", id: agentId }, before: before.allowedTools, after: allowedTools } });
     return { id: agentId, allowedTools };
+  });
+}
+
+/** The tools an agent's executor can run: its declared `executesTools`, else its allowlist. */
+export function executableToolsOf(agent: { allowedTools: unknown; executesTools: unknown }): string[] {
+  const list = Array.isArray(agent.executesTools) ? agent.executesTools : agent.allowedTools;
+  return Array.isArray(list) ? list.filter((t): t is string => typeof t === "string") : [];
+}
+
+/**
+ * Sets the tools agent `agentId`'s executor declares it can run (`null`: its allowlist), audited
+ * `admin_change` (`agent.executes_tools`). Admins only. Errors: 400 `bad_request` {unknown} for a
+ * tool the catalog does not have; 404 `not_found`; 403 `forbidden`.
+ */
+export async function setAgentExecutesTools(
+  admin: Pick<Viewer, "id" | "role">,
+  agentId: string,
+  tools: string[] | null,
+): Promise<{ id: string; executesTools: string[] | null; effectiveExecutesTools: string[] }> {
+  await requireRole(admin, ["admin"], "admin.set_executes_tools");
+  const catalog = await currentCatalog();
+  const unknown = (tools ?? []).filter((t) => !catalog.get(t));
+  if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
+  const executesTools = tools === null ? null : catalog.names().filter((t) => tools.includes(t));
+  return prisma.$transaction(async (tx) => {
+    const before = await tx.agent.findUnique({ where: { id: agentId } });
+    if (!before) throw new DomainError("not_found", `No agent ${agentId}.`);
+    await tx.agent.update({ where: { id: agentId }, data: { executesTools: executesTools === null ? Prisma.DbNull : executesTools } });
+    await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "agent.executes_tools", target: { kind: "agent", id: agentId }, before: before.executesTools, after: executesTools } });
+    return { id: agentId, executesTools, effectiveExecutesTools: executableToolsOf({ allowedTools: before.allowedTools, executesTools }) };
   });
 }
