@@ -1,6 +1,72 @@
+-- AlterTable
+ALTER TABLE "task" ADD COLUMN "contract" JSONB;
+ALTER TABLE "task" ADD COLUMN "textParts" JSONB;
+
+-- AlterTable
+ALTER TABLE "task_revision" ADD COLUMN "contract" JSONB;
+ALTER TABLE "task_revision" ADD COLUMN "textParts" JSONB;
+
+-- AlterTable
+ALTER TABLE "plan_version" ADD COLUMN "reads" JSONB;
+
+-- AlterTable
+ALTER TABLE "gate_policy_rule" ADD COLUMN "allowOutsideContract" TEXT;
+ALTER TABLE "gate_policy_rule" ADD COLUMN "requiredFields" JSONB;
+
+-- CreateTable
+CREATE TABLE "desk" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "desk_intent" (
+    "desk" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "label" TEXT NOT NULL,
+    "description" TEXT NOT NULL DEFAULT '',
+    "permittedTools" JSONB NOT NULL,
+    "position" INTEGER NOT NULL DEFAULT 0,
+
+    PRIMARY KEY ("desk", "name")
+);
+
+-- CreateTable
+CREATE TABLE "refusal_count" (
+    "minute" DATETIME NOT NULL,
+    "address" TEXT NOT NULL,
+    "route" TEXT NOT NULL,
+    "code" TEXT NOT NULL,
+    "missing" TEXT NOT NULL,
+    "origin" TEXT,
+    "count" INTEGER NOT NULL DEFAULT 1,
+    "lastAt" DATETIME NOT NULL,
+
+    PRIMARY KEY ("minute", "address", "route", "code")
+);
+
+-- CreateTable
+CREATE TABLE "session_end" (
+    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "userId" TEXT NOT NULL,
+    "at" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
 -- RedefineTables
 PRAGMA defer_foreign_keys=ON;
 PRAGMA foreign_keys=OFF;
+CREATE TABLE "new_agent" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "desk" TEXT NOT NULL DEFAULT 'freight',
+    "allowedTools" JSONB NOT NULL,
+    "executesTools" JSONB,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+INSERT INTO "new_agent" ("allowedTools", "createdAt", "id", "name") SELECT "allowedTools", "createdAt", "id", "name" FROM "agent";
+DROP TABLE "agent";
+ALTER TABLE "new_agent" RENAME TO "agent";
 CREATE TABLE "new_run" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "taskId" TEXT NOT NULL,
@@ -82,7 +148,19 @@ PRAGMA foreign_keys=ON;
 PRAGMA defer_foreign_keys=OFF;
 
 -- CreateIndex
+CREATE INDEX "refusal_count_lastAt_idx" ON "refusal_count"("lastAt");
+
+-- CreateIndex
 CREATE INDEX "customer_account_name_idx" ON "customer_account"("name");
+
+-- Every desk name already in use (and the default "freight") becomes a desk row.
+INSERT OR IGNORE INTO "desk" ("id", "name")
+SELECT "d", upper(substr("d", 1, 1)) || substr("d", 2) FROM (
+    SELECT 'freight' AS "d"
+    UNION SELECT "desk" FROM "customer_account"
+    UNION SELECT "desk" FROM "user"
+    UNION SELECT "desk" FROM "run"
+);
 
 -- Hand-written: the at-stake facts of runs stored before these columns (built-in irreversible tools;
 -- the largest per-currency total of the money their steps move; steps that move money or are irreversible).
