@@ -1,6 +1,6 @@
 /**
  * Next.js instrumentation hook: runs once when a server process starts. On the Node.js runtime
- * it starts the deadline sweep (escalate, then expire waiting runs; lib/server/escalation.ts)
+ * it starts the deadline sweep (escalate, then expire waiting runs; lib/server/deadlines/sweep-deadlines.ts)
  * every PLANDESK_SWEEP_SECONDS (default 30 s). The Edge runtime has no database access and skips it.
  */
 export async function register() {
@@ -9,7 +9,7 @@ export async function register() {
   const { assertStartable, serverConfig } = await import("./lib/server/config");
   assertStartable();
   const { startWebhookWorker } = await import("./lib/server/webhooks/deliver-webhooks");
-  startWebhookWorker(); // issue #16: escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL
+  startWebhookWorker(); // escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL
   if (process.env.PLANDESK_SWEEP === "0") return;
   const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");
   startDeadlineSweeper(serverConfig().sweepSeconds * 1000);

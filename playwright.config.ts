@@ -34,7 +34,7 @@ export default defineConfig({
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
     { name: "chromium", testIgnore: TICKET_74991, use: DESKTOP, dependencies: ["setup"] },
-    // One task, one plan (issue #12): a new run for task_74991 supersedes the one before, so the
+    // One task, one plan: a new run for task_74991 supersedes the one before, so the
     // tests that propose runs for the reference case take turns on one worker.
     { name: "ticket-74991", testMatch: TICKET_74991, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
   ],

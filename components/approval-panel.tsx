@@ -16,7 +16,7 @@ import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/risk";
 import type { Money } from "@/lib/money";
 
-/** Why this person may not approve `step`, or null (DESIGN.md §1.7; grants with ceilings). */
+/** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
   const tool = getTool(step.tool);
   const amount = tool?.amount(step.args as never);
@@ -26,13 +26,13 @@ export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "
   return `needs ${step.tool} approval grant above ${formatMoney(denial.limit)}`;
 }
 
-/** True when `step` has its full set of active approvals (issue #17 four eyes: "2 of 2"). */
+/** True when `step` has its full set of active approvals (four eyes: "2 of 2"). */
 export function stepComplete(step: Pick<RunStepView, "approval" | "approvals">): boolean {
   return step.approval?.state === "active" && (step.approvals?.given ?? 1) >= (step.approvals?.required ?? 1);
 }
 
 /**
- * Why `viewerId` may not be (another) approver of `step` under four eyes, or null (issue #17):
+ * Why `viewerId` may not be (another) approver of `step` under four eyes, or null:
  * they already approved it, or they authored it and the governing rule excludes authors.
  */
 export function fourEyesBlock(step: Pick<RunStepView, "approvals" | "author" | "provenance">, viewerId: string | undefined): string | null {
@@ -45,7 +45,7 @@ export function fourEyesBlock(step: Pick<RunStepView, "approvals" | "author" | "
   return null;
 }
 
-/** "1 of 2 approvals · needs one more approver other than Sam Senior" (issue #17), or null for a one-approver step. */
+/** "1 of 2 approvals · needs one more approver other than Sam Senior", or null for a one-approver step. */
 export function approvalProgressText(step: Pick<RunStepView, "approvals">, users: Record<string, string>): string | null {
   const a = step.approvals;
   if (!a || a.required < 2) return null;
@@ -96,7 +96,7 @@ export function ApprovalPanel({
   /** Reject stays possible when only approval is blocked (e.g. the task changed). */
   canReject?: boolean;
   approveAllLabel?: string;
-  /** The signed-in person (four eyes: a second approval must be someone else's, issue #17). */
+  /** The signed-in person (four eyes: a second approval must be someone else's). */
   viewerId?: string;
   /** Names of people by user id (who approved so far). */
   users?: Record<string, string>;
@@ -109,7 +109,7 @@ export function ApprovalPanel({
   const allLabel = approveAllLabel ?? approveAllText(pending, steps.length);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
   const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
-  /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none (issue #12.5). */
+  /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none. */
   const unacknowledged = (approving: string[]) =>
     ackIssues.filter((i) => {
       if (!approving.includes(i.stepId!) || acks[ackKey(i)]) return false;
@@ -176,7 +176,7 @@ export function ApprovalPanel({
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
     (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
-  // ── keyboard (issue #16): a approves what the approve-all button approves, with the same
+  // ── keyboard: a approves what the approve-all button approves, with the same
   // acknowledgements (asked for in a dialog, confirmed by Enter); Shift+A then opens the next
   // waiting run; r opens the rejection with focus in the reason.
   const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[] } | null>(null);

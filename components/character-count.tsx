@@ -1,6 +1,6 @@
 /**
  * "1,234 / 2,000 characters" under a limited text field; red once over the limit (the save is
- * then refused with the field's own message). Give the field `aria-describedby={id}`. Issue #14
+ * then refused with the field's own message). Give the field `aria-describedby={id}`.
  * ("counters on limited text fields").
  */
 export function CharacterCount({ id, length, max }: { id: string; length: number; max: number }) {

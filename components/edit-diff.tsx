@@ -13,7 +13,7 @@ export function showValue(v: unknown, previous?: unknown): string {
 }
 
 /**
- * Every changed field of one step (DESIGN.md §7), labelled from the tool catalog: money with its
+ * Every changed field of one step (docs/design.md §7), labelled from the tool catalog: money with its
  * currency, dates with weekday and shift ("Mon 7 Dec 2026 (+4 days)"), prose with the changed
  * words highlighted (lib/diff/field-display.ts).
  */
@@ -80,7 +80,7 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
 }
 
 /**
- * A stored edit's diff, read-only (DESIGN.md §7): changed fields before → after, added and
+ * A stored edit's diff, read-only (docs/design.md §7): changed fields before → after, added and
  * removed steps set apart with their arguments, moves, annotations from account data, and the
  * steps that needed re-approval. Positions are 1-based in the post-edit plan (`diff.order`);
  * removed steps are named by tool.

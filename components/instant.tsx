@@ -11,7 +11,7 @@ const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
  * An instant as people read it: UTC first (what the audit and the API use), then, once the page
  * runs in the browser and the browser's time zone is not UTC, the same instant in that zone
  * ("3 Dec 2026, 14:05 UTC · 3 Dec 2026, 15:05 CET"). The server renders UTC only, so server and
- * client markup agree; `seconds` shows seconds (the audit trail). Issue #14 ("the operator's time
+ * client markup agree; `seconds` shows seconds (the audit trail). ("the operator's time
  * zone next to UTC where time matters").
  */
 export function Instant({ iso, seconds = false }: { iso: string; seconds?: boolean }) {

@@ -17,7 +17,7 @@ const ShortcutContext = createContext<Registry | null>(null);
 
 /**
  * Moves focus to `el` (a heading, a region), making it focusable with tabindex=-1 if it is not,
- * so a screen reader reads where the person now is (issue #16: focus after every action).
+ * so a screen reader reads where the person now is (focus after every action).
  */
 export function focusElement(el: Element | null | undefined): boolean {
   if (!(el instanceof HTMLElement)) return false;

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { apiFetch } from "@/lib/client/api";
 
 /**
- * The header's notifications link with the unread count (issue #16: hand-offs notify people in the
+ * The header's notifications link with the unread count (hand-offs notify people in the
  * console). Reads `GET /api/notifications?unread=1&limit=1` every 15 s.
  */
 export function NotificationBell() {

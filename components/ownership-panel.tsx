@@ -26,7 +26,7 @@ const btn = "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm fon
 const primary = "rounded-md bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60";
 const input = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm";
 
-/** The people who can decide each waiting step, by name (issue #16 "Who acts next"). Renders nothing until loaded. */
+/** The people who can decide each waiting step, by name ("Who acts next"). Renders nothing until loaded. */
 export function NamedDeciders({ runId }: { runId: string }) {
   const { data } = useRunOwnership(runId);
   if (!data || data.deciders.length === 0) return null;
@@ -43,7 +43,7 @@ export function NamedDeciders({ runId }: { runId: string }) {
 }
 
 /**
- * The run page's ownership panel (issue #16): who has the run (Take; a supervisor reassigns),
+ * The run page's ownership panel: who has the run (Take; a supervisor reassigns),
  * Request approval from a person or a role with a note, and suggested steps — "Suggest a step"
  * for tools the viewer may not author, Accept (becomes the acceptor's own edit, through the
  * validator) or Decline with a reason.

@@ -55,7 +55,7 @@ export function authorBlock(grants: Grant[], tool: string): string | null {
 }
 
 /**
- * The plan card as a form (DESIGN.md §6): each step's arguments as typed fields from its tool's
+ * The plan card as a form (docs/design.md §6): each step's arguments as typed fields from its tool's
  * schema, steps removable, new steps only through "Add step" listing the tools this person may
  * author. Submits `{baseVersion, steps}`; an unchanged form submits nothing. Server refusals
  * map back onto their fields and the form stays exactly as the person left it.
@@ -142,7 +142,7 @@ export function PlanForm({
 
   const errorIssues = serverIssues.filter((i) => i.severity === "error");
 
-  // ── keyboard (issue #16): focus in a step's first field when the form opens and after a step
+  // ── keyboard: focus in a step's first field when the form opens and after a step
   // is added; Ctrl/⌘+Enter saves; Alt+J / Alt+K go to the next / previous step's first field;
   // Alt+N goes to the tool picker, where Enter adds the chosen tool.
   const formRef = useRef<HTMLFormElement>(null);

@@ -44,7 +44,7 @@ export function PlanSteps({
   reads?: readonly ReadStep[];
   /** The task's live text: quotes are checked against it (absent: quotes show "unverified"). */
   taskText?: string;
-  /** The effects preview per step (issue #17.3): an "After this step" panel under each step that has one. */
+  /** The effects preview per step: an "After this step" panel under each step that has one. */
   effects?: StepEffect[];
   /** The run's catalog, for imported tools (default: built-in tools). */
   catalog?: ToolCatalog;

@@ -38,7 +38,7 @@ export function VerificationMark({ check }: { check: ProvenanceCheck | null | un
 const BASE = "inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-[11px] font-medium leading-4";
 
 /**
- * The origin of one argument value as a small badge (DESIGN.md §3): the agent's model, the task
+ * The origin of one argument value as a small badge (docs/design.md §3): the agent's model, the task
  * text (quote on hover), account data (record type and id), computed (formula), or an operator
  * edit (who, when, and the value it replaced). `undefined` = the agent did not say.
  * Approval never changes what this shows: it reads the stored step's provenance only.

@@ -42,7 +42,7 @@ async function fetchQueue(status: string, cursor: string | null, filters: QueueF
 const noSubscription = () => () => {};
 
 /**
- * The run queue: the newest page first and "Load more" for the next (keyset cursor, issue #11);
+ * The run queue: the newest page first and "Load more" for the next (keyset cursor);
  * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
  */
 export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
@@ -50,7 +50,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   const [status, setStatus] = useState(initialStatus);
   const [filters, setFilters] = useState<QueueFilterState>(initialFilters);
   const [cleared, setCleared] = useState(0); // remounts the search and filter fields after "Clear filters"
-  // the URL keeps the status and the ownership view and filters (issue #16)
+  // the URL keeps the status and the ownership view and filters
   const urlOf = (s: string, f: QueueFilterState) => {
     const p = queueFilterParams(f);
     p.set("status", s);
@@ -71,7 +71,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: status === initialStatus && filters === initialFilters ? { pages: [initialPage], pageParams: [null] } : undefined,
-    refetchInterval: () => (liveUp.current ? 30_000 : 5_000), // issue #16: pushed changes refetch at once; poll while the stream is down
+    refetchInterval: () => (liveUp.current ? 30_000 : 5_000), // pushed changes refetch at once; poll while the stream is down
     placeholderData: keepPreviousData, // the previous rows stay (marked as refreshing) while another status or filter loads
   });
   const loading = isPending && !data;
@@ -111,7 +111,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   }, [live.connected]);
   const ordered = live.newFirst(sorted);
 
-  // Keyboard (issue #16): a current row (the first until j/k move it, kept by run id across
+  // Keyboard: a current row (the first until j/k move it, kept by run id across
   // refreshes); j/k move it and focus its link, Enter opens it.
   const [currentId, setCurrentId] = useState<string | null>(null);
   const currentIndex = Math.max(0, ordered.findIndex((r) => r.id === currentId));

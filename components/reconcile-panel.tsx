@@ -69,11 +69,11 @@ function ReconcileStep({ runId, step }: { runId: string; step: RunStepView }) {
   );
 }
 
-/** A claim never reported for this long may be reconciled (lib/server/claims.ts STALE_CLAIM_SECONDS). */
+/** A claim never reported for this long may be reconciled (STALE_CLAIM_SECONDS of lib/server/claims/execution-view.ts). */
 const STALE_CLAIM_MS = 15 * 60 * 1000;
 
 /**
- * Steps whose outcome is unknown wait for a person (DESIGN.md §9: never replayed automatically).
+ * Steps whose outcome is unknown wait for a person (docs/design.md §9: never replayed automatically).
  * Supervisors record what happened; others see who must act.
  */
 export function ReconcilePanel({ runId, steps, canReconcile }: { runId: string; steps: RunStepView[]; canReconcile: boolean }) {

@@ -18,7 +18,7 @@ import { PlanEffects } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
 
 /**
- * The review-changes screen after a valid edit (DESIGN.md §7): "Your edit changed N things",
+ * The review-changes screen after a valid edit (docs/design.md §7): "Your edit changed N things",
  * added steps set apart and marked, every changed field before → after, annotations from our
  * own account data, which steps need re-approval — and the three ways on: approve all changes,
  * remove an added step (keeping the rest, revalidated), or discard my edits.
@@ -37,7 +37,7 @@ export function ReviewChanges({
   effects,
   onDone,
 }: {
-  /** The effects preview of version `toVersion` (issue #17.3), shown before the approval panel. */
+  /** The effects preview of version `toVersion`, shown before the approval panel. */
   effects?: StepEffect[];
   runId: string;
   fromVersion: number;
@@ -93,7 +93,7 @@ export function ReviewChanges({
     onError: (e) => toast(e instanceof ApiError ? e.message : "Your edits could not be discarded.", "error"),
   });
 
-  // After a save, focus goes to "Your edit changed N things" as soon as it is there (issue #16).
+  // After a save, focus goes to "Your edit changed N things" as soon as it is there.
   const diffReady = diffQuery.isSuccess;
   useEffect(() => {
     if (diffReady) focusHeading("review-h");

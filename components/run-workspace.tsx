@@ -70,7 +70,7 @@ export function RunWorkspace({
   serverNow?: string;
 }) {
   const runId = initial.run.id;
-  const liveUp = useLiveConnected(); // issue #16: pushed changes refetch at once; poll only while the stream is down
+  const liveUp = useLiveConnected(); // pushed changes refetch at once; poll only while the stream is down
   const { data } = useQuery({
     queryKey: ["run", runId],
     queryFn: () => apiFetch<Details>(`/api/runs/${runId}`),
@@ -123,7 +123,7 @@ export function RunWorkspace({
     setSeenVersion(d.run.planVersion);
     setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[], focusStep });
   };
-  // e (issue #16): edit with focus in the step the person is on (focus inside a step card), else
+  // e: edit with focus in the step the person is on (focus inside a step card), else
   // in the first step still waiting for a person's approval, else the first step.
   useShortcut(
     "edit",

@@ -3,7 +3,7 @@ import type { EffectComparisonRow } from "@/lib/effects/compare";
 import type { StepEffect } from "@/lib/effects/schema";
 
 /**
- * The lines of one step's expected effect (issue #17.3): each changed record before → after,
+ * The lines of one step's expected effect: each changed record before → after,
  * "Customer will have been told: “…”" for a reply, or why there is no preview.
  */
 export function EffectLines({ effect }: { effect: StepEffect }) {

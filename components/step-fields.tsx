@@ -223,7 +223,7 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
       {text}
     </label>
   );
-  // Delivery window (issue #16): the last day follows the first, so the window keeps its length;
+  // Delivery window: the last day follows the first, so the window keeps its length;
   // + / − on either date move it a day (the whole window from "From", only the end from "To").
   type P = `steps.${number}.args.${string}`;
   const fromPath = `${base}.from` as P;

@@ -21,7 +21,7 @@ test.describe("editing the plan card", () => {
     await page2.getByRole("button", { name: "Save edit" }).click();
     const conflict = page2.getByRole("region", { name: "Someone else changed this plan first" });
     await expect(conflict).toBeVisible();
-    await expect(conflict).toContainText(/Sam Senior saved version 2 at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/); // issue #16: who saved first
+    await expect(conflict).toContainText(/Sam Senior saved version 2 at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/); // who saved first
     await expect(conflict).toContainText("Senior's note");
     await expect(conflict).toContainText("Supervisor's note");
     await conflict.getByRole("button", { name: "Start over from version 2" }).click();
@@ -78,7 +78,7 @@ test.describe("operator limits", () => {
     await expect(button).toBeDisabled();
     await expect(page.getByText("Disabled: needs issue_refund approval grant above $500.00")).toBeVisible();
     // The reply promises the $1,060.00 refund of step 2, which stays unapproved: approving the reply
-    // alone needs an acknowledgement that names the step backing the promise (issue #12.5).
+    // alone needs an acknowledgement that names the step backing the promise.
     const reply = page.getByRole("button", { name: "Approve step 3" });
     await expect(reply).toBeDisabled();
     const ack = page.getByRole("checkbox", { name: /step 2 \(issue_refund\) backs/ });

@@ -5,7 +5,7 @@ import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 
 /*
- * The effects preview (issue #17.3) on the reference case, ticket #74991: before approval the
+ * The effects preview on the reference case, ticket #74991: before approval the
  * run page and the review screen after the operator's edit show the account after each step —
  * sh_5521's new window and in_74119 going from $2,120.00 to $631.00 open — and the approval
  * stores that expected effect, which the audit trail shows on the approved event.

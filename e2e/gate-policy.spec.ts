@@ -4,7 +4,7 @@ import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 
 /*
- * Issue #17, done when: an admin raises the refund rule to two approvers in the console; a
+ *, done when: an admin raises the refund rule to two approvers in the console; a
  * senior's own $1,500 refund then needs a second person; two people approve; the executor's claim
  * succeeds only after the second approval; the audit shows the policy version and both approvers.
  * The gate policy is global to the e2e database: the rule added here is scoped to the account of

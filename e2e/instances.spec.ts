@@ -1,5 +1,5 @@
 /**
- * Several instances on one PostgreSQL database, over HTTP (issue #11 item 4): two production
+ * Several instances on one PostgreSQL database, over HTTP: two production
  * servers (scripts/server.mjs, what `npm start` serves) on their own ports share one freshly
  * migrated and seeded PostgreSQL database, one BETTER_AUTH_SECRET and one PLANDESK_URL, as behind
  * a load balancer. Claims, edits and approvals race across them (exactly one winner each round,

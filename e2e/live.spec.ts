@@ -2,7 +2,7 @@ import { test, expect } from "@playwright/test";
 import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 
-// Issue #16: live updates by server push and presence. Two people (two browser contexts) on one run.
+// live updates by server push and presence. Two people (two browser contexts) on one run.
 test.describe("live console", () => {
   test.use({ storageState: STORAGE.operator });
 

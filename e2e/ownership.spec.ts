@@ -3,7 +3,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 
-// Issue #16: ownership, routing by authority, suggested steps — one run for ticket #74993
+// ownership, routing by authority, suggested steps — one run for ticket #74993
 // (a $4,199.00 refund, beyond the operator's $500 and the senior's $2,000 approve limits).
 test.describe("ownership, hand-offs and suggested steps", () => {
   test.use({ storageState: STORAGE.operator });

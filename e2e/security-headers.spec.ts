@@ -1,5 +1,5 @@
 /**
- * Security headers and the CSP on every page (issue #13). Each page of app/**\/page.tsx is opened
+ * Security headers and the CSP on every page. Each page of app/**\/page.tsx is opened
  * as a role that may see it: the answer carries the strict CSP (a nonce for scripts, no
  * 'unsafe-inline' for them, frame-ancestors 'none'), nosniff, Referrer-Policy and
  * Permissions-Policy (no HSTS over http); no CSP violation is reported; and the page is hydrated

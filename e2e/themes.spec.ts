@@ -1,5 +1,5 @@
 /**
- * Light and dark mode (issue #16): dark mode follows the system setting (prefers-color-scheme),
+ * Light and dark mode: dark mode follows the system setting (prefers-color-scheme),
  * and every page of app/ stays axe-clean — colour contrast included — in both schemes. The page
  * list is e2e/pages.ts, shared with e2e/security-headers.spec.ts and checked against app/. Plus the
  * states only a click or a key reaches: the shortcut list, the edit form, the deadline badges.

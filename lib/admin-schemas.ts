@@ -4,12 +4,12 @@ import { currencySchema } from "./money";
 import { getTool } from "./tools/builtin-tools";
 
 /**
- * Admin inputs (issue #6): one zod schema per concept, used by the admin forms
+ * Admin inputs: one zod schema per concept, used by the admin forms
  * (react-hook-form resolver) and by the route handlers under app/api/admin/** alike.
  * Client-safe: no server imports.
  */
 
-/** The roles a person can hold (DESIGN.md "People and machines"). */
+/** The roles a person can hold (docs/design.md "People and machines"). */
 export const ROLES = ["operator", "supervisor", "admin"] as const;
 export const roleSchema = z.enum(ROLES, { error: "Choose operator, supervisor or admin" });
 export type RoleName = z.infer<typeof roleSchema>;
@@ -104,7 +104,7 @@ export const createAgentSchema = z
   .strict();
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
-/** Creating a ticketing-integration key (issue #13): a name saying which system holds it. */
+/** Creating a ticketing-integration key: a name saying which system holds it. */
 export const createIntegrationKeySchema = z
   .object({
     name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),

@@ -2,7 +2,7 @@ import { checkGrant, type Grant } from "./grants";
 import { formatMoney, type Money } from "./money";
 
 /**
- * Routing by authority (issue #16): who can decide each step still waiting for an approval,
+ * Routing by authority: who can decide each step still waiting for an approval,
  * computed from grants — the same `checkGrant` the approval service enforces. Pure; no I/O.
  */
 
@@ -13,7 +13,7 @@ export interface WaitingStep {
   tool: string;
   /** The money the step moves (minor units), or null. */
   amount: Money | null;
-  /** Four eyes (issue #17): approvals the step still needs (default 1) and who may not give them (people who already approved it, or its authors when the rule excludes them). */
+  /** Four eyes: approvals the step still needs (default 1) and who may not give them (people who already approved it, or its authors when the rule excludes them). */
   missing?: number;
   excluded?: readonly string[];
 }

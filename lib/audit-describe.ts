@@ -1,5 +1,5 @@
 /**
- * One sentence per audit event, for the run timeline (DESIGN.md §11). Pure and framework-free:
+ * One sentence per audit event, for the run timeline (docs/design.md §11). Pure and framework-free:
  * the page passes the names it knows. Unknown event types fall back to their type name.
  */
 
@@ -84,7 +84,7 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `Edits from version ${num(data.discardedVersion) ?? "?"} on were discarded: the plan of version ${num(data.restoredFromVersion) ?? "?"} is back as version ${num(data.toVersion) ?? "?"}.`;
     case "approved": {
       const ack = arr(data.acknowledged).length;
-      // Four eyes and policy (issue #17): the governing gate policy version and the approvals so far.
+      // Four eyes and policy: the governing gate policy version and the approvals so far.
       const policy = num(data.policyVersion);
       const need = num(data.approvalsRequired);
       const given = num(data.approvalsGiven);

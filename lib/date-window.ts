@@ -2,7 +2,7 @@ import { addDaysIso, isIsoDate } from "./dates";
 
 /**
  * The new last day of a delivery window whose first day moved from `prevFrom` to `nextFrom`:
- * the window keeps its length (as calendars move an event's end with its start; issue #16, so
+ * the window keeps its length (as calendars move an event's end with its start, so
  * rescheduling is one change). ISO `YYYY-MM-DD` UTC dates; returns `to` unchanged when any date
  * is not a real ISO date.
  */

@@ -1,7 +1,7 @@
 /**
  * Calendar-date helpers for ISO `YYYY-MM-DD` strings. Every date in Plandesk is a UTC
  * calendar date; no local time zone is ever consulted. Pure functions, no I/O.
- * Source: DESIGN.md §2 ("dates are ISO dates"), lib/desk/snapshot.ts ("All times are UTC").
+ * Source: docs/design.md §2 ("dates are ISO dates"), lib/desk/snapshot.ts ("All times are UTC").
  */
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -1,7 +1,7 @@
 import { formatMoney, type Money } from "./money";
 
 /**
- * Human descriptions of `denied` audit events (DESIGN.md §11: every refused authorisation is
+ * Human descriptions of `denied` audit events (docs/design.md §11: every refused authorisation is
  * on the record). The events come from several writers with different detail shapes:
  * - requireViewer / requireAgent / requireRole / handle(): `{action, code, reason, missing:
  *   {kind: "role" | "session" | "person" | "agent_key" | "same_origin", ...}, endpoint}`;

@@ -1,6 +1,6 @@
 /**
  * Every typed refusal Plandesk returns, with its HTTP status. One enum, mapped in one place
- * (`lib/server/http.ts`). Source: API.md (typed refusals), STYLE.md §4.
+ * (`lib/server/http.ts`). Source: docs/api.md (typed refusals), docs/style.md §4.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -38,11 +38,11 @@ export const ERROR_STATUS = {
   last_admin: 409,
   desk_taken: 409, // a desk with that id exists already
   unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
-  already_assigned: 409, // issue #16: someone else has taken the run
-  suggestion_closed: 409, // issue #16: the suggestion was already accepted or declined
+  already_assigned: 409, // someone else has taken the run
+  suggestion_closed: 409, // the suggestion was already accepted or declined
   already_approved_by_you: 409,
   stale_policy_version: 409,
-  already_delivered: 409, // issue #16: a webhook delivery that was delivered needs no retry
+  already_delivered: 409, // a webhook delivery that was delivered needs no retry
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

@@ -47,7 +47,7 @@ export function formatInstant(isoInstant: string): string {
  * The same instant in the viewer's time zone, e.g. ("2026-12-03T14:05:00Z", "Europe/Oslo") →
  * "3 Dec 2026, 15:05 CET" (IANA zone names; the abbreviation is the runtime's, e.g. "GMT+1" where
  * it has none). `null` when `timeZone` is UTC (nothing to add to the UTC time) or unknown to the
- * runtime, or the instant is not a date. Shown next to UTC where time matters (issue #14).
+ * runtime, or the instant is not a date. Shown next to UTC where time matters.
  */
 export function formatInstantIn(isoInstant: string, timeZone: string): string | null {
   const d = new Date(isoInstant);

@@ -3,7 +3,7 @@ import type { Money } from "./money";
 /**
  * A person's authority over one tool. Approving and authoring are different permissions,
  * each with an optional ceiling (minor units + currency; `null` = no ceiling).
- * Source: DESIGN.md §1.7 (authorship), issue #6; seeds "Editing a plan…" (may_author).
+ * Source: docs/design.md §1.7 (authorship); seeds "Editing a plan…" (may_author).
  */
 export interface Grant {
   tool: string;

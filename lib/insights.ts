@@ -1,5 +1,5 @@
 /**
- * Edit telemetry for supervisors (DESIGN.md §11, issue #7): how often and how much operators
+ * Edit telemetry for supervisors (docs/design.md §11): how often and how much operators
  * change the agent's plans, whether that is rising (agent drift), how edited plans end, and
  * which edits recur often enough to become rules for the agent.
  *

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Currencies the desk settles in (ISO 4217 codes). Demo money is USD.
- * Source: API.md — money is `{minor: integer, currency}`.
+ * Source: docs/api.md — money is `{minor: integer, currency}`.
  */
 export const currencySchema = z.enum(["USD", "EUR", "GBP", "NOK", "SEK", "DKK"]);
 export type Currency = z.infer<typeof currencySchema>;
@@ -17,7 +17,7 @@ export const MAX_MONEY_MINOR = 100_000_000_000;
 /**
  * An amount of money: integer minor units (cents) plus currency, never a float.
  * A missing or cleared amount is a validation error, never 0.
- * Source: DESIGN.md §2 (typed plans), API.md.
+ * Source: docs/design.md §2 (typed plans), docs/api.md.
  */
 export const moneySchema = z
   .object({
@@ -57,7 +57,7 @@ export function formatMoney(m: Money): string {
  * `currency` — for amounts the promise scan reads out of English text (lib/validation/
  * commitments.ts). Money a PERSON TYPES into a field goes through `parseMoneyInput`
  * (lib/money-input.ts), which follows the currency's own conventions. Returns `null` for
- * empty, malformed, or over-precise input. Source: DESIGN.md §2.
+ * empty, malformed, or over-precise input. Source: docs/design.md §2.
  */
 export function parseMinor(input: string, currency: Currency): number | null {
   const exp = EXPONENT[currency] ?? 2;

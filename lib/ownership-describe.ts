@@ -1,5 +1,5 @@
 /**
- * Sentences for the audit events of issue #16 (ownership, hand-offs, suggested steps), read by
+ * Sentences for the audit events of (ownership, hand-offs, suggested steps), read by
  * lib/audit-describe.ts. Pure and framework-free.
  */
 

@@ -3,7 +3,7 @@
  * A run expires `DEFAULT_EXPIRY_SECONDS` after submission (shorter when it holds an
  * irreversible step), capped at `MAX_EXPIRY_SECONDS` whatever the agent asks; it escalates
  * to supervisors when `ESCALATE_FRACTION` of its life has passed. Times in seconds / UTC.
- * Source: DESIGN.md §10 (nobody answers), API.md (`expiresInSeconds`, capped by policy).
+ * Source: docs/design.md §10 (nobody answers), docs/api.md (`expiresInSeconds`, capped by policy).
  */
 export const DEFAULT_EXPIRY_SECONDS = 24 * 3600;
 export const IRREVERSIBLE_EXPIRY_SECONDS = 8 * 3600;
@@ -27,7 +27,7 @@ export function runDeadlines(now: Date, hasIrreversible: boolean, requestedSecon
 
 /**
  * Shortens `deadlines` (from `runDeadlines`, submitted at `now`) to what the gate policy asks
- * (issue #17: expiry and escalation times per rule, lib/gate-policy/evaluate.ts `policyDeadlines`):
+ * (expiry and escalation times per rule, lib/gate-policy/evaluate.ts `policyDeadlines`):
  * the run expires no later than `expirySeconds` after `now` (never under MIN_EXPIRY_SECONDS) and
  * escalates no later than `escalateSeconds` after `now`, and always before it expires.
  */

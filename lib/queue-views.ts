@@ -1,4 +1,4 @@
-/** The queue's views (issue #16): whose runs, or which need attention. Client-safe. */
+/** The queue's views: whose runs, or which need attention. Client-safe. */
 export const QUEUE_VIEWS = ["all", "mine", "unassigned", "beyond_my_limit", "near_deadline", "requested"] as const;
 export type QueueView = (typeof QUEUE_VIEWS)[number];
 
@@ -16,7 +16,7 @@ export const QUEUE_VIEW_LABELS: Record<QueueView, string> = {
 export const NEAR_DEADLINE_MS = 2 * 60 * 60 * 1000;
 
 /**
- * The queue's ownership view and filters (issue #16), as the URL and `GET /api/runs` carry them:
+ * The queue's ownership view and filters, as the URL and `GET /api/runs` carry them:
  * `view`, `tool`, `accountId` (prefix), `minAmountMinor` / `maxAmountMinor` (one step's money,
  * minor units), `minAgeHours` / `maxAgeHours`; `q` (search: a run id, a ticket number or the start
  * of an account's id or name; a leading "#" is ignored); `sort` ("newest" first, the default, or

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Body of `POST /api/runs/{runId}/steps/{stepId}/reconcile`: what a person found out happened to
- * a step whose outcome is unknown (DESIGN.md §9). Shared by the supervisor's form and the route.
+ * a step whose outcome is unknown (docs/design.md §9). Shared by the supervisor's form and the route.
  */
 export const reconcileBodySchema = z
   .object({

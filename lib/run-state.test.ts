@@ -13,7 +13,7 @@ import {
   type RunState,
 } from "./run-state";
 
-/** API.md's statuses, extended (never renamed) by `superseded` (issue #12: one task, one live plan). */
+/** docs/api.md's statuses, extended (never renamed) by `superseded` (one task, one live plan). */
 const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed", "superseded"];
 
 /** Facts that can hold for a run in `status` (e.g. only an executing run has open claims). */

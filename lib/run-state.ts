@@ -1,17 +1,17 @@
 /**
- * The run state machine (pure; no I/O): every run status of API.md, every allowed transition
+ * The run state machine (pure; no I/O): every run status of docs/api.md, every allowed transition
  * with its trigger and who causes it, and — for each status — who decides next and what they
  * can do. Used by the UI to say whose move it is, and by tests to prove that every waiting
- * state has an owner, a deadline and a way out (DESIGN.md §10).
+ * state has an owner, a deadline and a way out (docs/design.md §10).
  *
- * Sources: API.md (`status`), DESIGN.md §5 (approval), §6 (edit), §8 (task revision),
+ * Sources: docs/api.md (`status`), docs/design.md §5 (approval), §6 (edit), §8 (task revision),
  * §9 (claim, write, report; `unknown` waits for a person), §10 (nobody answers).
  */
 
-/** Run statuses of API.md, in lifecycle order. The one list of statuses (API, UI, server). */
+/** Run statuses of docs/api.md, in lifecycle order. The one list of statuses (API, UI, server). */
 export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired", "superseded"] as const;
 export type RunState = (typeof RUN_STATES)[number];
-/** Alias: API.md calls the field `status`. */
+/** Alias: docs/api.md calls the field `status`. */
 export const RUN_STATUSES = RUN_STATES;
 export type RunStatus = RunState;
 
@@ -26,7 +26,7 @@ export type Owner = "operator" | "supervisor" | "agent" | "executor" | "nobody (
  * not exist yet: submission creates it), the state it leads to, who causes it and why.
  * The server's lifecycle module (lib/server/lifecycle/run-lifecycle.ts) applies an event as ONE
  * conditional update `WHERE status IN (from)`, so this table is both the UI's explanation and
- * the server's rule. Source: API.md (`status`), DESIGN.md §5–§10.
+ * the server's rule. Source: docs/api.md (`status`), docs/design.md §5–§10.
  */
 export interface RunEventRule {
   from: readonly (RunState | null)[];
@@ -196,7 +196,7 @@ const reconcile = (n: number): NextAction => ({
 });
 
 /**
- * Who decides next and what they can do, for a run in `status` with `facts` (DESIGN.md §10:
+ * Who decides next and what they can do, for a run in `status` with `facts` (docs/design.md §10:
  * every waiting state has an owner, a deadline and a way out). Pure; the caller gathers facts.
  * - `pending_review` → operator (supervisor once escalated): approve, edit, reject; approve and
  *   edit are disabled when the task changed (reject so the agent can plan again).
@@ -330,7 +330,7 @@ export function nextActions(status: RunState, facts: RunFacts = {}): NextActions
   }
 }
 
-/** The parts of a run (API.md `run`, as `toRunView` builds it) that `runFacts` reads. */
+/** The parts of a run (docs/api.md `run`, as `toRunView` builds it) that `runFacts` reads. */
 export interface RunLike {
   expiresAt: string | Date;
   escalateAt?: string | Date | null;
@@ -340,7 +340,7 @@ export interface RunLike {
 
 /**
  * Gathers `RunFacts` from a run view at `now` (UTC), given the task's live revision and the
- * stale-claim limit in seconds (lib/server/claims.ts STALE_CLAIM_SECONDS; default 900). A step
+ * stale-claim limit in seconds (STALE_CLAIM_SECONDS of lib/server/claims/execution-view.ts; default 900). A step
  * whose execution carries a `resolution` counts as reconciled. Pure.
  */
 export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; staleClaimSeconds?: number }): RunFacts {
@@ -362,7 +362,7 @@ export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; 
 
 /**
  * A waiting run past its deadline is `expired` whatever the stored status says, so a missed
- * sweep never lets an expired run through (DESIGN.md §10). `expiresAt` and `now` are UTC.
+ * sweep never lets an expired run through (docs/design.md §10). `expiresAt` and `now` are UTC.
  */
 export function effectiveStatus(status: RunState, expiresAt: Date, now: Date): RunState {
   if ((status === "pending_review" || status === "approved") && expiresAt.getTime() <= now.getTime()) return "expired";

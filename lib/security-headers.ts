@@ -1,5 +1,5 @@
 /**
- * Security headers of every response (issue #13), built here and set by proxy.ts (pages and API)
+ * Security headers of every response, built here and set by proxy.ts (pages and API)
  * and next.config.mjs (static files). Pure: no framework imports.
  *
  * Pages get a strict Content-Security-Policy with a per-request nonce: Next.js puts the nonce

@@ -1,5 +1,5 @@
 /**
- * Sign-in limits (issue #13): how many sign-in attempts a client address, and how many failed
+ * Sign-in limits: how many sign-in attempts a client address, and how many failed
  * attempts an account, may make in a window. Pure: the counters live in the database
  * (lib/server/sign-in-limits.ts) so every instance shares them.
  *

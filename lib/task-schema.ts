@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_PARTS_PER_REVISION, taskContractSchema, taskTextPartInputSchema } from "./task-contract/schema";
 
 /**
- * A change of a task: a new body and/or a comment that changes acceptance (DESIGN.md §8), text
+ * A change of a task: a new body and/or a comment that changes acceptance (docs/design.md §8), text
  * parts with their sources (`parts: [{source, text}]`, source one of customer_message,
  * attachment, staff, system: customer and attachment text is data, never instruction), and/or the
  * task contract (`contract: {intent, constraints}`, or null to remove it). Shared by the

@@ -1,9 +1,9 @@
 /**
- * Fuzz benchmark of the agent API's submit-run endpoint (issue #3).
+ * Fuzz benchmark of the agent API's submit-run endpoint.
  *
  *   npx tsx scripts/bench-api-fuzz.ts [count]        (default 10,000 requests; at least 10,000)
  *
- * Sends fast-check-generated requests (lib/server/api-fuzz.ts: random JSON and text, plan-shaped
+ * Sends fast-check-generated requests (testing/api-fuzz.ts: random JSON and text, plan-shaped
  * anything, invalid mutations of valid plans, wrong envelopes, oversized plans, valid controls;
  * random Idempotency-Keys and task ids) to the exported `POST` of
  * app/api/v1/tasks/[taskId]/runs/route.ts, in-process, one after another, against a throw-away

@@ -1,7 +1,7 @@
 /**
  * `DATABASE_URL=… npx tsx scripts/bench-decisions.ts [--n 20]`: the median latency (ms) of each
  * decision made one at a time through the service functions, on the database at hand — submit,
- * edit, approve, claim — for comparing demo size with scale size (issue #11 targets: the median at
+ * edit, approve, claim — for comparing demo size with scale size (targets: the median at
  * scale ≤ 1.5× demo) without HTTP and without concurrency, so other load on the machine matters
  * less than in bench:load. Writes runs (on demo tasks) into that database: use a copy.
  */

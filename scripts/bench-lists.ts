@@ -5,7 +5,7 @@
  * later page), a run page, its audit trail, escalations, reconciliation, denials, insights, the
  * admin users list and the account-data search — each `--repeat` times (default 5), and prints the
  * median and the worst in ms. Writes nothing but what the services themselves write (a sweep).
- * Issue #11 item 1: each should answer well under a second at scale size.
+ * each should answer well under a second at scale size.
  */
 import { RUN_STATUSES } from "../lib/run-state";
 

@@ -1,6 +1,6 @@
 /**
  * The report of `npm run bench:load` (scripts/bench-load.ts): the table of bench/results/load.md
- * and the check of issue #11's targets, from the entries of bench/results/load.json. Pure.
+ * and the check of's targets, from the entries of bench/results/load.json. Pure.
  */
 
 /** One measurement: an endpoint at a number of connections (latencies in ms, RSS in MB). */
@@ -42,7 +42,7 @@ const ratio = (a: number | undefined, b: number | undefined) => (a === undefined
 const fmt = (x: number | null, digits = 2) => (x === null ? "n/a" : x.toFixed(digits));
 const mark = (ok: boolean | null) => (ok === null ? "not measured" : ok ? "met" : "**missed**");
 
-/** The markdown report: one table per configuration, then the targets of issue #11 with the measured figures, then `notes`. */
+/** The markdown report: one table per configuration, then the targets of with the measured figures, then `notes`. */
 export function renderLoadMarkdown(entries: LoadEntry[], notes = ""): string {
   const out: string[] = [
     "# Load benchmark (`npm run bench:load`)",

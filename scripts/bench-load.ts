@@ -1,5 +1,5 @@
 /**
- * `npm run bench:load`: load benchmark of the production build (issue #11 item 6).
+ * `npm run bench:load`: load benchmark of the production build.
  *
  *   npm run bench:load                        # SQLite, demo desk, one instance
  *   npm run bench:load -- --scale             # SQLite, demo desk + the scale desk (db:seed --scale)

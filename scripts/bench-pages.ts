@@ -3,7 +3,7 @@
  * times every page of the console and its list endpoints over HTTP against a running server
  * (e.g. `next start` on a database seeded with `npm run db:seed -- --scale`), signed in as the
  * demo supervisor (admin pages as the demo admin). Prints status, median and worst in ms.
- * Issue #11 item 1: every page should answer well under a second at scale size. Reads only.
+ * every page should answer well under a second at scale size. Reads only.
  */
 const arg = (name: string, fallback?: string) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/bench-queue-views.ts` (DATABASE_URL = a seeded database, e.g. after
- * `npm run db:seed -- --scale`): times the queue's ownership views and filters (issue #16) and the
+ * `npm run db:seed -- --scale`): times the queue's ownership views and filters and the
  * run page's ownership panel through the service functions the route handlers call, each
  * `--repeat` times (default 5); prints the median and worst in ms and writes
  * bench/results/queue-views.md. They must cost at scale size about what they cost on the demo desk.

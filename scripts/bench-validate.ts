@@ -1,5 +1,5 @@
 /**
- * Fuzz benchmark of the validation pipeline (issue #3).
+ * Fuzz benchmark of the validation pipeline.
  *
  *   npx tsx scripts/bench-validate.ts [count]        (default 12,000 plans)
  *

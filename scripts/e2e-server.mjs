@@ -33,7 +33,7 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
   const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
-// The custom server (scripts/server.mjs) sets the client address from the TCP socket (issue #13).
+// The custom server (scripts/server.mjs) sets the client address from the TCP socket.
 const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -1,6 +1,6 @@
 /**
  * Applies and writes Prisma migrations with the WebAssembly schema engine, because the
- * native engine the `prisma` CLI downloads cannot be fetched here (../shared/PRISMA-OFFLINE.md).
+ * native engine the `prisma` CLI downloads cannot be fetched here (CONTRIBUTING.md, "Database changes", says how the WebAssembly engine is used).
  * Applied migrations are recorded in `_prisma_migrations`, exactly like `prisma migrate deploy`.
  *
  * One source schema (prisma/schema.prisma), one migration history per dialect:
@@ -399,7 +399,7 @@ async function main() {
   if (cmd === "deploy" || !cmd) {
     const applied = await deploy();
     console.log(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Database is up to date.");
-    // Data the new schema expects of rows written before it (issue #16: run_step of older runs).
+    // Data the new schema expects of rows written before it (run_step of older runs).
     const { prisma } = await import("../lib/server/db");
     const { backfillRunSteps } = await import("../lib/server/ownership/backfill-run-steps");
     try {

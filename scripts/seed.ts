@@ -3,8 +3,7 @@
  * mode it creates nothing, retires any demo sign-in or key left from demo mode, and says how to
  * create the first admin.
  *
- * `npm run db:seed -- --scale` then adds a desk of real size on top of the demo desk (issue #11:
- * 10,000 accounts, 100,000 tickets, 200,000 invoices and shipments, 20,000 runs with their
+ * `npm run db:seed -- --scale` then adds a desk of real size on top of the demo desk (* 10,000 accounts, 100,000 tickets, 200,000 invoices and shipments, 20,000 runs with their
  * histories, ~1,000,000 audit events), deterministic for `--seed <n>` (default 11) and the clock
  * (`--now <ISO time>`, default now); `--scale=<factor>` scales every size (e.g. `--scale=0.1`).
  * Prints progress and timing. A second run adds nothing.

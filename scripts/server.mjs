@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Serves the production build (`npm start`, the end-to-end server) with Node's http server in
-// front of Next.js, so the console knows who it is talking to (issue #13): every request's
+// front of Next.js, so the console knows who it is talking to: every request's
 // `x-plandesk-client-ip` header is removed and set again from the TCP socket — or, when the
 // socket's peer is listed in PLANDESK_TRUSTED_PROXIES, from that proxy's X-Forwarded-For
 // (lib/net/client-address.mjs). Route handlers cannot see the socket; this header is how the

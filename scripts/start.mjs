@@ -137,7 +137,7 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("Agent API key: pd_demo_agent_key (submits runs, claims and reports steps)");
   console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
-// The custom server (scripts/server.mjs) sets the client address from the TCP socket (issue #13).
+// The custom server (scripts/server.mjs) sets the client address from the TCP socket.
 const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

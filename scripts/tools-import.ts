@@ -1,5 +1,5 @@
 /**
- * `npm run tools:import` — imports tools into Plandesk's catalog (issue #15) from an MCP server
+ * `npm run tools:import` — imports tools into Plandesk's catalog from an MCP server
  * (stdio, started here with the official SDK's client) or from OpenAI-style function definitions,
  * as a new catalog version when anything changed. Runs against DATABASE_URL like the other scripts.
  *

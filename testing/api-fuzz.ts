@@ -1,5 +1,5 @@
 /**
- * Fuzzing of `POST /api/v1/tasks/{taskId}/runs` (issue #3), shared by the property test
+ * Fuzzing of `POST /api/v1/tasks/{taskId}/runs`, shared by the property test
  * (app/api/v1/fuzz.test.ts, ~200 cases) and the benchmark (scripts/bench-api-fuzz.ts, ≥ 10,000).
  * Test and bench support only (imports fast-check, a dev dependency).
  *

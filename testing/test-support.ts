@@ -90,7 +90,7 @@ export function editable(steps: { id: string; tool: string; args: Record<string,
 }
 
 /**
- * The reference edit of DESIGN.md on the seeded #74991 plan (seeded at TEST_NOW): the delivery
+ * The reference edit of docs/design.md on the seeded #74991 plan (seeded at TEST_NOW): the delivery
  * moved to TEST_NOW + 7 days (four days later than the agent's day 3) and a refund of
  * $1,489.00 (148900 USD minor units) on in_74119 added.
  */

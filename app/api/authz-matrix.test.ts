@@ -1,5 +1,5 @@
 /**
- * The authorisation matrix (issues #6, #10, #13): every declared endpoint (lib/api/endpoints.ts)
+ * The authorisation matrix: every declared endpoint (lib/api/endpoints.ts)
  * — each must have its route file and every route file a declaration, so a new endpoint fails this
  * test until it is declared and gets a row — called through its exported route handler with real
  * better-auth sessions, by each kind of caller: signed out, operator, senior, supervisor, admin,
@@ -216,7 +216,7 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
     ok: 201,
   },
-  // issue #16 ownership: take, assign, hand-offs, suggestions, notifications
+  // ownership: take, assign, hand-offs, suggestions, notifications
   "POST /api/runs/[runId]/take": {
     prepare: async () => {
       const run = await freshScenarioRun("resched-75002");
@@ -265,7 +265,7 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/notifications/read", params: {}, body: { ids: "all" } }),
     ok: 200,
   },
-  // live (issue #16): anyone who may open the run
+  // live: anyone who may open the run
   "POST /api/runs/[runId]/presence": {
     prepare: async () => {
       const run = await freshScenarioRun("resched-75002");

@@ -1,5 +1,5 @@
 /**
- * What one database stores and another does not (issue #11): PostgreSQL cannot hold a NUL
+ * What one database stores and another does not: PostgreSQL cannot hold a NUL
  * character (U+0000) in text or JSON, and its `Int` columns are 32-bit. Such input is a typed
  * 422 on every database, never a 500, and the database is unchanged. Runs on SQLite and, with
  * PLANDESK_TEST_DB=postgres, on PostgreSQL (`npm test` does both); id prefix search behaves the same.

@@ -1,5 +1,5 @@
 /**
- * Hostile path and query values against every declared endpoint (issue #13: "no page or endpoint
+ * Hostile path and query values against every declared endpoint ("no page or endpoint
  * answers 500 for any path or query string a person can type"; the pages are covered by
  * e2e/security-headers.spec.ts). Every request goes through the endpoint's real route handler as
  * its own kind of caller (so it gets past authentication to the parsing), with

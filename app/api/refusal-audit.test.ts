@@ -1,5 +1,5 @@
 /**
- * Every refusal of an authenticated caller is on the record (issue #13, DESIGN.md §11: denials are
+ * Every refusal of an authenticated caller is on the record (docs/design.md §11: denials are
  * data), also those no service audits itself: another desk's operator asking for a run gets 404
  * and a `denied` event; a stale plan version gets its typed 409 and a `refused` event; an outcome
  * reported with another agent's claim token gets `invalid_claim_token` and a `denied` event

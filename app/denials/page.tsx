@@ -10,7 +10,7 @@ import { requirePageRole } from "@/lib/server/page-access";
 export const metadata: Metadata = { title: "Denials" };
 export const dynamic = "force-dynamic";
 
-/** Supervisors' view of every refused authorisation (DESIGN.md §11; issue #6 "denials are data"). */
+/** Supervisors' view of every refused authorisation (docs/design.md §11). */
 export default async function DenialsPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
   const viewer = await requirePageViewer("/denials");
   await requirePageRole(viewer, ["supervisor", "admin"], "view /denials");

@@ -9,7 +9,7 @@ import { requirePageViewer } from "@/lib/server/page-access";
 export const metadata: Metadata = { title: "Notifications" };
 export const dynamic = "force-dynamic";
 
-/** The signed-in person's notifications, newest first (issue #16: approval requests, assignments, suggestions). */
+/** The signed-in person's notifications, newest first (approval requests, assignments, suggestions). */
 export default async function NotificationsPage() {
   const viewer = await requirePageViewer("/notifications");
   const page = await listNotifications(viewer, { limit: 100 });

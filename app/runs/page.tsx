@@ -15,7 +15,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const viewer = await requirePageViewer("/runs");
   const sp = await searchParams;
   const raw = typeof sp.status === "string" ? sp.status : undefined;
-  const filters = parseQueueFilters(sp); // issue #16: view and filters from the URL
+  const filters = parseQueueFilters(sp); // view and filters from the URL
   const status = raw === "all" ? "all" : RUN_STATUSES.includes(raw as RunStatus) ? (raw as RunStatus) : "pending_review";
   await sweepDeadlinesSoon(); // opportunistic: persist escalations and expiries before listing
   const page = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer), viewer, ...filters });

@@ -27,7 +27,7 @@ function rowError(errors: FieldErrors<FormIn>, i: number): string | null {
 }
 
 /**
- * The gate policy editor (issue #17): the live version's rules as an editable draft (one row per
+ * The gate policy editor: the live version's rules as an editable draft (one row per
  * rule: tool, desk, account, account tag, amount band, decision, whether the author may approve,
  * expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
  * of versions. The form is validated with the draft schema the server uses (lib/gate-policy/form.ts).

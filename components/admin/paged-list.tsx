@@ -8,7 +8,7 @@ import { quietButtonClass } from "./form-bits";
 export type Page = { nextCursor?: string | null };
 
 /**
- * A keyset-paginated admin list (issue #11: no list reads a whole table): the server-rendered
+ * A keyset-paginated admin list (no list reads a whole table): the server-rendered
  * first page, then "Load more" fetches `url?cursor=…` pages in order. Mutations invalidate
  * `queryKey` as before (every loaded page refetches). Returns the loaded pages and the controls.
  */

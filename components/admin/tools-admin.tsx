@@ -13,7 +13,7 @@ type AgentRow = { id: string; name: string; allowedTools: string[] };
 const KEY = ["admin", "tools"] as const;
 
 /**
- * The tool catalog admin (issue #15): import from pasted MCP `tools/list` JSON, pasted OpenAI
+ * The tool catalog admin: import from pasted MCP `tools/list` JSON, pasted OpenAI
  * function definitions, or a configured MCP server; the imported tools with their version, effect
  * and gate; and each agent's allowlist over built-in and imported tools.
  */

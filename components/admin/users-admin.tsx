@@ -26,7 +26,7 @@ function replaceUser(data: InfiniteData<UsersPage, string | null> | undefined, u
   return { ...data, pages: data.pages.map((p) => ({ ...p, users: p.users.map((x) => (x.id === u.id ? u : x)) })) };
 }
 
-/** The people of the desk: list (a page at a time, "Load more" for the next), create, disable/enable (issue #6). */
+/** The people of the desk: list (a page at a time, "Load more" for the next), create, disable/enable. */
 export function UsersAdmin({ initialPage, viewerId, desks }: { initialPage: UsersPage; viewerId: string; desks: DeskOption[] }) {
   const list = usePagedList(USERS_KEY, "/api/admin/users", initialPage);
   const { data, error, hasNextPage } = list;

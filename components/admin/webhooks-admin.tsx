@@ -13,7 +13,7 @@ const KEYS = ["admin", "webhooks"] as const;
 /** One page of `GET /api/admin/webhooks`. */
 export type WebhookFailuresPage = { deliveries: WebhookDeliveryView[]; nextCursor: string | null };
 
-/** Webhook deliveries that failed or are failing (issue #16): event, run, attempts, last error, and "Retry now". */
+/** Webhook deliveries that failed or are failing: event, run, attempts, last error, and "Retry now". */
 export function WebhooksAdmin({ initialPage }: { initialPage: WebhookFailuresPage }) {
   const list = usePagedList(KEYS, "/api/admin/webhooks", initialPage);
   const rows = (list.data?.pages ?? []).flatMap((p) => p.deliveries);

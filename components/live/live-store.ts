@@ -4,7 +4,7 @@ import { useEffect, useSyncExternalStore } from "react";
 import { PRESENCE_TTL_MS, type LiveEvent, type LiveHello, type PresenceEntry } from "@/lib/live/live-event";
 
 /**
- * The browser side of the live feed (issue #16): ONE EventSource on `GET /api/live` per tab,
+ * The browser side of the live feed: ONE EventSource on `GET /api/live` per tab,
  * opened while at least one component uses it and closed after the last one unmounts. It keeps
  * the presence of everyone on the viewer's desk (from the `hello` snapshot and `presence` events)
  * and passes `change` events to listeners. `connected` is false while the stream is down (the

@@ -6,7 +6,7 @@ import { PRESENCE_HEARTBEAT_MS, presenceSentences, type LiveEvent } from "@/lib/
 import { othersOn, useLive } from "./live-store";
 
 /**
- * The run page's live part (issue #16): says this person has the run open — `editing` while their
+ * The run page's live part: says this person has the run open — `editing` while their
  * edit form is open — every PRESENCE_HEARTBEAT_MS and `left` when they go; shows who else is on the
  * run ("Sofia Supervisor is viewing", "Sam Senior is editing"); and refetches the run (and the
  * queue) as soon as the live stream reports a change of it.

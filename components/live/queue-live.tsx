@@ -6,7 +6,7 @@ import { presenceSentences } from "@/lib/live/live-event";
 import { othersOn, useLive } from "./live-store";
 
 /**
- * The queue's live part (issue #16): refetches the queue when the live stream reports a change;
+ * The queue's live part: refetches the queue when the live stream reports a change;
  * marks runs submitted after the page was loaded as new until the person opens them or marks them
  * seen (sorted first, a "New" badge in words, "(N new)" in the tab title).
  * `rows`: the loaded rows; `loadedAt`: when the page was rendered (ISO-8601 UTC).

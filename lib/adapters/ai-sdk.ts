@@ -1,5 +1,5 @@
 /**
- * Plandesk adapter for the Vercel AI SDK (`ai@6`), issue #15. Usage (see examples/ai-sdk):
+ * Plandesk adapter for the Vercel AI SDK (`ai@6`). Usage (see examples/ai-sdk):
  *
  *   const pd = createAiSdkAdapter({ client, taskId: "task_74991", tools: { reschedule_delivery: gatedTool({...}) } });
  *   let result = await generateText({ model, tools: pd.tools, messages });

@@ -41,7 +41,7 @@ describe("adapter core", () => {
     expect(stepIdForCall("call_abc-1")).toBe("call_abc-1");
     expect(stepIdForCall("toolu_01/ABC:x")).toMatch(/^call_[0-9a-f]{24}$/);
     expect(stepIdForCall("toolu_01/ABC:x")).toBe(stepIdForCall("toolu_01/ABC:x"));
-    // a step id starts with a letter or digit (issue #13): "__proto__" and "_x" are hashed too
+    // a step id starts with a letter or digit: "__proto__" and "_x" are hashed too
     expect(stepIdForCall("__proto__")).toMatch(/^call_[0-9a-f]{24}$/);
     expect(stepIdForCall("-x")).toMatch(/^call_[0-9a-f]{24}$/);
   });

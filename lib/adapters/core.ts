@@ -1,5 +1,5 @@
 /**
- * The framework-independent half of Plandesk's agent adapters (issue #15): what the Vercel AI
+ * The framework-independent half of Plandesk's agent adapters: what the Vercel AI
  * SDK, OpenAI Agents and LangGraph adapters (./ai-sdk.ts, ./openai-agents.ts, ./langgraph.ts)
  * share. Plain TypeScript over the typed client (lib/client/agent-client.ts); no framework import.
  *

@@ -33,7 +33,7 @@ export interface ProposeOptions {
 }
 
 /**
- * Submits the pending calls as one run for the task's current revision (API.md
+ * Submits the pending calls as one run for the task's current revision (docs/api.md
  * `POST /api/v1/tasks/{taskId}/runs`), in the order given. Returns the PendingPlan to wait on,
  * or a `refused` Decision (`validation_failed` with `issues`, `stale_task`, `not_found`,
  * `network_error`…) that the framework adapters turn into a denial of every call, so the model
@@ -77,7 +77,7 @@ function alreadyCompletedText(run: Run): string {
   return `This exact plan was already submitted as run ${run.id}, which ended ${run.status}; nothing was submitted or run again. ${run.outcome?.message ?? ""} Steps: ${steps}.`.replace(/\s+/g, " ").trim();
 }
 
-/** Every top-level argument the model proposed is recorded as coming from the model (DESIGN.md §3). */
+/** Every top-level argument the model proposed is recorded as coming from the model (docs/design.md §3). */
 function modelProvenance(args: ToolArgs): Record<string, { kind: "model" }> {
   return Object.fromEntries(Object.keys(args).map((k) => [k, { kind: "model" as const }]));
 }

@@ -1,6 +1,6 @@
 /**
  * Gated tools for the console's DEMO desk (demo mode only), used by the examples and tests
- * (issue #15): each writes its APPROVED step through the console's demo executor
+ *: each writes its APPROVED step through the console's demo executor
  * (`POST /api/v1/demo/effects`, with the claim's token), the stand-in for a real system of
  * record. A real agent writes to its own systems in `execute` instead; the claim and the outcome
  * report around it are the adapter's. Argument schemas are the Plandesk tools' own (one schema).

@@ -18,7 +18,7 @@ export interface ExecutorOptions {
 }
 
 /**
- * Executes an APPROVED run (DESIGN.md §9) for the framework adapters: each step at most once,
+ * Executes an APPROVED run (docs/design.md §9) for the framework adapters: each step at most once,
  * strictly in plan order — {@link PlanExecutor.executeThrough} runs every earlier step first
  * (including steps the operator added, which no framework call stands for), so a framework that
  * runs tools concurrently or in another order cannot break the order the operator approved.
@@ -183,7 +183,7 @@ export class PlanExecutor {
  * arguments actually used (`executedArgs`, which are the operator's when `operatorEdited`);
  * each `changes` entry (proposed → approved); the executor's `detail` and the tool's `output`;
  * for a refused claim its typed `code`; and `alsoRan` for steps the operator added that ran
- * before this one. Source: issue #15 ("tell the model what was actually done").
+ * before this one. Source: ("tell the model what was actually done").
  */
 export function resultForModel(verdict: Extract<CallVerdict, { verdict: "approve" }>, result: StepResult, ranBefore: StepResult[] = []): { [key: string]: JsonValue } {
   const out: { [key: string]: JsonValue } = {

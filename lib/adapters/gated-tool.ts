@@ -1,6 +1,6 @@
 /**
  * A tool the adapters gate through Plandesk, described once for all three frameworks
- * (issue #15): its Plandesk name, a description for the model, the zod schema of its arguments,
+ *: its Plandesk name, a description for the model, the zod schema of its arguments,
  * and your implementation, which receives the APPROVED arguments (parsed by that schema) and the
  * claim. Plus the optional `stepReasons` argument through which the model explains a step.
  */
@@ -31,7 +31,7 @@ export function gatedTool<S extends z.ZodObject>(spec: GatedToolSpec<S>): GatedT
   return spec;
 }
 
-/** Name of the optional argument through which the model explains a step (API.md step reasons). */
+/** Name of the optional argument through which the model explains a step (docs/api.md step reasons). */
 export const REASONS_ARG = "stepReasons" as const;
 
 /** The zod schema of the reasons argument: title, rationale, evidence, risk, stopCondition. */

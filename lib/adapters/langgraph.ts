@@ -1,5 +1,5 @@
 /**
- * Plandesk adapter for LangGraph JS (`@langchain/langgraph@1.7` + `@langchain/core@1.4`), issue #15.
+ * Plandesk adapter for LangGraph JS (`@langchain/langgraph@1.7` + `@langchain/core@1.4`).
  * Usage (see examples/langgraph):
  *
  *   const pd = createLangGraphAdapter({ client, taskId: "task_74991", tools: demoDeskTools(client) });

@@ -1,5 +1,5 @@
 /**
- * Plandesk adapter for the OpenAI Agents SDK for JavaScript (`@openai/agents@0.20`), issue #15.
+ * Plandesk adapter for the OpenAI Agents SDK for JavaScript (`@openai/agents@0.20`).
  * Usage (see examples/openai-agents):
  *
  *   const pd = createOpenAiAgentsAdapter({ client, taskId: "task_74991", tools: demoDeskTools(client) });

@@ -1,4 +1,4 @@
-/** Shapes shared by the agent adapters (issue #15): proposed calls, pending plans, decisions, verdicts, outcomes. Plain JSON where it must survive a restart. See ./core.ts for the chain. */
+/** Shapes shared by the agent adapters: proposed calls, pending plans, decisions, verdicts, outcomes. Plain JSON where it must survive a restart. See ./core.ts for the chain. */
 import type { Claim, Run, RunStep, StepReasons, ValidationIssue } from "../client/agent-client";
 
 // ── shapes ─────────────────────────────────────────────────────────────────────
@@ -12,7 +12,7 @@ export type ToolArgs = Record<string, unknown>;
 /**
  * One tool call the framework paused for approval: its framework call id (AI SDK `toolCallId`,
  * OpenAI Agents `callId`, LangChain `tool_call.id`), the Plandesk tool name, the arguments the
- * model proposed, and optionally the agent's reasons for the step (API.md).
+ * model proposed, and optionally the agent's reasons for the step (docs/api.md).
  */
 export interface ProposedCall {
   callId: string;
@@ -48,7 +48,7 @@ export interface ArgChange {
  * - `approved`: every step of the run's current plan version is approved; `run` is that plan
  *   (arguments as approved — maybe edited — and possibly steps added, removed or reordered);
  * - `rejected`: the operator rejected the run; `reason` is theirs, written for the agent;
- * - `expired`: nobody decided before the run's deadline (DESIGN.md §10);
+ * - `expired`: nobody decided before the run's deadline (docs/design.md §10);
  * - `refused`: Plandesk refused the proposal or stopped the run — `code` is the typed refusal
  *   (`validation_failed` with `issues`, `stale_task`, `stopped_stale_task`, …);
  * - `timed_out`: `PollOptions.timeoutMs` passed while the run still waited (the run is untouched;
@@ -72,7 +72,7 @@ export type CallVerdict =
   | { verdict: "approve"; callId: string; stepId: string; tool: string; approvedArgs: ToolArgs; edited: boolean; changes: ArgChange[] }
   | { verdict: "deny"; callId: string; stepId: string; tool: string; code: string; reason: string };
 
-/** What your tool implementation reports: the executor's outcome (API.md) and an optional output for the model. */
+/** What your tool implementation reports: the executor's outcome (docs/api.md) and an optional output for the model. */
 export interface ToolOutcome {
   status: "succeeded" | "failed" | "unknown";
   /** One line for the run's record and the model, e.g. "Moved sh_5521 to 2026-04-08". */
@@ -106,7 +106,7 @@ export interface ExecutionContext {
  * Runs one approved step against your system. Resolve with the outcome. Throw
  * {@link ToolFailure} when you KNOW nothing was written (reported `failed`); any other throw is
  * reported `unknown` — whether the write happened is not known, so a person reconciles it and it
- * is never replayed (DESIGN.md §9).
+ * is never replayed (docs/design.md §9).
  */
 export type ToolImplementation = (args: ToolArgs, ctx: ExecutionContext) => Promise<ToolOutcome>;
 
@@ -119,7 +119,7 @@ export class ToolFailure extends Error {
 }
 
 /**
- * The fence slot (issue #15): called after the claim and immediately before the write. Resolve
+ * The fence slot: called after the claim and immediately before the write. Resolve
  * `{ok: true}` to write, or `{ok: false, code, message}` to stop — the step is then reported
  * `failed` (nothing was written) and the plan stops. The console's fencing endpoint
  * (`POST /api/v1/claims/{token}/fence`) is not built yet; this is where its check goes.

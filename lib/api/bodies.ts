@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /*
- * Request bodies of the HTTP API (API.md) that no form shares, declared once and read by the
+ * Request bodies of the HTTP API (docs/api.md) that no form shares, declared once and read by the
  * route handlers (through the endpoint declarations in lib/api/endpoints.ts), the services'
  * types and the OpenAPI document. Client-safe: no server imports. Bodies a form shares live
  * beside the form's concept (lib/task-schema.ts, lib/reconcile-schema.ts, lib/admin-schemas.ts).
@@ -17,7 +17,7 @@ export const submitRunBodySchema = z
     /** null means absent (strict-mode nulls). */
     expiresInSeconds: z.number().int().positive().nullish(),
     /**
-     * One task, one live plan (issue #12): a new run supersedes the task's waiting runs (pending or
+     * One task, one live plan: a new run supersedes the task's waiting runs (pending or
      * approved, not yet executing) unless the agent says it is an addition to them.
      */
     addition: z.boolean().nullish(),

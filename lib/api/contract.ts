@@ -2,15 +2,15 @@ import type { z } from "zod";
 import type { ErrorCode } from "../errors";
 
 /*
- * How one HTTP endpoint is declared (issue #10, STYLE.md §11): path and method, who may call
+ * How one HTTP endpoint is declared (docs/style.md §11): path and method, who may call
  * it, its path parameters, query, body, success response and typed refusals — once. The route
- * wrapper (lib/server/http/route.ts) authenticates, authorises, audits denials, parses and maps
+ * wrapper (lib/server/route.ts) authenticates, authorises, audits denials, parses and maps
  * errors from the declaration; the OpenAPI document (lib/api/openapi.ts) and the typed client
  * (lib/client/api-client.ts) are generated from it; the authorisation-matrix test iterates it.
  * Client-safe: no server imports.
  */
 
-/** The roles a person can hold (DESIGN.md "People and machines"). */
+/** The roles a person can hold (docs/design.md "People and machines"). */
 export type Role = "operator" | "supervisor" | "admin";
 
 /**

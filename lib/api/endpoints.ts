@@ -10,7 +10,7 @@ import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
 
 /*
- * Every endpoint of the HTTP API (API.md), declared once (lib/api/contract.ts) in
+ * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
  * ./endpoints/{agent-api,operator-api,admin-api}.ts. A route file under app/api exports
  * `route(<declaration>, handler)`; the OpenAPI document, the typed client and the authorisation
  * matrix read this list.
@@ -32,7 +32,7 @@ const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoi
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
 const { listUsersEndpoint, createUserEndpoint, getUserEndpoint, updateUserEndpoint, setGrantEndpoint, listAgentsEndpoint, createAgentEndpoint, createApiKeyEndpoint, revokeApiKeyEndpoint, listIntegrationKeysEndpoint, createIntegrationKeyEndpoint, revokeIntegrationKeyEndpoint, openApiEndpoint } = adminApi;
 
-/** Every declared endpoint, in the order API.md lists them. */
+/** Every declared endpoint, in the order docs/api.md lists them. */
 export const ENDPOINTS: readonly Endpoint[] = [
   listTasksEndpoint,
   getTaskEndpoint,
@@ -80,7 +80,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,
   openApiEndpoint,
-  // issue #16 ownership
+  // ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
   liveApi.liveFeedEndpoint,
   liveApi.recordPresenceEndpoint,

@@ -3,7 +3,7 @@ import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS, REQ
 import { defineEndpoint } from "./contract";
 
 /*
- * The gate policy's endpoints (issue #17): an admin reads the live policy and its history, dry-runs
+ * The gate policy's endpoints: an admin reads the live policy and its history, dry-runs
  * a draft over the last N runs and saves it as a new version. Declared once like every endpoint
  * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).
  */

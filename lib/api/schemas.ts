@@ -8,7 +8,7 @@ import { VALIDATION_STAGES } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
 
 /*
- * Response shapes of the HTTP API (API.md), declared once: the endpoint declarations
+ * Response shapes of the HTTP API (docs/api.md), declared once: the endpoint declarations
  * (lib/api/endpoints.ts) point at them, the OpenAPI document is generated from them, the typed
  * client's result types are inferred from them, and in tests every response is checked against
  * them. Objects are open (extra fields allowed: the API may be extended, never renamed).
@@ -169,7 +169,7 @@ export const queueRowSchema = open({
   planVersion: z.number().int(),
   createdAt: isoTime,
   expiresAt: isoTime,
-  // issue #16 ownership
+  // ownership
   assigneeId: z.string().nullable().optional(),
   assigneeName: z.string().nullable().optional(),
   approvalsMissing: z.number().int().optional(),

@@ -1,5 +1,5 @@
 /**
- * The typed client of Plandesk's agent and executor API (API.md "Agent and executor API"),
+ * The typed client of Plandesk's agent and executor API (docs/api.md "Agent and executor API"),
  * generated from the endpoint declarations (lib/api/endpoints.ts) through `callEndpoint`
  * (lib/client/api-client.ts): paths, bodies, answers and refusal codes come from the same
  * declarations the server's route handlers use, so client and server cannot drift.
@@ -30,25 +30,25 @@ import type { RunStatus as RunStatusOf } from "../run-state";
 import { callEndpoint, type ApiError, type ClientOptions, type RefusalOf, type Result } from "./api-client";
 
 export type { ApiError, CommonErrorCode, Failure, Result } from "./api-client";
-/** What the agent knows about a step (API.md: title, rationale, evidence, risk, stopCondition), all optional. */
+/** What the agent knows about a step (docs/api.md: title, rationale, evidence, risk, stopCondition), all optional. */
 export type { EvidenceRef, StepReasons } from "../plan/schema";
 import type { StepReasons } from "../plan/schema";
 
-// ── shapes of API.md (inferred from the declarations' schemas) ─────────────────
+// ── shapes of docs/api.md (inferred from the declarations' schemas) ─────────────────
 
-/** Money as API.md sends it: integer minor units (cents) and an ISO 4217 currency. */
+/** Money as docs/api.md sends it: integer minor units (cents) and an ISO 4217 currency. */
 export type Money = { minor: number; currency: string };
 /** A task: its ticket, customer account and revision counter. */
 export type Task = z.output<typeof taskSchema>;
-/** Run statuses of API.md. */
+/** Run statuses of docs/api.md. */
 export type RunStatus = RunStatusOf;
 /** What an executor reports after a write; `unknown` waits for a person, never replayed. */
 export type StepOutcomeStatus = "succeeded" | "failed" | "unknown";
 /** One step of a run as stored: the tool call, its digest (hex SHA-256 of RFC 8785 `{tool, args}`), author, gate, approval, execution. */
 export type RunStep = z.output<typeof runStepSchema>;
-/** The `run` object of API.md. Times are ISO-8601 UTC strings. */
+/** The `run` object of docs/api.md. Times are ISO-8601 UTC strings. */
 export type Run = z.output<typeof runSchema>;
-/** A typed validation issue (API.md): stage, code, severity, step, path, message. */
+/** A typed validation issue (docs/api.md): stage, code, severity, step, path, message. */
 export type ValidationIssue = z.output<typeof validationIssueSchema>;
 /** A granted claim: the token to report the outcome with, for exactly this step and digest. */
 export type Claim = z.output<typeof claimSchema>;
@@ -107,7 +107,7 @@ export interface AgentClient {
   /** `opts.waitSeconds` (1–30): long poll — held while the run waits for review, until it changes or the time passes. */
   getRun(runId: string, opts?: { waitSeconds?: number }): Promise<Result<{ run: Run }>>;
   claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
-  /** Whether a claim token still holds — call it inside the write it guards (issue #12). */
+  /** Whether a claim token still holds — call it inside the write it guards. */
   fenceClaim(token: string): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
   reportOutcome(
     runId: string,
@@ -116,7 +116,7 @@ export interface AgentClient {
   ): Promise<Result<{ step: StepExecution; run: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
   /** The ticketing integration's call (needs `integrationKey`): records a change of the task. */
   reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }>>;
-  /** Demo mode only (not in API.md): let the console's demo executor write a claimed step. */
+  /** Demo mode only (not in docs/api.md): let the console's demo executor write a claimed step. */
   applyDemoEffect(body: { runId: string; stepId: string; token: string }): Promise<Result<{ effect: DemoEffect }, EffectRefusalCode>>;
 }
 
@@ -149,7 +149,7 @@ export type ExecuteResult =
   | { ok: false; stage: "claim" | "fence"; error: ApiError<string>; claim?: Claim };
 
 /**
- * Claim → write → report, the reference executor's loop for one step (DESIGN.md §9, issue #12):
+ * Claim → write → report, the reference executor's loop for one step (docs/design.md §9):
  * claims the step with its approved `digest` and the bound `taskRevision`; hands `write` the claim
  * and a `fence` that asks the console whether the token still holds — call it inside the write's
  * own transaction, right before committing; if it does not hold, write nothing and return

@@ -15,7 +15,7 @@ import type { Endpoint } from "../api/contract";
 /** Refusals any call can get besides the endpoint's own (transport and generic ones). */
 export type CommonErrorCode = "unauthorized" | "forbidden" | "bad_request" | "invalid_json" | "payload_too_large" | "not_found" | "internal" | "network_error" | "bad_response";
 
-/** An error body of API.md: `{code, message, ...details}`. */
+/** An error body of docs/api.md: `{code, message, ...details}`. */
 export type ApiError<C extends string> = { code: C | CommonErrorCode; message: string } & Record<string, unknown>;
 
 /** A refused call: HTTP status (0 for a network failure) and the typed error body. */

@@ -1,6 +1,6 @@
 /**
  * Browser-side calls to the operator API. Every non-2xx answer becomes an `ApiError` carrying
- * the typed body of API.md (`{error: {code, message, ...details}}`), so components can branch on
+ * the typed body of docs/api.md (`{error: {code, message, ...details}}`), so components can branch on
  * `code` and show `message`, which is written for people.
  */
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 /**
  * How near a waiting run's deadline is, in words and a tone the queue and the run page colour
- * (issue #16, "deadlines coloured as they near"; the deadlines themselves: DESIGN.md §10,
+ * ("deadlines coloured as they near"; the deadlines themselves: docs/design.md §10,
  * lib/policy.ts). Never colour alone: every tone but `calm` comes with a label.
  */
 

@@ -5,11 +5,11 @@ import { builtinTools, toolNames, type ToolName } from "../tools/builtin-tools";
 
 /**
  * The demo freight exceptions desk, built relative to `now` so it never goes stale.
- * Pure data (no I/O); `lib/server/seed.ts` writes it idempotently. Money in USD minor units;
- * dates are ISO `YYYY-MM-DD` in UTC. Source: issue #2 (demo desk), DESIGN.md reference case.
+ * Pure data (no I/O); `lib/server/demo/seed.ts` writes it idempotently. Money in USD minor units;
+ * dates are ISO `YYYY-MM-DD` in UTC. Source: (demo desk), docs/design.md reference case.
  */
 export interface DemoDesk {
-  /** `tags`: account tags gate policy rules can match (issue #17), e.g. "good_standing". */
+  /** `tags`: account tags gate policy rules can match, e.g. "good_standing". */
   accounts: { id: string; name: string; tags?: string[] }[];
   tickets: { id: string; accountId: string; subject: string; body: string; ageHours: number }[];
   invoices: {
@@ -58,7 +58,7 @@ const ACCOUNTS = [
   ["acc_polar", "Polar Pharma"],
 ] as const;
 
-/** Account tags of the demo desk (issue #17: a gate policy rule may match "accounts in good standing"). */
+/** Account tags of the demo desk (a gate policy rule may match "accounts in good standing"). */
 const ACCOUNT_TAGS: Partial<Record<(typeof ACCOUNTS)[number][0], string[]>> = {
   acc_alpine: ["good_standing"],
   acc_tidal: ["good_standing"],

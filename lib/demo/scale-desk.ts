@@ -14,7 +14,7 @@ import { editSize } from "../diff/plan-diff";
 import { DEMO_AGENT_TOOLS } from "./desk-data";
 
 /**
- * A desk of real size (issue #11 item 2), generated deterministically from a seed: accounts,
+ * A desk of real size, generated deterministically from a seed: accounts,
  * tickets with their tasks, invoices, shipments, and runs with their edit, approval and
  * execution histories and audit events. Pure (no I/O): `lib/server/demo/scale-seed.ts` writes
  * what this produces in batches. Every run is produced the way the services would produce it —

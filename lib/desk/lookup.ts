@@ -1,7 +1,7 @@
 import type { AccountRecord, AccountSnapshot, InvoiceRecord, ShipmentRecord, TicketRecord } from "./snapshot";
 import { nearest } from "../text/confusables";
 
-/** The kinds of record a tool argument can reference by id. Source: DESIGN.md "The demo domain". */
+/** The kinds of record a tool argument can reference by id. Source: docs/design.md "The demo domain". */
 export type RecordKind = "invoice" | "shipment" | "ticket" | "account";
 
 /** Record type per kind. */

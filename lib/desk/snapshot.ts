@@ -3,9 +3,9 @@ import type { Money } from "../money";
 /**
  * Read-only account data the validator, diff and UI consult, loaded from the database
  * once per request by `lib/server/account-data/load-account-snapshot.ts` — only the records a
- * plan and its ticket reference (issue #11), never a whole table. Plain data, no I/O: domain functions
+ * plan and its ticket reference, never a whole table. Plain data, no I/O: domain functions
  * stay pure and testable. All times are UTC; dates are ISO `YYYY-MM-DD`.
- * Source: DESIGN.md "The demo domain".
+ * Source: docs/design.md "The demo domain".
  */
 export interface AccountSnapshot {
   /**
@@ -28,7 +28,7 @@ export interface AccountSnapshot {
    */
   candidates?: Partial<Record<"invoice" | "shipment" | "ticket" | "account", string[]>>;
   /**
-   * Money in flight (issue #12): per invoice id, the approved or claimed but not yet reported
+   * Money in flight: per invoice id, the approved or claimed but not yet reported
    * amounts of every run's approvals that draw on it — what is not available any more.
    */
   inFlight?: Record<string, MoneyHold[]>;

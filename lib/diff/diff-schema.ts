@@ -1,4 +1,4 @@
-/** The shapes of a plan diff (API.md `diff`), as zod schemas with their types, and its typed error. See ./plan-diff.ts. */
+/** The shapes of a plan diff (docs/api.md `diff`), as zod schemas with their types, and its typed error. See ./plan-diff.ts. */
 import { z } from "zod";
 import { authorSchema, provenanceSchema, stepSchema } from "../plan/schema";
 import { REAPPROVAL_REASONS } from "./reapproval";
@@ -37,8 +37,8 @@ export type FieldChange = z.infer<typeof fieldChangeSchema>;
 /**
  * A step present in both versions (same id and same tool) whose arguments changed, hence
  * whose digest changed. `position` is its 1-based position in `after`. `digestBefore` /
- * `digestAfter` are the lowercase hex SHA-256 digests of `{tool, args}` (DESIGN.md §4):
- * approvals bound to `digestBefore` are the ones an edit invalidates (DESIGN.md §6).
+ * `digestAfter` are the lowercase hex SHA-256 digests of `{tool, args}` (docs/design.md §4):
+ * approvals bound to `digestBefore` are the ones an edit invalidates (docs/design.md §6).
  */
 export const changedStepSchema = z.object({
   stepId: z.string(),
@@ -64,13 +64,13 @@ export const movedStepSchema = z.object({
 export type MovedStep = z.infer<typeof movedStepSchema>;
 
 /**
- * A note on an added or changed step (DESIGN.md §7; one rule set, issue #10): the VALIDATOR's
+ * A note on an added or changed step (docs/design.md §7; one rule set): the VALIDATOR's
  * issues on that step — the same code, severity and message the card and the API show (e.g.
  * `cross_account_target`, `unknown_id`, `window_on_holiday`, `money_in_flight`) — plus one
  * informational note computed from our own account data, never from the plan:
  * `amount_of_balance` (info) an amount shown against its invoice's open balance. `path` is the
  * argument it concerns relative to the step (e.g. `args.invoiceId`), when there is one.
- * Diffs stored before issue #10 may carry the older desk-computed codes; they still parse.
+ * Diffs stored before may carry the older desk-computed codes; they still parse.
  */
 export const annotationSchema = z.object({
   stepId: z.string(),
@@ -106,7 +106,7 @@ export const reapprovalEntrySchema = z.object({
 export type ReapprovalEntrySchema = z.infer<typeof reapprovalEntrySchema>;
 
 /**
- * The semantic diff of two plan versions: API.md's `diff` plus extras.
+ * The semantic diff of two plan versions: docs/api.md's `diff` plus extras.
  * - `added`: steps of `after` whose id is new, or whose id exists in `before` with another
  *   tool (a tool change is a new step, never a field change), in `after` order.
  * - `removed`: steps of `before` with no same-id-same-tool step in `after`, in `before` order.
@@ -117,7 +117,7 @@ export type ReapprovalEntrySchema = z.infer<typeof reapprovalEntrySchema>;
  *   an insertion or removal are not moved.
  * - `annotations`: from the desk snapshot, for added and changed steps, in `after` order.
  * - `touchedStepIds`: ids (in `after` order) of steps added, changed or moved — the edit-size
- *   measure (DESIGN.md §11). Removed steps are counted from `removed`.
+ *   measure (docs/design.md §11). Removed steps are counted from `removed`.
  * - `reapprovalRequired`: the steps whose approval does not carry over — decided by
  *   `decideReapproval` (reapproval.ts), the same function the server uses to carry or
  *   invalidate approvals: added, then changed, then moved, then prerequisites changed, then
@@ -153,7 +153,7 @@ export type PlanDiff = z.infer<typeof planDiffSchema>;
 /**
  * Error thrown by this module. `code`:
  * - `duplicate_step_id`: a plan holds the same step id twice, so alignment by id is undefined
- *   (the structure stage rejects such plans; DESIGN.md §1.2);
+ *   (the structure stage rejects such plans; docs/design.md §1.2);
  * - `diff_does_not_apply`: `applyDiff` / `describeReapproval` got a diff that was not computed
  *   from this `before` / for this `after`.
  */

@@ -1,6 +1,6 @@
 /**
- * Semantic diff between two versions of a plan (DESIGN.md §6 Edit, §7 Semantic diff;
- * API.md `diff`). Pure TypeScript: no framework imports, no I/O. Server-side (the digest
+ * Semantic diff between two versions of a plan (docs/design.md §6 Edit, §7 Semantic diff;
+ * docs/api.md `diff`). Pure TypeScript: no framework imports, no I/O. Server-side (the digest
  * uses `node:crypto`); client code should import only types from here.
  *
  * Conventions used throughout this module:
@@ -11,7 +11,7 @@
  *   (`before` or `after` is not present on the object, so it is also absent in JSON); it is
  *   never `null`, because `null` is a legitimate JSON argument value. `kind` says which side
  *   is absent: `"added"` (no `before`), `"removed"` (no `after`), `"changed"` (both present).
- * - Arguments are compared with the same semantics as the RFC 8785 digest (DESIGN.md §4):
+ * - Arguments are compared with the same semantics as the RFC 8785 digest (docs/design.md §4):
  *   key order never matters; an object property whose value is `undefined` is absent;
  *   `undefined` inside an array is `null`. Hence a step is "changed" exactly when its
  *   digest changed.
@@ -32,7 +32,7 @@ export { formatPath } from "./leaf-diff";
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Computes the semantic diff from `before` to `after` (DESIGN.md §7).
+ * Computes the semantic diff from `before` to `after` (docs/design.md §7).
  *
  * Steps are aligned by id. Same id + same tool = common step; its args are compared leaf by
  * leaf at any depth (`changed[].fields`). Same id + different tool = `removed` (old step) and
@@ -140,7 +140,7 @@ export function diffPlans(before: Plan, after: Plan, desk?: AccountSnapshot, con
 // ---------------------------------------------------------------------------------------------
 
 /**
- * The re-approval sentence shown on the re-approval screen (DESIGN.md §7 reference case):
+ * The re-approval sentence shown on the re-approval screen (docs/design.md §7 reference case):
  * `"re-approval required for step 4 (added), step 2 (changed)"` — one entry per step of
  * `diff.reapprovalRequired` in its order (added, changed, moved, prerequisites changed, new
  * warning), each with its 1-based position in `after` and its first reason.
@@ -164,7 +164,7 @@ export function describeReapproval(diff: PlanDiff, after: Plan): string {
 }
 
 /**
- * Edit size for supervisor telemetry (DESIGN.md §11): `touched` = touched (added, changed,
+ * Edit size for supervisor telemetry (docs/design.md §11): `touched` = touched (added, changed,
  * moved) + removed steps; `total` = steps in `after` + removed steps (every step identity
  * that appears in either version); `fraction` = touched / total, 0 for two empty plans.
  * A `fraction` above 0.5 is the "more than half touched" drift signal.

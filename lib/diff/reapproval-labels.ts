@@ -13,7 +13,7 @@
  *   acknowledgement on it that its approver did not acknowledge (only computed when the
  *   caller passes the approvals, see `ConsentContext`);
  * - `gate_changed`: only the gate policy approved it (an auto-gated step), and under the policy
- *   that gates the edited plan it needs a person (issue #17: a stricter rule applies to every new
+ *   that gates the edited plan it needs a person (a stricter rule applies to every new
  *   plan version; a person's consent is never created by carrying the policy's).
  */
 export type ReapprovalReason = (typeof REAPPROVAL_REASONS)[number];

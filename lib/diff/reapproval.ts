@@ -1,5 +1,5 @@
 /**
- * Which approvals survive an edit — the ONE rule (issue 14, DESIGN.md §5–§7). The semantic
+ * Which approvals survive an edit — the ONE rule (issue 14, docs/design.md §5–§7). The semantic
  * diff's `moved` and `reapprovalRequired` and the server's carry-over of approvals
  * (lib/server/approvals/carry-approvals.ts) both call `decideReapproval`, so the review screen
  * and the database cannot disagree.

@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import type { Plan, Step } from "../plan/schema";
 
 /**
- * Test fixtures for the DESIGN.md reference case (ticket #74991). Plain data; tests only.
+ * Test fixtures for the docs/design.md reference case (ticket #74991). Plain data; tests only.
  * Ticket 74991 belongs to acc_nordkapp "Nordkapp Logistics"; invoice in_74119 belongs to
  * acc_halvorsen "Halvorsen Freight" with open balance 2,120.00 USD; shipment sh_5521 belongs
  * to acc_nordkapp. Money in integer minor units.

@@ -4,7 +4,7 @@ import { describeChange, formatWindow } from "./preview";
 import type { EffectChange, StepEffect } from "./schema";
 
 /*
- * Expected vs actual effect of one executed step (issue #17.3): what the approver saw in the
+ * Expected vs actual effect of one executed step: what the approver saw in the
  * effects preview (stored with the approval) next to what the reference executor
  * (lib/server/demo/demo-effects.ts) reports it wrote. Pure and client-safe.
  */

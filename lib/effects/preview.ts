@@ -10,7 +10,7 @@ export type { EffectChange, StepEffect } from "./schema";
 export { initialEffectState, type EffectState } from "./state";
 
 /*
- * The effects preview (issue #17.3): the account as it will be after each step of a plan,
+ * The effects preview: the account as it will be after each step of a plan,
  * computed from live account data (the AccountSnapshot the validator reads) by the same tool
  * definitions the validator uses — each step's arguments are parsed by its tool's `argsSchema`,
  * its record resolved by `target`, and the tool's own preview step (`effectModel`, beside the
@@ -65,7 +65,7 @@ export function applyStepEffect(
  * The effects preview of `steps` (in plan order) on `desk`: per step, what it changes (before →
  * after) in the state the earlier steps left, and what the customer will have been told by then.
  * Equals folding {@link applyStepEffect} over the steps from {@link initialEffectState}.
- * Source: issue #17.3. Never throws.
+ * Source:. Never throws.
  */
 export function previewEffects(steps: readonly EffectStepInput[], desk: AccountSnapshot, catalog: ToolCatalog = builtinCatalog): StepEffect[] {
   let state = initialEffectState(desk);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { currencySchema } from "../money";
 
 /*
- * The shapes of the effects preview (issue #17.3): what the account will look like after each
+ * The shapes of the effects preview: what the account will look like after each
  * step of a plan. One zod schema per concept, used by the API response (lib/api/schemas.ts),
  * the approval's stored `expectedEffect` column (read back with readJsonColumn) and the UI.
  * Client-safe. Money is integer minor units + currency; dates are ISO `YYYY-MM-DD`.

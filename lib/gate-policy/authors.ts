@@ -1,7 +1,7 @@
 import type { Step } from "../plan/schema";
 
 /**
- * The people who authored `step` (issue #17, four eyes): its `author` when a person wrote it and
+ * The people who authored `step` (four eyes): its `author` when a person wrote it and
  * every person whose `operator` provenance is on one of its arguments (lib/server/edits/
  * stamp-edited-steps.ts stamps who added or changed what). A rule with `authorMayApprove: false`
  * never counts one of them as an approver of the step. Sorted, without repeats.

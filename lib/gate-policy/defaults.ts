@@ -6,7 +6,7 @@ import type { StepReasonKey } from "../plan/schema";
 export const IRREVERSIBLE_REQUIRED_FIELDS: readonly StepReasonKey[] = ["title", "evidence", "risk", "stopCondition"];
 
 /**
- * Today's gate policy as data (issue #17: "the demo desk seeds today's policy as data"): one rule
+ * Today's gate policy as data ("the demo desk seeds today's policy as data"): one rule
  * per built-in tool with the tool's default gate — `auto` for internal tools, one approver for
  * everything else — and the author allowed to approve, so a seeded desk behaves exactly as the
  * built-in defaults did. Irreversible tools stay gated whatever a rule says (evaluate.ts), and their

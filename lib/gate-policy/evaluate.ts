@@ -4,7 +4,7 @@ import type { GatePolicy, GateRule, GateRuleDecision } from "./rules";
 import type { StepReasonKey } from "../plan/schema";
 
 /**
- * The pure evaluation of the gate policy for one step (issue #17). No I/O.
+ * The pure evaluation of the gate policy for one step. No I/O.
  *
  * Precedence: among the rules whose every set matcher holds, the MOST SPECIFIC wins — the one
  * with the most matchers set (tool, desk, account, account tag, amount band, currency; an
@@ -13,7 +13,7 @@ import type { StepReasonKey } from "../plan/schema";
  * money. When no rule matches, the tool's built-in default applies (`auto` → auto, else one
  * approver, the author may approve: today's behaviour).
  *
- * Fail closed: an irreversible tool is never `auto` whatever a rule says (DESIGN.md §1.8) — such
+ * Fail closed: an irreversible tool is never `auto` whatever a rule says (docs/design.md §1.8) — such
  * a rule is read as `one`.
  */
 
@@ -143,7 +143,7 @@ interface ToolLike {
 }
 
 /**
- * The governing requirement of every step of a plan under `ctx.policy` (issue #17), by step id.
+ * The governing requirement of every step of a plan under `ctx.policy`, by step id.
  * A step whose tool `toolOf` does not know is treated as irreversible (fail closed: never auto).
  */
 export function requirementsOf(
@@ -174,7 +174,7 @@ export function requirementsOf(
 }
 
 /**
- * The run deadlines the policy asks for (issue #17): the shortest `expirySeconds` and
+ * The run deadlines the policy asks for: the shortest `expirySeconds` and
  * `escalateSeconds` among the rules governing gated steps (`approvalsRequired` > 0), or null
  * where no such rule sets one. lib/policy.ts `runDeadlines` still caps them.
  */

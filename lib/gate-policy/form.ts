@@ -3,7 +3,7 @@ import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../mo
 import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
- * The admin editor's form (issue #17): the same draft as `gatePolicyDraftSchema`, with amounts as
+ * The admin editor's form: the same draft as `gatePolicyDraftSchema`, with amounts as
  * decimal text in the rule's currency (USD when none) and times in hours, as people type them.
  * `gatePolicyFormSchema` turns a form into the draft and then validates it with the one draft
  * schema the server uses, so the form and the API refuse the same things.

@@ -4,7 +4,7 @@ import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
 import { STEP_REASON_KEYS } from "../plan/schema";
 
 /**
- * Gate policy as data (issue #17): the rule shape one zod schema defines for the admin form, the
+ * Gate policy as data: the rule shape one zod schema defines for the admin form, the
  * API and the evaluator. A rule matches steps by tool, desk, account, account tag, amount band
  * (`minAmountMinor` inclusive, `maxAmountMinor` exclusive, minor units, optionally one
  * `currency`); it decides `auto` (the policy approves), `one` approver or `two` distinct
@@ -24,7 +24,7 @@ export const requiredFieldsSchema = z
   .optional()
   .transform((v) => REQUIRABLE_FIELDS.filter((k) => (v ?? []).includes(k)));
 
-/** What a matching rule decides. Source: issue #17. */
+/** What a matching rule decides. Source:. */
 export const GATE_RULE_DECISIONS = ["auto", "one", "two"] as const;
 export type GateRuleDecision = (typeof GATE_RULE_DECISIONS)[number];
 
@@ -120,7 +120,7 @@ export interface GatePolicy {
   rules: GateRule[];
 }
 
-/** The most recent runs a dry-run looks at (issue #17: "the last N runs", N bounded). */
+/** The most recent runs a dry-run looks at ("the last N runs", N bounded). */
 export const MAX_DRY_RUN_RUNS = 200;
 
 /** Body of a dry-run: the draft rules and how many of the most recent runs to replay. */

@@ -1,5 +1,5 @@
 /**
- * The console's keyboard shortcuts (issue #16, "keyboard-first"): one key map that the key
+ * The console's keyboard shortcuts ("keyboard-first"): one key map that the key
  * listener, the "?" help dialog and the tests read, and the pure matching of key events to
  * shortcuts — chords (`Shift+A`, `Mod+Enter`), sequences (`g q`), and the rule that a plain key
  * never fires while someone types in an input, textarea, select or contenteditable element.

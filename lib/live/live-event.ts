@@ -1,5 +1,5 @@
 /**
- * What the live feed (issue #16) tells a console page, shared by the server (lib/server/live) and
+ * What the live feed tells a console page, shared by the server (lib/server/live) and
  * the browser (components/live). Client-safe: no server imports.
  *
  * - `change`: something happened to a run (an audit event was committed: `type` is its audit type,

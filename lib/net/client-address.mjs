@@ -1,4 +1,4 @@
-// The client address of a request (issue #13), shared by the custom server (scripts/server.mjs,
+// The client address of a request, shared by the custom server (scripts/server.mjs,
 // plain Node: it runs before any TypeScript is compiled) and the tests. No dependencies but
 // node:net. Types: client-address.d.mts.
 import { BlockList, isIP } from "node:net";

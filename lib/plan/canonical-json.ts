@@ -9,7 +9,7 @@ import canonicalize from "canonicalize";
  * Before serialising we refuse what RFC 8785 (§3.2.2.2, I-JSON) does not allow and the package
  * does not check: lone surrogates; and circular references (which would otherwise overflow the
  * stack). Throws `Error` for NaN, ±Infinity, lone surrogates and cycles; `TypeError` for BigInt.
- * Source: DESIGN.md §4, RFC 8785.
+ * Source: docs/design.md §4, RFC 8785.
  */
 export function canonicalJson(value: unknown): string {
   assertJcsSafe(value, new Set());

@@ -3,7 +3,7 @@ import { canonicalJson } from "./canonical-json";
 
 /**
  * The payload an approval binds to: a tool name and its (parsed) arguments.
- * Provenance, author and step id are deliberately NOT part of it. Source: DESIGN.md §4.
+ * Provenance, author and step id are deliberately NOT part of it. Source: docs/design.md §4.
  */
 export interface DigestInput {
   tool: string;
@@ -17,7 +17,7 @@ export interface DigestInput {
  * depth does (a number and the same digits as a string differ: `1` vs `"1"`).
  * Throws `Error` when `args` is not representable as JSON (NaN, ±Infinity, lone surrogate,
  * circular reference, BigInt); the validation pipeline reports such plans as
- * `invalid_json_value` before ever digesting them. Source: DESIGN.md §4, API.md (`digest`).
+ * `invalid_json_value` before ever digesting them. Source: docs/design.md §4, docs/api.md (`digest`).
  */
 export function digest(step: DigestInput): string {
   const json = canonicalJson({ tool: step.tool, args: step.args });
@@ -38,7 +38,7 @@ export function tryDigest(step: DigestInput): string | null {
 /**
  * True when `b` is a different operation than `a`: another tool, or the same tool with a
  * different digest. This is the "changed" test for authorship and approval invalidation
- * (DESIGN.md §1.7, §6). Steps with non-JSON args count as changed.
+ * (docs/design.md §1.7, §6). Steps with non-JSON args count as changed.
  */
 export function stepChanged(a: DigestInput, b: DigestInput): boolean {
   if (a.tool !== b.tool) return true;

@@ -5,7 +5,7 @@ import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 /**
  * The plan card's form for a catalog (built-in tools plus a run's imported tools): the steps as the operator edits them. Each step's `args` is checked by
  * that tool's own zod schema — the same one the server's shape stage uses (one schema, client
- * and server; STYLE.md §1). `key` is a client-only identity for React lists, never sent.
+ * and server; docs/style.md §1). `key` is a client-only identity for React lists, never sent.
  * Errors are reported at `steps.N.args.<path>` so they attach to their inputs. A money field's
  * typed text (`input`, client-only) is read by `parseMoneyInput` and its problem reported once
  * at `args.<field>.minor`, instead of the tool schema's generic message.

@@ -2,7 +2,7 @@ import { STEP_REASON_KEYS, type StepReasons } from "./schema";
 
 /**
  * A step's reasons (`title`, `rationale`, `evidence`, `risk`, `stopCondition`) as a new object
- * holding only the keys that are present (not `undefined`). Pure. Source: issue #15.
+ * holding only the keys that are present (not `undefined`). Pure. Source:.
  */
 export function reasonsOf(step: StepReasons): StepReasons {
   const out: Record<string, unknown> = {};
@@ -11,10 +11,10 @@ export function reasonsOf(step: StepReasons): StepReasons {
 }
 
 /**
- * An operator's edit keeps a step's reasons unless the operator changes them (issue #15): every
+ * An operator's edit keeps a step's reasons unless the operator changes them: every
  * reason key ABSENT from the submitted step `submitted` is copied from the base step `base`; a
  * key the submission carries (even an empty string) is the operator's change and wins. Returns
- * a new object; `submitted` is untouched. Used by lib/server/edits.ts `stampEditedSteps` for
+ * a new object; `submitted` is untouched. Used by `stampEditedSteps` (lib/server/edits/stamp-edited-steps.ts) for
  * steps that keep their id and tool.
  */
 export function keepReasons<T extends Record<string, unknown>>(submitted: T, base: StepReasons): T {

@@ -9,7 +9,7 @@ import { stepIdSchema } from "./step-id";
  * - `source`: read from account data (`recordType`, `recordId`);
  * - `computed`: derived deterministically (optional `formula`);
  * - `operator`: set by a person (`userId`, `at` ISO-8601 UTC, `previous` value or undefined when new).
- * Source: DESIGN.md §3 (provenance).
+ * Source: docs/design.md §3 (provenance).
  */
 export const provenanceSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("model") }).strict(),
@@ -31,7 +31,7 @@ export type Provenance = z.infer<typeof provenanceSchema>;
 
 /**
  * Who wrote a step: the agent's model, or a named person (user id).
- * Source: DESIGN.md §11, API.md (`author`).
+ * Source: docs/design.md §11, docs/api.md (`author`).
  */
 export const authorSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("model") }).strict(),
@@ -66,9 +66,9 @@ export type EvidenceRef = z.infer<typeof evidenceRefSchema>;
  * Why a step is in the plan, as the agent explains it (all optional, free text for people):
  * `title` (a short name for the step), `rationale` (why it is needed), `evidence` (records it
  * relies on), `risk` (what could go wrong), `stopCondition` (when the executor should not do
- * it). Reasons are NOT part of the digest (DESIGN.md §4: digest = {tool, args}); an edit keeps
+ * it). Reasons are NOT part of the digest (docs/design.md §4: digest = {tool, args}); an edit keeps
  * a step's reasons unless the operator changes them. A write step without a rationale gets the
- * `missing_rationale` warning. Source: API.md, issue #15.
+ * `missing_rationale` warning. Source: docs/api.md.
  */
 export const stepReasonsShape = {
   title: z.string().max(200).optional(),
@@ -88,7 +88,7 @@ export type StepReasons = { [K in StepReasonKey]?: z.infer<(typeof stepReasonsSh
  * `args` is validated against the tool's own zod schema by the pipeline (shape stage), so
  * here it is only "a JSON object". `provenance` maps a top-level argument name (or a dotted
  * path such as `window.from`) to its origin; the optional reasons (`title`, `rationale`,
- * `evidence`, `risk`, `stopCondition`) are described at {@link stepReasonsShape}. Source: DESIGN.md §2.
+ * `evidence`, `risk`, `stopCondition`) are described at {@link stepReasonsShape}. Source: docs/design.md §2.
  */
 export const stepSchema = z
   .object({
@@ -98,7 +98,7 @@ export const stepSchema = z
     provenance: z.record(z.string(), provenanceSchema).default({}),
     author: authorSchema.default({ kind: "model" }),
     /**
-     * Earlier steps whose success this step's write needs (issue #12: plan order). Absent: every
+     * Earlier steps whose success this step's write needs (plan order). Absent: every
      * earlier step. Not part of the digest (that is `{tool, args}`), but a change of it changes what
      * an approval consented to, so it withdraws the step's approval like a move does.
      */
@@ -111,7 +111,7 @@ export type StepInput = z.input<typeof stepSchema>;
 
 /**
  * An immutable plan version: ordered steps. `version` starts at 1 and grows by one per edit.
- * Source: DESIGN.md §2, §6.
+ * Source: docs/design.md §2, §6.
  */
 export const planSchema = z
   .object({
@@ -123,5 +123,5 @@ export const planSchema = z
   .strict();
 export type Plan = z.infer<typeof planSchema>;
 
-/** Maximum number of steps in one plan (DESIGN.md §1, structure stage). */
+/** Maximum number of steps in one plan (docs/design.md §1, structure stage). */
 export const MAX_PLAN_STEPS = 20;

@@ -54,7 +54,7 @@ export async function appendAudit(
       data: data as Prisma.InputJsonValue,
     },
   });
-  // issue #16: the live feed (delivered at commit) and the webhook outbox (same transaction)
+  // the live feed (delivered at commit) and the webhook outbox (same transaction)
   await notifyChange(tx, { type: event.type, runId: event.runId });
   await enqueueWebhook(tx, { type: event.type, runId: event.runId, data });
 }

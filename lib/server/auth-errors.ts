@@ -1,10 +1,10 @@
 /**
  * better-auth answers its own refusals as `{message, code}` (e.g. `INVALID_EMAIL_OR_PASSWORD`).
- * The API's refusal shape is `{error: {code, message}}` (API.md), so every error answer of
+ * The API's refusal shape is `{error: {code, message}}` (docs/api.md), so every error answer of
  * `/api/auth/*` is rewritten to carry it — keeping better-auth's top-level `message` and `code`
  * for its own browser client. A disabled account's correct password (better-auth:
  * `FAILED_TO_CREATE_SESSION`, because our session hook refuses it) answers exactly like a wrong
- * password, so a sign-in never confirms a disabled account's password (issue #13).
+ * password, so a sign-in never confirms a disabled account's password.
  */
 export async function toApiAuthError(res: Response): Promise<Response> {
   if (res.status < 400 || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;

@@ -38,7 +38,7 @@ export const auth = betterAuth({
   advanced: {
     useSecureCookies: config.https,
     // The client address is the one the custom server (scripts/server.mjs) took from the socket;
-    // X-Forwarded-For, which any client can set, is never read here (issue #13).
+    // X-Forwarded-For, which any client can set, is never read here.
     ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
   },
   // A display name shows in presence, the audit trail and "who acts next": people cannot change

@@ -3,7 +3,7 @@ import type { ZodType } from "zod";
 import { DomainError } from "../errors";
 
 /**
- * JSON error body of API.md: `{error: {code, message, ...details}}` with the code's status.
+ * JSON error body of docs/api.md: `{error: {code, message, ...details}}` with the code's status.
  * `details.retryAfterSeconds` adds `Retry-After`; `details.replayed: true` (a refusal answered
  * from an idempotency key's saved answer) adds `Idempotent-Replayed: true`.
  */

@@ -13,7 +13,7 @@ import type { DbOrTx, Tx } from "./transaction";
  * does nothing new; the same key with another request is refused (409 `idempotency_conflict`),
  * never answered with what it did not ask for. A racing duplicate fails on the unique key, its
  * transaction is retried (lib/server/transaction.ts) and then finds the saved answer.
- * Source: DESIGN.md §5 ("a repeated click or callback with the same idempotency key returns the
+ * Source: docs/design.md §5 ("a repeated click or callback with the same idempotency key returns the
  * saved result and dispatches nothing new").
  */
 

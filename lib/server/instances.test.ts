@@ -1,5 +1,5 @@
 /**
- * Several app instances on one database (issue #11 item 4): two separate OS processes, each with
+ * Several app instances on one database: two separate OS processes, each with
  * its own Prisma client and connection pool (testing/instance-child.ts), run the real service
  * functions against this file's database at the same moment. With PLANDESK_TEST_DB=postgres
  * (`npm test` runs this file on PostgreSQL too) that is the deployment of several `next start`

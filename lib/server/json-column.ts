@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Prisma } from "../generated/prisma/client";
 
 /**
- * Stored JSON in and out of Prisma `Json` columns, in one place (issue #10: no casts spread over
+ * Stored JSON in and out of Prisma `Json` columns, in one place (no casts spread over
  * the services).
  *
  * `toJsonColumn(value)` — a value built from plain data (objects, arrays, strings, finite numbers,

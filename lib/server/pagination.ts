@@ -3,7 +3,7 @@ import { DomainError } from "../errors";
 /**
  * Keyset pagination shared by every list (queue, escalations, reconciliation, denials, audit,
  * admin): a page is an indexed range after the last row of the previous page, never an offset
- * over a whole table (issue #11). A cursor is opaque to callers: base64url of "<key>|<id>".
+ * over a whole table. A cursor is opaque to callers: base64url of "<key>|<id>".
  */
 
 /** Rows per page: `limit` clamped to 1–`max` (default `fallback`). */

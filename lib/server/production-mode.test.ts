@@ -1,5 +1,5 @@
 /**
- * Production mode (issue #6, API.md "Demo desk"): with PLANDESK_DEMO=0 no demo user or key
+ * Production mode (docs/api.md "Demo desk"): with PLANDESK_DEMO=0 no demo user or key
  * exists — on a fresh database, and also after one that was seeded in demo mode before; the
  * first admin comes from `npm run admin:create` with the password from stdin, never an argument;
  * the server refuses to start without a real session secret; sessions expire after 12 hours.

@@ -1,7 +1,7 @@
 /**
- * The route wrapper enforces the contract it is built from (issue #10): an undeclared refusal or a
+ * The route wrapper enforces the contract it is built from: an undeclared refusal or a
  * success body that breaks its schema fails loudly in tests (PLANDESK_STRICT_CONTRACT=1, set by
- * vitest.setup.ts), a malformed path id is 404, a bad query 400 — all with API.md's error shape.
+ * vitest.setup.ts), a malformed path id is 404, a bad query 400 — all with docs/api.md's error shape.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -11,13 +11,13 @@ import { currentRequest, runWithRequestContext } from "./request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
 
 /**
- * The one route wrapper (issue #10): turns an endpoint declaration (lib/api/endpoints.ts) and a
+ * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a
  * handler body into a Next.js route handler. From the declaration it authenticates the caller
  * (agent key, integration key or session — a mutating session request must come from the
  * console's own Origin), authorises the role, audits every refused authorisation as `denied`,
  * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
  * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
- * refusals to API.md's `{error: {code, message, …details}}` with their status; anything
+ * refusals to docs/api.md's `{error: {code, message, …details}}` with their status; anything
  * unexpected is logged and answered as a generic 500 `internal`.
  *
  * The contract is enforced, not only documented: a refusal the declaration does not list (its
@@ -172,7 +172,7 @@ function contractViolation(endpoint: Endpoint, what: string, res: Response): Res
 }
 
 /**
- * Every refusal of an AUTHENTICATED caller is on the record (issue #13): one that no service wrote
+ * Every refusal of an AUTHENTICATED caller is on the record: one that no service wrote
  * is audited here — a 404 as `denied` (a run of another desk is simply not found, and that is a
  * refusal of scope), anything else (stale versions, validation, bad input…) as `refused`
  * {action, code, message}. Callers nobody identified are covered by `auditUnrecordedDenial`.

@@ -23,7 +23,7 @@ export interface Viewer {
   grants: Grant[];
 }
 
-/** The calling ticketing integration of a task-revision request (issue #13: its own credential, not an agent's). */
+/** The calling ticketing integration of a task-revision request (its own credential, not an agent's). */
 export interface IntegrationCaller {
   id: string;
   name: string;
@@ -86,7 +86,7 @@ export function grantsOf(rows: readonly Prisma.GrantGetPayload<object>[]): Grant
   }));
 }
 
-/** The roles a person can hold (DESIGN.md "People and machines"). */
+/** The roles a person can hold (docs/design.md "People and machines"). */
 export type Role = Viewer["role"];
 
 /** Methods that only read; a signed-out read is not recorded as a denial (see `recordDenial`). */
@@ -105,7 +105,7 @@ export type MissingAuthority =
   | { kind: "same_origin"; origin: string | null };
 
 /**
- * Writes one `denied` audit event (DESIGN.md §11: denials are data) and returns the error to
+ * Writes one `denied` audit event (docs/design.md §11: denials are data) and returns the error to
  * throw. `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the
  * endpoint is added by `appendAudit` while an API request is handled.
  * A caller nobody identified (`who` null) is counted, not audited one by one
@@ -298,8 +298,7 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
 }
 
 /**
- * Authenticates a ticketing integration by `Authorization: Bearer <integration key>` (issue #13:
- * task revisions come from the ticketing system, not from agents). Errors: 401 `unauthorized`
+ * Authenticates a ticketing integration by `Authorization: Bearer <integration key>` (* task revisions come from the ticketing system, not from agents). Errors: 401 `unauthorized`
  * for a missing, unknown or revoked key; 403 `forbidden` for a valid AGENT key (an agent may not
  * rewrite the task its approvals are bound to) — both audited as `denied`.
  */
@@ -343,7 +342,7 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
 }
 
 /**
- * Object-level scope of runs for `viewer` (issue #6): an operator reaches only the runs of their
+ * Object-level scope of runs for `viewer`: an operator reaches only the runs of their
  * own desk (the desk of the ticket's customer account); supervisors and admins reach all desks.
  * Used in the `where` of every run lookup, so another desk's run is simply not found (404).
  */

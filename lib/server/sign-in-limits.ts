@@ -5,7 +5,7 @@ import { prisma } from "./db";
 import { inTransaction, ok, type Tx } from "./transaction";
 
 /**
- * Sign-in limits stored in the database (issue #13), so several instances share them:
+ * Sign-in limits stored in the database, so several instances share them:
  * - per client address: PLANDESK_SIGNIN_LIMIT attempts (default 20) per 60 seconds, every
  *   attempt counted — the address comes from the `x-plandesk-client-ip` header the custom
  *   server sets from the TCP socket (scripts/server.mjs), never from X-Forwarded-For directly;

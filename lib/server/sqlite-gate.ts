@@ -13,7 +13,7 @@ import type {
  * statement outside a transaction wait until no transaction is open, so each request sees only
  * committed data and its own writes survive another request's rollback.
  *
- * Reads do not wait behind a write transaction (issue #11 item 5): with `opts.reader` a second
+ * Reads do not wait behind a write transaction: with `opts.reader` a second
  * connection to the same file serves every SELECT sent outside a transaction. In WAL mode it reads
  * the last committed state without waiting for the writer (never another request's uncommitted
  * rows), so a page or a GET is not queued behind a claim's transaction. Statements inside a

@@ -4,7 +4,7 @@ import { resolveDatabaseUrl } from "./database-url";
 import { prisma } from "./db";
 
 /**
- * One way to run a unit of work against the database, used by every service (STYLE.md §13):
+ * One way to run a unit of work against the database, used by every service (docs/style.md §13):
  * an interactive transaction, retried when a conditional write lost a race or the database
  * asked for a retry, with typed refusals that can either commit or roll back.
  *

@@ -1,8 +1,8 @@
 /**
  * Lookalike-aware id matching, used ONLY to phrase a "did you mean …?" hint. Ids are always
  * resolved by exact string equality: an id that merely looks like a real one (Cyrillic 'о',
- * a trailing space, other case) never resolves. Source: DESIGN.md §2 ("ids are strings checked
- * to exist in account data"), issue #3 (confusable ids). Inspired by Unicode UTS #39 skeletons,
+ * a trailing space, other case) never resolves. Source: docs/design.md §2 ("ids are strings checked
+ * to exist in account data"), (confusable ids). Inspired by Unicode UTS #39 skeletons,
  * but deliberately small: NFKC, lowercase, trim, drop invisible characters, then map common
  * Cyrillic/Greek/digit lookalikes onto one Latin representative.
  */
@@ -150,7 +150,7 @@ const LATIN_GUESS: Record<string, string> = {
 
 /**
  * Plausible spellings of a mistyped id, for a BOUNDED database lookup of "did you mean"
- * candidates (issue #11: never a full scan): the input as typed (trimmed), its NFKC form without
+ * candidates (never a full scan): the input as typed (trimmed), its NFKC form without
  * invisible characters, lowercased, and with non-Latin lookalikes replaced by the Latin letter
  * they imitate. Distinct, non-empty, at most 4 entries. Pure; never throws.
  * Example: `lookalikeGuesses(" іn_7411９")` → `["іn_7411９", "іn_74119", "in_74119"]`.

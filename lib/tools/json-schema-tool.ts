@@ -1,5 +1,5 @@
 /**
- * Tools imported from JSON Schema (issue #15): an MCP server's `tools/list` entries or
+ * Tools imported from JSON Schema: an MCP server's `tools/list` entries or
  * OpenAI-style function definitions become catalog entries ({@link ImportedToolSpec}, stored
  * versioned in the database) and, from those, ordinary {@link ToolDefinition}s whose zod
  * argument schema drives the validator's shape stage AND the typed form — one schema, client
@@ -84,11 +84,11 @@ export interface ImportProblem {
 }
 
 /**
- * Gate defaults from MCP annotations (issue #15; MCP hint defaults: readOnlyHint false,
+ * Gate defaults from MCP annotations (MCP hint defaults: readOnlyHint false,
  * destructiveHint true): `readOnlyHint: true` → effect `internal`, gate `auto`;
  * `destructiveHint: false` (additive, not destructive) → `reversible`, `approval`;
  * otherwise (destructive, or nothing said) → `irreversible`, `approval` — an irreversible tool
- * always needs a person, whatever a policy says (DESIGN.md §1.8). Fail closed: a server that
+ * always needs a person, whatever a policy says (docs/design.md §1.8). Fail closed: a server that
  * says nothing gets the strictest gate.
  */
 export function gateFromAnnotations(a: McpAnnotations = {}): { effect: ToolEffect; gate: GateDefault } {

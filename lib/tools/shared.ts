@@ -8,7 +8,7 @@ import type { BoundsContext, ToolIssue } from "./types";
 /*
  * Building blocks shared by the tool files: form-friendly zod schemas (messages a person
  * understands, no transforms so parsed args equal the submitted JSON and digests agree) and
- * the bound checks several tools repeat. Source: DESIGN.md §1.1, §1.4, §2.
+ * the bound checks several tools repeat. Source: docs/design.md §1.1, §1.4, §2.
  */
 
 /** zod error callback: "X is required" when the value is absent, "X must be <what>" otherwise. */
@@ -63,7 +63,7 @@ export type DateWindow = z.infer<typeof dateWindowSchema>;
  * Issue for an id that does not exist as `kind` (code `unknown_id`), naming the nearest real
  * id when one is close ("did you mean in_74119?") and saying so when the typed id only LOOKS
  * like it (lookalike characters, spacing, case). `path` is relative to args.
- * Source: DESIGN.md §2 ("ids are strings checked to exist in account data").
+ * Source: docs/design.md §2 ("ids are strings checked to exist in account data").
  */
 export function unknownIdIssue(desk: AccountSnapshot, kind: RecordKind, path: string, id: string): ToolIssue {
   const u = explainUnresolved(desk, kind, id);
@@ -97,7 +97,7 @@ export function checkPositive(amount: Money, what: string): ToolIssue[] {
 }
 
 /**
- * Bound checks for money applied against an invoice (refund, fee waiver), DESIGN.md §1.4:
+ * Bound checks for money applied against an invoice (refund, fee waiver), docs/design.md §1.4:
  * the invoice exists (`unknown_id`), the amount is > 0 (`amount_not_positive`), the invoice is
  * open — not paid or void (`invoice_not_open`), the currency is the invoice's
  * (`currency_mismatch`), amount ≤ open balance (`amount_exceeds_balance`; exactly the balance is
@@ -155,7 +155,7 @@ export function checkInvoiceMoney(
 }
 
 /**
- * Money in flight on `invoice` (issue #12): the approved or claimed, not yet reported amounts of
+ * Money in flight on `invoice`: the approved or claimed, not yet reported amounts of
  * OTHER runs' approvals in the invoice's currency (from `ctx.desk.inFlight`), and what is left of
  * the open balance after them (never below zero). `{holds, available}`; money in minor units.
  */

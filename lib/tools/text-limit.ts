@@ -4,7 +4,7 @@ import { z } from "zod";
  * The most characters a text argument may hold, read from its zod schema (the one schema that
  * serves validator and form, e.g. `requiredText("Reply", 10000)` → 10000), through optional and
  * nullable wrappers; `undefined` when the schema is not a string or has no maximum. Used for the
- * forms' character counters (issue #14). Pure.
+ * forms' character counters. Pure.
  */
 export function textLimit(schema: z.ZodType | undefined): number | undefined {
   let s: unknown = schema;

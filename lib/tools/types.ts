@@ -4,14 +4,14 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import type { EffectModel } from "../effects/state";
 
 /**
- * What a tool's effect is, which drives the default gate (DESIGN.md "The demo domain" table,
+ * What a tool's effect is, which drives the default gate (docs/design.md "The demo domain" table,
  * §1.8): `internal` (only our own records, e.g. a ticket note), `reversible` (can be undone,
  * e.g. a delivery window), `customer_visible` (a customer sees it, e.g. a reply),
  * `irreversible` (money moves; always needs a human approval).
  */
 export type ToolEffect = "internal" | "reversible" | "customer_visible" | "irreversible";
 
-/** A tool's default gate: a human `approval`, or `auto`-approved by policy. DESIGN.md §1.8. */
+/** A tool's default gate: a human `approval`, or `auto`-approved by policy. docs/design.md §1.8. */
 export type GateDefault = "approval" | "auto";
 
 /**
@@ -67,7 +67,7 @@ export interface FieldSpec {
   required?: boolean;
 }
 
-/** What a step writes to: one record of account data. Source: DESIGN.md §1.5, §5 (target). */
+/** What a step writes to: one record of account data. Source: docs/design.md §1.5, §5 (target). */
 export interface TargetRef {
   kind: "invoice" | "shipment" | "ticket" | "account";
   id: string;
@@ -127,9 +127,9 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   amount(args: z.output<S>): Money | undefined;
   /** The delivery window this step sets, if any (backs date promises in replies). */
   deliveryWindow?(args: z.output<S>): { from: string; to: string } | undefined;
-  /** Free text sent to the customer, if any (scanned for commitments, DESIGN.md §1.6). */
+  /** Free text sent to the customer, if any (scanned for commitments, docs/design.md §1.6). */
   customerText?(args: z.output<S>): string | undefined;
-  /** Checks the arguments against account data (DESIGN.md §1.4); `[]` when all is well. */
+  /** Checks the arguments against account data (docs/design.md §1.4); `[]` when all is well. */
   checkBounds(args: z.output<S>, ctx: BoundsContext): ToolIssue[];
   /** What the step does to the account, for the effects preview: a built-in tool's preview step, or the generic unknown effect. */
   readonly effectModel: EffectModel<z.output<S>>;

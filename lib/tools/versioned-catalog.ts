@@ -1,5 +1,5 @@
 /**
- * The catalog a validation sees (issue #15): the built-in tools (lib/tools/builtin-tools.ts)
+ * The catalog a validation sees: the built-in tools (lib/tools/builtin-tools.ts)
  * plus, when an admin imported some, the imported tools of one catalog version. The smallest
  * abstraction that lets `validatePlan` (ValidationContext.catalog), the forms and the services
  * look tools up without knowing where they come from. Pure; runs in the browser too.

@@ -1,7 +1,7 @@
 import type { StepView, ValidationIssue } from "./types";
 
 /**
- * Stage 3, *allowlist* (DESIGN.md §1.3): every step's tool must be one this agent may call —
+ * Stage 3, *allowlist* (docs/design.md §1.3): every step's tool must be one this agent may call —
  * the agent executes the plan, including steps an operator added. Code `tool_not_allowed`.
  * Needs only the tool name, so it also runs on steps whose args failed shape (unknown tools
  * were already reported by the shape stage).

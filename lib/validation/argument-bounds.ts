@@ -5,7 +5,7 @@ import type { BoundsContext } from "../tools/types";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 /**
- * Stage 4, *argument bounds* (DESIGN.md §1.4): each parsed step's arguments against account
+ * Stage 4, *argument bounds* (docs/design.md §1.4): each parsed step's arguments against account
  * data, via its tool's `checkBounds` — ids exist (`unknown_id`, with a lookalike-aware "did you
  * mean"), money > 0 and ≤ open balance of an open invoice in its currency, fee codes exist,
  * delivery windows ordered, in the future and off destination holidays. Codes are defined by
@@ -33,7 +33,7 @@ export function checkArgumentBounds(steps: readonly StepView[], ctx: BoundsConte
 }
 
 /**
- * Plan-level bound (DESIGN.md §1.4): fee waivers of ONE fee (same invoice and fee code, same
+ * Plan-level bound (docs/design.md §1.4): fee waivers of ONE fee (same invoice and fee code, same
  * currency) must together stay within that fee; each waiver alone passing `amount_exceeds_fee`
  * is not enough. The step whose running total first crosses the fee gets
  * `waivers_exceed_fee` (error), naming the total and the fee. Unknown invoices and fee codes
@@ -69,7 +69,7 @@ function checkCombinedFeeWaivers(steps: readonly StepView[], ctx: BoundsContext)
 }
 
 /**
- * Plan-level bound (DESIGN.md §1.4): money several steps take from ONE invoice (refunds, fee
+ * Plan-level bound (docs/design.md §1.4): money several steps take from ONE invoice (refunds, fee
  * waivers — any step whose target is an invoice and that moves an amount) must together stay
  * within its open balance; each step alone passing is not enough. The step whose running total
  * crosses the balance gets `amounts_exceed_balance` (error). Same-currency amounts only; a

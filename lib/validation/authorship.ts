@@ -8,7 +8,7 @@ import type { EditorContext, StepView, ValidationIssue } from "./types";
 export type AuthoredReason = "added" | "changed";
 
 /**
- * Which submitted steps the editor authored, relative to `basePlan` (DESIGN.md §1.7, §6):
+ * Which submitted steps the editor authored, relative to `basePlan` (docs/design.md §1.7, §6):
  * `added` when its id is not in the base plan, or the same id now names another tool (a new
  * step — never judged by the old tool's rules); `changed` when the tool is the same but the
  * digest of `{tool, args}` differs. Steps without a valid id or known tool are skipped (the
@@ -28,7 +28,7 @@ export function authoredSteps(steps: readonly StepView[], basePlan: Plan): Map<n
 }
 
 /**
- * Stage 7, *authorship* (DESIGN.md §1.7): for an operator edit (`editor` and `basePlan` both
+ * Stage 7, *authorship* (docs/design.md §1.7): for an operator edit (`editor` and `basePlan` both
  * given), every step the editor added or changed must be one they may AUTHOR:
  * `checkGrant(editor.grants, "author", tool, amount)` from lib/grants.ts, where `amount` is the
  * tool's `amount(args)` (only when the args parsed). Code `authorship_denied` (error), details

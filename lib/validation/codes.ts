@@ -3,11 +3,11 @@ import type { ValidationStage } from "./types";
 
 /**
  * Every issue code the pipeline can emit, with its stage and severity — the reference for API
- * docs and UI copy. Source: DESIGN.md §1 (stages), issue #3 (rules). A test keeps this list in
+ * docs and UI copy. Source: docs/design.md §1 (stages), (rules). A test keeps this list in
  * sync with what the stages actually emit.
  */
 const CORE_ISSUE_CODES = {
-  // shape (DESIGN.md §1.1)
+  // shape (docs/design.md §1.1)
   invalid_plan: { stage: "shape", severity: "error", meaning: "The plan is not an object {version, steps}." },
   invalid_step: { stage: "shape", severity: "error", meaning: "A step is not an object." },
   unknown_tool: { stage: "shape", severity: "error", meaning: "The tool name is not in the catalog (with a nearest-name hint)." },
@@ -23,15 +23,15 @@ const CORE_ISSUE_CODES = {
   too_big: { stage: "shape", severity: "error", meaning: "Above a schema maximum (e.g. text too long)." },
   invalid_json_value: { stage: "shape", severity: "error", meaning: "NaN, Infinity, a lone surrogate or a cycle: not canonical JSON." },
   unknown_read_tool: { stage: "shape", severity: "error", meaning: "A read step names a read tool Plandesk does not know (read_invoice, read_shipment, read_ticket)." },
-  // structure (DESIGN.md §1.2)
+  // structure (docs/design.md §1.2)
   empty_plan: { stage: "structure", severity: "error", meaning: "The plan has no steps." },
   too_many_steps: { stage: "structure", severity: "error", meaning: "More steps than maxSteps (default MAX_PLAN_STEPS)." },
   duplicate_step_id: { stage: "structure", severity: "error", meaning: "Two steps share an id." },
   invalid_dependency: { stage: "structure", severity: "error", meaning: "dependsOn names an unknown, repeated, or not-earlier step." },
-  // allowlist (DESIGN.md §1.3)
+  // allowlist (docs/design.md §1.3)
   tool_not_allowed: { stage: "allowlist", severity: "error", meaning: "This agent may not call the tool." },
   tool_not_executable: { stage: "allowlist", severity: "error", meaning: "An edit added a step whose tool the run's agent cannot execute." },
-  // argument bounds (DESIGN.md §1.4)
+  // argument bounds (docs/design.md §1.4)
   unknown_id: { stage: "argument_bounds", severity: "error", meaning: "An invoice/shipment/ticket/account id that does not exist exactly (lookalikes never resolve; hint names the nearest)." },
   amount_not_positive: { stage: "argument_bounds", severity: "error", meaning: "A refund, credit or waiver of zero or less." },
   invoice_not_open: { stage: "argument_bounds", severity: "error", meaning: "The invoice is paid or void." },
@@ -42,7 +42,7 @@ const CORE_ISSUE_CODES = {
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
   waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
-  // task contract (DESIGN.md §1.5)
+  // task contract (docs/design.md §1.5)
   cross_account_target: { stage: "task_contract", severity: "warning", meaning: "The target belongs to another account than the ticket's (needs acknowledgement)." },
   unverified_provenance: { stage: "task_contract", severity: "warning", meaning: "A stated origin (a source record, a quote of the task) that account data or the task text does not bear out." },
   other_ticket_target: { stage: "task_contract", severity: "warning", meaning: "The step acts on another ticket than the task's (needs acknowledgement)." },
@@ -62,10 +62,10 @@ const CORE_ISSUE_CODES = {
   evidence_other_account: { stage: "task_contract", severity: "warning", meaning: "Evidence is a record of another account than the task's (needs acknowledgement). An error where the gate policy requires evidence." },
   read_outdated: { stage: "task_contract", severity: "warning", meaning: "What a read step says the agent saw differs from the record now (or the record no longer exists)." },
   read_other_account: { stage: "task_contract", severity: "warning", meaning: "A read step read a record of another account than the task's." },
-  // content (DESIGN.md §1.6)
+  // content (docs/design.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
   hidden_characters: { stage: "content", severity: "warning", meaning: "A text argument holds invisible or direction characters (shown as markers; needs acknowledgement)." },
-  // authorship (DESIGN.md §1.7)
+  // authorship (docs/design.md §1.7)
   authorship_denied: { stage: "authorship", severity: "error", meaning: "The editor may not author this tool (or not this amount)." },
   // any stage
   stage_failed: { stage: "gate", severity: "error", meaning: "A stage threw (bug or malformed context); reported on the stage that failed." },

@@ -4,7 +4,7 @@ import { normalizeForScan } from "../text/confusables";
 import { toDisplayOrder } from "../text/hidden-characters";
 
 /*
- * A small, deterministic scanner for promises in customer-facing text (DESIGN.md §1.6).
+ * A small, deterministic scanner for promises in customer-facing text (docs/design.md §1.6).
  * It is a heuristic on purpose — its findings are warnings a person acknowledges, never
  * errors — so it prefers flagging a sentence a person can dismiss to missing a promise.
  *

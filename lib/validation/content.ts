@@ -4,7 +4,7 @@ import { findCommitments } from "./commitments";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 /**
- * Stage 6, *content* (DESIGN.md §1.6): customer-facing text (a tool's `customerText`, i.e. a
+ * Stage 6, *content* (docs/design.md §1.6): customer-facing text (a tool's `customerText`, i.e. a
  * `send_reply` body, whoever wrote it) is scanned for commitments the plan does not back.
  * Code `unbacked_commitment` (warning, needs acknowledgement), details `{kind: "money" | "date", …}`:
  * - a money promise (refund, credit, compensation, reimbursement, waiver) when no step of the

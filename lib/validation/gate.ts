@@ -4,9 +4,9 @@ import { NEVER_AUTO_CODES } from "./contract-rules";
 import type { GateDecision, GateRulesContext, StepView, ValidationIssue } from "./types";
 
 /**
- * Stage 8, *gate policy* (DESIGN.md §1.8): which steps need a human approval.
+ * Stage 8, *gate policy* (docs/design.md §1.8): which steps need a human approval.
  * - irreversible tools: always `approval_required`, whatever the policy says;
- * - other tools: with `rules` (the gate policy as data, issue #17) the governing rule's decision
+ * - other tools: with `rules` (the gate policy as data) the governing rule's decision
  *   (lib/gate-policy/evaluate.ts: `auto` → auto, one or two approvers → approval_required);
  *   otherwise `policy[tool] ?? tool.gate` — by default reversible and customer-visible
  *   tools need approval and internal tools are `auto`;

@@ -13,7 +13,7 @@ export interface MoneyFieldNote {
 }
 
 /**
- * The inline checks of one money argument while a person types it (issue #14: "checks
+ * The inline checks of one money argument while a person types it ("checks
  * zero/negative/above-limit/above-available inline"), from the same rules the server applies:
  * the tool's own `checkBounds` (open balance, money in flight of other runs, currency — the
  * validator's argument-bounds stage, lib/tools/shared.ts) on the account snapshot the page already

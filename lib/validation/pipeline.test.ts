@@ -205,7 +205,7 @@ describe("validatePlan: all issues, all stages", () => {
   });
 });
 
-/** Money another run's approval holds on an invoice (issue #12: money in flight). */
+/** Money another run's approval holds on an invoice (money in flight). */
 function hold(runId: string, minor: number): MoneyHold {
   return { runId, stepId: "s", approvalId: `apr_${runId}`, amount: usd(minor), state: "active", approvedAt: NOW.toISOString() };
 }

@@ -44,7 +44,7 @@ export function phaseOf(ctx: Pick<ValidationContext, "phase" | "editor" | "runId
 }
 
 /**
- * THE validation pipeline (DESIGN.md §1): one function for a plan the agent submitted, for
+ * THE validation pipeline (docs/design.md §1): one function for a plan the agent submitted, for
  * every operator edit (validated from scratch, never patched) and again at dispatch.
  *
  * `plan` is untrusted JSON expected to be `{version, steps: [{id, tool, args, provenance?,

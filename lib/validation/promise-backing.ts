@@ -4,7 +4,7 @@ import { findCommitments, type Commitment } from "./commitments";
 import type { ValidationIssue } from "./types";
 
 /**
- * Promises match approvals (issue #12.5, DESIGN.md §1.6): a customer-visible step whose text
+ * Promises match approvals (docs/design.md §1.6): a customer-visible step whose text
  * promises money or a delivery date that a step of the same plan backs is approved without
  * acknowledgement only when that backing step is approved too — already, or in the same decision.
  * Otherwise the customer could be told of a refund nobody with the authority approved.

@@ -5,7 +5,7 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 const RECORD_KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];
 
 /**
- * Completeness of a step's reasons (issue #15, API.md step reasons), task-contract stage:
+ * Completeness of a step's reasons (docs/api.md step reasons), task-contract stage:
  * a WRITE step the agent proposed — its tool's effect is not `internal`, its author the model —
  * without a `rationale` (absent or blank) gets `missing_rationale` (warning, no acknowledgement
  * needed): the approver is asked to consent to a write the agent did not explain. A step a person
@@ -30,7 +30,7 @@ export function checkRationale(steps: readonly StepView[]): ValidationIssue[] {
 }
 
 /**
- * A step's `evidence` is checked against account data like ids (issue #15), argument-bounds
+ * A step's `evidence` is checked against account data like ids, argument-bounds
  * stage: each `{recordType, recordId}` must name an existing invoice, shipment, ticket or account
  * (exact id; a lookalike never resolves, the message names the nearest real id). Otherwise
  * `unverified_evidence` (warning): the record does not exist, or its type is not one Plandesk

@@ -42,7 +42,7 @@ function isJson(v: unknown): boolean {
 }
 
 /**
- * Stage 1, *shape* (DESIGN.md §1.1): the plan envelope `{version, steps}` (lib/plan/schema.ts),
+ * Stage 1, *shape* (docs/design.md §1.1): the plan envelope `{version, steps}` (lib/plan/schema.ts),
  * each step `{id, tool, args, provenance?, author?}`, and each step's `args` against its tool's
  * strict zod schema — the built-in tool's, or an imported tool's from `catalog` (its JSON
  * Schema converted, lib/tools/json-schema-tool.ts). Unknown fields and wrong types are errors, never dropped. Every step is
@@ -157,7 +157,7 @@ function checkStep(raw: unknown, index: number, issues: ValidationIssue[], catal
  * Provenance names arguments: every key of `provenance` must be an argument of the step (or a
  * dotted path into one, e.g. "window.from"). Checked on the raw object, because a record schema
  * silently drops a "__proto__" key, and an origin recorded for no argument is never dropped
- * silently (DESIGN.md §3). Code `unknown_field` (error).
+ * silently (docs/design.md §3). Code `unknown_field` (error).
  */
 function checkProvenanceKeys(raw: Record<string, unknown>, path: string, stepId: { stepId?: string }): ValidationIssue[] {
   const prov = raw.provenance;

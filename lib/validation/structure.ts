@@ -2,7 +2,7 @@ import { MAX_PLAN_STEPS } from "../plan/schema";
 import type { StepView, ValidationIssue } from "./types";
 
 /**
- * Stage 2, *structure* (DESIGN.md §1.2): at least one step (`empty_plan`), no more than
+ * Stage 2, *structure* (docs/design.md §1.2): at least one step (`empty_plan`), no more than
  * `maxSteps` steps (`too_many_steps`, default MAX_PLAN_STEPS = 20), and unique step ids
  * (`duplicate_step_id`, reported on every repeat, naming the step numbers that share it), and
  * dependencies on earlier steps only (`invalid_dependency`).
@@ -52,7 +52,7 @@ export function checkStructure(steps: readonly StepView[], maxSteps: number = MA
 }
 
 /**
- * Declared dependencies (`dependsOn`, issue #12) name EARLIER steps of the same plan, each once
+ * Declared dependencies (`dependsOn`) name EARLIER steps of the same plan, each once
  * (`invalid_dependency`, error): an unknown id, the step itself, or a later step (which would allow
  * a cycle) is refused. Only steps that passed shape are checked.
  */

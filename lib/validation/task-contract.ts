@@ -3,7 +3,7 @@ import { accountIdOf, accountName, describeRecord } from "../desk/lookup";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 /**
- * Stage 5, *task contract* (DESIGN.md §1.5): each step must belong to the task's ticket.
+ * Stage 5, *task contract* (docs/design.md §1.5): each step must belong to the task's ticket.
  * - `cross_account_target` (warning, needs acknowledgement): the step's target (invoice,
  *   shipment, ticket, account) belongs to another account than the ticket's; the message
  *   names both accounts from OUR data, e.g. "invoice in_74119 belongs to Halvorsen Freight,

@@ -7,7 +7,7 @@ import type { GatePolicy } from "../gate-policy/rules";
 import type { TaskContractContext } from "./contract-rules";
 import type { ValidationPhase } from "./provenance";
 
-/** The pipeline's stages, in the order they run. Source: DESIGN.md §1, API.md. */
+/** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
 export const VALIDATION_STAGES = [
   "shape",
   "structure",
@@ -24,7 +24,7 @@ export type ValidationStage = (typeof VALIDATION_STAGES)[number];
  * One problem found in a plan. Errors block; warnings are shown on the card and in the diff,
  * and those with `needsAcknowledgement` must be acknowledged by the approver of that step.
  * `path` is a dotted path from the plan root, e.g. "steps.3.args.amount.minor" (use
- * {@link argPathOf} for the part inside `args`). Source: DESIGN.md §1, API.md.
+ * {@link argPathOf} for the part inside `args`). Source: docs/design.md §1, docs/api.md.
  */
 export interface ValidationIssue {
   stage: ValidationStage;
@@ -39,10 +39,10 @@ export interface ValidationIssue {
   details?: Record<string, unknown>;
 }
 
-/** Gate decision per step id. Source: DESIGN.md §1.8, API.md (`gate`). */
+/** Gate decision per step id. Source: docs/design.md §1.8, docs/api.md (`gate`). */
 export type GateDecision = "approval_required" | "auto";
 
-/** Who is editing and what they may do (an operator edit). Source: DESIGN.md §1.7. */
+/** Who is editing and what they may do (an operator edit). Source: docs/design.md §1.7. */
 export interface EditorContext {
   userId: string;
   grants: Grant[];
@@ -54,7 +54,7 @@ export interface EditorContext {
  * - `editor` + `basePlan`: given together for an operator edit (authorship stage);
  * - `maxSteps`: defaults to MAX_PLAN_STEPS;
  * - `gatePolicy`: per-tool override of the default gate (ignored for irreversible tools);
- * - `gateRules`: the gate policy as data (issue #17) with the run's desk, account and account
+ * - `gateRules`: the gate policy as data with the run's desk, account and account
  *   tags; when given it decides instead of `gatePolicy`;
  * - `runId`: the run being validated, when it exists (its own approvals are not money in flight
  *   against it);
@@ -84,7 +84,7 @@ export interface ValidationContext {
   phase?: ValidationPhase;
 }
 
-/** The gate policy version and the facts of the run it is evaluated for (issue #17). */
+/** The gate policy version and the facts of the run it is evaluated for. */
 export interface GateRulesContext {
   policy: GatePolicy;
   desk: string;
@@ -95,7 +95,7 @@ export interface GateRulesContext {
 /**
  * Result of `validatePlan`: `ok` iff there is no error issue; ALL issues found by all stages
  * that could run; the gate decision per step id; the parsed plan and each step's digest when
- * the shape stage passed. Source: DESIGN.md §1.
+ * the shape stage passed. Source: docs/design.md §1.
  */
 export interface ValidationResult {
   ok: boolean;

@@ -5,7 +5,7 @@ import type { ValidationIssue } from "./types";
 /*
  * Turns zod issues into pipeline issues with stable codes and messages a person understands.
  * Messages the schema author wrote are kept; zod's generic "Invalid input…" texts are
- * rewritten from the field's label. Source: DESIGN.md §1.1 (shape stage), §2.
+ * rewritten from the field's label. Source: docs/design.md §1.1 (shape stage), §2.
  */
 
 type Segment = PropertyKey;

@@ -9,7 +9,7 @@ import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 export const metadata: Metadata = { title: "Gate policy · Admin" };
 export const dynamic = "force-dynamic";
 
-/** `/admin/gate-policy`: the gate policy as data (issue #17), admins only. */
+/** `/admin/gate-policy`: the gate policy as data, admins only. */
 export default async function AdminGatePolicyPage() {
   const viewer = await requirePageViewer("/admin/gate-policy");
   await requirePageRole(viewer, ["admin"], "view /admin/gate-policy");

@@ -8,7 +8,7 @@ import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 export const metadata: Metadata = { title: "Integration keys · Admin" };
 export const dynamic = "force-dynamic";
 
-/** Admins' list of ticketing-integration keys: create (shown once), last used, revoke (issue #13). */
+/** Admins' list of ticketing-integration keys: create (shown once), last used, revoke. */
 export default async function AdminIntegrationsPage() {
   const viewer = await requirePageViewer("/admin/integrations");
   await requirePageRole(viewer, ["admin"], "view /admin/integrations");

@@ -9,7 +9,7 @@ import { webhookConfig } from "@/lib/server/webhooks/webhook-config";
 export const metadata: Metadata = { title: "Webhooks · Admin" };
 export const dynamic = "force-dynamic";
 
-/** Admins' view of webhook deliveries that failed (issue #16), keyset-paginated, with retry-now. */
+/** Admins' view of webhook deliveries that failed, keyset-paginated, with retry-now. */
 export default async function AdminWebhooksPage() {
   const viewer = await requirePageViewer("/admin/webhooks");
   await requirePageRole(viewer, ["admin"], "view /admin/webhooks");

@@ -1,5 +1,5 @@
 /**
- * Admin flows through the route handlers with real sessions (issue #6): create a person, set
+ * Admin flows through the route handlers with real sessions: create a person, set
  * their grants (and see the ceilings decide approving and authoring at the boundary), disable
  * them (sessions end at once), agents and API keys (shown once, stored hashed, work, revoked → 401).
  * Every admin change is audited as `admin_change` with before/after.

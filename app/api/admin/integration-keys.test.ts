@@ -1,4 +1,4 @@
-/** Admins manage ticketing-integration keys (issue #13): create (shown once), list, revoke — audited. */
+/** Admins manage ticketing-integration keys: create (shown once), list, revoke — audited. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/admin/integration-keys/route";
 import { POST as REVOKE } from "@/app/api/admin/integration-keys/[keyId]/revoke/route";

@@ -1,5 +1,5 @@
 /**
- * Sign-in limits through the real handler (issue #13, case 1): requests are built the way the
+ * Sign-in limits through the real handler: requests are built the way the
  * custom server (scripts/server.mjs) hands them to Next.js — `applyClientAddress` with the TCP
  * peer and PLANDESK_TRUSTED_PROXIES — then sent to `POST /api/auth/sign-in/email`.
  */

@@ -1,5 +1,5 @@
 /**
- * Integration tests of the agent API (API.md "Agent and executor API", issue #3): the exported
+ * Integration tests of the agent API (docs/api.md "Agent and executor API"): the exported
  * route handlers are called with real `Request` objects against this file's own SQLite database
  * (vitest.setup.ts), seeded with the demo desk. The demo agent authenticates with its demo key.
  */
@@ -68,7 +68,7 @@ const complete = (body: unknown) =>
   body && typeof body === "object" && Array.isArray((body as { steps?: unknown }).steps) ? { ...body, steps: withRequiredReasons((body as { steps: unknown[] }).steps) } : body;
 const post = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
   submitRun(request("POST", `/api/v1/tasks/${taskId}/runs`, { ...opts, body: complete(body) }), params({ taskId }));
-/** Task revisions come from the ticketing integration, with its own key (issue #13). */
+/** Task revisions come from the ticketing integration, with its own key. */
 const revise = (taskId: string, body: unknown, opts: Omit<CallOptions, "body"> = {}) =>
   reviseTask(request("POST", `/api/v1/tasks/${taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, ...opts, body }), params({ taskId }));
 const fetchRun = (runId: string, opts: CallOptions = {}) => getRun(request("GET", `/api/v1/runs/${runId}`, opts), params({ runId }));

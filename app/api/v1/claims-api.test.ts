@@ -1,5 +1,5 @@
 /**
- * Route-level tests of claim → write → report (API.md, issue #5): the exported handlers are
+ * Route-level tests of claim → write → report (docs/api.md): the exported handlers are
  * called with real `Request` objects (Bearer pd_demo_agent_key, or a supervisor's session for
  * reconciliation) against this file's own SQLite database. Checks status codes and the exact
  * error body shape `{error: {code, message, ...details}}`.

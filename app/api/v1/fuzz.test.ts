@@ -1,8 +1,8 @@
 /**
- * Property test of `POST /api/v1/tasks/{taskId}/runs` (issue #3): random JSON bodies, plan-shaped
+ * Property test of `POST /api/v1/tasks/{taskId}/runs`: random JSON bodies, plan-shaped
  * anything (random steps of random tools and args, big integers as strings and as raw numbers,
  * unicode lookalikes, -0, oversized plans) and valid controls, sent to the real route handler
- * against this file's own SQLite database. Oracle (lib/server/api-fuzz.ts): never a 5xx, typed
+ * against this file's own SQLite database. Oracle (testing/api-fuzz.ts): never a 5xx, typed
  * error bodies, no run stored for a refused or invalid plan, every stored plan passes
  * validatePlan again, every valid control accepted. The ≥ 10,000-case version is
  * scripts/bench-api-fuzz.ts (`npm run bench`).

@@ -62,7 +62,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <h1 className="text-xl font-semibold">
             Ticket #{ticket.id} · {ticket.subject}
           </h1>
-          <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
+          <span role="status" aria-label="Run status" className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
             {statusLabel(run.status)}
           </span>
           {viewer.role !== "admin" && (

@@ -1,4 +1,4 @@
-/** Declarations of the agent and executor API (`/api/v1`, agent key): tasks, runs, claims, fences, outcomes (API.md). */
+/** Declarations of the agent and executor API (`/api/v1`, agent key): tasks, runs, claims, fences, outcomes (docs/api.md). */
 import { z } from "zod";
 import { RUN_STATES } from "../../run-state";
 import { reviseTaskBodySchema } from "../../task-schema";

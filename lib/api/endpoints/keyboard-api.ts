@@ -1,4 +1,4 @@
-/** Declarations for the keyboard-first console (issue #16): the run "approve & next" opens. */
+/** Declarations for the keyboard-first console: the run "approve & next" opens. */
 import { z } from "zod";
 import { defineEndpoint } from "../contract";
 import { runParams, DESK } from "./common";

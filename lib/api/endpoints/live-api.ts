@@ -1,4 +1,4 @@
-/** Declarations of the live console (issue #16): the server-sent event stream and presence heartbeats. */
+/** Declarations of the live console: the server-sent event stream and presence heartbeats. */
 import { z } from "zod";
 import { defineEndpoint } from "../contract";
 import { ADMIN, idParam, page, PEOPLE, runParams } from "./common";

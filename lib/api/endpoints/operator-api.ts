@@ -1,4 +1,4 @@
-/** Declarations of the operator API (`/api`, session): queue, run details, edits, diffs, approvals, rejections, reconciliation, audit (API.md). */
+/** Declarations of the operator API (`/api`, session): queue, run details, edits, diffs, approvals, rejections, reconciliation, audit (docs/api.md). */
 import { z } from "zod";
 import { reconcileBodySchema } from "../../reconcile-schema";
 import { RUN_STATES } from "../../run-state";

@@ -1,5 +1,5 @@
 /**
- * Declarations of issue #16's operator endpoints: taking and assigning runs, the run's ownership
+ * Declarations of's operator endpoints: taking and assigning runs, the run's ownership
  * panel (who acts next by name), hand-offs (Request approval), suggested steps, notifications.
  */
 import { z } from "zod";
@@ -10,7 +10,7 @@ import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 const isoTime = z.string();
 const note = z.string().trim().min(1, "Write a note saying what you need.").max(1000);
 
-/** The queue's ownership query parameters (issue #16), spread into `listQueueEndpoint`'s query. */
+/** The queue's ownership query parameters, spread into `listQueueEndpoint`'s query. */
 export const queueOwnershipQuery = {
   q: z.string().max(64).optional(),
   sort: z.enum(QUEUE_SORTS).optional(),

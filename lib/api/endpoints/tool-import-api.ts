@@ -3,7 +3,7 @@ import { importedToolSpecSchema } from "../../tools/json-schema-tool";
 import { defineEndpoint } from "../contract";
 
 /*
- * The tool catalog's endpoints (issue #15): an admin imports tools from JSON Schema (MCP
+ * The tool catalog's endpoints: an admin imports tools from JSON Schema (MCP
  * `tools/list`, OpenAI function definitions, a configured MCP server) and sets an agent's
  * allowlist over built-in and imported tools. Declared once like every endpoint
  * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).

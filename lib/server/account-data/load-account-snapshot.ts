@@ -13,7 +13,7 @@ import { MAX_PLAN_READS } from "../../reads/schema";
 import type { DbOrTx } from "../transaction";
 
 /**
- * Loads the account data one decision reads (DESIGN.md "Storage and scale", issue #11): the
+ * Loads the account data one decision reads (docs/design.md "Storage and scale"): the
  * task's ticket and its account, the invoices, shipments, tickets and accounts the plans' steps
  * name (by primary key, also records their provenance names as sources), the accounts those
  * records belong to, the holidays of the named shipments' destinations from yesterday (UTC) on,
@@ -84,7 +84,7 @@ export async function loadAccountSnapshot(
 const HOLD_LIMIT = 1000;
 
 /**
- * Money in flight on `invoiceIds` (issue #12): approvals still `active` or `claimed`, not
+ * Money in flight on `invoiceIds`: approvals still `active` or `claimed`, not
  * expired at `now`, that draw an amount on one of them — by the approval's indexed
  * (targetKind, targetId, state) columns. `before` keeps only approvals given earlier (a claim
  * counts what was approved before its own approval: the earlier approval holds first).
@@ -145,7 +145,7 @@ export function referencedIds(steps: readonly unknown[], opts: { argumentsOnly?:
   for (const raw of steps) {
     if (typeof raw !== "object" || raw === null) continue;
     const { tool: name, args, evidence } = raw as { tool?: unknown; args?: unknown; evidence?: unknown };
-    // The records a step names as its evidence (issue #15) are checked to exist like ids.
+    // The records a step names as its evidence are checked to exist like ids.
     if (!opts.argumentsOnly && Array.isArray(evidence)) {
       for (const e of evidence as { recordType?: unknown; recordId?: unknown }[]) {
         const kind = e?.recordType;

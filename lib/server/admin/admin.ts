@@ -29,8 +29,8 @@ import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
 
 /**
- * Administration of people, grants, agents and API keys (DESIGN.md "People and machines":
- * the admin role; issue #6). Every function checks the admin role itself (`requireRole`,
+ * Administration of people, grants, agents and API keys (docs/design.md "People and machines":
+ * the admin role). Every function checks the admin role itself (`requireRole`,
  * which audits a refusal as `denied`) and audits every change as `admin_change`
  * `{what, target, before, after}`. Inputs are parsed again with the shared schemas of
  * lib/admin-schemas.ts, so a caller that skipped the route handler gets the same checks.
@@ -187,7 +187,7 @@ export async function getUserDetail(admin: Admin, userId: string, now = new Date
   await requireRole(admin, ["admin"], "admin.view_user");
   const u = await prisma.user.findUnique({ where: { id: userId }, include: { ...userInclude, grants: true } });
   if (!u) throw new DomainError("not_found", `No user ${userId}.`);
-  const catalog = await currentCatalog(); // built-in and imported tools (issue #15)
+  const catalog = await currentCatalog(); // built-in and imported tools
   return { user: toUserView(u, now), grants: catalog.names().map((t) => toGrantView(t, u.grants.find((g) => g.tool === t) ?? null, catalog.get(t)?.label)) };
 }
 

@@ -9,7 +9,7 @@ import { prisma } from "../db";
 
 /**
  * Creating people outside a signed-in admin's request: `npm run admin:create` (the first admin
- * of a production desk, or recovery). Kept apart from lib/server/admin.ts so the command line
+ * of a production desk, or recovery). Kept apart from lib/server/admin/admin.ts so the command line
  * needs neither better-auth's server nor a session secret — only its password hashing.
  */
 

@@ -8,7 +8,7 @@ import { requireRole, type Viewer } from "../session";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 
 /**
- * Ticketing-integration keys (issue #13): the credential a ticketing system uses to post task
+ * Ticketing-integration keys: the credential a ticketing system uses to post task
  * revisions (`POST /api/v1/tasks/{taskId}/revisions`) — nothing else. Admins create them (the key
  * is shown once; only its SHA-256 and first characters are stored), list them with when each was
  * last used, and revoke them. Every function checks the admin role itself (`requireRole`, which

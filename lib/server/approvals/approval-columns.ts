@@ -6,7 +6,7 @@ import { toJsonColumn } from "../json-column";
 /**
  * What an approval of `step` binds besides the digest: the record the step writes to (as JSON and
  * as indexed columns) and the money it lets move (minor units + currency), so money in flight on a
- * record is summed in SQL (issue #12). `target` is null when the step's id does not resolve.
+ * record is summed in SQL. `target` is null when the step's id does not resolve.
  */
 export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot) {
   const tool = getTool(step.tool);

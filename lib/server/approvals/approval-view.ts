@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client";
 import type { RunView } from "../runs/run-view";
 
-/** One approval contract as the API returns it (DESIGN.md §5). `expiresAt` is ISO UTC. */
+/** One approval contract as the API returns it (docs/design.md §5). `expiresAt` is ISO UTC. */
 export interface ApprovalView {
   id: string;
   runId: string;

@@ -36,17 +36,17 @@ import { suggestersOf } from "../ownership/suggesters";
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
 
 /**
- * Approves steps of the run's current plan version as `viewer` (DESIGN.md §5, API.md
+ * Approves steps of the run's current plan version as `viewer` (docs/design.md §5, docs/api.md
  * `POST /api/runs/{runId}/approvals`). Each approval is a contract: run, step, tool, target,
  * reviewed plan version, bound task revision, approved arguments and digest, authority (grant
  * and limit), expiry, state `active`. Checked at decision time: expiry, plan version, task
  * revision, a fresh validation of the plan against live account data, the approve grant and its
  * ceiling per step and per run (a ceiling bounds what one person lets a run move per tool), and
  * acknowledgement of every warning that needs one on an approved step — including a reply whose
- * promise is backed by a step that stays unapproved after this decision (issue #12.5).
+ * promise is backed by a step that stays unapproved after this decision.
  * Each approval stores the step's expected effect (`expectedEffect`, lib/effects/preview.ts, from
- * the same live account data) and its `approved` audit event carries it too (issue #17.3).
- * Four eyes (issue #17): the gate policy version the run was gated under says how many distinct
+ * the same live account data) and its `approved` audit event carries it too.
+ * Four eyes: the gate policy version the run was gated under says how many distinct
  * people must approve each step (one or two) and whether its author may be one of them; a step is
  * approved when that many different people approved its digest, each within their grant, and the
  * run is approved when every step is. Each approval records the policy version and rule.
@@ -96,7 +96,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const catalog = await catalogAt(run.catalogVersion);
-  // The policy version the run's plan was gated under governs its approvals (issue #17); null: the built-in defaults.
+  // The policy version the run's plan was gated under governs its approvals; null: the built-in defaults.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
   const reads = storedReads(version?.reads);
   const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
@@ -115,7 +115,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const awaiting = promisesAwaitingApproval(plan.steps.map((step) => ({ step, tool: catalog.get(step.tool) })), decided, now);
   requireAcknowledgements([...check.issues, ...awaiting], targets, acknowledged);
   requireSupervisorFor(check.issues, targets, viewer);
-  // The effect each approver saw, from the same live data this decision was validated on (issue #17.3).
+  // The effect each approver saw, from the same live data this decision was validated on.
   const expected = new Map(previewEffects(plan.steps, desk, catalog).map((e) => [e.stepId, e]));
 
   return inTransaction(async (tx) => {
@@ -156,7 +156,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           stepId: step.id,
           planVersion: plan.version,
           tool: step.tool,
-          // Only the first approver's row carries the money, so money in flight counts a step once (issue #12).
+          // Only the first approver's row carries the money, so money in flight counts a step once.
           ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
           args: step.args as Prisma.InputJsonValue,
           digest: digest(step),
@@ -194,7 +194,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         },
       });
     }
-    // A hand-off to this person (or their role) is answered by their decision (issue #16).
+    // A hand-off to this person (or their role) is answered by their decision.
     await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null, OR: [{ toUserId: viewer.id }, { toRole: viewer.role }] }, data: { resolvedAt: now } });
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
     const after = await loadRun(runId, {}, tx);
@@ -296,7 +296,7 @@ function requireAcknowledgements(issues: ValidationIssue[], targets: Step[], ack
 type StepProgress = { approverIds: string[]; need: number; missing: number; complete: boolean };
 
 /**
- * Progress of every step of the plan from its active approvals and requirements (issue #17): a
+ * Progress of every step of the plan from its active approvals and requirements: a
  * step's need is what its existing approvals recorded (a decision already made is never changed
  * by a later rule), else what the governing rule asks (at least one).
  */
@@ -321,7 +321,7 @@ function alreadyApproved(stepId: string): DomainError {
 }
 
 /**
- * Four eyes on the chosen targets (issue #17): a listed step this person already approved is 409
+ * Four eyes on the chosen targets: a listed step this person already approved is 409
  * `already_approved_by_you`; a listed step they authored under a rule with `authorMayApprove:
  * false` is 403 `author_may_not_approve` (audited `denied`). With `all`, such steps are skipped.
  */

@@ -17,7 +17,7 @@ export async function activeApprovals(tx: Tx, runId: string, version: number) {
  * `reapprovalRequired` — the list `diffPlans(prev, next, desk, {issues, approvals})` computed
  * with `decideReapproval` (lib/diff/reapproval.ts: added, changed digest, moved relative to the
  * other steps, prerequisites changed, or a new warning its approver did not acknowledge). Every
- * other active approval of `prev` is marked `invalidated` (DESIGN.md §6). `prevApprovals` must
+ * other active approval of `prev` is marked `invalidated` (docs/design.md §6). `prevApprovals` must
  * be the approvals that list was computed from (`activeApprovals`, same transaction).
  * Returns the step ids whose approvals were invalidated and carried.
  */
@@ -53,7 +53,7 @@ export async function carryOrInvalidateApprovals(
           approverId: a.approverId,
           authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
           acknowledged: a.acknowledged as Prisma.InputJsonValue,
-          // the effect its approver saw travels with the consent (issue #17.3)
+          // the effect its approver saw travels with the consent
           expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
           state: "active",
           expiresAt: a.expiresAt,
@@ -65,7 +65,7 @@ export async function carryOrInvalidateApprovals(
       });
       if (!carried.includes(a.stepId)) carried.push(a.stepId);
     } else if (!invalidated.includes(a.stepId)) {
-      // Four eyes (issue #17): a changed step loses all of its approvals at once.
+      // Four eyes: a changed step loses all of its approvals at once.
       invalidated.push(a.stepId);
     }
   }

@@ -1,7 +1,7 @@
 import type { Tx } from "../transaction";
 
 /**
- * Four eyes (issue #17): when the claimed approval of a step is consumed, the other approvals of
+ * Four eyes: when the claimed approval of a step is consumed, the other approvals of
  * the same step and plan version that the claim took with it (state `claimed`) are consumed too.
  * `exec` is the step execution row. Returns how many rows changed.
  */

@@ -10,7 +10,7 @@ import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 
 /**
- * A decision on a run needs decision authority (issue #13): a supervisor, or a person who may
+ * A decision on a run needs decision authority: a supervisor, or a person who may
  * approve at least one of the run's tools. Errors: 403 `forbidden`, audited `denied`.
  */
 async function requireDecisionAuthority(viewer: Viewer, runId: string, tools: string[]): Promise<void> {
@@ -20,7 +20,7 @@ async function requireDecisionAuthority(viewer: Viewer, runId: string, tools: st
 }
 
 /**
- * Rejects the run (API.md `POST /api/runs/{runId}/rejections`): status `rejected`, the reason
+ * Rejects the run (docs/api.md `POST /api/runs/{runId}/rejections`): status `rejected`, the reason
  * saved for the agent to read on its run, active approvals invalidated, audited `rejected` — one
  * transaction through the run lifecycle. Errors: 404; 403 `forbidden` without decision authority;
  * 409 `expired`, `run_not_pending`,
@@ -43,7 +43,7 @@ export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody,
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const rejected = await rejectWaitingRun(tx, runId, body.planVersion, body.reason, { kind: "user", id: viewer.id });
-    // A rejection answers every open hand-off of the run: nothing is left to decide (issue #16).
+    // A rejection answers every open hand-off of the run: nothing is left to decide.
     if (rejected) await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null }, data: { resolvedAt: now } });
     if (!rejected) {
       const current = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });

@@ -1,5 +1,5 @@
 /**
- * The audit log is append-only (DESIGN.md §11, CONTRIBUTING.md): no code path updates or deletes
+ * The audit log is append-only (docs/design.md §11, CONTRIBUTING.md): no code path updates or deletes
  * an event (a scan of the source tree), and the database refuses it anyway (the triggers of
  * migration `*_audit_append_only`, SQLite and PostgreSQL).
  *

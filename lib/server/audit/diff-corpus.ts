@@ -19,7 +19,7 @@ export interface DiffCorpusLine {
   diff: PlanDiff;
   /** The run's final status (`completed`, `failed`, `stopped`, `rejected`, `expired`), or null while it can still change. */
   outcome: string | null;
-  /** Issue #16: present when the edit accepted a suggested step — who suggested it and the suggestion's id. */
+  /** present when the edit accepted a suggested step — who suggested it and the suggestion's id. */
   suggestion?: { id: string; suggestedBy: string; note: string };
 }
 
@@ -29,7 +29,7 @@ export const FINAL_STATUSES: RunStatus[] = ["completed", "failed", "stopped", "r
 const PAGE = 200;
 
 /**
- * The diff corpus (`GET /api/audit/diffs.jsonl`, DESIGN.md §11): every stored edit, oldest first,
+ * The diff corpus (`GET /api/audit/diffs.jsonl`, docs/design.md §11): every stored edit, oldest first,
  * as one object per edit. Yields in pages of 200 rows so a large
  * corpus is streamed, not held in memory. Supervisors only; the check runs before the first
  * row. Errors: 403 `forbidden` (audited).
@@ -44,7 +44,7 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
   let after: { createdAt: Date; id: string } | null = null;
   for (;;) {
     const rows: Awaited<ReturnType<typeof page>> = await page(after);
-    // issue #16: the suggestions these edits accepted (one bounded query per page)
+    // the suggestions these edits accepted (one bounded query per page)
     const accepted = rows.length
       ? await prisma.stepSuggestion.findMany({ where: { state: "accepted", runId: { in: [...new Set(rows.map((r) => r.runId))] } }, select: { id: true, runId: true, acceptedVersion: true, byUserId: true, note: true } })
       : [];

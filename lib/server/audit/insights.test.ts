@@ -1,5 +1,5 @@
 /**
- * `/insights` numbers from the database (issue #7): seven runs taken through real edits,
+ * `/insights` numbers from the database: seven runs taken through real edits,
  * approvals, a rejection, claims and outcomes; every expected number is computed by hand below.
  */
 import { nanoid } from "nanoid";

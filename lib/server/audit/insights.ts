@@ -7,7 +7,7 @@ import { planDiffSchema } from "../../diff/plan-diff";
 
 /**
  * Refuses anyone but a supervisor: 403 `forbidden`, audited as `denied` by `requireRole`
- * (DESIGN.md "People": audit and telemetry are the supervisor's; §11: denials are events).
+ * (docs/design.md "People": audit and telemetry are the supervisor's; §11: denials are events).
  * `action` names what was tried, e.g. "export_diff_corpus".
  */
 export async function assertSupervisor(viewer: Pick<Viewer, "id" | "role">, action: string): Promise<void> {
@@ -27,7 +27,7 @@ export const RECENT_EDITS = 2000;
  * The edit telemetry of runs submitted in `opts.since`…`opts.until` (UTC; default all time), with
  * statuses as they are at `now` — aggregated in SQL over indexed columns the run and edit rows
  * carry (status, expiresAt, editCount, editFraction, createdDay; an edit's sizeFraction), never by
- * loading the period's runs (issue #11). Recurring patterns come from the latest RECENT_EDITS
+ * loading the period's runs. Recurring patterns come from the latest RECENT_EDITS
  * edits. Supervisors only. Errors: 403 `forbidden` (audited).
  */
 export async function loadInsights(

@@ -12,7 +12,7 @@ export interface DenialRow extends DenialSummary {
 }
 
 /**
- * The latest `denied` audit events, newest first (DESIGN.md §11; issue #6 "denials are data"),
+ * The latest `denied` audit events, newest first (docs/design.md §11),
  * with who (person, agent, or an unidentified caller), what was tried and what was missing.
  * Pages with `before` (an audit sequence number) and `limit` (1–200, default 100).
  * Errors: 403 `forbidden` unless supervisor or admin (audited as `denied` too).

@@ -1,5 +1,5 @@
 /**
- * The run timeline and the diff corpus (DESIGN.md §11, issue #7) against this file's own SQLite
+ * The run timeline and the diff corpus (docs/design.md §11) against this file's own SQLite
  * database: the reference run of ticket #74991 goes submit → refused edit → edit → approve →
  * claim → outcome, and the timeline, stored edits and JSONL export are read back.
  */

@@ -15,12 +15,12 @@ import { stepEffectSchema, type StepEffect } from "../../effects/schema";
 import { actualEffectSchema, type ActualEffect } from "../../effects/compare";
 
 /**
- * The run timeline a supervisor reads after the fact (DESIGN.md §11, issue #7): every audit
+ * The run timeline a supervisor reads after the fact (docs/design.md §11): every audit
  * event of one run in order, every plan version with its steps, every edit with its stored
  * pre-edit plan, post-edit plan and diff. Reads only; the audit log is written by ./audit.ts.
  *
  * Who may read: operators and supervisors. Plandesk serves one desk today, so an operator sees
- * every run of the desk (API.md: "operators see their desk; supervisors all" — the same set
+ * every run of the desk (docs/api.md: "operators see their desk; supervisors all" — the same set
  * while there is one desk). Admins manage users and keys and do not read plans: 403.
  */
 
@@ -77,7 +77,7 @@ export interface RunAudit {
   edits: AuditEdit[];
   users: Record<string, string>;
   /**
-   * Expected vs actual effect (issue #17.3), one per step execution the executor reported
+   * Expected vs actual effect, one per step execution the executor reported
    * `succeeded`: the effects preview stored with the approval it ran under (null when that
    * approval predates previews) and what the reference executor saved as written (null when
    * it saved nothing, e.g. an outside executor).

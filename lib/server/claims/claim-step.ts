@@ -25,7 +25,7 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
 
 /**
  * Claims step `stepId` of run `runId` for `agent`, immediately before the executor writes it
- * (DESIGN.md §9, API.md `POST /api/v1/runs/{runId}/steps/{stepId}/claim`).
+ * (docs/design.md §9, docs/api.md `POST /api/v1/runs/{runId}/steps/{stepId}/claim`).
  *
  * Reads the run, the step's approval and the task OUTSIDE any transaction, decides with the pure
  * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
@@ -110,7 +110,7 @@ export async function claimStep(
         where: { agentId: agent.id, planVersion: version, approvedVersion: version, boundTaskRevision: body.taskRevision, expiresAt: { gt: now } },
       });
       if (!moved) throw new LostRace("run changed");
-      // The full set (issue #17, four eyes): every active approval of the step with this digest is
+      // The full set (four eyes): every active approval of the step with this digest is
       // claimed in one statement, and the claim goes ahead only when that is as many as it needs.
       const need = Math.max(1, ...(snap.approvals ?? []).map((a) => a.approvalsRequired));
       const claimedApproval = await tx.approval.updateMany({
@@ -215,7 +215,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
   snap.steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps);
   snap.stepInEarlierVersion = run.planVersions.some((p) => p.version !== run.planVersion && storedSteps(p.steps).some((s) => s.id === stepId));
   if (run.approvedVersion !== null) {
-    // Every approval of the step at the approved version (one per approver slot, issue #17); the
+    // Every approval of the step at the approved version (one per approver slot); the
     // claim records the first approver's, which carries the money.
     const rows = await db.approval.findMany({
       where: { runId, planVersion: run.approvedVersion, stepId },
@@ -231,7 +231,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
 }
 
 /**
- * Dispatch-time checks (DESIGN.md §1: validated again at dispatch): the step alone against live
+ * Dispatch-time checks (docs/design.md §1: validated again at dispatch): the step alone against live
  * account data (earlier steps' effects are already in it, so plan-level sums do not apply), and
  * the approver's authority as it stands now (a revoked grant or disabled user no longer
  * consents). Returns the refusal, or null when both hold.
@@ -274,7 +274,7 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
 }
 
 /**
- * Money in flight, atomically with the claim (issue #12): for a step that moves money out of an
+ * Money in flight, atomically with the claim: for a step that moves money out of an
  * invoice, takes the invoice row's lock (a no-op conditional update: PostgreSQL row lock, SQLite
  * write lock) and re-sums, inside the claim's transaction, what approvals given before this one
  * still hold on it (active or claimed, other runs, not expired). If the open balance no longer

@@ -1,5 +1,5 @@
 /**
- * Claim → write → report (DESIGN.md §9, issue #5) against this file's own SQLite database.
+ * Claim → write → report (docs/design.md §9) against this file's own SQLite database.
  * Runs are submitted through `submitRun` (all-auto plans are approved at submission); approvals
  * of gated steps are created directly in the shape the approval code writes.
  */

@@ -6,11 +6,11 @@ import type { RunStatus } from "../../run-state";
 import { outcomeOf } from "./execution-view";
 
 /**
- * The pure decision of a claim (DESIGN.md §9, API.md claim refusals): given everything the
+ * The pure decision of a claim (docs/design.md §9, docs/api.md claim refusals): given everything the
  * server read about the run, the step and its approval at `now` (UTC), either a typed refusal
  * (with the side effect the refusal implies: stop the run for a stale task, persist an expiry)
  * or the go-ahead for the dispatch-time checks and the conditional writes. No I/O; tested
- * without a database (decide-claim.test.ts). The order of checks is the order of API.md's
+ * without a database (decide-claim.test.ts). The order of checks is the order of docs/api.md's
  * refusals, most specific first.
  */
 
@@ -49,7 +49,7 @@ export interface ClaimSnapshot {
   /** The latest approval of (run, approvedVersion, step), when there is an approved version. */
   approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null; createdAt: Date };
   /**
-   * Four eyes (issue #17): every approval of (run, approvedVersion, step) — `approval` is the one
+   * Four eyes: every approval of (run, approvedVersion, step) — `approval` is the one
    * the claim records (the first approver's). Absent: `approval` alone is the set.
    */
   approvals?: { approverId: string | null; state: string; digest: string; approvalsRequired: number }[];
@@ -88,7 +88,7 @@ const refuse = (code: ErrorCode, message: string, details: Record<string, unknow
 });
 
 /**
- * `stopped_stale_task` details (API.md): bound and live revision, the steps that succeeded under
+ * `stopped_stale_task` details (docs/api.md): bound and live revision, the steps that succeeded under
  * the old revision (`executedStepIds`), the steps claimed but not reported (`claimedStepIds`),
  * every claim with its outcome in plan order (`executions`), and the step that was blocked.
  */
@@ -201,7 +201,7 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
       requestDigest: body.digest,
     });
   }
-  // 4b. Four eyes (issue #17): the full set of distinct active approvals of this digest.
+  // 4b. Four eyes: the full set of distinct active approvals of this digest.
   if (snap.approvals) {
     const need = Math.max(1, ...snap.approvals.map((a) => a.approvalsRequired));
     const given = snap.approvals.filter((a) => a.state === "active" && a.digest === approval.digest).length;
@@ -214,7 +214,7 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
       });
     }
   }
-  // 5. Plan order (issue #12): every prerequisite — the declared `dependsOn`, else every earlier step — succeeded.
+  // 5. Plan order: every prerequisite — the declared `dependsOn`, else every earlier step — succeeded.
   const order = prerequisiteRefusal(snap.steps, step, snap.executions);
   if (order) return order;
   return { kind: "go", step, version, approval, firstClaim: run.status === "approved" };

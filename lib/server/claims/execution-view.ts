@@ -2,12 +2,12 @@ import type { Prisma } from "../../generated/prisma/client";
 
 /**
  * A claim with no outcome report after this many seconds may be reconciled by a supervisor
- * (the executor may have died between claim and report). Source: DESIGN.md §10 — every waiting
+ * (the executor may have died between claim and report). Source: docs/design.md §10 — every waiting
  * state has an owner, a deadline and a way out.
  */
 export const STALE_CLAIM_SECONDS = 15 * 60;
 
-/** The answer to a successful claim: `{token, stepId, digest}` of API.md plus what it is bound to. Times ISO UTC. */
+/** The answer to a successful claim: `{token, stepId, digest}` of docs/api.md plus what it is bound to. Times ISO UTC. */
 export interface ClaimView {
   token: string;
   stepId: string;

@@ -20,7 +20,7 @@ export interface FenceView {
 }
 
 /**
- * The fence (DESIGN.md "The moment of the write", issue #12): checked INSIDE the transaction of
+ * The fence (docs/design.md "The moment of the write"): checked INSIDE the transaction of
  * the write it guards, so nothing can change between the check and the write. A claim token holds
  * only while: it is the token of an open claim (`invalid_claim_token` otherwise, or when `agentId`
  * is given and the run is another agent's), no outcome was reported or reconciled, the lease has
@@ -87,7 +87,7 @@ export async function checkFence(tx: Tx, token: string, now: Date, agentId: stri
 }
 
 /**
- * `POST /api/v1/claims/{token}/fence` (API.md): asks, in one transaction, whether `token` still
+ * `POST /api/v1/claims/{token}/fence` (docs/api.md): asks, in one transaction, whether `token` still
  * holds (see `checkFence`) — what a system of record calls inside its own write. Answers the fence,
  * or 409 `claim_fenced` {reason} / `invalid_claim_token`, committed (a stale task stops the run).
  */

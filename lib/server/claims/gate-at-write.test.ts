@@ -1,5 +1,5 @@
 /**
- * Authority holds at the moment of the write (issue #12): each numbered case of the issue, then a
+ * Authority holds at the moment of the write: each numbered case of the issue, then a
  * parallel race of two executors claiming refunds of different runs on one invoice.
  */
 import { addDays, formatISO } from "date-fns";

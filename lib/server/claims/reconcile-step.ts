@@ -11,7 +11,7 @@ import { STALE_CLAIM_SECONDS, toStepExecutionView, type StepExecutionView } from
 import { settleExecution } from "./settle-execution";
 
 /**
- * A supervisor records what really happened to a step whose outcome nobody knows (DESIGN.md §9:
+ * A supervisor records what really happened to a step whose outcome nobody knows (docs/design.md §9:
  * an `unknown` outcome waits for a person; "People": supervisors reconcile). Reconcilable: a step
  * reported `unknown`, or claimed and not reported for STALE_CLAIM_SECONDS (the executor
  * vanished). Saves `resolution` (`succeeded`|`failed`), `reconciledBy`, `reconciledAt` = `now`

@@ -12,7 +12,7 @@ import { settleExecution } from "./settle-execution";
 import { CANNOT_EXECUTE_FLAG } from "../../run-outcome";
 
 /**
- * Records the executor's report on a claimed step (DESIGN.md §9, API.md
+ * Records the executor's report on a claimed step (docs/design.md §9, docs/api.md
  * `POST /api/v1/runs/{runId}/steps/{stepId}/outcome`). `body.token` must be the token of that
  * step's claim, for a run of `agent`. Recorded once (status, detail, reportedAt = `now`, UTC):
  * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`

@@ -6,7 +6,7 @@ import type { Tx } from "../transaction";
 import { isOutstanding, outcomeOf } from "./execution-view";
 
 /**
- * Settles an `executing` run from its claims (DESIGN.md §9), through the run lifecycle:
+ * Settles an `executing` run from its claims (docs/design.md §9), through the run lifecycle:
  * any step failed → `fail`; every step of the approved version succeeded → `complete`;
  * a claim or an `unknown` outcome still open → stays `executing` (an `unknown` waits for a
  * person); otherwise, when the deadline (UTC `now`) has passed with steps never claimed →

@@ -1,6 +1,6 @@
 import { sweepDeadlines } from "./sweep-deadlines";
 
-/** How often the background sweep runs (DESIGN.md §10): every 30 s. */
+/** How often the background sweep runs (docs/design.md §10): every 30 s. */
 export const SWEEP_INTERVAL_MS = 30_000;
 
 const g = globalThis as unknown as { plandeskSweeper?: ReturnType<typeof setInterval> };

@@ -1,5 +1,5 @@
 /**
- * Nobody answers (DESIGN.md §10, issue #7): the deadline sweep escalates a pending run once and
+ * Nobody answers (docs/design.md §10): the deadline sweep escalates a pending run once and
  * expires it at its deadline; approvals are refused after expiry whether or not a sweep ran.
  */
 import { nanoid } from "nanoid";

@@ -5,7 +5,7 @@ import { expireIfDue } from "../lifecycle/run-lifecycle";
 import { inTransaction, ok } from "../transaction";
 
 /**
- * "Nobody answers" (DESIGN.md §10): a pending run escalates to supervisors at `escalateAt` and
+ * "Nobody answers" (docs/design.md §10): a pending run escalates to supervisors at `escalateAt` and
  * expires at `expiresAt` (both set at submission by lib/policy.ts `runDeadlines`).
  *
  * The sweep only makes those deadlines visible and recorded; it is not what enforces expiry —

@@ -18,7 +18,7 @@ import type { DemoEffectBody } from "../../api/bodies";
 /**
  * The demo executor's "write" (demo mode only): applies the effect of a claimed step to the demo
  * account data, so the simulator (scripts/simulate.ts) can show real effects without an outside
- * system. Not part of API.md; a real executor writes to its own systems, then reports.
+ * system. Not part of docs/api.md; a real executor writes to its own systems, then reports.
  *
  * The effect is derived from the step as approved (stored plan version of the claim, checked
  * against the claim's digest) — never from the request — and is applied at most once per claim:
@@ -70,7 +70,7 @@ export async function applyDemoEffect(
       const scope = `effect:${exec.runId}:${exec.stepId}`;
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
       if (saved) return { ok: true, effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true };
-      // The reference executor checks the fence in the same transaction as its write (issue #12).
+      // The reference executor checks the fence in the same transaction as its write.
       const fence = await checkFence(tx, body.token, now, agent.id);
       if (!fence.ok) {
         return { ok: false, error: fence.error };

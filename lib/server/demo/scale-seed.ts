@@ -111,7 +111,7 @@ function sqliteValue(v: unknown): unknown {
 }
 
 /**
- * Adds the desk of real size (issue #11 item 2; lib/demo/scale-desk.ts) on top of the demo desk
+ * Adds the desk of real size (lib/demo/scale-desk.ts) on top of the demo desk
  * (which must be seeded first: its agent, users and holidays are used). Deterministic for
  * (`seed`, `now`); only inserts (plain Prisma `createMany` in batches inside transactions, the same
  * on SQLite and PostgreSQL; the audit log stays append-only). Audit events are inserted in time
@@ -253,7 +253,7 @@ export async function seedScaleDesk(
       ins("plan_edit", batch.flatMap((b) => b.planEdits), (data) => prisma.planEdit.createMany({ data: data as Prisma.PlanEditCreateManyInput[] })),
       ins("approval", batch.flatMap((b) => b.approvals), (data) => prisma.approval.createMany({ data: data.map((a) => dropNull(a, ["target"])) as Prisma.ApprovalCreateManyInput[] })),
       ins("step_execution", batch.flatMap((b) => b.executions), (data) => prisma.stepExecution.createMany({ data: data as Prisma.StepExecutionCreateManyInput[] })),
-      // issue #16: the current plan version's steps as rows (queue filters by tool, amount, "beyond my limit")
+      // the current plan version's steps as rows (queue filters by tool, amount, "beyond my limit")
       ins("run_step", stepRows.flat(), (data) => prisma.runStep.createMany({ data: data as Prisma.RunStepCreateManyInput[] })),
     ]);
     for (const b of batch) {

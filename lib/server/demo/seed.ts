@@ -13,11 +13,11 @@ import { formatISO } from "date-fns";
 import { DEMO_INTENTS, demoContracts } from "../../task-contract/demo-catalog";
 import { taskContractSchema } from "../../task-contract/schema";
 
-/** Demo sign-ins (API.md "Demo desk"); exist only in demo mode. */
+/** Demo sign-ins (docs/api.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
 export const DEMO_AGENT_KEY = "pd_demo_agent_key";
 export const DEMO_AGENT_ID = "agent_demo";
-/** The demo ticketing integration's key (posts task revisions; API.md "Demo desk"). */
+/** The demo ticketing integration's key (posts task revisions; docs/api.md "Demo desk"). */
 export const DEMO_INTEGRATION_KEY = "pd_demo_integration_key";
 export const DEMO_INTEGRATION_ID = "int_demo";
 /** The retail desk's own agent (agents work one desk) and its key (demo mode only). */
@@ -187,7 +187,7 @@ export async function seedDemoDesk(now = new Date()) {
     });
   }
 
-  await seedGatePolicy(prisma, now); // today's gate policy as data, version 1 (issue #17)
+  await seedGatePolicy(prisma, now); // today's gate policy as data, version 1
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
   for (const r of desk.runs) {
     // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.

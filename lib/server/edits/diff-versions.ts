@@ -8,7 +8,7 @@ import { deskScope, type Viewer } from "../session";
 
 /**
  * The semantic diff between two stored versions of a run (`from` → `to`), annotated from live
- * account data (DESIGN.md §7), with the re-approval line the review screen shows — computed by
+ * account data (docs/design.md §7), with the re-approval line the review screen shows — computed by
  * `decideReapproval`, the rule the edit used to carry or invalidate approvals.
  * Errors: 404 `not_found` for a run outside the viewer's desk or a version that does not exist.
  */

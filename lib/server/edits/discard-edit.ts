@@ -22,7 +22,7 @@ import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
 
 /**
- * "Discard my edits" (DESIGN.md §7): restores the pre-edit plan of the edit that produced
+ * "Discard my edits" (docs/design.md §7): restores the pre-edit plan of the edit that produced
  * `version`, as a new version (history is never rewritten). When later versions exist they must
  * all be edits by the same person (their edits of one session), and are discarded too. The
  * restored plan is validated again against live data (authorship is not re-checked: the restored
@@ -61,7 +61,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
   ];
   const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true } });
-  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  // A new plan version is gated under the live gate policy, and the run records that version.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
   const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(before, {

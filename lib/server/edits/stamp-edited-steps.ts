@@ -9,9 +9,9 @@ import type { Plan, Provenance } from "../../plan/schema";
  * digest keeps the base step's author and provenance. A changed step is authored by `editorId`,
  * with `operator` provenance (who, when — `at`, UTC — and the previous value) on each changed
  * top-level argument; unchanged arguments keep their provenance. An added step — a new id, or an
- * existing id with another tool (a new operation, DESIGN.md §1) — gets a fresh server id, so it
+ * existing id with another tool (a new operation, docs/design.md §1) — gets a fresh server id, so it
  * can never inherit an old step's approval or execution. Non-object entries pass through
- * untouched for the shape stage to report. Source: DESIGN.md §3 (approval never relabels an origin).
+ * untouched for the shape stage to report. Source: docs/design.md §3 (approval never relabels an origin).
  */
 export function stampEditedSteps(raw: unknown[], base: Plan, editorId: string, at: Date): unknown[] {
   const byId = new Map(base.steps.map((s) => [s.id, s] as const));

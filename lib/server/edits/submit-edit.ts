@@ -37,7 +37,7 @@ export interface EditResult {
 }
 
 /**
- * Submits an operator's edit of a run's plan (DESIGN.md §6, API.md `POST /api/runs/{runId}/edits`).
+ * Submits an operator's edit of a run's plan (docs/design.md §6, docs/api.md `POST /api/runs/{runId}/edits`).
  * The edited plan is client input: it is validated from scratch by the one pipeline, including
  * authorship of every added or changed step, against live account data. On success a new
  * immutable plan version is stored with the pre-edit plan, post-edit plan and diff; approvals
@@ -78,7 +78,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], reads, now }),
     await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
   ];
-  // A new plan version is gated under the live gate policy, and the run records that version (issue #17).
+  // A new plan version is gated under the live gate policy, and the run records that version.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
   const catalog = await catalogAt(run.catalogVersion);
   const result = validatePlan(candidate, {
@@ -200,7 +200,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
 }
 
 /**
- * Who saved a plan version and when (issue #16: the conflict view names who saved first), as
+ * Who saved a plan version and when (the conflict view names who saved first), as
  * additive details of `stale_plan_version`: `savedBy` {id, name} (null: the agent's own version)
  * and `savedAt` (ISO-8601 UTC).
  */

@@ -1,5 +1,5 @@
 /**
- * The effects preview through the services (issue #17.3), on this file's own database: the
+ * The effects preview through the services, on this file's own database: the
  * reference run of ticket #74991 edited (date +4 days, refund of 1,489.00 against in_74119),
  * previewed on the run details, approved — each approval stores the effect its approver saw,
  * and so does its audit event — then executed by the reference executor, and the audit trail

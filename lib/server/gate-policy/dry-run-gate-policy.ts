@@ -26,7 +26,7 @@ export interface DryRunResult {
 }
 
 /**
- * Dry-run of a draft gate policy (issue #17): replays the current plan version of each of the
+ * Dry-run of a draft gate policy: replays the current plan version of each of the
  * last `lastRuns` runs (newest first, at most MAX_DRY_RUN_RUNS, limited in SQL) under the live
  * policy and under the draft, and lists the steps whose decision (auto / one / two approvers,
  * author allowed) differs. Saves nothing. Each run's tools are looked up in the catalog version

@@ -1,5 +1,5 @@
 /**
- * Gate policy as data and four eyes (issue #17) against this file's own database (SQLite, or
+ * Gate policy as data and four eyes against this file's own database (SQLite, or
  * PostgreSQL with PLANDESK_TEST_DB=postgres): the seeded version 1 is today's policy; an admin
  * saves a version that needs two approvers for refunds of $1,000 and more; a senior's own $1,500
  * refund then needs a second person; the claim needs the full set; an edit invalidates both; a

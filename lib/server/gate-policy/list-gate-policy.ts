@@ -16,7 +16,7 @@ export interface GatePolicyVersionView {
 export const GATE_POLICY_HISTORY = 50;
 
 /**
- * The live gate policy (its rules) and the newest GATE_POLICY_HISTORY versions (issue #17),
+ * The live gate policy (its rules) and the newest GATE_POLICY_HISTORY versions,
  * for the admin console. Errors: 403 `forbidden` unless admin.
  */
 export async function getGatePolicyForAdmin(admin: Pick<Viewer, "id" | "role">): Promise<{ live: GatePolicy; versions: GatePolicyVersionView[] }> {

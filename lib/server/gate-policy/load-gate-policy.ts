@@ -5,7 +5,7 @@ import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";
 
 /**
- * Reading the gate policy as data (issue #17). A version is immutable once written; the live
+ * Reading the gate policy as data. A version is immutable once written; the live
  * policy is the highest version. No saved version (a database never seeded) is version 0 with no
  * rules: the built-in tool defaults govern (lib/gate-policy/evaluate.ts).
  */
@@ -84,7 +84,7 @@ export async function accountTagsOf(db: DbOrTx, accountId: string): Promise<stri
 }
 
 /**
- * Everything the validator's gate stage needs to apply the policy to one run (issue #17): the
+ * Everything the validator's gate stage needs to apply the policy to one run: the
  * policy `version` (null: live) and the run's desk, account and account tags.
  */
 export async function gateRulesFor(db: DbOrTx, run: { desk: string; accountId: string }, version?: number | null): Promise<GateRulesContext> {

@@ -25,7 +25,7 @@ export async function writeGatePolicyVersion(tx: Tx, version: number, rules: rea
 }
 
 /**
- * Saves an admin's draft as the next gate policy version (issue #17): all its rules, who, when
+ * Saves an admin's draft as the next gate policy version: all its rules, who, when
  * and why. Audited `admin_change` {what: "gate_policy.save", target: {kind: "gate_policy", id:
  * "v<N>"}, before: rules of the previous version, after: the new rules}. Runs already gated keep
  * the version they recorded; approvals already given keep theirs.

@@ -6,7 +6,7 @@ import { liveGatePolicyVersion } from "./load-gate-policy";
 import { writeGatePolicyVersion } from "./save-gate-policy";
 
 /**
- * Seeds today's gate policy as version 1 (issue #17) when no version exists: one rule per
+ * Seeds today's gate policy as version 1 when no version exists: one rule per
  * built-in tool with its default gate (lib/gate-policy/defaults.ts). Idempotent; returns the live
  * version afterwards.
  */

@@ -1,5 +1,5 @@
 /**
- * The run lifecycle (issue #10): one transition table (lib/run-state.ts RUN_EVENTS) that the UI
+ * The run lifecycle: one transition table (lib/run-state.ts RUN_EVENTS) that the UI
  * explains and the server obeys. (1) No module but the lifecycle writes `run.status`. (2) Every
  * (state, event) pair, driven through the real services: an event the table allows from a state
  * moves the run to the table's target; one it does not allow leaves the run where it was (with a

@@ -4,7 +4,7 @@ import { appendAudit, type AuditInput } from "../audit";
 import { inTransaction, ok, type Tx } from "../transaction";
 
 /**
- * The one owner of `run.status` (issue #10, STYLE.md §12). Every status change of a run is an
+ * The one owner of `run.status` (docs/style.md §12). Every status change of a run is an
  * event of lib/run-state.ts `RUN_EVENTS`, applied here as ONE conditional update
  * `UPDATE run SET status = <to> WHERE id = ? AND status IN (<from>) AND <caller's conditions>`
  * plus, when it moved the run, its audit event — both in the caller's transaction. No other
@@ -74,11 +74,11 @@ export async function expireIfDue(runId: string, now = new Date()): Promise<bool
   return inTransaction(async (tx) => ok(await expireRun(tx, runId, now)));
 }
 
-/** Why a run stopped (`run.stopReason`, API.md `stopped_stale_task` details), as saved and audited. */
+/** Why a run stopped (`run.stopReason`, docs/api.md `stopped_stale_task` details), as saved and audited. */
 export type StopReason = { code: "stopped_stale_task"; boundRevision: number; liveRevision: number; blockedStepId: string; at: string } & Record<string, unknown>;
 
 /**
- * Stops a waiting (pending_review, approved) or executing run whose task moved on (`stop_stale_task`, DESIGN.md §8):
+ * Stops a waiting (pending_review, approved) or executing run whose task moved on (`stop_stale_task`, docs/design.md §8):
  * saves `stopReason`, invalidates the approvals not yet claimed, audited `stopped_stale` once.
  * Returns true when this call stopped it.
  */
@@ -126,7 +126,7 @@ export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: numbe
  * Settles a waiting run's status from its approvals of plan version `version` (whose step ids
  * are `stepIds`): `approvals_complete` (status approved, `approvedVersion` = version) when every
  * step has its full set of active approvals — as many distinct approvers as its approvals
- * recorded they need (`approvalsRequired`, issue #17 four eyes; one for a policy approval) —
+ * recorded they need (`approvalsRequired`, four eyes; one for a policy approval) —
  * else `approvals_incomplete` (pending_review, no approved version).
  * Conditional on the run still being at `version`, so a concurrent edit is never approved by
  * accident. Returns true when the run is now approved.

@@ -1,5 +1,5 @@
 /**
- * The live feed (issue #16): a change is published only after its transaction commits (nothing
+ * The live feed: a change is published only after its transaction commits (nothing
  * for a rollback), on SQLite (poller) and PostgreSQL (NOTIFY at commit); a viewer's stream carries
  * only their desk's events; presence is broadcast, listed, and over 30 s after the last heartbeat;
  * a refused stale edit names who saved the newer version and when.

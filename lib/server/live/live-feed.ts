@@ -6,7 +6,7 @@ import { resolveDatabaseUrl } from "../database-url";
 import { prisma } from "../db";
 
 /**
- * The live change feed (issue #16): one in-process emitter per server process, fed only by what
+ * The live change feed: one in-process emitter per server process, fed only by what
  * the database has COMMITTED, so every instance on one database sees every change and nothing
  * that rolled back.
  *

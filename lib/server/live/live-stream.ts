@@ -6,7 +6,7 @@ import { presenceFor } from "./presence";
 /** Comment line sent this often so proxies keep the stream open and a dead client is noticed. */
 export const HEARTBEAT_MS = 15_000;
 
-/** True when `viewer` may see `e`: an operator only their desk's runs (DESIGN.md desks), others every desk. */
+/** True when `viewer` may see `e`: an operator only their desk's runs (docs/design.md desks), others every desk. */
 export function visibleTo(viewer: Pick<Viewer, "role" | "desk">, e: LiveEvent): boolean {
   return viewer.role !== "operator" || e.desk === viewer.desk;
 }
@@ -17,7 +17,7 @@ export function sseMessage(event: string, data: unknown): string {
 }
 
 /**
- * The `GET /api/live` stream of one viewer (text/event-stream, issue #16): `retry: 3000`, a
+ * The `GET /api/live` stream of one viewer (text/event-stream): `retry: 3000`, a
  * `hello` event {you, presence} (the viewer's scope), then a `change` or `presence` event for every
  * live event the viewer may see (`visibleTo`), and a comment line every HEARTBEAT_MS. At every
  * heartbeat `opts.recheck` (the route: the session read again) must still give the same person,

@@ -13,7 +13,7 @@ const STALE_ROW_MS = 60 * 60_000;
 
 /**
  * Records that `viewer` has run `runId` open (`viewing`), has its edit form open (`editing`) or
- * closed it (`left`) at `now` (issue #16 presence). A heartbeat of the same mode only refreshes
+ * closed it (`left`) at `now` (presence). A heartbeat of the same mode only refreshes
  * `seenAt`; an arrival, a change of mode or a return after PRESENCE_TTL_MS also moves `changedAt`
  * and is broadcast on the live feed (on every instance). Presence is not a state change of a run:
  * it is not audited. Returns who is on the run now (the viewer included), by name.

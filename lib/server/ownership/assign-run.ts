@@ -6,7 +6,7 @@ import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok, refuse } from "../transaction";
 
-/** Who has taken a run (issue #16). `assignedAt` is ISO-8601 UTC; all null when unassigned. */
+/** Who has taken a run. `assignedAt` is ISO-8601 UTC; all null when unassigned. */
 export interface Assignment {
   runId: string;
   assigneeId: string | null;
@@ -29,7 +29,7 @@ async function waitingRun(viewer: Viewer, runId: string, now: Date) {
 }
 
 /**
- * An operator (or supervisor) takes a run waiting for a decision (issue #16 "Ownership"): ONE
+ * An operator (or supervisor) takes a run waiting for a decision ("Ownership"): ONE
  * conditional update that only succeeds while the run is unassigned or already theirs, so of
  * two people taking the same run at once exactly one wins; audited `run_assigned` (how: take).
  * Taking a run that is already yours changes nothing and writes no event.
@@ -71,8 +71,7 @@ export async function takeRun(viewer: Viewer, runId: string, now = new Date()): 
 }
 
 /**
- * A supervisor assigns a waiting run to a person, or unassigns it (`assigneeId: null`) (issue #16:
- * "a supervisor reassigns"). The assignee must be an active operator of the run's desk or a
+ * A supervisor assigns a waiting run to a person, or unassigns it (`assigneeId: null`) (* "a supervisor reassigns"). The assignee must be an active operator of the run's desk or a
  * supervisor. Audited `run_assigned` (how: reassign | release); the new assignee gets an
  * in-console notification. Callers authorise the supervisor role (the endpoint's declaration).
  * Errors: 404 `not_found`; 409 `run_not_pending`; 422 `validation_failed` for an assignee who

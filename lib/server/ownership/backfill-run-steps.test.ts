@@ -1,5 +1,5 @@
 /**
- * The run_step backfill (issue #16) against this file's own database (SQLite, or PostgreSQL with
+ * The run_step backfill against this file's own database (SQLite, or PostgreSQL with
  * PLANDESK_TEST_DB=postgres): runs stored before run_step existed get their rows from the current
  * plan version, once.
  */

@@ -7,7 +7,7 @@ import { writeRunSteps } from "./write-run-steps";
 const BATCH = 500;
 
 /**
- * Writes the `run_step` rows (issue #16: the queue's tool, amount and "beyond my limit" filters)
+ * Writes the `run_step` rows (the queue's tool, amount and "beyond my limit" filters)
  * of every run that has none — the runs a database held before `run_step` existed — from each
  * run's current plan version and the gate stored with it. Keyset pages of `batch` runs by id, each
  * run in its own transaction through `writeRunSteps` (the one writer), re-checked inside it so a

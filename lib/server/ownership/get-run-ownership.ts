@@ -16,7 +16,7 @@ export const APPROVED_STATES = ["active", "claimed", "consumed"] as const;
 /** People a candidate list holds at most (operators of the desk with a matching grant, and supervisors). */
 const CANDIDATES = 50;
 
-/** What the run page's ownership panel shows (issue #16). Times ISO-8601 UTC; money in minor units. */
+/** What the run page's ownership panel shows. Times ISO-8601 UTC; money in minor units. */
 export interface RunOwnership {
   runId: string;
   status: RunStatus;
@@ -37,7 +37,7 @@ export interface RunOwnership {
 /**
  * The steps of the current plan version that still need a person's approval: gated
  * (`gate !== "auto"`) and with fewer approvals (in an APPROVED_STATES state for that version, one
- * per person) than the gate policy asked (`requirements`, issue #17 four eyes; default one). Each
+ * per person) than the gate policy asked (`requirements`, four eyes; default one). Each
  * names how many are missing and who may not give them: the people who already approved it, and
  * its authors when the rule excludes them (lib/gate-policy/authors.ts). Positions are 1-based. Pure.
  */
@@ -71,7 +71,7 @@ export function waitingSteps(
 }
 
 /**
- * The ownership panel's data for `viewer` (issue #16): the assignee, "who acts next" by name —
+ * The ownership panel's data for `viewer`: the assignee, "who acts next" by name —
  * for each waiting step the people whose approve grant covers it, found in SQL (active operators
  * of the run's desk and supervisors holding an approve grant for one of the waiting tools, at most
  * 50, then checked with `checkGrant`) — open hand-offs, suggestions and the people one may ask.

@@ -2,7 +2,7 @@ import { prisma } from "../db";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
 import type { Viewer } from "../session";
 
-/** One in-console notification (issue #16). Times ISO-8601 UTC. */
+/** One in-console notification. Times ISO-8601 UTC. */
 export interface NotificationView {
   id: string;
   kind: string;

@@ -7,7 +7,7 @@ import { storedValidation } from "../runs/run-view";
 import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue-views";
 
 /**
- * The queue's ownership filters (issue #16), all optional. Money in minor units (one step's amount,
+ * The queue's ownership filters, all optional. Money in minor units (one step's amount,
  * any currency); ages in hours since the run was submitted; `accountId` matches the account id
  * exactly or as a prefix, literally and case-sensitively on both databases (`literalPrefix`); `tool` = the current plan has a step of that tool (with `min/maxAmountMinor`:
  * the same step moves that much).
@@ -92,7 +92,7 @@ export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefine
   return and.length ? { AND: and } : {};
 }
 
-/** Per-row facts of one queue page (issue #16): assignee name, approvals still missing, beyond the viewer's limit. */
+/** Per-row facts of one queue page: assignee name, approvals still missing, beyond the viewer's limit. */
 export interface QueueRowOwnership {
   assigneeId: string | null;
   assigneeName: string | null;
@@ -119,7 +119,7 @@ export async function queueRowOwnership(
     await prisma.approval.findMany({ where: { runId: { in: ids }, state: { in: [...APPROVED_STATES] } }, select: { runId: true, stepId: true, planVersion: true } }),
     viewer ? await prisma.runStep.findMany({ where: { runId: { in: ids }, ...stepBeyondGrants(viewer.grants) }, select: { runId: true }, distinct: ["runId"] }) : [],
     await prisma.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.assigneeId).filter((x): x is string => !!x))] } }, select: { id: true, name: true } }),
-    // What the gate policy asked of each step (four eyes, issue #17): the page's current versions only.
+    // What the gate policy asked of each step (four eyes): the page's current versions only.
     await prisma.planVersion.findMany({ where: { OR: rows.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, validation: true } }),
   ];
   const key = (runId: string, version: number, stepId: string) => `${runId}\u0000${version}\u0000${stepId}`;

@@ -32,7 +32,7 @@ export interface ApprovalRequestView {
 const ROLE_FANOUT = 50;
 
 /**
- * Request approval (issue #16 "Routing by authority"): hands a waiting run, or one step of its
+ * Request approval ("Routing by authority"): hands a waiting run, or one step of its
  * current plan, to a named person or to everyone of a role on the run's desk, with a note.
  * Stores the request, one in-console Notification per addressee (a role: at most 50 people) and
  * the audit event `approval_requested` {runId, requestId, stepId, toUserId, toRole, note, byUserId}

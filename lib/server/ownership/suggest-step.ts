@@ -66,7 +66,7 @@ async function waitingRun(viewer: Viewer, runId: string, now: Date) {
 }
 
 /**
- * Suggest a step (issue #16, like GitHub's suggested changes): a person who may not author a
+ * Suggest a step (like GitHub's suggested changes): a person who may not author a
  * tool's steps attaches one to a waiting run, for a person with the author grant to accept as
  * their own edit or decline. The step's arguments are checked by the tool's own schema here (the
  * shape stage); everything else — bounds, authorship, the gate — is checked by the one validator
@@ -112,7 +112,7 @@ async function openSuggestion(runId: string, suggestionId: string) {
 }
 
 /**
- * Accepts a suggested step as the acceptor's OWN edit (issue #16): the current plan plus the
+ * Accepts a suggested step as the acceptor's OWN edit: the current plan plus the
  * suggested step goes through `submitEdit` — the one validator with the acceptor's authorship,
  * the server-side diff, re-approval — and only then is the suggestion marked accepted (a
  * conditional update: open → accepted), audited `suggestion_accepted`; the suggester is notified.
@@ -148,7 +148,7 @@ export async function acceptSuggestion(viewer: Viewer, runId: string, suggestion
 }
 
 /**
- * Declines a suggested step with a reason (issue #16): a conditional update open → declined,
+ * Declines a suggested step with a reason: a conditional update open → declined,
  * audited `suggestion_declined`; the suggester is notified. Errors: 404 `not_found`; 409
  * `suggestion_closed` {state} (already accepted or declined — also when another person decided
  * at the same moment).

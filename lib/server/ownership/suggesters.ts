@@ -6,7 +6,7 @@ import { prisma } from "../db";
 const MAX_SUGGESTIONS = 200;
 
 /**
- * Who suggested each of `steps` of run `runId` (issue #16 suggestions, issue #17 four eyes): the
+ * Who suggested each of `steps` of run `runId` (suggestions, four eyes): the
  * person whose suggestion (accepted, or being accepted; not declined) holds the step's exact tool
  * and arguments (same digest) counts as one of its authors, beside the person who accepted it (the
  * edit's author), so "the author may not approve" holds for both. One indexed query over the

@@ -5,7 +5,7 @@ import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../risk";
 import type { Currency } from "../../money";
 import type { Tx } from "../transaction";
 
-/** One row of `run_step` as written for a plan version (issue #16: queue filters in SQL). */
+/** One row of `run_step` as written for a plan version (queue filters in SQL). */
 export interface RunStepRow {
   id: string;
   runId: string;
@@ -76,7 +76,7 @@ export function atStakeFacts(rows: readonly RunStepRow[]): { atStakeMinor: numbe
 }
 
 /**
- * Replaces a run's `run_step` rows with those of its new current plan version (issue #16), inside
+ * Replaces a run's `run_step` rows with those of its new current plan version, inside
  * the transaction that stores the version (submit, edit, discard), so the rows never disagree with
  * `run.planVersion`; rewrites the run's at-stake facts (`atStakeFacts`) with them. `issues` are the
  * version's validation issues (which steps reach another account). Returns the facts written.

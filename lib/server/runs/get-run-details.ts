@@ -17,7 +17,7 @@ import type { Intent } from "../../task-contract/schema";
 import { toTaskView, type TaskView } from "../tasks/read-tasks";
 import { listIntents } from "../tasks/task-contract";
 
-/** Everything the run page and `GET /api/runs/{runId}` show (API.md operator API). Money in minor units; times ISO UTC. */
+/** Everything the run page and `GET /api/runs/{runId}` show (docs/api.md operator API). Money in minor units; times ISO UTC. */
 export interface RunDetails {
   run: RunView;
   /**
@@ -42,7 +42,7 @@ export interface RunDetails {
   /** The run's tool catalog version and its imported tools (the form and card render them). */
   catalog: { version: number | null; imported: ImportedToolSpec[] };
   /**
-   * Effects preview of the current plan version (issue #17.3): per step in plan order, the account
+   * Effects preview of the current plan version: per step in plan order, the account
    * state after it (lib/effects/preview.ts), from the live account data loaded for this request.
    */
   effects: StepEffect[];
@@ -72,7 +72,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     if (s.author?.kind === "user") userIds.add(s.author.userId);
     for (const p of Object.values(s.provenance ?? {})) if (p.kind === "operator") userIds.add(p.userId);
   }
-  // Replies whose promise is backed by a step not approved yet need acknowledgement (issue #12.5).
+  // Replies whose promise is backed by a step not approved yet need acknowledgement.
   const validation = storedValidation(current?.validation);
   const currentSteps = storedSteps(current?.steps);
   const catalog = await catalogAt(run.catalogVersion);

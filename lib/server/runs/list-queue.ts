@@ -84,7 +84,7 @@ export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWh
  * One page of the queue, newest first (or, with `sort: "at_stake"`, most money at stake first:
  * `run.atStakeMinor` descending, then id), filtered by effective status and scoped by `scope` (the
  * viewer's desk, from `deskScope`), all in SQL: an indexed keyset page (`cursor` from the
- * previous page's `nextCursor`), never a whole table (issue #11). `limit` is clamped to 1–200.
+ * previous page's `nextCursor`), never a whole table. `limit` is clamped to 1–200.
  * Errors: 400 `bad_request` for a malformed cursor.
  */
 export async function listQueue(
@@ -99,7 +99,7 @@ export async function listQueue(
     AND: [
       filter.scope ?? {},
       filter.status ? whereEffectiveStatus(filter.status, now) : {},
-      queueFilterWhere(filter, filter.viewer, now), // issue #16: views and filters
+      queueFilterWhere(filter, filter.viewer, now), // views and filters
       after ? { OR: [{ createdAt: { lt: after.key } }, { createdAt: after.key, id: { lt: after.id } }] } : {},
       afterStake ? { OR: [{ atStakeMinor: { lt: afterStake.key } }, { atStakeMinor: afterStake.key, id: { lt: afterStake.id } }] } : {},
     ],

@@ -13,7 +13,7 @@ export interface NextRun {
 /**
  * The next run waiting for review after run `runId`, in the queue's default order (soonest
  * deadline first, then id), within `scope` (the viewer's desk, `deskScope`); past the last one it
- * wraps to the first; null when no other run waits (issue #16, "approve & next"). One indexed
+ * wraps to the first; null when no other run waits ("approve & next"). One indexed
  * keyset query on (status, expiresAt), never the whole queue. Errors: 404 `not_found` when
  * `runId` is not a run of the scope.
  */

@@ -12,11 +12,11 @@ import { getTool } from "../../tools/builtin-tools";
 import { toJsonColumn } from "../json-column";
 
 /**
- * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (DESIGN.md §1.8):
+ * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (docs/design.md §1.8):
  * the gate policy, not a person, consents; the record still binds digest, plan version and task
  * revision, and expires with the run (`expiresAt`, UTC). A built-in tool's approval also stores
- * the step's expected effect (`expectedEffect`, lib/effects/preview.ts, issue #17.3). With
- * `requirements` (issue #17) each records the policy version and rule that made it auto.
+ * the step's expected effect (`expectedEffect`, lib/effects/preview.ts). With
+ * `requirements` each records the policy version and rule that made it auto.
  * Returns the approval rows created.
  */
 export async function createPolicyApprovals(

@@ -19,7 +19,7 @@ export interface RunStepView extends StepReasons {
   gate: GateDecision;
   approval: null | { id: string; state: string; approverId: string | null };
   /**
-   * Four eyes (issue #17): how many distinct approvals the step needs (`required`), how many
+   * Four eyes: how many distinct approvals the step needs (`required`), how many
    * active ones it has (`given`, a policy approval counts one), who gave them, whether its author
    * may be one of them and the gate policy version that governs it (0: built-in defaults).
    */
@@ -37,7 +37,7 @@ export interface RunStepView extends StepReasons {
   };
 }
 
-/** The `run` object of API.md (plus ticket, deadlines, rejection and stop reasons). Times are ISO-8601 UTC. */
+/** The `run` object of docs/api.md (plus ticket, deadlines, rejection and stop reasons). Times are ISO-8601 UTC. */
 export interface RunView {
   id: string;
   taskId: string;
@@ -71,7 +71,7 @@ export type RunWithRelations = Prisma.RunGetPayload<{ include: typeof runInclude
 export interface StoredValidation {
   issues: ValidationIssue[];
   gate: Record<string, GateDecision>;
-  /** What the gate policy asked of each step (issue #17); absent on plan versions stored before it. */
+  /** What the gate policy asked of each step; absent on plan versions stored before it. */
   requirements?: Record<string, StoredRequirement>;
 }
 
@@ -85,7 +85,7 @@ export interface StoredRequirement {
   requiredFields?: StepReasonKey[];
 }
 
-/** The stored form of requirements (issue #17): per step id, what the rule asked. */
+/** The stored form of requirements: per step id, what the rule asked. */
 export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
   return Object.fromEntries(
     Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}) }]),
@@ -220,7 +220,7 @@ export function toStepViews(
 }
 
 /**
- * The facts of a plan version that the run row carries so lists count in SQL (issue #11):
+ * The facts of a plan version that the run row carries so lists count in SQL:
  * `{stepCount, gatedCount (steps needing a person's approval), warningCount}`.
  */
 export function planFacts(steps: readonly { id: string }[], validation: StoredValidation) {

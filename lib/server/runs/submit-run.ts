@@ -28,7 +28,7 @@ import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
 
 /**
- * An agent may not record that a person set a value (DESIGN.md §3: provenance is never
+ * An agent may not record that a person set a value (docs/design.md §3: provenance is never
  * relabelled): `operator` provenance in a submission is an error issue of the shape stage.
  */
 function agentProvenanceIssues(steps: unknown[]): ValidationIssue[] {
@@ -64,7 +64,7 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
 }
 
 /**
- * One task, one live plan (issue #12): every run of `taskId` still waiting for a decision or for
+ * One task, one live plan: every run of `taskId` still waiting for a decision or for
  * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
  * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
  * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
@@ -77,7 +77,7 @@ async function runsToSupersede(taskId: string, agentId: string, now: Date): Prom
 
 /**
  * Money held by runs this submission supersedes is not in flight for it: their approvals are
- * withdrawn in the same transaction that stores the new run (issue #12, one task one live plan).
+ * withdrawn in the same transaction that stores the new run (one task one live plan).
  * Mutates `desk.inFlight`.
  */
 function withoutHoldsOfRunsToSupersede(desk: AccountSnapshot, superseded: Set<string>): void {
@@ -146,8 +146,8 @@ function refuseIfEnded(run: RunView): RunView {
 const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
 
 /**
- * Submits an agent's plan for `taskId` (API.md `POST /api/v1/tasks/{taskId}/runs`).
- * Validates through the one pipeline (DESIGN.md §1) against the account data the plan names;
+ * Submits an agent's plan for `taskId` (docs/api.md `POST /api/v1/tasks/{taskId}/runs`).
+ * Validates through the one pipeline (docs/design.md §1) against the account data the plan names;
  * on success stores, in one transaction, the run (pending_review, or approved when every step is
  * auto-gated), plan version 1, policy approvals for auto steps and the audit events — and, unless
  * `body.addition`, supersedes the task's other waiting runs (one task, one live plan).
@@ -178,7 +178,7 @@ export async function submitRun(
       liveRevision: task.revision,
     });
   }
-  const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life (issue #15)
+  const catalog = await currentCatalog(); // the run records this catalog version and is validated against it for life
   // Strict-mode nulls: an optional field sent as null is absent (a step's own fields, and its arguments' optional ones).
   const steps = body.steps.map((s) => stepWithoutStrictNulls(s, (tool) => catalog.get(tool)?.argsSchema));
   // Read steps (kind "read" in steps, or the body's reads) apart from the writes; a step's reads/writes folded (lib/reads/agent-plan.ts).

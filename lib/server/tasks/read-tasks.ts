@@ -5,7 +5,7 @@ import { prisma } from "../db";
 import { contractOf, partsOf } from "./task-contract";
 
 /**
- * The `task` object of API.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO
+ * The `task` object of docs/api.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO
  * UTC), the task contract (`contract`: `{intent, constraints}`, or null: checked against the
  * account only), its text parts with their sources (`parts`) and the instruction-like spans found
  * in its customer and attachment parts (`instructionFlags`: part index, UTF-16 start/end).
@@ -51,7 +51,7 @@ export async function getTask(taskId: string, desk: string): Promise<TaskView> {
 }
 
 /**
- * Tasks of one ticket number (e.g. "74991"), newest first (API.md `GET /api/v1/tasks?ticketId=`);
+ * Tasks of one ticket number (e.g. "74991"), newest first (docs/api.md `GET /api/v1/tasks?ticketId=`);
  * without a ticket the latest 200. Indexed by ticket. Only tasks of tenant desk `filter.desk` (the
  * calling agent's): another desk's tasks are never listed.
  */

@@ -13,7 +13,7 @@ import { toTaskView, type TaskView } from "./read-tasks";
 import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
 
 /**
- * Records a change of a task and bumps its revision by one (DESIGN.md §8). A new body replaces the
+ * Records a change of a task and bumps its revision by one (docs/design.md §8). A new body replaces the
  * text (and its parts: the body becomes one system part); a comment is appended to the body under
  * "Update (rev N)" as a staff part; each posted part is appended as "Update (rev N, <source>)"
  * with its source, so the body stays the whole text and the parts say who wrote what. A contract

@@ -1,5 +1,5 @@
 /**
- * The versioned tool catalog in the database (issue #15): imported tools (MCP `tools/list`,
+ * The versioned tool catalog in the database: imported tools (MCP `tools/list`,
  * OpenAI-style function definitions) and the catalog version each import created; the catalog a
  * run is validated against; an agent's allowlist over built-in and imported tools.
  *
@@ -151,7 +151,7 @@ export async function listMcpServerTools(command: string, args: string[], timeou
 }
 
 /**
- * Imports tools into the catalog (issue #15). `drafts` come from json-schema-tool.ts; a draft
+ * Imports tools into the catalog. `drafts` come from json-schema-tool.ts; a draft
  * equal to the current definition of its name is `unchanged`; others are `added` or `changed`
  * and are written as catalog version N+1 (one transaction; a concurrent import retries on the
  * version's unique key). Nothing changed → no new version. Audited `tool_catalog.import`

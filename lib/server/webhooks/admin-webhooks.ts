@@ -39,7 +39,7 @@ const toView = (d: Row): WebhookDeliveryView => ({
 
 /**
  * One page of webhook deliveries that failed (given up: `failed`) or are failing (`pending` with a
- * last error, waiting for their next attempt) — issue #16 "failures visible to admins" — oldest
+ * last error, waiting for their next attempt) — "failures visible to admins" — oldest
  * first, keyset-paginated by (createdAt, id) (`opts.limit` 1–200, default 50).
  * Errors: 403 `forbidden` unless admin; 400 `bad_request` for a malformed cursor.
  */

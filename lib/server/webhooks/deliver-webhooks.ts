@@ -32,7 +32,7 @@ export interface DeliverResult {
 }
 
 /**
- * Sends the due webhook deliveries (issue #16): at most `limit` (default 20) `pending` rows whose
+ * Sends the due webhook deliveries: at most `limit` (default 20) `pending` rows whose
  * `nextAttemptAt` has passed, oldest first. Each attempt is CLAIMED first with a conditional update
  * (`attempts` and `nextAttemptAt` as read; sets attempts+1 and a lease of CLAIM_LEASE_MS), so two
  * workers — two instances — never send one attempt twice. Then POSTs the stored payload with

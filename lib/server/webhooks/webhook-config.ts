@@ -1,5 +1,5 @@
 /**
- * Webhook configuration (issue #16), from the environment:
+ * Webhook configuration, from the environment:
  * - `PLANDESK_WEBHOOK_URL`: where escalations, expiries and hand-offs are POSTed (Slack-compatible
  *   JSON). Unset: no deliveries are written.
  * - `PLANDESK_WEBHOOK_SECRET`: the HMAC-SHA256 key of the `X-Plandesk-Signature` header; required

@@ -1,5 +1,5 @@
 /**
- * Webhooks outside the console (issue #16): an escalation writes one outbox row in its audit
+ * Webhooks outside the console: an escalation writes one outbox row in its audit
  * event's transaction; the worker POSTs it, signed, to a local receiver; a receiver that fails twice
  * is retried with backoff and then delivered; two concurrent workers send each attempt once.
  */
@@ -188,7 +188,7 @@ describe("webhooks", () => {
   it("a hand-off (approval_requested, written by Request approval) is sent naming the person it went to", async () => {
     const run = await submit("75008", 3600);
     await inTransaction(async (tx) => {
-      // the type the "Request approval" hand-off writes (issue #16); typed loosely until it is an AuditType
+      // the type the "Request approval" hand-off writes; typed loosely until it is an AuditType
       const handOff = { runId: run.id, type: "approval_requested", actor: { kind: "user", id: "usr_operator" }, data: { runId: run.id, toUserId: "usr_senior", note: "Refund above my ceiling", byUserId: "usr_operator" } };
       await appendAudit(tx, handOff as unknown as AuditInput);
       return ok(null);

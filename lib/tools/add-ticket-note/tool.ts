@@ -5,7 +5,7 @@ import { checkTicketExists, recordId, requiredText, targetIfExists } from "../sh
 /**
  * `add_ticket_note` — an internal note on a ticket; customers never see it.
  * Args `{ticketId: "74991", note}`; effect internal, gate auto.
- * Bounds: the ticket exists (`unknown_id`). Source: DESIGN.md "The demo domain".
+ * Bounds: the ticket exists (`unknown_id`). Source: docs/design.md "The demo domain".
  */
 export const addTicketNote = defineBuiltinTool({
   name: "add_ticket_note",

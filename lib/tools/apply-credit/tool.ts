@@ -9,7 +9,7 @@ import { findRecord } from "../../desk/lookup";
 /**
  * `apply_credit` — puts a credit on a customer account. Args `{accountId: "acc_nordkapp",
  * amount: {minor, currency}, memo}`; effect irreversible, gate always approval.
- * Bounds (DESIGN.md §1.4): the account exists (`unknown_id`), amount > 0 (`amount_not_positive`).
+ * Bounds (docs/design.md §1.4): the account exists (`unknown_id`), amount > 0 (`amount_not_positive`).
  */
 export const applyCredit = defineBuiltinTool({
   name: "apply_credit",

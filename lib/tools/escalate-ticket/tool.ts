@@ -22,7 +22,7 @@ export const teamSchema = z.enum(
 /**
  * `escalate_ticket` — hands a ticket to a team with a note. Args `{ticketId, team, note}`
  * (team ∈ billing | claims | customs | operations | management); effect internal, gate auto.
- * Bounds: the ticket exists (`unknown_id`). Source: DESIGN.md "The demo domain".
+ * Bounds: the ticket exists (`unknown_id`). Source: docs/design.md "The demo domain".
  */
 export const escalateTicket = defineBuiltinTool({
   name: "escalate_ticket",

@@ -8,7 +8,7 @@ import { checkInvoiceMoney, recordId, requiredText, targetIfExists } from "../sh
 /**
  * `issue_refund` — refunds money against an invoice. Args `{invoiceId: "in_74119",
  * amount: {minor, currency}, reason}`; effect irreversible, gate always approval; authoring
- * restricted by grants (DESIGN.md §1.7). Bounds (DESIGN.md §1.4): invoice exists, amount > 0,
+ * restricted by grants (docs/design.md §1.7). Bounds (docs/design.md §1.4): invoice exists, amount > 0,
  * invoice open (not paid/void), same currency, amount ≤ open balance.
  */
 export const issueRefund = defineBuiltinTool({

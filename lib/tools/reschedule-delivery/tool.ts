@@ -13,7 +13,7 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  * `reschedule_delivery` — moves a shipment's delivery window. Args `{shipmentId: "sh_5521",
  * window: {from, to} (ISO dates, inclusive), reason}`; effect reversible, gate approval.
  *
- * Bounds (DESIGN.md §1.4; holidays from "The demo domain"):
+ * Bounds (docs/design.md §1.4; holidays from "The demo domain"):
  * - the shipment exists (`unknown_id`), is not already delivered (`shipment_delivered`) and was
  *   not cancelled (`shipment_cancelled`);
  * - `from ≤ to` (`window_inverted`);

@@ -6,7 +6,7 @@ import { checkTicketExists, recordId, requiredText, targetIfExists } from "../sh
  * `send_reply` — a reply to the customer on a ticket. Args `{ticketId, body}`; effect
  * customer_visible, gate approval; the body goes through the commitment scan of the content
  * stage whoever wrote it. Bounds: the ticket exists (`unknown_id`).
- * Source: DESIGN.md "The demo domain", §1.6.
+ * Source: docs/design.md "The demo domain", §1.6.
  */
 export const sendReply = defineBuiltinTool({
   name: "send_reply",

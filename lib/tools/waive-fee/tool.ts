@@ -10,7 +10,7 @@ import { checkInvoiceMoney, recordId, targetIfExists } from "../shared";
 /**
  * `waive_fee` — waives (part of) a fee on an invoice. Args `{invoiceId, feeCode: "LATE_FEE",
  * amount: {minor, currency}}`; effect irreversible, gate always approval.
- * Bounds (DESIGN.md §1.4): everything a refund checks (invoice exists and is open, amount > 0,
+ * Bounds (docs/design.md §1.4): everything a refund checks (invoice exists and is open, amount > 0,
  * same currency, ≤ open balance), plus the fee code exists on that invoice (`unknown_fee_code`,
  * exact match, with a nearest-code hint) and amount ≤ that fee (`amount_exceeds_fee`).
  */

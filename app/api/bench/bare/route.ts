@@ -1,7 +1,7 @@
 /**
  * `GET|POST /api/bench/bare` → 200 `{ok: true}`: a route handler that does nothing, so
  * `npm run bench:load` can measure the framework's own ceiling beside Plandesk's endpoints on the
- * same build and machine (issue #11 item 6). Active only when the server runs with
+ * same build and machine. Active only when the server runs with
  * `PLANDESK_BENCH=1`; otherwise 404, like any unknown path. Deliberately outside the `route()`
  * wrapper and the endpoint declarations: it is the baseline, not part of the API.
  */

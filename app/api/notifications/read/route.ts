@@ -2,5 +2,5 @@ import { markNotificationsReadEndpoint } from "@/lib/api/endpoints";
 import { markNotificationsRead } from "@/lib/server/ownership/notifications";
 import { route } from "@/lib/server/route";
 
-/** `POST /api/notifications/read` → 200 `{marked, unread}` (issue #16; `markNotificationsReadEndpoint`). */
+/** `POST /api/notifications/read` → 200 `{marked, unread}` (`markNotificationsReadEndpoint`). */
 export const POST = route(markNotificationsReadEndpoint, async ({ caller, body }) => ({ body: await markNotificationsRead(caller, body.ids) }));

@@ -62,7 +62,7 @@ function VersionDetails({ pv, audit, desk, open = false }: { pv: AuditPlanVersio
 }
 
 /**
- * The effect an event recorded (issue #17.3): on an approval, the expected effect the approver saw;
+ * The effect an event recorded: on an approval, the expected effect the approver saw;
  * on a succeeded outcome, expected (stored with the approval) vs actual (the reference executor's write).
  */
 function EventEffect({ e, comparisons }: { e: AuditEventView; comparisons: RunAudit["effectComparisons"] }) {
@@ -123,7 +123,7 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
           <h1 className="text-xl font-semibold">
             Audit trail · Ticket #{run.ticketId} · {run.ticketSubject}
           </h1>
-          <span className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
+          <span role="status" aria-label="Run status" className="rounded bg-slate-900 px-2 py-0.5 text-xs font-medium text-white" data-testid="run-status">
             {statusLabel(run.status)}
           </span>
         </div>
