@@ -1,6 +1,6 @@
-import type { AccountSnapshot, FeeRecord } from "../desk/snapshot";
+import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
-import { formatMoney, type Money } from "../money";
+import { formatMoney } from "../money";
 import { formatIsoDate } from "../format";
 import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import { initialEffectState, type EffectState } from "./state";
