@@ -14,8 +14,8 @@
  * `pg_stat_activity.datname`), so the database's share is counted. The targets are the decision
  * path's budgets in multiples of the bare route (README "Performance"): claim, outcome and GET run
  * ≤ 3×; approve and the queue ≤ 5×; submit and edit of 10 steps ≤ 8×.
- * Results: bench/results/cpu.json (one entry per database, replaced on rerun, with the load
- * average, so a figure measured on a busy machine says so) and the table bench/results/cpu.md.
+ * Results: `cpu.json` in bench/results/ (one entry per database, replaced on rerun, with the load
+ * average, so a figure measured on a busy machine says so) and the table `cpu.md` beside it.
  * Every request goes to 127.0.0.1.
  */
 import fs from "node:fs";

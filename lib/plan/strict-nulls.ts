@@ -25,7 +25,7 @@ export function withoutStrictNulls(args: unknown, schema: z.ZodObject | undefine
   return Object.fromEntries(
     Object.entries(args).filter(([k, v]) => {
       if (v !== null) return true;
-      const field = shape[k];
+      const field = Object.prototype.hasOwnProperty.call(shape, k) ? shape[k] : undefined; // "__proto__" is no field
       if (!field) return true;
       return field.safeParse(null).success || !field.safeParse(undefined).success;
     }),

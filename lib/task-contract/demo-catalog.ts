@@ -13,7 +13,7 @@ export const DEMO_INTENTS: readonly Intent[] = [
     name: "delivery_exception",
     label: "Delivery exception",
     description: "A delivery went wrong: rebook it, compensate within the contract, tell the customer.",
-    permittedTools: ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee", "book_inspection"],
+    permittedTools: ["add_ticket_note", "reschedule_delivery", "cancel_shipment", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee", "book_inspection", "print_label"],
   },
   {
     name: "billing_dispute",
@@ -40,7 +40,7 @@ export const DEMO_INTENTS: readonly Intent[] = [
     name: "general_exception",
     label: "General exception",
     description: "Not classified yet: every built-in tool; the account checks govern.",
-    permittedTools: ["add_ticket_note", "reschedule_delivery", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee"],
+    permittedTools: ["add_ticket_note", "reschedule_delivery", "cancel_shipment", "send_reply", "escalate_ticket", "issue_refund", "apply_credit", "waive_fee"],
   },
 ];
 

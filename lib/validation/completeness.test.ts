@@ -2,11 +2,25 @@ import { describe, expect, it } from "vitest";
 import { completenessOf } from "./completeness";
 import { validatePlan } from "./pipeline";
 import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "./test-utils";
-import { defaultGateRules } from "../gate-policy/defaults";
+import { defaultGateRules, IRREVERSIBLE_REQUIRED_FIELDS } from "../gate-policy/defaults";
 import { toolCatalog } from "../tools/builtin-tools";
 
+/** The seeded policy with the money tools' rules requiring title, evidence, risk and stop condition (what a desk typically sets). */
 const seeded = () => ({
-  gateRules: { policy: { version: 1, rules: defaultGateRules(Object.values(toolCatalog)).map((r, i) => ({ ...r, id: `d${i}`, position: i })) }, desk: "freight", accountId: "acc_nordkapp", accountTags: [] },
+  gateRules: {
+    policy: {
+      version: 1,
+      rules: defaultGateRules(Object.values(toolCatalog)).map((r, i) => ({
+        ...r,
+        ...(toolCatalog[r.tool as keyof typeof toolCatalog]?.effect === "irreversible" ? { requiredFields: [...IRREVERSIBLE_REQUIRED_FIELDS] } : {}),
+        id: `d${i}`,
+        position: i,
+      })),
+    },
+    desk: "freight",
+    accountId: "acc_nordkapp",
+    accountTags: [],
+  },
 });
 
 describe("completeness by policy", () => {
@@ -16,7 +30,7 @@ describe("completeness by policy", () => {
     expect(completenessOf({ title: "t", rationale: "r", evidence: [{ readStepId: "x" }], risk: "x" }).filled).toBe(4);
   });
 
-  it("the seeded policy: an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {
+  it("a policy requiring them of money tools: an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {
     const r = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx(seeded()));
     expect(r.ok).toBe(false);
     expect(codes(r).sort()).toEqual(["evidence_missing", "missing_required_field", "missing_required_field", "missing_required_field"]);
@@ -25,7 +39,7 @@ describe("completeness by policy", () => {
     expect(r.issues.find((i) => i.details?.field === "risk")?.message).toBe("Step 1 (issue_refund) needs a risk under the gate policy (1 of 5 filled)");
   });
 
-  it("a complete refund passes the seeded policy; reversible and internal tools require nothing", () => {
+  it("a complete refund passes that policy; reversible and internal tools require nothing", () => {
     expect(validatePlan(plan(completeRefund("r")), ctx(seeded())).issues).toEqual([]);
     expect(validatePlan(plan(step("m", "reschedule_delivery", validArgs.reschedule_delivery)), ctx(seeded())).ok).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { notExecutableIssues } from "./executable";
 import type { ShipmentStatus } from "../desk/snapshot";
 import type { MoneyHold } from "../desk/snapshot";
 import { describe, expect, it } from "vitest";
@@ -196,6 +197,8 @@ describe("validatePlan: all issues, all stages", () => {
     for (const [p, over] of cases) {
       for (const i of validatePlan(p, ctx(over)).issues) if (!seen.has(i.code)) seen.set(i.code, i);
     }
+    // the one code an edit's check beside the pipeline emits (lib/validation/executable.ts)
+    for (const i of notExecutableIssues([{ id: "x", tool: "issue_refund" }], [], ["add_ticket_note"])) if (!seen.has(i.code)) seen.set(i.code, i);
     expect([...seen.keys()].sort()).toEqual(Object.keys(ISSUE_CODES).sort());
     for (const [code, i] of seen) {
       const spec = ISSUE_CODES[code as keyof typeof ISSUE_CODES];

@@ -80,6 +80,16 @@ describe("named scenarios", () => {
   });
 });
 
+/** The audit log's append-only triggers that are in force: names on SQLite, enabled user triggers on PostgreSQL. */
+async function appendOnlyTriggers(): Promise<string[]> {
+  if (process.env.PLANDESK_TEST_DB === "postgres") {
+    const rows = await prisma.$queryRawUnsafe<{ tgname: string }[]>("SELECT tgname FROM pg_trigger WHERE tgrelid = 'audit_event'::regclass AND NOT tgisinternal AND tgenabled <> 'D'");
+    return rows.map((r) => r.tgname);
+  }
+  const rows = await prisma.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit_event'");
+  return rows.map((r) => r.name);
+}
+
 describe("reset", () => {
   it("orders tables children first", () => {
     const order = childrenFirst([
@@ -95,6 +105,7 @@ describe("reset", () => {
 
   it("brings back the seeded desk, keeps the demo people's sessions, drops what others made, and the audit log stays append-only", async () => {
     const seededRuns = await prisma.run.count({ where: { idempotencyKey: { startsWith: "seed:" } } });
+    const triggersBefore = (await appendOnlyTriggers()).sort();
     await makeScenario("reference-case", TEST_NOW);
     await prisma.user.create({ data: { id: "usr_temp", email: "temp@example.test", name: "Temp", role: "operator", emailVerified: true } });
     await prisma.session.create({ data: { id: "ses_demo", token: "tok_demo_session", userId: "usr_senior", expiresAt: new Date(TEST_NOW.getTime() + 86_400_000) } });
@@ -107,8 +118,10 @@ describe("reset", () => {
     expect(await prisma.session.findUnique({ where: { id: "ses_demo" } })).not.toBeNull();
     expect((await prisma.user.findUniqueOrThrow({ where: { id: "usr_senior" } })).name).toBe("Sam Senior");
     expect(await prisma.grant.count({ where: { userId: "usr_senior" } })).toBeGreaterThan(0);
-    const audit = await prisma.auditEvent.findFirstOrThrow({ orderBy: { seq: "asc" } });
-    await expect(prisma.auditEvent.delete({ where: { seq: audit.seq } })).rejects.toThrow();
+    // the audit log is append-only again: its triggers are back (SQLite) or enabled (PostgreSQL)
+    const triggers = await appendOnlyTriggers();
+    expect(triggers.sort()).toEqual(triggersBefore);
+    expect(triggers.length).toBeGreaterThanOrEqual(2);
     // a second reset finds the same desk
     await resetDemoDesk(TEST_NOW);
     expect(await prisma.run.count()).toBe(seededRuns);

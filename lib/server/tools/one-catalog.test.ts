@@ -3,6 +3,8 @@
  * lists, and agent creation all see built-in and imported tools of the catalog — the same one
  * submissions, edits, approvals and claims are validated against. On this file's own database.
  */
+import { reviseTask } from "../tasks/revise-task";
+import { DEMO_INTEGRATION_ID } from "../demo/seed";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gateRule } from "../../gate-policy/rules";
 import { defaultGateRules } from "../../gate-policy/defaults";
@@ -42,7 +44,9 @@ beforeAll(async () => {
 
 describe("the gate-policy dry-run reads each run's catalog", () => {
   it("an imported reversible tool can show as auto under a draft rule; an irreversible one never does", async () => {
-    const { run } = await submitRun(agent, "task_74991", { taskRevision: 1, steps: [stepOf("s_slot", "book_carrier_slot"), stepOf("s_purge", "purge_pickup")] }, null);
+    // imported tools are in no intent of the demo catalog: the task is checked against the account only
+    const task = await reviseTask("task_74991", { contract: null }, { kind: "integration", id: DEMO_INTEGRATION_ID });
+    const { run } = await submitRun(agent, "task_74991", { taskRevision: task.revision, steps: [stepOf("s_slot", "book_carrier_slot"), stepOf("s_purge", "purge_pickup")] }, null);
     expect(run.catalogVersion).toBe(1);
     const rules = [...defaultGateRules(Object.values(toolCatalog)), gateRule({ tool: "book_carrier_slot", decision: "auto" }), gateRule({ tool: "purge_pickup", decision: "auto" })];
     const result = await dryRunGatePolicy(admin, { rules, lastRuns: 5 });
