@@ -1,3 +1,4 @@
+import { DEMO_AGENT_ID } from "../demo/seed";
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toolNames } from "../../tools/builtin-tools";
@@ -19,7 +20,7 @@ let senior: Viewer;
 let tools: Awaited<ReturnType<typeof listMcpServerTools>>;
 
 async function demoAgent(): Promise<AgentCaller> {
-  const a = await prisma.agent.findFirstOrThrow({ where: { apiKeys: { some: {} } } });
+  const a = await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID } }) // the freight agent (the retail desk has its own);
   return { id: a.id, name: a.name, allowedTools: a.allowedTools as string[], keyId: "k" };
 }
 const inspection = (args: Record<string, unknown> = {}) => ({

@@ -4,7 +4,7 @@
  * submissions, edits, approvals and claims are validated against. On this file's own database.
  */
 import { reviseTask } from "../tasks/revise-task";
-import { DEMO_INTEGRATION_ID } from "../demo/seed";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "../demo/seed";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gateRule } from "../../gate-policy/rules";
 import { defaultGateRules } from "../../gate-policy/defaults";
@@ -36,7 +36,7 @@ beforeAll(async () => {
   senior = (await loadViewer("usr_senior"))!;
   const res = await importDrafts(draftsFromMcpTools(IMPORTED, "test", BUILT_IN), { kind: "mcp", ref: "test" }, { kind: "system" });
   expect(res.added).toEqual(["book_carrier_slot", "purge_pickup"]);
-  const a = await prisma.agent.findFirstOrThrow({ where: { apiKeys: { some: {} } } });
+  const a = await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID } }) // the freight agent (the retail desk has its own);
   await setAgentAllowedTools(admin, a.id, [...(a.allowedTools as string[]), "book_carrier_slot", "purge_pickup"]);
   const updated = await prisma.agent.findUniqueOrThrow({ where: { id: a.id } });
   agent = { id: updated.id, name: updated.name, allowedTools: updated.allowedTools as string[], keyId: "k" };
