@@ -124,7 +124,7 @@ test("shortcuts never fire inside fields; ? lists them in a dialog that keeps fo
   const runId = await createRun(page.request, "ref-74991");
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
-  await page.waitForLoadState("networkidle");
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 
   // Tab once: the skip link comes first and lands on the main heading
   await page.keyboard.press("Tab");
@@ -191,7 +191,7 @@ test("Shift+A approves and opens the next waiting run of the queue", async ({ pa
   const runId = await createRun(page.request, "ref-74991");
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
-  await page.waitForLoadState("networkidle");
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
   await page.keyboard.press("Shift+A");
   await expect(page).not.toHaveURL(new RegExp(`/runs/${runId}$`));
   await expect(page).toHaveURL(/\/runs\/[^/]+$/);

@@ -12,7 +12,7 @@ test.use({ viewport: PHONE });
 
 /** Fails with the widest offenders when the page scrolls sideways. */
 async function expectNoOverflow(page: Page, what: string) {
-  await page.waitForLoadState("networkidle");
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
   const report = await page.evaluate(() => {
     const vw = document.documentElement.clientWidth;
     const wide = [...document.querySelectorAll<HTMLElement>("body *")]

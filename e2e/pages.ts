@@ -46,6 +46,7 @@ export const PAGES: PageCase[] = [
   { route: "/admin/gate-policy", who: "admin", url: async () => "/admin/gate-policy" },
   { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
   { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
+  { route: "/admin/desks", who: "admin", url: async () => "/admin/desks" },
 ];
 
 /** Every page route in app/ (from its page.tsx). */

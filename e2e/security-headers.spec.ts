@@ -64,7 +64,7 @@ for (const c of PAGES) {
       const res = await page.goto(await c.url(page));
       expect(res?.status()).toBeLessThan(400);
       expectSecurityHeaders(res, "page");
-      await page.waitForLoadState("networkidle");
+      await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
       const click = CLICKS[c.route];
       if (click) {
         await click(page);

@@ -28,7 +28,7 @@ for (const scheme of ["light", "dark"] as const) {
         test.use({ storageState: c.who === "signed_out" ? { cookies: [], origins: [] } : STORAGE[c.who] });
         test("axe-clean", async ({ page }, testInfo) => {
           await page.goto(await c.url(page));
-          await page.waitForLoadState("networkidle");
+          await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
           // the scheme is the system's: the page background follows it
           const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
           const lightness = await page.evaluate((c) => {
@@ -52,7 +52,7 @@ for (const scheme of ["light", "dark"] as const) {
         // A run of its own that waits for approval (the first of the queue may have moved on meanwhile).
         const runId = await createRun(page.request, scheme === "light" ? "storage-74999" : "perishable-74998");
         await page.goto(`/runs/${runId}`);
-        await page.waitForLoadState("networkidle");
+        await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
         await page.keyboard.press("?");
         const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
         await expect(dialog).toBeVisible();
@@ -72,7 +72,7 @@ for (const scheme of ["light", "dark"] as const) {
       });
 
       test("the risk callout, the decision bar and the At stake column are axe-clean", async ({ page, baseURL }) => {
-        const runId = await createRun(page.request, scheme === "light" ? "dup-75000" : "damaged-75001");
+        const runId = await createRun(page.request, scheme === "light" ? "customs-74995" : "damaged-75001"); // tasks whose contract names no accounts in scope
         const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
         const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
         // a refund on another customer's invoice (in_74119 is Halvorsen Freight's)

@@ -55,7 +55,7 @@ export function demoContracts(day: (n: number) => string): Record<string, TaskCo
   return {
     "74991": { intent: "delivery_exception", constraints: {} },
     "74992": { intent: "damage_claim", constraints: { compensationCap: usd(106000), accountsInScope: ["acc_fjord"] } },
-    "74993": { intent: "refund_request", constraints: { compensationCap: usd(419900), accountsInScope: ["acc_lumen"] } },
+    "74993": { intent: "refund_request", constraints: { compensationCap: usd(450000), accountsInScope: ["acc_lumen"] } },
     "74994": { intent: "delivery_exception", constraints: { deliveryNotBefore: day(1), noRefund: true, accountsInScope: ["acc_oak"] } },
     "74995": { intent: "customs_hold", constraints: {} },
     "74996": { intent: "billing_dispute", constraints: { accountsInScope: ["acc_hanse"] } },

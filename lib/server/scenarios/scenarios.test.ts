@@ -21,7 +21,7 @@ const run = (id: string) => prisma.run.findUniqueOrThrow({ where: { id }, includ
 describe("named scenarios", () => {
   it("lists every scenario with a description", () => {
     const names = listScenarios().map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["reference-case", "cross-account-refund", "stale-edit-race", "four-eyes", "expired-card", "escalated-run", "stopped-stale-task", "partial-stop", "unknown-outcome", "imported-tool-run"]));
+    expect(names).toEqual(expect.arrayContaining(["reference-case", "cross-account-refund", "stale-edit-race", "four-eyes", "expired-card", "escalated-run", "stopped-stale-task", "partial-stop", "unknown-outcome", "imported-tool-run", "second-desk"]));
     for (const s of listScenarios()) expect(s.description.length).toBeGreaterThan(20);
   });
 
@@ -89,6 +89,15 @@ async function appendOnlyTriggers(): Promise<string[]> {
   const rows = await prisma.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'audit_event'");
   return rows.map((r) => r.name);
 }
+
+describe("second desk", () => {
+  it("second-desk: a retail run that a freight operator's scope does not reach", async () => {
+    const made = await makeScenario("second-desk", TEST_NOW);
+    const r = await run(made.runIds[0]);
+    expect(r).toMatchObject({ status: "pending_review", desk: "retail", agentId: "agent_retail" });
+    expect(await prisma.run.count({ where: { id: r.id, desk: "freight" } })).toBe(0);
+  });
+});
 
 describe("reset", () => {
   it("orders tables children first", () => {

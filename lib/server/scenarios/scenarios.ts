@@ -7,7 +7,8 @@ import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db";
-import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "../demo/seed";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID, DEMO_RETAIL_AGENT_ID } from "../demo/seed";
+import { buildRetailDesk, RETAIL_DESK } from "../../demo/retail-desk";
 import { submitEdit } from "../edits/submit-edit";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
@@ -205,7 +206,25 @@ const SCENARIO_DEFINITIONS = {
       return { ...idsOf(run, "74991"), refs: { tool: "print_label" }, expect: "pending_review; the step's form comes from the imported JSON Schema; effect unknown" };
     },
   },
+  "second-desk": {
+    description: "A fresh run on the retail desk (ticket #81001, its own agent and operator retail@plandesk.test): a freight operator neither sees nor reaches it.",
+    async make(ctx) {
+      const plan = retailPlan("retail-81001", ctx.now);
+      const agentRow = await prisma.agent.findUnique({ where: { id: DEMO_RETAIL_AGENT_ID } });
+      if (!agentRow) throw new DomainError("not_found", "The retail desk is not seeded (npm run db:seed).");
+      const agent: AgentCaller = { id: agentRow.id, name: agentRow.name, allowedTools: agentRow.allowedTools as string[], keyId: "key_demo_retail", desk: RETAIL_DESK.id };
+      const { run } = await submitFor({ ...ctx, agent }, plan.ticketId, plan.steps);
+      return { ...idsOf(run, plan.ticketId), refs: { desk: RETAIL_DESK.id, operator: "retail@plandesk.test", agentKey: "pd_demo_retail_agent_key" }, expect: "pending_review on the retail desk; 404 for a freight operator" };
+    },
+  },
 } satisfies Record<string, ScenarioDefinition>;
+
+/** A seeded plan of the retail desk by its seed key, as fresh step inputs. */
+function retailPlan(key: string, now: Date): { ticketId: string; steps: StepInput[] } {
+  const r = buildRetailDesk(now).runs.find((x) => x.key === key);
+  if (!r) throw new DomainError("not_found", `The retail desk has no seeded plan ${key}.`);
+  return { ticketId: r.ticketId, steps: structuredClone(r.steps) };
+}
 
 /** The name of a scenario, e.g. "reference-case". */
 export type ScenarioName = keyof typeof SCENARIO_DEFINITIONS;
