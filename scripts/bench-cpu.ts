@@ -142,15 +142,16 @@ async function main() {
     if (!r.ok) p.failed++;
     return r.ok ? r.value : null;
   };
-  const call = async (method: string, url: string, body: unknown, headers: Record<string, string>, expect: number) => {
+  const call = async (method: string, url: string, body: unknown, headers: Record<string, string>, expect: number | number[]) => {
     const res = await fetch(`${instance.origin}${url}`, {
       method,
       headers: { "content-type": "application/json", origin: publicOrigin, ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    if (res.status !== expect) console.error(`${method} ${url} → ${res.status} ${text.slice(0, 200)}`);
-    return { ok: res.status === expect, value: text ? JSON.parse(text) : null };
+    const ok = Array.isArray(expect) ? expect.includes(res.status) : res.status === expect;
+    if (!ok) console.error(`${method} ${url} → ${res.status} ${text.slice(0, 200)}`);
+    return { ok, value: text ? JSON.parse(text) : null };
   };
   const agent = { authorization: "Bearer pd_demo_agent_key" };
 
@@ -173,7 +174,7 @@ async function main() {
         if (!got) continue;
         run = got.run;
         const approved = await measure("approve all (10 steps)", () =>
-          call("POST", `/api/runs/${run.id}/approvals`, { planVersion: run.planVersion, stepIds: "all", idempotencyKey: randomUUID() }, { cookie }, 201),
+          call("POST", `/api/runs/${run.id}/approvals`, { planVersion: run.planVersion, stepIds: "all", idempotencyKey: randomUUID() }, { cookie }, [200, 201]),
         );
         if (!approved) continue;
         for (const step of run.steps) {
