@@ -31,7 +31,7 @@ const factsArb = fc.record(
 );
 
 describe("the run state machine", () => {
-  it("covers exactly the statuses of API.md", () => {
+  it("covers exactly the statuses of docs/api.md", () => {
     expect([...RUN_STATES].sort()).toEqual([...API_STATUSES].sort());
   });
 

@@ -30,7 +30,7 @@ const doc = buildOpenApi();
 const op = (path: string, method: string) => (doc.paths as Record<string, Record<string, Op>>)[path][method];
 
 describe("the OpenAPI document, generated from the endpoint declarations", () => {
-  it("is OpenAPI 3.1, serialisable, with every path of API.md", () => {
+  it("is OpenAPI 3.1, serialisable, with every path of docs/api.md", () => {
     expect(doc.openapi).toBe("3.1.0");
     for (const path of API_PATHS) expect(doc.paths, path).toHaveProperty([path]);
     expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);

@@ -20,7 +20,7 @@ function stub(status: number, body: unknown, headers: Record<string, string> = {
 }
 
 describe("createAgentClient", () => {
-  it("sends the key, the idempotency key and the JSON body to the API.md path, and spreads the answer", async () => {
+  it("sends the key, the idempotency key and the JSON body to the docs/api.md path, and spreads the answer", async () => {
     const s = stub(200, { claim: { token: "t".repeat(32), stepId: "s 1", digest: "d" } }, { "idempotent-replayed": "true" });
     const pd = createAgentClient({ baseUrl: "http://console:3000/", apiKey: "pd_key", fetch: s.fetch });
     const res = await pd.claimStep("run_1", "s 1", { digest: "d", taskRevision: 2 }, { idempotencyKey: "k-1" });
@@ -53,7 +53,7 @@ describe("createAgentClient", () => {
     expect(await noError.getRun("r")).toMatchObject({ ok: false, status: 500, error: { code: "bad_response" } });
   });
 
-  it("builds the remaining paths of API.md", async () => {
+  it("builds the remaining paths of docs/api.md", async () => {
     const s = stub(200, {});
     const pd = createAgentClient({ baseUrl: "http://c", apiKey: "k", fetch: s.fetch });
     await pd.listTasks({ ticketId: "74991" });

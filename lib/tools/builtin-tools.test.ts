@@ -6,7 +6,7 @@ import { one, validArgs } from "../validation/test-utils";
 const desk = referenceDesk(REFERENCE_NOW);
 
 describe("tool catalog", () => {
-  it("registers the seven tools of DESIGN.md with their effects and default gates", () => {
+  it("registers the seven tools of docs/design.md with their effects and default gates", () => {
     const table = Object.fromEntries(toolNames.map((n) => [n, [toolCatalog[n].effect, toolCatalog[n].gate]]));
     expect(table).toEqual({
       add_ticket_note: ["internal", "auto"],

@@ -40,7 +40,7 @@ function invariants(r: ValidationResult) {
   if (r.ok) expect(r.plan).toBeDefined();
 }
 
-describe("validatePlan: the reference case (DESIGN.md 'The demo domain')", () => {
+describe("validatePlan: the reference case (docs/design.md 'The demo domain')", () => {
   const baseCtx = ctx();
 
   it("accepts the agent's three-step plan with no issues", () => {
