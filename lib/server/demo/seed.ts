@@ -172,16 +172,7 @@ export async function seedDemoDesk(now = new Date()) {
         emailVerified: true,
         authAccounts: { create: { id: `${u.id}_cred`, accountId: u.id, providerId: "credential", password: passwordHash } },
         grants: {
-          create: u.grants.map((g) => ({
-            id: `${u.id}_${g.tool}`,
-            tool: g.tool,
-            canApprove: g.approve,
-            approveLimitMinor: g.approveLimit ?? null,
-            approveLimitCurrency: g.approveLimit != null ? "USD" : null,
-            canAuthor: g.author,
-            authorLimitMinor: g.authorLimit ?? null,
-            authorLimitCurrency: g.authorLimit != null ? "USD" : null,
-          })),
+          create: demoGrantRows(u),
         },
       },
     });
@@ -208,6 +199,23 @@ export async function seedDemoDesk(now = new Date()) {
     shipments: await prisma.shipment.count(),
     runs: await prisma.run.count(),
   };
+}
+
+/**
+ * The grant rows of demo user `u` (ids `<userId>_<tool>`; money limits in USD minor units), as
+ * seeded — also what a demo reset restores. Pure.
+ */
+export function demoGrantRows(u: (typeof DEMO_USERS)[number]) {
+  return u.grants.map((g) => ({
+    id: `${u.id}_${g.tool}`,
+    tool: g.tool,
+    canApprove: g.approve,
+    approveLimitMinor: g.approveLimit ?? null,
+    approveLimitCurrency: g.approveLimit != null ? "USD" : null,
+    canAuthor: g.author,
+    authorLimitMinor: g.authorLimit ?? null,
+    authorLimitCurrency: g.authorLimit != null ? "USD" : null,
+  }));
 }
 
 /**

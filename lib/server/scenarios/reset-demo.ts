@@ -1,6 +1,6 @@
 import { resolveDatabaseUrl } from "../database-url";
 import { prisma } from "../db";
-import { DEMO_USERS, seedDemoDesk } from "../demo/seed";
+import { DEMO_USERS, demoGrantRows, seedDemoDesk } from "../demo/seed";
 import { inTransaction, ok, type Tx } from "../transaction";
 
 /**
@@ -125,19 +125,7 @@ async function restoreDemoPeople(): Promise<void> {
     if (!exists) continue;
     await inTransaction(async (tx) => {
       await tx.user.update({ where: { id: u.id }, data: { name: u.name, role: u.role, desk: "desk" in u && typeof u.desk === "string" ? u.desk : "freight", disabled: false } });
-      await tx.grant.createMany({
-        data: u.grants.map((g) => ({
-          id: `${u.id}_${g.tool}`,
-          userId: u.id,
-          tool: g.tool,
-          canApprove: g.approve,
-          approveLimitMinor: g.approveLimit ?? null,
-          approveLimitCurrency: g.approveLimit != null ? "USD" : null,
-          canAuthor: g.author,
-          authorLimitMinor: g.authorLimit ?? null,
-          authorLimitCurrency: g.authorLimit != null ? "USD" : null,
-        })),
-      });
+      await tx.grant.createMany({ data: demoGrantRows(u).map((g) => ({ ...g, userId: u.id })) });
       return ok(null);
     });
   }
