@@ -76,7 +76,7 @@ test.describe("cancel_shipment, senior operator", () => {
     const task = await (await request.get("/api/v1/tasks/task_75021", { headers: AGENT })).json();
     const res = await request.post("/api/v1/tasks/task_75021/runs", {
       headers: AGENT,
-      data: { taskRevision: task.task.revision, steps: [{ id: "st_cancel", tool: "cancel_shipment", args: { shipmentId: "sh_5692", reason: "Order withdrawn" }, rationale: "The customer withdrew the order." }] },
+      data: { taskRevision: task.task.revision, steps: [{ id: "st_cancel", tool: "cancel_shipment", args: { shipmentId: "sh_5692", reason: "Order withdrawn" }, rationale: "The customer withdrew the order.", title: "Cancel the withdrawn order", evidence: [{ recordType: "shipment", recordId: "sh_5692" }], risk: "A cancelled shipment cannot be restored", stopCondition: "The shipment was dispatched meanwhile" }] },
     });
     expect(res.status()).toBe(422);
     const body = await res.json();

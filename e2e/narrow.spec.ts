@@ -78,7 +78,7 @@ test.describe("phone widths: operator pages", () => {
       data: {
         taskRevision: task.task.revision,
         steps: [
-          { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 22000, currency: "USD" }, reason: "Reefer plug-in fee charged although the unit was never plugged in" } },
+          { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 22000, currency: "USD" }, reason: "Reefer plug-in fee charged although the unit was never plugged in" }, title: "Refund the reefer plug-in fee", evidence: [{ recordType: "invoice", recordId: "in_74201" }], risk: "Money leaves the company", stopCondition: "The fee was waived meanwhile" },
           { id: "reply", tool: "send_reply", args: { ticketId: "75015", body: "We have refunded the reefer plug-in fee of $220.00 on invoice in_74201; it will show on your account within five working days." } },
           { id: "note", tool: "add_ticket_note", args: { ticketId: "75015", note: "Refund of REEFER_PLUGIN on in_74201 after checking the temperature log." } },
         ],

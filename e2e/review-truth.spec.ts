@@ -57,7 +57,7 @@ test.describe("the review tells the truth (issue 14)", () => {
   test("case 2: a decimal comma is read as decimals, shown live, stored as typed; bad input says what is wrong, once", async ({ page }) => {
     const t = "75013";
     const { id } = await submit(page.request, t, [
-      { id: "r1", tool: "issue_refund", args: { invoiceId: "in_74311", amount: { minor: 1000, currency: "USD" }, reason: "Duplicate charge" } },
+      { id: "r1", tool: "issue_refund", args: { invoiceId: "in_74311", amount: { minor: 1000, currency: "USD" }, reason: "Duplicate charge" }, title: "Refund the duplicate charge", evidence: [{ recordType: "invoice", recordId: "in_74311" }], risk: "Money leaves the company", stopCondition: "The duplicate was credited meanwhile" },
     ]);
     await page.goto(`/runs/${id}`);
     await page.getByRole("button", { name: "Edit plan" }).click();

@@ -189,9 +189,14 @@ const validText = fc
   .filter((s) => s.trim().length > 0)
   .map((s) => `Fuzz: ${s}`);
 
-/** A valid step of each tool the demo agent may call, for `t` (the ids are replaced later). */
+/**
+ * A valid step of each tool the demo agent may call, for `t` (the ids are replaced later). The
+ * irreversible ones carry what the seeded gate policy requires of them: title, evidence (their own
+ * target record), risk and stop condition.
+ */
 function validStepArbs(t: FuzzTarget): fc.Arbitrary<Record<string, unknown>>[] {
   const usd = (minor: number) => ({ minor, currency: "USD" });
+  const reasons = (recordType: string, recordId: string) => ({ title: "Fuzz step", evidence: [{ recordType, recordId }], risk: "Money moves", stopCondition: "The record changed meanwhile" });
   return [
     validText.map((note) => ({ tool: "add_ticket_note", args: { ticketId: t.ticketId, note }, provenance: { note: { kind: "model" } } })),
     fc.constantFrom("Thanks for your message; we are looking into it.", "We have passed this on to the team and will be in touch.").map((body) => ({
@@ -203,11 +208,13 @@ function validStepArbs(t: FuzzTarget): fc.Arbitrary<Record<string, unknown>>[] {
       tool: "issue_refund",
       args: { invoiceId: t.invoice.id, amount: usd(minor), reason: "Fuzz refund" },
       provenance: { invoiceId: { kind: "source", recordType: "invoice", recordId: t.invoice.id }, amount: { kind: "model" } },
+      ...reasons("invoice", t.invoice.id),
     })),
-    fc.integer({ min: 1, max: 500000 }).map((minor) => ({ tool: "apply_credit", args: { accountId: t.accountId, amount: usd(minor), memo: "Fuzz credit" } })),
+    fc.integer({ min: 1, max: 500000 }).map((minor) => ({ tool: "apply_credit", args: { accountId: t.accountId, amount: usd(minor), memo: "Fuzz credit" }, ...reasons("account", t.accountId) })),
     fc.integer({ min: 1, max: Math.max(1, Math.floor(t.feeInvoice.feeMinor / 6)) }).map((minor) => ({
       tool: "waive_fee",
       args: { invoiceId: t.feeInvoice.id, feeCode: t.feeInvoice.feeCode, amount: usd(minor) },
+      ...reasons("invoice", t.feeInvoice.id),
     })),
     fc.tuple(fc.constantFrom("billing", "claims", "customs", "operations", "management"), validText).map(([team, note]) => ({
       tool: "escalate_ticket",

@@ -108,8 +108,8 @@ export function referenceEdit(steps: { id: string; tool: string; args: Record<st
   return out;
 }
 
-const IRREVERSIBLE = new Set(["issue_refund", "apply_credit", "waive_fee"]);
-const TARGET_ARG: Record<string, [string, string]> = { issue_refund: ["invoice", "invoiceId"], waive_fee: ["invoice", "invoiceId"], apply_credit: ["account", "accountId"] };
+const IRREVERSIBLE = new Set(["issue_refund", "apply_credit", "waive_fee", "cancel_shipment"]);
+const TARGET_ARG: Record<string, [string, string]> = { issue_refund: ["invoice", "invoiceId"], waive_fee: ["invoice", "invoiceId"], apply_credit: ["account", "accountId"], cancel_shipment: ["shipment", "shipmentId"] };
 
 /**
  * The seeded gate policy requires a title, evidence, a risk and a stop condition of every

@@ -22,6 +22,7 @@ import { claimStep } from "@/lib/server/claims/claim-step";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
+import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
@@ -31,7 +32,7 @@ import type { Endpoint } from "@/lib/api/contract";
 import { ENDPOINTS } from "@/lib/api/endpoints";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
 import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
-import { prepareTestDatabase } from "@/testing/test-support";
+import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import type { StepInput } from "@/lib/plan/schema";
 
 // ── the routes: every declaration and its route file ─────────────────────────
@@ -123,7 +124,7 @@ const scenario = (key: string) => {
 
 async function freshRun(taskId: string, steps: StepInput[]): Promise<RunView> {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
-  return (await submitRun(demoAgent, taskId, { taskRevision: task.revision, steps }, null)).run;
+  return (await submitRun(demoAgent, taskId, { taskRevision: task.revision, steps: withRequiredReasons(steps) }, null)).run;
 }
 const freshScenarioRun = (key: string) => {
   const s = scenario(key);
@@ -349,6 +350,13 @@ const SPECS: Record<string, Spec> = {
     }),
     ok: 201,
   },
+  "PUT /api/admin/desks/[deskId]/intents": {
+    prepare: async () => {
+      const live = await getIntentCatalogForAdmin({ id: "usr_admin", role: "admin" }, "retail");
+      return { path: "/api/admin/desks/retail/intents", params: { deskId: "retail" }, body: { baseDigest: live.digest, intents: live.intents, note: "matrix: same intents again" } };
+    },
+    ok: 200,
+  },
   "PUT /api/admin/gate-policy": {
     prepare: async () => {
       const live = await loadGatePolicy(prisma);
@@ -512,6 +520,7 @@ describe("reads", () => {
     ["GET /api/admin/desks", "/api/admin/desks", {}],
     ["GET /api/admin/tools", "/api/admin/tools", {}],
     ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
+    ["GET /api/admin/desks/[deskId]/intents", "/api/admin/desks/freight/intents", { deskId: "freight" }],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {

@@ -42,7 +42,7 @@ export function buildRetailDesk(now: Date): Omit<DemoDesk, "holidays"> & { accou
       ageHours: 1,
       steps: [
         { id: "st_note", tool: "add_ticket_note", args: { ticketId: "81001", note: "One broken lamp on in_81001; photo on file." }, provenance: { note: m } },
-        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_81001", amount: usd(12000), reason: "Broken lamp" }, provenance: { invoiceId: { kind: "user_literal" }, amount: m, reason: m } },
+        { id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_81001", amount: usd(12000), reason: "Broken lamp" }, provenance: { invoiceId: { kind: "user_literal" }, amount: m, reason: m }, title: "Refund the broken lamp", evidence: [{ recordType: "invoice", recordId: "in_81001" }, { recordType: "ticket", recordId: "81001" }], risk: "Money leaves the company; the lamp may be only part of the order", stopCondition: "The invoice was refunded or credited meanwhile" },
         { id: "st_reply", tool: "send_reply", args: { ticketId: "81001", body: "We are sorry the lamp arrived broken. We have refunded $120.00 to your card." }, provenance: { body: m } },
       ],
     },

@@ -63,7 +63,7 @@ const TX_OPTIONS = SQLITE
 
 /**
  * Runs `body` in one transaction on `db` (default: the process-wide client), retrying at most
- * MAX_ATTEMPTS times with exponential backoff and jitter (capped at 400 ms) when it lost a race
+ * MAX_ATTEMPTS times with exponential backoff and jitter (capped at 1,000 ms) when it lost a race
  * (`LostRace`), a unique constraint fired (`P2002`), or the database reported a conflict,
  * deadlock or lock timeout (Prisma `P2034`/`P1008`, PostgreSQL 40001/40P01/55P03, SQLite busy).
  * Returns the value of `ok(value)`; throws the DomainError of `refuse(…)` after committing.
@@ -81,7 +81,7 @@ export async function inTransaction<T>(body: (tx: Tx) => Promise<Result<T>>, db:
 
 /**
  * Runs `attempt` again from the start (at most MAX_ATTEMPTS times, exponential backoff with
- * jitter capped at 400 ms) while it fails with a retryable error (`isRetryable`). For decisions
+ * jitter capped at 1,000 ms) while it fails with a retryable error (`isRetryable`). For decisions
  * that read OUTSIDE a transaction and write inside a short one (`inTransactionOnce`) with their
  * conditions in the writes' WHERE: a write that lost a race throws `LostRace`, and the retry
  * reads and decides afresh. Other errors (DomainErrors included) are thrown at once.

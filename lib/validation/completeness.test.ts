@@ -5,18 +5,10 @@ import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "./
 import { defaultGateRules, IRREVERSIBLE_REQUIRED_FIELDS } from "../gate-policy/defaults";
 import { toolCatalog } from "../tools/builtin-tools";
 
-/** The seeded policy with the money tools' rules requiring title, evidence, risk and stop condition (what a desk typically sets). */
+/** The seeded policy (defaultGateRules): the irreversible tools' rules require title, evidence, risk and stop condition. */
 const seeded = () => ({
   gateRules: {
-    policy: {
-      version: 1,
-      rules: defaultGateRules(Object.values(toolCatalog)).map((r, i) => ({
-        ...r,
-        ...(toolCatalog[r.tool as keyof typeof toolCatalog]?.effect === "irreversible" ? { requiredFields: [...IRREVERSIBLE_REQUIRED_FIELDS] } : {}),
-        id: `d${i}`,
-        position: i,
-      })),
-    },
+    policy: { version: 1, rules: defaultGateRules(Object.values(toolCatalog)).map((r, i) => ({ ...r, id: `d${i}`, position: i })) },
     desk: "freight",
     accountId: "acc_nordkapp",
     accountTags: [],
@@ -24,13 +16,21 @@ const seeded = () => ({
 });
 
 describe("completeness by policy", () => {
+  it("the seeded policy requires title, evidence, risk and stop condition of every irreversible tool, nothing of the others", () => {
+    for (const r of defaultGateRules(Object.values(toolCatalog))) {
+      const tool = toolCatalog[r.tool as keyof typeof toolCatalog];
+      expect(r.requiredFields, r.tool ?? "").toEqual(tool.effect === "irreversible" ? [...IRREVERSIBLE_REQUIRED_FIELDS] : []);
+    }
+    expect(defaultGateRules(Object.values(toolCatalog)).filter((r) => r.requiredFields.length > 0).map((r) => r.tool).sort()).toEqual(["apply_credit", "cancel_shipment", "issue_refund", "waive_fee"]);
+  });
+
   it("counts the five reason fields: '4 of 5 filled', with required ones that are missing named", () => {
     const c = completenessOf({ title: "t", rationale: "r", evidence: [{ recordType: "invoice", recordId: "in_1" }], risk: " " }, ["risk", "stopCondition"]);
     expect(c).toMatchObject({ filled: 3, total: 5, missingRequired: ["risk", "stopCondition"] });
     expect(completenessOf({ title: "t", rationale: "r", evidence: [{ readStepId: "x" }], risk: "x" }).filled).toBe(4);
   });
 
-  it("a policy requiring them of money tools: an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {
+  it("under the seeded policy an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {
     const r = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx(seeded()));
     expect(r.ok).toBe(false);
     expect(codes(r).sort()).toEqual(["evidence_missing", "missing_required_field", "missing_required_field", "missing_required_field"]);

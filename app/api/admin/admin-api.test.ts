@@ -13,7 +13,7 @@ import { submitRun } from "@/lib/server/runs/submit-run";
 import { type RunView } from "@/lib/server/runs/run-view";
 import { DEMO_AGENT_ID } from "@/lib/server/demo/seed";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
-import { prepareTestDatabase } from "@/testing/test-support";
+import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { POST as approveRoute } from "../runs/[runId]/approvals/route";
 import { POST as editRoute } from "../runs/[runId]/edits/route";
 import { GET as listRunsRoute } from "../runs/route";
@@ -83,7 +83,7 @@ describe("people", () => {
     const refund = (minor: number) => ({ tool: "issue_refund", args: { invoiceId: "in_74401", amount: { minor, currency: "USD" }, reason: "Goodwill" } });
     const freshRun = async (steps: unknown[]): Promise<RunView> => {
       const task = await prisma.task.findUniqueOrThrow({ where: { id: FJORD } });
-      return (await submitRun(agent, FJORD, { taskRevision: task.revision, steps: steps as never }, null)).run;
+      return (await submitRun(agent, FJORD, { taskRevision: task.revision, steps: withRequiredReasons(steps) as never }, null)).run;
     };
     const approve = async (minor: number) => {
       const run = await freshRun([note, { id: "s_refund", ...refund(minor) }]);

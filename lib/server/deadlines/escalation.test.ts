@@ -14,7 +14,7 @@ import { sweepDeadlines } from "./sweep-deadlines";
 import { submitRun } from "../runs/submit-run";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
-import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);
@@ -127,7 +127,7 @@ describe("expiry at decision time", () => {
     const steps: StepInput[] = [
       { id: "s1", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 1000, currency: "USD" }, reason: "Storage fee goodwill" } },
     ];
-    const run = await submit("75008", 72 * 3600, steps);
+    const run = await submit("75008", 72 * 3600, withRequiredReasons(steps));
     expect(new Date(run.expiresAt).getTime() - TEST_NOW.getTime()).toBe(IRREVERSIBLE_EXPIRY_SECONDS * 1000);
   });
 });

@@ -22,7 +22,7 @@ import { loadRun } from "../runs/load-run";
 import { toRunView } from "../runs/run-view";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
-import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);
@@ -38,7 +38,7 @@ beforeAll(async () => {
 
 const cancelPlan = (shipmentId: string) => ({
   taskRevision: 1,
-  steps: [{ id: "st_cancel", tool: "cancel_shipment", args: { shipmentId, reason: "Order withdrawn" }, rationale: "The customer withdrew the order." }],
+  steps: withRequiredReasons([{ id: "st_cancel", tool: "cancel_shipment", args: { shipmentId, reason: "Order withdrawn" }, rationale: "The customer withdrew the order." }]),
 });
 
 describe("cancel_shipment end to end on the reference executor", () => {
