@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   suggestion_closed: 409, // the suggestion was already accepted or declined
   already_approved_by_you: 409,
   stale_policy_version: 409,
+  stale_intent_catalog: 409, // the desk's intent catalog changed since the editor opened it (baseDigest differs)
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   payload_too_large: 413,
   rate_limited: 429,

@@ -48,7 +48,11 @@ export function withPolicyDeadlines(
 /**
  * How far ahead a delivery may be rescheduled: a window may end at most this many days after
  * today's UTC date (366: one year ahead, a leap day included). Beyond it the step is refused with
- * `window_beyond_horizon` (a date like 9999-12-31 is a typo or a trick, never a plan). A desk
- * that plans further ahead sets `BoundsContext.rescheduleHorizonDays`.
+ * `window_beyond_horizon` (a date like 9999-12-31 is a typo or a trick, never a plan). This is the
+ * default of the gate-policy setting `dateHorizonDays` (a rule sets it for the steps it governs,
+ * between 1 and {@link MAX_DATE_HORIZON_DAYS}); the validator passes it as
+ * `BoundsContext.dateHorizonDays`.
  */
 export const RESCHEDULE_HORIZON_DAYS = 366;
+/** The widest date horizon a gate-policy rule may set: ten years (3,660 days). */
+export const MAX_DATE_HORIZON_DAYS = 3660;

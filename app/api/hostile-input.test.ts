@@ -83,6 +83,7 @@ beforeAll(async () => {
     keyId: "no_such_key",
     suggestionId: "no_such_suggestion",
     deliveryId: "no_such_delivery",
+    deskId: "freight",
   });
 });
 

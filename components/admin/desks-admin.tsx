@@ -2,6 +2,7 @@
 
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm, type UseFormRegisterReturn } from "react-hook-form";
@@ -35,6 +36,7 @@ export function DesksAdmin({ desks }: { desks: DeskView[] }) {
                 <th scope="col" className="px-4 py-2 text-right font-medium">Agents</th>
                 <th scope="col" className="px-4 py-2 text-right font-medium">Accounts</th>
                 <th scope="col" className="px-4 py-2 font-medium">Created</th>
+                <th scope="col" className="px-4 py-2 font-medium">Task intents</th>
               </tr>
             </thead>
             <tbody>
@@ -47,6 +49,11 @@ export function DesksAdmin({ desks }: { desks: DeskView[] }) {
                   <td className="px-4 py-2 text-right tabular-nums">{d.agents}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{d.accounts}</td>
                   <td className="whitespace-nowrap px-4 py-2 text-slate-600">{formatInstant(d.createdAt).split(",")[0]}</td>
+                  <td className="whitespace-nowrap px-4 py-2">
+                    <Link href={`/admin/desks/${d.id}/intents`} className="text-blue-700 underline" aria-label={`Edit the intent catalog of ${d.name}`}>
+                      Edit intents
+                    </Link>
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -8,7 +8,7 @@ import { useFieldArray, useForm, type FieldErrors } from "react-hook-form";
 import type { z } from "zod";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { EMPTY_RULE_FORM, gatePolicyFormSchema, toRuleForm } from "@/lib/gate-policy/form";
-import type { GatePolicy, GatePolicyDraft } from "@/lib/gate-policy/rules";
+import { REQUIRABLE_FIELDS, type GatePolicy, type GatePolicyDraft } from "@/lib/gate-policy/rules";
 import { formatMoney, type Currency } from "@/lib/money";
 import type { DryRunResult } from "@/lib/server/gate-policy/dry-run-gate-policy";
 import type { GatePolicyVersionView } from "@/lib/server/gate-policy/list-gate-policy";
@@ -17,6 +17,7 @@ import { buttonClass, FormError, quietButtonClass } from "./form-bits";
 import { toast } from "../toaster";
 
 type FormIn = z.input<typeof gatePolicyFormSchema>;
+const FIELD_LABEL: Record<(typeof REQUIRABLE_FIELDS)[number], string> = { title: "title", rationale: "rationale", evidence: "evidence", risk: "risk", stopCondition: "stop condition" };
 const cell = "rounded-md border border-slate-300 px-2 py-1 text-sm aria-[invalid=true]:border-red-600";
 
 /** The first error message of rule row `i`, if any. */
@@ -29,7 +30,8 @@ function rowError(errors: FieldErrors<FormIn>, i: number): string | null {
 /**
  * The gate policy editor: the live version's rules as an editable draft (one row per
  * rule: tool, desk, account, account tag, amount band, decision, whether the author may approve,
- * expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
+ * whether a supervisor may allow steps outside the task contract, the step fields it requires, the
+ * date horizon, expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
  * of versions. The form is validated with the draft schema the server uses (lib/gate-policy/form.ts).
  * `tools`: the current catalog's tools, built-in and imported (a rule may name any of them).
  */
@@ -73,7 +75,7 @@ export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; v
           Rules of version {live.version} (draft)
         </h2>
         <p className="mt-1 text-sm text-slate-600">
-          The most specific matching rule wins (most of tool, desk, account, tag, amount band and currency set); equal ones: the higher row. Without a match a tool keeps its built-in default. Irreversible tools are never auto. Amounts: from (inclusive) and below (exclusive), in the rule&apos;s currency (USD when blank).
+          The most specific matching rule wins (most of tool, desk, account, tag, amount band and currency set); equal ones: the higher row. Without a match a tool keeps its built-in default. Irreversible tools are never auto. Required step fields refuse an agent&apos;s step that lacks them (a person&apos;s edit is only warned). The date horizon bounds how far ahead a date may lie (blank: 366 days). Amounts: from (inclusive) and below (exclusive), in the rule&apos;s currency (USD when blank).
         </p>
         <form noValidate className="mt-3 space-y-3" onSubmit={handleSubmit((d) => save.mutate(d))}>
           <FormError message={formError} />
@@ -92,6 +94,8 @@ export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; v
                   <th scope="col" className="px-1 py-1">Decision</th>
                   <th scope="col" className="px-1 py-1">Author may approve</th>
                   <th scope="col" className="px-1 py-1">Supervisor may allow outside the task contract</th>
+                  <th scope="col" className="px-1 py-1">Required step fields</th>
+                  <th scope="col" className="px-1 py-1">Date horizon (days)</th>
                   <th scope="col" className="px-1 py-1">Expiry (h)</th>
                   <th scope="col" className="px-1 py-1">Escalate (h)</th>
                   <th scope="col" className="px-1 py-1">Note</th>
@@ -130,6 +134,18 @@ export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; v
                       </td>
                       <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("author may approve")} {...register(`rules.${i}.authorMayApprove`)} /></td>
                       <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("supervisor may allow steps outside the task contract")} {...register(`rules.${i}.supervisorMayAllowOutsideContract`)} /></td>
+                      <td className="px-1 py-1">
+                        <fieldset className="min-w-36">
+                          <legend className="sr-only">{label("required step fields")}</legend>
+                          {REQUIRABLE_FIELDS.map((k) => (
+                            <label key={k} className="flex items-center gap-1 text-xs whitespace-nowrap">
+                              <input type="checkbox" value={k} aria-label={label(`requires ${FIELD_LABEL[k]}`)} {...register(`rules.${i}.requiredFields`)} />
+                              {FIELD_LABEL[k]}
+                            </label>
+                          ))}
+                        </fieldset>
+                      </td>
+                      <td className="px-1 py-1"><input aria-label={label("date horizon days")} inputMode="numeric" placeholder="366" {...register(`rules.${i}.horizonDays`)} aria-invalid={!!errors.rules?.[i]?.horizonDays} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1"><input aria-label={label("expiry hours")} inputMode="decimal" {...register(`rules.${i}.expiryHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1"><input aria-label={label("escalation hours")} inputMode="decimal" {...register(`rules.${i}.escalateHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1">

@@ -1,6 +1,8 @@
 /** Declarations of the desk administration API (`/api/admin/desks`, admin session). */
 import { z } from "zod";
-import { createDeskSchema, updateAgentSchema } from "../desk/desks";
+import { createDeskSchema, deskIdSchema, updateAgentSchema } from "../desk/desks";
+import { intentCatalogDraftSchema } from "../task-contract/intent-catalog";
+import { intentSchema } from "../task-contract/schema";
 import { defineEndpoint } from "./contract";
 import { agentViewSchema } from "./schemas";
 import { ADMIN, idParam, page } from "./endpoints/common";
@@ -43,4 +45,40 @@ export const updateAgentEndpoint = defineEndpoint({
   body: updateAgentSchema,
   success: { status: [200], schema: z.object({ agent: agentViewSchema }), description: "{agent}" },
   refusals: ["not_found", "unknown_desk"],
+});
+
+/** A desk's intent catalog as the editor reads it: the desk, its intents in order, their digest and the tools an intent may permit. */
+const intentCatalogViewSchema = z
+  .object({
+    desk: z.object({ id: z.string(), name: z.string() }),
+    intents: z.array(intentSchema),
+    digest: z.string().meta({ description: "Lowercase hex SHA-256 of the catalog's canonical JSON; send it back as baseDigest." }),
+    tools: z.array(z.object({ name: z.string(), label: z.string(), imported: z.boolean() })),
+    notInCatalog: z.array(z.string()).meta({ description: "Tools the saved intents permit that the current catalog does not have (kept; in force once imported)." }),
+  })
+  .meta({ id: "IntentCatalog" });
+const deskParams = z.object({ deskId: deskIdSchema });
+
+export const getIntentCatalogEndpoint = defineEndpoint({
+  id: "getIntentCatalog",
+  method: "GET",
+  path: "/api/admin/desks/{deskId}/intents",
+  summary: "A desk's intent catalog (what its task contracts may name, and the tools each intent permits)",
+  caller: ADMIN,
+  params: deskParams,
+  success: { status: [200], schema: intentCatalogViewSchema, description: "{desk, intents, digest, tools}" },
+  refusals: ["not_found"],
+});
+
+export const saveIntentCatalogEndpoint = defineEndpoint({
+  id: "saveIntentCatalog",
+  method: "PUT",
+  path: "/api/admin/desks/{deskId}/intents",
+  summary: "Replace a desk's intent catalog (audited); a task whose intent is removed then permits no tool",
+  description: "`baseDigest` must be the digest of the catalog as it is (409 `stale_intent_catalog` {digest} otherwise). A permitted tool the current catalog does not have is 422 `validation_failed` {issues: [{path, code: \"unknown_tool\", message}]}.",
+  caller: ADMIN,
+  params: deskParams,
+  body: intentCatalogDraftSchema,
+  success: { status: [200], schema: intentCatalogViewSchema, description: "{desk, intents, digest, tools}" },
+  refusals: ["not_found", "stale_intent_catalog", "validation_failed"],
 });

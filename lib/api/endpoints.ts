@@ -1,7 +1,7 @@
 import type { Endpoint } from "./contract";
 import { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint } from "./endpoints/tool-import-api";
 import { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint } from "./gate-policy-endpoints";
-import { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint } from "./desk-endpoints";
+import { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint } from "./desk-endpoints";
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
@@ -26,7 +26,7 @@ export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
-export { createDeskEndpoint, listDesksEndpoint, updateAgentEndpoint };
+export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -67,6 +67,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   updateAgentEndpoint,
   listDesksEndpoint,
   createDeskEndpoint,
+  getIntentCatalogEndpoint,
+  saveIntentCatalogEndpoint,
   createApiKeyEndpoint,
   revokeApiKeyEndpoint,
   listIntegrationKeysEndpoint,

@@ -44,6 +44,10 @@ export interface GateRequirement {
   forcedByIrreversible: boolean;
   /** The step fields the governing rule requires ([] without a rule). */
   requiredFields: StepReasonKey[];
+  /** "supervisor": the rule lets a supervisor decide a step outside the task contract; null: refused. */
+  allowOutsideContract: "supervisor" | null;
+  /** The rule's date horizon in days after today (UTC); null: the default (lib/policy.ts). */
+  dateHorizonDays: number | null;
 }
 
 /** Number of matchers a rule sets (its specificity). */
@@ -110,6 +114,8 @@ export function evaluateGate(policy: GatePolicy, subject: GateSubject): GateRequ
     policyVersion: policy.version,
     forcedByIrreversible,
     requiredFields: [...(rule?.requiredFields ?? [])],
+    allowOutsideContract: rule?.allowOutsideContract ?? null,
+    dateHorizonDays: rule?.dateHorizonDays ?? null,
   };
 }
 

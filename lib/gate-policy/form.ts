@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
+import { MAX_DATE_HORIZON_DAYS } from "../policy";
 import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
  * The admin editor's form: the same draft as `gatePolicyDraftSchema`, with amounts as
- * decimal text in the rule's currency (USD when none) and times in hours, as people type them.
+ * decimal text in the rule's currency (USD when none), times in hours and the date horizon in days,
+ * as people type them.
  * `gatePolicyFormSchema` turns a form into the draft and then validates it with the one draft
  * schema the server uses, so the form and the API refuse the same things.
  */
@@ -25,8 +27,10 @@ export const gateRuleFormSchema = z.object({
   escalateHours: text,
   /** True: a step outside the task's intent or accounts waits for a supervisor instead of being refused. */
   supervisorMayAllowOutsideContract: z.boolean().optional(),
-  /** The step fields the rule requires (kept as the rule has them; the editor shows them as checkboxes). */
-  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).optional(),
+  /** The step fields the rule requires, one checkbox each (react-hook-form gives the checked values, or false when none is). */
+  requiredFields: z.union([z.array(z.enum(REQUIRABLE_FIELDS)), z.literal(false)]).optional(),
+  /** The date horizon in days as typed ("" : the default, 366). */
+  horizonDays: text.optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -39,6 +43,15 @@ const amountOf = (v: string, currency: Currency, ctx: z.RefinementCtx, path: (st
     return null;
   }
   return minor;
+};
+const daysOf = (v: string | undefined, ctx: z.RefinementCtx, path: (string | number)[]) => {
+  if (v === undefined || v.trim() === "") return null;
+  const d = Number(v);
+  if (!Number.isInteger(d) || d < 1 || d > MAX_DATE_HORIZON_DAYS) {
+    ctx.addIssue({ code: "custom", path, message: `Write a whole number of days from 1 to ${MAX_DATE_HORIZON_DAYS}, e.g. 366.` });
+    return null;
+  }
+  return d;
 };
 const secondsOf = (v: string, ctx: z.RefinementCtx, path: (string | number)[]) => {
   if (v.trim() === "") return null;
@@ -71,7 +84,8 @@ export const gatePolicyFormSchema = z
         expirySeconds: secondsOf(r.expiryHours, ctx, ["rules", i, "expiryHours"]),
         escalateSeconds: secondsOf(r.escalateHours, ctx, ["rules", i, "escalateHours"]),
         allowOutsideContract: r.supervisorMayAllowOutsideContract ? ("supervisor" as const) : null,
-        requiredFields: r.requiredFields ?? [],
+        requiredFields: r.requiredFields || [],
+        dateHorizonDays: daysOf(r.horizonDays, ctx, ["rules", i, "horizonDays"]),
         note: r.note,
       };
     }),
@@ -97,6 +111,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     escalateHours: hours(r.escalateSeconds),
     supervisorMayAllowOutsideContract: r.allowOutsideContract === "supervisor",
     requiredFields: [...(r.requiredFields ?? [])],
+    horizonDays: r.dateHorizonDays == null ? "" : String(r.dateHorizonDays),
     note: r.note,
   };
 }

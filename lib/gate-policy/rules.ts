@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema } from "../money";
-import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
+import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
 import { STEP_REASON_KEYS } from "../plan/schema";
 
 /**
@@ -12,7 +12,8 @@ import { STEP_REASON_KEYS } from "../plan/schema";
  * (`expirySeconds`, `escalateSeconds`, capped by lib/policy.ts), and the step fields it requires
  * (`requiredFields`, a subset of title, rationale, evidence, risk, stopCondition: a step the agent
  * submits without one is refused, `missing_required_field`; required evidence must be usable,
- * lib/validation/evidence.ts).
+ * lib/validation/evidence.ts), and the date horizon of the steps it governs (`dateHorizonDays`, days
+ * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/policy.ts).
  */
 
 /** The step fields a rule may require, in display order. */
@@ -64,6 +65,8 @@ export const gateRuleInputSchema = z
     /** "supervisor": a step outside the task's intent or accounts waits for a supervisor's decision instead of being refused; null: refused. */
     allowOutsideContract: z.enum(["supervisor"]).nullable().optional(),
     requiredFields: requiredFieldsSchema,
+    /** Days after today (UTC) a date argument of a governed step may lie (1 to MAX_DATE_HORIZON_DAYS); null: 366. */
+    dateHorizonDays: z.number().int().min(1).max(MAX_DATE_HORIZON_DAYS).nullable().optional().transform((v) => v ?? null),
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
   .strict()
@@ -95,6 +98,7 @@ export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "d
     escalateSeconds: null,
     allowOutsideContract: null,
     requiredFields: [],
+    dateHorizonDays: null,
     note: "",
     ...fields,
   };
@@ -137,4 +141,26 @@ export function describeDecision(r: { decision: GateRuleDecision; authorMayAppro
   if (r.decision === "auto") return "auto";
   const n = r.decision === "one" ? "1 approver" : "2 approvers";
   return r.authorMayApprove ? n : `${n} (not the author)`;
+}
+
+const FIELD_WORDS: Record<(typeof REQUIRABLE_FIELDS)[number], string> = { title: "title", rationale: "rationale", evidence: "evidence", risk: "risk", stopCondition: "stop condition" };
+
+/**
+ * Everything a rule decides for a step, for people: the decision (describeDecision), then who
+ * decides a step outside the task contract, the fields it requires and a date horizon other than
+ * the default — e.g. "1 approver · requires title, evidence, risk, stop condition · horizon 30 days".
+ * The gate-policy dry-run compares these, so a draft that only changes a requirement shows too.
+ */
+export function describeRequirement(r: {
+  decision: GateRuleDecision;
+  authorMayApprove: boolean;
+  allowOutsideContract?: "supervisor" | null;
+  requiredFields?: readonly (typeof REQUIRABLE_FIELDS)[number][];
+  dateHorizonDays?: number | null;
+}): string {
+  const parts = [describeDecision(r)];
+  if (r.allowOutsideContract === "supervisor") parts.push("a supervisor decides steps outside the task contract");
+  if (r.requiredFields?.length) parts.push(`requires ${r.requiredFields.map((f) => FIELD_WORDS[f]).join(", ")}`);
+  if (r.dateHorizonDays != null) parts.push(`horizon ${r.dateHorizonDays} days`);
+  return parts.join(" · ");
 }

@@ -79,8 +79,11 @@ export interface BoundsContext {
   now: Date;
   /** The run being validated, when it exists: its own approvals are not money in flight against it. */
   runId?: string;
-  /** Days ahead of today (UTC) a rescheduled window may end; default RESCHEDULE_HORIZON_DAYS (lib/policy.ts). */
-  rescheduleHorizonDays?: number;
+  /**
+   * Days ahead of today (UTC) a date argument (a rescheduled window's end) may lie: the governing
+   * gate-policy rule's `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS (lib/policy.ts).
+   */
+  dateHorizonDays?: number;
 }
 
 /**

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { codes, day, one, only, usd, validArgs } from "./test-utils";
+import { gateRule } from "../gate-policy/rules";
+import { MAX_DATE_HORIZON_DAYS } from "../policy";
+import type { GateRulesContext } from "./types";
 
 const refund = (over: Record<string, unknown>) => one("issue_refund", { ...validArgs.issue_refund, ...over });
 
@@ -134,6 +137,22 @@ describe("argument bounds: delivery windows", () => {
     const far = only(move(day(1), day(367)), "window_beyond_horizon");
     expect(far).toMatchObject({ path: "steps.0.args.window.to", severity: "error", message: "The window may end at most 366 days ahead (by 2027-04-02, UTC); 2027-04-03 is beyond that" });
     expect(codes(move(day(1), "9999-12-31"))).toContain("window_beyond_horizon");
+  });
+
+  it("the horizon is a gate-policy setting: the rule governing the step sets it (wider or narrower); other tools' rules do not", () => {
+    const rules = (tool: string, dateHorizonDays: number): { gateRules: GateRulesContext } => ({
+      gateRules: { policy: { version: 4, rules: [{ ...gateRule({ tool, decision: "one", dateHorizonDays }), id: "r0", position: 0 }] }, desk: "freight", accountId: "acc_nordkapp", accountTags: [] },
+    });
+    const at = (to: string, over: object) => one("reschedule_delivery", { ...validArgs.reschedule_delivery, window: { from: day(1), to } }, over);
+    expect(at(day(500), rules("reschedule_delivery", 730)).ok).toBe(true);
+    const narrow = only(at(day(31), rules("reschedule_delivery", 30)), "window_beyond_horizon");
+    expect(narrow.message).toContain("at most 30 days ahead");
+    expect(narrow.details).toMatchObject({ horizonDays: 30 });
+    expect(at(day(30), rules("reschedule_delivery", 30)).ok).toBe(true);
+    // A rule for another tool leaves the default.
+    expect(only(at(day(400), rules("issue_refund", 730)), "window_beyond_horizon").details).toMatchObject({ horizonDays: 366 });
+    // At dispatch the widest horizon applies (the horizon was judged at the decision).
+    expect(at(day(500), { dateHorizonDays: MAX_DATE_HORIZON_DAYS }).ok).toBe(true);
   });
 
   it("from ≤ to: equal is fine, inverted is an error", () => {

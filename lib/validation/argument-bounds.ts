@@ -2,7 +2,7 @@ import { own } from "../desk/lookup";
 import { formatMoney } from "../money";
 import { moneyHeldOn } from "../tools/shared";
 import type { BoundsContext } from "../tools/types";
-import { parsedSteps, type StepView, type ValidationIssue } from "./types";
+import { parsedSteps, type ParsedStepView, type StepView, type ValidationIssue } from "./types";
 
 /**
  * Stage 4, *argument bounds* (docs/design.md §1.4): each parsed step's arguments against account
@@ -10,11 +10,14 @@ import { parsedSteps, type StepView, type ValidationIssue } from "./types";
  * mean"), money > 0 and ≤ open balance of an open invoice in its currency, fee codes exist,
  * delivery windows ordered, in the future and off destination holidays. Codes are defined by
  * the tools (lib/tools/*.ts). Paths become "steps.N.args.<field>". Skips steps whose shape failed.
+ * `horizonFor(step)`: the date horizon (days) of the gate-policy rule governing that step, or
+ * undefined for `ctx.dateHorizonDays` / the default.
  */
-export function checkArgumentBounds(steps: readonly StepView[], ctx: BoundsContext): ValidationIssue[] {
+export function checkArgumentBounds(steps: readonly StepView[], ctx: BoundsContext, horizonFor?: (s: ParsedStepView) => number | undefined): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
-    for (const t of s.tool.checkBounds(s.step.args, ctx)) {
+    const horizon = horizonFor?.(s);
+    for (const t of s.tool.checkBounds(s.step.args, horizon === undefined ? ctx : { ...ctx, dateHorizonDays: horizon })) {
       issues.push({
         stage: "argument_bounds",
         code: t.code,

@@ -16,7 +16,7 @@ import { checkReads } from "../reads/check-reads";
 import { checkStepEvidence } from "./evidence";
 import { checkRequiredFields, requiredFieldsByStep } from "./completeness";
 import type { StepReasonKey } from "../plan/schema";
-import type { GateDecision, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
+import type { GateDecision, GateRulesContext, ParsedStepView, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
 
 /**
  * Runs a stage; a stage that throws (a bug, or a malformed context such as an invalid `now`)
@@ -68,7 +68,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
     issues.push(...run("structure", issues, [], () => checkStructure(steps, ctx.maxSteps ?? MAX_PLAN_STEPS)));
   }
   issues.push(...run("allowlist", issues, [], () => checkAllowlist(steps, ctx.agentAllowedTools)));
-  issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now, runId: ctx.runId })));
+  issues.push(...run("argument_bounds", issues, [], () => checkArgumentBounds(steps, { desk: ctx.desk, now: ctx.now, runId: ctx.runId, dateHorizonDays: ctx.dateHorizonDays }, horizonFor(ctx))));
   issues.push(...run("argument_bounds", issues, [], () => checkEvidence(steps, ctx.desk)));
   issues.push(...run("task_contract", issues, [], () => checkTaskContract(steps, ctx.desk, ctx.taskText)));
   issues.push(...run("task_contract", issues, [], () => checkProvenance(steps, ctx.desk, ctx.taskText, phaseOf(ctx))));
@@ -103,6 +103,17 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   return result;
 }
 
+/** The gate-policy rule governing a parsed step under `rules` (null: none matches; an amount that cannot be read matches no amount band). */
+function ruleOf(rules: GateRulesContext, s: ParsedStepView) {
+  let amount;
+  try {
+    amount = s.tool.amount(s.step.args as never);
+  } catch {
+    amount = undefined;
+  }
+  return governingRule(rules.policy, { tool: s.tool.name, effect: s.tool.effect, defaultGate: s.tool.gate, amount, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
+}
+
 /**
  * Whether the gate-policy rule governing a step lets a supervisor decide a step outside the task's
  * intent or accounts (`allowOutsideContract: "supervisor"`); without gate rules, never.
@@ -110,14 +121,15 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
 function supervisorMayAllow(ctx: ValidationContext): TaskContractContext["supervisorMayAllow"] {
   const rules = ctx.gateRules;
   if (!rules) return undefined;
-  return (s) => {
-    let amount;
-    try {
-      amount = s.tool.amount(s.step.args as never);
-    } catch {
-      amount = undefined;
-    }
-    const rule = governingRule(rules.policy, { tool: s.tool.name, effect: s.tool.effect, defaultGate: s.tool.gate, amount, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
-    return rule?.allowOutsideContract === "supervisor";
-  };
+  return (s) => ruleOf(rules, s)?.allowOutsideContract === "supervisor";
+}
+
+/**
+ * The date horizon of each step: its governing rule's `dateHorizonDays` when gate rules are
+ * given and the rule sets one; otherwise undefined (then `ctx.dateHorizonDays`, else the default).
+ */
+function horizonFor(ctx: ValidationContext): ((s: ParsedStepView) => number | undefined) | undefined {
+  const rules = ctx.gateRules;
+  if (!rules) return undefined;
+  return (s) => ruleOf(rules, s)?.dateHorizonDays ?? undefined;
 }

@@ -82,6 +82,8 @@ export interface ValidationContext {
   catalog?: ToolCatalog;
   task?: Omit<TaskContractContext, "supervisorMayAllow">;
   phase?: ValidationPhase;
+  /** A date horizon (days after today, UTC) for steps no gate rule gives one (dispatch passes the widest: the horizon was judged at the decision). */
+  dateHorizonDays?: number;
 }
 
 /** The gate policy version and the facts of the run it is evaluated for. */

@@ -1,3 +1,4 @@
+import { MAX_DATE_HORIZON_DAYS } from "../../policy";
 import { nanoid } from "nanoid";
 import type { ClaimBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
@@ -246,7 +247,8 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   // The task contract holds at dispatch too (the task is at the bound revision, or the claim was already refused as stale).
   const taskRow = await db.task.findUnique({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } });
   const task = taskRow ? await taskContractContext(db, taskRow, taskRow.ticket.account.desk) : undefined;
-  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task });
+  // The date horizon was judged at the decision under the run's policy version; time only brings a date nearer.
+  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task, dateHorizonDays: MAX_DATE_HORIZON_DAYS });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {

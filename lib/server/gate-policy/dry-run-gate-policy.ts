@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { describeDecision, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
+import { describeRequirement, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
 import type { Money } from "../../money";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { prisma } from "../db";
@@ -28,8 +28,9 @@ export interface DryRunResult {
 /**
  * Dry-run of a draft gate policy: replays the current plan version of each of the
  * last `lastRuns` runs (newest first, at most MAX_DRY_RUN_RUNS, limited in SQL) under the live
- * policy and under the draft, and lists the steps whose decision (auto / one / two approvers,
- * author allowed) differs. Saves nothing. Each run's tools are looked up in the catalog version
+ * policy and under the draft, and lists the steps whose requirement differs: the decision (auto /
+ * one / two approvers, author allowed), who decides a step outside the task contract, the required
+ * step fields or the date horizon (describeRequirement). Saves nothing. Each run's tools are looked up in the catalog version
  * the run records (built-in and imported, like every later validation of that run): an imported
  * tool is evaluated with its own effect and gate, so a rule can make it `auto` unless it is
  * irreversible; a tool its catalog does not know is read as irreversible (never auto).
@@ -74,8 +75,8 @@ export async function dryRunGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: 
     const after = requirementsOf(steps, lookup, { ...ctx, policy: draft });
     const diffs: DryRunStepChange[] = [];
     for (const s of steps) {
-      const b = describeDecision(before[s.id]);
-      const a = describeDecision(after[s.id]);
+      const b = describeRequirement(before[s.id]);
+      const a = describeRequirement(after[s.id]);
       if (a === b) continue;
       let amount: Money | null = null;
       try {

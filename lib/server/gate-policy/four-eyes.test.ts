@@ -93,14 +93,26 @@ describe("gate policy as data", () => {
     expect(res.liveVersion).toBe(1);
     expect(res.runsExamined).toBeGreaterThan(0);
     const dup = res.changed.flatMap((c) => c.steps).find((s) => s.tool === "issue_refund" && s.amount?.minor === 419900);
-    expect(dup).toMatchObject({ before: "1 approver", after: "2 approvers" });
+    expect(dup).toMatchObject({ before: "1 approver · requires title, evidence, risk, stop condition", after: "2 approvers" });
     expect(res.changed.flatMap((c) => c.steps).some((s) => s.tool === "send_reply")).toBe(false);
     expect(await liveGatePolicyVersion(prisma)).toBe(1);
     expect((await refused(dryRunGatePolicy({ id: "usr_senior", role: "operator" }, { rules: [], lastRuns: 5 }))).code).toBe("forbidden");
   });
 
+  it("a dry-run shows a draft that changes only what a rule requires: fields, the outside-contract choice, the date horizon", async () => {
+    const live = await liveWith();
+    const refundRule = live.rules.findIndex((r) => r.tool === "issue_refund");
+    const replyRule = live.rules.findIndex((r) => r.tool === "send_reply");
+    const rules = live.rules.map((r, i) => (i === refundRule ? { ...r, requiredFields: ["title" as const] } : i === replyRule ? { ...r, allowOutsideContract: "supervisor" as const, dateHorizonDays: 30 } : r));
+    const res = await dryRunGatePolicy(admin, { rules, lastRuns: 50 });
+    const steps = res.changed.flatMap((c) => c.steps);
+    expect(steps.find((s) => s.tool === "issue_refund")).toMatchObject({ before: "1 approver · requires title, evidence, risk, stop condition", after: "1 approver · requires title" });
+    expect(steps.find((s) => s.tool === "send_reply")).toMatchObject({ before: "1 approver", after: "1 approver · a supervisor decides steps outside the task contract · horizon 30 days" });
+    expect(steps.some((s) => s.tool === "add_ticket_note")).toBe(false);
+  });
+
   it("saving writes version 2 with all rules, audited with who, before and after; a stale base is 409", async () => {
-    const draft = await liveWith(rule({ tool: "issue_refund", minAmountMinor: 100000, decision: "two", note: "Refunds of $1,000 and more need two approvers" }));
+    const draft = await liveWith(rule({ tool: "issue_refund", minAmountMinor: 100000, decision: "two", dateHorizonDays: 45, note: "Refunds of $1,000 and more need two approvers" }));
     const saved = await saveGatePolicy(admin, { ...draft, note: "Four eyes on large refunds" });
     expect(saved.version).toBe(2);
     expect(saved.rules).toHaveLength(draft.rules.length);
@@ -111,6 +123,7 @@ describe("gate policy as data", () => {
     expect(data.before.version).toBe(1);
     expect(data.after.version).toBe(2);
     expect(data.after.rules.at(-1)).toMatchObject({ decision: "two", minAmountMinor: 100000 });
+    expect((await loadGatePolicy(prisma)).rules.at(-1)).toMatchObject({ decision: "two", dateHorizonDays: 45, requiredFields: [] });
     const stale = await refused(saveGatePolicy(admin, { ...draft, note: "again" }));
     expect(stale.code).toBe("stale_policy_version");
     expect(stale.status).toBe(409);

@@ -1,6 +1,7 @@
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
 import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money";
+import { MAX_DATE_HORIZON_DAYS } from "../../policy";
 import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";
 
@@ -32,6 +33,7 @@ type RuleRow = {
   escalateSeconds: number | null;
   allowOutsideContract: string | null;
   requiredFields?: unknown;
+  dateHorizonDays?: number | null;
   note: string;
 };
 
@@ -60,6 +62,7 @@ export function toGateRule(r: RuleRow): GateRule {
     escalateSeconds: r.escalateSeconds,
     allowOutsideContract: r.allowOutsideContract === "supervisor" ? "supervisor" : null,
     requiredFields: storedRequiredFields(r.requiredFields),
+    dateHorizonDays: typeof r.dateHorizonDays === "number" && r.dateHorizonDays >= 1 && r.dateHorizonDays <= MAX_DATE_HORIZON_DAYS ? r.dateHorizonDays : null,
     note: r.note,
   };
 }

@@ -20,7 +20,8 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  * - `from` is strictly after today's UTC date of `ctx.now` (`window_not_future`). Decision:
  *   today itself is refused — a same-day change cannot reach the carrier in time, and "today"
  *   is the UTC calendar date so the rule does not depend on anyone's time zone;
- * - `to` is at most RESCHEDULE_HORIZON_DAYS (lib/policy.ts, one year) after today's UTC date
+ * - `to` is at most the date horizon after today's UTC date (the governing gate-policy rule's
+ *   `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS in lib/policy.ts, one year)
  *   (`window_beyond_horizon`);
  * - neither `from` nor `to` is a holiday at the shipment's destination (`window_on_holiday`).
  *   Days strictly inside the window may be holidays: the carrier delivers on a working day of it.
@@ -68,7 +69,7 @@ export const rescheduleDelivery = defineBuiltinTool({
         details: { from, today },
       });
     }
-    const horizonDays = ctx.rescheduleHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
+    const horizonDays = ctx.dateHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
     const horizon = utcDateOf(new Date(Date.UTC(ctx.now.getUTCFullYear(), ctx.now.getUTCMonth(), ctx.now.getUTCDate() + horizonDays)));
     if (to > horizon) {
       issues.push({

@@ -1,0 +1,45 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { AdminNav } from "@/components/admin/admin-nav";
+import { IntentCatalogAdmin } from "@/components/admin/intent-catalog-admin";
+import { AppHeader } from "@/components/app-header";
+import { DomainError } from "@/lib/errors";
+import { deskIdSchema } from "@/lib/desk/desks";
+import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
+
+export const dynamic = "force-dynamic";
+
+/** Tab title: "Intents of <desk> · Admin". */
+export async function generateMetadata({ params }: { params: Promise<{ deskId: string }> }): Promise<Metadata> {
+  return { title: `Intents of ${(await params).deskId} · Admin` };
+}
+
+/** `/admin/desks/{deskId}/intents`: the desk's intent catalog editor, admins only; an unknown desk is the app's 404. */
+export default async function DeskIntentsPage({ params }: { params: Promise<{ deskId: string }> }) {
+  const { deskId } = await params;
+  const viewer = await requirePageViewer(`/admin/desks/${encodeURIComponent(deskId)}/intents`);
+  await requirePageRole(viewer, ["admin"], "view /admin/desks/[deskId]/intents");
+  if (!deskIdSchema.safeParse(deskId).success) notFound();
+  const catalog = await getIntentCatalogForAdmin(viewer, deskId).catch((e: unknown) => {
+    if (e instanceof DomainError && e.code === "not_found") notFound();
+    throw e;
+  });
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
+        <h1 className="text-xl font-semibold">Admin</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          <Link href="/admin/desks" className="text-blue-700 underline">
+            Desks
+          </Link>{" "}
+          › {catalog.desk.name} › intent catalog. Every save is audited.
+        </p>
+        <AdminNav current="desks" />
+        <IntentCatalogAdmin key={catalog.digest} catalog={catalog} />
+      </main>
+    </>
+  );
+}

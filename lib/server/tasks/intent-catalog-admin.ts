@@ -1,0 +1,110 @@
+import { createHash } from "node:crypto";
+import { DomainError } from "../../errors";
+import { canonicalJson } from "../../plan/canonical-json";
+import { catalogChanges, intentCatalogDraftSchema, unknownPermittedTools } from "../../task-contract/intent-catalog";
+import type { Intent } from "../../task-contract/schema";
+import type { CatalogToolOption } from "../../tools/versioned-catalog";
+import { appendAudit } from "../audit";
+import { prisma } from "../db";
+import { toJsonColumn } from "../json-column";
+import { requireRole, type Viewer } from "../session";
+import { catalogToolsForAdmin } from "../tools/imported-tools";
+import { inTransaction, ok, type DbOrTx } from "../transaction";
+import { listIntents } from "./task-contract";
+
+/**
+ * A desk's intent catalog in the admin console: read it with the tools an intent may permit, and
+ * save a new catalog whole (docs/design.md, the task contract: the desk defines its intents). A task whose contract names an intent the catalog no longer has permits no
+ * tool (fail closed, lib/validation/contract-rules.ts): the editor warns of that before a removal.
+ */
+
+type Admin = Pick<Viewer, "id" | "role">;
+
+/** Lowercase hex SHA-256 of the catalog's canonical JSON (RFC 8785): what `baseDigest` must be. */
+export function intentCatalogDigest(intents: readonly Intent[]): string {
+  return createHash("sha256").update(canonicalJson(intents), "utf8").digest("hex");
+}
+
+/**
+ * The catalog an admin edits: the desk, its intents in order, their digest, the tools of the
+ * current catalog, and the tools the saved intents permit that the current catalog does not have
+ * (`notInCatalog`, e.g. an imported tool not imported yet: kept, in force once it is).
+ */
+export interface IntentCatalogView {
+  desk: { id: string; name: string };
+  intents: Intent[];
+  digest: string;
+  tools: CatalogToolOption[];
+  notInCatalog: string[];
+}
+
+/** The view of `intents` with `tools` (the current catalog). */
+function viewOf(desk: { id: string; name: string }, intents: Intent[], tools: CatalogToolOption[]): IntentCatalogView {
+  const known = new Set(tools.map((t) => t.name));
+  const notInCatalog = [...new Set(intents.flatMap((i) => i.permittedTools))].filter((t) => !known.has(t)).sort();
+  return { desk, intents, digest: intentCatalogDigest(intents), tools, notInCatalog };
+}
+
+/** The desk row, or 404 `not_found` (an admin may name any desk; one that does not exist is not found). */
+async function deskOf(db: DbOrTx, deskId: string): Promise<{ id: string; name: string }> {
+  const desk = await db.desk.findUnique({ where: { id: deskId }, select: { id: true, name: true } });
+  if (!desk) throw new DomainError("not_found", `There is no desk "${deskId}".`);
+  return desk;
+}
+
+/**
+ * The intent catalog of desk `deskId` for the editor (at most MAX_INTENTS intents, one indexed
+ * query) with its digest and the tools an intent may permit (built-in and imported).
+ * Errors: 403 `forbidden` unless admin; 404 `not_found` for an unknown desk.
+ */
+export async function getIntentCatalogForAdmin(admin: Admin, deskId: string): Promise<IntentCatalogView> {
+  await requireRole(admin, ["admin"], "admin.view_intent_catalog");
+  const desk = await deskOf(prisma, deskId);
+  return viewOf(desk, await listIntents(prisma, desk.id), (await catalogToolsForAdmin(admin)).tools);
+}
+
+/**
+ * Saves a desk's whole intent catalog (positions = list order) in one transaction: the previous
+ * rows replaced, audited `admin_change` {what: "desk.intents.save", target: {kind: "desk", id},
+ * before, after, changes: {added, removed, changed}, note}. Returns the saved catalog as
+ * `getIntentCatalogForAdmin` would.
+ * Errors: 403 `forbidden`; 404 `not_found` (desk); 400 `bad_request` {issues} (the draft schema);
+ * 422 `validation_failed` {issues} for a permitted tool that is neither in the current catalog nor
+ * already permitted by the saved catalog (`unknown_tool`: a new name must be a real tool; one the
+ * desk permitted before an import changed is kept); 409 `stale_intent_catalog` {digest} when the catalog changed since the editor
+ * opened it (`baseDigest` differs). Nothing is written on any error.
+ */
+export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unknown): Promise<IntentCatalogView> {
+  await requireRole(admin, ["admin"], "admin.save_intent_catalog");
+  const parsed = intentCatalogDraftSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
+      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    });
+  }
+  const draft = parsed.data;
+  const desk = await deskOf(prisma, deskId);
+  const tools = (await catalogToolsForAdmin(admin)).tools;
+  await inTransaction(async (tx) => {
+    const before = await listIntents(tx, desk.id);
+    const current = intentCatalogDigest(before);
+    if (current !== draft.baseDigest) {
+      throw new DomainError("stale_intent_catalog", `Someone changed the intent catalog of desk ${desk.id} after you opened it; review it and try again.`, { digest: current });
+    }
+    const unknown = unknownPermittedTools(draft.intents, new Set([...tools.map((t) => t.name), ...before.flatMap((i) => i.permittedTools)]));
+    if (unknown.length) throw new DomainError("validation_failed", unknown.map((i) => i.message).join("; "), { issues: unknown });
+    await tx.deskIntent.deleteMany({ where: { desk: desk.id } });
+    if (draft.intents.length) {
+      await tx.deskIntent.createMany({
+        data: draft.intents.map((i, position) => ({ desk: desk.id, name: i.name, label: i.label, description: i.description, permittedTools: toJsonColumn(i.permittedTools), position })),
+      });
+    }
+    await appendAudit(tx, {
+      type: "admin_change",
+      actor: { kind: "user", id: admin.id },
+      data: { what: "desk.intents.save", target: { kind: "desk", id: desk.id }, before, after: draft.intents, changes: catalogChanges(before, draft.intents), note: draft.note },
+    });
+    return ok(undefined);
+  });
+  return viewOf(desk, await listIntents(prisma, desk.id), tools);
+}

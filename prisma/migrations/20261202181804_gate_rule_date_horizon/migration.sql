@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "gate_policy_rule" ADD COLUMN "dateHorizonDays" INTEGER;
