@@ -39,6 +39,15 @@ test.describe("gate policy as data and four eyes", () => {
       await adminPage.getByLabel(`Rule ${n} from amount`).fill("1000.00");
       await adminPage.getByLabel(`Rule ${n} decision`).selectOption("two");
       await adminPage.getByLabel(`Rule ${n} note`).fill("Refunds from $1,000 need two approvers");
+      // The seeded refund rule requires what seed 001 asks of an irreversible step; the new one keeps that.
+      const refundRule = before.rules.findIndex((r) => r.tool === "issue_refund") + 1;
+      for (const f of ["title", "evidence", "risk", "stop condition"]) await expect(adminPage.getByLabel(`Rule ${refundRule} requires ${f}`)).toBeChecked();
+      await expect(adminPage.getByLabel(`Rule ${refundRule} requires rationale`)).not.toBeChecked();
+      for (const f of ["title", "evidence", "risk", "stop condition"]) await adminPage.getByLabel(`Rule ${n} requires ${f}`).check();
+      await adminPage.getByLabel(`Rule ${n} date horizon days`).fill("0");
+      await adminPage.getByRole("button", { name: "Dry-run" }).click();
+      await expect(adminPage.getByTestId(`rule-${n - 1}`).getByRole("alert")).toHaveText("Write a whole number of days from 1 to 3660, e.g. 366.");
+      await adminPage.getByLabel(`Rule ${n} date horizon days`).fill("");
       await adminPage.getByRole("button", { name: "Dry-run" }).click();
       await expect(adminPage.getByTestId("dry-run")).toContainText(/of the last \d+ runs would be gated differently/);
       await adminPage.getByLabel("Why it changes").fill("Four eyes on large Baltic refunds (e2e)");
@@ -46,7 +55,7 @@ test.describe("gate policy as data and four eyes", () => {
       await expect(adminPage.getByRole("heading", { name: `Rules of version ${before.version + 1} (draft)` })).toBeVisible();
       await expect(adminPage.getByRole("region", { name: "History" })).toContainText(`Version ${before.version + 1}`);
       const raised = await livePolicy(adminPage.request);
-      expect(raised.rules.at(-1)).toMatchObject({ tool: "issue_refund", accountId: "acc_baltic", minAmountMinor: 100000, decision: "two", authorMayApprove: true });
+      expect(raised.rules.at(-1)).toMatchObject({ tool: "issue_refund", accountId: "acc_baltic", minAmountMinor: 100000, decision: "two", authorMayApprove: true, requiredFields: ["title", "evidence", "risk", "stopCondition"], dateHorizonDays: null });
 
       // 2. A fresh run; the senior adds their own $1,500 refund (an edit: the senior is its author).
       const senior = await browser.newContext({ storageState: STORAGE.senior });

@@ -47,6 +47,7 @@ export const PAGES: PageCase[] = [
   { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
   { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
   { route: "/admin/desks", who: "admin", url: async () => "/admin/desks" },
+  { route: "/admin/desks/[deskId]/intents", who: "admin", url: async () => "/admin/desks/freight/intents" },
 ];
 
 /** Every page route in app/ (from its page.tsx). */
