@@ -290,3 +290,19 @@ describe("hostile bodies: POST /api/auth/{...all}", () => {
     expect(status).toBe(200);
   });
 });
+
+describe("hostile values stay on the record", () => {
+  it("a refusal of a path value holding NUL or 5,000 characters is audited, bounded, on both databases", async () => {
+    const e = ENDPOINTS.find((x) => x.method === "POST" && x.path === "/api/runs/{runId}/steps/{stepId}/reconcile")!;
+    for (const stepId of ["a\u0000b", "s".repeat(5000)]) {
+      const before = await prisma.auditEvent.count({ where: { type: { in: ["denied", "refused"] }, actorId: "usr_supervisor" } });
+      const status = await probe(e, { runId: valid.runId, stepId }, "", `stepId=${JSON.stringify(stepId.slice(0, 20))}`);
+      expect(status).toBeGreaterThanOrEqual(400);
+      const events = await prisma.auditEvent.findMany({ where: { type: { in: ["denied", "refused"] }, actorId: "usr_supervisor" }, orderBy: { seq: "asc" } });
+      expect(events.length, "the refusal is on the record").toBe(before + 1);
+      const text = JSON.stringify(events.at(-1)!.data);
+      expect(text).not.toContain("\\u0000");
+      expect(text.length, text.slice(0, 3000)).toBeLessThan(2_000);
+    }
+  });
+});
