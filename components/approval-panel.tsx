@@ -15,6 +15,7 @@ import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/risk";
 import type { Money } from "@/lib/money";
+import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -291,7 +292,7 @@ export function ApprovalPanel({
                 <label key={ackKey(i)} className="mt-1 flex items-start gap-2 rounded bg-amber-50 p-2 text-xs text-amber-950">
                   <input type="checkbox" checked={!!acks[ackKey(i)]} onChange={(e) => setAcks((a) => ({ ...a, [ackKey(i)]: e.target.checked }))} className="mt-0.5" />
                   <span>
-                    I acknowledge: {i.message}
+                    I acknowledge: {withVisibleMarkers(i.message)}
                   </span>
                 </label>
               ))}
@@ -356,7 +357,7 @@ export function ApprovalPanel({
             <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-amber-950">
               {confirming.warnings.map((i) => (
                 <li key={ackKey(i)} className="rounded bg-amber-50 px-1">
-                  Step {steps.find((s) => s.id === i.stepId)?.position}: {i.message}
+                  Step {steps.find((s) => s.id === i.stepId)?.position}: {withVisibleMarkers(i.message)}
                 </li>
               ))}
             </ul>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { serverOffsetMs } from "@/lib/deadline/expiry-words";
 
 /** "3 h 05 min 09 s" for a number of whole seconds (≥ 0). */
 export function formatCountdown(totalSeconds: number): string {
@@ -14,20 +15,22 @@ export function formatCountdown(totalSeconds: number): string {
 
 /**
  * A live countdown to `until` (UTC instant), ticking every second. Below 15 minutes it turns
- * red; at zero it says the run expired and can no longer be approved. `serverNow` seeds the
- * first render so server and client markup agree.
+ * red; at zero it says the run expired and can no longer be approved. `serverNow` (the server's
+ * time when it rendered) seeds the first render so server and client markup agree, and gives the
+ * offset between the browser's clock and the server's: the countdown runs on the server's clock.
  */
 export function Countdown({ until, serverNow }: { until: string; serverNow: string }) {
+  const [offset] = useState(() => serverOffsetMs(serverNow, Date.now()));
   const [now, setNow] = useState(() => new Date(serverNow).getTime());
   useEffect(() => {
-    const tick = () => setNow(Date.now());
-    const first = setTimeout(tick, 0); // the client's clock replaces the server's at once
+    const tick = () => setNow(Date.now() + offset); // the server's clock, read in the browser
+    const first = setTimeout(tick, 0);
     const t = setInterval(tick, 1000);
     return () => {
       clearTimeout(first);
       clearInterval(t);
     };
-  }, []);
+  }, [offset]);
   const left = Math.floor((new Date(until).getTime() - now) / 1000);
   if (left <= 0) {
     return (

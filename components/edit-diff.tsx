@@ -6,6 +6,7 @@ import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { FieldSpec } from "@/lib/tools/types";
 import { StepArgList } from "./arg-value";
+import { VisibleText } from "./visible-text";
 
 /** A value of a field change for people: money formatted, absent as "(none)", dates in the one date presentation, other JSON as text. */
 export function showValue(v: unknown, previous?: unknown): string {
@@ -15,7 +16,8 @@ export function showValue(v: unknown, previous?: unknown): string {
 /**
  * Every changed field of one step (docs/design.md §7), labelled from the tool catalog: money with its
  * currency, dates with weekday and shift ("Mon 7 Dec 2026 (+4 days)"), prose with the changed
- * words highlighted (lib/diff/field-display.ts).
+ * words highlighted (lib/diff/field-display.ts), hidden characters as visible markers on both
+ * sides (a direction override is shown, never applied).
  */
 export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["changed"][number]["fields"]; tool?: string; specs?: readonly FieldSpec[] }) {
   const labels = specs ?? (tool ? (getTool(tool)?.fields ?? []) : []);
@@ -45,16 +47,16 @@ export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["change
               <td colSpan={3} className="break-words">
                 {wordDiff(f.before as string, f.after as string).map((p, i) =>
                   p.kind === "same" ? (
-                    <span key={i}>{p.text}</span>
+                    <VisibleText key={i} text={p.text} />
                   ) : p.kind === "removed" ? (
                     <del key={i} className="bg-red-100 text-red-900 decoration-red-400">
                       <span className="sr-only">removed: </span>
-                      {p.text.trim() === "" ? showWhitespace(p.text) : p.text}
+                      {p.text.trim() === "" ? showWhitespace(p.text) : <VisibleText text={p.text} />}
                     </del>
                   ) : (
                     <ins key={i} className="bg-emerald-100 font-medium text-emerald-900 no-underline">
                       <span className="sr-only">added: </span>
-                      {p.text.trim() === "" ? showWhitespace(p.text) : p.text}
+                      {p.text.trim() === "" ? showWhitespace(p.text) : <VisibleText text={p.text} />}
                     </ins>
                   ),
                 )}

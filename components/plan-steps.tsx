@@ -11,6 +11,7 @@ import type { ReadStep } from "@/lib/reads/schema";
 import { valueAt, verifyProvenance } from "@/lib/validation/provenance-check";
 import { AfterThisStep } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
+import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 
 /**
  * "approved by Sam Senior" (· claimed / consumed) for a person's approval, "approval invalidated"
@@ -129,7 +130,7 @@ export function PlanSteps({
                     key={n}
                     className={`rounded-md px-3 py-1.5 text-sm ${i.severity === "error" ? "bg-red-50 text-red-900" : "bg-amber-50 text-amber-950"}`}
                   >
-                    <span className="font-medium">{i.severity === "error" ? "Error" : "Warning"}:</span> {i.message}
+                    <span className="font-medium">{i.severity === "error" ? "Error" : "Warning"}:</span> {withVisibleMarkers(i.message)}
                     {i.needsAcknowledgement && <span className="ml-1 text-xs">(the approver must acknowledge this)</span>}
                   </li>
                 ))}

@@ -185,7 +185,7 @@ export function RunWorkspace({
           <ReadSteps reads={d.run.reads ?? []} issues={d.validation.issues} desk={desk} />
           <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} reads={d.run.reads ?? []} taskText={d.task.body} />
           {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
-            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired"} viewerId={viewerId} users={d.users} />
+            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} />
           )}
         </>
       )}

@@ -1,10 +1,13 @@
 import { describeChange } from "@/lib/effects/preview";
 import type { EffectComparisonRow } from "@/lib/effects/compare";
 import type { StepEffect } from "@/lib/effects/schema";
+import { withVisibleMarkers } from "@/lib/text/hidden-characters";
+import { VisibleText } from "./visible-text";
 
 /**
  * The lines of one step's expected effect: each changed record before → after,
- * "Customer will have been told: “…”" for a reply, or why there is no preview.
+ * "Customer will have been told: “…”" for a reply, or why there is no preview. Hidden characters
+ * (a direction override, a zero-width space) show as markers here too, never applied.
  */
 export function EffectLines({ effect }: { effect: StepEffect }) {
   if (effect.status !== "previewed") return <p className="text-sm text-slate-700">{effect.reason}</p>;
@@ -16,10 +19,12 @@ export function EffectLines({ effect }: { effect: StepEffect }) {
           {c.kind === "customer_message" ? (
             <>
               <span className="font-medium">Customer will have been told</span> (ticket {c.ticketId}):{" "}
-              <q className="line-clamp-3 whitespace-pre-line italic">{c.text}</q>
+              <q className="line-clamp-3 whitespace-pre-line italic">
+                <VisibleText text={c.text} />
+              </q>
             </>
           ) : (
-            describeChange(c)
+            withVisibleMarkers(describeChange(c))
           )}
         </li>
       ))}

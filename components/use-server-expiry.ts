@@ -11,13 +11,16 @@ import { isExpiredAt, serverOffsetMs } from "@/lib/deadline/expiry-words";
  */
 export function useServerExpiry(expiresAt: string, serverNow: string): { expired: boolean; now: Date } {
   const [offset] = useState(() => serverOffsetMs(serverNow, Date.now()));
-  const [now, setNow] = useState(() => new Date(Date.now() + offset));
+  // The first render uses the server's own "now", so the browser's markup matches the server's.
+  const [now, setNow] = useState(() => new Date(serverNow));
   useEffect(() => {
     const left = new Date(expiresAt).getTime() - (Date.now() + offset);
     const tick = () => setNow(new Date(Date.now() + offset));
+    const first = setTimeout(tick, 0); // then the server's clock as read in the browser, at once
     const atExpiry = left > 0 ? setTimeout(tick, Math.min(left + 5, 2_147_483_647)) : null;
     const every = setInterval(tick, 30_000);
     return () => {
+      clearTimeout(first);
       if (atExpiry) clearTimeout(atExpiry);
       clearInterval(every);
     };

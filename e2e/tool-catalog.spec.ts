@@ -68,7 +68,9 @@ test.describe("tool catalog from an MCP tools/list", () => {
     });
     expect(submitted.status(), await submitted.text()).toBe(201);
     const run = (await submitted.json()).run;
-    expect(run.catalogVersion).toBe(1);
+    // the run records the catalog version it was validated against (another spec, e2e/hidden-text.spec.ts,
+    // may import a tool in parallel, so it is not necessarily version 1)
+    expect(run.catalogVersion).toBeGreaterThanOrEqual(1);
 
     const opCtx = await browser.newContext({ storageState: STORAGE.senior });
     const page = await opCtx.newPage();

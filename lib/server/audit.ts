@@ -27,6 +27,19 @@ type Tx = Prisma.TransactionClient | typeof prisma;
 /** One event to append: its type, who caused it, the run it belongs to (if any) and its data (typed per type by lib/audit/events.ts). */
 export type AuditInput = { [T in AuditType]: { runId?: string | null; type: T; actor: Actor; data: AuditData<T> } }[AuditType];
 
+/** At most this many characters of a caller's path, step id or refusal message go into an audit event. */
+export const MAX_RECORDED_CHARS = 500;
+
+/**
+ * Text a caller chose (a path, a step id, a message quoting them) as the audit log can hold it on
+ * both databases: a NUL character, which PostgreSQL cannot store in JSON, shown as "␀", and at
+ * most MAX_RECORDED_CHARS characters ("…" after), so a 5,000-character path records a bounded row.
+ */
+export function recordable(text: string): string {
+  const bounded = text.length > MAX_RECORDED_CHARS ? `${text.slice(0, MAX_RECORDED_CHARS)}…` : text;
+  return bounded.replace(/\u0000/g, "\u2400");
+}
+
 /**
  * Appends one audit event. This module is the only writer of `audit_event`, and it only
  * inserts: no code path updates or deletes an event. `data` is any JSON detail.
@@ -40,7 +53,7 @@ export async function appendAudit(
   let data: Record<string, unknown> = event.data;
   if (event.type === "denied") {
     const endpoint = currentEndpoint();
-    if (endpoint && data.endpoint === undefined) data = { ...data, endpoint };
+    if (endpoint && data.endpoint === undefined) data = { ...data, endpoint: recordable(endpoint) };
     markDenialHandled();
   }
   if (REFUSAL_TYPES.has(event.type)) markRefusalRecorded();

@@ -136,15 +136,11 @@ async function readBodyBytes(req: Request): Promise<Uint8Array> {
 }
 
 /**
- * Reads and parses a JSON body with `schema`, bounding the input before any parsing work:
- * size (`payload_too_large` 413 above MAX_BODY_BYTES, by the declared Content-Length or while
- * reading), encoding (`invalid_encoding` 400 for bytes that are not UTF-8 — never stored as U+FFFD),
- * nesting depth (`payload_too_large` 413 {limitDepth} beyond MAX_JSON_DEPTH, one linear pass over
- * the text), then `invalid_json` (400), a NUL character (422 `validation_failed`, found by the
- * same pass) and the schema: `bad_request` (400) {issues} with one plain message, or
- * `validation_failed` (422) when the only problems are numbers above their maximum.
+ * The body as text, bounded before any parsing work: size (413 `payload_too_large` above
+ * MAX_BODY_BYTES, by the declared Content-Length or while reading), encoding (400
+ * `invalid_encoding`), nesting depth (413 `payload_too_large` {limitDepth}, one linear pass).
  */
-export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
+async function readBoundedText(req: Request): Promise<{ bytes: Uint8Array; text: string; scan: JsonTextScan }> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const bytes = await readBodyBytes(req);
@@ -156,6 +152,33 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
   }
   const scan = scanJsonText(text);
   if (scan.tooDeep) throw tooDeep();
+  return { bytes, text, scan };
+}
+
+/**
+ * A copy of `req` whose body passed the bounds every declared endpoint's body passes (size,
+ * UTF-8, nesting depth; see {@link readJson}), for handlers that parse the body themselves
+ * (better-auth's `/api/auth/*`): nothing past MAX_BODY_BYTES is buffered, and no text with bytes
+ * that are not UTF-8 reaches them as U+FFFD. Errors: 413 `payload_too_large` (`limitBytes` or
+ * `limitDepth`), 400 `invalid_encoding`. A request without a body is returned as it is.
+ */
+export async function boundedRequest(req: Request): Promise<Request> {
+  if (!req.body) return req;
+  const { bytes } = await readBoundedText(req);
+  return new Request(req.url, { method: req.method, headers: req.headers, body: bytes.byteLength > 0 ? (bytes as Uint8Array<ArrayBuffer>) : undefined, signal: req.signal });
+}
+
+/**
+ * Reads and parses a JSON body with `schema`, bounding the input before any parsing work:
+ * size (`payload_too_large` 413 above MAX_BODY_BYTES, by the declared Content-Length or while
+ * reading), encoding (`invalid_encoding` 400 for bytes that are not UTF-8 — never stored as U+FFFD),
+ * nesting depth (`payload_too_large` 413 {limitDepth} beyond MAX_JSON_DEPTH, one linear pass over
+ * the text), then `invalid_json` (400), a NUL character (422 `validation_failed`, found by the
+ * same pass) and the schema: `bad_request` (400) {issues} with one plain message, or
+ * `validation_failed` (422) when the only problems are numbers above their maximum.
+ */
+export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> {
+  const { text, scan } = await readBoundedText(req);
   let raw: unknown;
   try {
     raw = text.trim() === "" ? {} : JSON.parse(text);

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../api/contract";
 import { DomainError, isDomainError } from "../errors";
-import { appendAudit } from "./audit";
+import { appendAudit, recordable } from "./audit";
 import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
 import { prisma } from "./db";
 import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "./http";
@@ -182,12 +182,12 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   if (!ctx?.actor || ctx.refusalRecorded || ctx.denialHandled || err.status === 401 || err.status === 403 || err.status >= 500) return;
   try {
     const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
-    const action = `${ctx.method} ${ctx.path}`;
-    const stepId = ctx.params.stepId ? { stepId: ctx.params.stepId } : {};
+    const action = recordable(`${ctx.method} ${ctx.path}`);
+    const stepId = ctx.params.stepId ? { stepId: recordable(ctx.params.stepId) } : {};
     if (err.status === 404) {
-      await appendAudit(prisma, { runId, type: "denied", actor: ctx.actor, data: { action, code: err.code, reason: err.message, ...stepId } });
+      await appendAudit(prisma, { runId, type: "denied", actor: ctx.actor, data: { action, code: err.code, reason: recordable(err.message), ...stepId } });
     } else {
-      await appendAudit(prisma, { runId, type: "refused", actor: ctx.actor, data: { action, code: err.code, message: err.message, ...stepId } });
+      await appendAudit(prisma, { runId, type: "refused", actor: ctx.actor, data: { action, code: err.code, message: recordable(err.message), ...stepId } });
     }
   } catch (e) {
     console.error("plandesk: could not audit a refusal", e);

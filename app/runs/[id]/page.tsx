@@ -1,14 +1,11 @@
-import { Instant } from "@/components/instant";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppHeader } from "@/components/app-header";
 import { RunWorkspace } from "@/components/run-workspace";
 import { TaskPanel } from "@/components/task-panel";
-import { DeadlineBadge, deadlineTextClass } from "@/components/deadline-badge";
-import { deadlineUrgency } from "@/lib/deadline/urgency";
+import { RunExpiry } from "@/components/run-expiry";
 import { OwnershipPanel } from "@/components/ownership-panel";
 import { isDomainError } from "@/lib/errors";
-import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatIsoDate, statusLabel } from "@/lib/format";
 import { formatMoney } from "@/lib/money";
 import { requirePageViewer } from "@/lib/server/page-access";
@@ -77,8 +74,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           {(run.status === "pending_review" || run.status === "approved") && (
             <>
               {" "}
-              · <span className={deadlineTextClass(deadlineUrgency(run, now).tone)}>{formatExpiry(run.expiresAt, now)}</span> (<Instant iso={run.expiresAt} />)
-              <DeadlineBadge urgency={deadlineUrgency(run, now)} />
+              · <RunExpiry run={run} serverNow={now.toISOString()} />
             </>
           )}
         </p>

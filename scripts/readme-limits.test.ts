@@ -1,0 +1,54 @@
+/**
+ * The README's section "Security: limits and what exceeding them answers" lists every limit with
+ * the number the code enforces: each constant below must appear, spelled as the README spells
+ * it, in that section (so changing a limit without the README fails here). The date horizon is a
+ * gate-policy setting and the README names only its default.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit/refusal-counts";
+import { MAX_RECORDED_CHARS } from "../lib/server/audit";
+import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http";
+import { MAX_WAIT_SECONDS } from "../lib/server/runs/wait-for-run";
+import { MAX_PLAN_STEPS } from "../lib/plan/schema";
+import { MAX_PLAN_READS } from "../lib/reads/schema";
+import { MAX_TOOLS_PER_IMPORT } from "../lib/tools/json-schema-tool";
+import { MAX_MONEY_MINOR } from "../lib/money";
+import { MAX_STORED_MINOR } from "../lib/admin-schemas";
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/policy";
+import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
+
+const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
+const start = readme.indexOf("## Security: limits and what exceeding them answers");
+const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+const n = (x: number) => x.toLocaleString("en-US");
+
+describe("the README's security section", () => {
+  it("exists", () => {
+    expect(start).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ["MAX_BODY_BYTES", `limitBytes: ${MAX_BODY_BYTES}`],
+    ["MAX_BODY_BYTES in words", `${MAX_BODY_BYTES / (1024 * 1024)} MiB`],
+    ["MAX_JSON_DEPTH", `limitDepth: ${MAX_JSON_DEPTH}`],
+    ["DATABASE_RETRY_AFTER_SECONDS", `Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}`],
+    ["MAX_PLAN_STEPS", `at most ${MAX_PLAN_STEPS} steps per plan`],
+    ["MAX_PLAN_READS", `at most ${MAX_PLAN_READS} read steps`],
+    ["MAX_TOOLS_PER_IMPORT", `limit: ${MAX_TOOLS_PER_IMPORT}`],
+    ["MAX_WAIT_SECONDS", `at most ${MAX_WAIT_SECONDS} s`],
+    ["MAX_ADDRESS_CHARS", `address ${MAX_ADDRESS_CHARS} characters`],
+    ["MAX_ROUTE_CHARS", `route ${MAX_ROUTE_CHARS}`],
+    ["ORIGIN_PREFIX_CHARS", `its first ${ORIGIN_PREFIX_CHARS}`],
+    ["MAX_RECORDED_CHARS", `${MAX_RECORDED_CHARS} characters, NUL shown as`],
+    ["MAX_MONEY_MINOR", `${n(MAX_MONEY_MINOR)} minor units`],
+    ["MAX_STORED_MINOR", `${n(MAX_STORED_MINOR)} minor units`],
+    ["MIN_EXPIRY_SECONDS – MAX_EXPIRY_SECONDS", `${MIN_EXPIRY_SECONDS} s – ${MAX_EXPIRY_SECONDS / 3600} h`],
+    ["IRREVERSIBLE_EXPIRY_SECONDS", `${IRREVERSIBLE_EXPIRY_SECONDS / 3600} h with an irreversible step`],
+    ["MAX_PARTS_PER_REVISION, MAX_PART_TEXT", `${MAX_PARTS_PER_REVISION} task text parts of ${n(MAX_PART_TEXT)}`],
+    ["the date horizon's default", "a date horizon (gate-policy setting, default 366 days)"],
+  ])("names %s as the code has it", (_name, text) => {
+    expect(section).toContain(text);
+  });
+});
