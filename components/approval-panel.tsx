@@ -178,7 +178,8 @@ export function ApprovalPanel({
     (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
   // ── keyboard: a approves what the approve-all button approves, with the same
-  // acknowledgements (asked for in a dialog, confirmed by Enter); Shift+A then opens the next
+  // acknowledgements (asked for in a dialog that opens on Cancel, confirmed by Alt+A or Shift+Tab
+  // then Enter); Shift+A then opens the next
   // waiting run; r opens the rejection with focus in the reason.
   const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[] } | null>(null);
   const confirmRef = useRef<HTMLDialogElement>(null);
@@ -332,7 +333,15 @@ export function ApprovalPanel({
         <dialog
           ref={confirmRef}
           aria-labelledby="confirm-approve-h"
-          onKeyDown={trapTab}
+          onKeyDown={(e) => {
+            // Alt+A confirms (a deliberate chord: a held or doubled `a` never does, nor one Enter)
+            if (e.altKey && !e.ctrlKey && !e.metaKey && !e.repeat && e.code === "KeyA") {
+              e.preventDefault();
+              e.currentTarget.querySelector("form")?.requestSubmit();
+              return;
+            }
+            trapTab(e);
+          }}
           onClose={() => {
             setConfirming(null);
             focusHeading("decide-h");
@@ -361,8 +370,11 @@ export function ApprovalPanel({
                 </li>
               ))}
             </ul>
-            <div className="mt-4 flex gap-2">
-              <button type="submit" className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800">
+            <p className="mt-3 text-xs text-slate-600">
+              Keys: <kbd className="font-mono">Alt+A</kbd> acknowledges and approves · <kbd className="font-mono">Esc</kbd> cancels
+            </p>
+            <div className="mt-2 flex gap-2">
+              <button type="submit" aria-keyshortcuts="Alt+A" className="rounded-md bg-emerald-700 px-3 py-2 text-sm font-medium text-white hover:bg-emerald-800">
                 Acknowledge and approve
               </button>
               {/* opens focused on Cancel: one Enter never approves what the dialog warns about */}

@@ -158,11 +158,26 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   }, [helpOpen]);
 
   // After a client-side navigation focus goes to the new page's main heading, not the body.
+  // A route skeleton (loading.tsx) may hold the heading first: when the page replaces it and
+  // focus fell to the body, the page's own heading gets it.
   const firstPath = useRef(pathname);
   useEffect(() => {
     if (pathname === firstPath.current) return;
     firstPath.current = pathname;
     focusHeading();
+    if (!document.querySelector("[data-route-skeleton]")) return;
+    const observer = new MutationObserver(() => {
+      if (document.querySelector("[data-route-skeleton]")) return;
+      observer.disconnect();
+      const at = document.activeElement;
+      if (!at || at === document.body) focusElement(document.querySelector("main h1"));
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+    const stop = setTimeout(() => observer.disconnect(), 60_000);
+    return () => {
+      observer.disconnect();
+      clearTimeout(stop);
+    };
   }, [pathname]);
 
   const closeHelp = () => {

@@ -32,9 +32,16 @@ function sameSteps(a: Pick<Step, "id" | "tool" | "args">[], b: Pick<Step, "id" |
   return na !== null && na === norm(b);
 }
 
-/** Focuses the first field of step `index` (0-based) of the edit form inside `root`; false when there is none. */
-function focusStepField(root: HTMLElement | null, index: number): boolean {
-  const field = root?.querySelector<HTMLElement>(`[data-step-index="${index}"] :is(input, select, textarea):not([disabled])`);
+/**
+ * Focuses a field of step `index` (0-based) of the edit form inside `root`: the first input of
+ * argument `argName` when given and present (a date window's first day), else the step's first
+ * field; false when the step has none.
+ */
+function focusStepField(root: HTMLElement | null, index: number, argName?: string): boolean {
+  const step = root?.querySelector(`[data-step-index="${index}"]`);
+  const base = `steps.${index}.args.${argName}`;
+  const named = argName ? step?.querySelector<HTMLElement>(`:is(input, select, textarea):not([disabled]):is([id="${base}"], [id^="${base}."])`) : null;
+  const field = named ?? step?.querySelector<HTMLElement>(":is(input, select, textarea):not([disabled])");
   field?.focus();
   return !!field;
 }
@@ -73,6 +80,8 @@ export function PlanForm({
   onConflict,
   catalog = builtinCatalog,
   focusStep,
+  focusField,
+  defaultReason,
 }: {
   runId: string;
   baseVersion: number;
@@ -88,6 +97,10 @@ export function PlanForm({
   catalog?: ToolCatalog;
   /** The step (0-based) whose first field has focus when the form opens (the `e` shortcut); default the first. */
   focusStep?: number;
+  /** The argument of `focusStep` that has focus instead of its first field (e.g. "window"), when it has one. */
+  focusField?: string;
+  /** The text a new step's empty "reason" starts with (the run page passes the ticket's subject); edited freely. */
+  defaultReason?: string;
 }) {
   const [formSchema] = useState(() => planFormSchemaFor(catalog));
   const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
@@ -146,19 +159,27 @@ export function PlanForm({
   // is added; Ctrl/⌘+Enter saves; Alt+J / Alt+K go to the next / previous step's first field;
   // Alt+N goes to the tool picker, where Enter adds the chosen tool.
   const formRef = useRef<HTMLFormElement>(null);
-  const [initialFocus] = useState(focusStep ?? 0);
+  const [initialFocus] = useState({ step: focusStep ?? 0, field: focusField });
   useEffect(() => {
-    focusStepField(formRef.current, initialFocus);
+    focusStepField(formRef.current, initialFocus.step, initialFocus.field);
   }, [initialFocus]);
   const focusAfterAdd = useRef<number | null>(null);
   useEffect(() => {
     if (focusAfterAdd.current !== null && focusStepField(formRef.current, focusAfterAdd.current)) focusAfterAdd.current = null;
   }, [fields.length]);
-  const addStep = () => {
-    if (!adding) return;
+  const addStep = (tool = adding) => {
+    if (!tool) return;
     focusAfterAdd.current = fields.length;
-    append({ key: newKey(), id: `new-${newKey()}`, tool: adding, args: blankArgs(adding, ticketId, "USD", catalog) });
+    const args = blankArgs(tool, ticketId, "USD", catalog);
+    const reason = getTool(tool)?.fields.find((f) => f.name === "reason" && f.kind === "text");
+    if (reason && defaultReason && args.reason === "") args.reason = defaultReason;
+    append({ key: newKey(), id: `new-${newKey()}`, tool, args });
     setAdding("");
+  };
+  /** The one tool this person may author whose label starts with `letter`, or null when none or several do. */
+  const toolByLetter = (letter: string): string | null => {
+    const hits = authorable.filter((t) => (getTool(t)?.label ?? t).toLowerCase().startsWith(letter.toLowerCase()));
+    return hits.length === 1 ? hits[0] : null;
   };
   const currentStep = () => {
     const at = document.activeElement?.closest("[data-step-index]")?.getAttribute("data-step-index");
@@ -246,6 +267,14 @@ export function PlanForm({
                 if (e.key === "Enter" && !e.ctrlKey && !e.metaKey && adding) {
                   e.preventDefault();
                   addStep();
+                  return;
+                }
+                // a letter that only one tool you may author starts with adds it at once (a menu's
+                // access key); a shared letter (Add…, Apply…) only chooses, and Enter adds
+                const only = /^[a-z]$/i.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey && !e.repeat ? toolByLetter(e.key) : null;
+                if (only) {
+                  e.preventDefault();
+                  addStep(only);
                 }
               }}
               aria-describedby="add-step-keys"
@@ -266,7 +295,7 @@ export function PlanForm({
             <button
               type="button"
               disabled={!adding}
-              onClick={addStep}
+              onClick={() => addStep()}
               className="rounded-md border border-slate-400 px-3 py-1.5 text-sm disabled:opacity-50"
             >
               Add step
@@ -276,7 +305,7 @@ export function PlanForm({
             You may add: {authorable.length ? authorable.join(", ") : "no tools"}. Tools you may not author are listed but disabled.
           </p>
           <p id="add-step-keys" className="mt-1 text-xs text-slate-600">
-            Keys: <kbd className="font-mono">Alt+N</kbd> here, a tool&apos;s first letter, <kbd className="font-mono">Enter</kbd> adds it ·{" "}
+            Keys: <kbd className="font-mono">Alt+N</kbd> here, then a tool&apos;s first letter adds it (<kbd className="font-mono">Enter</kbd> when two tools share it) ·{" "}
             <kbd className="font-mono">Alt+J</kbd>/<kbd className="font-mono">Alt+K</kbd> next/previous step · <kbd className="font-mono">Ctrl+Enter</kbd> saves
           </p>
         </div>

@@ -1,10 +1,11 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatMoney } from "@/lib/money";
 import { QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue-views";
 import { statusLabel } from "@/lib/format";
 import type { QueueRow } from "@/lib/server/runs/list-queue";
+import { isTypingTarget } from "@/lib/keyboard/shortcuts";
 import { useShortcut } from "./keyboard-shortcuts";
 
 /**
@@ -83,7 +84,8 @@ export function QueueEmpty({ status, filters, onClear }: { status: string; filte
 }
 
 /**
- * The queue's search (ticket number, account id or name, run id; in SQL): `/` focuses it; Enter
+ * The queue's search (ticket number, account id or name, run id; in SQL): `/` focuses it, and so
+ * does a digit typed outside any field (which lands in it); Enter
  * searches, and opens the run at once when one run has exactly that ticket number or id (or is
  * the only match); Escape leaves the field.
  */
@@ -106,6 +108,20 @@ export function QueueSearch({
     ref.current?.focus();
     ref.current?.select();
   });
+  // Type to search: a digit (or "#") typed on the queue outside any field starts the search with
+  // it, as `/` then the digit would (focus moves before the key lands, so the field receives it).
+  useEffect(() => {
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing || !/^[0-9#]$/.test(e.key)) return;
+      if (isTypingTarget(e.target instanceof Element ? e.target : null) || document.querySelector("dialog[open]")) return;
+      const input = ref.current;
+      if (!input || input.disabled) return;
+      input.focus();
+      input.select();
+    };
+    document.addEventListener("keydown", onKeyDown);
+    return () => document.removeEventListener("keydown", onKeyDown);
+  }, []);
   return (
     <form
       role="search"
@@ -147,7 +163,7 @@ export function QueueSearch({
         Search
       </button>
       <span id="queue-search-hint" className="text-xs text-slate-600">
-        <kbd className="font-mono">/</kbd> to search · Enter opens an exact ticket
+        <kbd className="font-mono">/</kbd> or a ticket&apos;s first digit to search · Enter opens an exact ticket
       </span>
       {note && (
         <p role="alert" className="w-full text-sm text-red-800">

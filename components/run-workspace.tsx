@@ -34,9 +34,22 @@ import { accountName } from "@/lib/desk/lookup";
 type Details = Omit<RunDetails, "desk">;
 type Mode =
   | { kind: "view" }
-  | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number }
+  | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number; focusField?: string }
   | { kind: "review"; fromVersion: number }
   | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues; savedBy?: { name: string; at: string } | null };
+
+/**
+ * The argument of `step` the `e` shortcut puts focus on: the first field (in the tool's form
+ * order) whose value the agent made or computed (provenance "model"/"computed", docs/design.md §3),
+ * the likeliest to need a person's correction; values read from a record or quoted from the
+ * customer come after. Undefined when every field was read (then the step's first field).
+ */
+function fieldToCheck(step: Pick<Step, "tool" | "provenance">, fieldNames: string[]): string | undefined {
+  return fieldNames.find((name) => {
+    const kind = step.provenance?.[name]?.kind;
+    return kind === "model" || kind === "computed";
+  });
+}
 
 /** Why approving is not possible right now, or null. */
 function approvalBlock(d: Details): string | null {
@@ -118,20 +131,23 @@ export function RunWorkspace({
   const planIssues = d.validation.issues.filter((i) => !i.stepId);
   const risks = planRisks(d.run.steps, d.validation.issues, (name) => catalog.get(name), (id) => accountName(desk, id));
   const approvedSteps = Object.fromEntries(d.run.steps.map((s) => [s.id, s.approval?.state === "active"]));
-  const startEdit = (focusStep?: number) => {
+  const startEdit = (focusStep?: number, focusField?: string) => {
     setExternalChange(null);
     setSeenVersion(d.run.planVersion);
-    setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[], focusStep });
+    setMode({ kind: "edit", baseVersion: d.run.planVersion, steps: d.run.steps as Step[], focusStep, focusField });
   };
   // e: edit with focus in the step the person is on (focus inside a step card), else
-  // in the first step still waiting for a person's approval, else the first step.
+  // in the first step still waiting for a person's approval, else the first step; inside it,
+  // on the first value the agent made (fieldToCheck), else its first field.
   useShortcut(
     "edit",
     () => {
       if (editBlock) return toast(`Cannot edit: ${editBlock}`, "error");
       const onStep = document.activeElement?.closest("[data-step-position]")?.getAttribute("data-step-position");
       const waiting = d.run.steps.find((s) => s.gate === "approval_required" && s.approval?.state !== "active");
-      startEdit(onStep ? Number(onStep) - 1 : waiting ? waiting.position - 1 : 0);
+      const index = onStep ? Number(onStep) - 1 : waiting ? waiting.position - 1 : 0;
+      const step = d.run.steps[index] as Step | undefined;
+      startEdit(index, step ? fieldToCheck(step, (catalog.get(step.tool)?.fields ?? []).map((f) => f.name)) : undefined);
     },
     mode.kind === "view" || mode.kind === "review",
   );
@@ -205,6 +221,8 @@ export function RunWorkspace({
             ticketAccountId={d.ticket.accountId}
             grants={grants}
             focusStep={mode.focusStep}
+            focusField={mode.focusField}
+            defaultReason={`Ticket #${d.ticket.id}: ${d.ticket.subject}`}
             onCancel={() => {
               setMode({ kind: "view" });
               focusHeading("plan-h");

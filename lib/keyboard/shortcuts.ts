@@ -45,18 +45,18 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "help", keys: ["?"], description: "Show all keyboard shortcuts", scope: "global" },
   { id: "goQueue", keys: ["g", "q"], description: "Go to the queue", scope: "global" },
   { id: "palette", keys: ["Mod+K"], description: "Open the command palette (every page and action)", scope: "global", inInputs: true },
-  { id: "search", keys: ["/"], description: "Search the queue by ticket, account or run", scope: "queue" },
+  { id: "search", keys: ["/"], description: "Search the queue by ticket, account or run (or just type a ticket number)", scope: "queue" },
   { id: "queueNext", keys: ["j"], description: "Next run in the queue", scope: "queue" },
   { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue", scope: "queue" },
   { id: "queueOpen", keys: ["Enter"], description: "Open the current run", scope: "queue", notOnControls: true },
-  { id: "edit", keys: ["e"], description: "Edit the plan (focus in the first step waiting for approval)", scope: "run" },
-  { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first)", scope: "run" },
+  { id: "edit", keys: ["e"], description: "Edit the plan (focus on the first value the agent made in the first step waiting for approval)", scope: "run" },
+  { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first; Alt+A there acknowledges and approves)", scope: "run" },
   { id: "approveNext", keys: ["Shift+A"], description: "Approve, then open the next waiting run", scope: "run" },
   { id: "reject", keys: ["r"], description: "Reject (focus in the reason)", scope: "run" },
   { id: "save", keys: ["Mod+Enter"], description: "Save the edit", scope: "edit", inInputs: true },
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },
-  { id: "addStep", keys: ["Alt+N"], description: "Add a step (type the tool's first letter, then Enter)", scope: "edit", inInputs: true },
+  { id: "addStep", keys: ["Alt+N"], description: "Add a step (then a tool's first letter adds it; Enter when two tools share the letter)", scope: "edit", inInputs: true },
 ];
 
 /** The parts of a keyboard event this module reads (a DOM KeyboardEvent fits). */
