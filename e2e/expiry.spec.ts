@@ -12,7 +12,7 @@ const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 test.describe("expiry in the browser (hardening case 18)", () => {
   test.use({ storageState: STORAGE.senior });
 
-  test("at expiresAt the decision buttons disable at once, on the server's clock, with the right words", async ({ page }) => {
+  test("at expiresAt the decision buttons disable at once, on the server's clock, with the right words", async ({ page, baseURL }) => {
     const t = "75020";
     const task = await (await page.request.get(`/api/v1/tasks/task_${t}`, { headers: AGENT })).json();
     const res = await page.request.post(`/api/v1/tasks/task_${t}/runs`, {
@@ -46,5 +46,10 @@ test.describe("expiry in the browser (hardening case 18)", () => {
     await page.clock.fastForward("03:00");
     await expect(words).toHaveText("expired 3 min ago");
     await expect(approve).toBeDisabled();
+
+    // On the server the run is still within its 60 s: reject it, so the desk keeps no expired run
+    // (the queue's "expired" view is expected empty by e2e/skeleton.spec.ts).
+    const rejected = await page.request.post(`/api/runs/${run.id}/rejections`, { data: { planVersion: 1, reason: "Expiry check done; not needed." }, headers: { origin: baseURL! } });
+    expect(rejected.status(), await rejected.text()).toBe(201);
   });
 });
