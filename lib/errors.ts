@@ -1,3 +1,4 @@
+import type { z } from "zod";
 /**
  * Every typed refusal Plandesk returns, with its HTTP status. One enum, mapped in one place
  * (`lib/server/http.ts`). Source: docs/api.md (typed refusals), docs/style.md §4.
@@ -79,4 +80,18 @@ export class DomainError extends Error {
 /** Type guard for DomainError (also across module copies, by shape). */
 export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError || (typeof e === "object" && e !== null && (e as { name?: string }).name === "DomainError");
+}
+
+/**
+ * `schema.parse(input)` for service inputs: the parsed value, or 400 `bad_request` whose message
+ * lists "path: message" per zod issue and whose details carry `{issues: [{path, message}]}` (path
+ * dotted, e.g. "rules.3.maxAmountMinor"), so a form can put each message on its field.
+ * Source: docs/api.md, general rules (typed errors).
+ */
+export function parseOrBadRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
+    issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+  });
 }

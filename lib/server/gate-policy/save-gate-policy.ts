@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import { DomainError } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors";
 import { gatePolicyDraftSchema, type GatePolicy, type GateRuleInput } from "../../gate-policy/rules";
 import { appendAudit } from "../audit";
 import { toJsonColumn } from "../json-column";
@@ -34,13 +34,7 @@ export async function writeGatePolicyVersion(tx: Tx, version: number, rules: rea
  */
 export async function saveGatePolicy(admin: Pick<Viewer, "id" | "role">, raw: unknown, now = new Date()): Promise<GatePolicy> {
   await requireRole(admin, ["admin"], "admin.save_gate_policy");
-  const parsed = gatePolicyDraftSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
-    });
-  }
-  const draft = parsed.data;
+  const draft = parseOrBadRequest(gatePolicyDraftSchema, raw);
   const version = await inTransaction(async (tx) => {
     const live = await liveGatePolicyVersion(tx);
     if (live !== draft.baseVersion) {

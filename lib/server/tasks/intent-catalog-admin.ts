@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { DomainError } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors";
 import { canonicalJson } from "../../plan/canonical-json";
 import { catalogChanges, intentCatalogDraftSchema, unknownPermittedTools } from "../../task-contract/intent-catalog";
 import type { Intent } from "../../task-contract/schema";
@@ -76,13 +76,7 @@ export async function getIntentCatalogForAdmin(admin: Admin, deskId: string): Pr
  */
 export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unknown): Promise<IntentCatalogView> {
   await requireRole(admin, ["admin"], "admin.save_intent_catalog");
-  const parsed = intentCatalogDraftSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
-    });
-  }
-  const draft = parsed.data;
+  const draft = parseOrBadRequest(intentCatalogDraftSchema, raw);
   const desk = await deskOf(prisma, deskId);
   const tools = (await catalogToolsForAdmin(admin)).tools;
   await inTransaction(async (tx) => {
