@@ -20,7 +20,7 @@ import type { Currency } from "../../money";
 import { getTool } from "../../tools/builtin-tools";
 import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { assertEmailFree, insertUserRecord } from "./bootstrap";
 import { prisma } from "../db";
 import { assertDeskExists } from "./desks";

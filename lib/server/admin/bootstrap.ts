@@ -4,7 +4,7 @@ import { nanoid } from "nanoid";
 import { createUserSchema, type CreateUserInput } from "../../admin-schemas";
 import { DomainError, parseOrBadRequest } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { inTransaction, ok, type DbOrTx, type Tx } from "../transaction";
 

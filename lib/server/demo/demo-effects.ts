@@ -6,7 +6,7 @@ import { serverConfig } from "../config";
 import { prisma } from "../db";
 import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../session";
 import { readJsonColumn, toJsonColumn } from "../json-column";
 import { demoEffectSchema } from "../../api/schemas";

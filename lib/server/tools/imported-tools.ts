@@ -28,7 +28,7 @@ import {
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
