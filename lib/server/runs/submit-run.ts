@@ -26,6 +26,7 @@ import { toRunView, type RunView, type RunWithRelations } from "../plans/run-vie
 import { planFacts, toStoredRequirements } from "../plans/stored-plan";
 import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * An agent may not record that a person set a value (docs/design.md §3: provenance is never
@@ -96,8 +97,8 @@ async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, new
   for (const r of waiting) {
     const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
     if (!moved) continue;
-    const withdrawn = await tx.approval.updateMany({ where: { runId: r.id, state: "active" }, data: { state: "invalidated" } });
-    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.count } });
+    const withdrawn = await moveApprovals(tx, "invalidate", { runId: r.id });
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn } });
     done.push(r.id);
   }
   return done;
