@@ -320,8 +320,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 </td>
                 <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
                 <td className="px-3 py-2 tabular-nums" data-testid="approvals-missing">
-                  {r.approvalsMissing ?? r.gatedCount}
-                  {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                  <span className="whitespace-nowrap">
+                    {r.approvalsMissing ?? r.gatedCount}
+                    {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                  </span>
                   {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
                   {r.warningCount > 0 && (
                     <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
@@ -332,8 +334,9 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
                 <td className="px-3 py-2">{statusLabel(r.status)}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
-                <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
-                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                <td className={`px-3 py-2 ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
+                  {/* the time stays on one line; a badge goes under it rather than past the table's edge */}
+                  <span className="whitespace-nowrap">{r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"}</span> <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </td>
               </tr>
             ))}
