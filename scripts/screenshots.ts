@@ -96,9 +96,12 @@ async function main() {
     await liveUp(p);
     if (v.width > 400) await shootWhole(p, `${out}/screenshot-run-risk${v.suffix}.png`);
     else await p.screenshot({ path: `${out}/screenshot-run-risk${v.suffix}.png` }); // the first screen: callout and decision bar
-    if (v.suffix === "-phone") await reviewOnPhone(p, base, `${out}/screenshot-review-phone.png`);
     await ctx.close();
   }
+  // after the queue shots, which show the desk as seeded
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState });
+  await reviewOnPhone(await phone.newPage(), base, `${out}/screenshot-review-phone.png`);
+  await phone.close();
   await browser.close();
 }
 
