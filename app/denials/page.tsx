@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { formatInstant } from "@/lib/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
-import { listRefusalCounts } from "@/lib/server/audit/refusal-counts";
+import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { requirePageRole } from "@/lib/server/page-access";
 

@@ -2,7 +2,7 @@ import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import { DomainError } from "../../errors";
 import type { ReconcileBody } from "../../reconcile-schema";
 import type { RunStatus } from "../../run-state";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import { requireRole, type Viewer } from "../session";

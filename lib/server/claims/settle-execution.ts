@@ -1,7 +1,7 @@
 import type { RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { moveRun } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { Tx } from "../transaction";
 import { isOutstanding, outcomeOf } from "./execution-view";
 

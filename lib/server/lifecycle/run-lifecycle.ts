@@ -1,6 +1,6 @@
 import { fromStates, toState, type RunEvent, type RunState } from "../../run-state";
 import type { Prisma } from "../../generated/prisma/client";
-import { appendAudit, type AuditInput } from "../audit";
+import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import { inTransaction, ok, type Tx } from "../transaction";
 
 /**

@@ -3,7 +3,7 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
-import { approvalTargetColumns } from "../approvals/approval-columns";
+import { approvalTargetColumns } from "./approval-columns";
 import type { GateDecision } from "../../validation/types";
 import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../transaction";
