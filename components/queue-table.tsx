@@ -310,7 +310,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                     #{r.ticketId}
                   </Link>
                   {live.isNew(r.id) && <NewBadge />}
-                  <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
+                  <div className="max-w-[15rem] text-xs text-slate-600">{r.ticketSubject}</div>
                   <RowPresence runId={r.id} live={live.live} />
                 </td>
                 <td className="px-3 py-2">{r.accountName}</td>
