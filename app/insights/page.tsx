@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatExpiry, isExpiredAt, serverOffsetMs, serverTimeAt } from "./expiry-words";
-import { formatAge, formatTimeLeft } from "../format";
+import { formatAge, formatTimeLeft } from "../text/format";
 
 const at = "2026-04-01T12:00:00.000Z";
 const t = (iso: string) => new Date(iso);

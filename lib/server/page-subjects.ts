@@ -1,4 +1,4 @@
-import { DomainError } from "../errors";
+import { DomainError } from "../errors/domain-error";
 import { prisma } from "./db";
 import { deskScope, type Viewer } from "./session";
 

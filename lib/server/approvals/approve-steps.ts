@@ -1,13 +1,13 @@
 import { nanoid } from "nanoid";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
-import { checkGrant } from "../../grants";
-import { formatMoney, type Money } from "../../money";
+import { checkGrant } from "../../people/grants";
+import { formatMoney, type Money } from "../../money/money";
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";
@@ -28,6 +28,7 @@ import { previewEffects } from "../../effects/preview";
 import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
 import { authorsOf } from "../../gate-policy/authors";
 import { suggestersOf } from "../ownership/suggesters";
+import { giveApproval } from "../lifecycle/approval-lifecycle";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -136,29 +137,26 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const acks = acknowledged.filter((a) => a.stepId === step.id);
       const columns = approvalTargetColumns(step, desk);
       added++;
-      await tx.approval.create({
-        data: {
-          id: `apr_${nanoid(12)}`,
-          runId,
-          stepId: step.id,
-          planVersion: plan.version,
-          tool: step.tool,
-          // Only the first approver's row carries the money, so money in flight counts a step once.
-          ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
-          args: step.args as Prisma.InputJsonValue,
-          digest: digest(step),
-          boundTaskRevision: run.boundTaskRevision,
-          approverId: viewer.id,
-          authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null, policyVersion: req?.policyVersion ?? 0, ruleId: req?.ruleId ?? null }),
-          acknowledged: toJsonColumn(acks),
-          ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
-          state: "active",
-          expiresAt: run.expiresAt,
-          approverSlot: slot,
-          approvalsRequired: need,
-          policyVersion: req?.policyVersion || null,
-          policyRuleId: req?.ruleId ?? null,
-        },
+      await giveApproval(tx, {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: plan.version,
+        tool: step.tool,
+        // Only the first approver's row carries the money, so money in flight counts a step once.
+        ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
+        args: step.args as Prisma.InputJsonValue,
+        digest: digest(step),
+        boundTaskRevision: run.boundTaskRevision,
+        approverId: viewer.id,
+        authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null, policyVersion: req?.policyVersion ?? 0, ruleId: req?.ruleId ?? null }),
+        acknowledged: toJsonColumn(acks),
+        ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
+        expiresAt: run.expiresAt,
+        approverSlot: slot,
+        approvalsRequired: need,
+        policyVersion: req?.policyVersion || null,
+        policyRuleId: req?.ruleId ?? null,
       });
       await appendAudit(tx, {
         runId,

@@ -7,6 +7,7 @@ import type { GateDecision } from "../../validation/types";
 import { settleReview } from "../lifecycle/run-lifecycle";
 import type { Tx } from "../transaction";
 import { createPolicyApprovals } from "./policy-approvals";
+import { giveApproval, moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * The active approvals of `prev`, as `decideReapproval` (lib/diff/reapproval.ts) reads them.
@@ -40,33 +41,30 @@ export async function carryOrInvalidateApprovals(
   const carried: string[] = [];
   for (const a of prevApprovals) {
     if (stillConsented(a)) {
-      await tx.approval.create({
-        data: {
-          id: `apr_${nanoid(12)}`,
-          runId,
-          stepId: a.stepId,
-          planVersion: next.version,
-          tool: a.tool,
-          target: (a.target ?? undefined) as Prisma.InputJsonValue | undefined,
-          targetKind: a.targetKind,
-          targetId: a.targetId,
-          amountMinor: a.amountMinor,
-          amountCurrency: a.amountCurrency,
-          args: a.args as Prisma.InputJsonValue,
-          digest: a.digest,
-          boundTaskRevision: a.boundTaskRevision,
-          approverId: a.approverId,
-          authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
-          acknowledged: a.acknowledged as Prisma.InputJsonValue,
-          // the effect its approver saw travels with the consent
-          expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
-          state: "active",
-          expiresAt: a.expiresAt,
-          approverSlot: a.approverSlot,
-          approvalsRequired: a.approvalsRequired,
-          policyVersion: a.policyVersion,
-          policyRuleId: a.policyRuleId,
-        },
+      await giveApproval(tx, {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: a.stepId,
+        planVersion: next.version,
+        tool: a.tool,
+        target: (a.target ?? undefined) as Prisma.InputJsonValue | undefined,
+        targetKind: a.targetKind,
+        targetId: a.targetId,
+        amountMinor: a.amountMinor,
+        amountCurrency: a.amountCurrency,
+        args: a.args as Prisma.InputJsonValue,
+        digest: a.digest,
+        boundTaskRevision: a.boundTaskRevision,
+        approverId: a.approverId,
+        authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
+        acknowledged: a.acknowledged as Prisma.InputJsonValue,
+        // the effect its approver saw travels with the consent
+        expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
+        expiresAt: a.expiresAt,
+        approverSlot: a.approverSlot,
+        approvalsRequired: a.approvalsRequired,
+        policyVersion: a.policyVersion,
+        policyRuleId: a.policyRuleId,
       });
       if (!carried.includes(a.stepId)) carried.push(a.stepId);
     } else if (!invalidated.includes(a.stepId)) {
@@ -75,8 +73,8 @@ export async function carryOrInvalidateApprovals(
     }
   }
   const ids = (stepIds: string[]) => prevApprovals.filter((a) => stepIds.includes(a.stepId)).map((a) => a.id);
-  if (carried.length) await tx.approval.updateMany({ where: { id: { in: ids(carried) } }, data: { state: "superseded" } });
-  if (invalidated.length) await tx.approval.updateMany({ where: { id: { in: ids(invalidated) } }, data: { state: "invalidated" } });
+  if (carried.length) await moveApprovals(tx, "carry", { id: { in: ids(carried) } });
+  if (invalidated.length) await moveApprovals(tx, "invalidate", { id: { in: ids(invalidated) } });
   return { invalidated, carried };
 }
 

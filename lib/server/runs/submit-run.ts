@@ -1,8 +1,8 @@
 import { nanoid } from "nanoid";
 import type { SubmitRunBody } from "../../api/bodies";
-import { utcDateOf } from "../../dates";
-import { DomainError } from "../../errors";
-import { runDeadlines } from "../../policy";
+import { utcDateOf } from "../../time/dates";
+import { DomainError } from "../../errors/domain-error";
+import { runDeadlines } from "../../plan/policy";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
@@ -11,7 +11,7 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
-import { fromStates, isTerminal } from "../../run-state";
+import { fromStates, isTerminal } from "../../lifecycle/run-state";
 import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../session";
 import { currentCatalog } from "../tools/imported-tools";
@@ -21,11 +21,12 @@ import { createPolicyApprovals } from "../approvals/policy-approvals";
 import { storePlanVersion } from "../plans/store-plan-version";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
-import { withPolicyDeadlines } from "../../policy";
+import { withPolicyDeadlines } from "../../plan/policy";
 import { toRunView, type RunView, type RunWithRelations } from "../plans/run-view";
 import { planFacts, toStoredRequirements } from "../plans/stored-plan";
 import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * An agent may not record that a person set a value (docs/design.md §3: provenance is never
@@ -96,8 +97,8 @@ async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, new
   for (const r of waiting) {
     const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
     if (!moved) continue;
-    const withdrawn = await tx.approval.updateMany({ where: { runId: r.id, state: "active" }, data: { state: "invalidated" } });
-    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.count } });
+    const withdrawn = await moveApprovals(tx, "invalidate", { runId: r.id });
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn } });
     done.push(r.id);
   }
   return done;

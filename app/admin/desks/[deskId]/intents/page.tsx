@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { IntentCatalogAdmin } from "@/components/admin/intent-catalog-admin";
-import { DomainError } from "@/lib/errors";
+import { DomainError } from "@/lib/errors/domain-error";
 import { deskIdSchema } from "@/lib/desk/desks";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
