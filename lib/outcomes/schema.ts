@@ -72,4 +72,4 @@ export const outcomeLabelSchema = z.object({ label: z.enum(OUTCOME_LABELS), reas
 /** One run's outcome as the API answers it: the record, the label (never computed) and the run it belongs to. */
 export const runOutcomeRecordSchema = z
   .object({ runId: z.string(), ticketId: z.string(), record: outcomeRecordSchema, label: outcomeLabelSchema, computedAt: isoTime })
-  .meta({ id: "RunOutcome" });
+  .meta({ id: "RunOutcomeRecord" });

@@ -12,8 +12,8 @@ import { inTransaction, LostRace, ok } from "../transaction";
 import type { OutcomeRecord } from "../../outcomes/outcome";
 
 /*
- * Reading outcome records and the supervisors' judgement of edited runs (docs/design.md "Did the
- * edit help?"; "People": labels are the supervisor's). Reads are by primary key or by the
+ * Reading outcome records and the supervisors' judgement of edited runs (docs/design.md
+ * "Did the edit help?"; "People and machines": labels are the supervisor's). Reads are by primary key or by the
  * review index `run_outcome (edited, labelled, moneyDifferenceMinor, runId)`.
  */
 
