@@ -90,6 +90,14 @@ export const OUTCOME_LABELS = ["better", "same", "worse"] as const;
 /** See {@link OUTCOME_LABELS}. */
 export type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
 
+/** A supervisor's label as the API and the pages show it (times ISO UTC). */
+export interface OutcomeLabelView {
+  label: OutcomeLabel;
+  reason: string;
+  by: { id: string; name: string };
+  at: string;
+}
+
 /** One event afterwards, with whole days since the run executed (negative: before it). */
 export interface AfterwardsEvent {
   type: TicketEventType;

@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
-import type { OutcomeLabel } from "../../outcomes/outcome";
+import type { OutcomeLabel, OutcomeLabelView } from "../../outcomes/outcome";
 import type { OutcomeLabelBody } from "../../outcomes/schema";
 import { outcomeRecordSchema } from "../../outcomes/schema";
 import { appendAudit } from "../audit";
@@ -17,13 +17,7 @@ import type { OutcomeRecord } from "../../outcomes/outcome";
  * review index `run_outcome (edited, labelled, moneyDifferenceMinor, runId)`.
  */
 
-/** A supervisor's label as the API shows it. */
-export interface OutcomeLabelView {
-  label: OutcomeLabel;
-  reason: string;
-  by: { id: string; name: string };
-  at: string;
-}
+export type { OutcomeLabelView };
 
 /** One run's outcome as the API shows it (lib/outcomes/schema.ts `runOutcomeRecordSchema`). */
 export interface RunOutcomeView {
