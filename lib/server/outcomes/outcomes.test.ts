@@ -10,6 +10,7 @@ import { POST as POST_EVENT } from "@/app/api/v1/tasks/[taskId]/events/route";
 import { PUT as PUT_LABEL } from "@/app/api/runs/[runId]/outcome-label/route";
 import { GET as GET_OUTCOME } from "@/app/api/runs/[runId]/outcome/route";
 import { GET as GET_REVIEW } from "@/app/api/outcomes/review/route";
+import { GET as GET_CORPUS } from "@/app/api/audit/diffs.jsonl/route";
 import { DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { createIntegrationKey } from "@/lib/server/admin/integration-keys";
 import { claimStep } from "@/lib/server/claims/claim-step";
@@ -217,5 +218,29 @@ describe("supervisors label edited runs", () => {
     } while (cursor);
     expect(seen).toEqual([run.id, runId]); // the unlabelled one first, although its difference is smaller
     expect((await GET_REVIEW(apiRequest("GET", "/api/outcomes/review?cursor=garbage", { cookie: supervisorCookie }), routeCtx({}))).status).toBe(400);
+  });
+});
+
+describe("the diff corpus carries the outcome and the label", () => {
+  const corpus = async (query: string) => {
+    const res = await GET_CORPUS(apiRequest("GET", `/api/audit/diffs.jsonl${query}`, { cookie: supervisorCookie }), routeCtx({}));
+    const text = await res.text();
+    return { status: res.status, lines: res.status === 200 ? text.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { runId: string; outcomeRecord: { signals: string[]; summary: string } | null; label: { label: string } | null }) : [] };
+  };
+
+  it("every line has outcomeRecord and label; ?label= and ?signal= filter in SQL; a bad filter is 400", async () => {
+    const all = await corpus("");
+    expect(all.lines.length).toBeGreaterThan(0);
+    expect(all.lines.every((l) => "outcomeRecord" in l && "label" in l)).toBe(true);
+    const mine = all.lines.find((l) => l.runId === runId)!;
+    expect(mine.label).toMatchObject({ label: "same" });
+    expect(mine.outcomeRecord?.signals).toEqual(expect.arrayContaining(["reopened", "over_compensation", "chargeback"]));
+    expect((await corpus("?label=same")).lines.map((l) => l.runId)).toEqual([runId]);
+    expect((await corpus("?label=worse")).lines).toEqual([]);
+    expect((await corpus("?signal=reopened")).lines.map((l) => l.runId)).toEqual([runId]);
+    const unlabelled = (await corpus("?label=none")).lines.map((l) => l.runId);
+    expect(unlabelled).not.toContain(runId);
+    expect(unlabelled.length).toBe(all.lines.length - 1);
+    expect((await corpus("?signal=exploded")).status).toBe(400);
   });
 });
