@@ -11,6 +11,7 @@ import { PUT as PUT_LABEL } from "@/app/api/runs/[runId]/outcome-label/route";
 import { GET as GET_OUTCOME } from "@/app/api/runs/[runId]/outcome/route";
 import { GET as GET_REVIEW } from "@/app/api/outcomes/review/route";
 import { GET as GET_CORPUS } from "@/app/api/audit/diffs.jsonl/route";
+import { loadOutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
 import { DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { createIntegrationKey } from "@/lib/server/admin/integration-keys";
 import { claimStep } from "@/lib/server/claims/claim-step";
@@ -242,5 +243,27 @@ describe("the diff corpus carries the outcome and the label", () => {
     expect(unlabelled).not.toContain(runId);
     expect(unlabelled.length).toBe(all.lines.length - 1);
     expect((await corpus("?signal=exploded")).status).toBe(400);
+  });
+});
+
+describe("insights: did the edits help?", () => {
+  it("splits edited runs by label and by signal; over-compensation per tool, per operator and per day; supervisors only", async () => {
+    const supervisor = (await loadViewer("usr_supervisor"))!;
+    const data = await loadOutcomeInsights(supervisor);
+    expect(data.edited).toBe(2);
+    expect(data.byLabel).toEqual([
+      { label: "better", runs: 0 },
+      { label: "same", runs: 1 },
+      { label: "worse", runs: 0 },
+      { label: "unlabelled", runs: 1 },
+    ]);
+    expect(data.bySignal.find((s) => s.signal === "reopened")?.runs).toBe(1);
+    expect(data.bySignal.find((s) => s.signal === "none")?.runs).toBe(1);
+    expect(data.overCompensation.runs).toBe(1);
+    expect(data.overCompensation.byTool).toEqual([{ tool: "issue_refund", runs: 1, excess: [{ minor: 148900, currency: "USD" }] }]);
+    expect(data.overCompensation.byOperator).toEqual([{ editorId: "usr_senior", name: "Sam Senior", runs: 1, edited: 2 }]);
+    expect(data.overCompensation.byDay).toEqual([{ day: executedAt.toISOString().slice(0, 10), runs: 1, edited: 2 }]);
+    const operator = (await loadViewer("usr_operator"))!;
+    await expect(loadOutcomeInsights(operator)).rejects.toMatchObject({ code: "forbidden" });
   });
 });
