@@ -3,8 +3,8 @@ import { laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/o
 
 
 /*
- * The run page's "Outcome" section and the review queue's card body (docs/design.md "Did the edit
- * help?"): what the run wrote, beside what the agent's own plan would have moved, what happened
+ * The run page's "Outcome" section and the review queue's card body
+ * (docs/design.md "Did the edit help?"): what the run wrote, beside what the agent's own plan would have moved, what happened
  * afterwards, and the signals as a suggestion — never as the label, which is a supervisor's.
  */
 
