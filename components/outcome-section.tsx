@@ -69,7 +69,7 @@ export function OutcomeFacts({ record }: { record: OutcomeRecord }) {
           : "The task has no compensation cap; the agent's plan is the bar."}
       </p>
       <div>
-        <h4 className="text-xs font-semibold text-slate-700">Commitments sent to the customer</h4>
+        <h3 className="text-xs font-semibold text-slate-700">Commitments sent to the customer</h3>
         {record.commitments.length === 0 ? (
           <p className="text-xs text-slate-600">None: no written reply promised money or a date.</p>
         ) : (
@@ -83,7 +83,7 @@ export function OutcomeFacts({ record }: { record: OutcomeRecord }) {
         )}
       </div>
       <div>
-        <h4 className="text-xs font-semibold text-slate-700">Afterwards</h4>
+        <h3 className="text-xs font-semibold text-slate-700">Afterwards</h3>
         {record.afterwards.length === 0 ? (
           <p className="text-xs text-slate-600">No ticket event reported since the run executed.</p>
         ) : (
