@@ -15,6 +15,19 @@ const config = [
     },
   },
   {
+    // One way to run a transaction (docs/style.md §13): lib/server/transaction.ts's
+    // inTransaction / inTransactionOnce, with the retry, the write lock and SERIALIZABLE on
+    // PostgreSQL. Only that file and the seeds' batch writes call $transaction themselves.
+    files: ["lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    ignores: ["lib/server/transaction.ts", "lib/server/demo/seed.ts", "lib/server/demo/scale-seed.ts", "**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "MemberExpression[property.name='$transaction']", message: "Run the unit of work through inTransaction (lib/server/transaction.ts), which retries conflicts and runs SERIALIZABLE on PostgreSQL." },
+      ],
+    },
+  },
+  {
     // Tests read loosely typed JSON answers.
     files: ["**/*.test.ts", "e2e/**/*.ts", "testing/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-unused-expressions": "off" },
