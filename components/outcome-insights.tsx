@@ -18,9 +18,9 @@ const SIGNAL_WORDS: Record<string, string> = {
   none: "No signal",
 };
 
-function Counts({ caption, rows, testId }: { caption: string; rows: { key: string; label: string; runs: number }[]; testId: string }) {
+function Counts({ caption, rows }: { caption: string; rows: { key: string; label: string; runs: number }[] }) {
   return (
-    <table className="mt-2 w-full text-sm" data-testid={testId}>
+    <table className="mt-2 w-full text-sm">
       <caption className="text-left text-xs font-medium text-slate-600">{caption}</caption>
       <tbody>
         {rows.map((r) => (
@@ -49,8 +49,12 @@ export function OutcomeInsightsSection({ data }: { data: OutcomeInsights }) {
         was written and the ticket events. Over-compensation: money out beyond both the agent&apos;s own plan and the task&apos;s ask (its compensation cap, where there is one).
       </p>
       <div className="mt-2 grid gap-6 md:grid-cols-2">
-        <Counts caption="Edited runs by label" testId="edits-by-label" rows={data.byLabel.map((l) => ({ key: l.label, label: l.label[0].toUpperCase() + l.label.slice(1), runs: l.runs }))} />
-        <Counts caption="Edited runs by computed signal" testId="edits-by-signal" rows={data.bySignal.map((s) => ({ key: s.signal, label: SIGNAL_WORDS[s.signal] ?? s.signal, runs: s.runs }))} />
+        <div data-testid="edits-by-label">
+          <Counts caption="Edited runs by label" rows={data.byLabel.map((l) => ({ key: l.label, label: l.label[0].toUpperCase() + l.label.slice(1), runs: l.runs }))} />
+        </div>
+        <div data-testid="edits-by-signal">
+          <Counts caption="Edited runs by computed signal" rows={data.bySignal.map((s) => ({ key: s.signal, label: SIGNAL_WORDS[s.signal] ?? s.signal, runs: s.runs }))} />
+        </div>
       </div>
       <h3 className="mt-4 text-sm font-semibold">Over-compensation: {o.runs} run{o.runs === 1 ? "" : "s"}</h3>
       <div className="mt-1 grid gap-6 md:grid-cols-3">
