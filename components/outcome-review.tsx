@@ -1,6 +1,6 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { OUTCOME_LABELS, type OutcomeLabel, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
 import { outcomeLabelBodySchema } from "@/lib/outcomes/schema";
@@ -119,7 +119,6 @@ export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
   const [items, setItems] = useState(initial);
   const [current, setCurrent] = useState(0);
   const [choices, setChoices] = useState<Record<string, OutcomeLabel | null>>(() => Object.fromEntries(initial.map((i) => [i.runId, i.label?.label ?? null])));
-  const listRef = useRef<HTMLOListElement>(null);
   const move = (by: number) => {
     if (!items.length) return;
     const next = Math.min(items.length - 1, Math.max(0, current + by));
@@ -132,8 +131,9 @@ export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
     setChoices((c) => ({ ...c, [item.runId]: label }));
     focusElement(document.getElementById(`review-${item.runId}-reason`));
   };
-  useShortcut("reviewNext", () => move(1));
-  useShortcut("reviewPrevious", () => move(-1));
+  // j / k: the queue's own keys move the current run here too (one key, one meaning)
+  useShortcut("queueNext", () => move(1));
+  useShortcut("queuePrevious", () => move(-1));
   useShortcut("labelBetter", () => choose("better"));
   useShortcut("labelBetterLetter", () => choose("better"));
   useShortcut("labelSame", () => choose("same"));
@@ -142,7 +142,7 @@ export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
   useShortcut("labelWorseLetter", () => choose("worse"));
   if (!items.length) return <p className="mt-6 text-sm text-slate-600">No edited run has executed yet: nothing to judge.</p>;
   return (
-    <ol ref={listRef} aria-label="Runs to judge" className="mt-4 space-y-4">
+    <ol aria-label="Runs to judge" className="mt-4 space-y-4">
       {items.map((item, i) => (
         <ReviewCard
           key={item.runId}

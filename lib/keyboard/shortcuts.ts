@@ -26,8 +26,6 @@ export type ShortcutId =
   | "addStep"
   | "search"
   | "palette"
-  | "reviewNext"
-  | "reviewPrevious"
   | "labelBetter"
   | "labelBetterLetter"
   | "labelSame"
@@ -54,8 +52,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "goQueue", keys: ["g", "q"], description: "Go to the queue", scope: "global" },
   { id: "palette", keys: ["Mod+K"], description: "Open the command palette (every page and action)", scope: "global", inInputs: true },
   { id: "search", keys: ["/"], description: "Search the queue by ticket, account or run (or just type a ticket number)", scope: "queue" },
-  { id: "queueNext", keys: ["j"], description: "Next run in the queue", scope: "queue" },
-  { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue", scope: "queue" },
+  { id: "queueNext", keys: ["j"], description: "Next run in the queue (on /outcomes/review: the next run to judge)", scope: "queue" },
+  { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue (on /outcomes/review: the previous run to judge)", scope: "queue" },
   { id: "queueOpen", keys: ["Enter"], description: "Open the current run", scope: "queue", notOnControls: true },
   { id: "edit", keys: ["e"], description: "Edit the plan (focus on the first value the agent made in the first step waiting for approval)", scope: "run" },
   { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first; Alt+A there acknowledges and approves)", scope: "run" },
@@ -65,8 +63,6 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },
   { id: "addStep", keys: ["Alt+N"], description: "Add a step (then a tool's first letter adds it; Enter when two tools share the letter)", scope: "edit", inInputs: true },
-  { id: "reviewNext", keys: ["j"], description: "Next run to judge", scope: "review" },
-  { id: "reviewPrevious", keys: ["k"], description: "Previous run to judge", scope: "review" },
   { id: "labelBetter", keys: ["1"], description: "Label the current run better (focus in the reason; Enter saves)", scope: "review" },
   { id: "labelBetterLetter", keys: ["b"], description: "Label the current run better (as 1)", scope: "review" },
   { id: "labelSame", keys: ["2"], description: "Label the current run same (focus in the reason; Enter saves)", scope: "review" },
