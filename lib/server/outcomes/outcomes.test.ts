@@ -134,8 +134,9 @@ describe("POST /api/v1/tasks/{taskId}/events", () => {
 
   it("a key bound to another desk does not find this desk's task (404, as for a task that does not exist)", async () => {
     const admin = (await loadViewer("usr_admin"))!;
-    const { integrationKey, key } = await createIntegrationKey(admin, { name: "Retail helpdesk" });
-    await prisma.integrationKey.update({ where: { id: integrationKey.id }, data: { desk: "retail" } });
+    const { integrationKey, key } = await createIntegrationKey(admin, { name: "Retail helpdesk", desk: "retail" });
+    expect(integrationKey.desk).toBe("retail");
+    await expect(createIntegrationKey(admin, { name: "Nowhere helpdesk", desk: "nowhere" })).rejects.toMatchObject({ code: "unknown_desk" });
     const foreign = await postEvent("task_74991", { type: "reopened" }, { key });
     const missing = await postEvent("task_nope", { type: "reopened" }, { key });
     expect([foreign.status, missing.status]).toEqual([404, 404]);
