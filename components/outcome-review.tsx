@@ -58,12 +58,12 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
       id={id}
       aria-current={current ? "true" : undefined}
       onFocusCapture={onFocus}
-      className={`rounded-lg border bg-white p-4 dark:bg-slate-900 ${current ? "border-blue-600 ring-2 ring-blue-200 dark:ring-blue-900" : "border-slate-200 dark:border-slate-700"}`}
+      className={`rounded-lg border bg-white p-4 ${current ? "border-blue-600 ring-2 ring-blue-200" : "border-slate-200"}`}
       data-testid="review-item"
     >
       <div className="flex flex-wrap items-baseline gap-2">
         <h2 id={`${id}-h`} tabIndex={-1} className="font-semibold">
-          <a href={`/runs/${item.runId}`} className="text-blue-800 underline dark:text-blue-300">
+          <a href={`/runs/${item.runId}`} className="text-blue-800 underline">
             Ticket #{item.ticketId} · {item.subject}
           </a>
         </h2>
@@ -74,7 +74,7 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
       <div className="mt-2">
         <OutcomeFacts record={item.record} />
       </div>
-      <form onSubmit={save} noValidate className="mt-3 space-y-2 border-t border-slate-100 pt-3 dark:border-slate-800">
+      <form onSubmit={save} noValidate className="mt-3 space-y-2 border-t border-slate-100 pt-3">
         <fieldset aria-describedby={error ? `${id}-error` : undefined}>
           <legend className="text-sm font-medium">Did the edit help? {item.record.suggestion.label ? <span className="font-normal text-slate-600">(the signals suggest {item.record.suggestion.label})</span> : null}</legend>
           <div className="mt-1 flex flex-wrap gap-3 text-sm">
@@ -86,7 +86,7 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
             ))}
           </div>
         </fieldset>
-        <label htmlFor={`${id}-reason`} className="block text-xs text-slate-700 dark:text-slate-300">
+        <label htmlFor={`${id}-reason`} className="block text-xs text-slate-700">
           Reason (Enter saves)
         </label>
         <input
@@ -95,10 +95,10 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
           onChange={(e) => setReason(e.target.value)}
           aria-invalid={!!error}
           aria-describedby={error ? `${id}-error` : undefined}
-          className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-800"
+          className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
         />
         {error && (
-          <p id={`${id}-error`} role="alert" className="text-sm text-red-700 dark:text-red-300">
+          <p id={`${id}-error`} role="alert" className="text-sm text-red-700">
             {error}
           </p>
         )}

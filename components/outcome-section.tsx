@@ -89,7 +89,7 @@ export function OutcomeFacts({ record }: { record: OutcomeRecord }) {
         ) : (
           <ul className="text-xs" aria-label="Ticket events afterwards">
             {record.afterwards.map((e, i) => (
-              <li key={i} className={e.countsAgainst ? "font-medium text-red-800 dark:text-red-300" : ""}>
+              <li key={i} className={e.countsAgainst ? "font-medium text-red-800" : ""}>
                 {EVENT_WORDS[e.type] ?? e.type} {laterInWords(e.daysAfter)}
                 {e.countsAgainst ? ` (within ${record.reopenWindowDays} days: counts against the run)` : ""}
                 {e.detail ? ` — “${e.detail}”` : ""}
@@ -109,7 +109,7 @@ export function OutcomeFacts({ record }: { record: OutcomeRecord }) {
 /** The run page's "Outcome" section: the record and the supervisor's label (or that there is none yet). */
 export function OutcomeSection({ record, label, canLabel }: { record: OutcomeRecord; label: OutcomeLabelView | null; canLabel: boolean }) {
   return (
-    <section aria-labelledby="outcome-h" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-700 dark:bg-slate-900" data-testid="run-outcome">
+    <section aria-labelledby="outcome-h" className="rounded-lg border border-slate-200 bg-white p-4" data-testid="run-outcome">
       <h2 id="outcome-h" className="font-semibold">
         Outcome
       </h2>
