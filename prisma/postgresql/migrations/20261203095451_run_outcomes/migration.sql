@@ -65,7 +65,7 @@ CREATE TABLE "run_outcome_money" (
 CREATE INDEX "ticket_event_taskId_at_idx" ON "ticket_event"("taskId", "at");
 
 -- CreateIndex
-CREATE INDEX "run_outcome_edited_labelled_moneyDifferenceMinor_runId_idx" ON "run_outcome"("edited", "labelled", "moneyDifferenceMinor", "runId");
+CREATE INDEX "run_outcome_edited_labelled_moneyDifferenceMinor_runId_idx" ON "run_outcome"("edited", "labelled", "moneyDifferenceMinor" DESC, "runId");
 
 -- CreateIndex
 CREATE INDEX "run_outcome_taskId_idx" ON "run_outcome"("taskId");
