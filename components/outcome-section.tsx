@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "@/lib/money";
+import { formatMoney, type Money } from "@/lib/money/money";
 import { laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
 
 

@@ -1,10 +1,10 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
-import type { RunStepView } from "@/lib/server/runs/run-view";
+import type { RunStepView } from "@/lib/server/plans/run-view";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
-import { authorLabel } from "@/lib/audit-describe";
+import { authorLabel } from "@/lib/audit/describe";
 import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
 import type { ReadStep } from "@/lib/reads/schema";

@@ -7,16 +7,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit/refusal-counts";
-import { MAX_RECORDED_CHARS } from "../lib/server/audit";
+import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit-log/refusal-counts";
+import { MAX_RECORDED_CHARS } from "../lib/server/audit-log/append-audit";
 import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http";
 import { MAX_WAIT_SECONDS } from "../lib/server/runs/wait-for-run";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";
 import { MAX_PLAN_READS } from "../lib/reads/schema";
 import { MAX_TOOLS_PER_IMPORT } from "../lib/tools/json-schema-tool";
-import { MAX_MONEY_MINOR } from "../lib/money";
-import { MAX_STORED_MINOR } from "../lib/admin-schemas";
-import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/policy";
+import { MAX_MONEY_MINOR } from "../lib/money/money";
+import { MAX_STORED_MINOR } from "../lib/people/admin-schemas";
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/plan/policy";
 import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
 
 const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");

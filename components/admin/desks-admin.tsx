@@ -8,13 +8,13 @@ import { useState } from "react";
 import { useForm, type UseFormRegisterReturn } from "react-hook-form";
 import type { z } from "zod";
 import { createDeskSchema, updateAgentSchema, type CreateDeskInput, type DeskView, type UpdateAgentInput } from "@/lib/desk/desks";
-import { updateUserSchema, type UpdateUserInput } from "@/lib/admin-schemas";
+import { updateUserSchema, type UpdateUserInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import type { AdminUserView, AgentView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
-import { USERS_KEY } from "./users-admin";
+import { USERS_KEY } from "./paged-list";
 
 /** A desk as a select offers it: its id and name. */
 export type DeskOption = Pick<DeskView, "id" | "name">;

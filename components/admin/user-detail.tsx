@@ -6,13 +6,13 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
-import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/admin-schemas";
+import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/people/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
-import { formatMoney } from "@/lib/money";
+import { formatMoney } from "@/lib/money/money";
 import type { AdminUserView, GrantView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";
-import { USERS_KEY } from "./users-admin";
+import { USERS_KEY } from "./paged-list";
 
 /** One sentence for a grant, e.g. "approves up to $500.00; may not author". */
 export function describeGrant(g: Pick<GrantView, "canApprove" | "approveLimit" | "canAuthor" | "authorLimit">): string {

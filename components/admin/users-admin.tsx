@@ -6,17 +6,16 @@ import Link from "next/link";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { z } from "zod";
-import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/admin-schemas";
+import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import type { AdminUserView } from "@/lib/server/admin/admin";
 import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
 import { DeskSelect, type DeskOption } from "./desks-admin";
 import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
-import { LoadMore, usePagedList } from "./paged-list";
+import { LoadMore, usePagedList, USERS_KEY } from "./paged-list";
 
-export const USERS_KEY = ["admin", "users"] as const;
 /** One page of `GET /api/admin/users` (by name): the users and the cursor of the next page (null on the last). */
 export type UsersPage = { users: AdminUserView[]; nextCursor: string | null };
 

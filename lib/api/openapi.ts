@@ -1,6 +1,6 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../errors";
+import { ERROR_STATUS, type ErrorCode } from "../errors/domain-error";
 import { refusalsOf, type Endpoint } from "./contract";
 import { ENDPOINTS } from "./endpoints";
 import { errorSchema } from "./schemas";

@@ -1,6 +1,6 @@
 import { getTool } from "../tools/builtin-tools";
 import { findCommitments } from "../validation/commitments";
-import { formatMoney, type Currency, type Money } from "../money";
+import { formatMoney, type Currency, type Money } from "../money/money";
 
 /*
  * The outcome record of an executed run (docs/design.md "Did the edit help?"): what was actually

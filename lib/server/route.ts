@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../api/contract";
-import { DomainError, isDomainError } from "../errors";
-import { appendAudit, recordable } from "./audit";
-import { countCurrentAnonymousRefusal } from "./audit/refusal-counts";
+import { DomainError, isDomainError } from "../errors/domain-error";
+import { appendAudit, recordable } from "./audit-log/append-audit";
+import { countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
 import { prisma } from "./db";
 import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "./http";
 import { idempotencyKeyOf } from "./idempotency";

@@ -1,14 +1,14 @@
 import { headers as nextHeaders } from "next/headers";
 import { DEFAULT_DESK } from "../desk/desks";
-import { DomainError } from "../errors";
+import { DomainError } from "../errors/domain-error";
 import type { Prisma } from "../generated/prisma/client";
-import type { Grant } from "../grants";
-import type { Currency } from "../money";
+import type { Grant } from "../people/grants";
+import type { Currency } from "../money/money";
 import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";
-import { appendAudit, type Actor } from "./audit";
-import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit/refusal-counts";
+import { appendAudit, type Actor } from "./audit-log/append-audit";
+import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
 import { prisma } from "./db";
 import { markDenialHandled, setRequestActor } from "./request-context";
 
@@ -133,7 +133,7 @@ async function recordDenial(
   }
   if (!who) {
     // Nobody identified: counted per (address, route, minute), not written as its own event (a
-    // flood of anonymous requests must not grow the append-only log); see refusal-counts.ts.
+    // flood of anonymous requests must not grow the append-only log); see audit-log/refusal-counts.ts.
     const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req?.headers.get("origin") ?? null);
     await countCurrentAnonymousRefusal(err.code, detail.missing.kind, origin, detail.action);
     markDenialHandled();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Grant } from "../grants";
+import type { Grant } from "../people/grants";
 import type { Plan } from "../plan/schema";
 import { DEMO_GRANTS, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { authoredSteps } from "./authorship";
 import { checkShape } from "./shape";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, NOW, only, usd } from "./test-utils";
+import { codes, ctx, NOW, only, usd } from "../../testing/validation-context";
 
 const base = referencePlan(NOW);
 const edit = (userGrants: Grant[], edited: unknown, basePlan: Plan = base) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkShape } from "./shape";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, one, only, plan, step, usd, validArgs } from "./test-utils";
+import { codes, ctx, one, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 
 describe("shape stage", () => {
   it.each([null, [], "plan", 42, true, undefined])("refuses a plan that is not an object (%j)", (input) => {
@@ -75,7 +75,7 @@ describe("shape stage", () => {
       expect(only(refund({ minor: -(2 ** 53), currency: "USD" }), "not_safe_integer").path).toBe("steps.0.args.amount.minor");
       // one problem, one message: an unsafe integer is not also "too big"
       expect(refund({ minor: 2 ** 53, currency: "USD" }).issues.filter((i) => i.stage === "shape").map((i) => i.code)).toEqual(["not_safe_integer"]);
-      // the most one money value may hold is 10^11 minor units (lib/money.ts MAX_MONEY_MINOR)
+      // the most one money value may hold is 10^11 minor units (lib/money/money.ts MAX_MONEY_MINOR)
       expect(only(refund({ minor: 2 ** 53 - 1, currency: "USD" }), "too_big").message).toBe("Amount is more than the most any step may move (1,000,000,000.00)");
       expect(refund({ minor: 100_000_000_000, currency: "USD" }).issues.filter((i) => i.stage === "shape")).toEqual([]);
       expect(only(refund({ minor: 14.5, currency: "USD" }), "not_integer").message).toBe("Amount must be whole minor units");
@@ -145,7 +145,7 @@ describe("shape stage", () => {
 describe("provenance keys", () => {
   it("must name arguments of the step; a '__proto__' or unknown key is refused, never dropped", async () => {
     const { validatePlan } = await import("./pipeline");
-    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const { ctx, plan, step, validArgs } = await import("../../testing/validation-context");
     const base = step("n", "add_ticket_note", validArgs.add_ticket_note) as Record<string, unknown>;
     const withProv = (prov: Record<string, unknown>) => validatePlan(plan({ ...base, provenance: prov }), ctx());
     expect(withProv({ note: { kind: "model" } }).ok).toBe(true);

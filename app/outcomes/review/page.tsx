@@ -3,7 +3,7 @@ import { AppHeader } from "@/components/app-header";
 import { OutcomeReview } from "@/components/outcome-review";
 import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { listOutcomeReview } from "@/lib/server/outcomes/run-outcomes";
-import { isDomainError } from "@/lib/errors";
+import { isDomainError } from "@/lib/errors/domain-error";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Did the edit help?" };

@@ -1,7 +1,7 @@
 /** Declarations of the agent and executor API (`/api/v1`, agent key): tasks, runs, claims, fences, outcomes (docs/api.md). */
 import { z } from "zod";
-import { RUN_STATES } from "../../run-state";
-import { reviseTaskBodySchema } from "../../task-schema";
+import { RUN_STATES } from "../../lifecycle/run-state";
+import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { claimBodySchema, demoEffectBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";

@@ -1,7 +1,7 @@
 import type { ZodType } from "zod";
 import { createDeskSchema, type CreateDeskInput, type DeskView } from "../../desk/desks";
-import { DomainError } from "../../errors";
-import { appendAudit } from "../audit";
+import { DomainError } from "../../errors/domain-error";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";

@@ -1,12 +1,12 @@
 import { nanoid } from "nanoid";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { serverConfig } from "../config";
 import { prisma } from "../db";
 import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../session";
 import { readJsonColumn, toJsonColumn } from "../json-column";
 import { demoEffectSchema } from "../../api/schemas";

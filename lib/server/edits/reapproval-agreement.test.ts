@@ -1,11 +1,12 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeReapproval } from "../../diff/plan-diff";
-import { isDomainError } from "../../errors";
+import { isDomainError } from "../../errors/domain-error";
 import { approveSteps } from "../approvals/approve-steps";
 import { prisma } from "../db";
-import { loadRun } from "../runs/load-run";
-import { storedValidation, toRunView } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
+import { storedValidation } from "../plans/stored-plan";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type Viewer } from "../session";
 import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";

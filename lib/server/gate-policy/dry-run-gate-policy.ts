@@ -1,10 +1,10 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { describeRequirement, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
-import type { Money } from "../../money";
+import type { Money } from "../../money/money";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { prisma } from "../db";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { requireRole, type Viewer } from "../session";
 import { catalogAt } from "../tools/imported-tools";
 import { loadGatePolicy } from "./load-gate-policy";

@@ -3,7 +3,7 @@ import { canonicalJson } from "../../plan/canonical-json";
 import { computeOutcome, moneyLines, totalsByCurrency, type OutcomeRecord, type OutcomeStep, type TicketEventType } from "../../outcomes/outcome";
 import { serverConfig } from "../config";
 import { toJsonColumn } from "../json-column";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { contractOf } from "../tasks/task-contract";
 import type { DbOrTx } from "../transaction";
 

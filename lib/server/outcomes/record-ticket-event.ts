@@ -1,9 +1,9 @@
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { TICKET_EVENT_TYPES, type TicketEventType } from "../../outcomes/outcome";
 import type { TicketEventBody, ticketEventSchema } from "../../outcomes/schema";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import type { IntegrationCaller } from "../session";
 import { inTransaction, ok } from "../transaction";

@@ -1,9 +1,9 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import type { OutcomeLabel, OutcomeLabelView } from "../../outcomes/outcome";
 import type { OutcomeLabelBody } from "../../outcomes/schema";
 import { outcomeRecordSchema } from "../../outcomes/schema";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { readJsonColumn } from "../json-column";
 import { encodeCursor, pageSize } from "../pagination";

@@ -1,12 +1,12 @@
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError, isDomainError } from "../../errors";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { DomainError, isDomainError } from "../../errors/domain-error";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { submitEdit, type EditResult } from "../edits/submit-edit";
 import { toJsonColumn } from "../json-column";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 import { catalogAt } from "../tools/imported-tools";
 import { inTransaction, ok } from "../transaction";

@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { Prisma } from "../../generated/prisma/client";
 import { canonicalJson } from "../../plan/canonical-json";
 import { toolNames } from "../../tools/builtin-tools";
@@ -28,7 +28,7 @@ import {
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
