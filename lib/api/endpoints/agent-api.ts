@@ -59,6 +59,19 @@ export const getAgentRunEndpoint = defineEndpoint({
   refusals: ["not_found"],
 });
 
+export const agentRunEventsEndpoint = defineEndpoint({
+  id: "runEvents",
+  method: "GET",
+  path: "/api/v1/runs/{runId}/events",
+  summary: "Wait for a decision on one of the agent's runs: server-sent events",
+  description:
+    "With `Accept: text/event-stream`: `retry: 3000`, then `run` {run} at once and again whenever the run changes (approved, edited, rejected, superseded, stopped, expired, a step claimed or reported; about a second after the change), `end` {outcome} when run.outcome is set (then the stream closes), a comment line every 15 s; after 10 minutes `end` {outcome: null, reconnect: true}. Without it, {run} like GET /api/v1/runs/{runId}.",
+  caller: AGENT,
+  params: runParams,
+  success: { status: [200], schema: z.object({ run: runSchema }), description: "text/event-stream, or {run}" },
+  refusals: ["not_found"],
+});
+
 export const claimStepEndpoint = defineEndpoint({
   id: "claimStep",
   method: "POST",
