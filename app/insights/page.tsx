@@ -3,6 +3,8 @@ import { DriftChart, EditSizeChart } from "@/components/insights-charts";
 import { formatInstant } from "@/lib/text/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { loadOutcomeInsights, type OutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
+import { OutcomeInsightsSection } from "@/components/outcome-insights";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Insights" };
@@ -34,8 +36,10 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   const now = new Date();
   const since = range.key === "all" ? undefined : new Date(now.getTime() - Number(range.key) * 86_400_000);
   let data: InsightsPage;
+  let helped: OutcomeInsights;
   try {
     data = await loadInsights(viewer, now, { since });
+    helped = await loadOutcomeInsights(viewer, { since });
   } catch (e) {
     pageRefusal(e);
   }
@@ -236,6 +240,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             )}
           </section>
         </div>
+        <OutcomeInsightsSection data={helped} />
       </main>
     </>
   );
