@@ -1,3 +1,4 @@
+import { NEEDS_DECISION_CODES } from "../needs-decision";
 import { z } from "zod";
 import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
@@ -83,8 +84,12 @@ export const runSchema = open({
   escalateAt: isoTime,
   rejectionReason: z.string().nullable(),
   stopReason: z.unknown(),
+  decisionReason: open({ code: z.enum(NEEDS_DECISION_CODES), message: z.string(), stepId: z.string(), at: isoTime, details: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .optional()
+    .describe("Why the run needs a person's new decision (status needs_decision): the claim refusal's code, a message a person acts on, the blocked step; null otherwise"),
   supersededById: z.string().nullable().optional().describe("The newer run of the same agent that superseded this one"),
-  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, executing)"),
+  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, needs_decision, executing)"),
   steps: z.array(runStepSchema),
 }).meta({ id: "Run" });
 

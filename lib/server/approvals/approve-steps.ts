@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { storedDecisionReason } from "../../needs-decision";
 import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
@@ -99,16 +100,26 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   // The policy version the run's plan was gated under governs its approvals; null: the built-in defaults.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
   const reads = storedReads(version?.reads);
-  const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
+  // A run that needs a new decision after some of its steps were claimed: what was written stays
+  // written and is not judged again; the steps still to run are checked alone against live data.
+  const claimedIds = new Set(run.executions.filter((e) => e.planVersion === plan.version).map((e) => e.stepId));
+  const toJudge = claimedIds.size ? { ...plan, steps: plan.steps.filter((s) => !claimedIds.has(s.id)).map(({ dependsOn: _order, ...s }) => s) } : plan;
+  const check = validatePlan(reads.length ? { ...toJudge, reads } : toJudge, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
   const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
   const active = run.approvals.filter((a) => a.planVersion === plan.version && a.state === "active");
   const progress = stepProgress(plan.steps, active, requirements);
-  const approvedIds = new Set(plan.steps.filter((s) => progress.get(s.id)!.complete).map((s) => s.id));
+  const approvedIds = new Set(plan.steps.filter((s) => progress.get(s.id)!.complete || claimedIds.has(s.id)).map((s) => s.id));
   const targets = await fourEyes(viewer, runId, chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version), body.stepIds === "all", progress, requirements);
-  await checkAuthority(viewer, runId, plan.steps, targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
+  // A run that needs a new decision (its next step could not be claimed): approving it again is
+  // this person's decision on the blocked step, within their own authority, after the fresh
+  // validation above — even where the step's earlier approvals still stand.
+  const reason = status === "needs_decision" ? storedDecisionReason(run.decisionReason) : null;
+  const blocked = reason ? plan.steps.find((s) => s.id === reason.stepId && !claimedIds.has(s.id)) : undefined;
+  const decideAgain = blocked && !targets.some((t) => t.id === blocked.id) && (body.stepIds === "all" || body.stepIds.includes(blocked.id)) ? blocked : undefined;
+  await checkAuthority(viewer, runId, plan.steps, decideAgain ? [...targets, decideAgain] : targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
   const acknowledged = body.acknowledgedWarnings ?? [];
   const completing = targets.filter((s) => progress.get(s.id)!.missing <= 1).map((s) => s.id);
   const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);
@@ -138,7 +149,9 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const req = requirements[step.id];
       const need = live.length ? Math.max(...live.map((r) => r.approvalsRequired)) : Math.max(1, req?.approvalsRequired ?? 1);
       if (live.length >= need) continue; // complete: nothing to add
-      if (live.some((r) => r.approverId === viewer.id)) {
+      if (mine.some((r) => r.approverId === viewer.id)) {
+        // Their earlier approval of this version was withdrawn (approval_revoked): one person, one approval of a step.
+        if (!live.some((r) => r.approverId === viewer.id)) throw alreadyApproved(step.id);
         if (body.stepIds === "all") continue;
         throw alreadyApproved(step.id);
       }
@@ -196,6 +209,14 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     }
     // A hand-off to this person (or their role) is answered by their decision.
     await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null, OR: [{ toUserId: viewer.id }, { toRole: viewer.role }] }, data: { resolvedAt: now } });
+    if (decideAgain) {
+      await appendAudit(tx, {
+        runId,
+        type: "approved_again",
+        actor: { kind: "user", id: viewer.id },
+        data: { stepId: decideAgain.id, tool: decideAgain.tool, planVersion: plan.version, digest: digest(decideAgain), reasonCode: reason!.code, reason: reason!.message },
+      });
+    }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
     const after = await loadRun(runId, {}, tx);
     const listed = body.stepIds === "all" ? [] : [...new Set(body.stepIds)];
@@ -204,6 +225,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       run: toRunView(after, now),
       alreadyApproved: listed.filter((id) => approvedIds.has(id)),
       added,
+      ...(decideAgain ? { approvedAgain: [decideAgain.id] } : {}),
     };
     await saveAnswer(tx, scope, body.idempotencyKey, requestHash, { status: 201, body: result });
     return ok(result);

@@ -3,6 +3,7 @@ import { diffPlans } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { refuseIfStepsClaimed } from "./submit-edit";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
@@ -40,6 +41,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired.", { expiresAt: run.expiresAt.toISOString() });
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}.`, { status });
+  refuseIfStepsClaimed(run, status);
   if (run.planVersion < version) throw new DomainError("not_found", `Version ${version} does not exist yet.`);
   const latest = run.planVersion;
   const current = { version: latest, steps: storedSteps(run.planVersions.find((p) => p.version === latest)?.steps) };

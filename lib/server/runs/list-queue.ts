@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { effectiveStatus, type RunStatus } from "../../run-state";
+import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../run-state";
 import { prisma } from "../db";
 import type { Money } from "../../money";
 import { moneyOutByCurrency } from "../../risk";
@@ -75,8 +75,8 @@ export const QUEUE_PAGE_SIZE = 50;
  * the shown status agree.
  */
 export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWhereInput {
-  if (status === "pending_review" || status === "approved") return { status, expiresAt: { gt: now } };
-  if (status === "expired") return { OR: [{ status: "expired" }, { status: { in: ["pending_review", "approved"] }, expiresAt: { lte: now } }] };
+  if (hasDeadline(status)) return { status, expiresAt: { gt: now } };
+  if (status === "expired") return { OR: [{ status: "expired" }, { status: { in: [...EXPIRING_STATES] }, expiresAt: { lte: now } }] };
   return { status };
 }
 
