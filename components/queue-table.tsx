@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "reac
 import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
+import { hasDeadline } from "@/lib/run-state";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
@@ -15,7 +16,7 @@ import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue
 import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";
 import { navigationStarted } from "./navigation-progress";
 
-const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
+const STATUSES = ["pending_review", "approved", "needs_decision", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 /** Column sorts over the loaded rows; "stake" keeps the server's order (most money at stake first, in SQL). */
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing" | "stake";
 
@@ -262,7 +263,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               {r.beyondMyLimit && <span className="rounded bg-amber-100 px-1.5 text-amber-900">beyond my limit</span>}
               {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
               <span>{formatAge(r.createdAt, now)}</span>
-              {(r.status === "pending_review" || r.status === "approved") && (
+              {r.status === "needs_decision" && <NeedsDecisionBadge />}
+              {hasDeadline(r.status) && (
                 <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
                   {formatExpiry(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </span>
@@ -327,10 +329,12 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                   )}
                 </td>
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
-                <td className="px-3 py-2">{statusLabel(r.status)}</td>
+                <td className="px-3 py-2">
+                  {statusLabel(r.status)} {r.status === "needs_decision" && <NeedsDecisionBadge />}
+                </td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
-                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                  {hasDeadline(r.status) ? formatTimeLeft(r.expiresAt, now) : "—"} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </td>
               </tr>
             ))}
@@ -351,5 +355,14 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
         </div>
       )}
     </section>
+  );
+}
+
+/** The queue's mark of a run that needs a person's new decision (status `needs_decision`): words, never colour alone. */
+function NeedsDecisionBadge() {
+  return (
+    <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900" data-testid="needs-decision-badge">
+      a person must decide again
+    </span>
   );
 }

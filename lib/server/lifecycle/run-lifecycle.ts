@@ -59,15 +59,17 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 }
 
 /**
- * Persists the expiry of a waiting run (`expire`: pending_review/approved whose `expiresAt` ≤
- * `now`, UTC): status `expired`, its active approvals `expired`, audited `expired` once.
- * Returns true when this call expired it.
+ * Persists the expiry of a waiting run (`expire`: pending_review/approved/needs_decision whose
+ * `expiresAt` ≤ `now`, UTC): status `expired`, its active approvals `expired`, audited `expired`
+ * once with the status it expired in (`while`: an approved run expired before the executor
+ * claimed it, which is not "without a decision"). Returns true when this call expired it.
  */
 export async function expireRun(tx: Tx, runId: string, now: Date): Promise<boolean> {
+  const before = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
   const moved = await moveRun(tx, runId, "expire", { where: { expiresAt: { lte: now } } });
   if (!moved) return false;
   const approvals = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
-  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals.count } });
+  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals.count, while: before?.status ?? null } });
   return true;
 }
 
