@@ -245,7 +245,7 @@ export const editResultSchema = open({
 export const auditEventSchema = open({
   seq: z.number().int(),
   type: z.string(),
-  actor: open({ kind: z.enum(["agent", "user", "system", "anonymous"]), id: z.string().nullable(), name: z.string().optional() }),
+  actor: open({ kind: z.enum(["agent", "user", "integration", "system", "anonymous"]), id: z.string().nullable(), name: z.string().optional() }).describe("Who caused the event: a person, an agent, the ticketing integration (id: its key's id, name: the key's name), Plandesk itself or an unidentified caller"),
   at: isoTime,
   data: z.record(z.string(), z.unknown()),
 }).meta({ id: "AuditEvent" });

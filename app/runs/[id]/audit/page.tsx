@@ -37,6 +37,7 @@ const TYPE_STYLE: Record<string, string> = {
 function ActorLabel({ actor }: { actor: AuditEventView["actor"] }) {
   if (actor.kind === "agent") return <span>Agent · {actor.name ?? actor.id}</span>;
   if (actor.kind === "system") return <span className="text-slate-600">Plandesk (system)</span>;
+  if (actor.kind === "integration") return <span>Ticketing integration · {actor.name ?? actor.id ?? "a revoked key"}</span>;
   if (actor.kind === "anonymous") return <span className="text-slate-600">Unidentified caller</span>;
   return <span className="font-medium">{actor.name ?? actor.id ?? "unknown person"}</span>;
 }
