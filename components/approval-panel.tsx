@@ -16,6 +16,7 @@ import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/risk";
 import type { Money } from "@/lib/money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
+import { approveAllText } from "@/lib/approve-all-text";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -63,18 +64,6 @@ export function approvalProgressText(step: Pick<RunStepView, "approvals">, users
 /** The most characters a rejection reason may hold (lib/api/bodies.ts `rejectBody`). */
 export const REJECT_REASON_MAX = 2000;
 
-/**
- * The approve-all button's words, saying exactly what it approves: "Approve plan (3 steps)" when
- * nothing is approved yet, "Approve 2 remaining steps (2, 4)" otherwise, "Approve step 3" for one,
- * "Approve step 3 again" for the blocked step of a run that needs a new decision (`again`), and
- * "Nothing left to approve" when every step is decided.
- */
-export function approveAllText(pending: readonly { position: number }[], total: number, again = false): string {
-  if (pending.length === 0) return "Nothing left to approve";
-  if (pending.length === 1) return `Approve step ${pending[0].position}${again ? " again" : ""}`;
-  if (pending.length === total) return `Approve plan (${total} steps)`;
-  return `Approve ${pending.length} remaining steps (${pending.map((s) => s.position).join(", ")})`;
-}
 
 /**
  * Approve and reject controls for the current plan version. Buttons a person cannot use stay

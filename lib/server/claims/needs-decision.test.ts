@@ -18,9 +18,10 @@ import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../runs/load-run";
+import { countNeedsDecision, listQueue } from "../runs/list-queue";
 import { toRunView } from "../runs/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../session";
 import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { reportOutcome } from "./report-outcome";
@@ -98,6 +99,12 @@ describe("a claim refused for a reason no executor can fix moves the run to a pe
     const [moved] = await events(run.id, "needs_decision");
     expect(moved.data).toMatchObject({ code: "validation_failed", stepId: "r1", approvalsInvalidated: 0 });
     expect(await prisma.auditEvent.count({ where: { runId: run.id, type: "claim_refused" } })).toBe(1);
+
+    // It shows in the queue: filtered by its status (in SQL), and counted for the queue's notice.
+    const queue = await listQueue({ status: "needs_decision", scope: deskScope(senior), viewer: senior }, LATER);
+    expect(queue.runs.map((r) => r.id)).toContain(run.id);
+    expect((await listQueue({ status: "pending_review", scope: deskScope(senior), viewer: senior }, LATER)).runs.map((r) => r.id)).not.toContain(run.id);
+    expect(await countNeedsDecision(deskScope(senior), LATER)).toBeGreaterThanOrEqual(1);
 
     // Another claim now waits for the person's decision; it moves nothing more.
     const again = await refused(claimStep(agent, run.id, "r1", await claimBody(run.id, "r1"), null, LATER));

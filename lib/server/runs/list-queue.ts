@@ -81,6 +81,16 @@ export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWh
 }
 
 /**
+ * How many runs in `scope` (the viewer's desk, from `deskScope`) need a person's new decision at
+ * `now` (UTC): status `needs_decision`, not past their deadline — one count on the
+ * `(desk, status, createdAt)` / `(status, expiresAt)` indexes, at most `cap` (default 1,000) counted.
+ */
+export async function countNeedsDecision(scope: Prisma.RunWhereInput, now = new Date(), cap = 1000): Promise<number> {
+  const rows = await prisma.run.findMany({ where: { ...scope, status: "needs_decision", expiresAt: { gt: now } }, select: { id: true }, take: cap });
+  return rows.length;
+}
+
+/**
  * One page of the queue, newest first (or, with `sort: "at_stake"`, most money at stake first:
  * `run.atStakeMinor` descending, then id), filtered by effective status and scoped by `scope` (the
  * viewer's desk, from `deskScope`), all in SQL: an indexed keyset page (`cursor` from the
