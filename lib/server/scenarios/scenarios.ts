@@ -190,6 +190,29 @@ const SCENARIO_DEFINITIONS = {
       return { ...idsOf(run, plan.ticketId), refs: { stepId: first.id }, expect: "executing; step 1 outcome unknown, listed on /reconciliation" };
     },
   },
+  "needs-decision": {
+    description:
+      "A $600.00 refund approved by Sam Senior, then the invoice's open balance dropped to $100.00 (as the account system would): the executor's claim is refused validation_failed and the run needs a new decision.",
+    async make(ctx) {
+      // A fresh invoice of Baltic Reefer Lines each time, so earlier scenario runs hold no money on it.
+      const invoiceId = `in_nd${Math.floor(ctx.now.getTime() / 1000).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      await prisma.invoice.create({ data: { id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
+      const refund: StepInput = {
+        id: "st_refund",
+        tool: "issue_refund",
+        args: { invoiceId, amount: { minor: 60000, currency: "USD" }, reason: "Storage at Rotterdam while held by customs" },
+        title: "Refund the storage days",
+        evidence: [{ recordType: "invoice", recordId: invoiceId }],
+        risk: "Money leaves the account",
+        stopCondition: "The invoice was paid or credited meanwhile",
+      };
+      const { run, task } = await submitFor(ctx, "75003", [refund]);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 10000 } });
+      await claimStep(ctx.agent, run.id, refund.id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
+      return { ...idsOf(run, "75003"), refs: { invoiceId, refundStepId: refund.id }, expect: `needs_decision: ${invoiceId} has $100.00 open; the approved refund was $600.00` };
+    },
+  },
   "imported-tool-run": {
     description: "A tool imported from an MCP tools/list (print_label) allowed for the demo agent, in a run waiting for review.",
     async make(ctx) {
