@@ -49,6 +49,13 @@ const noSubscription = () => () => {};
 export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
+  // A link to another status (the queue's needs-decision notice) renders the page again with a new
+  // initialStatus: follow it (adjusted while rendering, react.dev "You might not need an effect").
+  const [linkedStatus, setLinkedStatus] = useState(initialStatus);
+  if (initialStatus !== linkedStatus) {
+    setLinkedStatus(initialStatus);
+    setStatus(initialStatus);
+  }
   const [filters, setFilters] = useState<QueueFilterState>(initialFilters);
   const [cleared, setCleared] = useState(0); // remounts the search and filter fields after "Clear filters"
   // the URL keeps the status and the ownership view and filters

@@ -18,6 +18,7 @@ import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../runs/load-run";
+import { getRunOwnership } from "../ownership/get-run-ownership";
 import { countNeedsDecision, listQueue } from "../runs/list-queue";
 import { toRunView } from "../runs/run-view";
 import { submitRun } from "../runs/submit-run";
@@ -105,6 +106,12 @@ describe("a claim refused for a reason no executor can fix moves the run to a pe
     expect(queue.runs.map((r) => r.id)).toContain(run.id);
     expect((await listQueue({ status: "pending_review", scope: deskScope(senior), viewer: senior }, LATER)).runs.map((r) => r.id)).not.toContain(run.id);
     expect(await countNeedsDecision(deskScope(senior), LATER)).toBeGreaterThanOrEqual(1);
+
+    // "Who can decide" names the people whose grant covers the refund ($600.00: not the operator, limit $500.00).
+    const owners = await getRunOwnership(senior, run.id, LATER);
+    const deciders = owners.deciders.find((d) => d.stepId === "r1")!;
+    expect(deciders.people.map((p) => p.id)).toEqual(expect.arrayContaining(["usr_senior", "usr_supervisor"]));
+    expect(deciders.people.map((p) => p.id)).not.toContain("usr_operator");
 
     // Another claim now waits for the person's decision; it moves nothing more.
     const again = await refused(claimStep(agent, run.id, "r1", await claimBody(run.id, "r1"), null, LATER));
