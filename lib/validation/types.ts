@@ -4,8 +4,7 @@ import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
-import type { TaskContractContext } from "./contract-rules";
-import type { ValidationPhase } from "./provenance";
+import type { Intent, TaskContract, TaskTextPart } from "../task-contract/schema";
 
 /** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
 export const VALIDATION_STAGES = [
@@ -144,3 +143,20 @@ export function argPathOf(issue: Pick<ValidationIssue, "path">): string | undefi
   const m = /^steps\.\d+\.args(?:\.(.*))?$/.exec(issue.path ?? "");
   return m ? (m[1] ?? "") : undefined;
 }
+
+/**
+ * What the validator knows about the task beyond its ticket: its contract (null: none — the plan
+ * is checked against the account only), the contract's intent resolved from the desk's catalog
+ * (null when the contract names an intent the catalog no longer has: nothing is permitted), the
+ * task's text parts with their sources, and whether the gate-policy rule governing a step lets a
+ * supervisor decide a step outside the contract (`allowOutsideContract: "supervisor"`).
+ */
+export interface TaskContractContext {
+  contract: TaskContract | null;
+  intent: Intent | null;
+  parts: readonly TaskTextPart[];
+  supervisorMayAllow?: (step: ParsedStepView) => boolean;
+}
+
+/** Who the validation is for: a new submission by the agent, a person's edit, or a re-check of a stored plan (approval, dispatch). */
+export type ValidationPhase = "submit" | "edit" | "recheck";

@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors";
 import { fromStates, type RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
 import { inTransaction, ok } from "../transaction";

@@ -1,9 +1,10 @@
 import { fromStates, toState, type RunEvent, type RunState } from "../../run-state";
 import type { Prisma } from "../../generated/prisma/client";
-import { appendAudit, type AuditInput } from "../audit";
+import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import type { DecisionReason } from "../../needs-decision";
 import { needsDecisionEscalateAt } from "../../policy";
 import { inTransaction, ok, type Tx } from "../transaction";
+import { moveApprovals } from "./approval-lifecycle";
 
 /**
  * The one owner of `run.status` (docs/style.md §12). Every status change of a run is an
@@ -68,8 +69,8 @@ export async function expireRun(tx: Tx, runId: string, now: Date): Promise<boole
   const before = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
   const moved = await moveRun(tx, runId, "expire", { where: { expiresAt: { lte: now } } });
   if (!moved) return false;
-  const approvals = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
-  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals.count, while: before?.status ?? null } });
+  const approvals = await moveApprovals(tx, "expire", { runId });
+  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals, while: before?.status ?? null } });
   return true;
 }
 
@@ -89,8 +90,8 @@ export type StopReason = { code: "stopped_stale_task"; boundRevision: number; li
 export async function stopForStaleTask(tx: Tx, runId: string, stopReason: StopReason, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "stop_stale_task", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "stopped_stale", actor, data: { ...stopReason, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "stopped_stale", actor, data: { ...stopReason, approvalsInvalidated: inv } });
   return true;
 }
 
@@ -108,8 +109,8 @@ export type StopConditionReason = { code: "stop_condition_met"; stepId: string; 
 export async function stopForCondition(tx: Tx, runId: string, stopReason: StopConditionReason, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "stop_condition_met", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "stopped_condition", actor, data: { code: stopReason.code, stepId: stopReason.stepId, stopCondition: stopReason.stopCondition, detail: stopReason.detail, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "stopped_condition", actor, data: { code: stopReason.code, stepId: stopReason.stepId, stopCondition: stopReason.stopCondition, detail: stopReason.detail, approvalsInvalidated: inv } });
   return true;
 }
 
@@ -137,14 +138,12 @@ export async function moveToNeedsDecision(tx: Tx, runId: string, reason: Decisio
   });
   if (!moved) return false;
   const revoked = reason.code === "approval_revoked" && typeof reason.details.approverId === "string" ? reason.details.approverId : null;
-  const inv = revoked
-    ? await tx.approval.updateMany({ where: { runId, stepId: reason.stepId, planVersion: run.approvedVersion ?? run.planVersion, state: "active", approverId: revoked }, data: { state: "invalidated" } })
-    : { count: 0 };
+  const invalidated = revoked ? await moveApprovals(tx, "invalidate", { runId, stepId: reason.stepId, planVersion: run.approvedVersion ?? run.planVersion, approverId: revoked }) : 0;
   await appendAudit(tx, {
     runId,
     type: "needs_decision",
     actor,
-    data: { code: reason.code, message: reason.message, stepId: reason.stepId, at: reason.at, escalateAt: escalateAt.toISOString(), expiresAt: run.expiresAt.toISOString(), approvalsInvalidated: inv.count },
+    data: { code: reason.code, message: reason.message, stepId: reason.stepId, at: reason.at, escalateAt: escalateAt.toISOString(), expiresAt: run.expiresAt.toISOString(), approvalsInvalidated: invalidated },
   });
   return true;
 }
@@ -157,8 +156,8 @@ export async function moveToNeedsDecision(tx: Tx, runId: string, reason: Decisio
 export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: number, reason: string, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "reject", { where: { planVersion }, data: { rejectionReason: reason } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "rejected", actor, data: { planVersion, reason, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "rejected", actor, data: { planVersion, reason, approvalsInvalidated: inv } });
   return true;
 }
 

@@ -3,7 +3,7 @@ import type { Grant } from "../../grants";
 import { EXPIRING_STATES } from "../../run-state";
 import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
-import { storedValidation } from "../runs/run-view";
+import { storedValidation } from "../plans/stored-plan";
 
 import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue-views";
 
