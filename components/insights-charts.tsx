@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Cell, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { DriftPoint, EditSizeBin } from "@/lib/insights";
+import type { DriftPoint, EditSizeBin } from "@/lib/audit/insights";
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 

@@ -7,7 +7,7 @@
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
-import { reconciliationReasonText } from "@/lib/reconciliation-reason";
+import { reconciliationReasonText } from "@/lib/audit/reconciliation-reason";
 import { approveSteps } from "@/lib/server/approvals/approve-steps";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
 import { prisma } from "@/lib/server/db";

@@ -1,10 +1,10 @@
 import type { ClaimBody } from "../../api/bodies";
-import type { ErrorCode } from "../../errors";
+import type { ErrorCode } from "../../errors/domain-error";
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
-import type { RunStatus } from "../../run-state";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { outcomeOf } from "./execution-view";
-import { storedDecisionReason, type DecisionReason } from "../../needs-decision";
+import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs-decision";
 
 /**
  * The pure decision of a claim (docs/design.md §9, docs/api.md claim refusals): given everything the

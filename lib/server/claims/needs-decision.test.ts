@@ -7,8 +7,8 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { isDomainError, type DomainError } from "../../errors";
-import { nextActions, runFacts } from "../../run-state";
+import { isDomainError, type DomainError } from "../../errors/domain-error";
+import { nextActions, runFacts } from "../../lifecycle/run-state";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";

@@ -1,7 +1,7 @@
 import { diffPlans } from "../../diff/plan-diff";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Step } from "../../plan/schema";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { refuseIfStepsClaimed } from "./submit-edit";
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";

@@ -7,7 +7,7 @@ export interface EditTouched {
 }
 
 /**
- * Folds one more edit's diff into a run's edit telemetry (docs/design.md §11, lib/insights.ts
+ * Folds one more edit's diff into a run's edit telemetry (docs/design.md §11, lib/audit/insights.ts
  * definitions): the union of touched ids (added, changed, moved, removed) and of every id seen
  * (after-order and removed); `fraction` = touched / seen is the run's plan edit size, whose
  * rise above one half signals agent drift. Also this edit's own size. Pure.

@@ -17,7 +17,7 @@ import { submitRun } from "../runs/submit-run";
 import type { AgentCaller } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { approveAllAs, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
-import { describeEvent } from "../../audit-describe";
+import { describeEvent } from "../../audit/describe";
 import { backoffMs } from "./webhook-config";
 import { deliverDueWebhooks, signWebhook } from "./deliver-webhooks";
 import { listWebhookFailures, retryWebhookDelivery } from "../admin/admin-webhooks";

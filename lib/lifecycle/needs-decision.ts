@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "./money";
+import { formatMoney, type Money } from "../money/money";
 
 /**
  * Why an approved run needs a person's new decision (run status `needs_decision`,

@@ -18,8 +18,8 @@
  *   by the UTC day the agent submitted them.
  */
 import canonicalize from "canonicalize";
-import type { PlanDiff } from "./diff/plan-diff";
-import { formatMoney, type Money } from "./money";
+import type { PlanDiff } from "../diff/plan-diff";
+import { formatMoney, type Money } from "../money/money";
 
 /** One run as insights need it; `status` is the effective status (expiry applied). */
 export interface InsightRun {
