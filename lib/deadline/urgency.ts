@@ -24,7 +24,7 @@ export const NEAR_MINUTES = 120;
  * The urgency of a run waiting for a person, at `now`: `expired` at or past `expiresAt`;
  * `urgent` under {@link URGENT_MINUTES} left; `escalated` at or past `escalateAt` (supervisors
  * were told); `near` under {@link NEAR_MINUTES} left; else `calm`. Instants are ISO-8601 UTC.
- * Only waiting runs (`pending_review`, `approved`, `needs_decision`: lib/run-state.ts `hasDeadline`) have a deadline; any other status is `calm`.
+ * Only waiting runs (`pending_review`, `approved`, `needs_decision`: lib/lifecycle/run-state.ts `hasDeadline`) have a deadline; any other status is `calm`.
  */
 export function deadlineUrgency(run: { status: string; expiresAt: string; escalateAt: string }, now: Date): DeadlineUrgency {
   if (!hasDeadline(run.status)) return { tone: "calm", label: "" };

@@ -310,7 +310,7 @@ async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], ap
 }
 
 /**
- * A refusal no executor can fix (lib/needs-decision.ts `NEEDS_DECISION_CODES`: live validation
+ * A refusal no executor can fix (lib/lifecycle/needs-decision.ts `NEEDS_DECISION_CODES`: live validation
  * failed, the approver lost the authority, a prerequisite failed) of an approved or executing run
  * gets the effect `needs_decision` and the reason a person reads: the run moves to a person in the
  * refusal's transaction (`applyRefusalEffect`). Others are returned as they are.

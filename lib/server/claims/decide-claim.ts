@@ -66,7 +66,7 @@ export interface ClaimRefusal {
   details: Record<string, unknown>;
   /**
    * `none`: recorded only; `stop_stale_task`: the run stops; `expire`: the passed deadline is
-   * persisted; `needs_decision`: the run moves to a person (lib/needs-decision.ts) with `decisionReason`.
+   * persisted; `needs_decision`: the run moves to a person (lib/lifecycle/needs-decision.ts) with `decisionReason`.
    */
   effect: "none" | "stop_stale_task" | "expire" | "needs_decision";
   /** With effect `needs_decision`: the reason stored on the run. */

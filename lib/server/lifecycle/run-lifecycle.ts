@@ -116,7 +116,7 @@ export async function stopForCondition(tx: Tx, runId: string, stopReason: StopCo
 
 /**
  * Moves an approved or executing run whose next step cannot be claimed for a reason no executor
- * can fix (`needs_decision`, lib/needs-decision.ts) to a person: status `needs_decision` with the
+ * can fix (`needs_decision`, lib/lifecycle/needs-decision.ts) to a person: status `needs_decision` with the
  * stored `decisionReason`, a fresh escalation time (`needsDecisionEscalateAt`, UTC `now`; the
  * deadline sweep escalates it like a waiting run) and `escalatedAt` cleared, audited
  * `needs_decision` once. The blocked step's approvals stand (a person approving again confirms

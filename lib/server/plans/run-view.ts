@@ -57,7 +57,7 @@ export interface RunView {
   rejectionReason: string | null;
   stopReason: unknown;
   /**
-   * Why the run needs a person's new decision (status `needs_decision`, lib/needs-decision.ts):
+   * Why the run needs a person's new decision (status `needs_decision`, lib/lifecycle/needs-decision.ts):
    * `{code, message, stepId, at, details}`; null in every other status.
    */
   decisionReason: DecisionReason | null;
