@@ -16,6 +16,7 @@ import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/queue/risk";
 import type { Money } from "@/lib/money/money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
+import { approveAllText } from "@/lib/text/approve-all-text";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -29,6 +30,8 @@ export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "
 
 /** True when `step` has its full set of active approvals (four eyes: "2 of 2"). */
 export function stepComplete(step: Pick<RunStepView, "approval" | "approvals">): boolean {
+  // Claimed (being written) or consumed (written) under its approval: decided, whatever happens next.
+  if (step.approval?.state === "claimed" || step.approval?.state === "consumed") return true;
   return step.approval?.state === "active" && (step.approvals?.given ?? 1) >= (step.approvals?.required ?? 1);
 }
 
@@ -61,15 +64,6 @@ export function approvalProgressText(step: Pick<RunStepView, "approvals">, users
 /** The most characters a rejection reason may hold (lib/api/bodies.ts `rejectBody`). */
 export const REJECT_REASON_MAX = 2000;
 
-/**
- * The approve-all button's words, saying exactly what it approves: "Approve plan (3 steps)" when
- * nothing is approved yet, "Approve 2 remaining steps (2, 4)" otherwise, "Approve step 3" for one.
- */
-export function approveAllText(pending: readonly { position: number }[], total: number): string {
-  if (pending.length === 1) return `Approve step ${pending[0].position}`;
-  if (pending.length === total) return `Approve plan (${total} steps)`;
-  return `Approve ${pending.length} remaining steps (${pending.map((s) => s.position).join(", ")})`;
-}
 
 /**
  * Approve and reject controls for the current plan version. Buttons a person cannot use stay
@@ -87,6 +81,7 @@ export function ApprovalPanel({
   approveAllLabel,
   viewerId,
   users = {},
+  decideAgain = null,
 }: {
   runId: string;
   planVersion: number;
@@ -101,13 +96,19 @@ export function ApprovalPanel({
   viewerId?: string;
   /** Names of people by user id (who approved so far). */
   users?: Record<string, string>;
+  /**
+   * A run that needs a new decision: the blocked step (`run.decisionReason.stepId`). While its
+   * approvals stand, approving it again is this person's decision on it (checked against live data).
+   */
+  decideAgain?: string | null;
 }) {
   const qc = useQueryClient();
   const [acks, setAcks] = useState<Record<string, boolean>>({});
   const [reason, setReason] = useState("");
   const [showReject, setShowReject] = useState(false);
-  const pending = steps.filter((s) => !stepComplete(s) && !fourEyesBlock(s, viewerId));
-  const allLabel = approveAllLabel ?? approveAllText(pending, steps.length);
+  const again = decideAgain ? steps.find((s) => s.id === decideAgain && stepComplete(s) && s.approval?.state === "active") : undefined;
+  const pending = again ? [again] : steps.filter((s) => !stepComplete(s) && !fourEyesBlock(s, viewerId));
+  const allLabel = approveAllLabel ?? approveAllText(pending, steps.length, !!again);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
   const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
   /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none. */
@@ -121,7 +122,7 @@ export function ApprovalPanel({
   const router = useRouter();
   const approve = useMutation({
     mutationFn: ({ stepIds, key, alsoAcknowledged = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; thenNext?: boolean }) =>
-      apiFetch<{ added?: number; alreadyApproved?: string[] }>(`/api/runs/${runId}/approvals`, {
+      apiFetch<{ added?: number; alreadyApproved?: string[]; approvedAgain?: string[] }>(`/api/runs/${runId}/approvals`, {
         method: "POST",
         body: {
           planVersion,
@@ -132,7 +133,8 @@ export function ApprovalPanel({
       }),
     onSuccess: async (r, vars) => {
       const already = (r.alreadyApproved ?? []).map((id) => steps.find((s) => s.id === id)?.position).filter((p): p is number => p !== undefined);
-      if (r.added === 0)
+      if (r.approvedAgain?.length) toast("Approved again: the executor may claim it now.");
+      else if (r.added === 0)
         toast(already.length ? `Step ${already.join(", ")} ${already.length === 1 ? "was" : "were"} already approved; nothing was added.` : "Everything was already approved; nothing was added.");
       else toast("Approved.");
       qc.invalidateQueries({ queryKey: ["queue"] });

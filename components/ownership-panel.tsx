@@ -87,7 +87,7 @@ export function OwnershipPanel({
   });
   if (error) return <p role="alert" className="text-sm text-red-800">{(error as Error).message}</p>;
   if (!data) return null;
-  const waiting = data.status === "pending_review" || data.status === "approved";
+  const waiting = data.status === "pending_review" || data.status === "approved" || data.status === "needs_decision";
   const mine = data.assignee?.id === viewerId;
   const desks = viewerRole === "operator" || viewerRole === "supervisor";
   return (

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "reac
 import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/text/format";
+import { hasDeadline } from "@/lib/lifecycle/run-state";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
@@ -16,7 +17,7 @@ import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras"
 import { navigationStarted } from "./navigation-progress";
 import { useServerClock } from "./use-server-clock";
 
-const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
+const STATUSES = ["pending_review", "approved", "needs_decision", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 /** Column sorts over the loaded rows; "stake" keeps the server's order (most money at stake first, in SQL). */
 type SortKey = "age" | "expiry" | "ticket" | "account" | "steps" | "gated" | "missing" | "stake";
 
@@ -50,6 +51,13 @@ const noSubscription = () => () => {};
 export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
+  // A link to another status (the queue's needs-decision notice) renders the page again with a new
+  // initialStatus: follow it (adjusted while rendering, react.dev "You might not need an effect").
+  const [linkedStatus, setLinkedStatus] = useState(initialStatus);
+  if (initialStatus !== linkedStatus) {
+    setLinkedStatus(initialStatus);
+    setStatus(initialStatus);
+  }
   const [filters, setFilters] = useState<QueueFilterState>(initialFilters);
   const [cleared, setCleared] = useState(0); // remounts the search and filter fields after "Clear filters"
   // the URL keeps the status and the ownership view and filters
@@ -265,7 +273,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               {r.beyondMyLimit && <span className="rounded bg-amber-100 px-1.5 text-amber-900">beyond my limit</span>}
               {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
               <span>{formatAge(r.createdAt, now)}</span>
-              {(r.status === "pending_review" || r.status === "approved") && (
+              {r.status === "needs_decision" && <NeedsDecisionBadge />}
+              {hasDeadline(r.status) && (
                 <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
                   {formatExpiry(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </span>
@@ -332,11 +341,13 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                   )}
                 </td>
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
-                <td className="px-3 py-2">{statusLabel(r.status)}</td>
+                <td className="px-3 py-2">
+                  {statusLabel(r.status)} {r.status === "needs_decision" && <NeedsDecisionBadge />}
+                </td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
                   {/* the time stays on one line; a badge goes under it rather than past the table's edge */}
-                  <span className="whitespace-nowrap">{r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"}</span> <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                  <span className="whitespace-nowrap">{hasDeadline(r.status) ? formatTimeLeft(r.expiresAt, now) : "—"}</span> <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </td>
               </tr>
             ))}
@@ -357,5 +368,14 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
         </div>
       )}
     </section>
+  );
+}
+
+/** The queue's mark of a run that needs a person's new decision (status `needs_decision`): words, never colour alone. */
+function NeedsDecisionBadge() {
+  return (
+    <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900" data-testid="needs-decision-badge">
+      a person must decide again
+    </span>
   );
 }

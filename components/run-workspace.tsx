@@ -55,7 +55,7 @@ function fieldToCheck(step: Pick<Step, "tool" | "provenance">, fieldNames: strin
 function approvalBlock(d: Details): string | null {
   const { run, task } = d;
   if (run.status === "expired") return `This run expired at ${formatInstant(run.expiresAt)}; it can no longer be approved. The agent has been told.`;
-  if (run.status !== "pending_review" && run.status !== "approved") return `This run is ${run.status.replace("_", " ")}; there is nothing to approve.`;
+  if (run.status !== "pending_review" && run.status !== "approved" && run.status !== "needs_decision") return `This run is ${run.status.replace(/_/g, " ")}; there is nothing to approve.`;
   if (run.boundTaskRevision !== task.revision)
     return `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at revision ${task.revision}); it cannot be approved. Reject it so the agent plans again.`;
   return null;
@@ -118,7 +118,7 @@ export function RunWorkspace({
 
   // Exact in the browser: at expiresAt (on the server's clock) approving stops, before any sweep or refetch.
   const expiry = useServerExpiry(d.run.expiresAt, serverNow ?? new Date().toISOString());
-  const waiting = d.run.status === "pending_review" || d.run.status === "approved";
+  const waiting = d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "needs_decision";
   const block = approvalBlock(d) ?? (waiting && expiry.expired ? `This run ${formatExpiry(d.run.expiresAt, expiry.now)}; it can no longer be approved.` : null);
   const next = nextActions(d.run.status, runFacts(d.run, { now: new Date(), liveRevision: d.task.revision }));
   const editBlock =
@@ -126,7 +126,9 @@ export function RunWorkspace({
       ? "Only operators and supervisors of the desk edit plans; your role can look but not edit."
       : d.run.status === "pending_review" || d.run.status === "approved"
         ? null
-        : block;
+        : d.run.status === "needs_decision" && d.run.steps.some((s) => s.execution)
+          ? "Steps of this run were already claimed, and what was written stays written; approve the remaining steps again or reject the run."
+          : block;
   const [barSlot, setBarSlot] = useState<HTMLElement | null>(null);
   const planIssues = d.validation.issues.filter((i) => !i.stepId);
   const risks = planRisks(d.run.steps, d.validation.issues, (name) => catalog.get(name), (id) => accountName(desk, id));
@@ -200,8 +202,8 @@ export function RunWorkspace({
           ))}
           <ReadSteps reads={d.run.reads ?? []} issues={d.validation.issues} desk={desk} />
           <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} reads={d.run.reads ?? []} taskText={d.task.body} />
-          {(d.run.status === "pending_review" || d.run.status === "approved" || d.run.status === "expired") && (
-            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} />
+          {(waiting || d.run.status === "expired") && (
+            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} decideAgain={d.run.status === "needs_decision" ? (d.run.decisionReason?.stepId ?? null) : null} />
           )}
         </>
       )}

@@ -4,6 +4,7 @@ import { AutoRefresh } from "@/components/auto-refresh";
 import { formatInstant } from "@/lib/text/format";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { reconciliationReasonText } from "@/lib/audit/reconciliation-reason";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Needs reconciliation" };
@@ -41,7 +42,7 @@ export default async function ReconciliationPage() {
                     </Link>
                   </td>
                   <td className="px-3 py-2 font-mono text-xs">{i.tool}</td>
-                  <td className="px-3 py-2">{i.reason === "unknown_outcome" ? "Outcome unknown" : "No outcome reported"}</td>
+                  <td className="px-3 py-2" data-testid="reconciliation-reason">{reconciliationReasonText(i)}</td>
                   <td className="px-3 py-2">{formatInstant(i.claimedAt)}</td>
                 </tr>
               ))}

@@ -111,7 +111,7 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: Promise<unknown>) =>
  * Status mapping: `approved`, `executing`, `completed` → approved; `rejected` → rejected (the
  * run's `rejectionReason`); `expired` → expired; `stopped`, `failed` → refused (the run's
  * `stopReason.code`); `superseded` → refused `superseded` (the newer run named); the reason is
- * the run's typed `outcome.message`; `pending_review` → keep waiting.
+ * the run's typed `outcome.message`; `pending_review`, `needs_decision` (a person decides again) → keep waiting.
  */
 export async function waitForDecision(client: AgentClient, pending: Pick<PendingPlan, "runId">, poll: PollOptions = {}): Promise<Decision> {
   const started = Date.now();

@@ -1,3 +1,4 @@
+import { NEEDS_DECISION_CODES } from "../lifecycle/needs-decision";
 import { z } from "zod";
 import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
@@ -83,8 +84,12 @@ export const runSchema = open({
   escalateAt: isoTime,
   rejectionReason: z.string().nullable(),
   stopReason: z.unknown(),
+  decisionReason: open({ code: z.enum(NEEDS_DECISION_CODES), message: z.string(), stepId: z.string(), at: isoTime, details: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .optional()
+    .describe("Why the run needs a person's new decision (status needs_decision): the claim refusal's code, a message a person acts on, the blocked step; null otherwise"),
   supersededById: z.string().nullable().optional().describe("The newer run of the same agent that superseded this one"),
-  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, executing)"),
+  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, needs_decision, executing)"),
   steps: z.array(runStepSchema),
 }).meta({ id: "Run" });
 
@@ -240,7 +245,7 @@ export const editResultSchema = open({
 export const auditEventSchema = open({
   seq: z.number().int(),
   type: z.string(),
-  actor: open({ kind: z.enum(["agent", "user", "system", "anonymous"]), id: z.string().nullable(), name: z.string().optional() }),
+  actor: open({ kind: z.enum(["agent", "user", "integration", "system", "anonymous"]), id: z.string().nullable(), name: z.string().optional() }).describe("Who caused the event: a person, an agent, the ticketing integration (id: its key's id, name: the key's name), Plandesk itself or an unidentified caller"),
   at: isoTime,
   data: z.record(z.string(), z.unknown()),
 }).meta({ id: "AuditEvent" });

@@ -44,6 +44,8 @@ export const EVENT_LABELS: Record<string, string> = {
   stopped_stale: "Stopped (task changed)",
   task_revised: "Task revised",
   expired: "Expired",
+  needs_decision: "Needs a new decision",
+  approved_again: "Approved again",
   escalated: "Escalated",
   denied: "Denied",
   admin_change: "Admin change",
@@ -117,7 +119,11 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
     case "task_revised":
       return `The task changed to revision ${num(data.liveRevision) ?? "?"} (this run is bound to ${num(data.boundRevision) ?? "?"})${str(data.comment) ? `: “${str(data.comment)}”` : ""}.`;
     case "expired":
-      return `The run expired without a decision${data.while === "executing" ? " while executing" : ""}; it can no longer be approved.`;
+      return expiryWords(data.while);
+    case "needs_decision":
+      return `The executor's claim of ${step(data.stepId)} was refused (${str(data.code) ?? "refused"}); the run waits for a person's new decision. ${str(data.message) ?? ""}`.trim();
+    case "approved_again":
+      return `Approved ${step(data.stepId)} of plan version ${num(data.planVersion) ?? "?"} again, after a fresh check against live data (it needed a new decision: ${str(data.reasonCode) ?? "?"}).`;
     case "escalated":
       return `Nobody had decided by the escalation time; the run was escalated to supervisors (expires ${str(data.expiresAt) ?? "?"}).`;
     case "denied": {
@@ -144,4 +150,23 @@ export function formatUtcSeconds(isoInstant: string): string {
   const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   const p = (n: number) => String(n).padStart(2, "0");
   return `${d.getUTCDate()} ${months[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC`;
+}
+
+/**
+ * What an expiry means, by the status the run expired in (`while` of the `expired` event): a run
+ * waiting for review expired without a decision; an approved run was decided — it expired before
+ * the executor claimed it; an executing one before its remaining steps were claimed; one that
+ * needed a new decision before anyone made it. Events stored without `while` read as before.
+ */
+export function expiryWords(status: unknown): string {
+  switch (status) {
+    case "approved":
+      return "The run was approved, but it expired before the executor claimed it; nothing was written.";
+    case "executing":
+      return "The run expired while executing, before the executor claimed its remaining steps; they can no longer run.";
+    case "needs_decision":
+      return "The run needed a new decision and nobody made it before the deadline; it expired and can no longer be approved.";
+    default:
+      return "The run expired without a decision; it can no longer be approved.";
+  }
 }

@@ -37,6 +37,8 @@ export const AUDIT_EVENT_DATA = {
   superseded: z.looseObject({ supersededById: z.string(), taskId: z.string(), approvalsWithdrawn: z.number().int() }),
   task_revised: z.looseObject({ taskId: z.string(), boundRevision: z.number().int(), liveRevision: z.number().int(), comment: z.string().nullable(), bodyChanged: z.boolean() }),
   expired: z.looseObject({ at: z.string(), approvalsExpired: z.number().int() }),
+  approved_again: z.looseObject({ stepId: z.string(), tool: z.string(), planVersion: z.number().int(), digest: z.string(), reasonCode: z.string(), reason: z.string() }),
+  needs_decision: z.looseObject({ code: z.string(), message: z.string(), stepId: z.string(), at: z.string(), escalateAt: z.string(), expiresAt: z.string(), approvalsInvalidated: z.number().int() }),
   escalated: z.looseObject({ at: z.string(), escalateAt: z.string(), expiresAt: z.string(), to: z.string() }),
   denied: z.looseObject({ action: z.string() }),
   refused: z.looseObject({ action: z.string(), code: z.string(), message: z.string() }),

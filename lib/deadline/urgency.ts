@@ -1,3 +1,5 @@
+import { hasDeadline } from "../lifecycle/run-state";
+
 /**
  * How near a waiting run's deadline is, in words and a tone the queue and the run page colour
  * ("deadlines coloured as they near"; the deadlines themselves: docs/design.md §10,
@@ -22,10 +24,10 @@ export const NEAR_MINUTES = 120;
  * The urgency of a run waiting for a person, at `now`: `expired` at or past `expiresAt`;
  * `urgent` under {@link URGENT_MINUTES} left; `escalated` at or past `escalateAt` (supervisors
  * were told); `near` under {@link NEAR_MINUTES} left; else `calm`. Instants are ISO-8601 UTC.
- * Only waiting runs (`pending_review`, `approved`) have a deadline; any other status is `calm`.
+ * Only waiting runs (`pending_review`, `approved`, `needs_decision`: lib/lifecycle/run-state.ts `hasDeadline`) have a deadline; any other status is `calm`.
  */
 export function deadlineUrgency(run: { status: string; expiresAt: string; escalateAt: string }, now: Date): DeadlineUrgency {
-  if (run.status !== "pending_review" && run.status !== "approved") return { tone: "calm", label: "" };
+  if (!hasDeadline(run.status)) return { tone: "calm", label: "" };
   const left = (new Date(run.expiresAt).getTime() - now.getTime()) / 60_000;
   if (left <= 0) return { tone: "expired", label: "expired" };
   if (left < URGENT_MINUTES) return { tone: "urgent", label: "expires soon" };

@@ -5,7 +5,7 @@ import type { RunStatus } from "./run-state";
  * (`GET /api/v1/runs/{id}` field `outcome`). Pure; no I/O.
  *
  * Every status an agent can meet either has a decision path (someone or something will move it:
- * `pending_review`, `approved`, `executing` → `outcome: null`) or ends with one of these codes:
+ * `pending_review`, `approved`, `needs_decision` (a person decides again), `executing` → `outcome: null`) or ends with one of these codes:
  * - `completed`: every step succeeded;
  * - `superseded` {supersededById}: the same agent submitted a newer plan for the task;
  * - `stopped_stale_task` {boundRevision, liveRevision}: the task was revised — while the run
@@ -59,6 +59,7 @@ export function runOutcomeOf(facts: OutcomeFacts): RunOutcome | null {
   switch (facts.status) {
     case "pending_review":
     case "approved":
+    case "needs_decision":
     case "executing":
       return null;
     case "completed":

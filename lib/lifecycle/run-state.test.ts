@@ -13,8 +13,11 @@ import {
   type RunState,
 } from "./run-state";
 
-/** docs/api.md's statuses, extended (never renamed) by `superseded` (one task, one live plan). */
-const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed", "superseded"];
+/**
+ * docs/api.md's statuses, extended (never renamed) by `superseded` (one task, one live plan) and
+ * `needs_decision` (an approved run whose next step cannot be claimed waits for a person).
+ */
+const API_STATUSES = ["pending_review", "approved", "rejected", "expired", "executing", "completed", "stopped", "failed", "superseded", "needs_decision"];
 
 /** Facts that can hold for a run in `status` (e.g. only an executing run has open claims). */
 const factsArb = fc.record(
@@ -142,6 +145,22 @@ describe("nextActions", () => {
     expect(nextActions("executing", { staleClaims: 1 }).owner).toBe("supervisor");
   });
 
+  it("needs_decision → a person (never the executor) approves again, edits or rejects; the reason heads the line", () => {
+    const reason = "Needs a new decision: in_74203 has $100.00 open; the approved refund was $600.00.";
+    const n = nextActions("needs_decision", { decisionReason: reason });
+    expect(n).toMatchObject({ owner: "operator", terminal: false, deadline: "expiresAt" });
+    expect(n.headline.startsWith(reason)).toBe(true);
+    expect(n.actions.some((a) => a.by === "executor")).toBe(false);
+    expect(n.actions.filter((a) => a.enabled).map((a) => a.id)).toEqual(["approve", "edit", "reject", "wait_for_decision"]);
+    expect(nextActions("needs_decision", { escalated: true }).owner).toBe("supervisor");
+    // Once a step was written, the plan is not edited any more: approve the rest again or reject.
+    expect(nextActions("needs_decision", { claimedSteps: 1 }).actions.find((a) => a.id === "edit")).toMatchObject({ enabled: false });
+    expect(nextActions("needs_decision", { deadlinePassed: true }).status).toBe("expired");
+    expect(canTransition("approved", "needs_decision")).toBe(true);
+    expect(canTransition("executing", "needs_decision")).toBe(true);
+    expect(canTransition("pending_review", "needs_decision")).toBe(false);
+  });
+
   it("stopped → the agent plans again for the new task revision", () => {
     const n = nextActions("stopped");
     expect(n.owner).toBe("agent");
@@ -184,6 +203,7 @@ describe("runFacts", () => {
       openClaims: 2,
       staleClaims: 1,
       unknownSteps: 1,
+      claimedSteps: 5,
     });
     expect(nextActions("executing", runFacts(run, { now })).owner).toBe("supervisor");
   });

@@ -6,10 +6,12 @@
  *
  * Sources: docs/api.md (`status`), docs/design.md §5 (approval), §6 (edit), §8 (task revision),
  * §9 (claim, write, report; `unknown` waits for a person), §10 (nobody answers).
+ * `needs_decision` (docs/design.md §10, "nobody waits forever"): an approved run whose next step
+ * cannot be claimed for a reason no executor can fix waits for a person's new decision.
  */
 
 /** Run statuses of docs/api.md, in lifecycle order. The one list of statuses (API, UI, server). */
-export const RUN_STATES = ["pending_review", "approved", "executing", "completed", "failed", "stopped", "rejected", "expired", "superseded"] as const;
+export const RUN_STATES = ["pending_review", "approved", "needs_decision", "executing", "completed", "failed", "stopped", "rejected", "expired", "superseded"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 /** Alias: docs/api.md calls the field `status`. */
 export const RUN_STATUSES = RUN_STATES;
@@ -40,29 +42,34 @@ export const RUN_EVENTS = {
   submit_for_review: { from: [null], to: "pending_review", by: ["agent"], trigger: "Plan submitted; at least one step needs a person's approval." },
   submit_auto_approved: { from: [null], to: "approved", by: ["agent"], trigger: "Plan submitted; the gate policy auto-approved every step." },
   approvals_incomplete: {
-    from: ["pending_review", "approved"],
+    from: ["pending_review", "approved", "needs_decision"],
     to: "pending_review",
     by: ["operator", "supervisor"],
     trigger: "Some steps of the current plan version still need an approval (only some approved so far, or an edit withdrew approvals).",
   },
   approvals_complete: {
-    from: ["pending_review", "approved"],
+    from: ["pending_review", "approved", "needs_decision"],
     to: "approved",
     by: ["operator", "supervisor"],
-    trigger: "Every step of the current plan version has an active approval.",
+    trigger: "Every step of the current plan version has an active approval (or was already claimed under one); from needs_decision: approved again against live data.",
   },
   edit: {
-    from: ["pending_review", "approved"],
+    from: ["pending_review", "approved", "needs_decision"],
     to: "pending_review",
     by: ["operator", "supervisor"],
     trigger: "Plan edited (a new plan version): changed and added steps need approval again.",
   },
-  reject: { from: ["pending_review", "approved"], to: "rejected", by: ["operator", "supervisor"], trigger: "Rejected with a reason for the agent, before any step was claimed." },
+  reject: {
+    from: ["pending_review", "approved", "needs_decision"],
+    to: "rejected",
+    by: ["operator", "supervisor"],
+    trigger: "Rejected with a reason for the agent: before any step was claimed, or when a run that needs a new decision is not to go on.",
+  },
   expire: {
-    from: ["pending_review", "approved"],
+    from: ["pending_review", "approved", "needs_decision"],
     to: "expired",
     by: ["system"],
-    trigger: "The deadline (expiresAt) passed without a decision or before the first claim; supervisors were alerted at escalateAt.",
+    trigger: "The deadline (expiresAt) passed without a decision, before the first claim, or before anyone made the new decision a run needed; supervisors were alerted at escalateAt.",
   },
   supersede: {
     from: ["pending_review", "approved"],
@@ -71,8 +78,15 @@ export const RUN_EVENTS = {
     trigger: "The agent submitted a newer plan for the same task (one task, one live plan); approvals are withdrawn.",
   },
   claim: { from: ["approved", "executing"], to: "executing", by: ["executor"], trigger: "A step was claimed right before its write." },
+  needs_decision: {
+    from: ["approved", "executing"],
+    to: "needs_decision",
+    by: ["system"],
+    trigger:
+      "The executor's claim was refused for a reason no executor can fix — live validation failed at dispatch (validation_failed), the approver lost the authority (approval_revoked), a prerequisite failed (prerequisite_failed) — with no other claim open: a person must edit, approve again or reject.",
+  },
   stop_stale_task: {
-    from: ["pending_review", "approved", "executing"],
+    from: ["pending_review", "approved", "needs_decision", "executing"],
     to: "stopped",
     by: ["system"],
     trigger:
@@ -152,7 +166,9 @@ export function transitionsFrom(status: RunState): Transition[] {
  * - `unclaimedSteps`: steps of the approved plan version never claimed;
  * - `openClaims`: claimed and not yet reported (executor still writing);
  * - `staleClaims`: of those, claimed longer ago than the stale-claim limit (the executor may be gone);
- * - `unknownSteps`: reported `unknown` and not yet reconciled.
+ * - `unknownSteps`: reported `unknown` and not yet reconciled;
+ * - `claimedSteps`: steps of the plan already claimed (written or being written);
+ * - `decisionReason`: why a `needs_decision` run needs a new decision, in words a person acts on.
  */
 export interface RunFacts {
   deadlinePassed?: boolean;
@@ -162,6 +178,8 @@ export interface RunFacts {
   openClaims?: number;
   staleClaims?: number;
   unknownSteps?: number;
+  claimedSteps?: number;
+  decisionReason?: string;
 }
 
 export type ActionId = "approve" | "edit" | "reject" | "claim_step" | "report_outcome" | "reconcile" | "submit_new_plan" | "wait_for_decision";
@@ -205,6 +223,9 @@ const reconcile = (n: number): NextAction => ({
  * - `executing` → supervisor when a step's outcome is unknown or a claim went unreported past the
  *   stale-claim limit (reconcile); else executor: report the open claim, or claim the next step.
  *   Past the deadline with nothing open it is `expired`.
+ * - `needs_decision` → operator (supervisor once escalated): the approved plan cannot run as
+ *   approved (`facts.decisionReason` says why); approve again (re-validated against live data),
+ *   edit (not once a step was claimed: what was written stays written) or reject. Never the executor.
  * - `stopped` → agent: submit a new plan for the task as it is now.
  * - `expired`, `rejected`, `failed`, `completed` → nobody (final); the agent may submit a new plan
  *   (not after `completed`). Any unknown outcome still open puts a supervisor in charge first.
@@ -215,7 +236,7 @@ export function nextActions(status: RunState, facts: RunFacts = {}): NextActions
   // Past the deadline a waiting run is expired, and so is an executing run with nothing still open
   // (the same rule the executor's next claim applies when it persists the expiry).
   const effective: RunState =
-    facts.deadlinePassed && (status === "pending_review" || status === "approved" || (status === "executing" && outstanding === 0)) ? "expired" : status;
+    facts.deadlinePassed && (status === "pending_review" || status === "approved" || status === "needs_decision" || (status === "executing" && outstanding === 0)) ? "expired" : status;
   const base = { status: effective, terminal: isTerminal(effective) };
   const newPlan = (reason: string): NextAction => ({ by: "agent", id: "submit_new_plan", label: "Submit a new plan", enabled: true, reason });
 
@@ -287,6 +308,24 @@ export function nextActions(status: RunState, facts: RunFacts = {}): NextActions
         actions,
       };
     }
+    case "needs_decision": {
+      const stale = facts.taskStale ? "The task changed since this plan was made; reject it so the agent can plan for the current task." : undefined;
+      const written = (facts.claimedSteps ?? 0) > 0 ? "Steps of this run were already claimed; what was written stays written, so approve the rest again or reject it." : undefined;
+      const by: "operator" | "supervisor" = facts.escalated ? "supervisor" : "operator";
+      const why = facts.decisionReason ? facts.decisionReason.replace(/\.?$/, ".") : "Needs a new decision: the approved plan can no longer run as approved.";
+      return {
+        ...base,
+        owner: by,
+        headline: `${why} ${by === "supervisor" ? "Escalated to supervisors: approve" : "Approve"} it again, edit it or reject it; it expires if nobody decides.`,
+        deadline: "expiresAt",
+        actions: [
+          { by, id: "approve", label: "Approve again (checked against live data)", enabled: !stale, reason: stale },
+          { by, id: "edit", label: "Edit the plan (needs approval again)", enabled: !stale && !written, reason: stale ?? written },
+          { by, id: "reject", label: "Reject with a reason", enabled: true },
+          { by: "agent", id: "wait_for_decision", label: "Wait for the decision", enabled: true },
+        ],
+      };
+    }
     case "stopped":
       return {
         ...base,
@@ -335,6 +374,8 @@ export interface RunLike {
   expiresAt: string | Date;
   escalateAt?: string | Date | null;
   boundTaskRevision: number;
+  /** Why a `needs_decision` run waits (`run.decisionReason`), when known. */
+  decisionReason?: { message?: unknown } | null;
   steps: { execution?: null | { status: string; claimedAt: string | Date; resolution?: string | null } }[];
 }
 
@@ -357,6 +398,8 @@ export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; 
     openClaims: claims.length,
     staleClaims: claims.filter((e) => now - at(e.claimedAt) >= staleMs).length,
     unknownSteps: open.filter((e) => e.status === "unknown").length,
+    claimedSteps: run.steps.filter((s) => !!s.execution).length,
+    ...(typeof run.decisionReason?.message === "string" ? { decisionReason: run.decisionReason.message } : {}),
   };
 }
 
@@ -365,9 +408,17 @@ export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; 
  * sweep never lets an expired run through (docs/design.md §10). `expiresAt` and `now` are UTC.
  */
 export function effectiveStatus(status: RunState, expiresAt: Date, now: Date): RunState {
-  if ((status === "pending_review" || status === "approved") && expiresAt.getTime() <= now.getTime()) return "expired";
+  if (hasDeadline(status) && expiresAt.getTime() <= now.getTime()) return "expired";
   return status;
 }
 
 /** Statuses in which a run waits for a person's decision (approve, edit, reject). */
 export const WAITING_STATES: readonly RunState[] = fromStates("edit");
+
+/** Statuses that end at the run's deadline (`expiresAt`): a plan waiting for review or its first claim, or for a new decision. */
+export const EXPIRING_STATES: readonly RunState[] = fromStates("expire");
+
+/** True when a run in `status` is bounded by its deadline (EXPIRING_STATES: shown with a countdown, expired when it passes). */
+export function hasDeadline(status: string): boolean {
+  return (EXPIRING_STATES as readonly string[]).includes(status);
+}

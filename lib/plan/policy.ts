@@ -56,3 +56,19 @@ export function withPolicyDeadlines(
 export const RESCHEDULE_HORIZON_DAYS = 366;
 /** The widest date horizon a gate-policy rule may set: ten years (3,660 days). */
 export const MAX_DATE_HORIZON_DAYS = 3660;
+
+/**
+ * How long a run that needs a new decision (status `needs_decision`) waits for a person before
+ * it escalates to supervisors: 15 minutes (docs/design.md §10: escalated like a waiting run).
+ */
+export const NEEDS_DECISION_ESCALATE_SECONDS = 15 * 60;
+
+/**
+ * When a run that moved to `needs_decision` at `now` (UTC) escalates: after
+ * NEEDS_DECISION_ESCALATE_SECONDS, or at three quarters (ESCALATE_FRACTION) of the time left
+ * until its unchanged `expiresAt` when that is sooner — never after it expires.
+ */
+export function needsDecisionEscalateAt(now: Date, expiresAt: Date): Date {
+  const left = Math.max(0, expiresAt.getTime() - now.getTime());
+  return new Date(now.getTime() + Math.min(NEEDS_DECISION_ESCALATE_SECONDS * 1000, Math.floor(left * ESCALATE_FRACTION)));
+}

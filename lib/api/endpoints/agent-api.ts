@@ -77,7 +77,8 @@ export const claimStepEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/runs/{runId}/steps/{stepId}/claim",
   summary: "Claim a step immediately before writing it",
-  description: "Succeeds only for the approved digest, the bound task revision and an active approval; exactly one claim per step.",
+  description:
+    "Succeeds only for the approved digest, the bound task revision and an active approval; exactly one claim per step. A refusal no executor can fix (validation_failed at dispatch, approval_revoked, prerequisite_failed) also moves the run to needs_decision (run.decisionReason): a person edits, approves again or rejects it; wait on GET /api/v1/runs/{runId}.",
   caller: AGENT,
   params: stepParams,
   body: claimBodySchema,

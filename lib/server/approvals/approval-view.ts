@@ -27,6 +27,11 @@ export interface ApproveResult {
   alreadyApproved?: string[];
   /** How many approvals this decision added (0: everything listed was already approved). */
   added?: number;
+  /**
+   * A run that needed a new decision (`needs_decision`): the blocked step this person approved
+   * again (its earlier approvals stand; the plan passed a fresh validation against live data).
+   */
+  approvedAgain?: string[];
 }
 
 /** The API view of an approval row. */

@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
 import { DomainError } from "../../errors/domain-error";
@@ -87,16 +88,26 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const reads = storedReads(version?.reads);
   const ctx = await loadPlanContext(run, { steps: plan.steps, reads, now, policy: "recorded", action: "approved" });
   const { desk, catalog, gateRules } = ctx;
-  const check = checkPlan(reads.length ? { ...plan, reads } : plan, ctx, runId, now);
+  // A run that needs a new decision after some of its steps were claimed: what was written stays
+  // written and is not judged again; the steps still to run are checked alone against live data.
+  const claimedIds = new Set(run.executions.filter((e) => e.planVersion === plan.version).map((e) => e.stepId));
+  const toJudge = claimedIds.size ? { ...plan, steps: plan.steps.filter((s) => !claimedIds.has(s.id)).map(({ dependsOn: _order, ...s }) => s) } : plan;
+  const check = checkPlan(reads.length ? { ...toJudge, reads } : toJudge, ctx, runId, now);
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
   const requirements = requirementsOf(plan.steps, (name) => catalog.get(name), gateRules);
   const active = run.approvals.filter((a) => a.planVersion === plan.version && a.state === "active");
   const progress = stepProgress(plan.steps, active, requirements);
-  const approvedIds = new Set(plan.steps.filter((s) => progress.get(s.id)!.complete).map((s) => s.id));
+  const approvedIds = new Set(plan.steps.filter((s) => progress.get(s.id)!.complete || claimedIds.has(s.id)).map((s) => s.id));
   const targets = await fourEyes(viewer, runId, chooseTargets(plan.steps, body.stepIds, approvedIds, plan.version), body.stepIds === "all", progress, requirements);
-  await checkAuthority(viewer, runId, plan.steps, targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
+  // A run that needs a new decision (its next step could not be claimed): approving it again is
+  // this person's decision on the blocked step, within their own authority, after the fresh
+  // validation above — even where the step's earlier approvals still stand.
+  const reason = status === "needs_decision" ? storedDecisionReason(run.decisionReason) : null;
+  const blocked = reason ? plan.steps.find((s) => s.id === reason.stepId && !claimedIds.has(s.id)) : undefined;
+  const decideAgain = blocked && !targets.some((t) => t.id === blocked.id) && (body.stepIds === "all" || body.stepIds.includes(blocked.id)) ? blocked : undefined;
+  await checkAuthority(viewer, runId, plan.steps, decideAgain ? [...targets, decideAgain] : targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
   const acknowledged = body.acknowledgedWarnings ?? [];
   const completing = targets.filter((s) => progress.get(s.id)!.missing <= 1).map((s) => s.id);
   const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);
@@ -126,7 +137,9 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const req = requirements[step.id];
       const need = live.length ? Math.max(...live.map((r) => r.approvalsRequired)) : Math.max(1, req?.approvalsRequired ?? 1);
       if (live.length >= need) continue; // complete: nothing to add
-      if (live.some((r) => r.approverId === viewer.id)) {
+      if (mine.some((r) => r.approverId === viewer.id)) {
+        // Their earlier approval of this version was withdrawn (approval_revoked): one person, one approval of a step.
+        if (!live.some((r) => r.approverId === viewer.id)) throw alreadyApproved(step.id);
         if (body.stepIds === "all") continue;
         throw alreadyApproved(step.id);
       }
@@ -181,6 +194,14 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     }
     // A hand-off to this person (or their role) is answered by their decision.
     await tx.approvalRequest.updateMany({ where: { runId, resolvedAt: null, OR: [{ toUserId: viewer.id }, { toRole: viewer.role }] }, data: { resolvedAt: now } });
+    if (decideAgain) {
+      await appendAudit(tx, {
+        runId,
+        type: "approved_again",
+        actor: { kind: "user", id: viewer.id },
+        data: { stepId: decideAgain.id, tool: decideAgain.tool, planVersion: plan.version, digest: digest(decideAgain), reasonCode: reason!.code, reason: reason!.message },
+      });
+    }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
     const after = await loadRun(runId, {}, tx);
     const listed = body.stepIds === "all" ? [] : [...new Set(body.stepIds)];
@@ -189,6 +210,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       run: toRunView(after, now),
       alreadyApproved: listed.filter((id) => approvedIds.has(id)),
       added,
+      ...(decideAgain ? { approvedAgain: [decideAgain.id] } : {}),
     };
     await saveAnswer(tx, scope, body.idempotencyKey, requestHash, { status: 201, body: result });
     return ok(result);

@@ -29,7 +29,7 @@ import { actualEffectSchema, type ActualEffect } from "../../effects/compare";
 export interface AuditEventView {
   seq: number;
   type: string;
-  actor: { kind: "agent" | "user" | "system" | "anonymous"; id: string | null; name?: string };
+  actor: { kind: "agent" | "user" | "integration" | "system" | "anonymous"; id: string | null; name?: string };
   /** When the event was written (UTC, ISO-8601). */
   at: string;
   data: Record<string, unknown>;
@@ -109,25 +109,44 @@ export async function assertAuditReader(viewer: Pick<Viewer, "id" | "role">, wha
   await requireRole(viewer, ["operator", "supervisor"], what.action, { runId });
 }
 
-/** Names of the users and agents `rows` mention (by id; never the whole tables). */
-async function loadNames(userIds: Iterable<string>, agentIds: Iterable<string>): Promise<{ users: Record<string, string>; agents: Record<string, string> }> {
+/** Names of the users, agents and integration keys `rows` mention (by id; never the whole tables). */
+async function loadNames(
+  userIds: Iterable<string>,
+  agentIds: Iterable<string>,
+  integrationIds: Iterable<string> = [],
+): Promise<{ users: Record<string, string>; agents: Record<string, string>; integrations: Record<string, string> }> {
   const u = [...new Set(userIds)];
   const a = [...new Set(agentIds)];
+  const k = [...new Set(integrationIds)];
   const users = u.length ? await prisma.user.findMany({ where: { id: { in: u } }, select: { id: true, name: true } }) : [];
   const agents = a.length ? await prisma.agent.findMany({ where: { id: { in: a } }, select: { id: true, name: true } }) : [];
+  const keys = k.length ? await prisma.integrationKey.findMany({ where: { id: { in: k } }, select: { id: true, name: true } }) : [];
   return {
     users: Object.fromEntries(users.map((x) => [x.id, x.name])),
     agents: Object.fromEntries(agents.map((x) => [x.id, x.name])),
+    integrations: Object.fromEntries(keys.map((x) => [x.id, x.name])),
   };
 }
 
-/** The actor of a stored event, named when the name is known. */
+/**
+ * The actor of a stored event, named when the name is known: a person, an agent, the ticketing
+ * integration by its key's name (`integration`: a task revision it posted), Plandesk itself.
+ */
 export function actorOf(
   row: { actorKind: string; actorId: string | null },
-  names: { users: Record<string, string>; agents: Record<string, string> },
+  names: { users: Record<string, string>; agents: Record<string, string>; integrations?: Record<string, string> },
 ): AuditEventView["actor"] {
-  const kind = (["agent", "user", "system", "anonymous"].includes(row.actorKind) ? row.actorKind : "system") as AuditEventView["actor"]["kind"];
-  const name = kind === "user" && row.actorId ? names.users[row.actorId] : kind === "agent" && row.actorId ? names.agents[row.actorId] : kind === "system" ? "Plandesk" : undefined;
+  const kind = (["agent", "user", "integration", "system", "anonymous"].includes(row.actorKind) ? row.actorKind : "system") as AuditEventView["actor"]["kind"];
+  const name =
+    kind === "user" && row.actorId
+      ? names.users[row.actorId]
+      : kind === "agent" && row.actorId
+        ? names.agents[row.actorId]
+        : kind === "integration" && row.actorId
+          ? names.integrations?.[row.actorId]
+          : kind === "system"
+            ? "Plandesk"
+            : undefined;
   return name === undefined ? { kind, id: row.actorId } : { kind, id: row.actorId, name };
 }
 
@@ -160,7 +179,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
     ]),
   ];
   const agentIds = [run.agentId, ...rows.filter((r) => r.actorKind === "agent" && r.actorId).map((r) => r.actorId!)];
-  const names = await loadNames(userIds, agentIds);
+  const names = await loadNames(userIds, agentIds, rows.filter((r) => r.actorKind === "integration" && r.actorId).map((r) => r.actorId!));
   const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, desk: run.desk, steps: allSteps, now });
   const effectComparisons = await loadEffectComparisons(run);
   const editTo = new Set(run.edits.map((e) => e.toVersion));

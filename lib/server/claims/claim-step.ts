@@ -12,7 +12,8 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
-import { expireRun, moveRun, stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { expireRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
 import { storedSteps } from "../plans/stored-plan";
 import { agentDesk, grantsOf, type AgentCaller } from "../session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
@@ -84,7 +85,7 @@ export async function claimStep(
     }
     if (decision.kind === "refuse") {
       if (decision.unrecorded) throw new DomainError(decision.code, decision.message, decision.details);
-      const refusal = decision;
+      const refusal = await withDecisionEffect(db, decision, snap);
       return inTransactionOnce(async (tx) => {
         if (idempotencyKey) {
           const saved = await findSavedAnswer<SavedClaim>(tx, scope, idempotencyKey, requestHash);
@@ -169,7 +170,8 @@ export async function claimStep(
  */
 function isFinalRefusal(refusal: ClaimRefusal, snap: ClaimSnapshot): boolean {
   if (["already_claimed", "stopped_stale_task", "expired", "prerequisite_failed"].includes(refusal.code)) return true;
-  if (refusal.effect !== "none") return true;
+  // A run moved to a person may be approved again: a retry is decided afresh.
+  if (refusal.effect !== "none" && refusal.effect !== "needs_decision") return true;
   const status = snap.run?.status;
   return refusal.code === "run_not_approved" && status !== undefined && isTerminal(status);
 }
@@ -191,6 +193,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       boundTaskRevision: true,
       expiresAt: true,
       stopReason: true,
+      decisionReason: true,
       task: { select: { revision: true, body: true } },
       executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
       planVersions: { select: { version: true, steps: true } },
@@ -306,8 +309,35 @@ async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], ap
   if (amount.currency === invoice.currency && invoice.openMinor - (held._sum.amountMinor ?? 0) < amount.minor) throw new LostRace("money on the invoice is held by an earlier approval");
 }
 
-/** Applies what a refusal changes besides being recorded: stop the run for a stale task, or persist a passed deadline. */
+/**
+ * A refusal no executor can fix (lib/lifecycle/needs-decision.ts `NEEDS_DECISION_CODES`: live validation
+ * failed, the approver lost the authority, a prerequisite failed) of an approved or executing run
+ * gets the effect `needs_decision` and the reason a person reads: the run moves to a person in the
+ * refusal's transaction (`applyRefusalEffect`). Others are returned as they are.
+ */
+async function withDecisionEffect(db: Db, refusal: ClaimRefusal, snap: ClaimSnapshot): Promise<ClaimRefusal> {
+  const status = snap.run?.status;
+  if (refusal.effect !== "none" || !needsDecision(refusal.code) || (status !== "approved" && status !== "executing")) return refusal;
+  const position = snap.steps.findIndex((s) => s.id === snap.stepId) + 1;
+  const step = snap.steps[position - 1];
+  if (!step) return refusal;
+  const approverId = typeof refusal.details.approverId === "string" ? refusal.details.approverId : null;
+  const approverName = approverId ? ((await db.user.findUnique({ where: { id: approverId }, select: { name: true } }))?.name ?? null) : null;
+  const decisionReason = decisionReasonOf({ code: refusal.code, details: refusal.details }, step, {
+    at: snap.now,
+    position,
+    positionOf: (id) => snap.steps.findIndex((s) => s.id === id) + 1,
+    approverName,
+  });
+  return { ...refusal, effect: "needs_decision", decisionReason };
+}
+
+/** Applies what a refusal changes besides being recorded: stop the run for a stale task, persist a passed deadline, or move the run to a person. */
 async function applyRefusalEffect(tx: Tx, refusal: ClaimRefusal, runId: string, actor: Actor, now: Date): Promise<void> {
+  if (refusal.effect === "needs_decision" && refusal.decisionReason) {
+    await moveToNeedsDecision(tx, runId, refusal.decisionReason, now, actor);
+    return;
+  }
   if (refusal.effect === "stop_stale_task") {
     const details = refusal.details as ReturnType<typeof staleTaskDetails>; // decideClaim gives a stale-task refusal these details
     await stopForStaleTask(tx, runId, { code: "stopped_stale_task", ...details, at: now.toISOString() }, actor);

@@ -509,6 +509,11 @@ describe("claimStep: validated again at dispatch", () => {
     } finally {
       await prisma.grant.update({ where: { userId_tool: { userId: "usr_senior", tool: "issue_refund" } }, data: { canApprove: true } });
     }
+    // No executor can fix a lost authority: the run waits for a person's new decision (needs-decision.test.ts).
+    expect((await view(run2.id)).status).toBe("needs_decision");
+    const { approveSteps } = await import("../approvals/approve-steps");
+    const { loadViewer } = await import("../session");
+    await approveSteps((await loadViewer("usr_supervisor"))!, run2.id, { planVersion: 1, stepIds: "all", idempotencyKey: `again-${run2.id}` }, LATER);
     const ok = await claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER);
     expect(ok.claim.token).toBeTruthy();
   });

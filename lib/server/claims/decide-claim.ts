@@ -4,6 +4,7 @@ import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
 import type { RunStatus } from "../../lifecycle/run-state";
 import { outcomeOf } from "./execution-view";
+import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs-decision";
 
 /**
  * The pure decision of a claim (docs/design.md §9, docs/api.md claim refusals): given everything the
@@ -36,6 +37,8 @@ export interface ClaimSnapshot {
     boundTaskRevision: number;
     expiresAt: Date;
     stopReason: unknown;
+    /** Why a `needs_decision` run waits for a person (`run.decisionReason`), when it does. */
+    decisionReason?: unknown;
   };
   /** The task's live revision and text. */
   liveTaskRevision: number;
@@ -61,8 +64,13 @@ export interface ClaimRefusal {
   code: ErrorCode;
   message: string;
   details: Record<string, unknown>;
-  /** `none`: recorded only; `stop_stale_task`: the run stops; `expire`: the passed deadline is persisted. */
-  effect: "none" | "stop_stale_task" | "expire";
+  /**
+   * `none`: recorded only; `stop_stale_task`: the run stops; `expire`: the passed deadline is
+   * persisted; `needs_decision`: the run moves to a person (lib/lifecycle/needs-decision.ts) with `decisionReason`.
+   */
+  effect: "none" | "stop_stale_task" | "expire" | "needs_decision";
+  /** With effect `needs_decision`: the reason stored on the run. */
+  decisionReason?: DecisionReason;
   /** Not found: neither audited nor saved under the idempotency key (the caller has no such step). */
   unrecorded?: boolean;
 }
@@ -143,6 +151,13 @@ export function decideClaim(snap: ClaimSnapshot): ClaimDecision {
   }
   if (run.expiresAt.getTime() <= now.getTime()) return { ...expired(), effect: "expire" };
   if (run.status === "pending_review") return refuse("run_not_approved", "This run is waiting for review; wait for a decision before claiming.", { status: run.status });
+  if (run.status === "needs_decision") {
+    const reason = storedDecisionReason(run.decisionReason);
+    return refuse("run_not_approved", `This run waits for a person's new decision${reason ? ` (${reason.message.replace(/\.$/, "")})` : ""}; wait for the decision before claiming.`, {
+      status: run.status,
+      decisionReason: reason,
+    });
+  }
 
   // 3. The task it serves (approved | executing from here on).
   if (snap.liveTaskRevision !== run.boundTaskRevision) {

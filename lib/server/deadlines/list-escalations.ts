@@ -1,7 +1,7 @@
 import { prisma } from "../db";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
-import { sweepDeadlines } from "./sweep-deadlines";
+import { ESCALATING, sweepDeadlines } from "./sweep-deadlines";
 
 /** One row of the supervisors' escalation queue. Times ISO UTC. */
 export interface EscalatedRunRow {
@@ -35,7 +35,7 @@ export async function listEscalations(
   const after = opts.cursor ? decodeCursor(opts.cursor, "date") : null;
   const runs = await prisma.run.findMany({
     where: {
-      status: "pending_review",
+      status: { in: ESCALATING },
       escalatedAt: { not: null },
       expiresAt: { gt: now },
       ...(after ? { OR: [{ expiresAt: { gt: after.key } }, { expiresAt: after.key, id: { gt: after.id } }] } : {}),

@@ -1,4 +1,5 @@
 import { DomainError } from "../../errors/domain-error";
+import { fromStates, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
@@ -40,14 +41,17 @@ async function orDefer(transition: () => Promise<boolean>): Promise<boolean | "d
   }
 }
 
+/** Statuses that escalate to supervisors at `escalateAt`: a plan waiting for review, and an approved run that needs a new decision. */
+export const ESCALATING: RunStatus[] = ["pending_review", "needs_decision"];
+
 /** Runs handled per sweep and kind (the next sweep takes the rest). */
 const BATCH = 200;
 
 /**
- * At `now` (UTC): (a) marks every `pending_review` run whose `escalateAt` has passed, that is not
+ * At `now` (UTC): (a) marks every `pending_review` or `needs_decision` run (ESCALATING) whose `escalateAt` has passed, that is not
  * yet escalated and not yet expired, as escalated (`Run.escalatedAt = now`, audited `escalated`
  * once — the conditional update and the audit event commit together); (b) persists expiry of every
- * `pending_review` or `approved` run whose `expiresAt` has passed (lifecycle `expire`: status
+ * `pending_review`, `approved` or `needs_decision` run whose `expiresAt` has passed (lifecycle `expire`: status
  * `expired`, active approvals expired, audited `expired` once). At most BATCH of each, found by
  * index. Returns the run ids it changed.
  */
@@ -56,7 +60,7 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
   const expired: string[] = [];
   let deferred = 0;
   const dueEscalation = await prisma.run.findMany({
-    where: { status: "pending_review", escalateAt: { lte: now }, escalatedAt: null, expiresAt: { gt: now } },
+    where: { status: { in: ESCALATING }, escalateAt: { lte: now }, escalatedAt: null, expiresAt: { gt: now } },
     select: { id: true, escalateAt: true, expiresAt: true },
     orderBy: { escalateAt: "asc" },
     take: BATCH,
@@ -64,7 +68,7 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
   for (const r of dueEscalation) {
     const done = await orDefer(() => inTransaction(async (tx) => {
       const res = await tx.run.updateMany({
-        where: { id: r.id, status: "pending_review", escalatedAt: null, escalateAt: { lte: now }, expiresAt: { gt: now } },
+        where: { id: r.id, status: { in: ESCALATING }, escalatedAt: null, escalateAt: { lte: now }, expiresAt: { gt: now } },
         data: { escalatedAt: now },
       });
       if (res.count !== 1) return ok(false);
@@ -80,7 +84,7 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
     else if (done) escalated.push(r.id);
   }
   const dueExpiry = await prisma.run.findMany({
-    where: { status: { in: ["pending_review", "approved"] }, expiresAt: { lte: now } },
+    where: { status: { in: fromStates("expire") }, expiresAt: { lte: now } },
     select: { id: true },
     orderBy: { expiresAt: "asc" },
     take: BATCH,

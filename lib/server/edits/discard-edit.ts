@@ -2,6 +2,7 @@ import { diffPlans } from "../../diff/plan-diff";
 import { DomainError } from "../../errors/domain-error";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
+import { refuseIfStepsClaimed } from "./submit-edit";
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
@@ -38,6 +39,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   if (status === "expired") throw new DomainError("expired", "This run has expired.", { expiresAt: run.expiresAt.toISOString() });
   refuseIfStoppedForStaleTask(run, "changed");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}.`, { status });
+  refuseIfStepsClaimed(run, status);
   if (run.planVersion < version) throw new DomainError("not_found", `Version ${version} does not exist yet.`);
   const latest = run.planVersion;
   const current = { version: latest, steps: storedSteps(run.planVersions.find((p) => p.version === latest)?.steps) };

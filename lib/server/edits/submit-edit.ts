@@ -51,6 +51,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   if (status === "expired") throw new DomainError("expired", "This run has expired; it can no longer be edited.", { expiresAt: run.expiresAt.toISOString() });
   refuseIfStoppedForStaleTask(run, "edited");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}; only a run waiting for review can be edited.`, { status });
+  refuseIfStepsClaimed(run, status);
   const currentRow = run.planVersions.find((p) => p.version === run.planVersion);
   const base = { version: run.planVersion, steps: storedSteps(currentRow?.steps) };
   if (body.baseVersion !== run.planVersion) {
@@ -168,4 +169,17 @@ async function savedByOf(row: { createdById: string | null; createdAt: Date } | 
   if (!row) return { savedBy: null, savedAt: null };
   const user = row.createdById ? await db.user.findUnique({ where: { id: row.createdById }, select: { id: true, name: true } }) : null;
   return { savedBy: user, savedAt: row.createdAt.toISOString() };
+}
+
+/**
+ * A run that needs a new decision after some of its steps were claimed is not edited: what was
+ * written stays written, so the person approves the remaining steps again or rejects the run.
+ * Errors: 409 `run_not_pending` {status, claimedStepIds}.
+ */
+export function refuseIfStepsClaimed(run: { executions: readonly { stepId: string }[] }, status: string): void {
+  if (run.executions.length === 0) return;
+  throw new DomainError("run_not_pending", "Steps of this run were already claimed, and what was written stays written; approve the remaining steps again or reject the run instead of editing it.", {
+    status,
+    claimedStepIds: run.executions.map((e) => e.stepId),
+  });
 }

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { nanoid } from "nanoid";
+import { Prisma } from "../../generated/prisma/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { parseAuditData } from "../../audit/events";
@@ -169,9 +170,29 @@ async function runIn(state: RunState): Promise<string> {
     case "superseded":
       await resubmit(run.id, t);
       break;
+    case "needs_decision":
+      await approved();
+      await blockAtDispatch(run.id, t);
+      await prisma.task.update({ where: { id: run.taskId }, data: { contract: Prisma.DbNull } }); // a new decision can now pass
+      break;
   }
   expect((await view(run.id, t)).status).toBe(state);
   return run.id;
+}
+
+/**
+ * Makes the next claim of `runId` fail validation at dispatch for a reason no executor can fix
+ * (the task's contract names an intent the desk no longer has: it permits nothing; the revision
+ * is not bumped) after the executor reported what it holds, then claims.
+ */
+async function blockAtDispatch(runId: string, now: Date) {
+  const run = await loadRun(runId);
+  for (const e of run.executions.filter((x) => x.status === "claimed")) await reportOutcome(agent, runId, e.stepId, { token: e.token, status: "succeeded" }, now);
+  await prisma.task.update({ where: { id: run.taskId }, data: { contract: { intent: "retired_intent", constraints: {} } } });
+  return claimNext(runId, now).catch((e) => {
+    if (isDomainError(e) && e.code === "validation_failed") return null;
+    throw e;
+  });
 }
 
 /** What each service action is, as an event of the table; applied at `now`. */
@@ -211,6 +232,7 @@ const ACTIONS: { event: RunEvent; apply: (runId: string, now: Date) => Promise<u
     },
   },
   { event: "supersede", apply: (id, now) => resubmit(id, now) },
+  { event: "needs_decision", apply: (id, now) => blockAtDispatch(id, now) },
 ];
 
 beforeAll(async () => {

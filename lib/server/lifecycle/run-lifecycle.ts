@@ -1,6 +1,8 @@
 import { fromStates, toState, type RunEvent, type RunState } from "../../lifecycle/run-state";
 import type { Prisma } from "../../generated/prisma/client";
 import { appendAudit, type AuditInput } from "../audit-log/append-audit";
+import type { DecisionReason } from "../../lifecycle/needs-decision";
+import { needsDecisionEscalateAt } from "../../plan/policy";
 import { inTransaction, ok, type Tx } from "../transaction";
 import { moveApprovals } from "./approval-lifecycle";
 
@@ -58,15 +60,17 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 }
 
 /**
- * Persists the expiry of a waiting run (`expire`: pending_review/approved whose `expiresAt` ≤
- * `now`, UTC): status `expired`, its active approvals `expired`, audited `expired` once.
- * Returns true when this call expired it.
+ * Persists the expiry of a waiting run (`expire`: pending_review/approved/needs_decision whose
+ * `expiresAt` ≤ `now`, UTC): status `expired`, its active approvals `expired`, audited `expired`
+ * once with the status it expired in (`while`: an approved run expired before the executor
+ * claimed it, which is not "without a decision"). Returns true when this call expired it.
  */
 export async function expireRun(tx: Tx, runId: string, now: Date): Promise<boolean> {
+  const before = await tx.run.findUnique({ where: { id: runId }, select: { status: true } });
   const moved = await moveRun(tx, runId, "expire", { where: { expiresAt: { lte: now } } });
   if (!moved) return false;
   const approvals = await moveApprovals(tx, "expire", { runId });
-  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals } });
+  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals, while: before?.status ?? null } });
   return true;
 }
 
@@ -111,6 +115,40 @@ export async function stopForCondition(tx: Tx, runId: string, stopReason: StopCo
 }
 
 /**
+ * Moves an approved or executing run whose next step cannot be claimed for a reason no executor
+ * can fix (`needs_decision`, lib/lifecycle/needs-decision.ts) to a person: status `needs_decision` with the
+ * stored `decisionReason`, a fresh escalation time (`needsDecisionEscalateAt`, UTC `now`; the
+ * deadline sweep escalates it like a waiting run) and `escalatedAt` cleared, audited
+ * `needs_decision` once. The blocked step's approvals stand (a person approving again confirms
+ * them after a fresh validation), except one whose approver lost the authority
+ * (`approval_revoked`): that one is invalidated, so another person must approve. Conditional: not past `expiresAt`, and no
+ * claim of the run still open (claimed, unknown or flagged, not reconciled) — an executor still
+ * writing another step keeps the run executing. Returns true when this call moved the run.
+ */
+export async function moveToNeedsDecision(tx: Tx, runId: string, reason: DecisionReason, now: Date, actor: AuditInput["actor"]): Promise<boolean> {
+  const run = await tx.run.findUnique({ where: { id: runId }, select: { expiresAt: true, approvedVersion: true, planVersion: true } });
+  if (!run) return false;
+  const escalateAt = needsDecisionEscalateAt(now, run.expiresAt);
+  const moved = await moveRun(tx, runId, "needs_decision", {
+    where: {
+      expiresAt: { gt: now },
+      executions: { none: { resolution: null, OR: [{ status: { in: ["claimed", "unknown"] } }, { flag: { not: null } }] } },
+    },
+    data: { decisionReason: reason as unknown as Prisma.InputJsonValue, escalateAt, escalatedAt: null },
+  });
+  if (!moved) return false;
+  const revoked = reason.code === "approval_revoked" && typeof reason.details.approverId === "string" ? reason.details.approverId : null;
+  const invalidated = revoked ? await moveApprovals(tx, "invalidate", { runId, stepId: reason.stepId, planVersion: run.approvedVersion ?? run.planVersion, approverId: revoked }) : 0;
+  await appendAudit(tx, {
+    runId,
+    type: "needs_decision",
+    actor,
+    data: { code: reason.code, message: reason.message, stepId: reason.stepId, at: reason.at, escalateAt: escalateAt.toISOString(), expiresAt: run.expiresAt.toISOString(), approvalsInvalidated: invalidated },
+  });
+  return true;
+}
+
+/**
  * Rejects a waiting run at plan version `planVersion` (`reject`): saves the reason, invalidates
  * its active approvals, audited `rejected`. Returns false when the run is no longer waiting at
  * that version (someone edited, approved to completion and claimed, or rejected it first).
@@ -127,13 +165,14 @@ export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: numbe
  * Settles a waiting run's status from its approvals of plan version `version` (whose step ids
  * are `stepIds`): `approvals_complete` (status approved, `approvedVersion` = version) when every
  * step has its full set of active approvals — as many distinct approvers as its approvals
- * recorded they need (`approvalsRequired`, four eyes; one for a policy approval) —
+ * recorded they need (`approvalsRequired`, four eyes; one for a policy approval) — or was already
+ * claimed under its approval (a run that needs a new decision after some steps ran) —
  * else `approvals_incomplete` (pending_review, no approved version).
  * Conditional on the run still being at `version`, so a concurrent edit is never approved by
  * accident. Returns true when the run is now approved.
  */
 export async function settleReview(tx: Tx, runId: string, version: number, stepIds: readonly string[]): Promise<boolean> {
-  const active = await tx.approval.findMany({ where: { runId, planVersion: version, state: "active" }, select: { stepId: true, approvalsRequired: true } });
+  const active = await tx.approval.findMany({ where: { runId, planVersion: version, state: { in: ["active", "claimed", "consumed"] } }, select: { stepId: true, approvalsRequired: true } });
   const byStep = new Map<string, { given: number; need: number }>();
   for (const a of active) {
     const p = byStep.get(a.stepId) ?? { given: 0, need: 1 };

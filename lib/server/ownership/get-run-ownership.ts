@@ -1,5 +1,6 @@
 import { decidersFor, type StepDeciders, type WaitingStep } from "../../people/approvers";
 import { DomainError } from "../../errors/domain-error";
+import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db";
@@ -71,6 +72,25 @@ export function waitingSteps(
 }
 
 /**
+ * A run that needs a new decision: its blocked step (`run.decisionReason.stepId`) waits for one
+ * person's decision again even while its approvals stand — anyone whose grant covers it, its
+ * earlier approver included. Empty when it is already listed as waiting, or unknown.
+ */
+function decideAgainStep(steps: readonly Pick<Step, "id" | "tool" | "args">[], decisionReason: unknown, waiting: readonly WaitingStep[]): WaitingStep[] {
+  const reason = storedDecisionReason(decisionReason);
+  const at = reason ? steps.findIndex((s) => s.id === reason.stepId) : -1;
+  if (!reason || at < 0 || waiting.some((w) => w.stepId === reason.stepId)) return [];
+  const s = steps[at];
+  let amount = null;
+  try {
+    amount = getTool(s.tool)?.amount(s.args as never) ?? null;
+  } catch {
+    amount = null;
+  }
+  return [{ stepId: s.id, position: at + 1, tool: s.tool, amount, missing: 1, excluded: [] }];
+}
+
+/**
  * The ownership panel's data for `viewer`: the assignee, "who acts next" by name —
  * for each waiting step the people whose approve grant covers it, found in SQL (active operators
  * of the run's desk and supervisors holding an approve grant for one of the waiting tools, at most
@@ -81,7 +101,7 @@ export async function getRunOwnership(viewer: Viewer, runId: string, now = new D
   const run = await prisma.run.findFirst({
     where: { ...deskScope(viewer), id: runId },
     select: {
-      id: true, status: true, expiresAt: true, desk: true, planVersion: true, assigneeId: true, assignedAt: true,
+      id: true, status: true, expiresAt: true, desk: true, planVersion: true, assigneeId: true, assignedAt: true, decisionReason: true,
       planVersions: { select: { version: true, steps: true, validation: true } },
       approvals: { select: { stepId: true, planVersion: true, state: true, approverId: true } },
     },
@@ -91,6 +111,7 @@ export async function getRunOwnership(viewer: Viewer, runId: string, now = new D
   const current = run.planVersions.find((p) => p.version === run.planVersion);
   const stored = storedValidation(current?.validation);
   const waiting = WAITING_STATES.includes(status) ? waitingSteps(storedSteps(current?.steps), stored.gate, run.approvals, run.planVersion, stored.requirements) : [];
+  if (status === "needs_decision") waiting.push(...decideAgainStep(storedSteps(current?.steps), run.decisionReason, waiting));
   const tools = [...new Set(waiting.map((w) => w.tool))];
   const candidates = tools.length
     ? await prisma.user.findMany({

@@ -1,5 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../people/grants";
+import { EXPIRING_STATES } from "../../lifecycle/run-state";
 import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../plans/stored-plan";
@@ -52,7 +53,7 @@ export function stepBeyondGrants(grants: readonly Grant[]): Prisma.RunStepWhereI
  */
 export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefined, now: Date): Prisma.RunWhereInput {
   const and: Prisma.RunWhereInput[] = [];
-  const waiting: Prisma.RunWhereInput = { status: { in: ["pending_review", "approved"] }, expiresAt: { gt: now } };
+  const waiting: Prisma.RunWhereInput = { status: { in: [...EXPIRING_STATES] }, expiresAt: { gt: now } };
   switch (f.view ?? "all") {
     case "mine":
       and.push({ assigneeId: viewer?.id ?? "\u0000" });
@@ -64,7 +65,7 @@ export function queueFilterWhere(f: QueueFilters, viewer: QueueViewer | undefine
       and.push(waiting, { runSteps: { some: stepBeyondGrants(viewer?.grants ?? []) } });
       break;
     case "near_deadline":
-      and.push({ status: { in: ["pending_review", "approved"] }, expiresAt: { gt: now, lte: new Date(now.getTime() + NEAR_DEADLINE_MS) } });
+      and.push({ status: { in: [...EXPIRING_STATES] }, expiresAt: { gt: now, lte: new Date(now.getTime() + NEAR_DEADLINE_MS) } });
       break;
     case "requested":
       and.push(waiting, { approvalRequests: { some: { resolvedAt: null, OR: [{ toUserId: viewer?.id ?? "\u0000" }, { toRole: viewer?.role ?? "\u0000" }] } } });

@@ -1,3 +1,4 @@
+import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs-decision";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { reasonsOf } from "../../plan/reasons";
@@ -55,6 +56,11 @@ export interface RunView {
   escalateAt: string;
   rejectionReason: string | null;
   stopReason: unknown;
+  /**
+   * Why the run needs a person's new decision (status `needs_decision`, lib/lifecycle/needs-decision.ts):
+   * `{code, message, stepId, at, details}`; null in every other status.
+   */
+  decisionReason: DecisionReason | null;
   /** The newer run that superseded this one (same agent, same task), or null. */
   supersededById: string | null;
   /** The typed end of the run (lib/lifecycle/run-outcome.ts), or null while it still has a decision path. */
@@ -89,6 +95,7 @@ export function toRunView(run: RunWithRelations, now = new Date()): RunView {
     escalateAt: run.escalateAt.toISOString(),
     rejectionReason: run.rejectionReason,
     stopReason: run.stopReason ?? null,
+    decisionReason: status === "needs_decision" ? storedDecisionReason(run.decisionReason) : null,
     supersededById: run.supersededById ?? null,
     outcome: runOutcomeOf({
       id: run.id,

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
+import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db";
 import type { Money } from "../../money/money";
 import { moneyOutByCurrency } from "../../queue/risk";
@@ -81,9 +81,19 @@ export const QUEUE_PAGE_SIZE = 50;
  * the shown status agree.
  */
 export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWhereInput {
-  if (status === "pending_review" || status === "approved") return { status, expiresAt: { gt: now } };
-  if (status === "expired") return { OR: [{ status: "expired" }, { status: { in: ["pending_review", "approved"] }, expiresAt: { lte: now } }] };
+  if (hasDeadline(status)) return { status, expiresAt: { gt: now } };
+  if (status === "expired") return { OR: [{ status: "expired" }, { status: { in: [...EXPIRING_STATES] }, expiresAt: { lte: now } }] };
   return { status };
+}
+
+/**
+ * How many runs in `scope` (the viewer's desk, from `deskScope`) need a person's new decision at
+ * `now` (UTC): status `needs_decision`, not past their deadline — one count on the
+ * `(desk, status, createdAt)` / `(status, expiresAt)` indexes, at most `cap` (default 1,000) counted.
+ */
+export async function countNeedsDecision(scope: Prisma.RunWhereInput, now = new Date(), cap = 1000): Promise<number> {
+  const rows = await prisma.run.findMany({ where: { ...scope, status: "needs_decision", expiresAt: { gt: now } }, select: { id: true }, take: cap });
+  return rows.length;
 }
 
 /**

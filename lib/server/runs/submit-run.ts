@@ -252,6 +252,7 @@ export async function submitRun(
       escalatedAt: null,
       rejectionReason: null,
       stopReason: null,
+      decisionReason: null,
       updatedAt: now,
       editCount: 0,
       editTouched: null,

@@ -60,6 +60,15 @@ describe("named scenarios", () => {
     expect(escalated.escalatedAt).not.toBeNull();
   });
 
+  it("needs-decision: approved, the balance dropped, the claim refused; made twice, each run needs its own decision", async () => {
+    for (let i = 0; i < 2; i++) {
+      const made = await makeScenario("needs-decision", TEST_NOW);
+      const r = await run(made.runIds[0]);
+      expect(r.status).toBe("needs_decision");
+      expect((r.decisionReason as { message?: string } | null)?.message).toBe(`Needs a new decision: ${made.refs.invoiceId} has $100.00 open; the approved refund was $600.00.`);
+    }
+  });
+
   it("stopped-stale-task, partial-stop and unknown-outcome", async () => {
     const stopped = await run((await makeScenario("stopped-stale-task", TEST_NOW)).runIds[0]);
     expect(stopped.status).toBe("stopped");

@@ -190,6 +190,34 @@ const SCENARIO_DEFINITIONS = {
       return { ...idsOf(run, plan.ticketId), refs: { stepId: first.id }, expect: "executing; step 1 outcome unknown, listed on /reconciliation" };
     },
   },
+  "needs-decision": {
+    description:
+      "A $600.00 refund approved by Sam Senior, then the invoice's open balance dropped to $100.00 (as the account system would): the executor's claim is refused validation_failed and the run needs a new decision.",
+    async make(ctx) {
+      // A fresh ticket, task and invoice of Baltic Reefer Lines each time: no other run holds money on the invoice or plans for the task.
+      let ticketId = "";
+      do ticketId = String(800000 + Math.floor(Math.random() * 100000));
+      while (await prisma.ticket.findUnique({ where: { id: ticketId }, select: { id: true } }));
+      const invoiceId = `in_${ticketId}`;
+      await prisma.ticket.create({ data: { id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
+      await prisma.task.create({ data: { id: `task_${ticketId}`, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
+      await prisma.invoice.create({ data: { id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
+      const refund: StepInput = {
+        id: "st_refund",
+        tool: "issue_refund",
+        args: { invoiceId, amount: { minor: 60000, currency: "USD" }, reason: "Storage at Rotterdam while held by customs" },
+        title: "Refund the storage days",
+        evidence: [{ recordType: "invoice", recordId: invoiceId }],
+        risk: "Money leaves the account",
+        stopCondition: "The invoice was paid or credited meanwhile",
+      };
+      const { run, task } = await submitFor(ctx, ticketId, [refund]);
+      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+      await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 10000 } });
+      await claimStep(ctx.agent, run.id, refund.id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
+      return { ...idsOf(run, ticketId), refs: { invoiceId, refundStepId: refund.id }, expect: `needs_decision: ${invoiceId} has $100.00 open; the approved refund was $600.00` };
+    },
+  },
   "imported-tool-run": {
     description: "A tool imported from an MCP tools/list (print_label) allowed for the demo agent, in a run waiting for review.",
     async make(ctx) {

@@ -23,8 +23,8 @@ import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
  * transaction (`revision = revision + 1`), which takes the write lock (SQLite) or the row lock
  * (PostgreSQL) before anything is read, so concurrent revisions are serialised by the database:
  * each gets its own number and every comment lands; a claim holding the task row waits. Every run
- * still open on the task is audited `task_revised`; one still waiting (pending_review or approved,
- * nothing claimed) is stopped at once (`stopped_stale_task`, `stopReason.while: "waiting"`):
+ * still open on the task is audited `task_revised`; one still waiting (pending_review, approved or
+ * needs_decision) is stopped at once (`stopped_stale_task`, `stopReason.while: "waiting"`):
  * nothing can approve or claim it any more, and its agent learns so from its next read. Returns
  * the task as this revision left it. Errors: 404 `not_found`; 422 `validation_failed` (a contract
  * that does not fit the desk).
@@ -101,7 +101,7 @@ export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: A
       });
       // A run still waiting for a decision or its first claim can never be approved or claimed
       // for this revision: it stops now, so the agent waiting on it is told at once.
-      if (r.status === "pending_review" || r.status === "approved") {
+      if (r.status === "pending_review" || r.status === "approved" || r.status === "needs_decision") {
         const first = storedSteps(r.planVersions.find((p) => p.version === r.planVersion)?.steps)[0];
         await stopForStaleTask(
           tx,

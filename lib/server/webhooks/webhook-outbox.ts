@@ -55,7 +55,14 @@ export function buildPayload(ev: { type: string; runId?: string | null; data: Re
       text = `Escalated to supervisors: the plan for ${ticket} waited past its escalation time without a decision; it expires at ${utc(d.expiresAt)}.`;
       break;
     case "expired":
-      text = `Expired: the plan for ${ticket} expired at ${utc(d.at)} without a decision; the agent has been told.`;
+      text =
+        d.while === "approved"
+          ? `Expired: the plan for ${ticket} was approved but expired at ${utc(d.at)} before the executor claimed it; nothing was written and the agent has been told.`
+          : d.while === "executing"
+            ? `Expired: the plan for ${ticket} expired at ${utc(d.at)} while executing, before the executor claimed its remaining steps; the agent has been told.`
+            : d.while === "needs_decision"
+              ? `Expired: the plan for ${ticket} needed a new decision and nobody made it by ${utc(d.at)}; the agent has been told.`
+              : `Expired: the plan for ${ticket} expired at ${utc(d.at)} without a decision; the agent has been told.`;
       break;
     default: {
       const to = typeof d.toName === "string" ? d.toName : typeof d.toUserId === "string" ? d.toUserId : typeof d.toRole === "string" ? `the ${d.toRole}s` : "someone";

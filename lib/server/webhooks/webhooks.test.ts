@@ -16,7 +16,8 @@ import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
 import type { AgentCaller } from "../session";
 import { inTransaction, ok } from "../transaction";
-import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
+import { describeEvent } from "../../audit/describe";
 import { backoffMs } from "./webhook-config";
 import { deliverDueWebhooks, signWebhook } from "./deliver-webhooks";
 import { listWebhookFailures, retryWebhookDelivery } from "../admin/admin-webhooks";
@@ -133,6 +134,29 @@ describe("webhooks", () => {
     expect(row).toMatchObject({ attempts: 3, status: "delivered", lastStatus: 200, lastError: null });
     expect(received).toHaveLength(1);
     expect(JSON.parse(received[0].body).text).toContain("Expired");
+  });
+
+  it("an approved run that expired unclaimed is sent as approved and expired before the executor claimed it, not as 'without a decision'", async () => {
+    const run = await submit("75009", 600);
+    await approveAllAs(run.id, "usr_senior");
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("approved");
+    await sweepDeadlines(at(601));
+    const [row] = await prisma.webhookDelivery.findMany({ where: { runId: run.id, event: "expired" } });
+    const text = (row.payload as { text: string }).text;
+    expect(text).toContain("was approved but expired at");
+    expect(text).toContain("before the executor claimed it");
+    expect(text).not.toContain("without a decision");
+    // The audit trail says the same.
+    const event = await prisma.auditEvent.findFirstOrThrow({ where: { runId: run.id, type: "expired" } });
+    expect(event.data).toMatchObject({ while: "approved" });
+    expect(describeEvent("expired", event.data as Record<string, unknown>, { users: {}, stepLabel: () => undefined })).toBe(
+      "The run was approved, but it expired before the executor claimed it; nothing was written.",
+    );
+    // A run nobody decided still reads as such.
+    const waiting = await submit("75012", 600);
+    await sweepDeadlines(at(601));
+    const [other] = await prisma.webhookDelivery.findMany({ where: { runId: waiting.id, event: "expired" } });
+    expect((other.payload as { text: string }).text).toContain("without a decision");
   });
 
   it("gives up after the last attempt and keeps the failure for admins", async () => {

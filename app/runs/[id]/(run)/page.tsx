@@ -5,7 +5,8 @@ import { TaskPanel } from "@/components/task-panel";
 import { RunExpiry } from "@/components/run-expiry";
 import { OwnershipPanel } from "@/components/ownership-panel";
 import { isDomainError } from "@/lib/errors/domain-error";
-import { formatIsoDate, statusLabel } from "@/lib/text/format";
+import { formatIsoDate, formatInstant, statusLabel } from "@/lib/text/format";
+import { hasDeadline } from "@/lib/lifecycle/run-state";
 import { formatMoney } from "@/lib/money/money";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { getViewer } from "@/lib/server/session";
@@ -72,7 +73,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <p className="mt-1 text-sm text-slate-600">
           {ticket.accountName} · proposed by {agent.name} · plan version {run.planVersion} · bound to task revision{" "}
           {run.boundTaskRevision}
-          {(run.status === "pending_review" || run.status === "approved") && (
+          {hasDeadline(run.status) && (
             <>
               {" "}
               · <RunExpiry run={run} serverNow={now.toISOString()} />
@@ -84,6 +85,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
             The task changed since this plan was made (plan bound to revision {run.boundTaskRevision}, task now at revision {task.revision}).
           </p>
         )}
+        {run.status === "needs_decision" && <NeedsDecision run={run} steps={run.steps} now={now} />}
         {run.rejectionReason && (
           <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
         )}
@@ -136,5 +138,34 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         </div>
       </main>
     </>
+  );
+}
+
+/**
+ * What a run that needs a new decision asks of a person (status `needs_decision`): who owns it
+ * (an operator of the desk; supervisors once it escalated), why the executor could not go on, and
+ * the choices — approve the blocked step again (checked against live data), edit, or reject.
+ */
+function NeedsDecision({ run, steps, now }: { run: RunDetails["run"]; steps: RunDetails["run"]["steps"]; now: Date }) {
+  const reason = run.decisionReason;
+  const step = steps.find((s) => s.id === reason?.stepId);
+  const escalated = new Date(run.escalateAt).getTime() <= now.getTime();
+  const written = steps.some((s) => s.execution);
+  return (
+    <section aria-labelledby="needs-decision-h" className="mt-3 rounded-md border-2 border-red-400 bg-red-50 px-3 py-2 text-sm text-red-950" data-testid="needs-decision">
+      <h2 id="needs-decision-h" className="font-semibold">
+        Needs a new decision · owner: {escalated ? "a supervisor (escalated)" : "an operator of this desk"}
+      </h2>
+      <p className="mt-1" data-testid="needs-decision-reason">
+        {reason?.message ?? "Needs a new decision: the approved plan can no longer run as approved."}
+      </p>
+      <p className="mt-1">
+        The executor was refused{reason ? <> (<code>{reason.code}</code>)</> : null}
+        {step ? ` at step ${step.position}` : ""} and cannot go on until a person decides. Decide: approve {step ? `step ${step.position}` : "it"} again (checked against live
+        account data now), {written ? "" : "edit the plan, "}or reject the run with a reason for the agent.
+        {!escalated && ` It escalates to supervisors at ${formatInstant(run.escalateAt)}`}
+        {!escalated ? "; it" : " It"} expires at {formatInstant(run.expiresAt)}.
+      </p>
+    </section>
   );
 }

@@ -29,11 +29,14 @@ const TYPE_STYLE: Record<string, string> = {
   claim_refused: "bg-red-100 text-red-900",
   edit_refused: "bg-red-100 text-red-900",
   stopped_stale: "bg-red-700 text-white",
+  needs_decision: "bg-red-100 text-red-900",
+  approved_again: "bg-emerald-700 text-white",
 };
 
 function ActorLabel({ actor }: { actor: AuditEventView["actor"] }) {
   if (actor.kind === "agent") return <span>Agent · {actor.name ?? actor.id}</span>;
   if (actor.kind === "system") return <span className="text-slate-600">Plandesk (system)</span>;
+  if (actor.kind === "integration") return <span>Ticketing integration · {actor.name ?? actor.id ?? "a revoked key"}</span>;
   if (actor.kind === "anonymous") return <span className="text-slate-600">Unidentified caller</span>;
   return <span className="font-medium">{actor.name ?? actor.id ?? "unknown person"}</span>;
 }

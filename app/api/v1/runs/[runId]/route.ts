@@ -9,7 +9,8 @@ import { agentDesk } from "@/lib/server/session";
 /**
  * `GET /api/v1/runs/{runId}[?wait=N]` → `{run}` of the calling agent (lib/api/endpoints.ts
  * `getAgentRunEndpoint`); a passed deadline is persisted first. With `wait`, a run still
- * pending review is held until it changes or N seconds pass (long poll on the live fan-out).
+ * waiting for a person (pending review, or needing a new decision) is held until it changes or N
+ * seconds pass (long poll on the live fan-out).
  */
 export const GET = route(getAgentRunEndpoint, async ({ req, caller, params, query }) => {
   const scope = { agentId: caller.id, desk: agentDesk(caller) };
@@ -22,7 +23,7 @@ export const GET = route(getAgentRunEndpoint, async ({ req, caller, params, quer
   const run = (query.wait ?? 0) > 0
     ? await waitForRun(params.runId, query.wait ?? 0, async () => {
         last = await read();
-        return last.status === "pending_review" ? null : last;
+        return last.status === "pending_review" || last.status === "needs_decision" ? null : last;
       }, req.signal)
     : null;
   return { body: { run: run ?? last ?? (await read()) } };
