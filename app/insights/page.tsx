@@ -40,10 +40,9 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   } catch (e) {
     pageRefusal(e);
   }
-  const { editRate, edits, editSizeBins, drift, outcomes, completionRate, recurring, runs, users } = data;
+  const { editRate, edits, editSizeBins, drift, outcomes, completionRate, recurring, runs, users, plansOverHalf } = data;
   const recent = drift.points.slice(-7).filter((p) => p.share !== null);
   const alerting = recent.filter((p) => p.share! > drift.threshold);
-  const overHalfPlans = drift.points.reduce((a, p) => a + p.overHalf, 0);
   const name = (id: string) => users[id] ?? id;
 
   return (
@@ -87,7 +86,11 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
         <dl className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           <Stat label="Edit rate" value={pct1(editRate.rate)} note={`${editRate.edited} of ${editRate.decided} decided runs were edited`} />
           <Stat label="Edits stored" value={String(edits.count)} note={`median size ${pct(edits.medianSize)} of steps, mean ${pct(edits.meanSize)}`} />
-          <Stat label="Edits touching more than half" value={String(edits.overHalf)} note={`${overHalfPlans} decided plan${overHalfPlans === 1 ? "" : "s"} over half touched in all`} />
+          <Stat
+            label="Plans with more than half their steps touched"
+            value={String(plansOverHalf.plans)}
+            note={`of ${plansOverHalf.decided} decided plan${plansOverHalf.decided === 1 ? "" : "s"}, counting every edit of a plan together (the drift chart’s definition)`}
+          />
           <Stat
             label="Completion after execution"
             value={completionRate.edited === null ? "–" : pct(completionRate.edited)}
@@ -101,7 +104,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
               Edit size
             </h2>
             <p className="text-sm text-slate-600">
-              Fraction of a plan’s steps each edit added, changed, moved or removed. Each bar includes its upper bound; orange bars are more than half.
+              Fraction of a plan’s steps each edit added, changed, moved or removed; discarded edits are left out. Each bar includes its upper bound; orange bars are edits that alone touched more than half.
             </p>
             <EditSizeChart bins={editSizeBins} />
             <details className="text-sm">
@@ -194,7 +197,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <h2 id="rules-h" className="font-semibold">
               Recurring edits — candidate rules for the agent
             </h2>
-            <p className="text-sm text-slate-600">The same tool and field changed the same way (or at all) in two or more edits.</p>
+            <p className="text-sm text-slate-600">The same tool and field changed the same way (or at all) on at least two runs by at least two people; discarded edits are left out.</p>
             {recurring.length === 0 ? (
               <p className="py-6 text-center text-sm text-slate-500">No edit has recurred yet.</p>
             ) : (

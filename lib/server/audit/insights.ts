@@ -1,4 +1,4 @@
-import { assembleInsights, DECIDED_STATUSES, type InsightAggregates, type Insights } from "../../insights";
+import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../insights";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
@@ -72,11 +72,12 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     OR: [{ status: { in: DECIDED_STATUSES.filter((s) => s !== "approved") } }, { status: "approved", expiresAt: { gt: now } }],
   };
   const perDay = await prisma.run.groupBy({ by: ["createdDay"], where: decided, _count: { _all: true } });
-  const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: 0.5 } }] }, _count: { _all: true } });
+  const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: OVER_HALF } }] }, _count: { _all: true } });
   const decidedByDay = perDay.map((d) => ({ day: d.createdDay, plans: d._count._all, overHalf: overHalf.find((o) => o.createdDay === d.createdDay)?._count._all ?? 0 }));
 
   // Edit sizes of the period's edits: bins (lib/insights.ts binIndex: (lower, upper], 0 in the first), mean, median.
-  const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { run: period } : {};
+  // A discarded edit is in no count (its run's editCount and editFraction leave it out too).
+  const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { discardedAt: null, run: period } : { discardedAt: null };
   const EPS = 1e-9;
   const editBins: number[] = [];
   for (let i = 0; i < 10; i++) {
@@ -87,12 +88,11 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
   const n = stats._count._all;
   const middle = n === 0 ? [] : await prisma.planEdit.findMany({ where: edits, orderBy: [{ sizeFraction: "asc" }, { id: "asc" }], skip: Math.floor((n - 1) / 2), take: n % 2 ? 1 : 2, select: { sizeFraction: true } });
   const medianSize = middle.length === 0 ? 0 : middle.reduce((a, m) => a + m.sizeFraction, 0) / middle.length;
-  const overHalfEdits = await prisma.planEdit.count({ where: { ...edits, sizeFraction: { gt: 0.5 } } });
   const recent = await prisma.planEdit.findMany({
     where: edits,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: RECENT_EDITS,
-    select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true },
+    select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true, run: { select: { desk: true } } },
   });
   return {
     runsByStatus,
@@ -101,7 +101,6 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     editCount: n,
     meanSize: stats._avg.sizeFraction ?? 0,
     medianSize,
-    overHalfEdits,
-    recentEdits: recent.reverse().map((e) => ({ ...e, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),
+    recentEdits: recent.reverse().map(({ run, ...e }) => ({ ...e, desk: run.desk, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),
   };
 }

@@ -1,5 +1,8 @@
 import { nanoid } from "nanoid";
-import { diffPlans } from "../../diff/plan-diff";
+import { diffPlans, planDiffSchema, type PlanDiff } from "../../diff/plan-diff";
+import { Prisma } from "../../generated/prisma/client";
+import { readJsonColumn } from "../json-column";
+import { refoldEdits } from "./edit-telemetry";
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
@@ -21,12 +24,16 @@ import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { toJsonColumn } from "../json-column";
 
+/** A run keeps at most this many edits in its refolded telemetry (a plan has at most 20 steps; edits beyond are noise). */
+const MAX_EDITS_REFOLDED = 500;
+
 /**
  * "Discard my edits" (docs/design.md §7): restores the pre-edit plan of the edit that produced
  * `version`, as a new version (history is never rewritten). When later versions exist they must
  * all be edits by the same person (their edits of one session), and are discarded too. The
  * restored plan is validated again against live data (authorship is not re-checked: the restored
  * steps are the previous authors'). Only the editor of that edit, or a supervisor, may discard it.
+ * The discarded edits are marked `discardedAt` and leave every insights count and rule count.
  * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when someone
  * else edited after `version`, `expired`, `run_not_pending`; 422 `validation_failed`.
  */
@@ -97,6 +104,17 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       const fresh = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });
       throw new DomainError("stale_plan_version", "Someone else changed this plan first.", { currentVersion: fresh.planVersion });
     }
+    // The discarded edits leave every count: marked (never deleted: the corpus and audit keep
+    // them), their pattern rows gone, and the run's edit telemetry refolded from the edits kept.
+    const gone = await tx.planEdit.findMany({ where: { runId, toVersion: { gte: version, lte: latest }, discardedAt: null }, select: { id: true } });
+    await tx.planEdit.updateMany({ where: { id: { in: gone.map((g) => g.id) } }, data: { discardedAt: now } });
+    await tx.planEditPattern.deleteMany({ where: { editId: { in: gone.map((g) => g.id) } } });
+    const kept = await tx.planEdit.findMany({ where: { runId, discardedAt: null }, orderBy: { toVersion: "asc" }, take: MAX_EDITS_REFOLDED, select: { diff: true } });
+    const refolded = refoldEdits(kept.map((k) => readJsonColumn(planDiffSchema, k.diff, "plan diff") as PlanDiff));
+    await tx.run.update({
+      where: { id: runId },
+      data: { editCount: refolded.editCount, editTouched: refolded.editTouched ? toJsonColumn(refolded.editTouched) : Prisma.DbNull, editFraction: refolded.editFraction },
+    });
     await tx.planVersion.create({
       data: {
         id: nanoid(),

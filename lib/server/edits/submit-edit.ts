@@ -22,7 +22,7 @@ import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
-import { foldEdit } from "./edit-telemetry";
+import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
 import { toJsonColumn } from "../json-column";
 import { writeRunSteps } from "../ownership/write-run-steps";
@@ -166,9 +166,10 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       },
     });
     await writeRunSteps(tx, runId, next.version, next.steps, validation.gate, validation.issues);
+    const editId = nanoid();
     await tx.planEdit.create({
       data: {
-        id: nanoid(),
+        id: editId,
         runId,
         fromVersion: base.version,
         toVersion: next.version,
@@ -180,6 +181,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
+    await writeEditPatterns(tx, { id: editId, runId, desk: run.desk, createdAt: now }, diff);
     const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
     const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
     await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
