@@ -6,6 +6,7 @@ import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
 import type { TaskContractContext } from "./contract-rules";
 import type { ValidationPhase } from "./provenance";
+import type { DeskRulesContext } from "./desk-rules";
 
 /** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
 export const VALIDATION_STAGES = [
@@ -15,6 +16,7 @@ export const VALIDATION_STAGES = [
   "argument_bounds",
   "task_contract",
   "content",
+  "desk_rule",
   "authorship",
   "gate",
 ] as const;
@@ -63,6 +65,8 @@ export interface EditorContext {
  *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools;
  * - `task`: the task's contract, its resolved intent and its text parts with their sources
  *   (lib/validation/contract-rules.ts); absent = checked against the account only;
+ * - `deskRules`: the desk's enabled desk rules (stage `desk_rule`, lib/validation/desk-rules.ts);
+ *   absent = none;
  * - `phase`: who the validation is for — "submit" (the agent's new plan: claims that do not hold
  *   and missing required fields are errors), "edit" (a person's edit) or "recheck" (a stored plan
  *   checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
@@ -82,6 +86,7 @@ export interface ValidationContext {
   catalog?: ToolCatalog;
   task?: Omit<TaskContractContext, "supervisorMayAllow">;
   phase?: ValidationPhase;
+  deskRules?: DeskRulesContext;
   /** A date horizon (days after today, UTC) for steps no gate rule gives one (dispatch passes the widest: the horizon was judged at the decision). */
   dateHorizonDays?: number;
 }
