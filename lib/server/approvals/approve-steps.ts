@@ -28,6 +28,7 @@ import { toApprovalView, type ApproveResult } from "./approval-view";
 import { toJsonColumn } from "../json-column";
 import { previewEffects } from "../../effects/preview";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
 import { authorsOf } from "../../gate-policy/authors";
 import { suggestersOf } from "../ownership/suggesters";
@@ -99,7 +100,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   // The policy version the run's plan was gated under governs its approvals; null: the built-in defaults.
   const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
   const reads = storedReads(version?.reads);
-  const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk) });
+  const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk), deskRules: { rules: await deskRulesFor(prisma, run.desk) } });
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }

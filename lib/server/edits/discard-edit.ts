@@ -18,6 +18,7 @@ import { catalogAt } from "../tools/imported-tools";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { writeRunSteps } from "../ownership/write-run-steps";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
@@ -80,6 +81,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
     catalog,
     gateRules,
     task: await taskContractContext(prisma, task, run.desk),
+    deskRules: { rules: await deskRulesFor(prisma, run.desk) },
   });
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });

@@ -18,6 +18,7 @@ import { loadRun } from "../runs/load-run";
 import { catalogAt, executableToolsOf } from "../tools/imported-tools";
 import { createPolicyApprovals } from "../runs/policy-approvals";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
@@ -92,6 +93,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
     catalog,
     gateRules,
     task: await taskContractContext(prisma, task, run.desk),
+    deskRules: { rules: await deskRulesFor(prisma, run.desk) },
   });
   // An edit may not add a step the run's agent cannot execute (it would never run).
   if (result.plan) result.issues.push(...notExecutableIssues(result.plan.steps, base.steps, executableToolsOf(agent)));
