@@ -16,7 +16,12 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           { href: "/insights", label: "Insights" },
         ]
       : []),
-    ...(viewer.role === "supervisor" || viewer.role === "admin" ? [{ href: "/denials", label: "Denials" }] : []),
+    ...(viewer.role === "supervisor" || viewer.role === "admin"
+      ? [
+          { href: "/denials", label: "Denials" },
+          { href: "/desk-rules", label: "Desk rules" },
+        ]
+      : []),
     ...(viewer.role === "admin" ? [{ href: "/admin/users", label: "Admin" }] : []),
   ];
   return (

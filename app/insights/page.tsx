@@ -3,6 +3,9 @@ import { AppHeader } from "@/components/app-header";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
 import { formatInstant } from "@/lib/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
+import { editRefParam } from "@/lib/desk-rules/prefill";
+import { RuleEffectText } from "@/components/rule-effect";
+import { listDeskRules, type ListedDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 
 export const dynamic = "force-dynamic";
@@ -35,8 +38,10 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   const now = new Date();
   const since = range.key === "all" ? undefined : new Date(now.getTime() - Number(range.key) * 86_400_000);
   let data: InsightsPage;
+  let rules: ListedDeskRule[];
   try {
     data = await loadInsights(viewer, now, { since });
+    rules = (await listDeskRules(viewer, { onlyFromEdits: true, limit: 20 }, now)).rules;
   } catch (e) {
     pageRefusal(e);
   }
@@ -219,6 +224,9 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                     <th scope="col" className="py-1 pl-3 font-medium">
                       By
                     </th>
+                    <th scope="col" className="py-1 pl-3 font-medium">
+                      <span className="sr-only">Make a rule</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -234,10 +242,37 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                       <td className="px-2 py-1 text-right tabular-nums">{r.count}</td>
                       <td className="px-2 py-1 text-right tabular-nums">{r.runs}</td>
                       <td className="py-1 pl-3 text-xs text-slate-600">{r.editors.map(name).join(", ")}</td>
+                      <td className="py-1 pl-3">
+                        <a
+                          className="whitespace-nowrap text-xs font-medium text-blue-800 underline"
+                          href={`/desk-rules/new?${new URLSearchParams({ edit: editRefParam(r) })}`}
+                          aria-label={`Make a rule from ${r.tool}: ${r.pattern}`}
+                        >
+                          Make a rule…
+                        </a>
+                      </td>
                     </tr>
                   ))}
                 </tbody>
               </table></div>
+            )}
+            <h3 className="mt-4 text-sm font-semibold">Rules made from edits — does the edit still happen?</h3>
+            {rules.length === 0 ? (
+              <p className="text-sm text-slate-500">No rule was made from an edit yet.</p>
+            ) : (
+              <ul className="mt-1 space-y-1 text-sm" data-testid="rules-from-edits">
+                {rules.map((r) => (
+                  <li key={r.id}>
+                    <a className="font-medium text-blue-800 underline" href={`/desk-rules/${r.id}`}>
+                      {r.description}
+                    </a>{" "}
+                    <span className="text-xs text-slate-600">
+                      ({r.desk}, {r.severity}
+                      {r.enabled ? "" : ", disabled"}) · <RuleEffectText effect={r.effect} />
+                    </span>
+                  </li>
+                ))}
+              </ul>
             )}
           </section>
         </div>

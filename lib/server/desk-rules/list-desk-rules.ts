@@ -7,6 +7,7 @@ import { requireRole, type Viewer } from "../session";
 import type { DeskRuleView } from "../../desk-rules/view";
 import { DESK_RULE_SELECT, toDeskRuleView } from "./desk-rule-view";
 import { DESK_RULE_ROLES } from "./save-desk-rule";
+import { currentCatalog } from "../tools/imported-tools";
 
 /**
  * How often the edit a rule was made from still happens (docs/design.md "Did the edit help?"):
@@ -102,4 +103,11 @@ export async function getDeskRule(viewer: Pick<Viewer, "id" | "role">, ruleId: s
       createdAt: v.createdAt.toISOString(),
     })),
   };
+}
+
+/** What the rule form offers: the desks (id order, at most 200) and the current catalog's tool names. Supervisors and admins. */
+export async function deskRuleFormOptions(viewer: Pick<Viewer, "id" | "role">): Promise<{ desks: { id: string; name: string }[]; tools: string[] }> {
+  await requireRole(viewer, DESK_RULE_ROLES, "desk_rule.form");
+  const desks = await prisma.desk.findMany({ orderBy: { id: "asc" }, take: 200, select: { id: true, name: true } });
+  return { desks, tools: [...(await currentCatalog()).names()] };
 }
