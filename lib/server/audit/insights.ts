@@ -41,7 +41,33 @@ export async function loadInsights(
   const agg = await aggregate(period, now);
   const editors = [...new Set(agg.recentEdits.map((e) => e.editorId))];
   const users = editors.length ? await prisma.user.findMany({ where: { id: { in: editors } }, select: { id: true, name: true } }) : [];
-  return { ...assembleInsights(agg, { threshold: opts.threshold }), users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+  const assembled = assembleInsights(agg, { threshold: opts.threshold });
+  await resolveFollowedBy(assembled.recurring);
+  return { ...assembled, users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+}
+
+/**
+ * An added step's following step is often one the edit did not touch, so the stored diff does not
+ * name its tool: for each recurring `step_added` (at most the listed few) read the post-edit plan
+ * of one example edit (by run id, newest first, at most 3 rows) and name the tool after the added
+ * step. Fills `followedBy` in place (the prefill of a `step_requires_prior` rule).
+ */
+async function resolveFollowedBy(recurring: Insights["recurring"]): Promise<void> {
+  for (const r of recurring) {
+    if (r.kind !== "step_added" || r.followedBy) continue;
+    const rows = await prisma.planEdit.findMany({ where: { runId: { in: r.exampleRunIds }, discardedAt: null }, orderBy: { createdAt: "desc" }, take: 3, select: { after: true, diff: true } });
+    for (const row of rows) {
+      const diff = readJsonColumn(planDiffSchema, row.diff, "plan diff");
+      const added = diff.added.find((a) => a.tool === r.tool);
+      if (!added) continue;
+      const steps = ((row.after as { steps?: { id?: string; tool?: string }[] } | null)?.steps ?? []).filter((x) => typeof x?.id === "string");
+      const next = steps[steps.findIndex((x) => x.id === added.id) + 1];
+      if (next?.tool && steps.some((x) => x.id === added.id)) {
+        r.followedBy = next.tool;
+        break;
+      }
+    }
+  }
 }
 
 const WAITING = ["pending_review", "approved"];
