@@ -3,8 +3,8 @@ import { isIsoDate } from "../dates";
 import type { DeskRuleParams, DeskRuleSource } from "./rules";
 
 /**
- * From a recurring edit on /insights to a rule form, prefilled (docs/design.md "Did the edit
- * help?"): the edit travels to `/desk-rules/new?edit=…` as the JSON of `RecurringEditRef`, and
+ * From a recurring edit on /insights to a rule form, prefilled (docs/design.md
+ * "Did the edit help?"): the edit travels to `/desk-rules/new?edit=…` as the JSON of `RecurringEditRef`, and
  * `prefillFromEdit` proposes the rule that would have spared people the edit. Client-safe, pure.
  */
 
