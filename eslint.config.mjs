@@ -15,6 +15,25 @@ const config = [
     },
   },
   {
+    // One way to run a transaction (docs/style.md §13): lib/server/transaction.ts's
+    // inTransaction / inTransactionOnce, with the retry, the write lock and SERIALIZABLE on
+    // PostgreSQL. Only that file and the seeds' batch writes call $transaction themselves.
+    files: ["lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    // One owner per state (docs/style.md §12): approval records are written only by
+    // lib/server/lifecycle/approval-lifecycle.ts, by the events of lib/approval-state.ts.
+    ignores: ["lib/server/transaction.ts", "lib/server/lifecycle/approval-lifecycle.ts", "lib/server/demo/seed.ts", "lib/server/demo/scale-seed.ts", "**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "MemberExpression[property.name='$transaction']", message: "Run the unit of work through inTransaction (lib/server/transaction.ts), which retries conflicts and runs SERIALIZABLE on PostgreSQL." },
+        {
+          selector: "CallExpression[callee.object.property.name='approval'][callee.property.name=/^(create|createMany|update|updateMany|upsert|delete|deleteMany)$/]",
+          message: "Approval state changes only through lib/server/lifecycle/approval-lifecycle.ts (giveApproval, moveApprovals).",
+        },
+      ],
+    },
+  },
+  {
     // Tests read loosely typed JSON answers.
     files: ["**/*.test.ts", "e2e/**/*.ts", "testing/**/*.ts"],
     rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-unused-expressions": "off" },

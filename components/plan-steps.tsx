@@ -1,5 +1,5 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
-import type { RunStepView } from "@/lib/server/runs/run-view";
+import type { RunStepView } from "@/lib/server/plans/run-view";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";

@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit/refusal-counts";
-import { MAX_RECORDED_CHARS } from "../lib/server/audit";
+import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit-log/refusal-counts";
+import { MAX_RECORDED_CHARS } from "../lib/server/audit-log/append-audit";
 import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http";
 import { MAX_WAIT_SECONDS } from "../lib/server/runs/wait-for-run";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";

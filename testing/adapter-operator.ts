@@ -10,8 +10,8 @@ import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { rejectRun } from "../lib/server/approvals/reject-run";
 import { prisma } from "../lib/server/db";
 import { submitEdit } from "../lib/server/edits/submit-edit";
-import { loadRun } from "../lib/server/runs/load-run";
-import { toRunView } from "../lib/server/runs/run-view";
+import { loadRun } from "../lib/server/plans/load-run";
+import { toRunView } from "../lib/server/plans/run-view";
 import { loadViewer, type Viewer } from "../lib/server/session";
 import { reviseTask } from "../lib/server/tasks/revise-task";
 

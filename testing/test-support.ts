@@ -8,7 +8,7 @@ import type { Step } from "../lib/plan/schema";
 import { isDomainError, type DomainError } from "../lib/errors";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
-import { storedSteps } from "../lib/server/runs/run-view";
+import { storedSteps } from "../lib/server/plans/stored-plan";
 import { seedDemoDesk } from "../lib/server/demo/seed";
 import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";

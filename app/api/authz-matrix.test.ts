@@ -27,7 +27,7 @@ import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { createDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
-import { type RunView } from "@/lib/server/runs/run-view";
+import { type RunView } from "@/lib/server/plans/run-view";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_ID, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import type { Endpoint } from "@/lib/api/contract";
 import { ENDPOINTS } from "@/lib/api/endpoints";

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { prisma } from "@/lib/server/db";
 import { DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
-import { storedSteps } from "@/lib/server/runs/run-view";
+import { storedSteps } from "@/lib/server/plans/stored-plan";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { GET as searchRoute } from "./account-data/[kind]/route";

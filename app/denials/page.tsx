@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { formatInstant } from "@/lib/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
-import { listRefusalCounts } from "@/lib/server/audit/refusal-counts";
+import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { requirePageRole } from "@/lib/server/page-access";
 

@@ -14,7 +14,7 @@ import { formatInstant } from "@/lib/format";
 import type { AdminUserView, AgentView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
-import { USERS_KEY } from "./users-admin";
+import { USERS_KEY } from "./paged-list";
 
 /** A desk as a select offers it: its id and name. */
 export type DeskOption = Pick<DeskView, "id" | "name">;

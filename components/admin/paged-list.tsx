@@ -39,3 +39,6 @@ export function LoadMore({
     </div>
   );
 }
+
+/** The react-query key of the admin people list (users-admin.tsx), invalidated by desk and user edits. */
+export const USERS_KEY = ["admin", "users"] as const;

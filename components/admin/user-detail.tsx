@@ -12,7 +12,7 @@ import { formatMoney } from "@/lib/money";
 import type { AdminUserView, GrantView } from "@/lib/server/admin/admin";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";
-import { USERS_KEY } from "./users-admin";
+import { USERS_KEY } from "./paged-list";
 
 /** One sentence for a grant, e.g. "approves up to $500.00; may not author". */
 export function describeGrant(g: Pick<GrantView, "canApprove" | "approveLimit" | "canAuthor" | "authorLimit">): string {

@@ -14,9 +14,8 @@ import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
 import { DeskSelect, type DeskOption } from "./desks-admin";
 import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
-import { LoadMore, usePagedList } from "./paged-list";
+import { LoadMore, usePagedList, USERS_KEY } from "./paged-list";
 
-export const USERS_KEY = ["admin", "users"] as const;
 /** One page of `GET /api/admin/users` (by name): the users and the cursor of the next page (null on the last). */
 export type UsersPage = { users: AdminUserView[]; nextCursor: string | null };
 

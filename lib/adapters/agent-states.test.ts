@@ -12,8 +12,8 @@ import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reviseTheTask,
 import { PlanExecutor, proposePlan, verdictFor, waitForDecision } from "./core";
 import { demoDeskTools } from "./demo-tools";
 import { implementationsOf, splitReasons } from "./gated-tool";
-import { loadRun } from "../server/runs/load-run";
-import { toRunView } from "../server/runs/run-view";
+import { loadRun } from "../server/plans/load-run";
+import { toRunView } from "../server/plans/run-view";
 import { submitEdit } from "../server/edits/submit-edit";
 import { approveSteps } from "../server/approvals/approve-steps";
 

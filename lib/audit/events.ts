@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Every audit event type and the data it carries (docs/design.md §11), declared once as a
- * zod discriminated union: `appendAudit` (lib/server/audit.ts, the only writer) is typed by it, and
+ * zod discriminated union: `appendAudit` (lib/server/audit-log/append-audit.ts, the only writer) is typed by it, and
  * readers (the run timeline, the denials page, the diff corpus) parse stored rows with it. Fields a
  * type always carries are required; objects stay open (older rows and additions keep parsing).
  * Times are ISO-8601 UTC strings; money is `{minor, currency}`. Client-safe.

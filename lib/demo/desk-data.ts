@@ -1,38 +1,6 @@
 import { addDays, formatISO } from "date-fns";
-import type { ShipmentStatus } from "../desk/snapshot";
-import type { StepInput } from "../plan/schema";
+import type { DemoDesk } from "./demo-desk";
 import { builtinTools, toolNames, type ToolName } from "../tools/builtin-tools";
-
-/**
- * The demo freight exceptions desk, built relative to `now` so it never goes stale.
- * Pure data (no I/O); `lib/server/demo/seed.ts` writes it idempotently. Money in USD minor units;
- * dates are ISO `YYYY-MM-DD` in UTC. Source: (demo desk), docs/design.md reference case.
- */
-export interface DemoDesk {
-  /** `tags`: account tags gate policy rules can match, e.g. "good_standing". */
-  accounts: { id: string; name: string; tags?: string[] }[];
-  tickets: { id: string; accountId: string; subject: string; body: string; ageHours: number }[];
-  invoices: {
-    id: string;
-    accountId: string;
-    status: "open" | "paid" | "void";
-    totalMinor: number;
-    openMinor: number;
-    fees: { code: string; amount: { minor: number; currency: "USD" } }[];
-    dueDate: string;
-  }[];
-  shipments: {
-    id: string;
-    accountId: string;
-    destination: string;
-    windowFrom: string;
-    windowTo: string;
-    status: ShipmentStatus;
-    address: string;
-  }[];
-  holidays: { destination: string; date: string; name: string }[];
-  runs: { key: string; ticketId: string; scenario: string; ageHours: number; steps: StepInput[] }[];
-}
 
 /** The tools the demo agent may call (its allowlist): every built-in tool, in menu order. */
 export const DEMO_AGENT_TOOLS: readonly ToolName[] = toolNames;
@@ -65,6 +33,10 @@ const ACCOUNT_TAGS: Partial<Record<(typeof ACCOUNTS)[number][0], string[]>> = {
 };
 
 /**
+ * The demo freight exceptions desk (a {@link DemoDesk}), built relative to `now` so it never goes
+ * stale. Pure data (no I/O); `lib/server/demo/seed.ts` writes it idempotently. Money in USD minor
+ * units; dates are ISO `YYYY-MM-DD` in UTC. Source: docs/design.md reference case.
+ *
  * Builds the demo desk for `now` (UTC). Deterministic for a given `now`.
  * The reference case: ticket 74991 (Nordkapp Logistics) with a three-step plan; invoice
  * in_74119 of Halvorsen Freight, open, balance 2,120.00 USD (≥ 1,489.00).

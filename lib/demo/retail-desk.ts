@@ -1,5 +1,5 @@
 import { addDays, formatISO } from "date-fns";
-import type { DemoDesk } from "./desk-data";
+import type { DemoDesk } from "./demo-desk";
 
 /**
  * The demo's second tenant desk, "retail": its own customer accounts, tickets, invoices,

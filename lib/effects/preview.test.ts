@@ -4,7 +4,7 @@ import { referenceDesk, referenceEditedPlan, referencePlan, REFERENCE_NOW } from
 import { daysFromNow } from "../dates";
 import { catalogWith } from "../tools/versioned-catalog";
 import { validatePlan } from "../validation/pipeline";
-import { ctx, usd, validArgs } from "../validation/test-utils";
+import { ctx, usd, validArgs } from "../../testing/validation-context";
 import { applyStepEffect, describeChange, initialEffectState, previewEffects, type StepEffect } from "./preview";
 import { stepEffectSchema } from "./schema";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { validatePlan } from "../validation/pipeline";
-import { codes, ctx, readStep, step, validArgs } from "../validation/test-utils";
+import { codes, ctx, readStep, step, validArgs } from "../../testing/validation-context";
 import { checkReads } from "./check-reads";
 import { observedDigest } from "./digest";
 import { getReadTool } from "./catalog";

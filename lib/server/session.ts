@@ -7,8 +7,8 @@ import type { Currency } from "../money";
 import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";
-import { appendAudit, type Actor } from "./audit";
-import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit/refusal-counts";
+import { appendAudit, type Actor } from "./audit-log/append-audit";
+import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
 import { prisma } from "./db";
 import { markDenialHandled, setRequestActor } from "./request-context";
 
@@ -131,7 +131,7 @@ async function recordDenial(
   }
   if (!who) {
     // Nobody identified: counted per (address, route, minute), not written as its own event (a
-    // flood of anonymous requests must not grow the append-only log); see refusal-counts.ts.
+    // flood of anonymous requests must not grow the append-only log); see audit-log/refusal-counts.ts.
     const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req?.headers.get("origin") ?? null);
     await countCurrentAnonymousRefusal(err.code, detail.missing.kind, origin, detail.action);
     markDenialHandled();

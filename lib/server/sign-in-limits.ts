@@ -1,5 +1,5 @@
 import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../sign-in-limit";
-import { appendAudit } from "./audit";
+import { appendAudit } from "./audit-log/append-audit";
 import { serverConfig } from "./config";
 import { prisma } from "./db";
 import { inTransaction, ok, type Tx } from "./transaction";

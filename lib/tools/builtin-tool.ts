@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { DemoDesk } from "../demo/desk-data";
+import type { DemoDesk } from "../demo/demo-desk";
 import type { InvoiceRecord, ShipmentRecord } from "../desk/snapshot";
 import type { StepInput } from "../plan/schema";
 import type { ToolDefinition } from "./types";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getTool, isToolName, toolCatalog, toolNames } from "./builtin-tools";
 import { referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
-import { one, validArgs } from "../validation/test-utils";
+import { one, validArgs } from "../../testing/validation-context";
 
 const desk = referenceDesk(REFERENCE_NOW);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../demo/desk-data";
 import { previewEffects } from "../effects/preview";
 import { REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
-import { one, validArgs } from "../validation/test-utils";
+import { one, validArgs } from "../../testing/validation-context";
 import { builtinTools, toolNames } from "./builtin-tools";
 import { catalogWith } from "./versioned-catalog";
 import { REFERENCE_WRITES } from "../server/demo/reference-writes";

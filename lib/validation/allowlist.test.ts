@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, one, only, plan, step, validArgs } from "./test-utils";
+import { codes, ctx, one, only, plan, step, validArgs } from "../../testing/validation-context";
 
 describe("allowlist stage", () => {
   it("refuses a tool the agent may not call", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codes, day, one, only, usd, validArgs } from "./test-utils";
+import { codes, day, one, only, usd, validArgs } from "../../testing/validation-context";
 import { gateRule } from "../gate-policy/rules";
 import { MAX_DATE_HORIZON_DAYS } from "../policy";
 import type { GateRulesContext } from "./types";
@@ -181,7 +181,7 @@ describe("argument bounds: delivery windows", () => {
 describe("money several steps take from one invoice", () => {
   it("may reach the open balance together but not pass it by one minor unit", async () => {
     const { validatePlan } = await import("./pipeline");
-    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const { ctx, plan, step, validArgs } = await import("../../testing/validation-context");
     const usd = (minor: number) => ({ minor, currency: "USD" as const });
     const two = (a: number, b: number) =>
       validatePlan(plan(step("r1", "issue_refund", { ...validArgs.issue_refund, amount: usd(a) }), step("r2", "issue_refund", { ...validArgs.issue_refund, amount: usd(b) })), ctx());
@@ -196,7 +196,7 @@ describe("money several steps take from one invoice", () => {
 describe("waivers of one fee", () => {
   it("may reach the fee together but not pass it by one minor unit; another fee is counted apart", async () => {
     const { validatePlan } = await import("./pipeline");
-    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const { ctx, plan, step, validArgs } = await import("../../testing/validation-context");
     const waiver = (id: string, minor: number) => step(id, "waive_fee", { ...validArgs.waive_fee, amount: { minor, currency: "USD" } });
     const found = (...steps: ReturnType<typeof waiver>[]) => validatePlan(plan(...steps), ctx()).issues.filter((i) => i.code === "waivers_exceed_fee");
     expect(found(waiver("w1", 2250), waiver("w2", 2250))).toEqual([]);

@@ -5,7 +5,7 @@ import { DEMO_GRANTS, referenceEditedPlan, referencePlan } from "../../testing/f
 import { authoredSteps } from "./authorship";
 import { checkShape } from "./shape";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, NOW, only, usd } from "./test-utils";
+import { codes, ctx, NOW, only, usd } from "../../testing/validation-context";
 
 const base = referencePlan(NOW);
 const edit = (userGrants: Grant[], edited: unknown, basePlan: Plan = base) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { completenessOf } from "./completeness";
 import { validatePlan } from "./pipeline";
-import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "./test-utils";
+import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "../../testing/validation-context";
 import { defaultGateRules, IRREVERSIBLE_REQUIRED_FIELDS } from "../gate-policy/defaults";
 import { toolCatalog } from "../tools/builtin-tools";
 

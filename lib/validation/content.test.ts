@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, only, plan, step, usd, validArgs } from "./test-utils";
+import { codes, ctx, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 
 const reply = (body: string) => step("r", "send_reply", { ticketId: "74991", body });
 const refund = (minor: number) => step("m", "issue_refund", { invoiceId: "in_74121", amount: usd(minor), reason: "Damage" });

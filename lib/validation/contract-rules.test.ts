@@ -3,7 +3,7 @@ import { DEMO_INTENTS } from "../task-contract/demo-catalog";
 import { taskContractSchema, type TaskContractInput, type TaskTextPart } from "../task-contract/schema";
 import { gateRule, type GatePolicy } from "../gate-policy/rules";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, day, only, plan, step, usd, validArgs } from "./test-utils";
+import { codes, ctx, day, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 import type { ValidationContext } from "./types";
 
 /** A task context with this contract (its intent from the demo catalog) and text parts. */

@@ -2,23 +2,9 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
 import { formatMoney, type Money } from "../money";
 import { scanInstructions, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
-import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource, type Intent, type TaskContract, type TaskTextPart } from "../task-contract/schema";
+import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
 import { normalizeWithMap } from "../text/scan-map";
-import { parsedSteps, type ParsedStepView, type StepView, type ValidationIssue } from "./types";
-
-/**
- * What the validator knows about the task beyond its ticket: its contract (null: none — the plan
- * is checked against the account only), the contract's intent resolved from the desk's catalog
- * (null when the contract names an intent the catalog no longer has: nothing is permitted), the
- * task's text parts with their sources, and whether the gate-policy rule governing a step lets a
- * supervisor decide a step outside the contract (`allowOutsideContract: "supervisor"`).
- */
-export interface TaskContractContext {
-  contract: TaskContract | null;
-  intent: Intent | null;
-  parts: readonly TaskTextPart[];
-  supervisorMayAllow?: (step: ParsedStepView) => boolean;
-}
+import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue } from "./types";
 
 /** Codes a gate-policy rule may turn from a refusal into a supervisor's decision. */
 export const SUPERVISOR_DECIDABLE_CODES = ["outside_task_intent", "outside_task_accounts"] as const;

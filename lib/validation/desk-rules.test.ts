@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deskRuleCreateSchema, deskRuleParamsSchema, describeRule, type DeskRule, type DeskRuleParams } from "../desk-rules/rules";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, day, plan, step, validArgs } from "./test-utils";
+import { codes, ctx, day, plan, step, validArgs } from "../../testing/validation-context";
 
 /*
  * Desk rules in the one validator (stage desk_rule): today is 2026-04-01 (UTC); NO-OSL (sh_5521's

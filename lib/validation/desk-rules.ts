@@ -1,18 +1,6 @@
 import { addDaysIso, isIsoDate, utcDateOf } from "../dates";
-import type { DeskRule } from "../desk-rules/rules";
 import type { AccountSnapshot } from "../desk/snapshot";
-import { parsedSteps, type StepView, type ValidationIssue } from "./types";
-
-/**
- * The desk rules a validation applies (stage `desk_rule`, docs/design.md §1 and "Did the edit
- * help?"): the desk's enabled rules as data, and — when a step is validated alone (dispatch) — the
- * tools of the steps before it in the plan, so `step_requires_prior` still sees them.
- */
-export interface DeskRulesContext {
-  rules: readonly DeskRule[];
-  /** stepId → tools of the plan's steps before it, when the plan validated is not the whole plan. */
-  earlierTools?: Readonly<Record<string, readonly string[]>>;
-}
+import { parsedSteps, type DeskRulesContext, type StepView, type ValidationIssue } from "./types";
 
 /** The value at a dotted `path` of `args` (undefined when any segment is missing). */
 function at(args: unknown, path: string): unknown {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validatePlan } from "./pipeline";
-import { codes, completeRefund, ctx, only, readStep, requiring, step, validArgs } from "./test-utils";
+import { codes, completeRefund, ctx, only, readStep, requiring, step, validArgs } from "../../testing/validation-context";
 
 const withReads = (steps: unknown[], reads: unknown[]) => ({ version: 1, steps, reads });
 const policy = { gateRules: requiring({ issue_refund: ["title", "evidence", "risk", "stopCondition"] }) };

@@ -3,7 +3,7 @@ import { accountIdOf, describeRecord, findRecord, type RecordKind, notFoundPhras
 import type { EvidenceRef } from "../plan/schema";
 import { getReadTool } from "../reads/catalog";
 import type { ReadStep } from "../reads/schema";
-import type { ValidationPhase } from "./provenance";
+import type { ValidationPhase } from "./types";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 const KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];

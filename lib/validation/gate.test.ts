@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { validatePlan } from "./pipeline";
-import { ctx, one, plan, step, validArgs } from "./test-utils";
+import { ctx, one, plan, step, validArgs } from "../../testing/validation-context";
 
 describe("gate stage", () => {
   it("default gates: internal auto; reversible, customer-visible and irreversible need approval", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { validatePlan } from "./pipeline";
-import { ctx, plan, step, validArgs } from "./test-utils";
+import { ctx, plan, step, validArgs } from "../../testing/validation-context";
 
 const reply = (body: string) => plan(step("r", "send_reply", { ...validArgs.send_reply, body }));
 const issues = (body: string) => validatePlan(reply(body), ctx()).issues;

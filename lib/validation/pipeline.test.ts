@@ -9,7 +9,7 @@ import { toolNames } from "../tools/builtin-tools";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
-import { bareStep, codes, ctx, NOW, plan, readStep, requiring, step, usd, validArgs } from "./test-utils";
+import { bareStep, codes, ctx, NOW, plan, readStep, requiring, step, usd, validArgs } from "../../testing/validation-context";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

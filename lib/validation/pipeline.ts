@@ -9,15 +9,15 @@ import { checkContent } from "./content";
 import { checkAuthorship } from "./authorship";
 import { checkDeskRules } from "./desk-rules";
 import { decideGates } from "./gate";
-import { checkContractRules, checkUntrustedText, type TaskContractContext } from "./contract-rules";
+import { checkContractRules, checkUntrustedText } from "./contract-rules";
 import { governingRule } from "../gate-policy/evaluate";
 import { checkEvidence, checkRationale } from "./reasons";
-import { checkProvenance, type ValidationPhase } from "./provenance";
+import { checkProvenance } from "./provenance";
 import { checkReads } from "../reads/check-reads";
 import { checkStepEvidence } from "./evidence";
 import { checkRequiredFields, requiredFieldsByStep } from "./completeness";
 import type { StepReasonKey } from "../plan/schema";
-import type { GateDecision, GateRulesContext, ParsedStepView, StepView, ValidationContext, ValidationIssue, ValidationResult, ValidationStage } from "./types";
+import type { GateDecision, GateRulesContext, ParsedStepView, StepView, TaskContractContext, ValidationContext, ValidationIssue, ValidationPhase, ValidationResult, ValidationStage } from "./types";
 
 /**
  * Runs a stage; a stage that throws (a bug, or a malformed context such as an invalid `now`)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { referenceDesk, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
 import { verifyProvenance } from "./provenance-check";
-import { codes, ctx, only, plan, step, usd, validArgs } from "./test-utils";
+import { codes, ctx, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 import { validatePlan } from "./pipeline";
 
 const desk = referenceDesk(REFERENCE_NOW);

@@ -1,9 +1,7 @@
 import type { AccountSnapshot } from "../desk/snapshot";
-import { parsedSteps, type StepView, type ValidationIssue } from "./types";
+import { parsedSteps, type StepView, type ValidationIssue, type ValidationPhase } from "./types";
 import { valueAt, verifyProvenance } from "./provenance-check";
 
-/** Who the validation is for: a new submission by the agent, a person's edit, or a re-check of a stored plan (approval, dispatch). */
-export type ValidationPhase = "submit" | "edit" | "recheck";
 
 /**
  * Provenance is checked, not displayed on trust. Part of stage 5, *task contract*: each

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { digest } from "../plan/digest";
 import { keepReasons, reasonsOf } from "../plan/reasons";
 import { validatePlan } from "./pipeline";
-import { bareStep, codes, ctx, only, plan, step, validArgs } from "./test-utils";
+import { bareStep, codes, ctx, only, plan, step, validArgs } from "../../testing/validation-context";
 
 describe("step reasons: completeness and evidence", () => {
   it("a write step the agent did not explain gets missing_rationale; an internal one does not", () => {

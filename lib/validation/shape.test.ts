@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkShape } from "./shape";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, one, only, plan, step, usd, validArgs } from "./test-utils";
+import { codes, ctx, one, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 
 describe("shape stage", () => {
   it.each([null, [], "plan", 42, true, undefined])("refuses a plan that is not an object (%j)", (input) => {
@@ -145,7 +145,7 @@ describe("shape stage", () => {
 describe("provenance keys", () => {
   it("must name arguments of the step; a '__proto__' or unknown key is refused, never dropped", async () => {
     const { validatePlan } = await import("./pipeline");
-    const { ctx, plan, step, validArgs } = await import("./test-utils");
+    const { ctx, plan, step, validArgs } = await import("../../testing/validation-context");
     const base = step("n", "add_ticket_note", validArgs.add_ticket_note) as Record<string, unknown>;
     const withProv = (prov: Record<string, unknown>) => validatePlan(plan({ ...base, provenance: prov }), ctx());
     expect(withProv({ note: { kind: "model" } }).ok).toBe(true);

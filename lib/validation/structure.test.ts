@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PLAN_STEPS } from "../plan/schema";
 import { validatePlan } from "./pipeline";
-import { codes, ctx, only, plan, step, validArgs } from "./test-utils";
+import { codes, ctx, only, plan, step, validArgs } from "../../testing/validation-context";
 
 const note = (id: string) => step(id, "add_ticket_note", validArgs.add_ticket_note);
 

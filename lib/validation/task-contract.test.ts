@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codes, one, only, usd, validArgs } from "./test-utils";
+import { codes, one, only, usd, validArgs } from "../../testing/validation-context";
 
 describe("task contract stage", () => {
   it("warns, naming both accounts, when a write targets another account's invoice", () => {

@@ -4,9 +4,8 @@ import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
-import type { TaskContractContext } from "./contract-rules";
-import type { ValidationPhase } from "./provenance";
-import type { DeskRulesContext } from "./desk-rules";
+import type { Intent, TaskContract, TaskTextPart } from "../task-contract/schema";
+import type { DeskRule } from "../desk-rules/rules";
 
 /** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
 export const VALIDATION_STAGES = [
@@ -148,4 +147,33 @@ export function parsedSteps(steps: readonly StepView[]): ParsedStepView[] {
 export function argPathOf(issue: Pick<ValidationIssue, "path">): string | undefined {
   const m = /^steps\.\d+\.args(?:\.(.*))?$/.exec(issue.path ?? "");
   return m ? (m[1] ?? "") : undefined;
+}
+
+/**
+ * What the validator knows about the task beyond its ticket: its contract (null: none — the plan
+ * is checked against the account only), the contract's intent resolved from the desk's catalog
+ * (null when the contract names an intent the catalog no longer has: nothing is permitted), the
+ * task's text parts with their sources, and whether the gate-policy rule governing a step lets a
+ * supervisor decide a step outside the contract (`allowOutsideContract: "supervisor"`).
+ */
+export interface TaskContractContext {
+  contract: TaskContract | null;
+  intent: Intent | null;
+  parts: readonly TaskTextPart[];
+  supervisorMayAllow?: (step: ParsedStepView) => boolean;
+}
+
+/** Who the validation is for: a new submission by the agent, a person's edit, or a re-check of a stored plan (approval, dispatch). */
+export type ValidationPhase = "submit" | "edit" | "recheck";
+
+/**
+ * The desk rules a validation applies (stage `desk_rule`, lib/validation/desk-rules.ts;
+ * docs/design.md §1 and "Did the edit help?"): the desk's enabled rules as data, and — when a step
+ * is validated alone (dispatch) — the tools of the steps before it in the plan, so
+ * `step_requires_prior` still sees them.
+ */
+export interface DeskRulesContext {
+  rules: readonly DeskRule[];
+  /** stepId → tools of the plan's steps before it, when the plan validated is not the whole plan. */
+  earlierTools?: Readonly<Record<string, readonly string[]>>;
 }

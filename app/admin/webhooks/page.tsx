@@ -3,7 +3,7 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { WebhooksAdmin } from "@/components/admin/webhooks-admin";
 import { AppHeader } from "@/components/app-header";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
-import { listWebhookFailures } from "@/lib/server/webhooks/admin-webhooks";
+import { listWebhookFailures } from "@/lib/server/admin/admin-webhooks";
 import { webhookConfig } from "@/lib/server/webhooks/webhook-config";
 
 export const metadata: Metadata = { title: "Webhooks · Admin" };

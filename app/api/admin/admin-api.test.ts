@@ -10,7 +10,7 @@ import { DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { hashApiKey } from "@/lib/server/api-keys";
 import { prisma } from "@/lib/server/db";
 import { submitRun } from "@/lib/server/runs/submit-run";
-import { type RunView } from "@/lib/server/runs/run-view";
+import { type RunView } from "@/lib/server/plans/run-view";
 import { DEMO_AGENT_ID } from "@/lib/server/demo/seed";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";

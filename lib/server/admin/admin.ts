@@ -20,13 +20,14 @@ import type { Currency } from "../../money";
 import { getTool } from "../../tools/builtin-tools";
 import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
-import { appendAudit, type Actor } from "../audit";
-import { assertEmailFree, emailTaken, insertUserRecord, isUniqueViolation } from "./bootstrap";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
+import { assertEmailFree, insertUserRecord } from "./bootstrap";
 import { prisma } from "../db";
 import { assertDeskExists } from "./desks";
 import { recordSessionEnd } from "../live/live-feed";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
+import { inTransaction, ok } from "../transaction";
 
 /**
  * Administration of people, grants, agents and API keys (docs/design.md "People and machines":
@@ -199,18 +200,13 @@ export async function getUserDetail(admin: Admin, userId: string, now = new Date
 export async function createUser(admin: Admin, raw: CreateUserInput): Promise<AdminUserView> {
   await requireRole(admin, ["admin"], "admin.create_user");
   const input = parse(createUserSchema, raw);
-  await assertEmailFree(input.email);
   await assertDeskExists(prisma, input.desk ?? DEFAULT_DESK);
-  try {
-    return await prisma.$transaction(async (tx) => {
-      const u = await insertUserRecord(tx, input, userInclude);
-      await audit(tx, { kind: "user", id: admin.id }, "user.create", { kind: "user", id: u.id }, null, { email: u.email, name: u.name, role: u.role, desk: u.desk, disabled: false });
-      return toUserView(u);
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw emailTaken(input.email);
-    throw e;
-  }
+  return inTransaction(async (tx) => {
+    await assertEmailFree(input.email, tx); // a concurrent creation of the same email: the unique key fires, the retry refuses here
+    const u = await insertUserRecord(tx, input, userInclude);
+    await audit(tx, { kind: "user", id: admin.id }, "user.create", { kind: "user", id: u.id }, null, { email: u.email, name: u.name, role: u.role, desk: u.desk, disabled: false });
+    return ok(toUserView(u));
+  });
 }
 
 /**
@@ -226,12 +222,15 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
   await requireRole(admin, ["admin"], "admin.update_user");
   const input = parse(updateUserSchema, raw);
   if (input.desk !== undefined) await assertDeskExists(prisma, input.desk);
-  return prisma.$transaction(async (tx) => {
+  // SERIALIZABLE on PostgreSQL (inTransaction): two admins demoting each other at once is a write
+  // skew — each sees the other still an admin — that would leave no admin; one of them is retried
+  // and refused `last_admin`.
+  return inTransaction(async (tx) => {
     const u = await tx.user.findUnique({ where: { id: userId }, include: userInclude });
     if (!u) throw new DomainError("not_found", `No user ${userId}.`);
     const before = { role: asRole(u.role), disabled: u.disabled, desk: u.desk, name: u.name };
     const after = { role: input.role ?? before.role, disabled: input.disabled ?? before.disabled, desk: input.desk ?? before.desk, name: input.name ?? before.name };
-    if (after.role === before.role && after.disabled === before.disabled && after.desk === before.desk && after.name === before.name) return toUserView(u, now);
+    if (after.role === before.role && after.disabled === before.disabled && after.desk === before.desk && after.name === before.name) return ok(toUserView(u, now));
     await tx.user.update({ where: { id: userId }, data: after });
     const ended = after.disabled && !before.disabled ? (await tx.session.deleteMany({ where: { userId } })).count : 0;
     const admins = await tx.user.count({ where: { role: "admin", disabled: false } });
@@ -241,7 +240,7 @@ export async function updateUser(admin: Admin, userId: string, raw: UpdateUserIn
     await audit(tx, { kind: "user", id: admin.id }, "user.update", { kind: "user", id: userId }, before, after, { email: u.email, ...(ended ? { sessionsEnded: ended } : {}) });
     // their open live streams re-check their session now, on every instance
     if (after.role !== before.role || after.disabled !== before.disabled || after.desk !== before.desk) await recordSessionEnd(tx, userId);
-    return toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now);
+    return ok(toUserView(await tx.user.findUniqueOrThrow({ where: { id: userId }, include: userInclude }), now));
   });
 }
 
@@ -261,7 +260,7 @@ export async function setGrant(admin: Admin, userId: string, tool: string, raw: 
   if (!toolMovesMoney(tool) && (approveLimit || authorLimit)) {
     throw new DomainError("bad_request", `${tool} moves no money, so its grant cannot have a ceiling.`, { tool });
   }
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const user = await tx.user.findUnique({ where: { id: userId }, select: { id: true, email: true } });
     if (!user) throw new DomainError("not_found", `No user ${userId}.`);
     const existing = await tx.grant.findUnique({ where: { userId_tool: { userId, tool } } });
@@ -284,7 +283,7 @@ export async function setGrant(admin: Admin, userId: string, tool: string, raw: 
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       await audit(tx, { kind: "user", id: admin.id }, "grant.set", { kind: "grant", id: `${userId}:${tool}` }, before, after, { userId, email: user.email, tool });
     }
-    return after ?? toGrantView(tool, null);
+    return ok(after ?? toGrantView(tool, null));
   });
 }
 
@@ -323,10 +322,10 @@ export async function createAgent(admin: Admin, raw: CreateAgentInput): Promise<
   const unknown = [...new Set(input.allowedTools.filter((t) => !catalog.get(t)))];
   if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
   const allowedTools = catalog.names().filter((t) => input.allowedTools.includes(t)); // catalog order, no duplicates
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const a = await tx.agent.create({ data: { id: `agent_${nanoid(10)}`, name: input.name, desk, allowedTools }, include: agentInclude });
     await audit(tx, { kind: "user", id: admin.id }, "agent.create", { kind: "agent", id: a.id }, null, { name: a.name, desk, allowedTools });
-    return toAgentView(a);
+    return ok(toAgentView(a));
   });
 }
 
@@ -340,13 +339,13 @@ export async function updateAgent(admin: Admin, agentId: string, raw: UpdateAgen
   await requireRole(admin, ["admin"], "admin.update_agent");
   const input = parse(updateAgentSchema, raw);
   await assertDeskExists(prisma, input.desk);
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const a = await tx.agent.findUnique({ where: { id: agentId }, include: agentInclude });
     if (!a) throw new DomainError("not_found", `No agent ${agentId}.`);
-    if (a.desk === input.desk) return toAgentView(a);
+    if (a.desk === input.desk) return ok(toAgentView(a));
     const updated = await tx.agent.update({ where: { id: agentId }, data: { desk: input.desk }, include: agentInclude });
     await audit(tx, { kind: "user", id: admin.id }, "agent.update", { kind: "agent", id: agentId }, { desk: a.desk }, { desk: input.desk });
-    return toAgentView(updated);
+    return ok(toAgentView(updated));
   });
 }
 
@@ -360,10 +359,10 @@ export async function createApiKey(admin: Admin, agentId: string): Promise<{ api
   const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
   if (!agent) throw new DomainError("not_found", `No agent ${agentId}.`);
   const key = generateApiKey();
-  const row = await prisma.$transaction(async (tx) => {
+  const row = await inTransaction(async (tx) => {
     const k = await tx.apiKey.create({ data: { id: `key_${nanoid(12)}`, agentId, hash: hashApiKey(key), prefix: keyPrefix(key) } });
     await audit(tx, { kind: "user", id: admin.id }, "api_key.create", { kind: "api_key", id: k.id }, null, { agentId, prefix: k.prefix }, { agentId });
-    return k;
+    return ok(k);
   });
   return { apiKey: toKeyView(row), key };
 }
@@ -374,13 +373,13 @@ export async function createApiKey(admin: Admin, agentId: string): Promise<{ api
  */
 export async function revokeApiKey(admin: Admin, agentId: string, keyId: string, now = new Date()): Promise<ApiKeyView> {
   await requireRole(admin, ["admin"], "admin.revoke_api_key");
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const key = await tx.apiKey.findFirst({ where: { id: keyId, agentId } });
     if (!key) throw new DomainError("not_found", `Agent ${agentId} has no key ${keyId}.`);
     const res = await tx.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
     if (res.count === 1) {
       await audit(tx, { kind: "user", id: admin.id }, "api_key.revoke", { kind: "api_key", id: keyId }, { revokedAt: null }, { revokedAt: now.toISOString() }, { agentId, prefix: key.prefix });
     }
-    return toKeyView(await tx.apiKey.findUniqueOrThrow({ where: { id: keyId } }));
+    return ok(toKeyView(await tx.apiKey.findUniqueOrThrow({ where: { id: keyId } })));
   });
 }

@@ -2,10 +2,11 @@ import { DEFAULT_DESK } from "../../desk/desks";
 import { hashPassword } from "better-auth/crypto";
 import { nanoid } from "nanoid";
 import { createUserSchema, type CreateUserInput } from "../../admin-schemas";
-import { DomainError } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
+import { inTransaction, ok, type DbOrTx, type Tx } from "../transaction";
 
 /**
  * Creating people outside a signed-in admin's request: `npm run admin:create` (the first admin
@@ -13,17 +14,16 @@ import { prisma } from "../db";
  * needs neither better-auth's server nor a session secret — only its password hashing.
  */
 
-type Tx = Prisma.TransactionClient;
-
 /** 409 `email_taken` for `email`. */
 export const emailTaken = (email: string) => new DomainError("email_taken", `A user with the email ${email} already exists.`, { field: "email" });
 
-/** True for a unique-constraint violation (Prisma P2002). */
-export const isUniqueViolation = (e: unknown) => (e as { code?: string } | null)?.code === "P2002";
-
-/** Refuses an email that already belongs to someone (409 `email_taken`). */
-export async function assertEmailFree(email: string): Promise<void> {
-  if (await prisma.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken(email);
+/**
+ * Refuses an email that already belongs to someone (409 `email_taken`), read on `db` (inside the
+ * creating transaction: a concurrent creation of the same email makes the insert's unique key
+ * fire, `inTransaction` runs the body again, and this check then refuses it).
+ */
+export async function assertEmailFree(email: string, db: DbOrTx = prisma): Promise<void> {
+  if (await db.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken(email);
 }
 
 /**
@@ -53,26 +53,15 @@ export async function insertUserRecord<I extends Prisma.UserInclude>(tx: Tx, inp
  * (email, name, password of 10–128 characters); 409 `email_taken`.
  */
 export async function bootstrapAdmin(raw: { email: string; name: string; password: string }): Promise<{ id: string; email: string; name: string }> {
-  const parsed = createUserSchema.safeParse({ ...raw, role: "admin" });
-  if (!parsed.success) {
-    throw new DomainError("bad_request", parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+  const input = parseOrBadRequest(createUserSchema, { ...raw, role: "admin" });
+  return inTransaction(async (tx) => {
+    await assertEmailFree(input.email, tx);
+    const u = await insertUserRecord(tx, input, {});
+    await appendAudit(tx, {
+      type: "admin_change",
+      actor: { kind: "system" },
+      data: { what: "user.create", target: { kind: "user", id: u.id }, before: null, after: { email: u.email, name: u.name, role: "admin", disabled: false }, via: "cli" },
     });
-  }
-  const input = parsed.data;
-  await assertEmailFree(input.email);
-  try {
-    return await prisma.$transaction(async (tx) => {
-      const u = await insertUserRecord(tx, input, {});
-      await appendAudit(tx, {
-        type: "admin_change",
-        actor: { kind: "system" },
-        data: { what: "user.create", target: { kind: "user", id: u.id }, before: null, after: { email: u.email, name: u.name, role: "admin", disabled: false }, via: "cli" },
-      });
-      return { id: u.id, email: u.email, name: u.name };
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw emailTaken(input.email);
-    throw e;
-  }
+    return ok({ id: u.id, email: u.email, name: u.name });
+  });
 }

@@ -1,12 +1,11 @@
 import type { ZodType } from "zod";
 import { createDeskSchema, type CreateDeskInput, type DeskView } from "../../desk/desks";
 import { DomainError } from "../../errors";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
-import type { DbOrTx } from "../transaction";
-import { isUniqueViolation } from "./bootstrap";
+import { inTransaction, ok, type DbOrTx } from "../transaction";
 
 /**
  * Administration of tenant desks. A desk is a boundary around its people, agents, customer
@@ -63,17 +62,13 @@ export async function createDesk(admin: Admin, raw: CreateDeskInput): Promise<De
   await requireRole(admin, ["admin"], "admin.create_desk");
   const input = parse(createDeskSchema, raw);
   const taken = () => new DomainError("desk_taken", `A desk "${input.id}" exists already.`, { deskId: input.id });
-  if (await prisma.desk.findUnique({ where: { id: input.id }, select: { id: true } })) throw taken();
-  try {
-    return await prisma.$transaction(async (tx) => {
-      const d = await tx.desk.create({ data: { id: input.id, name: input.name } });
-      await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "desk.create", target: { kind: "desk", id: d.id }, before: null, after: { id: d.id, name: d.name } } });
-      return { id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), users: 0, agents: 0, accounts: 0 };
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw taken();
-    throw e;
-  }
+  return inTransaction(async (tx) => {
+    // a concurrent creation of the same id: the primary key fires, the retry refuses here
+    if (await tx.desk.findUnique({ where: { id: input.id }, select: { id: true } })) throw taken();
+    const d = await tx.desk.create({ data: { id: input.id, name: input.name } });
+    await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "desk.create", target: { kind: "desk", id: d.id }, before: null, after: { id: d.id, name: d.name } } });
+    return ok({ id: d.id, name: d.name, createdAt: d.createdAt.toISOString(), users: 0, agents: 0, accounts: 0 });
+  });
 }
 
 /** Refuses a desk id that names no desk. Errors: 422 `unknown_desk` {deskId}. */

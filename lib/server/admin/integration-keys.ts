@@ -2,10 +2,11 @@ import { nanoid } from "nanoid";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../admin-schemas";
 import { DomainError } from "../../errors";
 import { generateIntegrationKey, hashApiKey, keyPrefix } from "../api-keys";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
+import { inTransaction, ok } from "../transaction";
 
 /**
  * Ticketing-integration keys: the credential a ticketing system uses to post task
@@ -69,14 +70,14 @@ export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationK
     });
   }
   const key = generateIntegrationKey();
-  const row = await prisma.$transaction(async (tx) => {
+  const row = await inTransaction(async (tx) => {
     const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key) } });
     await appendAudit(tx, {
       type: "admin_change",
       actor: { kind: "user", id: admin.id },
       data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix } },
     });
-    return k;
+    return ok(k);
   });
   return { integrationKey: toView(row), key };
 }
@@ -88,7 +89,7 @@ export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationK
  */
 export async function revokeIntegrationKey(admin: Admin, keyId: string, now = new Date()): Promise<IntegrationKeyView> {
   await requireRole(admin, ["admin"], "admin.revoke_integration_key");
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const key = await tx.integrationKey.findUnique({ where: { id: keyId } });
     if (!key) throw new DomainError("not_found", `No integration key ${keyId}.`);
     const res = await tx.integrationKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: now } });
@@ -99,6 +100,6 @@ export async function revokeIntegrationKey(admin: Admin, keyId: string, now = ne
         data: { what: "integration_key.revoke", target: { kind: "integration_key", id: keyId }, before: { revokedAt: null }, after: { revokedAt: now.toISOString() }, name: key.name, prefix: key.prefix },
       });
     }
-    return toView(await tx.integrationKey.findUniqueOrThrow({ where: { id: keyId } }));
+    return ok(toView(await tx.integrationKey.findUniqueOrThrow({ where: { id: keyId } })));
   });
 }

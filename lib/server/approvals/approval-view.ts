@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { RunView } from "../runs/run-view";
+import type { RunView } from "../plans/run-view";
 
 /** One approval contract as the API returns it (docs/design.md §5). `expiresAt` is ISO UTC. */
 export interface ApprovalView {

@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
+import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
@@ -9,29 +9,26 @@ import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
 import { getTool } from "../../tools/builtin-tools";
-import { taskContractContext } from "../tasks/task-contract";
-import { validatePlan } from "../../validation/pipeline";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";
-import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
+import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
-import { loadRun } from "../runs/load-run";
-import { catalogAt } from "../tools/imported-tools";
-import { storedReads, storedSteps, toRunView } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
+import { storedReads, storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
 import { toJsonColumn } from "../json-column";
 import { previewEffects } from "../../effects/preview";
-import { gateRulesFor } from "../gate-policy/load-gate-policy";
-import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
 import { authorsOf } from "../../gate-policy/authors";
 import { suggestersOf } from "../ownership/suggesters";
+import { giveApproval } from "../lifecycle/approval-lifecycle";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -85,22 +82,12 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       plan,
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true, contract: true, textParts: true } });
-  if (task.revision !== run.boundTaskRevision) {
-    throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}). Reject it so the agent can plan again.`, {
-      boundRevision: run.boundTaskRevision,
-      liveRevision: task.revision,
-    });
-  }
-  const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: plan.steps, reads: storedReads(version?.reads), now }),
-    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
-  ];
-  const catalog = await catalogAt(run.catalogVersion);
-  // The policy version the run's plan was gated under governs its approvals; null: the built-in defaults.
-  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, run.policyVersion ?? 0);
+  // The task as it stands (a revised task refuses) and live account data; the policy version the
+  // run's plan was gated under governs its approvals (null: the built-in defaults).
   const reads = storedReads(version?.reads);
-  const check = validatePlan(reads.length ? { ...plan, reads } : plan, { desk, now, runId, taskText: task.body, agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [], catalog, gateRules, task: await taskContractContext(prisma, task, run.desk), deskRules: { rules: await deskRulesFor(prisma, run.desk) } });
+  const ctx = await loadPlanContext(run, { steps: plan.steps, reads, now, policy: "recorded", action: "approved" });
+  const { desk, catalog, gateRules } = ctx;
+  const check = checkPlan(reads.length ? { ...plan, reads } : plan, ctx, runId, now);
   if (!check.ok) {
     throw new DomainError("validation_failed", "The plan no longer passes validation against current account data; edit or reject it.", { issues: check.issues });
   }
@@ -150,29 +137,26 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const acks = acknowledged.filter((a) => a.stepId === step.id);
       const columns = approvalTargetColumns(step, desk);
       added++;
-      await tx.approval.create({
-        data: {
-          id: `apr_${nanoid(12)}`,
-          runId,
-          stepId: step.id,
-          planVersion: plan.version,
-          tool: step.tool,
-          // Only the first approver's row carries the money, so money in flight counts a step once.
-          ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
-          args: step.args as Prisma.InputJsonValue,
-          digest: digest(step),
-          boundTaskRevision: run.boundTaskRevision,
-          approverId: viewer.id,
-          authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null, policyVersion: req?.policyVersion ?? 0, ruleId: req?.ruleId ?? null }),
-          acknowledged: toJsonColumn(acks),
-          ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
-          state: "active",
-          expiresAt: run.expiresAt,
-          approverSlot: slot,
-          approvalsRequired: need,
-          policyVersion: req?.policyVersion || null,
-          policyRuleId: req?.ruleId ?? null,
-        },
+      await giveApproval(tx, {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: plan.version,
+        tool: step.tool,
+        // Only the first approver's row carries the money, so money in flight counts a step once.
+        ...(slot === 1 ? columns : { ...columns, amountMinor: null, amountCurrency: null }),
+        args: step.args as Prisma.InputJsonValue,
+        digest: digest(step),
+        boundTaskRevision: run.boundTaskRevision,
+        approverId: viewer.id,
+        authority: toJsonColumn({ kind: "grant", userId: viewer.id, role: viewer.role, tool: step.tool, limit: grant.approveLimit, amount: amount ?? null, policyVersion: req?.policyVersion ?? 0, ruleId: req?.ruleId ?? null }),
+        acknowledged: toJsonColumn(acks),
+        ...(expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
+        expiresAt: run.expiresAt,
+        approverSlot: slot,
+        approvalsRequired: need,
+        policyVersion: req?.policyVersion || null,
+        policyRuleId: req?.ruleId ?? null,
       });
       await appendAudit(tx, {
         runId,

@@ -1,7 +1,13 @@
 import { nanoid } from "nanoid";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Plan } from "../../plan/schema";
+import type { AccountSnapshot } from "../../desk/snapshot";
+import type { GateRequirement } from "../../gate-policy/evaluate";
+import type { GateDecision } from "../../validation/types";
+import { settleReview } from "../lifecycle/run-lifecycle";
 import type { Tx } from "../transaction";
+import { createPolicyApprovals } from "./policy-approvals";
+import { giveApproval, moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * The active approvals of `prev`, as `decideReapproval` (lib/diff/reapproval.ts) reads them.
@@ -35,33 +41,30 @@ export async function carryOrInvalidateApprovals(
   const carried: string[] = [];
   for (const a of prevApprovals) {
     if (stillConsented(a)) {
-      await tx.approval.create({
-        data: {
-          id: `apr_${nanoid(12)}`,
-          runId,
-          stepId: a.stepId,
-          planVersion: next.version,
-          tool: a.tool,
-          target: (a.target ?? undefined) as Prisma.InputJsonValue | undefined,
-          targetKind: a.targetKind,
-          targetId: a.targetId,
-          amountMinor: a.amountMinor,
-          amountCurrency: a.amountCurrency,
-          args: a.args as Prisma.InputJsonValue,
-          digest: a.digest,
-          boundTaskRevision: a.boundTaskRevision,
-          approverId: a.approverId,
-          authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
-          acknowledged: a.acknowledged as Prisma.InputJsonValue,
-          // the effect its approver saw travels with the consent
-          expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
-          state: "active",
-          expiresAt: a.expiresAt,
-          approverSlot: a.approverSlot,
-          approvalsRequired: a.approvalsRequired,
-          policyVersion: a.policyVersion,
-          policyRuleId: a.policyRuleId,
-        },
+      await giveApproval(tx, {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: a.stepId,
+        planVersion: next.version,
+        tool: a.tool,
+        target: (a.target ?? undefined) as Prisma.InputJsonValue | undefined,
+        targetKind: a.targetKind,
+        targetId: a.targetId,
+        amountMinor: a.amountMinor,
+        amountCurrency: a.amountCurrency,
+        args: a.args as Prisma.InputJsonValue,
+        digest: a.digest,
+        boundTaskRevision: a.boundTaskRevision,
+        approverId: a.approverId,
+        authority: { ...(a.authority as object), carriedFrom: { approvalId: a.id, planVersion: prev.version } },
+        acknowledged: a.acknowledged as Prisma.InputJsonValue,
+        // the effect its approver saw travels with the consent
+        expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
+        expiresAt: a.expiresAt,
+        approverSlot: a.approverSlot,
+        approvalsRequired: a.approvalsRequired,
+        policyVersion: a.policyVersion,
+        policyRuleId: a.policyRuleId,
       });
       if (!carried.includes(a.stepId)) carried.push(a.stepId);
     } else if (!invalidated.includes(a.stepId)) {
@@ -70,7 +73,35 @@ export async function carryOrInvalidateApprovals(
     }
   }
   const ids = (stepIds: string[]) => prevApprovals.filter((a) => stepIds.includes(a.stepId)).map((a) => a.id);
-  if (carried.length) await tx.approval.updateMany({ where: { id: { in: ids(carried) } }, data: { state: "superseded" } });
-  if (invalidated.length) await tx.approval.updateMany({ where: { id: { in: ids(invalidated) } }, data: { state: "invalidated" } });
+  if (carried.length) await moveApprovals(tx, "carry", { id: { in: ids(carried) } });
+  if (invalidated.length) await moveApprovals(tx, "invalidate", { id: { in: ids(invalidated) } });
+  return { invalidated, carried };
+}
+
+/**
+ * The approvals of a run after a person's new plan version `next` replaced `prev` (an edit or a
+ * discarded edit), in the caller's transaction: approvals carry or are invalidated
+ * ({@link carryOrInvalidateApprovals}), the steps the gate policy decides alone get their policy
+ * approvals again (`gate` "auto", not carried), and the run settles to `approved` or back to
+ * review (lifecycle `settleReview`). `expiresAt` (UTC) bounds the new approvals like the run's.
+ * Returns the step ids whose approvals were invalidated and carried.
+ */
+export async function approvalsForNewVersion(
+  tx: Tx,
+  run: { id: string; boundTaskRevision: number; expiresAt: Date },
+  change: {
+    prev: Plan;
+    next: Plan;
+    prevApprovals: Awaited<ReturnType<typeof activeApprovals>>;
+    reapprovalRequired: readonly string[];
+    gate: Record<string, GateDecision>;
+    requirements: Readonly<Record<string, GateRequirement>>;
+    desk: AccountSnapshot;
+  },
+): Promise<{ invalidated: string[]; carried: string[] }> {
+  const { invalidated, carried } = await carryOrInvalidateApprovals(tx, run.id, change.prev, change.next, change.prevApprovals, change.reapprovalRequired);
+  const fresh = Object.fromEntries(Object.entries(change.gate).filter(([id]) => !carried.includes(id)));
+  await createPolicyApprovals(tx, run.id, change.next, fresh, change.desk, run.boundTaskRevision, run.expiresAt, change.requirements);
+  await settleReview(tx, run.id, change.next.version, change.next.steps.map((s) => s.id));
   return { invalidated, carried };
 }

@@ -1,4 +1,5 @@
 import type { Tx } from "../transaction";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * Four eyes: when the claimed approval of a step is consumed, the other approvals of
@@ -6,9 +7,5 @@ import type { Tx } from "../transaction";
  * `exec` is the step execution row. Returns how many rows changed.
  */
 export async function consumeCoApprovals(tx: Tx, exec: { runId: string; stepId: string; planVersion: number; approvalId: string }): Promise<number> {
-  const res = await tx.approval.updateMany({
-    where: { runId: exec.runId, stepId: exec.stepId, planVersion: exec.planVersion, state: "claimed", NOT: { id: exec.approvalId } },
-    data: { state: "consumed" },
-  });
-  return res.count;
+  return moveApprovals(tx, "consume", { runId: exec.runId, stepId: exec.stepId, planVersion: exec.planVersion, NOT: { id: exec.approvalId } });
 }

@@ -1,11 +1,12 @@
 import type { RejectBody } from "../../api/bodies";
 import { DomainError } from "../../errors";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun, rejectWaitingRun } from "../lifecycle/run-lifecycle";
-import { loadRun } from "../runs/load-run";
-import { storedSteps, toRunView, type RunView } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView, type RunView } from "../plans/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 

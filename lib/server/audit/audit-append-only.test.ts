@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { resolveDatabaseUrl } from "../database-url";
 import { prepareTestDatabase } from "../../../testing/test-support";
@@ -78,7 +78,7 @@ describe("no code path updates or deletes an audit event", () => {
   });
 
   it("the audit writer only inserts", () => {
-    const src = fs.readFileSync(path.join(ROOT, "lib/server/audit.ts"), "utf8");
+    const src = fs.readFileSync(path.join(ROOT, "lib/server/audit-log/append-audit.ts"), "utf8");
     expect(src.match(/\.auditEvent\.\w+/g)).toEqual([".auditEvent.create"]);
   });
 });

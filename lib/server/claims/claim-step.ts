@@ -10,17 +10,18 @@ import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { serverConfig } from "../config";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireRun, moveRun, stopForStaleTask } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { agentDesk, grantsOf, type AgentCaller } from "../session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
 type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };
@@ -115,11 +116,8 @@ export async function claimStep(
       // The full set (four eyes): every active approval of the step with this digest is
       // claimed in one statement, and the claim goes ahead only when that is as many as it needs.
       const need = Math.max(1, ...(snap.approvals ?? []).map((a) => a.approvalsRequired));
-      const claimedApproval = await tx.approval.updateMany({
-        where: { runId, planVersion: version, stepId, state: "active", digest: body.digest, expiresAt: { gt: now } },
-        data: { state: "claimed" },
-      });
-      if (claimedApproval.count < need) throw new LostRace("approvals no longer complete");
+      const claimedApprovals = await moveApprovals(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
+      if (claimedApprovals < need) throw new LostRace("approvals no longer complete");
       const primary = await tx.approval.count({ where: { id: approval.id, state: "claimed" } });
       if (primary !== 1) throw new LostRace("approval no longer active");
       await holdMoneyAtClaim(tx, step, approval, runId, now);

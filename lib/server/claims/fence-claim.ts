@@ -1,8 +1,8 @@
 import { DomainError } from "../../errors";
 import { describeRecord } from "../../desk/lookup";
 import { targetsOffDesk } from "../account-data/load-account-snapshot";
-import { appendAudit } from "../audit";
-import { storedSteps } from "../runs/run-view";
+import { appendAudit } from "../audit-log/append-audit";
+import { storedSteps } from "../plans/stored-plan";
 import { prisma } from "../db";
 import { stopForStaleTask } from "../lifecycle/run-lifecycle";
 import type { AgentCaller } from "../session";

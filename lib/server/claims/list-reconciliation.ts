@@ -1,7 +1,7 @@
 import { prisma } from "../db";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { Db } from "../transaction";
 import { STALE_CLAIM_SECONDS, toStepExecutionView, type ReconciliationItem } from "./execution-view";
 

@@ -2,13 +2,14 @@ import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import { DomainError } from "../../errors";
 import type { ReconcileBody } from "../../reconcile-schema";
 import type { RunStatus } from "../../run-state";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import { requireRole, type Viewer } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db } from "../transaction";
 import { STALE_CLAIM_SECONDS, toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * A supervisor records what really happened to a step whose outcome nobody knows (docs/design.md §9:
@@ -56,7 +57,7 @@ export async function reconcileStep(
       data: { resolution: body.resolution, reconciledBy: viewer.id, reconciledAt: now },
     });
     if (res.count !== 1) throw new LostRace("step reported concurrently");
-    const approvalConsumed = (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+    const approvalConsumed = (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     const runStatus = await settleExecution(tx, runId, now);
     await appendAudit(tx, {

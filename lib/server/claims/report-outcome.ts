@@ -1,15 +1,16 @@
 import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import type { OutcomeBody } from "../../api/bodies";
 import type { RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun, stopForCondition } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { CANNOT_EXECUTE_FLAG } from "../../run-outcome";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * Records the executor's report on a claimed step (docs/design.md §9, docs/api.md
@@ -95,7 +96,7 @@ export async function reportOutcome(
       return ok({ step: toStepExecutionView(after), run: { id: runId, status: run.status as RunStatus }, replayed: false });
     }
     const approvalConsumed =
-      status !== "unknown" && (await tx.approval.updateMany({ where: { id: exec.approvalId, state: "claimed" }, data: { state: "consumed" } })).count === 1;
+      status !== "unknown" && (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     // A met stop condition stops the run (typed), instead of settling it as failed.
     let runStatus: RunStatus;

@@ -1,9 +1,10 @@
 import type { RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { moveRun } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { Tx } from "../transaction";
 import { isOutstanding, outcomeOf } from "./execution-view";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * Settles an `executing` run from its claims (docs/design.md §9), through the run lifecycle:
@@ -30,12 +31,12 @@ export async function settleExecution(tx: Tx, runId: string, now: Date): Promise
   }
   if (run.executions.some(isOutstanding) || run.expiresAt.getTime() > now.getTime()) return "executing";
   if (!(await moveRun(tx, runId, "expire_unclaimed"))) return "executing";
-  const expired = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
+  const expired = await moveApprovals(tx, "expire", { runId });
   await appendAudit(tx, {
     runId,
     type: "expired",
     actor: { kind: "system" },
-    data: { at: now.toISOString(), while: "executing", approvalsExpired: expired.count, unclaimedStepIds: steps.filter((s) => !byStep.has(s.id)).map((s) => s.id) },
+    data: { at: now.toISOString(), while: "executing", approvalsExpired: expired, unclaimedStepIds: steps.filter((s) => !byStep.has(s.id)).map((s) => s.id) },
   });
   return "expired";
 }

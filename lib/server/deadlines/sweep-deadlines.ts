@@ -1,5 +1,5 @@
 import { DomainError } from "../../errors";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
 import { inTransaction, ok } from "../transaction";

@@ -1,18 +1,19 @@
 import { nanoid } from "nanoid";
 import { DomainError } from "../../errors";
-import type { Prisma, PrismaClient } from "../../generated/prisma/client";
+import type { PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { serverConfig } from "../config";
 import { prisma } from "../db";
 import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../session";
 import { readJsonColumn, toJsonColumn } from "../json-column";
 import { demoEffectSchema } from "../../api/schemas";
 import { getTool, isToolName } from "../../tools/builtin-tools";
 import type { ReferenceWriteResult } from "../../tools/reference-write";
 import { REFERENCE_WRITES } from "./reference-writes";
+import { inTransaction, ok, type Result, type Tx } from "../transaction";
 import type { DemoEffectBody } from "../../api/bodies";
 
 /**
@@ -36,8 +37,6 @@ export interface DemoEffect extends ReferenceWriteResult {
   appliedAt: string;
 }
 
-type Tx = Prisma.TransactionClient;
-
 const fail = (message: string, details: Record<string, unknown> = {}) => new DomainError("effect_failed", message, details);
 
 /**
@@ -60,8 +59,10 @@ export async function applyDemoEffect(
   db: PrismaClient = prisma,
 ): Promise<{ effect: DemoEffect; replayed: boolean }> {
   if (!serverConfig().demo) throw new DomainError("not_found", "Demo effects exist only in demo mode.");
-  const out = await db.$transaction(
-    async (tx): Promise<{ ok: true; effect: DemoEffect; replayed: boolean } | { ok: false; error: DomainError }> => {
+  // inTransaction: SERIALIZABLE on PostgreSQL and retried on a conflict, like every write; the run's
+  // row lock orders this write after a concurrent outcome report or stop of the same run.
+  return inTransaction(
+    async (tx): Promise<Result<{ effect: DemoEffect; replayed: boolean }>> => {
       await lockRun(tx, body.runId);
       const exec = await tx.stepExecution.findUnique({ where: { token: body.token }, include: { run: true } });
       if (!exec || exec.runId !== body.runId || exec.stepId !== body.stepId || exec.run.agentId !== agent.id) {
@@ -69,7 +70,7 @@ export async function applyDemoEffect(
       }
       const scope = `effect:${exec.runId}:${exec.stepId}`;
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
-      if (saved) return { ok: true, effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true };
+      if (saved) return ok({ effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true });
       // The reference executor checks the fence in the same transaction as its write.
       const fence = await checkFence(tx, body.token, now, agent.id);
       if (!fence.ok) {
@@ -90,12 +91,10 @@ export async function applyDemoEffect(
       await tx.idempotencyRecord.create({
         data: { id: nanoid(), scope, key: exec.id, status: 200, body: toJsonColumn(effect), createdAt: now },
       });
-      return { ok: true, effect, replayed: false };
+      return ok({ effect, replayed: false });
     },
-    { maxWait: 20_000, timeout: 20_000 },
+    db,
   );
-  if (!out.ok) throw out.error;
-  return { effect: out.effect, replayed: out.replayed };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { atStakeFacts, runStepRows, type RunStepRow } from "../ownership/write-run-steps";
+import { atStakeFacts, runStepRows, type RunStepRow } from "../plans/write-run-steps";
 import type { Step } from "../../plan/schema";
 import { builtinTools } from "../../tools/builtin-tools";
 import type { Prisma } from "../../generated/prisma/client";

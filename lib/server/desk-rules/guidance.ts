@@ -1,6 +1,6 @@
 import { deskRuleParamsSchema, describeRule, MAX_DESK_RULES, type DeskRuleSeverity } from "../../desk-rules/rules";
 import { planDiffSchema } from "../../diff/plan-diff";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { prisma } from "../db";
 import { readJsonColumn } from "../json-column";
 import { agentDesk, type AgentCaller } from "../session";

@@ -2,7 +2,7 @@ import { nanoid } from "nanoid";
 import { DomainError, parseOrBadRequest } from "../../errors";
 import { deskRuleCreateSchema, deskRuleSaveSchema, MAX_DESK_RULES, type DeskRuleParams } from "../../desk-rules/rules";
 import { Prisma } from "../../generated/prisma/client";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { patternHash } from "../edits/edit-telemetry";
 import { toJsonColumn } from "../json-column";

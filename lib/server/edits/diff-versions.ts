@@ -2,8 +2,8 @@ import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-di
 import { DomainError } from "../../errors";
 import type { Plan } from "../../plan/schema";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { loadRun } from "../runs/load-run";
-import { storedSteps, storedValidation } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { storedSteps, storedValidation } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 
 /**

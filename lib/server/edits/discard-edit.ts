@@ -1,29 +1,22 @@
-import { nanoid } from "nanoid";
 import { diffPlans, planDiffSchema, type PlanDiff } from "../../diff/plan-diff";
 import { Prisma } from "../../generated/prisma/client";
-import { readJsonColumn } from "../json-column";
+import { readJsonColumn, toJsonColumn } from "../json-column";
 import { refoldEdits } from "./edit-telemetry";
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { taskContractContext } from "../tasks/task-contract";
-import { validatePlan } from "../../validation/pipeline";
-import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { activeApprovals, carryOrInvalidateApprovals } from "../approvals/carry-approvals";
-import { appendAudit } from "../audit";
+import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
-import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
-import { loadRun } from "../runs/load-run";
-import { catalogAt } from "../tools/imported-tools";
-import { createPolicyApprovals } from "../runs/policy-approvals";
-import { writeRunSteps } from "../ownership/write-run-steps";
-import { gateRulesFor } from "../gate-policy/load-gate-policy";
-import { deskRulesFor } from "../desk-rules/load-desk-rules";
+import { moveRun } from "../lifecycle/run-lifecycle";
+import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
+import { loadRun } from "../plans/load-run";
+import { storePlanVersion } from "../plans/store-plan-version";
+import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../runs/run-view";
+import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
-import { toJsonColumn } from "../json-column";
 
 /** A run keeps at most this many edits in its refolded telemetry (a plan has at most 20 steps; edits beyond are noise). */
 const MAX_EDITS_REFOLDED = 500;
@@ -34,9 +27,12 @@ const MAX_EDITS_REFOLDED = 500;
  * all be edits by the same person (their edits of one session), and are discarded too. The
  * restored plan is validated again against live data (authorship is not re-checked: the restored
  * steps are the previous authors'). Only the editor of that edit, or a supervisor, may discard it.
- * The discarded edits are marked `discardedAt` and leave every insights count and rule count.
+ * The same checks as an edit (lib/server/plan-check/plan-context.ts): a run whose task was revised
+ * since its plan was bound is refused, like an edit or an approval of it. The discarded edits are
+ * marked `discardedAt` and leave every insights count and rule count.
  * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when someone
- * else edited after `version`, `expired`, `run_not_pending`; 422 `validation_failed`.
+ * else edited after `version`, `expired`, `run_not_pending`, `stale_task` {boundRevision,
+ * liveRevision}; 422 `validation_failed`.
  */
 export async function discardEdit(viewer: Viewer, runId: string, version: number, now = new Date()): Promise<{ planVersion: { version: number; steps: Step[] } }> {
   const run = await loadRun(runId, deskScope(viewer));
@@ -47,6 +43,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   }
   const status = effectiveStatus(run.status as RunStatus, run.expiresAt, now);
   if (status === "expired") throw new DomainError("expired", "This run has expired.", { expiresAt: run.expiresAt.toISOString() });
+  refuseIfStoppedForStaleTask(run, "changed");
   if (!WAITING_STATES.includes(status)) throw new DomainError("run_not_pending", `This run is ${status.replace("_", " ")}.`, { status });
   if (run.planVersion < version) throw new DomainError("not_found", `Version ${version} does not exist yet.`);
   const latest = run.planVersion;
@@ -64,25 +61,11 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
   // Edits never change the reads: the version restored carries the reads the plan has now.
   const beforeReads = storedReads(run.planVersions.find((p) => p.version === latest)?.reads);
   const before = { version: latest + 1, steps: storedSteps((edit.before as { steps?: unknown } | null)?.steps), ...(beforeReads.length ? { reads: beforeReads } : {}) };
-  const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...current.steps, ...before.steps], reads: beforeReads, now }),
-    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true } }),
-  ];
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true } });
-  // A new plan version is gated under the live gate policy, and the run records that version.
-  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
-  const catalog = await catalogAt(run.catalogVersion);
-  const result = validatePlan(before, {
-    desk,
-    now,
-    runId,
-    taskText: task.body,
-    agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
-    catalog,
-    gateRules,
-    task: await taskContractContext(prisma, task, run.desk),
-    deskRules: { rules: await deskRulesFor(prisma, run.desk) },
-  });
+  // Same checks as an edit: the task as it stands (a revised task refuses), the live gate policy
+  // (the run records its version), live account data.
+  const ctx = await loadPlanContext(run, { steps: [...current.steps, ...before.steps], reads: beforeReads, now, policy: "live", action: "changed" });
+  const { desk, catalog, gateRules } = ctx;
+  const result = checkPlan(before, ctx, runId, now);
   if (!result.ok || !result.plan) {
     throw new DomainError("validation_failed", "The pre-edit plan no longer passes validation (account data changed); edit it instead.", { issues: result.issues });
   }
@@ -117,23 +100,8 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       where: { id: runId },
       data: { editCount: refolded.editCount, editTouched: refolded.editTouched ? toJsonColumn(refolded.editTouched) : Prisma.DbNull, editFraction: refolded.editFraction },
     });
-    await tx.planVersion.create({
-      data: {
-        id: nanoid(),
-        runId,
-        version: restored.version,
-        steps: toJsonColumn(restored.steps),
-        ...(restored.reads?.length ? { reads: toJsonColumn(restored.reads) } : {}),
-        validation: toJsonColumn(validation),
-        createdById: viewer.id,
-        createdAt: now,
-      },
-    });
-    await writeRunSteps(tx, runId, restored.version, restored.steps, validation.gate, validation.issues);
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, current, restored, prevApprovals, diff.reapprovalRequired);
-    const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, restored, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
-    await settleReview(tx, runId, restored.version, restored.steps.map((s) => s.id));
+    await storePlanVersion(tx, runId, restored, validation, viewer.id, now);
+    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: current, next: restored, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
     if (invalidated.length > 0) {
       await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });
     }

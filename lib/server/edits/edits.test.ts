@@ -6,8 +6,8 @@ import { rejectRun } from "../approvals/reject-run";
 import { prisma } from "../db";
 import { discardEdit } from "./discard-edit";
 import { submitEdit } from "./submit-edit";
-import { loadRun } from "../runs/load-run";
-import { toRunView } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
 import { deskScope, loadViewer, type Viewer } from "../session";
 import { reviseTask } from "../tasks/revise-task";
 import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
@@ -156,6 +156,19 @@ describe("edits", () => {
     const res = await discardEdit(senior, run.id, 2, TEST_NOW);
     expect(res.planVersion.version).toBe(3);
     expect(res.planVersion.steps.map((s) => s.args)).toEqual(run.steps.map((s) => s.args));
+  });
+
+  it("discarding an edit of a run whose task was revised is refused stale_task, like the edit and the approval, and stores nothing", async () => {
+    const run = await runOfTicket("75004");
+    const steps = editable(run.steps as never);
+    steps[0].args.note = "New Oslo delivery contact: Ingrid Berg (edited)";
+    await submitEdit(senior, run.id, { baseVersion: 1, steps }, TEST_NOW);
+    await reviseTask("task_75004", { comment: "The contact is Ola Nordmann, not Ingrid Berg" }, { kind: "user", id: "usr_supervisor" });
+    const versions = await prisma.planVersion.count({ where: { runId: run.id } });
+    const err = await refused(discardEdit(senior, run.id, 2, TEST_NOW));
+    expect(err.code).toBe("stale_task");
+    expect(err.details).toMatchObject({ boundRevision: 1 });
+    expect(await prisma.planVersion.count({ where: { runId: run.id } })).toBe(versions);
   });
 });
 

@@ -1,32 +1,27 @@
 import { nanoid } from "nanoid";
 import { notExecutableIssues } from "../../validation/executable";
-import { refuseIfStoppedForStaleTask } from "../runs/stopped-stale";
 import type { SubmitEditBody } from "../../api/bodies";
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
 import { DomainError } from "../../errors";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { taskContractContext } from "../tasks/task-contract";
-import { validatePlan } from "../../validation/pipeline";
 import type { ValidationResult } from "../../validation/types";
-import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { activeApprovals, carryOrInvalidateApprovals } from "../approvals/carry-approvals";
-import { appendAudit } from "../audit";
+import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
-import { moveRun, settleReview } from "../lifecycle/run-lifecycle";
-import { loadRun } from "../runs/load-run";
-import { catalogAt, executableToolsOf } from "../tools/imported-tools";
-import { createPolicyApprovals } from "../runs/policy-approvals";
-import { gateRulesFor } from "../gate-policy/load-gate-policy";
-import { deskRulesFor } from "../desk-rules/load-desk-rules";
+import { moveRun } from "../lifecycle/run-lifecycle";
+import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
+import { loadRun } from "../plans/load-run";
+import { storePlanVersion } from "../plans/store-plan-version";
+import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
+import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../plans/stored-plan";
+import { executableToolsOf } from "../tools/imported-tools";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../runs/run-view";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
 import { toJsonColumn } from "../json-column";
-import { writeRunSteps } from "../ownership/write-run-steps";
 
 /** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
 export interface EditResult {
@@ -65,36 +60,14 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       ...(await savedByOf(currentRow)),
     });
   }
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true, contract: true, textParts: true } });
-  if (task.revision !== run.boundTaskRevision) {
-    throw new DomainError("stale_task", `The task changed since this plan was made (plan bound to revision ${run.boundTaskRevision}, task now at ${task.revision}); editing it would not make it current. Reject it so the agent can plan again.`, {
-      boundRevision: run.boundTaskRevision,
-      liveRevision: task.revision,
-    });
-  }
   // What the agent read stays with the plan: a person edits the writes, never what the agent saw.
   const reads = storedReads(currentRow?.reads);
   const candidate = { version: base.version + 1, steps: stampEditedSteps(body.steps, base, viewer.id, now), ...(reads.length ? { reads } : {}) };
-  const [desk, agent] = [
-    await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...base.steps, ...candidate.steps], reads, now }),
-    await prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
-  ];
-  // A new plan version is gated under the live gate policy, and the run records that version.
-  const gateRules = await gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId });
-  const catalog = await catalogAt(run.catalogVersion);
-  const result = validatePlan(candidate, {
-    desk,
-    now,
-    runId,
-    taskText: task.body,
-    agentAllowedTools: Array.isArray(agent.allowedTools) ? (agent.allowedTools as string[]) : [],
-    editor: { userId: viewer.id, grants: viewer.grants },
-    basePlan: base,
-    catalog,
-    gateRules,
-    task: await taskContractContext(prisma, task, run.desk),
-    deskRules: { rules: await deskRulesFor(prisma, run.desk) },
-  });
+  // The task as it stands (a revised task refuses), the live gate policy (a new plan version is
+  // gated under it, and the run records its version), live account data.
+  const ctx = await loadPlanContext(run, { steps: [...base.steps, ...candidate.steps], reads, now, policy: "live", action: "edited" });
+  const { desk, agent, catalog, gateRules } = ctx;
+  const result = checkPlan(candidate, ctx, runId, now, { editor: { userId: viewer.id, grants: viewer.grants }, basePlan: base });
   // An edit may not add a step the run's agent cannot execute (it would never run).
   if (result.plan) result.issues.push(...notExecutableIssues(result.plan.steps, base.steps, executableToolsOf(agent)));
   if (result.issues.some((i) => i.code === "tool_not_executable")) result.ok = false;
@@ -155,19 +128,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         ...(await savedByOf(freshRow, tx)),
       });
     }
-    await tx.planVersion.create({
-      data: {
-        id: nanoid(),
-        runId,
-        version: next.version,
-        steps: toJsonColumn(next.steps),
-        ...(next.reads?.length ? { reads: toJsonColumn(next.reads) } : {}),
-        validation: toJsonColumn(validation),
-        createdById: viewer.id,
-        createdAt: now,
-      },
-    });
-    await writeRunSteps(tx, runId, next.version, next.steps, validation.gate, validation.issues);
+    await storePlanVersion(tx, runId, next, validation, viewer.id, now);
     const editId = nanoid();
     await tx.planEdit.create({
       data: {
@@ -184,10 +145,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       },
     });
     await writeEditPatterns(tx, { id: editId, runId, desk: run.desk, createdAt: now }, diff);
-    const { invalidated, carried } = await carryOrInvalidateApprovals(tx, runId, base, next, prevApprovals, diff.reapprovalRequired);
-    const fresh = Object.fromEntries(Object.entries(result.gate).filter(([id]) => !carried.includes(id)));
-    await createPolicyApprovals(tx, runId, next, fresh, desk, run.boundTaskRevision, run.expiresAt, requirements);
-    await settleReview(tx, runId, next.version, next.steps.map((s) => s.id));
+    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: base, next, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {
       const why = new Map((diff.reapproval ?? []).map((r) => [r.stepId, r.reasons]));

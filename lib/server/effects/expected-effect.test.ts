@@ -20,8 +20,8 @@ import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { readJsonColumn } from "../json-column";
 import { getRunDetails } from "../runs/get-run-details";
-import { loadRun } from "../runs/load-run";
-import { toRunView } from "../runs/run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 

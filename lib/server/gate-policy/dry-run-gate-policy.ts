@@ -4,7 +4,7 @@ import { describeRequirement, gatePolicyDryRunSchema, type GatePolicy } from "..
 import type { Money } from "../../money";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { prisma } from "../db";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { requireRole, type Viewer } from "../session";
 import { catalogAt } from "../tools/imported-tools";
 import { loadGatePolicy } from "./load-gate-policy";

@@ -1,7 +1,7 @@
 import { nanoid } from "nanoid";
 import { DomainError, parseOrBadRequest } from "../../errors";
 import { gatePolicyDraftSchema, type GatePolicy, type GateRuleInput } from "../../gate-policy/rules";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { toJsonColumn } from "../json-column";
 import { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";

@@ -1,7 +1,8 @@
 import { fromStates, toState, type RunEvent, type RunState } from "../../run-state";
 import type { Prisma } from "../../generated/prisma/client";
-import { appendAudit, type AuditInput } from "../audit";
+import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import { inTransaction, ok, type Tx } from "../transaction";
+import { moveApprovals } from "./approval-lifecycle";
 
 /**
  * The one owner of `run.status` (docs/style.md §12). Every status change of a run is an
@@ -64,8 +65,8 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 export async function expireRun(tx: Tx, runId: string, now: Date): Promise<boolean> {
   const moved = await moveRun(tx, runId, "expire", { where: { expiresAt: { lte: now } } });
   if (!moved) return false;
-  const approvals = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "expired" } });
-  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals.count } });
+  const approvals = await moveApprovals(tx, "expire", { runId });
+  await appendAudit(tx, { runId, type: "expired", actor: { kind: "system" }, data: { at: now.toISOString(), approvalsExpired: approvals } });
   return true;
 }
 
@@ -85,8 +86,8 @@ export type StopReason = { code: "stopped_stale_task"; boundRevision: number; li
 export async function stopForStaleTask(tx: Tx, runId: string, stopReason: StopReason, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "stop_stale_task", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "stopped_stale", actor, data: { ...stopReason, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "stopped_stale", actor, data: { ...stopReason, approvalsInvalidated: inv } });
   return true;
 }
 
@@ -104,8 +105,8 @@ export type StopConditionReason = { code: "stop_condition_met"; stepId: string; 
 export async function stopForCondition(tx: Tx, runId: string, stopReason: StopConditionReason, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "stop_condition_met", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "stopped_condition", actor, data: { code: stopReason.code, stepId: stopReason.stepId, stopCondition: stopReason.stopCondition, detail: stopReason.detail, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "stopped_condition", actor, data: { code: stopReason.code, stepId: stopReason.stepId, stopCondition: stopReason.stopCondition, detail: stopReason.detail, approvalsInvalidated: inv } });
   return true;
 }
 
@@ -117,8 +118,8 @@ export async function stopForCondition(tx: Tx, runId: string, stopReason: StopCo
 export async function rejectWaitingRun(tx: Tx, runId: string, planVersion: number, reason: string, actor: AuditInput["actor"]): Promise<boolean> {
   const moved = await moveRun(tx, runId, "reject", { where: { planVersion }, data: { rejectionReason: reason } });
   if (!moved) return false;
-  const inv = await tx.approval.updateMany({ where: { runId, state: "active" }, data: { state: "invalidated" } });
-  await appendAudit(tx, { runId, type: "rejected", actor, data: { planVersion, reason, approvalsInvalidated: inv.count } });
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "rejected", actor, data: { planVersion, reason, approvalsInvalidated: inv } });
   return true;
 }
 

@@ -1,7 +1,7 @@
 import { nanoid } from "nanoid";
 import { DomainError, isDomainError } from "../../errors";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok, refuse } from "../transaction";

@@ -1,7 +1,7 @@
 import { prisma } from "../db";
-import { storedSteps, storedValidation } from "../runs/run-view";
+import { storedSteps, storedValidation } from "../plans/stored-plan";
 import { inTransaction, ok } from "../transaction";
-import { writeRunSteps } from "./write-run-steps";
+import { writeRunSteps } from "../plans/write-run-steps";
 
 /** Runs handled per batch of the backfill (keyset pages by run id). */
 const BATCH = 500;

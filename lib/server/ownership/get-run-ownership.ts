@@ -4,7 +4,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state
 import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { grantsOf, deskScope, type Viewer } from "../session";
-import { storedSteps, storedValidation, type StoredRequirement } from "../runs/run-view";
+import { storedSteps, storedValidation, type StoredRequirement } from "../plans/stored-plan";
 import { authorsOf } from "../../gate-policy/authors";
 import type { Step } from "../../plan/schema";
 import type { ApprovalRequestView } from "./request-approval";

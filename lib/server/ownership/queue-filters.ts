@@ -2,7 +2,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../grants";
 import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
-import { storedValidation } from "../runs/run-view";
+import { storedValidation } from "../plans/stored-plan";
 
 import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue-views";
 

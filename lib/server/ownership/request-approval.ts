@@ -1,9 +1,9 @@
 import { nanoid } from "nanoid";
 import { DomainError } from "../../errors";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
-import { storedSteps } from "../runs/run-view";
+import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 

@@ -3,8 +3,9 @@ import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";
-import { loadRun } from "./load-run";
-import { storedReads, storedSteps, storedValidation, toRunView, type RunView } from "./run-view";
+import { loadRun } from "../plans/load-run";
+import { toRunView, type RunView } from "../plans/run-view";
+import { storedReads, storedSteps, storedValidation } from "../plans/stored-plan";
 import { checkReads } from "../../reads/check-reads";
 
 /** Issues about the agent's reads, computed again for every view (the record may have moved since submission). */

@@ -9,9 +9,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { approveSteps } from "../approvals/approve-steps";
 import { prisma } from "../db";
 import { submitEdit } from "../edits/submit-edit";
-import { loadRun } from "./load-run";
+import { loadRun } from "../plans/load-run";
 import { listQueue } from "./list-queue";
-import { toRunView } from "./run-view";
+import { toRunView } from "../plans/run-view";
 import { deskScope, loadViewer, type Viewer } from "../session";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 

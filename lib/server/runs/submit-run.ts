@@ -8,7 +8,7 @@ import { validatePlan } from "../../validation/pipeline";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import type { AccountSnapshot } from "../../desk/snapshot";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { fromStates, isTerminal } from "../../run-state";
@@ -16,17 +16,18 @@ import { createRun, moveRun } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../session";
 import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type DbOrTx, type Tx } from "../transaction";
-import { loadRun } from "./load-run";
-import { createPolicyApprovals } from "./policy-approvals";
-import { writeRunSteps } from "../ownership/write-run-steps";
+import { loadRun } from "../plans/load-run";
+import { createPolicyApprovals } from "../approvals/policy-approvals";
+import { storePlanVersion } from "../plans/store-plan-version";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
 import { withPolicyDeadlines } from "../../policy";
-import { planFacts, toRunView, toStoredRequirements, type RunView, type RunWithRelations } from "./run-view";
-import { toJsonColumn } from "../json-column";
+import { toRunView, type RunView, type RunWithRelations } from "../plans/run-view";
+import { planFacts, toStoredRequirements } from "../plans/stored-plan";
 import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
  * An agent may not record that a person set a value (docs/design.md §3: provenance is never
@@ -97,8 +98,8 @@ async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, new
   for (const r of waiting) {
     const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
     if (!moved) continue;
-    const withdrawn = await tx.approval.updateMany({ where: { runId: r.id, state: "active" }, data: { state: "invalidated" } });
-    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.count } });
+    const withdrawn = await moveApprovals(tx, "invalidate", { runId: r.id });
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn } });
     done.push(r.id);
   }
   return done;
@@ -241,18 +242,7 @@ export async function submitRun(
       supersedesId: superseded[0] ?? null,
     };
     await createRun(tx, allAuto ? "submit_auto_approved" : "submit_for_review", data);
-    const version = await tx.planVersion.create({
-      data: {
-        id: nanoid(),
-        runId,
-        version: 1,
-        steps: toJsonColumn(plan.steps),
-        ...(plan.reads?.length ? { reads: toJsonColumn(plan.reads) } : {}),
-        validation: toJsonColumn(validation),
-        createdAt: now,
-      },
-    });
-    const stake = await writeRunSteps(tx, runId, 1, plan.steps, validation.gate, validation.issues);
+    const { row: version, stake } = await storePlanVersion(tx, runId, plan, validation, null, now);
     const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });

@@ -4,7 +4,7 @@ import { canonicalJson } from "../../plan/canonical-json";
 import { catalogChanges, intentCatalogDraftSchema, unknownPermittedTools } from "../../task-contract/intent-catalog";
 import type { Intent } from "../../task-contract/schema";
 import type { CatalogToolOption } from "../../tools/versioned-catalog";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { toJsonColumn } from "../json-column";
 import { requireRole, type Viewer } from "../session";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DomainError } from "../../errors";
 import { taskContractSchema, taskTextPartSchema, type Intent, type TaskContract, type TaskTextPart } from "../../task-contract/schema";
-import type { TaskContractContext } from "../../validation/contract-rules";
+import type { TaskContractContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";
 import { readJsonColumn } from "../json-column";
 

@@ -28,9 +28,10 @@ import {
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
-import { appendAudit, type Actor } from "../audit";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
+import { inTransaction, ok } from "../transaction";
 
 type Db = Prisma.TransactionClient | typeof prisma;
 
@@ -163,52 +164,47 @@ export async function importDrafts(
   actor: Actor,
   db: typeof prisma = prisma,
 ): Promise<ImportResult> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.$transaction(async (tx) => {
-        const current = await latestCatalogVersion(tx);
-        const existing = new Map((await importedToolsAt(current, tx)).map((s) => [s.name, s]));
-        const same = (a: ImportedToolSpec | undefined, d: (typeof drafts.drafts)[number]) =>
-          !!a && canonicalJson({ ...a, catalogVersion: 0, sourceRef: "" }) === canonicalJson({ ...d, catalogVersion: 0, sourceRef: "" });
-        const added: string[] = [];
-        const changed: string[] = [];
-        const unchanged: string[] = [];
-        const toWrite = drafts.drafts.filter((d) => {
-          const prev = existing.get(d.name);
-          if (same(prev, d)) {
-            unchanged.push(d.name);
-            return false;
-          }
-          (prev ? changed : added).push(d.name);
-          return true;
-        });
-        if (toWrite.length === 0) return { catalogVersion: current, created: false, added, changed, unchanged, problems: drafts.problems };
-        const version = (current ?? 0) + 1;
-        await tx.toolCatalogVersion.create({ data: { version, source: source.kind, sourceRef: source.ref.slice(0, 500), importedById: actor.kind === "user" ? actor.id : null } });
-        for (const d of toWrite) {
-          await tx.importedTool.create({
-            data: {
-              id: `tool_${nanoid(12)}`,
-              name: d.name,
-              catalogVersion: version,
-              label: d.label,
-              description: d.description,
-              inputSchema: d.inputSchema as Prisma.InputJsonValue,
-              annotations: d.annotations as Prisma.InputJsonValue,
-              effect: d.effect,
-              gate: d.gate,
-              source: d.source,
-            },
-          });
-        }
-        await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, added, changed, unchanged, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
-        return { catalogVersion: version, created: true, added, changed, unchanged, problems: drafts.problems };
+  // a concurrent import writes the same version number: its unique key fires, and inTransaction
+  // runs the body again on the new latest version
+  return inTransaction<ImportResult>(async (tx) => {
+    const current = await latestCatalogVersion(tx);
+    const existing = new Map((await importedToolsAt(current, tx)).map((s) => [s.name, s]));
+    const same = (a: ImportedToolSpec | undefined, d: (typeof drafts.drafts)[number]) =>
+      !!a && canonicalJson({ ...a, catalogVersion: 0, sourceRef: "" }) === canonicalJson({ ...d, catalogVersion: 0, sourceRef: "" });
+    const added: string[] = [];
+    const changed: string[] = [];
+    const unchanged: string[] = [];
+    const toWrite = drafts.drafts.filter((d) => {
+      const prev = existing.get(d.name);
+      if (same(prev, d)) {
+        unchanged.push(d.name);
+        return false;
+      }
+      (prev ? changed : added).push(d.name);
+      return true;
+    });
+    if (toWrite.length === 0) return ok({ catalogVersion: current, created: false, added, changed, unchanged, problems: drafts.problems });
+    const version = (current ?? 0) + 1;
+    await tx.toolCatalogVersion.create({ data: { version, source: source.kind, sourceRef: source.ref.slice(0, 500), importedById: actor.kind === "user" ? actor.id : null } });
+    for (const d of toWrite) {
+      await tx.importedTool.create({
+        data: {
+          id: `tool_${nanoid(12)}`,
+          name: d.name,
+          catalogVersion: version,
+          label: d.label,
+          description: d.description,
+          inputSchema: d.inputSchema as Prisma.InputJsonValue,
+          annotations: d.annotations as Prisma.InputJsonValue,
+          effect: d.effect,
+          gate: d.gate,
+          source: d.source,
+        },
       });
-    } catch (e) {
-      if ((e as { code?: string }).code === "P2002" && attempt < 5) continue;
-      throw e;
     }
-  }
+    await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, added, changed, unchanged, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
+    return ok({ catalogVersion: version, created: true, added, changed, unchanged, problems: drafts.problems });
+  }, db);
 }
 
 const BUILT_IN = new Set<string>(toolNames);
@@ -284,12 +280,12 @@ export async function setAgentAllowedTools(admin: Pick<Viewer, "id" | "role">, a
   const unknown = tools.filter((t) => !catalog.get(t));
   if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
   const allowedTools = catalog.names().filter((t) => tools.includes(t));
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const before = await tx.agent.findUnique({ where: { id: agentId } });
     if (!before) throw new DomainError("not_found", `No agent ${agentId}.`);
     await tx.agent.update({ where: { id: agentId }, data: { allowedTools } });
     await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "agent.allowed_tools", target: { kind: "agent", id: agentId }, before: before.allowedTools, after: allowedTools } });
-    return { id: agentId, allowedTools };
+    return ok({ id: agentId, allowedTools });
   });
 }
 
@@ -314,11 +310,11 @@ export async function setAgentExecutesTools(
   const unknown = (tools ?? []).filter((t) => !catalog.get(t));
   if (unknown.length) throw new DomainError("bad_request", `Unknown tool ${unknown.join(", ")}.`, { unknown });
   const executesTools = tools === null ? null : catalog.names().filter((t) => tools.includes(t));
-  return prisma.$transaction(async (tx) => {
+  return inTransaction(async (tx) => {
     const before = await tx.agent.findUnique({ where: { id: agentId } });
     if (!before) throw new DomainError("not_found", `No agent ${agentId}.`);
     await tx.agent.update({ where: { id: agentId }, data: { executesTools: executesTools === null ? Prisma.DbNull : executesTools } });
     await appendAudit(tx, { type: "admin_change", actor: { kind: "user", id: admin.id }, data: { what: "agent.executes_tools", target: { kind: "agent", id: agentId }, before: before.executesTools, after: executesTools } });
-    return { id: agentId, executesTools, effectiveExecutesTools: executableToolsOf({ allowedTools: before.allowedTools, executesTools }) };
+    return ok({ id: agentId, executesTools, effectiveExecutesTools: executableToolsOf({ allowedTools: before.allowedTools, executesTools }) });
   });
 }

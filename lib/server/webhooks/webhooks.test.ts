@@ -9,7 +9,7 @@ import { nanoid } from "nanoid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import type { StepInput } from "../../plan/schema";
-import { appendAudit, type AuditInput } from "../audit";
+import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
@@ -19,7 +19,7 @@ import { inTransaction, ok } from "../transaction";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { backoffMs } from "./webhook-config";
 import { deliverDueWebhooks, signWebhook } from "./deliver-webhooks";
-import { listWebhookFailures, retryWebhookDelivery } from "./admin-webhooks";
+import { listWebhookFailures, retryWebhookDelivery } from "../admin/admin-webhooks";
 import { loadViewer } from "../session";
 
 const SECRET = "test-webhook-secret-0123456789";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AccountSnapshot, ShipmentStatus } from "../../desk/snapshot";
 import { describeChange, previewEffects } from "../../effects/preview";
 import { REFERENCE_NOW, referenceDesk } from "../../../testing/fixtures/reference-desk";
-import { codes, ctx, one, only, plan, step, validArgs } from "../../validation/test-utils";
+import { codes, ctx, one, only, plan, step, validArgs } from "../../../testing/validation-context";
 import { validatePlan } from "../../validation/pipeline";
 import { cancelShipment } from "./tool";
 

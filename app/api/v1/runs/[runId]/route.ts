@@ -1,7 +1,7 @@
 import { getAgentRunEndpoint } from "@/lib/api/endpoints";
 import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
-import { loadRun } from "@/lib/server/runs/load-run";
-import { toRunView, type RunView } from "@/lib/server/runs/run-view";
+import { loadRun } from "@/lib/server/plans/load-run";
+import { toRunView, type RunView } from "@/lib/server/plans/run-view";
 import { waitForRun } from "@/lib/server/runs/wait-for-run";
 import { route } from "@/lib/server/route";
 import { agentDesk } from "@/lib/server/session";

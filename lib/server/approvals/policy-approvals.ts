@@ -3,13 +3,14 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
-import { approvalTargetColumns } from "../approvals/approval-columns";
+import { approvalTargetColumns } from "./approval-columns";
 import type { GateDecision } from "../../validation/types";
 import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../transaction";
 import { previewEffects } from "../../effects/preview";
 import { getTool } from "../../tools/builtin-tools";
 import { toJsonColumn } from "../json-column";
+import { giveApproval } from "../lifecycle/approval-lifecycle";
 
 /**
  * Records policy approvals for the auto-gated steps of `plan` listed in `gate` (docs/design.md §1.8):
@@ -35,26 +36,23 @@ export async function createPolicyApprovals(
     if (gate[step.id] !== "auto") continue;
     const req = requirements[step.id];
     created.push(
-      await tx.approval.create({
-        data: {
-          id: `apr_${nanoid(12)}`,
-          runId,
-          stepId: step.id,
-          planVersion: plan.version,
-          tool: step.tool,
-          ...approvalTargetColumns(step, desk),
-          args: step.args as Prisma.InputJsonValue,
-          digest: digest(step),
-          boundTaskRevision: taskRevision,
-          approverId: null,
-          authority: { kind: "policy", rule: "auto-gated tool", policyVersion: req?.policyVersion ?? null, ruleId: req?.ruleId ?? null },
-          acknowledged: [],
-          ...(getTool(step.tool) && expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
-          state: "active",
-          expiresAt,
-          policyVersion: req?.policyVersion || null,
-          policyRuleId: req?.ruleId ?? null,
-        },
+      await giveApproval(tx, {
+        id: `apr_${nanoid(12)}`,
+        runId,
+        stepId: step.id,
+        planVersion: plan.version,
+        tool: step.tool,
+        ...approvalTargetColumns(step, desk),
+        args: step.args as Prisma.InputJsonValue,
+        digest: digest(step),
+        boundTaskRevision: taskRevision,
+        approverId: null,
+        authority: { kind: "policy", rule: "auto-gated tool", policyVersion: req?.policyVersion ?? null, ruleId: req?.ruleId ?? null },
+        acknowledged: [],
+        ...(getTool(step.tool) && expected.has(step.id) ? { expectedEffect: toJsonColumn(expected.get(step.id)) } : {}),
+        expiresAt,
+        policyVersion: req?.policyVersion || null,
+        policyRuleId: req?.ruleId ?? null,
       }),
     );
   }

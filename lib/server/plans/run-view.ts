@@ -1,11 +1,12 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { reasonsOf } from "../../plan/reasons";
-import { stepSchema, type Author, type Step, type StepReasonKey, type StepReasons } from "../../plan/schema";
-import { readStepSchema, type ReadStep } from "../../reads/schema";
+import type { Author, Step, StepReasonKey, StepReasons } from "../../plan/schema";
+import type { ReadStep } from "../../reads/schema";
 import { effectiveStatus, type RunStatus } from "../../run-state";
 import { runOutcomeOf, type RunOutcome } from "../../run-outcome";
-import type { GateDecision, ValidationIssue } from "../../validation/types";
+import type { GateDecision } from "../../validation/types";
+import { storedReads, storedSteps, storedValidation, type StoredRequirement } from "./stored-plan";
 
 /** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, approval and execution. */
 export interface RunStepView extends StepReasons {
@@ -66,64 +67,6 @@ export interface RunView {
 /** What every view of a run loads with it: its plan versions, approvals and executions. */
 export const runInclude = { planVersions: true, approvals: true, executions: true } as const;
 export type RunWithRelations = Prisma.RunGetPayload<{ include: typeof runInclude }>;
-
-/** The validation stored with a plan version: every issue and the gate decision per step id. */
-export interface StoredValidation {
-  issues: ValidationIssue[];
-  gate: Record<string, GateDecision>;
-  /** What the gate policy asked of each step; absent on plan versions stored before it. */
-  requirements?: Record<string, StoredRequirement>;
-}
-
-/** One step's requirement as a plan version stores it (lib/gate-policy/evaluate.ts `GateRequirement`, trimmed). */
-export interface StoredRequirement {
-  approvalsRequired: number;
-  authorMayApprove: boolean;
-  policyVersion: number;
-  ruleId: string | null;
-  /** The step fields the rule requires (absent: none, or stored before rules could require fields). */
-  requiredFields?: StepReasonKey[];
-}
-
-/** The stored form of requirements: per step id, what the rule asked. */
-export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
-  return Object.fromEntries(
-    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}) }]),
-  );
-}
-
-/**
- * Stored steps JSON back into `Step[]`. Steps are written only after the validator parsed them,
- * so each entry passes `stepSchema`; an entry that does not (a corrupted row) is dropped rather
- * than shown or executed.
- */
-export function storedSteps(json: unknown): Step[] {
-  if (!Array.isArray(json)) return [];
-  return json.flatMap((s) => {
-    const parsed = stepSchema.safeParse(s);
-    return parsed.success ? [parsed.data] : [];
-  });
-}
-
-/**
- * Stored read steps JSON (`plan_version.reads`) back into `ReadStep[]` (lib/reads/schema.ts);
- * null or a corrupted entry reads as no read. What the agent read; never approved or claimed.
- */
-export function storedReads(json: unknown): ReadStep[] {
-  if (!Array.isArray(json)) return [];
-  return json.flatMap((r) => {
-    const parsed = readStepSchema.safeParse(r);
-    return parsed.success ? [parsed.data] : [];
-  });
-}
-
-/** Stored validation JSON back into `{issues, gate}` (missing parts are empty). */
-export function storedValidation(json: unknown): StoredValidation {
-  const v = (json ?? {}) as Partial<StoredValidation>;
-  const out: StoredValidation = { issues: Array.isArray(v.issues) ? v.issues : [], gate: v.gate && typeof v.gate === "object" ? v.gate : {} };
-  if (v.requirements && typeof v.requirements === "object") out.requirements = v.requirements;
-  return out;
-}
 
 /** Builds the API view of a run at its current plan version; `now` (UTC) applies expiry. Pure over the loaded rows. */
 export function toRunView(run: RunWithRelations, now = new Date()): RunView {
@@ -217,16 +160,4 @@ export function toStepViews(
         : null,
     };
   });
-}
-
-/**
- * The facts of a plan version that the run row carries so lists count in SQL:
- * `{stepCount, gatedCount (steps needing a person's approval), warningCount}`.
- */
-export function planFacts(steps: readonly { id: string }[], validation: StoredValidation) {
-  return {
-    stepCount: steps.length,
-    gatedCount: steps.filter((s) => validation.gate[s.id] !== "auto").length,
-    warningCount: validation.issues.filter((i) => i.severity === "warning").length,
-  };
 }

@@ -2,14 +2,14 @@
  * Helpers for the validation tests (not used by production code). Fixed clock: REFERENCE_NOW
  * = 2026-04-01T09:00:00Z, so today (UTC) is 2026-04-01; NO-OSL holidays are 04-06 and 04-11.
  */
-import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "../../testing/fixtures/reference-desk";
+import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "./fixtures/reference-desk";
 import type { z } from "zod";
-import { daysFromNow } from "../dates";
-import { builtinTools, type BuiltinToolOf, type ToolName } from "../tools/builtin-tools";
-import { validatePlan } from "./pipeline";
-import type { GateRulesContext, ValidationContext, ValidationIssue, ValidationResult } from "./types";
-import { gateRule } from "../gate-policy/rules";
-import type { StepReasonKey } from "../plan/schema";
+import { daysFromNow } from "../lib/dates";
+import { builtinTools, type BuiltinToolOf, type ToolName } from "../lib/tools/builtin-tools";
+import { validatePlan } from "../lib/validation/pipeline";
+import type { GateRulesContext, ValidationContext, ValidationIssue, ValidationResult } from "../lib/validation/types";
+import { gateRule } from "../lib/gate-policy/rules";
+import type { StepReasonKey } from "../lib/plan/schema";
 
 export const NOW = REFERENCE_NOW;
 

@@ -1,5 +1,5 @@
 import { DomainError } from "../../errors";
-import { appendAudit } from "../audit";
+import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { requireRole, type Viewer } from "../session";

@@ -1,15 +1,15 @@
 import { nanoid } from "nanoid";
-import type { AuditData, AuditType } from "../audit/events";
-import type { Prisma } from "../generated/prisma/client";
-import { prisma } from "./db";
-import { notifyChange } from "./live/live-feed";
-import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "./request-context";
-import { enqueueWebhook } from "./webhooks/webhook-outbox";
+import type { AuditData, AuditType } from "../../audit/events";
+import type { Prisma } from "../../generated/prisma/client";
+import { prisma } from "../db";
+import { notifyChange } from "../live/live-feed";
+import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "../request-context";
+import { enqueueWebhook } from "../webhooks/webhook-outbox";
 
 /** Event types that record a refusal of the request being handled (the route wrapper then adds none). */
 const REFUSAL_TYPES = new Set<AuditType>(["denied", "refused", "submission_refused", "edit_refused", "claim_refused", "fenced"]);
 
-export type { AuditType } from "../audit/events";
+export type { AuditType } from "../../audit/events";
 
 /**
  * Who caused an event: the agent (by id), a person (user id), the system, or an unidentified

@@ -1,0 +1,80 @@
+import { stepSchema, type Step, type StepReasonKey } from "../../plan/schema";
+import { readStepSchema, type ReadStep } from "../../reads/schema";
+import type { GateDecision, ValidationIssue } from "../../validation/types";
+
+/**
+ * A plan version as the database stores it (`plan_version.steps`, `.reads`, `.validation`) read
+ * back into typed values, and the facts of a plan the run row carries. Every service that reads a
+ * stored plan goes through these (docs/design.md, "The plan"): a corrupted entry is dropped, never
+ * shown or executed.
+ */
+
+/** The validation stored with a plan version: every issue and the gate decision per step id. */
+export interface StoredValidation {
+  issues: ValidationIssue[];
+  gate: Record<string, GateDecision>;
+  /** What the gate policy asked of each step; absent on plan versions stored before it. */
+  requirements?: Record<string, StoredRequirement>;
+}
+
+/** One step's requirement as a plan version stores it (lib/gate-policy/evaluate.ts `GateRequirement`, trimmed). */
+export interface StoredRequirement {
+  approvalsRequired: number;
+  authorMayApprove: boolean;
+  policyVersion: number;
+  ruleId: string | null;
+  /** The step fields the rule requires (absent: none, or stored before rules could require fields). */
+  requiredFields?: StepReasonKey[];
+}
+
+/** The stored form of requirements: per step id, what the rule asked. */
+export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
+  return Object.fromEntries(
+    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}) }]),
+  );
+}
+
+/**
+ * Stored steps JSON back into `Step[]`. Steps are written only after the validator parsed them,
+ * so each entry passes `stepSchema`; an entry that does not (a corrupted row) is dropped rather
+ * than shown or executed.
+ */
+export function storedSteps(json: unknown): Step[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((s) => {
+    const parsed = stepSchema.safeParse(s);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/**
+ * Stored read steps JSON (`plan_version.reads`) back into `ReadStep[]` (lib/reads/schema.ts);
+ * null or a corrupted entry reads as no read. What the agent read; never approved or claimed.
+ */
+export function storedReads(json: unknown): ReadStep[] {
+  if (!Array.isArray(json)) return [];
+  return json.flatMap((r) => {
+    const parsed = readStepSchema.safeParse(r);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** Stored validation JSON back into `{issues, gate}` (missing parts are empty). */
+export function storedValidation(json: unknown): StoredValidation {
+  const v = (json ?? {}) as Partial<StoredValidation>;
+  const out: StoredValidation = { issues: Array.isArray(v.issues) ? v.issues : [], gate: v.gate && typeof v.gate === "object" ? v.gate : {} };
+  if (v.requirements && typeof v.requirements === "object") out.requirements = v.requirements;
+  return out;
+}
+
+/**
+ * The facts of a plan version that the run row carries so lists count in SQL:
+ * `{stepCount, gatedCount (steps needing a person's approval), warningCount}`.
+ */
+export function planFacts(steps: readonly { id: string }[], validation: StoredValidation) {
+  return {
+    stepCount: steps.length,
+    gatedCount: steps.filter((s) => validation.gate[s.id] !== "auto").length,
+    warningCount: validation.issues.filter((i) => i.severity === "warning").length,
+  };
+}
