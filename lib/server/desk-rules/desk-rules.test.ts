@@ -20,6 +20,7 @@ import { toRunView } from "../plans/run-view";
 import { loadViewer, type AgentCaller, type Viewer } from "../session";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { guidanceFor } from "./guidance";
+import { loadInsights } from "../audit/insights";
 import { getDeskRule, listDeskRules } from "./list-desk-rules";
 import { createDeskRule, saveDeskRule } from "./save-desk-rule";
 
@@ -177,6 +178,20 @@ describe("the validator applies the desk's rules", () => {
     expect(rule.effect!.runsSubmitted).toBeGreaterThanOrEqual(5);
     const listed = await listDeskRules(supervisor, { desk: "freight" }, at(600));
     expect(listed.rules.find((r) => r.id === ruleId)?.effect?.edits).toBe(1);
+  });
+});
+
+describe("insights: the recurring edit a rule is made from", () => {
+  it("a note added before a reply by two people on two runs is recurring, with the reply as the step that followed", async () => {
+    for (const [who, s] of [[senior, 800], [supervisor, 810]] as const) {
+      const run = await submit([reply], at(s));
+      const v = toRunView(await loadRun(run.id), at(s + 1));
+      const steps: Step[] = v.steps.map((x) => ({ id: x.id, tool: x.tool, args: structuredClone(x.args), provenance: {}, author: { kind: "model" } }));
+      await submitEdit(who, run.id, { baseVersion: v.planVersion, steps: [{ id: `note_${s}`, tool: "add_ticket_note", args: { ticketId: TICKET, note: "Noted first." }, provenance: {}, author: { kind: "model" } }, ...steps] }, at(s + 2));
+    }
+    const page = await loadInsights(supervisor, at(900), { since: at(790) });
+    const added = page.recurring.find((r) => r.key === "added|add_ticket_note");
+    expect(added).toMatchObject({ kind: "step_added", tool: "add_ticket_note", runs: 2, editors: ["usr_senior", "usr_supervisor"], desks: ["freight"], followedBy: "send_reply" });
   });
 });
 
