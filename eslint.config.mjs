@@ -20,7 +20,7 @@ const config = [
     // PostgreSQL. Only that file and the seeds' batch writes call $transaction themselves.
     files: ["lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
     // One owner per state (docs/style.md §12): approval records are written only by
-    // lib/server/lifecycle/approval-lifecycle.ts, by the events of lib/approval-state.ts.
+    // lib/server/lifecycle/approval-lifecycle.ts, by the events of lib/lifecycle/approval-state.ts.
     ignores: ["lib/server/transaction.ts", "lib/server/lifecycle/approval-lifecycle.ts", "lib/server/demo/seed.ts", "lib/server/demo/scale-seed.ts", "**/*.test.ts"],
     rules: {
       "no-restricted-syntax": [

@@ -8,7 +8,7 @@ const nextConfig = {
   // forbidden() answers pages with a real 403 (app/forbidden.tsx).
   experimental: { authInterrupts: true },
   // Static files get the base security headers too (pages and the API get them, with their CSP,
-  // from proxy.ts; the values are those of BASE_SECURITY_HEADERS in lib/security-headers.ts).
+  // from proxy.ts; the values are those of BASE_SECURITY_HEADERS in lib/net/security-headers.ts).
   async headers() {
     return [
       {

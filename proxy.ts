@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { getSessionCookie } from "better-auth/cookies";
 import { serverConfig } from "@/lib/server/config";
 import { matchApiRoute } from "@/lib/api/route-table";
-import { isApiPath, newNonce, securityHeaders } from "@/lib/security-headers";
+import { isApiPath, newNonce, securityHeaders } from "@/lib/net/security-headers";
 
 /** Pages anyone may open without a session (no redirect to /sign-in). */
 const PUBLIC_PAGES = /^\/(sign-in(\/.*)?|favicon\.ico|robots\.txt|icon\.svg|_next\/.*)$/;
@@ -10,7 +10,7 @@ const PUBLIC_PAGES = /^\/(sign-in(\/.*)?|favicon\.ico|robots\.txt|icon\.svg|_nex
 /**
  * Runs before every page and API request (static files excepted: next.config.mjs gives them the
  * base headers):
- * - security headers on every answer (lib/security-headers.ts): a page gets a CSP with a fresh
+ * - security headers on every answer (lib/net/security-headers.ts): a page gets a CSP with a fresh
  *   nonce, also passed on to the render as the request's `content-security-policy` and `x-nonce`
  *   headers so Next.js puts it on its scripts; HSTS when PLANDESK_URL is https;
  * - an API path no route has answers 404 `not_found`, and a method its route does not answer 405

@@ -5,16 +5,16 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
-import { checkGrant, type Grant } from "@/lib/grants";
-import { formatMoney } from "@/lib/money";
+import { checkGrant, type Grant } from "@/lib/people/grants";
+import { formatMoney } from "@/lib/money/money";
 import type { RunStepView } from "@/lib/server/plans/run-view";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
-import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/risk";
-import type { Money } from "@/lib/money";
+import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/queue/risk";
+import type { Money } from "@/lib/money/money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */

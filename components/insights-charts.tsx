@@ -1,8 +1,8 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Cell, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { axisWidth, compactCount } from "@/lib/chart-axis";
-import type { DriftPoint, EditSizeBin } from "@/lib/insights";
+import { axisWidth, compactCount } from "@/lib/text/chart-axis";
+import type { DriftPoint, EditSizeBin } from "@/lib/audit/insights";
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 

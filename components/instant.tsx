@@ -1,8 +1,8 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import { formatUtcSeconds } from "@/lib/audit-describe";
-import { formatInstant, formatInstantIn } from "@/lib/format";
+import { formatUtcSeconds } from "@/lib/audit/describe";
+import { formatInstant, formatInstantIn } from "@/lib/text/format";
 
 const noSubscription = () => () => {};
 const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;

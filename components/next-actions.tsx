@@ -1,6 +1,6 @@
 "use client";
 
-import type { NextActions } from "@/lib/run-state";
+import type { NextActions } from "@/lib/lifecycle/run-state";
 import { NamedDeciders } from "./ownership-panel";
 
 const OWNER: Record<string, string> = {
@@ -12,7 +12,7 @@ const OWNER: Record<string, string> = {
 };
 
 /**
- * Who can act next on this run and what they can do (lib/run-state.ts): every waiting state has
+ * Who can act next on this run and what they can do (lib/lifecycle/run-state.ts): every waiting state has
  * an owner and a way out. One line ("Who acts next · An operator. Waiting for …"), expandable to
  * the named deciders per step and every choice; disabled choices say why. The deciders are
  * re-read after every decision (the ownership query is invalidated by the decision panel).

@@ -4,7 +4,7 @@ import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog"
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
-import { authorLabel } from "@/lib/audit-describe";
+import { authorLabel } from "@/lib/audit/describe";
 import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
 import type { ReadStep } from "@/lib/reads/schema";

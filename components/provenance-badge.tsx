@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
-import { formatFormula, formatInstant } from "@/lib/format";
-import type { Money } from "@/lib/money";
+import { formatFormula, formatInstant } from "@/lib/text/format";
+import type { Money } from "@/lib/money/money";
 import type { Provenance } from "@/lib/plan/schema";
 import type { FieldSpec } from "@/lib/tools/types";
 import type { ProvenanceCheck } from "@/lib/validation/provenance-check";
@@ -145,7 +145,7 @@ export function ProvenanceBadge({
   }
 }
 
-/** A computed formula for people: minor units of money we know (the desk's invoice totals, balances, fees) read as money; the money result appended (lib/format.ts `formatFormula`). */
+/** A computed formula for people: minor units of money we know (the desk's invoice totals, balances, fees) read as money; the money result appended (lib/text/format.ts `formatFormula`). */
 function humanFormula(formula: string, value: unknown, desk?: AccountSnapshot): string {
   const isMoney = (v: unknown): v is Money => !!v && typeof v === "object" && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string";
   const known: Money[] = desk ? Object.values(desk.invoices).flatMap((i) => [i.total, i.openBalance, ...i.fees.map((f) => f.amount)]) : [];

@@ -1,9 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import { QUEUE_VIEWS, QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue-views";
+import { QUEUE_VIEWS, QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue/queue-views";
 
-export { queueFilterParams, type QueueFilterState } from "@/lib/queue-views";
+export { queueFilterParams, type QueueFilterState } from "@/lib/queue/queue-views";
 import { toolNames } from "@/lib/tools/builtin-tools";
 
 /** Dollars typed ("1,060.50") → minor units, or undefined for an empty or unreadable box. */

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
-import { formatAge, formatTimeLeft, statusLabel } from "@/lib/format";
+import { formatAge, formatTimeLeft, statusLabel } from "@/lib/text/format";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
 import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";

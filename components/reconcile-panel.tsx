@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { reconcileBodySchema, type ReconcileBody } from "@/lib/reconcile-schema";
+import { reconcileBodySchema, type ReconcileBody } from "@/lib/api/reconcile-body";
 import type { RunStepView } from "@/lib/server/plans/run-view";
 import { getTool } from "@/lib/tools/builtin-tools";
 import { toast } from "./toaster";

@@ -5,7 +5,7 @@ import { useEffect } from "react";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import type { Grant } from "@/lib/grants";
+import type { Grant } from "@/lib/people/grants";
 import type { Plan } from "@/lib/plan/schema";
 import type { RunStepView } from "@/lib/server/plans/run-view";
 import type { ValidationIssue } from "@/lib/validation/types";

@@ -1,10 +1,10 @@
-import { RISK_LABELS, type StepRisk } from "@/lib/risk";
+import { RISK_LABELS, type StepRisk } from "@/lib/queue/risk";
 
 /**
  * The red callout at the top of the run page and the review: one line per step that reaches
  * another account, moves money or cannot be undone ("Refund to another customer's invoice ·
  * $1,489.00 · Halvorsen Freight"), with the validator's words under it. Nothing when no step is
- * risky. `risks` come from `planRisks` (lib/risk.ts); nothing is checked here.
+ * risky. `risks` come from `planRisks` (lib/queue/risk.ts); nothing is checked here.
  */
 export function RiskCallout({ risks, approved = {} }: { risks: StepRisk[]; approved?: Record<string, boolean> }) {
   if (risks.length === 0) return null;

@@ -1,5 +1,5 @@
 import type { RuleEffect } from "@/lib/server/desk-rules/list-desk-rules";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 
 /** "Since the rule (…): the edit happened 1 time on 1 of 12 runs; 4 times in as long before." */
 export function RuleEffectText({ effect }: { effect: RuleEffect | null }) {

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { authClient } from "@/lib/client/auth-client";
-import { signInSchema, type SignInInput } from "@/lib/sign-in-schema";
+import { signInSchema, type SignInInput } from "@/lib/people/sign-in-schema";
 
 /** Email + password sign-in; a failure says only that the pair was wrong. */
 export function SignInForm({ next }: { next: string }) {

@@ -3,14 +3,14 @@
 import { useRef, useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
-import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money";
-import { parseMoneyInput, stripMoneyInput } from "@/lib/money-input";
+import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money/money";
+import { parseMoneyInput, stripMoneyInput } from "@/lib/money/money-input";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
-import type { Grant } from "@/lib/grants";
+import type { Grant } from "@/lib/people/grants";
 import type { FieldSpec, ToolDefinition } from "@/lib/tools/types";
 import { checkMoneyField } from "@/lib/validation/money-field-check";
-import { followFrom } from "@/lib/date-window";
-import { addDaysIso, isIsoDate } from "@/lib/dates";
+import { followFrom } from "@/lib/time/date-window";
+import { addDaysIso, isIsoDate } from "@/lib/time/dates";
 import { textLimit } from "@/lib/tools/text-limit";
 import { CharacterCount } from "./character-count";
 import { RecordIdField, useInvoiceFees } from "./record-id-field";
@@ -63,7 +63,7 @@ function ErrorText({ id, message }: { id: string; message?: string }) {
 /**
  * Money input: a text box bound to `{minor, currency, input}` (`input` = the text as typed,
  * client-only, stripped before sending). The text is read by `parseMoneyInput` (the currency's
- * conventions, lib/money-input.ts); a cleared box is missing, never 0.
+ * conventions, lib/money/money-input.ts); a cleared box is missing, never 0.
  */
 function MoneyInput({ name, label, describedBy, invalid }: { name: string; label: string; describedBy: string; invalid: boolean }) {
   const { control } = useFormContext<PlanFormValues>();

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { Instant } from "./instant";
-import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-schema";
+import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-contract/task-revision";
 import { toast } from "./toaster";
 import { TaskContractSection, TaskTextParts, type TaskContractView } from "./task-contract-panel";
 

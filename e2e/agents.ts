@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { formatIsoDate } from "../lib/format";
+import { formatIsoDate } from "../lib/text/format";
 
 /** A running example agent (examples/<name>/index.ts) and what it printed. */
 export interface ExampleAgent {

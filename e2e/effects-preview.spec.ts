@@ -1,6 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { formatIsoDate } from "../lib/format";
+import { formatIsoDate } from "../lib/text/format";
 import { createRun } from "./factory";
 import { STORAGE } from "./helpers";
 

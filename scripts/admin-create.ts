@@ -8,7 +8,7 @@
  * a refusal, 2 on bad usage.
  */
 import { parseArgs } from "node:util";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/errors/domain-error";
 import { bootstrapAdmin } from "../lib/server/admin/bootstrap";
 import { prisma } from "../lib/server/db";
 

@@ -7,7 +7,7 @@
  * median and the worst in ms. Writes nothing but what the services themselves write (a sweep).
  * each should answer well under a second at scale size.
  */
-import { RUN_STATUSES } from "../lib/run-state";
+import { RUN_STATUSES } from "../lib/lifecycle/run-state";
 
 const repeat = Number(process.argv.find((a) => a.startsWith("--repeat="))?.slice(9) ?? 5);
 

@@ -113,7 +113,7 @@ describe("the design lives in the repository", () => {
     expect(referenceProblems("// docs/design.md §99", docs)).toHaveLength(1);
     expect(referenceProblems('// docs/design.md "No such heading here"', docs)).toHaveLength(1);
     expect(referenceProblems("// ../shared/seeds/001.txt", docs)).toEqual(["points at ../shared, outside the repository"]);
-    expect(referenceProblems("// claims are exactly-once (docs/design.md §9); see lib/errors.ts", docs)).toEqual([]);
+    expect(referenceProblems("// claims are exactly-once (docs/design.md §9); see lib/errors/domain-error.ts", docs)).toEqual([]);
     expect(referenceProblems('// docs/design.md "Desks", docs/style.md §12, lib/tools/<tool>/', docs)).toEqual([]);
   });
 

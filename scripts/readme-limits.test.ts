@@ -11,12 +11,13 @@ import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/
 import { MAX_RECORDED_CHARS } from "../lib/server/audit-log/append-audit";
 import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http";
 import { MAX_WAIT_SECONDS } from "../lib/server/runs/wait-for-run";
+import { RUN_STREAM_MAX_SECONDS } from "../lib/server/runs/run-events";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";
 import { MAX_PLAN_READS } from "../lib/reads/schema";
 import { MAX_TOOLS_PER_IMPORT } from "../lib/tools/json-schema-tool";
-import { MAX_MONEY_MINOR } from "../lib/money";
-import { MAX_STORED_MINOR } from "../lib/admin-schemas";
-import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/policy";
+import { MAX_MONEY_MINOR } from "../lib/money/money";
+import { MAX_STORED_MINOR } from "../lib/people/admin-schemas";
+import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/plan/policy";
 import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
 
 const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
@@ -38,6 +39,7 @@ describe("the README's security section", () => {
     ["MAX_PLAN_READS", `at most ${MAX_PLAN_READS} read steps`],
     ["MAX_TOOLS_PER_IMPORT", `limit: ${MAX_TOOLS_PER_IMPORT}`],
     ["MAX_WAIT_SECONDS", `at most ${MAX_WAIT_SECONDS} s`],
+    ["RUN_STREAM_MAX_SECONDS", `at most ${RUN_STREAM_MAX_SECONDS / 60} minutes`],
     ["MAX_ADDRESS_CHARS", `address ${MAX_ADDRESS_CHARS} characters`],
     ["MAX_ROUTE_CHARS", `route ${MAX_ROUTE_CHARS}`],
     ["ORIGIN_PREFIX_CHARS", `its first ${ORIGIN_PREFIX_CHARS}`],

@@ -6,7 +6,7 @@
  * DATABASE_URL points at the test database. Not used by the app.
  */
 import { DEMO_AGENT_TOOLS } from "../lib/demo/desk-data";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/errors/domain-error";
 import { claimStep } from "../lib/server/claims/claim-step";
 import { prisma } from "../lib/server/db";
 

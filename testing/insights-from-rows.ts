@@ -1,5 +1,5 @@
 import { editSize, type PlanDiff } from "../lib/diff/plan-diff";
-import { assembleInsights, binIndex, DECIDED_STATUSES, planEditSize, touchesMoreThanHalf, utcDay, type InsightAggregates, type InsightEdit, type InsightRun, type Insights } from "../lib/insights";
+import { assembleInsights, binIndex, DECIDED_STATUSES, planEditSize, touchesMoreThanHalf, utcDay, type InsightAggregates, type InsightEdit, type InsightRun, type Insights } from "../lib/audit/insights";
 
 /**
  * The insights definitions computed in memory over plain rows — the reference the SQL

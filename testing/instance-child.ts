@@ -12,7 +12,7 @@
  */
 import readline from "node:readline";
 import { DEMO_AGENT_TOOLS } from "../lib/demo/desk-data";
-import { isDomainError } from "../lib/errors";
+import { isDomainError } from "../lib/errors/domain-error";
 import type { Step } from "../lib/plan/schema";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { claimStep } from "../lib/server/claims/claim-step";

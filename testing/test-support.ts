@@ -5,7 +5,7 @@ import { resolveDatabaseUrl } from "../lib/server/database-url";
 import { addDays, formatISO } from "date-fns";
 import { nanoid } from "nanoid";
 import type { Step } from "../lib/plan/schema";
-import { isDomainError, type DomainError } from "../lib/errors";
+import { isDomainError, type DomainError } from "../lib/errors/domain-error";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db";
 import { storedSteps } from "../lib/server/plans/stored-plan";

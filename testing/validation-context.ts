@@ -4,7 +4,7 @@
  */
 import { DEMO_AGENT_TOOLS, REFERENCE_NOW, referenceDesk } from "./fixtures/reference-desk";
 import type { z } from "zod";
-import { daysFromNow } from "../lib/dates";
+import { daysFromNow } from "../lib/time/dates";
 import { builtinTools, type BuiltinToolOf, type ToolName } from "../lib/tools/builtin-tools";
 import { validatePlan } from "../lib/validation/pipeline";
 import type { GateRulesContext, ValidationContext, ValidationIssue, ValidationResult } from "../lib/validation/types";

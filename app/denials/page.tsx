@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
 import { requirePageViewer } from "@/lib/server/page-access";

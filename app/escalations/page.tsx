@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
 import { Countdown } from "@/components/countdown";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { listEscalations, type EscalatedRunRow } from "@/lib/server/deadlines/list-escalations";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 

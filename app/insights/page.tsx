@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
 import { editRefParam } from "@/lib/desk-rules/prefill";
 import { RuleEffectText } from "@/components/rule-effect";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 

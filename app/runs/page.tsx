@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
-import { parseQueueFilters } from "@/lib/queue-views";
+import { parseQueueFilters } from "@/lib/queue/queue-views";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { deskScope } from "@/lib/server/session";
 import { listQueue } from "@/lib/server/runs/list-queue";
-import { RUN_STATUSES, type RunStatus } from "@/lib/run-state";
+import { RUN_STATUSES, type RunStatus } from "@/lib/lifecycle/run-state";
 
 export const metadata: Metadata = { title: "Queue" };
 export const dynamic = "force-dynamic";

@@ -5,9 +5,9 @@ import { useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { z } from "zod";
-import { createAgentSchema, type CreateAgentInput } from "@/lib/admin-schemas";
+import { createAgentSchema, type CreateAgentInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { DEFAULT_DESK } from "@/lib/desk/desks";

@@ -3,9 +3,9 @@
 import { useState, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { ApiError } from "@/lib/client/api";
-import { currencySchema, minorToDecimal, type Currency } from "@/lib/money";
-import { parseMoneyInput } from "@/lib/money-input";
-import type { Ceiling } from "@/lib/admin-schemas";
+import { currencySchema, minorToDecimal, type Currency } from "@/lib/money/money";
+import { parseMoneyInput } from "@/lib/money/money-input";
+import type { Ceiling } from "@/lib/people/admin-schemas";
 
 export const inputClass = "mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm aria-[invalid=true]:border-red-600";
 export const buttonClass = "rounded-md bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-60";
@@ -100,7 +100,7 @@ export function CeilingInput({
   const [text, setText] = useState(value && Number.isFinite(value.minor) ? minorToDecimal(value.minor, value.currency) : "");
   const emit = (t: string, c: Currency) => {
     if (t.trim() === "") return onChange(null);
-    const r = parseMoneyInput(t, c, { allowZero: true }); // the one money parser (lib/money-input.ts)
+    const r = parseMoneyInput(t, c, { allowZero: true }); // the one money parser (lib/money/money-input.ts)
     onChange({ minor: r.ok ? r.minor : Number.NaN, currency: c });
   };
   return (

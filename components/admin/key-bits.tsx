@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { toast } from "../toaster";
 import { CellError, dangerButtonClass, quietButtonClass } from "./form-bits";
 

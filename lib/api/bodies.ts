@@ -4,7 +4,7 @@ import { z } from "zod";
  * Request bodies of the HTTP API (docs/api.md) that no form shares, declared once and read by the
  * route handlers (through the endpoint declarations in lib/api/endpoints.ts), the services'
  * types and the OpenAPI document. Client-safe: no server imports. Bodies a form shares live
- * beside the form's concept (lib/task-schema.ts, lib/reconcile-schema.ts, lib/admin-schemas.ts).
+ * beside the form's concept (lib/task-contract/task-revision.ts, lib/api/reconcile-body.ts, lib/people/admin-schemas.ts).
  */
 
 /** `POST /api/v1/tasks/{taskId}/runs`: steps are checked by the validation pipeline, not here. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ErrorCode } from "../errors";
+import type { ErrorCode } from "../errors/domain-error";
 
 /*
  * How one HTTP endpoint is declared (docs/style.md §11): path and method, who may call

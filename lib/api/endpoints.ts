@@ -30,7 +30,7 @@ export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
 export { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint };
 
-const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
+const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
 const { listUsersEndpoint, createUserEndpoint, getUserEndpoint, updateUserEndpoint, setGrantEndpoint, listAgentsEndpoint, createAgentEndpoint, createApiKeyEndpoint, revokeApiKeyEndpoint, listIntegrationKeysEndpoint, createIntegrationKeyEndpoint, revokeIntegrationKeyEndpoint, openApiEndpoint } = adminApi;
 
@@ -40,6 +40,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getTaskEndpoint,
   submitRunEndpoint,
   getAgentRunEndpoint,
+  agentRunEventsEndpoint,
   claimStepEndpoint,
   fenceClaimEndpoint,
   reportOutcomeEndpoint,

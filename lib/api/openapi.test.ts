@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { refusalsOf } from "./contract";
 import { ENDPOINTS } from "./endpoints";
 import { buildOpenApi } from "./openapi";
+import { builtinTools } from "../tools/builtin-tools";
 
 const API_PATHS = [
   "/api/v1/tasks",
@@ -61,4 +62,20 @@ describe("the OpenAPI document, generated from the endpoint declarations", () =>
     const run = (doc.components!.schemas as Record<string, { properties: Record<string, unknown> }>).Run;
     for (const f of ["approvedVersion", "escalateAt", "stopReason", "boundTaskRevision", "steps"]) expect(run.properties).toHaveProperty(f);
   });
+
+  it("gives every built-in tool's arguments as a JSON Schema, with its effect and gate, from the tool's own zod schema", () => {
+    const tools = (doc as unknown as { "x-plandesk-tools": { name: string; effect: string; gate: string; arguments: { $ref: string } }[] })["x-plandesk-tools"];
+    const schemas = (doc.components as { schemas: Record<string, { type?: string; properties?: Record<string, unknown>; required?: string[] }> }).schemas;
+    expect(tools.map((t) => t.name)).toEqual(builtinTools().map((t) => t.name));
+    for (const t of tools) {
+      const schema = schemas[t.arguments.$ref.replace("#/components/schemas/", "")];
+      expect(schema?.type, t.name).toBe("object");
+      expect(Object.keys(schema.properties ?? {}).length, t.name).toBeGreaterThan(0);
+    }
+    const refund = schemas.issue_refundArguments;
+    expect(refund.required).toEqual(expect.arrayContaining(["invoiceId", "amount", "reason"]));
+    expect(tools.find((t) => t.name === "issue_refund")).toMatchObject({ effect: "irreversible", gate: "approval" });
+    expect(JSON.stringify(refund.properties?.amount)).toMatch(/minor[\s\S]*currency/);
+  });
 });
+

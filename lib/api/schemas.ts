@@ -2,8 +2,8 @@ import { z } from "zod";
 import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
-import { RUN_STATES } from "../run-state";
-import { RUN_OUTCOME_CODES } from "../run-outcome";
+import { RUN_STATES } from "../lifecycle/run-state";
+import { RUN_OUTCOME_CODES } from "../lifecycle/run-outcome";
 import { VALIDATION_STAGES } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
 
@@ -21,7 +21,7 @@ const isoTime = z.string().meta({ description: "ISO-8601 instant, UTC", format: 
 /** An object whose extra fields are allowed (and dropped by parsing): the API may add fields, never rename them. */
 const open = <S extends z.ZodRawShape>(shape: S) => z.object(shape);
 
-/** `run.outcome` (lib/run-outcome.ts): `{code, message, …}` with the fields of its code. */
+/** `run.outcome` (lib/lifecycle/run-outcome.ts): `{code, message, …}` with the fields of its code. */
 export const runOutcomeSchema = z
   .object({
     code: z.enum(RUN_OUTCOME_CODES),

@@ -41,7 +41,7 @@ export const AUDIT_EVENT_DATA = {
   denied: z.looseObject({ action: z.string() }),
   refused: z.looseObject({ action: z.string(), code: z.string(), message: z.string() }),
   admin_change: z.looseObject({ what: z.string(), target: z.looseObject({ kind: z.string(), id: z.string() }), before: z.unknown(), after: z.unknown() }),
-  // ownership: assignment, hand-offs, suggested steps (lib/ownership-describe.ts)
+  // ownership: assignment, hand-offs, suggested steps (lib/audit/ownership-describe.ts)
   run_assigned: z.looseObject({ assigneeId: z.string().nullable(), previousAssigneeId: z.string().nullable(), byUserId: z.string(), how: z.enum(["take", "reassign", "release"]) }),
   approval_requested: z.looseObject({ runId: z.string(), requestId: z.string(), stepId: z.string().nullable(), toUserId: z.string().nullable(), toRole: z.string().nullable(), note: z.string(), byUserId: z.string() }),
   step_suggested: z.looseObject({ suggestionId: z.string(), planVersion: z.number().int(), tool: z.string(), byUserId: z.string() }),

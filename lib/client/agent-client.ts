@@ -26,7 +26,7 @@ import {
   submitRunEndpoint,
 } from "../api/endpoints";
 import type { claimSchema, demoEffectSchema, fenceSchema, runSchema, runStepSchema, stepExecutionSchema, taskSchema, validationIssueSchema } from "../api/schemas";
-import type { RunStatus as RunStatusOf } from "../run-state";
+import type { RunStatus as RunStatusOf } from "../lifecycle/run-state";
 import { callEndpoint, type ApiError, type ClientOptions, type RefusalOf, type Result } from "./api-client";
 
 export type { ApiError, CommonErrorCode, Failure, Result } from "./api-client";

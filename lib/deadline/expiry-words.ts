@@ -1,4 +1,4 @@
-import { formatMinutes } from "../format";
+import { formatMinutes } from "../text/format";
 
 /**
  * A deadline in words at `now` (UTC instants), with the verb included so no caller writes

@@ -1,7 +1,7 @@
 /**
  * How near a waiting run's deadline is, in words and a tone the queue and the run page colour
  * ("deadlines coloured as they near"; the deadlines themselves: docs/design.md §10,
- * lib/policy.ts). Never colour alone: every tone but `calm` comes with a label.
+ * lib/plan/policy.ts). Never colour alone: every tone but `calm` comes with a label.
  */
 
 /** `calm`: nothing to say; `near` (amber); `urgent` and `escalated` (red); `expired` (grey, final). */

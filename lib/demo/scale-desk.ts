@@ -1,10 +1,10 @@
 import { addDays } from "date-fns";
-import type { Grant } from "../grants";
+import type { Grant } from "../people/grants";
 import type { AccountSnapshot, InvoiceRecord, ShipmentRecord } from "../desk/snapshot";
 import { diffPlans } from "../diff/plan-diff";
 import { digest } from "../plan/digest";
 import type { Plan, Step, StepInput } from "../plan/schema";
-import { runDeadlines } from "../policy";
+import { runDeadlines } from "../plan/policy";
 import { builtinTools, getTool, toolCatalog } from "../tools/builtin-tools";
 import type { ScalePlanContext } from "../tools/builtin-tool";
 import { builtinCatalog } from "../tools/versioned-catalog";
@@ -20,7 +20,7 @@ import { DEMO_AGENT_TOOLS } from "./desk-data";
  * what this produces in batches. Every run is produced the way the services would produce it —
  * its plan versions validated by the one pipeline against the records it names, digests by
  * `digest`, diffs by `diffPlans`, approvals bound to digest, plan version and task revision,
- * status consistent with its approvals and executions (lib/run-state.ts) — so the console and
+ * status consistent with its approvals and executions (lib/lifecycle/run-state.ts) — so the console and
  * the executor API work on it like on any other run. Money in USD minor units; times UTC.
  */
 

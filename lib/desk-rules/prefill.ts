@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isIsoDate } from "../dates";
+import { isIsoDate } from "../time/dates";
 import type { DeskRuleParams, DeskRuleSource } from "./rules";
 
 /**
@@ -8,7 +8,7 @@ import type { DeskRuleParams, DeskRuleSource } from "./rules";
  * `prefillFromEdit` proposes the rule that would have spared people the edit. Client-safe, pure.
  */
 
-/** What the insights row hands to the form (a subset of lib/insights.ts `RecurringEdit`). */
+/** What the insights row hands to the form (a subset of lib/audit/insights.ts `RecurringEdit`). */
 export const recurringEditRefSchema = z.object({
   key: z.string().min(1).max(2000),
   kind: z.enum(["field_change", "date_shift", "field", "step_added", "step_removed"]),

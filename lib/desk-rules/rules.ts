@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isIsoDate } from "../dates";
+import { isIsoDate } from "../time/dates";
 import { deskIdSchema } from "../desk/desks";
 
 /**
@@ -49,7 +49,7 @@ export const deskRuleParamsSchema = z.discriminatedUnion("kind", [
 ]);
 export type DeskRuleParams = z.output<typeof deskRuleParamsSchema>;
 
-/** The recurring edit a rule was made from (lib/insights.ts `RecurringEdit`): its key is what "still happens" counts. */
+/** The recurring edit a rule was made from (lib/audit/insights.ts `RecurringEdit`): its key is what "still happens" counts. */
 export const deskRuleSourceSchema = z
   .object({
     key: z.string().min(1).max(2000),

@@ -1,4 +1,4 @@
-import type { Money } from "../money";
+import type { Money } from "../money/money";
 
 /**
  * Read-only account data the validator, diff and UI consult, loaded from the database

@@ -7,9 +7,9 @@
  */
 import { diffWordsWithSpace } from "diff";
 import { withVisibleMarkers } from "../text/hidden-characters";
-import { isIsoDate } from "../dates";
-import { formatDateShift, formatIsoDate } from "../format";
-import { formatMoney, type Money } from "../money";
+import { isIsoDate } from "../time/dates";
+import { formatDateShift, formatIsoDate } from "../text/format";
+import { formatMoney, type Money } from "../money/money";
 import type { FieldSpec } from "../tools/types";
 import type { PathSegment } from "./plan-diff";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { referenceDesk, referenceEditedPlan, referencePlan, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
-import { daysFromNow } from "../dates";
+import { daysFromNow } from "../time/dates";
 import { catalogWith } from "../tools/versioned-catalog";
 import { validatePlan } from "../validation/pipeline";
 import { ctx, usd, validArgs } from "../../testing/validation-context";

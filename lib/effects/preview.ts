@@ -1,7 +1,7 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
-import { formatMoney } from "../money";
-import { formatIsoDate } from "../format";
+import { formatMoney } from "../money/money";
+import { formatIsoDate } from "../text/format";
 import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 import { initialEffectState, type EffectState } from "./state";
 import type { EffectChange, StepEffect } from "./schema";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencySchema } from "../money";
+import { currencySchema } from "../money/money";
 
 /*
  * The shapes of the effects preview: what the account will look like after each

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { runDeadlines, withPolicyDeadlines } from "../policy";
+import { runDeadlines, withPolicyDeadlines } from "../plan/policy";
 
 const now = new Date("2026-04-01T09:00:00Z");
 const secondsAfter = (d: Date) => (d.getTime() - now.getTime()) / 1000;
 
 describe("withPolicyDeadlines (issue #17: expiry and escalation per rule)", () => {
-  it("no rule times: the run keeps lib/policy.ts deadlines", () => {
+  it("no rule times: the run keeps lib/plan/policy.ts deadlines", () => {
     const base = runDeadlines(now, false);
     expect(withPolicyDeadlines(now, base, { expirySeconds: null, escalateSeconds: null })).toEqual(base);
   });

@@ -1,4 +1,4 @@
-import type { Money } from "../money";
+import type { Money } from "../money/money";
 import type { GateDefault, ToolEffect } from "../tools/types";
 import type { GatePolicy, GateRule, GateRuleDecision } from "./rules";
 import type { StepReasonKey } from "../plan/schema";
@@ -46,7 +46,7 @@ export interface GateRequirement {
   requiredFields: StepReasonKey[];
   /** "supervisor": the rule lets a supervisor decide a step outside the task contract; null: refused. */
   allowOutsideContract: "supervisor" | null;
-  /** The rule's date horizon in days after today (UTC); null: the default (lib/policy.ts). */
+  /** The rule's date horizon in days after today (UTC); null: the default (lib/plan/policy.ts). */
   dateHorizonDays: number | null;
 }
 
@@ -182,7 +182,7 @@ export function requirementsOf(
 /**
  * The run deadlines the policy asks for: the shortest `expirySeconds` and
  * `escalateSeconds` among the rules governing gated steps (`approvalsRequired` > 0), or null
- * where no such rule sets one. lib/policy.ts `runDeadlines` still caps them.
+ * where no such rule sets one. lib/plan/policy.ts `runDeadlines` still caps them.
  */
 export function policyDeadlines(requirements: Readonly<Record<string, GateRequirement>>): { expirySeconds: number | null; escalateSeconds: number | null } {
   let expirySeconds: number | null = null;

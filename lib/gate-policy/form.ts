@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
-import { MAX_DATE_HORIZON_DAYS } from "../policy";
+import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money/money";
+import { MAX_DATE_HORIZON_DAYS } from "../plan/policy";
 import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { currencySchema } from "../money";
-import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../policy";
+import { currencySchema } from "../money/money";
+import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../plan/policy";
 import { STEP_REASON_KEYS } from "../plan/schema";
 
 /**
@@ -9,11 +9,11 @@ import { STEP_REASON_KEYS } from "../plan/schema";
  * (`minAmountMinor` inclusive, `maxAmountMinor` exclusive, minor units, optionally one
  * `currency`); it decides `auto` (the policy approves), `one` approver or `two` distinct
  * approvers, whether the step's author may be one of them, and optional run deadlines
- * (`expirySeconds`, `escalateSeconds`, capped by lib/policy.ts), and the step fields it requires
+ * (`expirySeconds`, `escalateSeconds`, capped by lib/plan/policy.ts), and the step fields it requires
  * (`requiredFields`, a subset of title, rationale, evidence, risk, stopCondition: a step the agent
  * submits without one is refused, `missing_required_field`; required evidence must be usable,
  * lib/validation/evidence.ts), and the date horizon of the steps it governs (`dateHorizonDays`, days
- * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/policy.ts).
+ * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts).
  */
 
 /** The step fields a rule may require, in display order. */

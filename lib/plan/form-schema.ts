@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { moneyInputIssue, stripMoneyInput } from "../money-input";
+import { moneyInputIssue, stripMoneyInput } from "../money/money-input";
 import { builtinCatalog, type ToolCatalog } from "../tools/versioned-catalog";
 
 /**
@@ -26,7 +26,7 @@ export function planFormSchemaFor(catalog: ToolCatalog) {
           ctx.addIssue({ code: "custom", path: ["tool"], message: `Unknown tool "${step.tool}"` });
           return;
         }
-        // Money as typed: one parser (lib/money-input.ts) and one message per problem, at the field.
+        // Money as typed: one parser (lib/money/money-input.ts) and one message per problem, at the field.
         const moneyProblems = new Set<string>();
         for (const f of tool.fields) {
           if (f.kind !== "money") continue;

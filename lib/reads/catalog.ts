@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { findRecord, type RecordKind } from "../desk/lookup";
-import { formatMoney, type Currency } from "../money";
+import { formatMoney, type Currency } from "../money/money";
 
 /**
  * The read catalog: the reads an agent may report, each with its strict zod args schema, the

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
-import { DomainError } from "../errors";
+import { DomainError } from "../errors/domain-error";
 import type { Prisma } from "../generated/prisma/client";
 import { canonicalJson } from "../plan/canonical-json";
 import type { DbOrTx, Tx } from "./transaction";

@@ -13,7 +13,7 @@ import readline from "node:readline";
 import { nanoid } from "nanoid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../demo/desk-data";
-import { ERROR_STATUS, type ErrorCode } from "../errors";
+import { ERROR_STATUS, type ErrorCode } from "../errors/domain-error";
 import { digest } from "../plan/digest";
 import type { StepInput } from "../plan/schema";
 import { prisma } from "./db";

@@ -1,5 +1,5 @@
 import { forbidden, notFound, redirect } from "next/navigation";
-import { isDomainError } from "../errors";
+import { isDomainError } from "../errors/domain-error";
 import { getViewer, requireRole, type Role, type Viewer } from "./session";
 
 /*

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineEndpoint } from "../api/contract";
 import { idParam } from "../api/endpoints";
-import { DomainError } from "../errors";
+import { DomainError } from "../errors/domain-error";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { apiRequest, routeCtx } from "../../testing/test-auth";
 import { DEMO_AGENT_KEY } from "./demo/seed";

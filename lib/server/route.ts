@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../api/contract";
-import { DomainError, isDomainError } from "../errors";
+import { DomainError, isDomainError } from "../errors/domain-error";
 import { appendAudit, recordable } from "./audit-log/append-audit";
 import { countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
 import { prisma } from "./db";

@@ -1,9 +1,9 @@
 import { headers as nextHeaders } from "next/headers";
 import { DEFAULT_DESK } from "../desk/desks";
-import { DomainError } from "../errors";
+import { DomainError } from "../errors/domain-error";
 import type { Prisma } from "../generated/prisma/client";
-import type { Grant } from "../grants";
-import type { Currency } from "../money";
+import type { Grant } from "../people/grants";
+import type { Currency } from "../money/money";
 import { auth } from "./auth";
 import { serverConfig } from "./config";
 import { hashApiKey, keyPrefix } from "./api-keys";

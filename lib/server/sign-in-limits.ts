@@ -1,4 +1,4 @@
-import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../sign-in-limit";
+import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../people/sign-in-limit";
 import { appendAudit } from "./audit-log/append-audit";
 import { serverConfig } from "./config";
 import { prisma } from "./db";
@@ -12,7 +12,7 @@ import { inTransaction, ok, type Tx } from "./transaction";
  * - per account (the email asked for, whether or not it exists, so refusals reveal nothing):
  *   PLANDESK_SIGNIN_ACCOUNT_LIMIT failed attempts (default 10) per 15 minutes, from any address.
  *   An attempt is counted before the password check and handed back when the sign-in succeeds.
- * Windows are fixed (lib/sign-in-limit.ts): a lockout ends by itself when its window ends.
+ * Windows are fixed (lib/people/sign-in-limit.ts): a lockout ends by itself when its window ends.
  * Each lockout (the first refused attempt of a window) is audited once as `denied`
  * {action: "sign_in", code: "rate_limited", scope, email, address, limit, windowSeconds}, actor
  * anonymous, so admins and supervisors see it on /denials.

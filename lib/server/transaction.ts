@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from "../errors";
+import { DomainError, type ErrorCode } from "../errors/domain-error";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { prisma } from "./db";

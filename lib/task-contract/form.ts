@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money";
+import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money/money";
 import { taskContractSchema, type TaskContract } from "./schema";
 
 /**

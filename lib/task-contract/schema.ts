@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { isIsoDate } from "../dates";
-import { currencySchema, MAX_MONEY_MINOR } from "../money";
+import { isIsoDate } from "../time/dates";
+import { currencySchema, MAX_MONEY_MINOR } from "../money/money";
 
 /**
  * The task contract as data: what a task is for (an *intent* from the desk's catalog), which tools

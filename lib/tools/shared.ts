@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { formatMoney, type Money } from "../money";
-import { isIsoDate } from "../dates";
+import { formatMoney, type Money } from "../money/money";
+import { isIsoDate } from "../time/dates";
 import type { AccountSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
 import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, notFoundPhrase, own, type RecordKind } from "../desk/lookup";
 import type { BoundsContext, ToolIssue } from "./types";

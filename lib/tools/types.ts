@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Money } from "../money";
+import type { Money } from "../money/money";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { EffectModel } from "../effects/state";
 
@@ -81,7 +81,7 @@ export interface BoundsContext {
   runId?: string;
   /**
    * Days ahead of today (UTC) a date argument (a rescheduled window's end) may lie: the governing
-   * gate-policy rule's `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS (lib/policy.ts).
+   * gate-policy rule's `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS (lib/plan/policy.ts).
    */
   dateHorizonDays?: number;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { codes, day, one, only, usd, validArgs } from "../../testing/validation-context";
 import { gateRule } from "../gate-policy/rules";
-import { MAX_DATE_HORIZON_DAYS } from "../policy";
+import { MAX_DATE_HORIZON_DAYS } from "../plan/policy";
 import type { GateRulesContext } from "./types";
 
 const refund = (over: Record<string, unknown>) => one("issue_refund", { ...validArgs.issue_refund, ...over });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Grant } from "../grants";
+import type { Grant } from "../people/grants";
 import type { Plan } from "../plan/schema";
 import { DEMO_GRANTS, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { authoredSteps } from "./authorship";

@@ -1,5 +1,5 @@
-import { checkGrant } from "../grants";
-import { formatMoney, type Money } from "../money";
+import { checkGrant } from "../people/grants";
+import { formatMoney, type Money } from "../money/money";
 import { stepChanged } from "../plan/digest";
 import type { Plan } from "../plan/schema";
 import type { EditorContext, StepView, ValidationIssue } from "./types";
@@ -30,7 +30,7 @@ export function authoredSteps(steps: readonly StepView[], basePlan: Plan): Map<n
 /**
  * Stage 7, *authorship* (docs/design.md §1.7): for an operator edit (`editor` and `basePlan` both
  * given), every step the editor added or changed must be one they may AUTHOR:
- * `checkGrant(editor.grants, "author", tool, amount)` from lib/grants.ts, where `amount` is the
+ * `checkGrant(editor.grants, "author", tool, amount)` from lib/people/grants.ts, where `amount` is the
  * tool's `amount(args)` (only when the args parsed). Code `authorship_denied` (error), details
  * `{tool, reason: "added" | "changed", denial: "no_grant" | "over_limit", limit?, amount?}`.
  * Approving and authoring are different permissions: an approve grant does not help here.

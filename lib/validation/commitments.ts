@@ -1,5 +1,5 @@
-import { parseMinor, type Currency } from "../money";
-import { addDaysIso, isIsoDate, utcDateOf } from "../dates";
+import { parseMinor, type Currency } from "../money/money";
+import { addDaysIso, isIsoDate, utcDateOf } from "../time/dates";
 import { normalizeForScan } from "../text/confusables";
 import { toDisplayOrder } from "../text/hidden-characters";
 

@@ -1,4 +1,4 @@
-import { addDaysIso, isIsoDate, utcDateOf } from "../dates";
+import { addDaysIso, isIsoDate, utcDateOf } from "../time/dates";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { parsedSteps, type DeskRulesContext, type StepView, type ValidationIssue } from "./types";
 

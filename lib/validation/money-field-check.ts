@@ -1,5 +1,5 @@
-import { checkGrant, type Grant } from "../grants";
-import { formatMoney, moneySchema } from "../money";
+import { checkGrant, type Grant } from "../people/grants";
+import { formatMoney, moneySchema } from "../money/money";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { ToolDefinition } from "../tools/types";
 
@@ -20,7 +20,7 @@ export interface MoneyFieldNote {
  * holds, keeping only the issues about `field`; and the viewer's grants (`checkGrant`, the
  * authorship stage): above their authoring ceiling is an error, above their approval ceiling an
  * info (someone with a higher limit approves). Zero and negative amounts are refused earlier, by
- * the money parser (lib/money-input.ts).
+ * the money parser (lib/money/money-input.ts).
  *
  * `args` are the step's arguments as the form holds them; when they do not parse yet (another
  * field still empty) only the viewer's limits are checked, on the field's own amount. `changed` (default true): the viewer changed this amount —

@@ -2,9 +2,9 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, describeRecord, findRecord, type RecordKind, notFoundPhrase } from "../desk/lookup";
 import { canonicalJson } from "../plan/canonical-json";
 import type { Provenance } from "../plan/schema";
-import { currencySchema, formatMoney, type Currency, type Money } from "../money";
-import { parseMoneyInput } from "../money-input";
-import { formatLongDate, isIsoDate } from "../dates";
+import { currencySchema, formatMoney, type Currency, type Money } from "../money/money";
+import { parseMoneyInput } from "../money/money-input";
+import { formatLongDate, isIsoDate } from "../time/dates";
 import { evaluateFormula, roundRational, snapshotResolver } from "./formula";
 
 /**

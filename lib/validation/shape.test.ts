@@ -75,7 +75,7 @@ describe("shape stage", () => {
       expect(only(refund({ minor: -(2 ** 53), currency: "USD" }), "not_safe_integer").path).toBe("steps.0.args.amount.minor");
       // one problem, one message: an unsafe integer is not also "too big"
       expect(refund({ minor: 2 ** 53, currency: "USD" }).issues.filter((i) => i.stage === "shape").map((i) => i.code)).toEqual(["not_safe_integer"]);
-      // the most one money value may hold is 10^11 minor units (lib/money.ts MAX_MONEY_MINOR)
+      // the most one money value may hold is 10^11 minor units (lib/money/money.ts MAX_MONEY_MINOR)
       expect(only(refund({ minor: 2 ** 53 - 1, currency: "USD" }), "too_big").message).toBe("Amount is more than the most any step may move (1,000,000,000.00)");
       expect(refund({ minor: 100_000_000_000, currency: "USD" }).issues.filter((i) => i.stage === "shape")).toEqual([]);
       expect(only(refund({ minor: 14.5, currency: "USD" }), "not_integer").message).toBe("Amount must be whole minor units");

@@ -1,5 +1,5 @@
 import type { AccountSnapshot } from "../desk/snapshot";
-import type { Grant } from "../grants";
+import type { Grant } from "../people/grants";
 import type { Plan, Step } from "../plan/schema";
 import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
-import { IRREVERSIBLE_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "@/lib/policy";
+import { IRREVERSIBLE_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "@/lib/plan/policy";
 import { hashApiKey } from "@/lib/server/api-keys";
 import { auth } from "@/lib/server/auth";
 import { prisma } from "@/lib/server/db";
@@ -389,7 +389,7 @@ describe("Idempotency-Key on POST /api/v1/tasks/{taskId}/runs", () => {
   });
 });
 
-describe("expiresInSeconds is capped by policy (lib/policy.ts)", () => {
+describe("expiresInSeconds is capped by policy (lib/plan/policy.ts)", () => {
   const lifetime = (run: Json) => (Date.parse(run.expiresAt as string) - Date.parse(run.createdAt as string)) / 1000;
 
   it("caps a run without irreversible steps at MAX_EXPIRY_SECONDS", async () => {

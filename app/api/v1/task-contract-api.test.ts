@@ -11,7 +11,7 @@ import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { prisma } from "@/lib/server/db";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { inProcessFetch } from "@/testing/in-process-fetch";
-import { daysFromNow } from "@/lib/dates";
+import { daysFromNow } from "@/lib/time/dates";
 
 type Json = Record<string, any>;
 

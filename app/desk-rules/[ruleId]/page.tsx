@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
 import { DeskRuleForm } from "@/components/desk-rule-form";
 import { RuleEffectText } from "@/components/rule-effect";
-import { formatInstant } from "@/lib/format";
+import { formatInstant } from "@/lib/text/format";
 import { deskRuleFormOptions, getDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
 import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 

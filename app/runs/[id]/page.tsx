@@ -5,13 +5,13 @@ import { RunWorkspace } from "@/components/run-workspace";
 import { TaskPanel } from "@/components/task-panel";
 import { RunExpiry } from "@/components/run-expiry";
 import { OwnershipPanel } from "@/components/ownership-panel";
-import { isDomainError } from "@/lib/errors";
-import { formatIsoDate, statusLabel } from "@/lib/format";
-import { formatMoney } from "@/lib/money";
+import { isDomainError } from "@/lib/errors/domain-error";
+import { formatIsoDate, statusLabel } from "@/lib/text/format";
+import { formatMoney } from "@/lib/money/money";
 import { requirePageViewer } from "@/lib/server/page-access";
 import { getViewer } from "@/lib/server/session";
 import { cache } from "react";
-import { runTabTitle } from "@/lib/format";
+import { runTabTitle } from "@/lib/text/format";
 import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
 
 export const dynamic = "force-dynamic";

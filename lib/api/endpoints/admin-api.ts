@@ -1,6 +1,6 @@
 /** Declarations of the admin API (`/api/admin`, admin session) and the public OpenAPI document. */
 import { z } from "zod";
-import { createAgentSchema, createIntegrationKeySchema, createUserSchema, grantInputSchema, updateUserSchema } from "../../admin-schemas";
+import { createAgentSchema, createIntegrationKeySchema, createUserSchema, grantInputSchema, updateUserSchema } from "../../people/admin-schemas";
 import { defineEndpoint } from "../contract";
 import { adminUserSchema, agentViewSchema, apiKeySchema, grantViewSchema, integrationKeySchema } from "../schemas";
 import { idParam, page, ADMIN } from "./common";

@@ -1,7 +1,7 @@
 /** Declarations of the agent and executor API (`/api/v1`, agent key): tasks, runs, claims, fences, outcomes (docs/api.md). */
 import { z } from "zod";
-import { RUN_STATES } from "../../run-state";
-import { reviseTaskBodySchema } from "../../task-schema";
+import { RUN_STATES } from "../../lifecycle/run-state";
+import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { claimBodySchema, demoEffectBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
@@ -56,6 +56,19 @@ export const getAgentRunEndpoint = defineEndpoint({
   params: runParams,
   query: z.object({ wait: z.coerce.number().int().min(0).max(30).optional() }),
   success: { status: [200], schema: z.object({ run: runSchema }), description: "{run}" },
+  refusals: ["not_found"],
+});
+
+export const agentRunEventsEndpoint = defineEndpoint({
+  id: "runEvents",
+  method: "GET",
+  path: "/api/v1/runs/{runId}/events",
+  summary: "Wait for a decision on one of the agent's runs: server-sent events",
+  description:
+    "With `Accept: text/event-stream`: `retry: 3000`, then `run` {run} at once and again whenever the run changes (approved, edited, rejected, superseded, stopped, expired, a step claimed or reported; about a second after the change), `end` {outcome} when run.outcome is set (then the stream closes), a comment line every 15 s; after 10 minutes `end` {outcome: null, reconnect: true}. Without it, {run} like GET /api/v1/runs/{runId}.",
+  caller: AGENT,
+  params: runParams,
+  success: { status: [200], schema: z.object({ run: runSchema }), description: "text/event-stream, or {run}" },
   refusals: ["not_found"],
 });
 

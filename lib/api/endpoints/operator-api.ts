@@ -1,8 +1,8 @@
 /** Declarations of the operator API (`/api`, session): queue, run details, edits, diffs, approvals, rejections, reconciliation, audit (docs/api.md). */
 import { z } from "zod";
-import { reconcileBodySchema } from "../../reconcile-schema";
-import { RUN_STATES } from "../../run-state";
-import { reviseTaskBodySchema } from "../../task-schema";
+import { reconcileBodySchema } from "../reconcile-body";
+import { RUN_STATES } from "../../lifecycle/run-state";
+import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { approveBodySchema, rejectBodySchema, submitEditBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queueRowSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";

@@ -3,7 +3,7 @@
  * panel (who acts next by name), hand-offs (Request approval), suggested steps, notifications.
  */
 import { z } from "zod";
-import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_SORTS, QUEUE_VIEWS } from "../../queue-views";
+import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_SORTS, QUEUE_VIEWS } from "../../queue/queue-views";
 import { defineEndpoint } from "../contract";
 import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 

@@ -1,11 +1,11 @@
 import { subDays } from "date-fns";
 import type { AccountSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
 import type { RecordKind } from "../../desk/lookup";
-import type { Currency } from "../../money";
+import type { Currency } from "../../money/money";
 import { lookalikeGuesses } from "../../text/confusables";
 import { getTool } from "../../tools/builtin-tools";
 import type { FieldKind } from "../../tools/types";
-import { utcDateOf } from "../../dates";
+import { utcDateOf } from "../../time/dates";
 import { prisma } from "../db";
 import { formulaInputs } from "../../validation/formula";
 import { getReadTool } from "../../reads/catalog";

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { formatMoney, type Currency } from "../../money";
+import { formatMoney, type Currency } from "../../money/money";
 import { prisma } from "../db";
 import type { Viewer } from "../session";
 

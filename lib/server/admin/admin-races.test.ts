@@ -5,7 +5,7 @@
  * and one typed `email_taken`, never a 500 or a `busy`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { DomainError } from "@/lib/errors";
+import { DomainError } from "@/lib/errors/domain-error";
 import { prisma } from "@/lib/server/db";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { createDesk } from "./desks";

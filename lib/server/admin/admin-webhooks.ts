@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";

@@ -12,11 +12,11 @@ import {
   type GrantInput,
   type RoleName,
   type UpdateUserInput,
-} from "../../admin-schemas";
+} from "../../people/admin-schemas";
 import { DEFAULT_DESK, updateAgentSchema, type UpdateAgentInput } from "../../desk/desks";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
-import type { Currency } from "../../money";
+import type { Currency } from "../../money/money";
 import { getTool } from "../../tools/builtin-tools";
 import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
@@ -34,7 +34,7 @@ import { inTransaction, ok } from "../transaction";
  * the admin role). Every function checks the admin role itself (`requireRole`,
  * which audits a refusal as `denied`) and audits every change as `admin_change`
  * `{what, target, before, after}`. Inputs are parsed again with the shared schemas of
- * lib/admin-schemas.ts, so a caller that skipped the route handler gets the same checks.
+ * lib/people/admin-schemas.ts, so a caller that skipped the route handler gets the same checks.
  */
 
 type Admin = Pick<Viewer, "id" | "role">;

@@ -1,8 +1,8 @@
 import { DEFAULT_DESK } from "../../desk/desks";
 import { hashPassword } from "better-auth/crypto";
 import { nanoid } from "nanoid";
-import { createUserSchema, type CreateUserInput } from "../../admin-schemas";
-import { DomainError, parseOrBadRequest } from "../../errors";
+import { createUserSchema, type CreateUserInput } from "../../people/admin-schemas";
+import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";

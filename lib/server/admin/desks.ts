@@ -1,6 +1,6 @@
 import type { ZodType } from "zod";
 import { createDeskSchema, type CreateDeskInput, type DeskView } from "../../desk/desks";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { pageSize } from "../pagination";

@@ -1,6 +1,6 @@
 import { nanoid } from "nanoid";
-import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../admin-schemas";
-import { DomainError } from "../../errors";
+import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../people/admin-schemas";
+import { DomainError } from "../../errors/domain-error";
 import { generateIntegrationKey, hashApiKey, keyPrefix } from "../api-keys";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";

@@ -1,13 +1,13 @@
 import { nanoid } from "nanoid";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
-import { checkGrant } from "../../grants";
-import { formatMoney, type Money } from "../../money";
+import { checkGrant } from "../../people/grants";
+import { formatMoney, type Money } from "../../money/money";
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";

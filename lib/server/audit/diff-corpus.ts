@@ -2,7 +2,7 @@ import type { PlanDiff } from "../../diff/plan-diff";
 import type { Plan } from "../../plan/schema";
 import { prisma } from "../db";
 import { assertSupervisor } from "./insights";
-import { effectiveStatus, type RunStatus } from "../../run-state";
+import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
 import type { Viewer } from "../session";
 import { readJsonColumn } from "../json-column";
 import { planSchema } from "../../plan/schema";

@@ -1,4 +1,4 @@
-import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../insights";
+import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../audit/insights";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
@@ -72,7 +72,7 @@ async function resolveFollowedBy(recurring: Insights["recurring"]): Promise<void
 
 const WAITING = ["pending_review", "approved"];
 
-/** The SQL aggregates of lib/insights.ts `InsightAggregates` for runs matching `period`. */
+/** The SQL aggregates of lib/audit/insights.ts `InsightAggregates` for runs matching `period`. */
 async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<InsightAggregates> {
   // Runs by stored status and edited-or-not; waiting runs past their deadline count as expired.
   const runsByStatus: InsightAggregates["runsByStatus"] = [];
@@ -101,7 +101,7 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
   const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: OVER_HALF } }] }, _count: { _all: true } });
   const decidedByDay = perDay.map((d) => ({ day: d.createdDay, plans: d._count._all, overHalf: overHalf.find((o) => o.createdDay === d.createdDay)?._count._all ?? 0 }));
 
-  // Edit sizes of the period's edits: bins (lib/insights.ts binIndex: (lower, upper], 0 in the first), mean, median.
+  // Edit sizes of the period's edits: bins (lib/audit/insights.ts binIndex: (lower, upper], 0 in the first), mean, median.
   // A discarded edit is in no count (its run's editCount and editFraction leave it out too).
   const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { discardedAt: null, run: period } : { discardedAt: null };
   const EPS = 1e-9;

@@ -1,4 +1,4 @@
-import { describeDenial, type DenialSummary } from "../../denials";
+import { describeDenial, type DenialSummary } from "../../audit/denials";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 

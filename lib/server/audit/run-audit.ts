@@ -1,11 +1,11 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { PlanDiff } from "../../diff/plan-diff";
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Plan } from "../../plan/schema";
 import type { ValidationIssue, ValidationResult } from "../../validation/types";
 import { prisma } from "../db";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { effectiveStatus, type RunStatus } from "../../run-state";
+import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
 import { toStepViews, type RunStepView } from "../plans/run-view";
 import { storedSteps } from "../plans/stored-plan";
 import { deskScope, requireRole, type Viewer } from "../session";

@@ -1,10 +1,10 @@
 import { deskRulesFor } from "../desk-rules/load-desk-rules";
-import { MAX_DATE_HORIZON_DAYS } from "../../policy";
+import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import { nanoid } from "nanoid";
 import type { ClaimBody } from "../../api/bodies";
-import { DomainError } from "../../errors";
-import { checkGrant } from "../../grants";
-import { isTerminal, type RunStatus } from "../../run-state";
+import { DomainError } from "../../errors/domain-error";
+import { checkGrant } from "../../people/grants";
+import { isTerminal, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";

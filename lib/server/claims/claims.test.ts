@@ -9,7 +9,7 @@ import path from "node:path";
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { isDomainError, type DomainError } from "../../errors";
+import { isDomainError, type DomainError } from "../../errors/domain-error";
 import { digest } from "../../plan/digest";
 import type { StepInput } from "../../plan/schema";
 import { claimStep } from "./claim-step";

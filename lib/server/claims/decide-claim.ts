@@ -1,8 +1,8 @@
 import type { ClaimBody } from "../../api/bodies";
-import type { ErrorCode } from "../../errors";
+import type { ErrorCode } from "../../errors/domain-error";
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
-import type { RunStatus } from "../../run-state";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { outcomeOf } from "./execution-view";
 
 /**

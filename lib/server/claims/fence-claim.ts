@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { describeRecord } from "../../desk/lookup";
 import { targetsOffDesk } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit-log/append-audit";

@@ -1,7 +1,7 @@
 import { consumeCoApprovals } from "../approvals/consume-co-approvals";
-import { DomainError } from "../../errors";
-import type { ReconcileBody } from "../../reconcile-schema";
-import type { RunStatus } from "../../run-state";
+import { DomainError } from "../../errors/domain-error";
+import type { ReconcileBody } from "../../api/reconcile-body";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun } from "../lifecycle/run-lifecycle";

@@ -1,6 +1,6 @@
 import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import type { OutcomeBody } from "../../api/bodies";
-import type { RunStatus } from "../../run-state";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { lockRun, stopForCondition } from "../lifecycle/run-lifecycle";
@@ -9,7 +9,7 @@ import type { AgentCaller } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
-import { CANNOT_EXECUTE_FLAG } from "../../run-outcome";
+import { CANNOT_EXECUTE_FLAG } from "../../lifecycle/run-outcome";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**

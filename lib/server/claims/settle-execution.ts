@@ -1,4 +1,4 @@
-import type { RunStatus } from "../../run-state";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { moveRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";

@@ -5,7 +5,7 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { IRREVERSIBLE_EXPIRY_SECONDS } from "../../policy";
+import { IRREVERSIBLE_EXPIRY_SECONDS } from "../../plan/policy";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { prisma } from "../db";

@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
@@ -6,10 +6,10 @@ import { inTransaction, ok } from "../transaction";
 
 /**
  * "Nobody answers" (docs/design.md §10): a pending run escalates to supervisors at `escalateAt` and
- * expires at `expiresAt` (both set at submission by lib/policy.ts `runDeadlines`).
+ * expires at `expiresAt` (both set at submission by lib/plan/policy.ts `runDeadlines`).
  *
  * The sweep only makes those deadlines visible and recorded; it is not what enforces expiry —
- * every decision re-checks `expiresAt` itself (lib/run-state.ts `effectiveStatus`, approvals,
+ * every decision re-checks `expiresAt` itself (lib/lifecycle/run-state.ts `effectiveStatus`, approvals,
  * edits, claims), so a missed or late sweep never lets an expired run through. Every write is a
  * conditional update, so any number of sweepers (app instances, the interval, page loads) may
  * run at once and each run escalates and expires exactly once.

@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { serverConfig } from "../config";

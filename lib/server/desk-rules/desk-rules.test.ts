@@ -6,7 +6,7 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { isDomainError } from "../../errors";
+import { isDomainError } from "../../errors/domain-error";
 import type { Step, StepInput } from "../../plan/schema";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";

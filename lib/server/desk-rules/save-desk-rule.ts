@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import { DomainError, parseOrBadRequest } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { deskRuleCreateSchema, deskRuleSaveSchema, MAX_DESK_RULES, type DeskRuleParams } from "../../desk-rules/rules";
 import { Prisma } from "../../generated/prisma/client";
 import { appendAudit } from "../audit-log/append-audit";

@@ -1,5 +1,5 @@
 import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { Plan } from "../../plan/schema";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { loadRun } from "../plans/load-run";

@@ -7,7 +7,7 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { isDomainError } from "../../errors";
+import { isDomainError } from "../../errors/domain-error";
 import { claimStep } from "../claims/claim-step";
 import { prisma } from "../db";
 import { DEMO_AGENT_ID } from "../demo/seed";

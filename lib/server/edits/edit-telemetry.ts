@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
 import { editSize, type PlanDiff } from "../../diff/plan-diff";
-import { editPatterns, type InsightDiff } from "../../insights";
+import { editPatterns, type InsightDiff } from "../../audit/insights";
 import type { Tx } from "../transaction";
 
 /** What a run row keeps of its edits: every step id any edit touched, and every step id seen. */
@@ -11,7 +11,7 @@ export interface EditTouched {
 }
 
 /**
- * Folds one more edit's diff into a run's edit telemetry (docs/design.md §11, lib/insights.ts
+ * Folds one more edit's diff into a run's edit telemetry (docs/design.md §11, lib/audit/insights.ts
  * definitions): the union of touched ids (added, changed, moved, removed) and of every id seen
  * (after-order and removed); `fraction` = touched / seen is the run's plan edit size, whose
  * rise above one half signals agent drift. Also this edit's own size. Pure.
@@ -51,7 +51,7 @@ export function refoldEdits(diffs: readonly PlanDiff[]): { editCount: number; ed
   return { editCount: diffs.length, editTouched: touched, editFraction: fraction };
 }
 
-/** Lowercase hex SHA-256 of a recurring-edit pattern key (lib/insights.ts `editPatterns`): the indexed column rules count by. */
+/** Lowercase hex SHA-256 of a recurring-edit pattern key (lib/audit/insights.ts `editPatterns`): the indexed column rules count by. */
 export function patternHash(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }

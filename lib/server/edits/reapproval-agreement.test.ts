@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeReapproval } from "../../diff/plan-diff";
-import { isDomainError } from "../../errors";
+import { isDomainError } from "../../errors/domain-error";
 import { approveSteps } from "../approvals/approve-steps";
 import { prisma } from "../db";
 import { loadRun } from "../plans/load-run";

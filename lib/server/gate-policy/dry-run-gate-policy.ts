@@ -1,7 +1,7 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { describeRequirement, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
-import type { Money } from "../../money";
+import type { Money } from "../../money/money";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { prisma } from "../db";
 import { storedSteps } from "../plans/stored-plan";

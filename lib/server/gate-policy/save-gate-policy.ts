@@ -1,5 +1,5 @@
 import { nanoid } from "nanoid";
-import { DomainError, parseOrBadRequest } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { gatePolicyDraftSchema, type GatePolicy, type GateRuleInput } from "../../gate-policy/rules";
 import { appendAudit } from "../audit-log/append-audit";
 import { toJsonColumn } from "../json-column";

@@ -1,5 +1,5 @@
 /**
- * The approval lifecycle applies the table of lib/approval-state.ts as conditional updates on a
+ * The approval lifecycle applies the table of lib/lifecycle/approval-state.ts as conditional updates on a
  * real database: an event moves only records in a state it may start from, and the count says
  * how many moved (a lost race is a 0, never a second transition).
  */

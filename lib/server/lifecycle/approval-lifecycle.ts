@@ -1,10 +1,10 @@
-import { approvalFromStates, approvalToState, type ApprovalEvent } from "../../approval-state";
+import { approvalFromStates, approvalToState, type ApprovalEvent } from "../../lifecycle/approval-state";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Tx } from "../transaction";
 
 /**
  * The one writer of `approval.state` (docs/style.md §12), beside the run's lifecycle: an event of
- * lib/approval-state.ts applied as one conditional update `WHERE state IN (from) AND where`, in the
+ * lib/lifecycle/approval-state.ts applied as one conditional update `WHERE state IN (from) AND where`, in the
  * caller's transaction. `where` narrows the records (a run, a step, a digest, an id; for a claim
  * also `expiresAt`). Returns how many records moved — 0 when none was in a state the event may
  * start from (a lost race shows as a count, never as a second transition).

@@ -1,5 +1,5 @@
 /**
- * The run lifecycle: one transition table (lib/run-state.ts RUN_EVENTS) that the UI
+ * The run lifecycle: one transition table (lib/lifecycle/run-state.ts RUN_EVENTS) that the UI
  * explains and the server obeys. (1) No module but the lifecycle writes `run.status`. (2) Every
  * (state, event) pair, driven through the real services: an event the table allows from a state
  * moves the run to the table's target; one it does not allow leaves the run where it was (with a
@@ -11,8 +11,8 @@ import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { parseAuditData } from "../../audit/events";
-import { isDomainError } from "../../errors";
-import { effectiveStatus, fromStates, RUN_EVENTS, RUN_STATES, toState, type RunEvent, type RunState } from "../../run-state";
+import { isDomainError } from "../../errors/domain-error";
+import { effectiveStatus, fromStates, RUN_EVENTS, RUN_STATES, toState, type RunEvent, type RunState } from "../../lifecycle/run-state";
 import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";
 import { claimStep } from "../claims/claim-step";

@@ -1,4 +1,4 @@
-import { fromStates, toState, type RunEvent, type RunState } from "../../run-state";
+import { fromStates, toState, type RunEvent, type RunState } from "../../lifecycle/run-state";
 import type { Prisma } from "../../generated/prisma/client";
 import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import { inTransaction, ok, type Tx } from "../transaction";
@@ -6,7 +6,7 @@ import { moveApprovals } from "./approval-lifecycle";
 
 /**
  * The one owner of `run.status` (docs/style.md §12). Every status change of a run is an
- * event of lib/run-state.ts `RUN_EVENTS`, applied here as ONE conditional update
+ * event of lib/lifecycle/run-state.ts `RUN_EVENTS`, applied here as ONE conditional update
  * `UPDATE run SET status = <to> WHERE id = ? AND status IN (<from>) AND <caller's conditions>`
  * plus, when it moved the run, its audit event — both in the caller's transaction. No other
  * module writes `run.status` (a test greps for it).

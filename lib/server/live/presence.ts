@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { PRESENCE_TTL_MS, type PresenceEntry, type PresenceMode } from "../../live/live-event";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";

@@ -1,6 +1,6 @@
 import { nanoid } from "nanoid";
-import { DomainError, isDomainError } from "../../errors";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { DomainError, isDomainError } from "../../errors/domain-error";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { deskScope, type Viewer } from "../session";

@@ -1,6 +1,6 @@
-import { decidersFor, type StepDeciders, type WaitingStep } from "../../approvers";
-import { DomainError } from "../../errors";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { decidersFor, type StepDeciders, type WaitingStep } from "../../people/approvers";
+import { DomainError } from "../../errors/domain-error";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db";
 import { grantsOf, deskScope, type Viewer } from "../session";

@@ -1,10 +1,10 @@
 import type { Prisma } from "../../generated/prisma/client";
-import type { Grant } from "../../grants";
+import type { Grant } from "../../people/grants";
 import { DB_PROVIDER, prisma } from "../db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../plans/stored-plan";
 
-import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue-views";
+import { NEAR_DEADLINE_MS, normalizeQueueSearch, type QueueFilterState } from "../../queue/queue-views";
 
 /**
  * The queue's ownership filters, all optional. Money in minor units (one step's amount,
@@ -34,7 +34,7 @@ export type QueueViewer = { id: string; role: string; grants: readonly Grant[] }
 /**
  * The SQL condition for a step beyond `grants`' approve authority: gated, and either a tool the
  * person may not approve at all, or money above their ceiling for it (or in another currency).
- * Mirrors `checkGrant` (lib/grants.ts) so the queue and the approval service agree.
+ * Mirrors `checkGrant` (lib/people/grants.ts) so the queue and the approval service agree.
  */
 export function stepBeyondGrants(grants: readonly Grant[]): Prisma.RunStepWhereInput {
   const approvable = grants.filter((g) => g.canApprove);

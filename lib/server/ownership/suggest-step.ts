@@ -1,7 +1,7 @@
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError, isDomainError } from "../../errors";
-import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../run-state";
+import { DomainError, isDomainError } from "../../errors/domain-error";
+import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db";
 import { submitEdit, type EditResult } from "../edits/submit-edit";

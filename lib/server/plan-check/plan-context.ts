@@ -1,5 +1,5 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import type { ReadStep } from "../../reads/schema";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { validatePlan } from "../../validation/pipeline";

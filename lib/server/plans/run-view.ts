@@ -3,8 +3,8 @@ import { digest } from "../../plan/digest";
 import { reasonsOf } from "../../plan/reasons";
 import type { Author, Step, StepReasonKey, StepReasons } from "../../plan/schema";
 import type { ReadStep } from "../../reads/schema";
-import { effectiveStatus, type RunStatus } from "../../run-state";
-import { runOutcomeOf, type RunOutcome } from "../../run-outcome";
+import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
+import { runOutcomeOf, type RunOutcome } from "../../lifecycle/run-outcome";
 import type { GateDecision } from "../../validation/types";
 import { storedReads, storedSteps, storedValidation, type StoredRequirement } from "./stored-plan";
 
@@ -57,7 +57,7 @@ export interface RunView {
   stopReason: unknown;
   /** The newer run that superseded this one (same agent, same task), or null. */
   supersededById: string | null;
-  /** The typed end of the run (lib/run-outcome.ts), or null while it still has a decision path. */
+  /** The typed end of the run (lib/lifecycle/run-outcome.ts), or null while it still has a decision path. */
   outcome: RunOutcome | null;
   steps: RunStepView[];
   /** The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed. */

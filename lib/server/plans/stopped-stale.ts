@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 
 /**
  * A run stopped because its task was revised (`stopReason.code` `stopped_stale_task`) can never be

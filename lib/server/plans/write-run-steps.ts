@@ -1,8 +1,8 @@
 import { nanoid } from "nanoid";
 import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/builtin-tools";
-import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../risk";
-import type { Currency } from "../../money";
+import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../queue/risk";
+import type { Currency } from "../../money/money";
 import type { Tx } from "../transaction";
 
 /** One row of `run_step` as written for a plan version (queue filters in SQL). */

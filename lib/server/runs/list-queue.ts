@@ -1,8 +1,8 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { effectiveStatus, type RunStatus } from "../../run-state";
+import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db";
-import type { Money } from "../../money";
-import { moneyOutByCurrency } from "../../risk";
+import type { Money } from "../../money/money";
+import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueRowOwnership, type QueueViewer } from "../ownership/queue-filters";
 
@@ -71,7 +71,7 @@ export const QUEUE_PAGE_SIZE = 50;
 
 /**
  * The SQL condition for runs whose EFFECTIVE status at `now` (UTC) is `status`: a waiting run
- * past its deadline counts as `expired` (lib/run-state.ts `effectiveStatus`), so the filter and
+ * past its deadline counts as `expired` (lib/lifecycle/run-state.ts `effectiveStatus`), so the filter and
  * the shown status agree.
  */
 export function whereEffectiveStatus(status: RunStatus, now: Date): Prisma.RunWhereInput {

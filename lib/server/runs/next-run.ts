@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { prisma } from "../db";
 import { whereEffectiveStatus } from "./list-queue";
 

@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { serverConfig } from "../config";
 import { resetDemoDesk } from "./reset-demo";
 import { listScenarios, makeScenario, type ScenarioResult } from "./scenarios";

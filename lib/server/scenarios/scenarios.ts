@@ -1,6 +1,6 @@
 import { addHours, addMinutes } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { gateRule } from "../../gate-policy/rules";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";

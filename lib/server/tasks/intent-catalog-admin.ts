@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { DomainError, parseOrBadRequest } from "../../errors";
+import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { canonicalJson } from "../../plan/canonical-json";
 import { catalogChanges, intentCatalogDraftSchema, unknownPermittedTools } from "../../task-contract/intent-catalog";
 import type { Intent } from "../../task-contract/schema";

@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { scanInstructions, type InstructionFlag } from "../../task-contract/instruction-scan";
 import type { TaskContract, TaskTextPart } from "../../task-contract/schema";
 import { prisma } from "../db";

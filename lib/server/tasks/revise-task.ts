@@ -1,9 +1,9 @@
 import { nanoid } from "nanoid";
 import { Prisma } from "../../generated/prisma/client";
-import { DomainError } from "../../errors";
-import type { ReviseTaskBody } from "../../task-schema";
+import { DomainError } from "../../errors/domain-error";
+import type { ReviseTaskBody } from "../../task-contract/task-revision";
 import { TEXT_SOURCE_LABELS, type TaskTextPart } from "../../task-contract/schema";
-import { fromStates } from "../../run-state";
+import { fromStates } from "../../lifecycle/run-state";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { toJsonColumn } from "../json-column";
 import { stopForStaleTask } from "../lifecycle/run-lifecycle";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { taskContractSchema, taskTextPartSchema, type Intent, type TaskContract, type TaskTextPart } from "../../task-contract/schema";
 import type { TaskContractContext } from "../../validation/types";
 import type { DbOrTx } from "../transaction";

@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { nanoid } from "nanoid";
 import { z } from "zod";
-import { DomainError } from "../../errors";
+import { DomainError } from "../../errors/domain-error";
 import { Prisma } from "../../generated/prisma/client";
 import { canonicalJson } from "../../plan/canonical-json";
 import { toolNames } from "../../tools/builtin-tools";

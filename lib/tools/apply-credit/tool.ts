@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, usd, dollars, MODEL } from "../builtin-tool";
 import { ownIn, cannotApply } from "../../effects/state";
-import { moneySchema } from "../../money";
+import { moneySchema } from "../../money/money";
 import { checkPositive, recordId, requiredText, targetIfExists, unknownIdIssue } from "../shared";
 import { findRecord } from "../../desk/lookup";
 

@@ -3,9 +3,9 @@ import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type DemoSeedContext, type ScalePlanContext, defineBuiltinTool, usd, isoUtc, MODEL } from "../builtin-tool";
 import { ownIn, cannotApply } from "../../effects/state";
 import { addDays } from "date-fns";
-import { utcDateOf } from "../../dates";
+import { utcDateOf } from "../../time/dates";
 import { findRecord, own } from "../../desk/lookup";
-import { RESCHEDULE_HORIZON_DAYS } from "../../policy";
+import { RESCHEDULE_HORIZON_DAYS } from "../../plan/policy";
 import type { ToolIssue } from "../types";
 import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssue } from "../shared";
 
@@ -21,7 +21,7 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  *   today itself is refused — a same-day change cannot reach the carrier in time, and "today"
  *   is the UTC calendar date so the rule does not depend on anyone's time zone;
  * - `to` is at most the date horizon after today's UTC date (the governing gate-policy rule's
- *   `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS in lib/policy.ts, one year)
+ *   `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS in lib/plan/policy.ts, one year)
  *   (`window_beyond_horizon`);
  * - neither `from` nor `to` is a holiday at the shipment's destination (`window_on_holiday`).
  *   Days strictly inside the window may be holidays: the carrier delivers on a working day of it.

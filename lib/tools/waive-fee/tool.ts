@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, usd, dollars, MODEL } from "../builtin-tool";
 import { cannotApply, lowerBalance } from "../../effects/state";
-import { formatMoney, moneySchema } from "../../money";
+import { formatMoney, moneySchema } from "../../money/money";
 import { nearest } from "../../text/confusables";
 import type { ToolIssue } from "../types";
 import { checkInvoiceMoney, recordId, targetIfExists } from "../shared";

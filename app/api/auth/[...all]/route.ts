@@ -2,7 +2,7 @@ import { toNextJsHandler } from "better-auth/next-js";
 import { auth } from "@/lib/server/auth";
 import { toApiAuthError } from "@/lib/server/auth-errors";
 import { guardSignIn } from "@/lib/server/sign-in-guard";
-import { DomainError } from "@/lib/errors";
+import { DomainError } from "@/lib/errors/domain-error";
 import { boundedRequest, errorResponse } from "@/lib/server/http";
 
 const handlers = toNextJsHandler(auth);

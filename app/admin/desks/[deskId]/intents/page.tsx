@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { IntentCatalogAdmin } from "@/components/admin/intent-catalog-admin";
 import { AppHeader } from "@/components/app-header";
-import { DomainError } from "@/lib/errors";
+import { DomainError } from "@/lib/errors/domain-error";
 import { deskIdSchema } from "@/lib/desk/desks";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { atStakeSortKey, moneyOutByCurrency, planRisks } from "./risk";
-import { getTool } from "./tools/builtin-tools";
-import { runStepRows, atStakeFacts } from "./server/plans/write-run-steps";
-import { validatePlan } from "./validation/pipeline";
-import { ctx, plan, step, validArgs } from "../testing/validation-context";
+import { getTool } from "../tools/builtin-tools";
+import { runStepRows, atStakeFacts } from "../server/plans/write-run-steps";
+import { validatePlan } from "../validation/pipeline";
+import { ctx, plan, step, validArgs } from "../../testing/validation-context";
 
 const usd = (minor: number) => ({ minor, currency: "USD" as const });
 const names: Record<string, string> = { acc_halvorsen: "Halvorsen Freight", acc_nordkapp: "Nordkapp Logistics" };

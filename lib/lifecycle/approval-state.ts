@@ -1,5 +1,5 @@
 /**
- * The approval state machine (pure; no I/O), the counterpart of the run's (lib/run-state.ts):
+ * The approval state machine (pure; no I/O), the counterpart of the run's (lib/lifecycle/run-state.ts):
  * every state an approval record can be in, and every event that changes it, with its trigger.
  * The server's approval lifecycle (lib/server/lifecycle/approval-lifecycle.ts) applies an event
  * as ONE conditional update `WHERE state IN (from)`, so this table is the rule, and a state

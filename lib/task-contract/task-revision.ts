@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_PARTS_PER_REVISION, taskContractSchema, taskTextPartInputSchema } from "./task-contract/schema";
+import { MAX_PARTS_PER_REVISION, taskContractSchema, taskTextPartInputSchema } from "./schema";
 
 /**
  * A change of a task: a new body and/or a comment that changes acceptance (docs/design.md §8), text

@@ -3,7 +3,7 @@
  * the page passes the names it knows. Unknown event types fall back to their type name.
  */
 
-import type { Author, Provenance } from "./plan/schema";
+import type { Author, Provenance } from "../plan/schema";
 import { describeOwnershipEvent, OWNERSHIP_EVENT_LABELS } from "./ownership-describe";
 
 /**

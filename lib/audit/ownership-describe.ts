@@ -1,6 +1,6 @@
 /**
  * Sentences for the audit events of (ownership, hand-offs, suggested steps), read by
- * lib/audit-describe.ts. Pure and framework-free.
+ * lib/audit/describe.ts. Pure and framework-free.
  */
 
 /** Labels of the ownership event types, as shown in the timeline's type column. */

@@ -22,8 +22,8 @@
  * - *Recurring*: the same pattern on at least two runs by at least two people.
  */
 import canonicalize from "canonicalize";
-import type { PlanDiff } from "./diff/plan-diff";
-import { formatMoney, type Money } from "./money";
+import type { PlanDiff } from "../diff/plan-diff";
+import { formatMoney, type Money } from "../money/money";
 
 /** One run as insights need it; `status` is the effective status (expiry applied). */
 export interface InsightRun {

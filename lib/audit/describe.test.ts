@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { authorLabel, describeEvent, formatUtcSeconds } from "./audit-describe";
+import { authorLabel, describeEvent, formatUtcSeconds } from "./describe";
 
 const ctx = { users: { usr_senior: "Sam Senior" }, stepLabel: (id: string) => ({ st_resched: "step 2 reschedule_delivery", st_new: "step 4 issue_refund" })[id] };
 

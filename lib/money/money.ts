@@ -56,7 +56,7 @@ export function formatMoney(m: Money): string {
  * Parses a US-formatted decimal string ("1,489.00", "1489", "1489.5") into minor units for
  * `currency` — for amounts the promise scan reads out of English text (lib/validation/
  * commitments.ts). Money a PERSON TYPES into a field goes through `parseMoneyInput`
- * (lib/money-input.ts), which follows the currency's own conventions. Returns `null` for
+ * (lib/money/money-input.ts), which follows the currency's own conventions. Returns `null` for
  * empty, malformed, or over-precise input. Source: docs/design.md §2.
  */
 export function parseMinor(input: string, currency: Currency): number | null {

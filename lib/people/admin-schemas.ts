@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { deskIdSchema } from "./desk/desks";
-import { currencySchema } from "./money";
-import { getTool } from "./tools/builtin-tools";
+import { deskIdSchema } from "../desk/desks";
+import { currencySchema } from "../money/money";
+import { getTool } from "../tools/builtin-tools";
 
 /**
  * Admin inputs: one zod schema per concept, used by the admin forms

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Step } from "./plan/schema";
+import type { Step } from "../plan/schema";
 import { binIndex, OVER_HALF, planEditSize, recurringEdits, touchesMoreThanHalf, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
-import { computeInsights } from "../testing/insights-from-rows";
+import { computeInsights } from "../../testing/insights-from-rows";
 
 const step = (id: string, tool = "add_ticket_note"): Step => ({ id, tool, args: {}, provenance: {}, author: { kind: "model" } });
 

@@ -1,5 +1,5 @@
-import { formatMoney, type Money } from "./money";
-import type { ToolDefinition } from "./tools/types";
+import { formatMoney, type Money } from "../money/money";
+import type { ToolDefinition } from "../tools/types";
 
 /**
  * What makes a step risky, in the order a person should read them:

@@ -1,4 +1,4 @@
-import type { Money } from "./money";
+import type { Money } from "../money/money";
 
 /**
  * A person's authority over one tool. Approving and authoring are different permissions,
