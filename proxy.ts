@@ -3,6 +3,7 @@ import { getSessionCookie } from "better-auth/cookies";
 import { serverConfig } from "@/lib/server/config";
 import { matchApiRoute } from "@/lib/api/route-table";
 import { isApiPath, newNonce, securityHeaders } from "@/lib/net/security-headers";
+import { PAGE_PATH_HEADER, pagePathOf } from "@/lib/net/page-path";
 
 /** Pages anyone may open without a session (no redirect to /sign-in). */
 const PUBLIC_PAGES = /^\/(sign-in(\/.*)?|favicon\.ico|robots\.txt|icon\.svg|_next\/.*)$/;
@@ -51,6 +52,8 @@ export function proxy(req: NextRequest) {
     if (nonce) {
       requestHeaders.set("x-nonce", nonce);
       requestHeaders.set("content-security-policy", headers["Content-Security-Policy"]);
+      // layouts are not told their URL; the sign-in redirect of a layout's check needs it as `next`
+      requestHeaders.set(PAGE_PATH_HEADER, pagePathOf(pathname, req.nextUrl.search));
     }
     res = NextResponse.next({ request: { headers: requestHeaders } });
   }

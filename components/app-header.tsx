@@ -41,6 +41,10 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
         <details className="relative md:hidden">
           <summary className="cursor-pointer list-none rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-800">Menu</summary>
           <nav aria-label="Main menu" className="absolute left-0 z-30 mt-1 flex w-48 flex-col rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
+            {/* who is signed in: on phones the bar has no room for it */}
+            <p className="border-b border-slate-100 px-3 pb-2 pt-1 text-xs text-slate-600 sm:hidden">
+              {viewer.name} · {viewer.role}
+            </p>
             {links.map((l) => (
               <Link key={l.href} href={l.href} className="px-3 py-2 text-slate-800 hover:bg-slate-50">
                 {l.label}
@@ -49,7 +53,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           </nav>
         </details>
         <div className="ml-auto flex min-w-0 items-center gap-2 text-sm sm:gap-3">
-          <span className="min-w-0 truncate">
+          <span className="hidden min-w-0 truncate sm:inline">
             <span className="hidden sm:inline">{viewer.name} </span>
             <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700" title={viewer.name}>
               {viewer.role}

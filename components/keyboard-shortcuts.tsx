@@ -46,22 +46,28 @@ export function trapTab(e: React.KeyboardEvent<HTMLElement>) {
   }
 }
 
+/** How long after `focusHeading` a page that is still settling may take focus back to its target, in ms. */
+const SETTLE_MS = 10_000;
+
 /**
  * Focuses the first element found by id in `ids`, else the page's main heading (after the next
- * paint). The page may still be settling (a refetch replaces the focused panel): for a second
- * after, if focus fell back to the body, it is put on the first of `ids` that exists again.
+ * paint). The page may still be settling (a refetch re-renders and removes the focused panel): on
+ * every change of the page for SETTLE_MS after, if focus fell back to the body (or to an element
+ * no longer in the page), it is put on the first of `ids` that exists then — driven by the page's
+ * own changes, never by a guess of how long a render takes. Focus a person moved elsewhere stays.
  */
 export function focusHeading(...ids: string[]) {
   const attempt = () => {
     for (const id of ids) if (focusElement(document.getElementById(id))) return;
     focusElement(document.querySelector("main h1"));
   };
+  const lost = () => !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   requestAnimationFrame(attempt);
-  for (const ms of [150, 400, 800, 1200]) {
-    setTimeout(() => {
-      if (!document.activeElement || document.activeElement === document.body) attempt();
-    }, ms);
-  }
+  const observer = new MutationObserver(() => {
+    if (lost()) attempt();
+  });
+  observer.observe(document.body, { childList: true, subtree: true });
+  setTimeout(() => observer.disconnect(), SETTLE_MS);
 }
 
 /**

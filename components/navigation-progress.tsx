@@ -14,8 +14,9 @@ export function navigationStarted() {
  * Feedback while the next page renders on the server: a bar across the top of the screen and a
  * "Loading the page…" status, from the moment an in-app link is followed (or `navigationStarted`
  * is called) until the new page is there. The page being left stays on screen meanwhile, so a
- * slow network never shows an empty page. (Pages answer with real HTTP statuses — 404, 403 — so
- * they do not stream a route-level loading shell.)
+ * slow network never shows an empty page; once the router has the next page's route-level
+ * skeleton (its loading.tsx, prefetched with the link) that stands in the page's place under the
+ * header, and the bar goes.
  */
 export function NavigationProgress() {
   const pathname = usePathname();

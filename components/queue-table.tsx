@@ -14,6 +14,7 @@ import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queu
 import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";
 import { navigationStarted } from "./navigation-progress";
+import { useServerClock } from "./use-server-clock";
 
 const STATUSES = ["pending_review", "approved", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
 /** Column sorts over the loaded rows; "stake" keeps the server's order (most money at stake first, in SQL). */
@@ -44,6 +45,7 @@ const noSubscription = () => () => {};
 /**
  * The run queue: the newest page first and "Load more" for the next (keyset cursor);
  * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
+ * `initialNow` is the server's clock when it listed `initialPage` (its `serverNow`).
  */
 export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
   const router = useRouter();
@@ -57,17 +59,18 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
     return `/runs?${p.toString()}`;
   };
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>(initialFilters.sort === "at_stake" ? { key: "stake", dir: -1 } : { key: "expiry", dir: 1 });
-  const [now, setNow] = useState(() => new Date(initialNow));
+  // deadlines and ages in words on the server's clock (a browser's clock may be hours off)
+  const { now, sync: syncClock } = useServerClock(initialNow);
   const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
-  useEffect(() => {
-    const t = setInterval(() => setNow(new Date()), 30_000);
-    return () => clearInterval(t);
-  }, []);
   const liveUp = useRef(false);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage, isPending, isPlaceholderData } = useInfiniteQuery({
     queryKey: ["queue", status, filters],
-    queryFn: ({ pageParam }) => fetchQueue(status, pageParam, filters),
+    queryFn: async ({ pageParam }) => {
+      const page = await fetchQueue(status, pageParam, filters);
+      syncClock(page.serverNow);
+      return page;
+    },
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: status === initialStatus && filters === initialFilters ? { pages: [initialPage], pageParams: [null] } : undefined,
@@ -307,7 +310,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                     #{r.ticketId}
                   </Link>
                   {live.isNew(r.id) && <NewBadge />}
-                  <div className="max-w-xs truncate text-xs text-slate-600">{r.ticketSubject}</div>
+                  <div className="max-w-[15rem] text-xs text-slate-600">{r.ticketSubject}</div>
                   <RowPresence runId={r.id} live={live.live} />
                 </td>
                 <td className="px-3 py-2">{r.accountName}</td>
@@ -317,8 +320,10 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 </td>
                 <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>
                 <td className="px-3 py-2 tabular-nums" data-testid="approvals-missing">
-                  {r.approvalsMissing ?? r.gatedCount}
-                  {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                  <span className="whitespace-nowrap">
+                    {r.approvalsMissing ?? r.gatedCount}
+                    {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                  </span>
                   {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
                   {r.warningCount > 0 && (
                     <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
@@ -329,8 +334,9 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
                 <td className="px-3 py-2">{statusLabel(r.status)}</td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
-                <td className={`px-3 py-2 whitespace-nowrap ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
-                  {r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
+                <td className={`px-3 py-2 ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
+                  {/* the time stays on one line; a badge goes under it rather than past the table's edge */}
+                  <span className="whitespace-nowrap">{r.status === "pending_review" || r.status === "approved" ? formatTimeLeft(r.expiresAt, now) : "—"}</span> <DeadlineBadge urgency={deadlineUrgency(r, now)} />
                 </td>
               </tr>
             ))}

@@ -14,7 +14,7 @@ export function SignOutButton() {
         router.replace("/sign-in");
         router.refresh();
       }}
-      className="rounded-md border border-slate-300 px-2.5 py-1 text-slate-700 hover:bg-slate-50"
+      className="whitespace-nowrap rounded-md border border-slate-300 px-2.5 py-1 text-slate-700 hover:bg-slate-50"
     >
       Sign out
     </button>

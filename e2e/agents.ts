@@ -13,7 +13,10 @@ export interface ExampleAgent {
 }
 
 /** Starts `npx tsx examples/<name>/index.ts` against the e2e server as the demo agent. */
-export function startExample(name: "ai-sdk" | "openai-agents" | "langgraph", baseURL: string): ExampleAgent {
+/** The example agents under examples/ (each a folder with index.ts). */
+export type ExampleName = "ai-sdk" | "openai-agents" | "langgraph" | "langchain";
+
+export function startExample(name: ExampleName, baseURL: string): ExampleAgent {
   const output: string[] = [];
   const child = spawn("npx", ["tsx", `examples/${name}/index.ts`, "--url", baseURL, "--key", "pd_demo_agent_key", "--poll-ms", "300", "--timeout-s", "150"], {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
@@ -89,7 +92,7 @@ export async function runAsAgent(request: APIRequestContext, runId: string) {
  * and approves in the browser, the agent resumes and every step runs through a claim with the
  * EDITED date; the example tells the model so.
  */
-export async function editApproveExecute(page: Page, name: "ai-sdk" | "openai-agents" | "langgraph", baseURL: string) {
+export async function editApproveExecute(page: Page, name: ExampleName, baseURL: string) {
   const agent = startExample(name, baseURL);
   const runId = await agent.runId;
   const newDate = await editDateAndApprove(page, runId);
@@ -111,7 +114,7 @@ export async function editApproveExecute(page: Page, name: "ai-sdk" | "openai-ag
 }
 
 /** The rejection flow: the operator rejects in the browser; the model reads the reason as the tool result. */
-export async function rejectReachesModel(page: Page, name: "ai-sdk" | "openai-agents" | "langgraph", baseURL: string) {
+export async function rejectReachesModel(page: Page, name: ExampleName, baseURL: string) {
   const reason = `Customer asked us to hold delivery until they call back (${name}).`;
   const agent = startExample(name, baseURL);
   const runId = await agent.runId;

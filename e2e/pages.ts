@@ -68,10 +68,13 @@ async function someDeskRuleId(page: Page): Promise<string> {
   return ((await made.json()) as { rule: { id: string } }).rule.id;
 }
 
-/** Every page route in app/ (from its page.tsx). */
+/** Every page route in app/ (from its page.tsx); a route group's folder, e.g. "(queue)", is no part of the URL. */
 export function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return e.name === "api" ? [] : pageRoutes(path.join(dir, e.name), `${base}/${e.name}`);
+    if (e.isDirectory()) {
+      if (e.name === "api") return [];
+      return pageRoutes(path.join(dir, e.name), /^\(.*\)$/.test(e.name) ? base : `${base}/${e.name}`);
+    }
     return e.name === "page.tsx" ? [base || "/"] : [];
   });
 }

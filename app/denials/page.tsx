@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { formatInstant } from "@/lib/text/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
@@ -21,7 +20,6 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   const counted = before ? null : await listRefusalCounts({ limit: 50 });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Denials</h1>
         <p className="mt-1 text-sm text-slate-600">

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { AutoRefresh } from "@/components/auto-refresh";
 import { Countdown } from "@/components/countdown";
 import { formatInstant } from "@/lib/text/format";
@@ -21,7 +20,6 @@ export default async function EscalationsPage() {
   }
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <AutoRefresh seconds={30} />
         <h1 className="text-xl font-semibold">Escalations</h1>

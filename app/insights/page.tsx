@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { AppHeader } from "@/components/app-header";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
 import { formatInstant } from "@/lib/text/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
@@ -52,7 +51,6 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
 
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">Insights · how much people change the agent’s plans</h1>

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { Instant } from "@/components/instant";
 import { MarkReadButton } from "@/components/mark-read-button";
 import { listNotifications } from "@/lib/server/ownership/notifications";
@@ -15,7 +14,6 @@ export default async function NotificationsPage() {
   const page = await listNotifications(viewer, { limit: 100 });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-3xl px-4 py-6 sm:px-6">
         <div className="flex items-center gap-3">
           <h1 className="text-xl font-semibold">Notifications</h1>

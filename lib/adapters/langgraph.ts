@@ -104,6 +104,38 @@ export interface LangGraphAdapter {
   finish(): Promise<StepResult[]>;
 }
 
+/** What a wrapped LangChain tool needs for one call: the proposal, its decision and the run's executor. */
+export interface ArmedCall {
+  proposal: Pick<PendingPlan, "calls">;
+  decision: Decision;
+  executor: PlanExecutor | null;
+}
+
+/**
+ * LangChain tools (`@langchain/core` `tool`) for the gated tool set, shared by the LangGraph and
+ * the LangChain `createAgent` adapters: each call claims its Plandesk step and runs the APPROVED
+ * arguments — never those in the framework's history — through the run's executor, and returns
+ * what was actually done as JSON for the model. A call with no armed decision (`armedFor` gives
+ * undefined: never proposed or not yet decided) writes nothing and says so.
+ */
+export function langChainTools(specs: GatedToolSet, askForReasons: boolean, armedFor: (callId: string) => ArmedCall | undefined): DynamicStructuredTool[] {
+  return Object.entries(specs).map(
+    ([name, spec]) =>
+      tool(
+        async (_input: Record<string, unknown>, config): Promise<string> => {
+          const callId = config?.toolCall?.id;
+          const entry = callId ? armedFor(callId) : undefined;
+          if (!callId || !entry) return JSON.stringify({ status: "not_done", code: "not_approved", message: "This call was never approved in Plandesk; nothing was written." });
+          const verdict = verdictFor(entry.decision, entry.proposal, callId);
+          if (verdict.verdict === "deny" || !entry.executor) return JSON.stringify({ status: "not_done", code: verdict.verdict === "deny" ? verdict.code : "not_approved", message: verdict.verdict === "deny" ? denialForModel(verdict) : "Not approved." });
+          const { result, ranBefore } = await entry.executor.executeThrough(verdict.stepId);
+          return JSON.stringify(resultForModel(verdict, result, ranBefore));
+        },
+        { name, description: spec.description, schema: askForReasons ? withReasonsArg(spec.inputSchema) : spec.inputSchema },
+      ) as unknown as DynamicStructuredTool,
+  );
+}
+
 function isInterrupt(v: unknown): v is PlandeskInterrupt {
   const i = v as Partial<PlandeskInterrupt> | null;
   return !!i && typeof i === "object" && typeof i.callId === "string" && typeof i.action_request?.action === "string";
@@ -127,21 +159,7 @@ export function createLangGraphAdapter(opts: LangGraphAdapterOptions): LangGraph
     return ex;
   };
 
-  const tools: DynamicStructuredTool[] = Object.entries(opts.tools).map(
-    ([name, spec]) =>
-      tool(
-        async (_input: Record<string, unknown>, config): Promise<string> => {
-          const callId = config?.toolCall?.id;
-          const entry = callId ? armed.get(callId) : undefined;
-          if (!callId || !entry) return JSON.stringify({ status: "not_done", code: "not_approved", message: "This call was never approved in Plandesk; nothing was written." });
-          const verdict = verdictFor(entry.decision, entry.proposal, callId);
-          if (verdict.verdict === "deny" || !entry.executor) return JSON.stringify({ status: "not_done", code: verdict.verdict === "deny" ? verdict.code : "not_approved", message: verdict.verdict === "deny" ? denialForModel(verdict) : "Not approved." });
-          const { result, ranBefore } = await entry.executor.executeThrough(verdict.stepId);
-          return JSON.stringify(resultForModel(verdict, result, ranBefore));
-        },
-        { name, description: spec.description, schema: opts.askForReasons === false ? spec.inputSchema : withReasonsArg(spec.inputSchema) },
-      ) as unknown as DynamicStructuredTool,
-  );
+  const tools = langChainTools(opts.tools, opts.askForReasons !== false, (callId) => armed.get(callId));
 
   return {
     tools,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatExpiry, isExpiredAt, serverOffsetMs } from "./expiry-words";
+import { formatExpiry, isExpiredAt, serverOffsetMs, serverTimeAt } from "./expiry-words";
+import { formatAge, formatTimeLeft } from "../text/format";
 
 const at = "2026-04-01T12:00:00.000Z";
 const t = (iso: string) => new Date(iso);
@@ -20,5 +21,22 @@ describe("expiry in words", () => {
     const offset = serverOffsetMs("2026-04-01T11:59:50Z", t("2026-04-01T11:59:20Z").getTime());
     expect(offset).toBe(30_000);
     expect(isExpiredAt(at, new Date(t("2026-04-01T11:59:35Z").getTime() + offset))).toBe(true);
+  });
+
+  it("a browser clock hours off still words the queue's deadlines and ages as the server does", () => {
+    const expiresAt = "2026-04-01T14:00:00.000Z";
+    const createdAt = "2026-04-01T11:30:00.000Z";
+    const serverNow = "2026-04-01T12:00:00.000Z"; // the queue page's serverNow
+    for (const skewHours of [-5, -3, 3, 7]) {
+      const browserAtLoad = t(serverNow).getTime() + skewHours * 3_600_000;
+      const offset = serverOffsetMs(serverNow, browserAtLoad);
+      // 30 s later (the queue's tick), read on the browser's own clock
+      const now = serverTimeAt(browserAtLoad + 30_000, offset);
+      expect(formatExpiry(expiresAt, now)).toBe("expires in 1 h 59 min");
+      expect(formatTimeLeft(expiresAt, now)).toBe(formatTimeLeft(expiresAt, t("2026-04-01T12:00:30Z")));
+      expect(formatAge(createdAt, now)).toBe(formatAge(createdAt, t("2026-04-01T12:00:30Z")));
+      // what the browser's own clock would have said
+      expect(formatExpiry(expiresAt, new Date(browserAtLoad + 30_000))).not.toBe("expires in 1 h 59 min");
+    }
   });
 });

@@ -31,3 +31,12 @@ export function serverOffsetMs(serverNowIso: string, clientNowMs: number): numbe
   const server = new Date(serverNowIso).getTime();
   return Number.isFinite(server) ? server - clientNowMs : 0;
 }
+
+/**
+ * The server's clock at browser time `clientNowMs` (ms since the epoch): browser time plus
+ * `offsetMs` from `serverOffsetMs`. A browser whose clock is hours off still words a deadline
+ * ("expires in 2 h") as the server would at the same instant.
+ */
+export function serverTimeAt(clientNowMs: number, offsetMs: number): Date {
+  return new Date(clientNowMs + offsetMs);
+}

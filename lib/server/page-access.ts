@@ -1,17 +1,39 @@
+import { headers } from "next/headers";
 import { forbidden, notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { isDomainError } from "../errors/domain-error";
+import { PAGE_PATH_HEADER } from "../net/page-path";
 import { getViewer, requireRole, type Role, type Viewer } from "./session";
 
 /*
  * Access for server pages. Pages check themselves (the header's links and the proxy's redirect
  * are conveniences, not checks), and refuse with real HTTP statuses: 404 through `notFound()`
  * (app/not-found.tsx), 403 through `forbidden()` (app/forbidden.tsx).
+ *
+ * A page with a route-level loading.tsx streams: once its skeleton is sent the status is 200 and
+ * can no longer change. So whatever decides a page's status — the session, the role, whether the
+ * run or person it shows exists — is checked in the segment's layout.tsx, above the loading
+ * boundary, before anything streams; the page checks again for itself.
  */
 
-/** The signed-in viewer, or a redirect to /sign-in (with `next`). */
-export async function requirePageViewer(nextPath: string): Promise<Viewer> {
-  const viewer = await getViewer();
-  if (!viewer) redirect(`/sign-in?next=${encodeURIComponent(nextPath)}`);
+
+/** The viewer of this request, read once however many layouts and pages ask (React `cache` is per request). */
+const requestViewer = cache(() => getViewer());
+
+/**
+ * The path (with query) of the page being rendered, from the header proxy.ts sets; "/runs" when
+ * it is missing or not a same-site path. Used as `next` of the sign-in redirect by layouts,
+ * which are not told their URL.
+ */
+export async function pagePath(): Promise<string> {
+  const raw = (await headers()).get(PAGE_PATH_HEADER);
+  return raw && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/runs";
+}
+
+/** The signed-in viewer, or a redirect to /sign-in with `next` (`nextPath`, else this page's path). */
+export async function requirePageViewer(nextPath?: string): Promise<Viewer> {
+  const viewer = await requestViewer();
+  if (!viewer) redirect(`/sign-in?next=${encodeURIComponent(nextPath ?? (await pagePath()))}`);
   return viewer;
 }
 

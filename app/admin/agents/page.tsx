@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { AgentsAdmin } from "@/components/admin/agents-admin";
-import { AppHeader } from "@/components/app-header";
 import { listAgents } from "@/lib/server/admin/admin";
 import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
 import { listDesks } from "@/lib/server/admin/desks";
@@ -16,7 +15,6 @@ export default async function AdminAgentsPage() {
   await requirePageRole(viewer, ["admin"], "view /admin/agents");
   return (
     <>
-      <AppHeader viewer={viewer} />
       {
         <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { GatePolicyAdmin } from "@/components/admin/gate-policy-admin";
-import { AppHeader } from "@/components/app-header";
 import { getGatePolicyForAdmin } from "@/lib/server/gate-policy/list-gate-policy";
 import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
@@ -21,7 +20,6 @@ export default async function AdminGatePolicyPage({ searchParams }: { searchPara
   const data = await getGatePolicyForAdmin(viewer);
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { IntegrationKeysAdmin } from "@/components/admin/integration-keys-admin";
-import { AppHeader } from "@/components/app-header";
 import { listIntegrationKeys } from "@/lib/server/admin/integration-keys";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 
@@ -14,7 +13,6 @@ export default async function AdminIntegrationsPage() {
   await requirePageRole(viewer, ["admin"], "view /admin/integrations");
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-6 py-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">

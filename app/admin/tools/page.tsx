@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { ToolsAdmin } from "@/components/admin/tools-admin";
-import { AppHeader } from "@/components/app-header";
 import { listAgents } from "@/lib/server/admin/admin";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tools/imported-tools";
@@ -14,7 +13,6 @@ export default async function AdminToolsPage() {
   await requirePageRole(viewer, ["admin"], "view /admin/tools");
   return (
     <>
-      <AppHeader viewer={viewer} />
       {
         <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>

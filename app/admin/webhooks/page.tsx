@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { WebhooksAdmin } from "@/components/admin/webhooks-admin";
-import { AppHeader } from "@/components/app-header";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { listWebhookFailures } from "@/lib/server/admin/admin-webhooks";
 import { webhookConfig } from "@/lib/server/webhooks/webhook-config";
@@ -16,7 +15,6 @@ export default async function AdminWebhooksPage() {
   const config = webhookConfig();
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-6 py-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">

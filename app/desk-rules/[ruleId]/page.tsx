@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { DeskRuleForm } from "@/components/desk-rule-form";
 import { RuleEffectText } from "@/components/rule-effect";
 import { formatInstant } from "@/lib/text/format";
@@ -26,7 +25,6 @@ export default async function DeskRulePage({ params }: { params: Promise<{ ruleI
   const { rule, versions } = data;
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-5xl px-4 py-6 sm:px-6">
         <p className="text-sm">
           <Link className="text-blue-800 underline" href="/desk-rules">

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { AppHeader } from "@/components/app-header";
 import { DeskRuleForm } from "@/components/desk-rule-form";
 import { prefillFromEdit, readEditRef } from "@/lib/desk-rules/prefill";
 import { deskRuleFormOptions } from "@/lib/server/desk-rules/list-desk-rules";
@@ -28,7 +27,6 @@ export default async function NewDeskRulePage({ searchParams }: { searchParams: 
   const gate = edit ? `/admin/gate-policy?${new URLSearchParams({ tool: edit.tool, ...(edit.desks[0] ? { desk: edit.desks[0] } : {}), note: `From a recurring edit: ${edit.tool} ${edit.pattern}` })}` : null;
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-5xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">New desk rule</h1>
         {edit ? (

@@ -19,7 +19,11 @@ export const listQueueEndpoint = defineEndpoint({
   summary: "The queue: runs of the viewer's desk, newest first, one page",
   caller: PEOPLE,
   query: z.object({ status: z.enum(RUN_STATES).optional(), ...page, ...queueOwnershipQuery }),
-  success: { status: [200], schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable() }), description: "{runs, nextCursor}" },
+  success: {
+    status: [200],
+    schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable(), serverNow: z.string().describe("the server's clock when it listed the page (UTC ISO instant): clients word deadlines from it") }),
+    description: "{runs, nextCursor, serverNow}",
+  },
   refusals: [],
 });
 

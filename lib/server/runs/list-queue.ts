@@ -60,10 +60,16 @@ export async function queueAtStake(ids: readonly string[]): Promise<Map<string, 
   return out;
 }
 
-/** One page of the queue and the cursor of the next page (null on the last page). */
+/**
+ * One page of the queue, the cursor of the next page (null on the last page) and `serverNow`: the
+ * server's clock (UTC ISO instant) the page was listed at — the instant its effective statuses were
+ * judged at — so a browser words deadlines and ages on the server's clock, not its own
+ * (docs/design.md §10 Nobody waits forever).
+ */
 export interface QueuePage {
   runs: QueueRow[];
   nextCursor: string | null;
+  serverNow: string;
 }
 
 /** Rows per page unless the caller asks for fewer (1–200). */
@@ -149,5 +155,6 @@ export async function listQueue(
       ...stake.get(r.id),
     })),
     nextCursor: nextCursorOf(rows, limit, (r) => (byStake ? r.atStakeMinor : r.createdAt)),
+    serverNow: now.toISOString(),
   };
 }

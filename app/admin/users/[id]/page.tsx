@@ -3,7 +3,6 @@ import Link from "next/link";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { UserDeskControl } from "@/components/admin/desks-admin";
 import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
-import { AppHeader } from "@/components/app-header";
 import { getUserDetail } from "@/lib/server/admin/admin";
 import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/page-access";
@@ -26,7 +25,6 @@ export default async function AdminUserPage({ params }: { params: Promise<{ id: 
   const { desks } = await listDesks(viewer, { limit: 200 });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <p className="text-sm">
           <Link href="/admin/users" className="text-blue-700 underline-offset-2 hover:underline">

@@ -1,7 +1,6 @@
 import { Instant } from "@/components/instant";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { EditDiff } from "@/components/edit-diff";
 import { PlanSteps } from "@/components/plan-steps";
 import { describeEvent, EVENT_LABELS, formatUtcSeconds } from "@/lib/audit/describe";
@@ -112,7 +111,6 @@ export default async function RunAuditPage({ params }: { params: Promise<{ id: s
 
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-5xl px-4 py-6 sm:px-6">
         <nav aria-label="Breadcrumb" className="text-sm">
           <Link href={`/runs/${run.id}`} className="text-blue-700 underline">

@@ -3,7 +3,6 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { IntentCatalogAdmin } from "@/components/admin/intent-catalog-admin";
-import { AppHeader } from "@/components/app-header";
 import { DomainError } from "@/lib/errors/domain-error";
 import { deskIdSchema } from "@/lib/desk/desks";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
@@ -28,7 +27,6 @@ export default async function DeskIntentsPage({ params }: { params: Promise<{ de
   });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">

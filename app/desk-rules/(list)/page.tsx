@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AppHeader } from "@/components/app-header";
 import { DeskRuleToggle } from "@/components/desk-rule-toggle";
 import { RuleEffectText } from "@/components/rule-effect";
 import { listDeskRules } from "@/lib/server/desk-rules/list-desk-rules";
@@ -21,7 +20,6 @@ export default async function DeskRulesPage() {
   }
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">Desk rules</h1>

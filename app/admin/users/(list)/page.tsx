@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { UsersAdmin } from "@/components/admin/users-admin";
-import { AppHeader } from "@/components/app-header";
 import { listUsers } from "@/lib/server/admin/admin";
 import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/page-access";
@@ -15,7 +14,6 @@ export default async function AdminUsersPage() {
   await requirePageRole(viewer, ["admin"], "view /admin/users");
   return (
     <>
-      <AppHeader viewer={viewer} />
       {
         <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
           <h1 className="text-xl font-semibold">Admin</h1>

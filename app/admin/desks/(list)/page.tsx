@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { DesksAdmin } from "@/components/admin/desks-admin";
-import { AppHeader } from "@/components/app-header";
 import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 
@@ -14,7 +13,6 @@ export default async function AdminDesksPage() {
   const { desks } = await listDesks(viewer, { limit: 200 });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">Desks and who works them. People and agents are assigned on their own pages. Every change is audited.</p>

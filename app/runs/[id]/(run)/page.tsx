@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { AppHeader } from "@/components/app-header";
 import { RunWorkspace } from "@/components/run-workspace";
 import { TaskPanel } from "@/components/task-panel";
 import { RunExpiry } from "@/components/run-expiry";
@@ -53,7 +52,6 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const now = new Date();
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">

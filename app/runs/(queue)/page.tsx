@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { AppHeader } from "@/components/app-header";
 import { QueueTable } from "@/components/queue-table";
 import { parseQueueFilters } from "@/lib/queue/queue-views";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
@@ -21,11 +20,10 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const page = await listQueue({ status: status === "all" ? undefined : status, scope: deskScope(viewer), viewer, ...filters });
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Queue</h1>
         <p className="mt-1 text-sm text-slate-600">Plans agents want to execute, waiting for a person.</p>
-        <QueueTable initialPage={page} initialStatus={status} initialNow={new Date().toISOString()} initialFilters={filters} />
+        <QueueTable initialPage={page} initialStatus={status} initialNow={page.serverNow} initialFilters={filters} />
       </main>
     </>
   );

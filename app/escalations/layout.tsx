@@ -1,0 +1,18 @@
+import type { ReactNode } from "react";
+import { AppHeader } from "@/components/app-header";
+import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+/**
+ * Escalations are for supervisors (403 otherwise, audited).
+ * Checked here, above the segment's loading.tsx, so a refusal keeps its HTTP status (the page
+ * checks again); the header stays while the page below loads.
+ */
+export default async function EscalationsLayout({ children }: { children: ReactNode }) {
+  const viewer = await requirePageViewer();
+  await requirePageRole(viewer, ["supervisor"], "read_escalations");
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      {children}
+    </>
+  );
+}

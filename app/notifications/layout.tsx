@@ -1,0 +1,17 @@
+import type { ReactNode } from "react";
+import { AppHeader } from "@/components/app-header";
+import { requirePageViewer } from "@/lib/server/page-access";
+/**
+ * The viewer's notifications: a signed-in viewer (else the sign-in page) and the header.
+ * Checked here, above the segment's loading.tsx, so a refusal keeps its HTTP status (the page
+ * checks again); the header stays while the page below loads.
+ */
+export default async function NotificationsLayout({ children }: { children: ReactNode }) {
+  const viewer = await requirePageViewer();
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      {children}
+    </>
+  );
+}
