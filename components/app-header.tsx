@@ -14,6 +14,7 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           { href: "/escalations", label: "Escalations" },
           { href: "/reconciliation", label: "Reconciliation" },
           { href: "/insights", label: "Insights" },
+          { href: "/outcomes/review", label: "Outcomes" },
         ]
       : []),
     ...(viewer.role === "supervisor" || viewer.role === "admin"

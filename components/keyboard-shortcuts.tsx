@@ -103,6 +103,7 @@ const SCOPE_TITLE: Record<ShortcutScope, string> = {
   queue: "Queue",
   run: "Run",
   edit: "Editing a plan (also inside fields)",
+  review: "Judging outcomes (/outcomes/review)",
 };
 
 /**

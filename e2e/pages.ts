@@ -37,6 +37,7 @@ export const PAGES: PageCase[] = [
   { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
   { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
   { route: "/insights", who: "supervisor", url: async () => "/insights" },
+  { route: "/outcomes/review", who: "supervisor", url: async () => "/outcomes/review" },
   { route: "/denials", who: "supervisor", url: async () => "/denials" },
   { route: "/admin", who: "admin", url: async () => "/admin" },
   { route: "/admin/users", who: "admin", url: async () => "/admin/users" },

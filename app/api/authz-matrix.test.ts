@@ -27,13 +27,14 @@ import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { createDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
-import { type RunView } from "@/lib/server/plans/run-view";
+import { toRunView, type RunView } from "@/lib/server/plans/run-view";
+import { loadRun } from "@/lib/server/plans/load-run";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_ID, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import type { Endpoint } from "@/lib/api/contract";
 import { ENDPOINTS } from "@/lib/api/endpoints";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
 import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
-import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
+import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import type { StepInput } from "@/lib/plan/schema";
 
 // ── the routes: every declaration and its route file ─────────────────────────
@@ -141,6 +142,22 @@ async function claimed(run: RunView) {
 }
 
 const editedNote = (run: RunView, note: string) => run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.tool === "add_ticket_note" ? { ...s.args, note } : s.args }));
+
+/** One edited run that executed (its note changed by the senior), made once: labelling it again is allowed. */
+let labelTarget: string | null = null;
+async function editedExecutedRun(): Promise<string> {
+  if (labelTarget) return labelTarget;
+  const run = await freshNoteRun();
+  await submitEdit(viewers.senior, run.id, { baseVersion: 1, steps: editedNote(run, "Edited before the write.") });
+  await approveAllAs(run.id, "usr_supervisor");
+  const v = toRunView(await loadRun(run.id), new Date());
+  for (const step of v.steps) {
+    const { claim } = await claimStep(demoAgent, run.id, step.id, { digest: step.digest, taskRevision: v.boundTaskRevision }, null);
+    await reportOutcome(demoAgent, run.id, step.id, { token: claim.token, status: "succeeded" });
+  }
+  labelTarget = run.id;
+  return run.id;
+}
 
 type Call = { path: string; params: Record<string, string>; body?: unknown; headers?: Record<string, string> };
 type Expect = [status: number, code?: string];
@@ -424,6 +441,17 @@ const SPECS: Record<string, Spec> = {
   "POST /api/v1/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Booking reference added." } }),
     ok: 201,
+  },
+  "POST /api/v1/tasks/[taskId]/events": {
+    prepare: async () => ({ path: "/api/v1/tasks/task_75019/events", params: { taskId: "task_75019" }, body: { type: "customer_replied", detail: "Thanks." } }),
+    ok: 201,
+  },
+  "PUT /api/runs/[runId]/outcome-label": {
+    prepare: async () => {
+      const id = await editedExecutedRun();
+      return { path: `/api/runs/${id}/outcome-label`, params: { runId: id }, body: { label: "same", reason: "The edit changed nothing that matters." } };
+    },
+    ok: 200,
   },
   "POST /api/demo/scenarios/[name]": {
     prepare: async () => ({ path: "/api/demo/scenarios/reference-case", params: { name: "reference-case" } }),

@@ -6,6 +6,8 @@ import { editRefParam } from "@/lib/desk-rules/prefill";
 import { RuleEffectText } from "@/components/rule-effect";
 import { listDeskRules, type ListedDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { loadOutcomeInsights, type OutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
+import { OutcomeInsightsSection } from "@/components/outcome-insights";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Insights" };
@@ -38,9 +40,11 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   const since = range.key === "all" ? undefined : new Date(now.getTime() - Number(range.key) * 86_400_000);
   let data: InsightsPage;
   let rules: ListedDeskRule[];
+  let helped: OutcomeInsights;
   try {
     data = await loadInsights(viewer, now, { since });
     rules = (await listDeskRules(viewer, { onlyFromEdits: true, limit: 20 }, now)).rules;
+    helped = await loadOutcomeInsights(viewer, { since });
   } catch (e) {
     pageRefusal(e);
   }
@@ -274,6 +278,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             )}
           </section>
         </div>
+        <OutcomeInsightsSection data={helped} />
       </main>
     </>
   );

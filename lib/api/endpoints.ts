@@ -9,6 +9,7 @@ import { nextRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
 import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
+import * as outcomesApi from "./endpoints/outcomes-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -25,6 +26,7 @@ export * from "./endpoints/ownership-api";
 import * as ownershipApi from "./endpoints/ownership-api";
 export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
+export * from "./endpoints/outcomes-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -97,6 +99,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   liveApi.recordPresenceEndpoint,
   liveApi.listWebhookFailuresEndpoint,
   liveApi.retryWebhookEndpoint,
+  // did the edit help? ticket events, outcomes, labels
+  outcomesApi.ticketEventEndpoint,
+  outcomesApi.runOutcomeEndpoint,
+  outcomesApi.labelOutcomeEndpoint,
+  outcomesApi.outcomeReviewEndpoint,
   // demo mode: named scenarios and the reset (last: the reset empties the database)
   demoApi.listScenariosEndpoint,
   demoApi.makeScenarioEndpoint,

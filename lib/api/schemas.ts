@@ -298,6 +298,8 @@ export const integrationKeySchema = open({
   createdAt: isoTime,
   lastUsedAt: isoTime.nullable(),
   revokedAt: isoTime.nullable(),
+  /** The desk whose tasks the key may post ticket events for; null: every desk. */
+  desk: z.string().nullable().optional(),
 }).meta({ id: "IntegrationKey" });
 
 export const agentViewSchema = open({

@@ -47,6 +47,8 @@ export const EVENT_LABELS: Record<string, string> = {
   escalated: "Escalated",
   denied: "Denied",
   admin_change: "Admin change",
+  ticket_event: "Ticket event",
+  outcome_labelled: "Outcome labelled",
   ...OWNERSHIP_EVENT_LABELS,
 };
 
@@ -122,6 +124,13 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       const action = str(data.action)?.replace(/_/g, " ") ?? "an action";
       const reason = str(data.reason) ?? (arr(data.issues) as { message?: string }[]).map((i) => i.message).filter(Boolean).join(" ");
       return `Refused: ${action}${str(data.tool) ? ` (${str(data.tool)})` : ""}${reason ? ` — ${reason}` : " without the required authority."}`;
+    }
+    case "ticket_event":
+      return `The ticketing integration reported the ticket ${String(data.type ?? "?").replace(/_/g, " ")} at ${str(data.at) ?? "?"}${str(data.detail) ? `: “${str(data.detail)}”` : ""}.`;
+    case "outcome_labelled": {
+      const after = (data.after ?? {}) as { label?: unknown; reason?: unknown };
+      const before = (data.before ?? null) as { label?: unknown } | null;
+      return `The edit was labelled ${str(after.label) ?? "?"}${before ? ` (was ${str(before.label) ?? "?"})` : ""}: “${str(after.reason) ?? ""}”${str(data.suggestion) ? ` — the signals suggested ${str(data.suggestion)}` : ""}.`;
     }
     default:
       return describeOwnershipEvent(type, data, ctx) ?? EVENT_LABELS[type] ?? type;

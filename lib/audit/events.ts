@@ -47,6 +47,13 @@ export const AUDIT_EVENT_DATA = {
   step_suggested: z.looseObject({ suggestionId: z.string(), planVersion: z.number().int(), tool: z.string(), byUserId: z.string() }),
   suggestion_accepted: z.looseObject({ suggestionId: z.string(), planVersion: z.number().int(), toVersion: z.number().int(), suggestedBy: z.string(), byUserId: z.string() }),
   suggestion_declined: z.looseObject({ suggestionId: z.string(), planVersion: z.number().int(), suggestedBy: z.string(), byUserId: z.string(), reason: z.string() }),
+  // did the edit help? ticket events from the integration, supervisors' labels of outcomes (lib/outcomes)
+  ticket_event: z.looseObject({ taskId: z.string(), eventId: z.string(), type: z.string(), at: z.string(), detail: z.string().nullable() }),
+  outcome_labelled: z.looseObject({
+    before: z.looseObject({ label: z.string(), reason: z.string() }).nullable(),
+    after: z.looseObject({ label: z.string(), reason: z.string() }),
+    suggestion: z.string().nullable(),
+  }),
 } as const;
 
 /** Event types of the append-only audit log. */

@@ -6,8 +6,8 @@
  * No DOM or React here: events are plain objects ({@link KeyLike}).
  */
 
-/** Where a shortcut works: everywhere, on the queue, on a run, or inside the plan's edit form. */
-export type ShortcutScope = "global" | "queue" | "run" | "edit";
+/** Where a shortcut works: everywhere, on the queue, on a run, inside the plan's edit form, or on the outcome review queue. */
+export type ShortcutScope = "global" | "queue" | "run" | "edit" | "review";
 
 /** Every shortcut's id; components register handlers by id (components/keyboard-shortcuts.tsx). */
 export type ShortcutId =
@@ -25,7 +25,13 @@ export type ShortcutId =
   | "previousStep"
   | "addStep"
   | "search"
-  | "palette";
+  | "palette"
+  | "labelBetter"
+  | "labelBetterLetter"
+  | "labelSame"
+  | "labelSameLetter"
+  | "labelWorse"
+  | "labelWorseLetter";
 
 /** One shortcut: its key sequence (chords, see {@link chordOf}), what it does, where it works. */
 export interface Shortcut {
@@ -46,8 +52,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "goQueue", keys: ["g", "q"], description: "Go to the queue", scope: "global" },
   { id: "palette", keys: ["Mod+K"], description: "Open the command palette (every page and action)", scope: "global", inInputs: true },
   { id: "search", keys: ["/"], description: "Search the queue by ticket, account or run (or just type a ticket number)", scope: "queue" },
-  { id: "queueNext", keys: ["j"], description: "Next run in the queue", scope: "queue" },
-  { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue", scope: "queue" },
+  { id: "queueNext", keys: ["j"], description: "Next run in the queue (on /outcomes/review: the next run to judge)", scope: "queue" },
+  { id: "queuePrevious", keys: ["k"], description: "Previous run in the queue (on /outcomes/review: the previous run to judge)", scope: "queue" },
   { id: "queueOpen", keys: ["Enter"], description: "Open the current run", scope: "queue", notOnControls: true },
   { id: "edit", keys: ["e"], description: "Edit the plan (focus on the first value the agent made in the first step waiting for approval)", scope: "run" },
   { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first; Alt+A there acknowledges and approves)", scope: "run" },
@@ -57,6 +63,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },
   { id: "addStep", keys: ["Alt+N"], description: "Add a step (then a tool's first letter adds it; Enter when two tools share the letter)", scope: "edit", inInputs: true },
+  { id: "labelBetter", keys: ["1"], description: "Label the current run better (focus in the reason; Enter saves)", scope: "review" },
+  { id: "labelBetterLetter", keys: ["b"], description: "Label the current run better (as 1)", scope: "review" },
+  { id: "labelSame", keys: ["2"], description: "Label the current run same (focus in the reason; Enter saves)", scope: "review" },
+  { id: "labelSameLetter", keys: ["s"], description: "Label the current run same (as 2)", scope: "review" },
+  { id: "labelWorse", keys: ["3"], description: "Label the current run worse (focus in the reason; Enter saves)", scope: "review" },
+  { id: "labelWorseLetter", keys: ["w"], description: "Label the current run worse (as 3)", scope: "review" },
 ];
 
 /** The parts of a keyboard event this module reads (a DOM KeyboardEvent fits). */

@@ -104,10 +104,14 @@ export const createAgentSchema = z
   .strict();
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
-/** Creating a ticketing-integration key: a name saying which system holds it. */
+/**
+ * Creating a ticketing-integration key: a name saying which system holds it, and optionally the
+ * desk whose tasks it may post ticket events for (absent or null: every desk).
+ */
 export const createIntegrationKeySchema = z
   .object({
     name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
+    desk: z.string().min(1).max(32).nullish(),
   })
   .strict();
 export type CreateIntegrationKeyInput = z.infer<typeof createIntegrationKeySchema>;

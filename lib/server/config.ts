@@ -9,7 +9,9 @@
  * - `PLANDESK_SIGNIN_ACCOUNT_LIMIT`: failed sign-ins per account per 15 minutes (default 10);
  * - `PLANDESK_TRUSTED_PROXIES`: proxies whose X-Forwarded-For is believed (read by scripts/server.mjs);
  * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600);
- * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600).
+ * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600);
+ * - `PLANDESK_REOPEN_WINDOW_DAYS`: a ticket reopened at most this many days after its run executed
+ *   counts against the run (default 7, 0–365; docs/design.md "Did the edit help?").
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
   const port = Number(env.PORT ?? 3000);
@@ -22,6 +24,8 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
   const signInAccountLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_ACCOUNT_LIMIT ?? 10) || 10);
   const claimLeaseSeconds = Math.min(3600, Math.max(5, Number(env.PLANDESK_CLAIM_LEASE_SECONDS ?? 300) || 300));
   const sweepSeconds = Math.min(3600, Math.max(1, Math.floor(Number(env.PLANDESK_SWEEP_SECONDS ?? 30) || 30)));
+  const reopenRaw = Math.floor(Number(env.PLANDESK_REOPEN_WINDOW_DAYS ?? 7));
+  const reopenWindowDays = Number.isFinite(reopenRaw) ? Math.min(365, Math.max(0, reopenRaw)) : 7;
   return {
     port,
     publicUrl,
@@ -32,6 +36,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     signInAccountLimit,
     claimLeaseSeconds,
     sweepSeconds,
+    reopenWindowDays,
     /** Served over https (PLANDESK_URL): HSTS and secure cookies. */
     https: publicUrl.startsWith("https://"),
   };

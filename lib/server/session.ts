@@ -27,6 +27,8 @@ export interface Viewer {
 export interface IntegrationCaller {
   id: string;
   name: string;
+  /** The desk whose tasks the key may post ticket events for; null or absent: every desk. */
+  desk?: string | null;
 }
 
 /** The calling agent of an `/api/v1` request. */
@@ -315,7 +317,7 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
         where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - 60_000) } }] },
         data: { lastUsedAt: now },
       });
-      return { id: key.id, name: key.name };
+      return { id: key.id, name: key.name, desk: key.desk ?? null };
     }
     const agent = await agentOfKey(req);
     if (agent && !agent.revoked) {

@@ -129,7 +129,7 @@ export const createIntegrationKeyEndpoint = defineEndpoint({
   caller: ADMIN,
   body: createIntegrationKeySchema,
   success: { status: [201], schema: z.object({ integrationKey: integrationKeySchema, key: z.string() }), description: "{integrationKey, key} — the key is shown only here" },
-  refusals: [],
+  refusals: ["unknown_desk"],
 });
 
 export const revokeIntegrationKeyEndpoint = defineEndpoint({

@@ -5,6 +5,7 @@ import { RUN_STATES } from "../../lifecycle/run-state";
 import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { approveBodySchema, rejectBodySchema, submitEditBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
+import { CORPUS_SIGNALS } from "./outcomes-api";
 import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queueRowSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { planSchema } from "../../plan/schema";
 import { queueOwnershipQuery } from "./ownership-api";
@@ -168,8 +169,10 @@ export const diffCorpusEndpoint = defineEndpoint({
   id: "exportDiffCorpus",
   method: "GET",
   path: "/api/audit/diffs.jsonl",
-  summary: "Every stored edit as one JSON object per line (evaluation cases)",
+  summary: "Every stored edit as one JSON object per line (evaluation cases), with its run's outcome record and label",
+  description: "?label=better|same|worse|none and ?signal=<signal>|none keep the edits whose run has that label (none: unlabelled) or computed signal (none: an outcome with no signal).",
   caller: SUPERVISOR,
+  query: z.object({ label: z.enum(["better", "same", "worse", "none"]).optional(), signal: z.enum(CORPUS_SIGNALS).optional() }),
   success: { status: [200], schema: z.string(), description: "application/x-ndjson", contentType: "application/x-ndjson" },
   refusals: [],
 });

@@ -7,6 +7,7 @@ import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
 import { afterCreated, nextCursorOf, pageSize } from "../pagination";
 import { inTransaction, ok } from "../transaction";
+import { assertDeskExists } from "./desks";
 
 /**
  * Ticketing-integration keys: the credential a ticketing system uses to post task
@@ -26,9 +27,11 @@ export interface IntegrationKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The desk whose tasks the key may post ticket events for; null: every desk. */
+  desk: string | null;
 }
 
-type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; desk: string | null };
 
 function toView(k: Row): IntegrationKeyView {
   return {
@@ -38,6 +41,7 @@ function toView(k: Row): IntegrationKeyView {
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    desk: k.desk,
   };
 }
 
@@ -57,9 +61,11 @@ export async function listIntegrationKeys(
 }
 
 /**
- * Creates an integration key named `name`; returns it with the key itself, which is never shown
- * again. Audited `admin_change` {what: "integration_key.create"} with the prefix only.
- * Errors: 403 `forbidden`; 400 `bad_request` {issues} (name empty or over 100 characters).
+ * Creates an integration key named `name` (bound to `desk` when given: its ticket events reach only
+ * that desk's tasks); returns it with the key itself, which is never shown again. Audited
+ * `admin_change` {what: "integration_key.create"} with the prefix only.
+ * Errors: 403 `forbidden`; 400 `bad_request` {issues} (name empty or over 100 characters); 422
+ * `unknown_desk`.
  */
 export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationKeyInput): Promise<{ integrationKey: IntegrationKeyView; key: string }> {
   await requireRole(admin, ["admin"], "admin.create_integration_key");
@@ -71,11 +77,12 @@ export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationK
   }
   const key = generateIntegrationKey();
   const row = await inTransaction(async (tx) => {
-    const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key) } });
+    if (parsed.data.desk) await assertDeskExists(tx, parsed.data.desk);
+    const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key), desk: parsed.data.desk ?? null } });
     await appendAudit(tx, {
       type: "admin_change",
       actor: { kind: "user", id: admin.id },
-      data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix } },
+      data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix, desk: k.desk } },
     });
     return ok(k);
   });

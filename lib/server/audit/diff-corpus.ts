@@ -7,6 +7,8 @@ import type { Viewer } from "../session";
 import { readJsonColumn } from "../json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";
+import type { Prisma } from "../../generated/prisma/client";
+import type { OutcomeLabel, OutcomeLabelView, OutcomeRecord, OutcomeSignal } from "../../outcomes/outcome";
 
 /** One evaluation case of the diff corpus: an operator edit and how its run ended. */
 export interface DiffCorpusLine {
@@ -21,6 +23,40 @@ export interface DiffCorpusLine {
   outcome: string | null;
   /** present when the edit accepted a suggested step — who suggested it and the suggestion's id. */
   suggestion?: { id: string; suggestedBy: string; note: string };
+  /** The run's outcome record (lib/outcomes/outcome.ts) once it executed a written step, else null. */
+  outcomeRecord: OutcomeRecord | null;
+  /** A supervisor's label of the run (better / same / worse, the reason, who, when), else null. */
+  label: OutcomeLabelView | null;
+}
+
+/**
+ * Filters of the corpus (`?label=`, `?signal=`): `label` better / same / worse, or `none` (no
+ * label yet, including runs without an outcome); `signal` one of lib/outcomes/outcome.ts
+ * `OUTCOME_SIGNALS`, or `none` (an outcome record with no signal at all).
+ */
+export interface CorpusFilter {
+  label?: OutcomeLabel | "none";
+  signal?: OutcomeSignal | "none";
+}
+
+const SIGNAL_COLUMN: Record<OutcomeSignal, keyof Prisma.RunOutcomeWhereInput> = {
+  reopened: "reopened",
+  chargeback: "chargeback",
+  over_compensation: "overCompensation",
+  beyond_cap: "beyondCap",
+  resolved: "resolved",
+  customer_replied: "customerReplied",
+  commitment_sent: "commitmentSent",
+};
+
+/** The `where` of the edits whose run matches `filter` (through the run's outcome row, by primary key). */
+function filterWhere(filter: CorpusFilter): Prisma.PlanEditWhereInput {
+  const and: Prisma.PlanEditWhereInput[] = [];
+  if (filter.label === "none") and.push({ OR: [{ run: { outcomeRecord: { is: null } } }, { run: { outcomeRecord: { is: { labelled: false } } } }] });
+  else if (filter.label) and.push({ run: { outcomeRecord: { is: { label: filter.label } } } });
+  if (filter.signal === "none") and.push({ run: { outcomeRecord: { is: Object.fromEntries(Object.values(SIGNAL_COLUMN).map((c) => [c, false])) } } });
+  else if (filter.signal) and.push({ run: { outcomeRecord: { is: { [SIGNAL_COLUMN[filter.signal]]: true } } } });
+  return and.length ? { AND: and } : {};
 }
 
 /** Statuses after which nothing about a run changes any more. */
@@ -30,25 +66,32 @@ const PAGE = 200;
 
 /**
  * The diff corpus (`GET /api/audit/diffs.jsonl`, docs/design.md §11): every stored edit, oldest first,
- * as one object per edit. Yields in pages of 200 rows so a large
+ * as one object per edit, with its run's outcome record and label; `filter` keeps the edits whose
+ * run has that label or signal. Yields in pages of 200 rows so a large
  * corpus is streamed, not held in memory. Supervisors only; the check runs before the first
  * row. Errors: 403 `forbidden` (audited).
  */
-export async function* diffCorpus(viewer: Pick<Viewer, "id" | "role">, now = new Date()): AsyncGenerator<DiffCorpusLine> {
+export async function* diffCorpus(viewer: Pick<Viewer, "id" | "role">, now = new Date(), filter: CorpusFilter = {}): AsyncGenerator<DiffCorpusLine> {
   await assertSupervisor(viewer, "export_diff_corpus");
-  yield* corpusRows(now);
+  yield* corpusRows(now, filter);
 }
 
 /** Every stored edit as a corpus line, unchecked (callers authorise first); keyset pages over (createdAt, id). */
-async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
+async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator<DiffCorpusLine> {
   let after: { createdAt: Date; id: string } | null = null;
+  const where = filterWhere(filter);
   for (;;) {
-    const rows: Awaited<ReturnType<typeof page>> = await page(after);
+    const rows: Awaited<ReturnType<typeof page>> = await page(after, where);
     // the suggestions these edits accepted (one bounded query per page)
     const accepted = rows.length
       ? await prisma.stepSuggestion.findMany({ where: { state: "accepted", runId: { in: [...new Set(rows.map((r) => r.runId))] } }, select: { id: true, runId: true, acceptedVersion: true, byUserId: true, note: true } })
       : [];
     const bySuggestion = new Map(accepted.map((s) => [`${s.runId}:${s.acceptedVersion}`, s]));
+    // the outcome records and labels of these edits' runs (one query by primary key per page), and the labellers' names
+    const outcomes = rows.length ? await prisma.runOutcome.findMany({ where: { runId: { in: [...new Set(rows.map((r) => r.runId))] } }, select: { runId: true, record: true, label: true, labelReason: true, labelledById: true, labelledAt: true } }) : [];
+    const labellers = [...new Set(outcomes.map((o) => o.labelledById).filter((x): x is string => !!x))];
+    const names = new Map((labellers.length ? await prisma.user.findMany({ where: { id: { in: labellers } }, select: { id: true, name: true } }) : []).map((u) => [u.id, u.name]));
+    const byRun = new Map(outcomes.map((o) => [o.runId, o]));
     for (const e of rows) {
       const s = bySuggestion.get(`${e.runId}:${e.toVersion}`);
       const status = effectiveStatus(e.run.status as RunStatus, e.run.expiresAt, now);
@@ -62,6 +105,8 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
         diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
         outcome: FINAL_STATUSES.includes(status) ? status : null,
         ...(s ? { suggestion: { id: s.id, suggestedBy: s.byUserId, note: s.note } } : {}),
+        outcomeRecord: (byRun.get(e.runId)?.record as OutcomeRecord | undefined) ?? null,
+        label: labelOf(byRun.get(e.runId), names),
       };
     }
     if (rows.length < PAGE) return;
@@ -70,10 +115,16 @@ async function* corpusRows(now: Date): AsyncGenerator<DiffCorpusLine> {
   }
 }
 
-/** One page of edits after `after`, oldest first: an indexed range, never an offset. */
-function page(after: { createdAt: Date; id: string } | null) {
+/** A stored label as the corpus line carries it, or null. */
+function labelOf(o: { label: string | null; labelReason: string | null; labelledById: string | null; labelledAt: Date | null } | undefined, names: Map<string, string>): OutcomeLabelView | null {
+  if (!o?.label || !o.labelledById || !o.labelledAt) return null;
+  return { label: o.label as OutcomeLabel, reason: o.labelReason ?? "", by: { id: o.labelledById, name: names.get(o.labelledById) ?? o.labelledById }, at: o.labelledAt.toISOString() };
+}
+
+/** One page of edits after `after` matching `where`, oldest first: an indexed range, never an offset. */
+function page(after: { createdAt: Date; id: string } | null, where: Prisma.PlanEditWhereInput = {}) {
   return prisma.planEdit.findMany({
-    where: after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {},
+    where: { AND: [after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}, where] },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: PAGE,
     include: { run: { select: { status: true, expiresAt: true } } },
@@ -84,9 +135,9 @@ function page(after: { createdAt: Date; id: string } | null) {
  * The corpus as an NDJSON byte stream (one JSON object and "\n" per edit). The authorisation
  * check happens before the stream is returned, so a refusal is an ordinary typed error.
  */
-export async function diffCorpusStream(viewer: Pick<Viewer, "id" | "role">, now = new Date()): Promise<ReadableStream<Uint8Array>> {
+export async function diffCorpusStream(viewer: Pick<Viewer, "id" | "role">, now = new Date(), filter: CorpusFilter = {}): Promise<ReadableStream<Uint8Array>> {
   await assertSupervisor(viewer, "export_diff_corpus");
-  const lines = corpusRows(now);
+  const lines = corpusRows(now, filter);
   const enc = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -9,6 +9,7 @@ import { requireRole, type Viewer } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db } from "../transaction";
 import { STALE_CLAIM_SECONDS, toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
+import { EXECUTED_END_STATUSES, recordRunOutcome } from "../outcomes/record-run-outcome";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**
@@ -18,7 +19,7 @@ import { moveApprovals } from "../lifecycle/approval-lifecycle";
  * vanished). Saves `resolution` (`succeeded`|`failed`), `reconciledBy`, `reconciledAt` = `now`
  * (UTC); the executor's own report stays as it was. The approval is consumed and the run settles
  * exactly as after an outcome report. The same resolution again returns the saved step
- * (`replayed: true`). Audited `reconciled` {stepId, resolution, note, previousStatus}.
+ * (`replayed: true`). A run that ends with a written step gets its outcome record. Audited `reconciled` {stepId, resolution, note, previousStatus}.
  * Errors: 403 `forbidden` unless supervisor (audited `denied`); 404 `not_found`; 409
  * `nothing_to_reconcile` {stepStatus, resolution?} — never claimed, already reported
  * succeeded/failed, claimed too recently, or already reconciled differently.
@@ -60,6 +61,7 @@ export async function reconcileStep(
     const approvalConsumed = (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     const runStatus = await settleExecution(tx, runId, now);
+    if ((EXECUTED_END_STATUSES as readonly string[]).includes(runStatus)) await recordRunOutcome(tx, runId, now);
     await appendAudit(tx, {
       runId,
       type: "reconciled",

@@ -9,6 +9,7 @@ import type { AgentCaller } from "../session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
+import { EXECUTED_END_STATUSES, recordRunOutcome } from "../outcomes/record-run-outcome";
 import { CANNOT_EXECUTE_FLAG } from "../../lifecycle/run-outcome";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
@@ -34,6 +35,7 @@ import { moveApprovals } from "../lifecycle/approval-lifecycle";
  * Audited `outcome`. With `stopConditionMet` (status `failed`: the executor found the step's stop
  * condition met and wrote nothing) the run stops instead: `stopped`, stopReason
  * `{code: "stop_condition_met", stepId, stopCondition, detail, at}`, audited `stopped_condition`.
+ * A run that ends here with a written step gets its outcome record (lib/server/outcomes).
  */
 export async function reportOutcome(
   agent: AgentCaller,
@@ -107,6 +109,8 @@ export async function reportOutcome(
     } else {
       runStatus = await settleExecution(tx, runId, now);
     }
+    // The run ended with what it wrote: its outcome record (docs/design.md "Did the edit help?").
+    if ((EXECUTED_END_STATUSES as readonly string[]).includes(runStatus)) await recordRunOutcome(tx, runId, now);
     await appendAudit(tx, {
       runId,
       type: "outcome",

@@ -12,6 +12,8 @@ import { getViewer } from "@/lib/server/session";
 import { cache } from "react";
 import { runTabTitle } from "@/lib/text/format";
 import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
+import { getRunOutcome } from "@/lib/server/outcomes/run-outcomes";
+import { OutcomeSection } from "@/components/outcome-section";
 
 export const dynamic = "force-dynamic";
 
@@ -50,6 +52,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const { desk, ...rest } = details;
   const { run, task, ticket, agent, accountContext } = details;
   const now = new Date();
+  const outcome = await getRunOutcome(viewer, run.id);
   return (
     <>
       <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
@@ -87,6 +90,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
           <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} serverNow={now.toISOString()} />
           <aside className="space-y-6">
+            {outcome && <OutcomeSection record={outcome.record} label={outcome.label} canLabel={viewer.role === "supervisor"} />}
             <OwnershipPanel runId={run.id} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} desk={desk} ticketId={ticket.id} ticketAccountId={ticket.accountId} imported={details.catalog.imported} catalogVersion={details.catalog.version} />
             <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />
             <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">

@@ -1,0 +1,336 @@
+import { getTool } from "../tools/builtin-tools";
+import { findCommitments } from "../validation/commitments";
+import { formatMoney, type Currency, type Money } from "../money/money";
+
+/*
+ * The outcome record of an executed run (docs/design.md "Did the edit help?"): what was actually
+ * written — money out per currency, compensation beyond what the task asked for, commitments sent
+ * to the customer — and what happened afterwards, from the ticketing integration's ticket events;
+ * for an edited run also what the agent's own plan would have moved (the counterfactual), and the
+ * signals computed from all of it. Pure and client-safe: lib/server/outcomes stores it.
+ *
+ * Definitions (stated on the run page and in the README):
+ * - *Written* means a step of the approved plan whose outcome is `succeeded` (reported, or
+ *   reconciled by a supervisor). Nothing else counts: a failed or unknown step wrote nothing we know.
+ * - *Money out* is the tool's own `amount` of every written step that moves money
+ *   (`issue_refund` → refund, `apply_credit` → credit, `waive_fee` → waived fee), summed per
+ *   currency in minor units. Imported tools move no money we know of.
+ * - *The task's ask* is the task contract's `compensationCap` where there is one. Without a cap the
+ *   task asked for no particular amount, and the agent's proposal is the only bar.
+ * - *Over-compensation*: an edited run whose money out, in some currency, exceeds both what the
+ *   agent's plan (plan version 1) would have moved and the task's ask.
+ * - *Commitments*: clauses of written `send_reply` bodies that the promise scan (docs/design.md §1.6,
+ *   lib/validation/commitments.ts) reads as promising money or a delivery date.
+ * - A *reopen* counts against the run when it comes at most `reopenWindowDays` days after the run
+ *   executed (default 7; PLANDESK_REOPEN_WINDOW_DAYS).
+ */
+
+/** A step as the outcome reads it: id, tool name and its (untrusted) arguments. */
+export interface OutcomeStep {
+  id: string;
+  tool: string;
+  args: unknown;
+}
+
+/** What kind of money a step moves: a refund, a credit on the account, a waived fee. */
+export type MoneyKind = "refund" | "credit" | "waived_fee";
+
+/** One written step's money: which step, its tool and kind, and the amount (minor units). */
+export interface MoneyLine {
+  stepId: string;
+  tool: string;
+  kind: MoneyKind;
+  amount: Money;
+}
+
+/** The ticket events the integration reports (`POST /api/v1/tasks/{taskId}/events`). */
+export const TICKET_EVENT_TYPES = ["reopened", "customer_replied", "resolved", "chargeback"] as const;
+/** See {@link TICKET_EVENT_TYPES}. */
+export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];
+
+/** One ticket event as the outcome reads it; `at` is when it happened (UTC). */
+export interface TicketEventInput {
+  type: TicketEventType;
+  at: Date | string;
+  detail?: string | null;
+}
+
+/** One commitment sent to the customer: the reply step, its ticket, and what the scan found. */
+export interface SentCommitment {
+  stepId: string;
+  ticketId: string;
+  kind: "money" | "date";
+  /** The promising clause as the scan read it (≤ 200 characters). */
+  clause: string;
+  /** Money promises: the amounts named in the clause (may be empty). */
+  amounts?: Money[];
+  /** Date promises: the promised ISO date. */
+  date?: string;
+}
+
+/**
+ * The computed signals, each a fact (never a judgement):
+ * - `reopened`: the ticket was reopened within the reopen window after the run executed;
+ * - `chargeback`: the customer filed a chargeback after the run executed;
+ * - `over_compensation`: edited, and money out exceeds both the agent's proposal and the task's ask;
+ * - `beyond_cap`: money out exceeds the task contract's compensation cap;
+ * - `resolved`: the ticket was resolved after the run executed and not reopened after that;
+ * - `customer_replied`: the customer wrote back after the run executed;
+ * - `commitment_sent`: a written reply promised money or a delivery date.
+ */
+export const OUTCOME_SIGNALS = ["reopened", "chargeback", "over_compensation", "beyond_cap", "resolved", "customer_replied", "commitment_sent"] as const;
+/** See {@link OUTCOME_SIGNALS}. */
+export type OutcomeSignal = (typeof OUTCOME_SIGNALS)[number];
+
+/** Signals that count against a run (the suggestion "worse"). */
+export const AGAINST_SIGNALS: readonly OutcomeSignal[] = ["reopened", "chargeback", "over_compensation", "beyond_cap"];
+
+/** The labels a supervisor gives an edited run. */
+export const OUTCOME_LABELS = ["better", "same", "worse"] as const;
+/** See {@link OUTCOME_LABELS}. */
+export type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
+
+/** A supervisor's label as the API and the pages show it (times ISO UTC). */
+export interface OutcomeLabelView {
+  label: OutcomeLabel;
+  reason: string;
+  by: { id: string; name: string };
+  at: string;
+}
+
+/** One event afterwards, with whole days since the run executed (negative: before it). */
+export interface AfterwardsEvent {
+  type: TicketEventType;
+  at: string;
+  detail: string | null;
+  daysAfter: number;
+  /** A reopen inside the window (counts against the run). */
+  countsAgainst: boolean;
+}
+
+/** The outcome record of one executed run (see the module comment). Money in minor units; times ISO UTC. */
+export interface OutcomeRecord {
+  executedAt: string;
+  edited: boolean;
+  /** Money out per currency, largest first (none: []). */
+  moneyOut: Money[];
+  moneyLines: MoneyLine[];
+  /** For an edited run: what the agent's plan (version 1) would have moved, per currency; null when not edited. */
+  proposedMoneyOut: Money[] | null;
+  /** Executed minus proposed, per currency where they differ (signed minor units); null when not edited. */
+  moneyDifference: Money[] | null;
+  /** The largest absolute per-currency difference (minor units; 0 when not edited): the review queue sorts by it. */
+  moneyDifferenceMinor: number;
+  /** The task contract's compensation cap, or null when the task has none. */
+  compensationCap: Money | null;
+  /** Money out beyond the cap (positive, in the cap's currency; money in another currency counts whole), per currency; [] when within it or no cap. */
+  beyondCap: Money[];
+  commitments: SentCommitment[];
+  /** Tools of written steps whose effect Plandesk does not know (imported tools). */
+  unknownEffects: string[];
+  /** The reopen window the record was computed with (days). */
+  reopenWindowDays: number;
+  afterwards: AfterwardsEvent[];
+  signals: OutcomeSignal[];
+  /** What the signals suggest, with the reasons; never stored as the label. */
+  suggestion: { label: OutcomeLabel | null; because: string[] };
+  /** One sentence for people: "The edit moved $1,489.00 more than the agent proposed; the ticket was reopened 2 days later." */
+  summary: string;
+}
+
+/** Everything the record is computed from. */
+export interface OutcomeInput {
+  /** Steps of the approved plan whose outcome is `succeeded`, in plan order. */
+  writtenSteps: readonly OutcomeStep[];
+  /** The agent's own plan (version 1) when the run was edited; null when it was not. */
+  proposedSteps: readonly OutcomeStep[] | null;
+  compensationCap: Money | null;
+  /** When the run executed (its last written step's report; UTC). */
+  executedAt: Date;
+  events: readonly TicketEventInput[];
+  /** Reopen window in days (≥ 0). */
+  reopenWindowDays: number;
+}
+
+/** The default reopen window: a reopen within 7 days after the run executed counts against it. */
+export const DEFAULT_REOPEN_WINDOW_DAYS = 7;
+
+const DAY_MS = 86_400_000;
+
+const MONEY_KIND: Record<string, MoneyKind> = { issue_refund: "refund", apply_credit: "credit", waive_fee: "waived_fee" };
+
+/** The money each step moves, by its tool's own `amount` (tools that move none, or unknown tools, give none). Pure. */
+export function moneyLines(steps: readonly OutcomeStep[]): MoneyLine[] {
+  const out: MoneyLine[] = [];
+  for (const s of steps) {
+    const kind = MONEY_KIND[s.tool];
+    const tool = getTool(s.tool);
+    if (!kind || !tool) continue;
+    let amount: Money | undefined;
+    try {
+      const parsed = tool.argsSchema.safeParse(s.args);
+      amount = parsed.success ? tool.amount(parsed.data as never) : undefined;
+    } catch {
+      amount = undefined;
+    }
+    if (amount && amount.minor > 0) out.push({ stepId: s.id, tool: s.tool, kind, amount: { minor: amount.minor, currency: amount.currency } });
+  }
+  return out;
+}
+
+/** Sums money per currency, largest first (then by currency code). Pure. */
+export function totalsByCurrency(amounts: readonly Money[]): Money[] {
+  const by = new Map<Currency, number>();
+  for (const a of amounts) by.set(a.currency, (by.get(a.currency) ?? 0) + a.minor);
+  return [...by.entries()].map(([currency, minor]) => ({ minor, currency })).sort((a, b) => b.minor - a.minor || a.currency.localeCompare(b.currency));
+}
+
+const minorIn = (totals: readonly Money[], currency: Currency) => totals.find((t) => t.currency === currency)?.minor ?? 0;
+
+/** Executed minus proposed per currency, only where they differ (signed minor units), largest absolute first. Pure. */
+export function moneyDifference(executed: readonly Money[], proposed: readonly Money[]): Money[] {
+  const currencies = [...new Set([...executed, ...proposed].map((m) => m.currency))];
+  return currencies
+    .map((currency) => ({ minor: minorIn(executed, currency) - minorIn(proposed, currency), currency }))
+    .filter((d) => d.minor !== 0)
+    .sort((a, b) => Math.abs(b.minor) - Math.abs(a.minor) || a.currency.localeCompare(b.currency));
+}
+
+/** Money out beyond `cap`: in the cap's currency the excess, any other currency whole. [] without a cap. Pure. */
+export function beyondCap(moneyOut: readonly Money[], cap: Money | null): Money[] {
+  if (!cap) return [];
+  return moneyOut
+    .map((m) => (m.currency === cap.currency ? { minor: m.minor - cap.minor, currency: m.currency } : m))
+    .filter((m) => m.minor > 0);
+}
+
+/** The commitments written replies sent (the promise scan of docs/design.md §1.6, "today" = `executedAt`). Pure. */
+export function sentCommitments(steps: readonly OutcomeStep[], executedAt: Date): SentCommitment[] {
+  const out: SentCommitment[] = [];
+  for (const s of steps) {
+    if (s.tool !== "send_reply") continue;
+    const args = (s.args ?? {}) as { ticketId?: unknown; body?: unknown };
+    if (typeof args.body !== "string") continue;
+    const ticketId = typeof args.ticketId === "string" ? args.ticketId : "";
+    for (const c of findCommitments(args.body, executedAt)) {
+      if (c.kind === "money") {
+        const amounts = c.amounts.filter((a): a is typeof a & { currency: Currency } => a.currency !== undefined).map((a) => ({ minor: a.minor, currency: a.currency }));
+        out.push({ stepId: s.id, ticketId, kind: "money", clause: c.clause, amounts });
+      } else {
+        out.push({ stepId: s.id, ticketId, kind: "date", clause: c.clause, date: c.date });
+      }
+    }
+  }
+  return out;
+}
+
+const toDate = (d: Date | string) => (d instanceof Date ? d : new Date(d));
+
+/** "the same day", "1 day later", "3 days later". */
+export function laterInWords(days: number): string {
+  if (days <= 0) return "the same day";
+  return `${days} day${days === 1 ? "" : "s"} later`;
+}
+
+const joinMoney = (ms: readonly Money[]) => ms.map((m) => formatMoney({ minor: Math.abs(m.minor), currency: m.currency })).join(" and ");
+
+/**
+ * The outcome record of one executed run from what it wrote, the agent's own plan (when edited),
+ * the task's cap and the ticket events (see the module comment for every definition). Events
+ * before `executedAt` are left out of `afterwards`. Pure; never throws for well-typed input.
+ */
+export function computeOutcome(input: OutcomeInput): OutcomeRecord {
+  const executedAt = input.executedAt;
+  const lines = moneyLines(input.writtenSteps);
+  const moneyOut = totalsByCurrency(lines.map((l) => l.amount));
+  const edited = input.proposedSteps !== null;
+  const proposedMoneyOut = input.proposedSteps ? totalsByCurrency(moneyLines(input.proposedSteps).map((l) => l.amount)) : null;
+  const difference = proposedMoneyOut ? moneyDifference(moneyOut, proposedMoneyOut) : null;
+  const moneyDifferenceMinor = difference && difference.length ? Math.abs(difference[0].minor) : 0;
+  const cap = input.compensationCap;
+  const overCap = beyondCap(moneyOut, cap);
+  const commitments = sentCommitments(input.writtenSteps, executedAt);
+  const unknownEffects = [...new Set(input.writtenSteps.filter((s) => !getTool(s.tool)).map((s) => s.tool))];
+  const windowDays = Math.max(0, Math.floor(input.reopenWindowDays));
+
+  const afterwards: AfterwardsEvent[] = input.events
+    .map((e) => ({ type: e.type, at: toDate(e.at), detail: e.detail ?? null }))
+    .filter((e) => Number.isFinite(e.at.getTime()) && e.at.getTime() >= executedAt.getTime())
+    .sort((a, b) => a.at.getTime() - b.at.getTime())
+    .map((e) => {
+      const elapsed = e.at.getTime() - executedAt.getTime();
+      const daysAfter = Math.floor(elapsed / DAY_MS);
+      return { type: e.type, at: e.at.toISOString(), detail: e.detail, daysAfter, countsAgainst: e.type === "reopened" && elapsed <= windowDays * DAY_MS };
+    });
+
+  const signals = new Set<OutcomeSignal>();
+  const because: string[] = [];
+  const reopen = afterwards.find((e) => e.countsAgainst);
+  if (reopen) signals.add("reopened");
+  const chargeback = afterwards.find((e) => e.type === "chargeback");
+  if (chargeback) signals.add("chargeback");
+  // Over-compensation: in some currency more than the agent proposed and more than the task's ask.
+  const overCurrencies = edited
+    ? moneyOut.filter((m) => m.minor > minorIn(proposedMoneyOut ?? [], m.currency) && (!cap || cap.currency !== m.currency || m.minor > cap.minor)).map((m) => m.currency)
+    : [];
+  if (overCurrencies.length) signals.add("over_compensation");
+  if (overCap.length) signals.add("beyond_cap");
+  const lastResolved = [...afterwards].reverse().find((e) => e.type === "resolved");
+  if (lastResolved && !afterwards.some((e) => e.type === "reopened" && e.at > lastResolved.at)) signals.add("resolved");
+  if (afterwards.some((e) => e.type === "customer_replied")) signals.add("customer_replied");
+  if (commitments.length) signals.add("commitment_sent");
+
+  if (reopen) because.push(`the ticket was reopened ${laterInWords(reopen.daysAfter)} (within ${windowDays} days)`);
+  if (chargeback) because.push(`the customer filed a chargeback ${laterInWords(chargeback.daysAfter)}`);
+  if (overCurrencies.length) because.push(`the edit moved more money than the agent proposed${cap ? " and more than the task's cap" : ""}`);
+  if (overCap.length) because.push(`${joinMoney(overCap)} beyond the task's cap of ${formatMoney(cap!)}`);
+  let label: OutcomeLabel | null = null;
+  if (AGAINST_SIGNALS.some((s) => signals.has(s))) label = "worse";
+  else if (edited && signals.has("resolved")) {
+    const less = (difference ?? []).some((d) => d.minor < 0);
+    label = less ? "better" : (difference ?? []).length === 0 ? "same" : null;
+    because.push(less ? "resolved with less money out than the agent proposed" : label === "same" ? "resolved with the same money out as the agent proposed" : "resolved, with more money out than the agent proposed (within the task's ask)");
+  }
+
+  return {
+    executedAt: executedAt.toISOString(),
+    edited,
+    moneyOut,
+    moneyLines: lines,
+    proposedMoneyOut,
+    moneyDifference: difference,
+    moneyDifferenceMinor,
+    compensationCap: cap,
+    beyondCap: overCap,
+    commitments,
+    unknownEffects,
+    reopenWindowDays: windowDays,
+    afterwards,
+    signals: OUTCOME_SIGNALS.filter((s) => signals.has(s)),
+    suggestion: { label, because },
+    summary: summarise(edited, moneyOut, difference, afterwards),
+  };
+}
+
+/** The record's sentence: money first (against the agent's plan when edited), then what happened afterwards. */
+function summarise(edited: boolean, moneyOut: readonly Money[], difference: readonly Money[] | null, afterwards: readonly AfterwardsEvent[]): string {
+  const parts: string[] = [];
+  if (edited) {
+    const more = (difference ?? []).filter((d) => d.minor > 0);
+    const less = (difference ?? []).filter((d) => d.minor < 0);
+    if (more.length) parts.push(`the edit moved ${joinMoney(more)} more than the agent proposed`);
+    if (less.length) parts.push(`the edit moved ${joinMoney(less)} less than the agent proposed`);
+    if (!more.length && !less.length) parts.push(moneyOut.length ? `the edit moved the same money as the agent proposed (${joinMoney(moneyOut)})` : "neither the edit nor the agent's plan moved money");
+  } else {
+    parts.push(moneyOut.length ? `the run moved ${joinMoney(moneyOut)}` : "the run moved no money");
+  }
+  const words: Record<TicketEventType, string> = { reopened: "the ticket was reopened", chargeback: "the customer filed a chargeback", resolved: "the ticket was resolved", customer_replied: "the customer replied" };
+  const firstOf = new Map<TicketEventType, AfterwardsEvent>();
+  for (const e of afterwards) if (!firstOf.has(e.type)) firstOf.set(e.type, e);
+  for (const type of ["reopened", "chargeback", "resolved", "customer_replied"] as const) {
+    const e = firstOf.get(type);
+    if (e) parts.push(`${words[type]} ${laterInWords(e.daysAfter)}`);
+  }
+  const s = parts.join("; ");
+  return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
+}

@@ -1,0 +1,98 @@
+import { nanoid } from "nanoid";
+import { z } from "zod";
+import { DomainError } from "../../errors/domain-error";
+import { TICKET_EVENT_TYPES, type TicketEventType } from "../../outcomes/outcome";
+import type { TicketEventBody, ticketEventSchema } from "../../outcomes/schema";
+import { appendAudit } from "../audit-log/append-audit";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
+import type { IntegrationCaller } from "../session";
+import { inTransaction, ok } from "../transaction";
+import { recomputeTaskOutcomes } from "./record-run-outcome";
+
+/** A ticket event as the API answers it (lib/outcomes/schema.ts `ticketEventSchema`). */
+export type TicketEventView = z.input<typeof ticketEventSchema>;
+
+/** What the event changed: the runs of the task whose outcome it recomputed. */
+export interface TicketEventAnswer {
+  event: TicketEventView;
+  outcomes: { runId: string; signals: string[]; summary: string }[];
+}
+
+/** How far ahead of the server's clock an event's `at` may lie (clock skew), in milliseconds. */
+export const EVENT_CLOCK_SKEW_MS = 5 * 60_000;
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Checks a ticket event's `type` and `at` against what the API accepts: one of
+ * `TICKET_EVENT_TYPES`; an ISO-8601 instant with a zone (`Z` or `±hh:mm`) not more than five
+ * minutes after `now`. Returns the type and the instant (`now` when `at` is absent). Errors: 422
+ * `validation_failed {issues: [{path, code, message}]}` with `unknown_event_type`, `invalid_time`,
+ * `time_in_future`. Pure.
+ */
+export function checkTicketEvent(body: TicketEventBody, now: Date): { type: TicketEventType; at: Date } {
+  const issues: { path: string; code: string; message: string }[] = [];
+  const type = (TICKET_EVENT_TYPES as readonly string[]).includes(body.type) ? (body.type as TicketEventType) : null;
+  if (!type) issues.push({ path: "type", code: "unknown_event_type", message: `Unknown ticket event "${body.type.slice(0, 64)}": use one of ${TICKET_EVENT_TYPES.join(", ")}.` });
+  let at = now;
+  if (body.at != null) {
+    const parsed = ISO_INSTANT.test(body.at) ? new Date(body.at) : null;
+    if (!parsed || Number.isNaN(parsed.getTime())) issues.push({ path: "at", code: "invalid_time", message: "at must be an ISO-8601 instant with a zone, e.g. 2026-04-03T10:00:00Z." });
+    else if (parsed.getTime() > now.getTime() + EVENT_CLOCK_SKEW_MS) issues.push({ path: "at", code: "time_in_future", message: "at lies in the future; report an event once it has happened." });
+    else at = parsed;
+  }
+  if (issues.length || !type) throw new DomainError("validation_failed", issues.map((i) => `${i.path}: ${i.message}`).join(" "), { issues });
+  return { type, at };
+}
+
+const scopeOf = (integration: IntegrationCaller) => `integration:${integration.id}:ticket_event`;
+
+/**
+ * Records a ticket event the ticketing integration reports for task `taskId`
+ * (`POST /api/v1/tasks/{taskId}/events`, docs/design.md "Did the edit help?") and recomputes the
+ * outcome of every ended run of the task in the same transaction, so a reopen within the window
+ * counts against its run at once. A key bound to a desk reaches only that desk's tasks (another
+ * desk's task is not found, like one that does not exist). Audited `ticket_event` on each run it
+ * recomputed (on no run when none has ended). With `idempotencyKey` the answer is saved with the
+ * event: the same key and body again returns it (`replayed: true`) and records nothing new.
+ * Errors: 404 `not_found`; 409 `idempotency_conflict` (the key answered another body); 422
+ * `validation_failed` (see {@link checkTicketEvent}).
+ */
+export async function recordTicketEvent(
+  integration: IntegrationCaller,
+  taskId: string,
+  body: TicketEventBody,
+  idempotencyKey: string | null,
+  now = new Date(),
+): Promise<TicketEventAnswer & { replayed: boolean }> {
+  const requestHash = requestHashOf({ taskId, body });
+  return inTransaction<TicketEventAnswer & { replayed: boolean }>(async (tx) => {
+    if (idempotencyKey) {
+      const saved = await findSavedAnswer<TicketEventAnswer>(tx, scopeOf(integration), idempotencyKey, requestHash);
+      if (saved) return ok({ ...saved.body, replayed: true });
+    }
+    const task = await tx.task.findFirst({
+      where: { id: taskId, ...(integration.desk ? { ticket: { account: { desk: integration.desk } } } : {}) },
+      select: { id: true, ticketId: true, ticket: { select: { account: { select: { desk: true } } } } },
+    });
+    if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
+    const { type, at } = checkTicketEvent(body, now);
+    const id = `tev_${nanoid(14)}`;
+    const detail = body.detail ?? null;
+    const row = await tx.ticketEvent.create({ data: { id, taskId, ticketId: task.ticketId, desk: task.ticket.account.desk, type, at, detail, integrationKeyId: integration.id, createdAt: now } });
+    const runIds = await recomputeTaskOutcomes(tx, taskId, now);
+    const records = runIds.length ? await tx.runOutcome.findMany({ where: { runId: { in: runIds } }, select: { runId: true, record: true } }) : [];
+    for (const runId of runIds) {
+      await appendAudit(tx, { runId, type: "ticket_event", actor: { kind: "integration", id: integration.id }, data: { taskId, eventId: id, type, at: at.toISOString(), detail } });
+    }
+    const answer: TicketEventAnswer = {
+      event: { id, taskId, ticketId: task.ticketId, type, at: at.toISOString(), detail, createdAt: row.createdAt.toISOString() },
+      outcomes: records.map((r) => {
+        const rec = r.record as { signals?: string[]; summary?: string };
+        return { runId: r.runId, signals: rec.signals ?? [], summary: rec.summary ?? "" };
+      }),
+    };
+    if (idempotencyKey) await saveAnswer(tx, scopeOf(integration), idempotencyKey, requestHash, { status: 201, body: answer });
+    return ok({ ...answer, replayed: false });
+  });
+}
