@@ -17,7 +17,12 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           { href: "/outcomes/review", label: "Outcomes" },
         ]
       : []),
-    ...(viewer.role === "supervisor" || viewer.role === "admin" ? [{ href: "/denials", label: "Denials" }] : []),
+    ...(viewer.role === "supervisor" || viewer.role === "admin"
+      ? [
+          { href: "/denials", label: "Denials" },
+          { href: "/desk-rules", label: "Desk rules" },
+        ]
+      : []),
     ...(viewer.role === "admin" ? [{ href: "/admin/users", label: "Admin" }] : []),
   ];
   return (

@@ -49,7 +49,25 @@ export const PAGES: PageCase[] = [
   { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
   { route: "/admin/desks", who: "admin", url: async () => "/admin/desks" },
   { route: "/admin/desks/[deskId]/intents", who: "admin", url: async () => "/admin/desks/freight/intents" },
+  { route: "/desk-rules", who: "supervisor", url: async () => "/desk-rules" },
+  { route: "/desk-rules/new", who: "supervisor", url: async () => "/desk-rules/new" },
+  { route: "/desk-rules/[ruleId]", who: "supervisor", url: async (p) => `/desk-rules/${await someDeskRuleId(p)}` },
 ];
+
+/** A desk rule's id: the newest, or a guidance rule on the retail desk made for the purpose (it checks nothing). */
+async function someDeskRuleId(page: Page): Promise<string> {
+  const listed = await page.request.get("/api/desk-rules?limit=1");
+  expect(listed.status()).toBe(200);
+  const { rules } = (await listed.json()) as { rules: { id: string }[] };
+  if (rules.length) return rules[0].id;
+  const origin = (process.env.PLANDESK_E2E_BASE_URL ?? `http://localhost:${process.env.E2E_PORT ?? 3100}`).replace(/\/$/, "");
+  const made = await page.request.post("/api/desk-rules", {
+    headers: { origin },
+    data: { desk: "retail", severity: "warning", description: "Pages walk: guidance only", rule: { kind: "guidance", tool: "send_reply" }, note: "e2e pages" },
+  });
+  expect(made.status()).toBe(201);
+  return ((await made.json()) as { rule: { id: string } }).rule.id;
+}
 
 /** Every page route in app/ (from its page.tsx); a route group's folder, e.g. "(queue)", is no part of the URL. */
 export function pageRoutes(dir = path.resolve(__dirname, "..", "app"), base = ""): string[] {

@@ -1,5 +1,5 @@
 import { editSize, type PlanDiff } from "../lib/diff/plan-diff";
-import { assembleInsights, binIndex, DECIDED_STATUSES, planEditSize, utcDay, type InsightAggregates, type InsightEdit, type InsightRun, type Insights } from "../lib/audit/insights";
+import { assembleInsights, binIndex, DECIDED_STATUSES, planEditSize, touchesMoreThanHalf, utcDay, type InsightAggregates, type InsightEdit, type InsightRun, type Insights } from "../lib/audit/insights";
 
 /**
  * The insights definitions computed in memory over plain rows — the reference the SQL
@@ -23,7 +23,7 @@ export function aggregateRows(runs: InsightRun[], edits: InsightEdit[]): Insight
     const day = utcDay(r.createdAt);
     const d = days.get(day) ?? { day, plans: 0, overHalf: 0 };
     d.plans += 1;
-    if (byRun.has(r.id) && planEditSize(byRun.get(r.id)!).fraction > 0.5) d.overHalf += 1;
+    if (byRun.has(r.id) && touchesMoreThanHalf(planEditSize(byRun.get(r.id)!).fraction)) d.overHalf += 1;
     days.set(day, d);
   }
   const sizes = own.map((e) => editSize(e.diff as PlanDiff).fraction).sort((a, b) => a - b);
@@ -37,7 +37,6 @@ export function aggregateRows(runs: InsightRun[], edits: InsightEdit[]): Insight
     editCount: sizes.length,
     meanSize: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
     medianSize: sizes.length === 0 ? 0 : sizes.length % 2 ? sizes[m] : (sizes[m - 1] + sizes[m]) / 2,
-    overHalfEdits: sizes.filter((f) => f > 0.5).length,
     recentEdits: own,
   };
 }

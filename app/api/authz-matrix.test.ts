@@ -24,6 +24,7 @@ import { prisma } from "@/lib/server/db";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { createDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
 import { submitRun } from "@/lib/server/runs/submit-run";
 import { toRunView, type RunView } from "@/lib/server/plans/run-view";
@@ -378,6 +379,18 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => {
       const live = await loadGatePolicy(prisma);
       return { path: "/api/admin/gate-policy", params: {}, body: { baseVersion: live.version, rules: live.rules.map(({ id: _i, position: _p, ...r }) => r), note: "matrix: same rules again" } };
+    },
+    ok: 200,
+  },
+  // desk rules: supervisors and admins (a guidance rule on retail: no validation elsewhere changes)
+  "POST /api/desk-rules": {
+    prepare: async () => ({ path: "/api/desk-rules", params: {}, body: { desk: "retail", severity: "warning", description: "Matrix guidance", rule: { kind: "guidance", tool: "send_reply" }, note: "matrix" } }),
+    ok: 201,
+  },
+  "PUT /api/desk-rules/[ruleId]": {
+    prepare: async () => {
+      const made = await createDeskRule(viewers.supervisor, { desk: "retail", severity: "warning", description: "Matrix guidance", rule: { kind: "guidance", tool: "send_reply" }, note: "matrix" });
+      return { path: `/api/desk-rules/${made.id}`, params: { ruleId: made.id }, body: { baseVersion: 1, severity: "warning", description: "Matrix guidance, saved", rule: made.rule, enabled: true, note: "matrix save" } };
     },
     ok: 200,
   },

@@ -84,6 +84,7 @@ beforeAll(async () => {
     suggestionId: "no_such_suggestion",
     deliveryId: "no_such_delivery",
     deskId: "freight",
+    ruleId: "no_such_rule",
   });
 });
 

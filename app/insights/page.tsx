@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import { DriftChart, EditSizeChart } from "@/components/insights-charts";
 import { formatInstant } from "@/lib/text/format";
 import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
+import { editRefParam } from "@/lib/desk-rules/prefill";
+import { RuleEffectText } from "@/components/rule-effect";
+import { listDeskRules, type ListedDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
 import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
 import { loadOutcomeInsights, type OutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
 import { OutcomeInsightsSection } from "@/components/outcome-insights";
@@ -36,17 +39,18 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
   const now = new Date();
   const since = range.key === "all" ? undefined : new Date(now.getTime() - Number(range.key) * 86_400_000);
   let data: InsightsPage;
+  let rules: ListedDeskRule[];
   let helped: OutcomeInsights;
   try {
     data = await loadInsights(viewer, now, { since });
+    rules = (await listDeskRules(viewer, { onlyFromEdits: true, limit: 20 }, now)).rules;
     helped = await loadOutcomeInsights(viewer, { since });
   } catch (e) {
     pageRefusal(e);
   }
-  const { editRate, edits, editSizeBins, drift, outcomes, completionRate, recurring, runs, users } = data;
+  const { editRate, edits, editSizeBins, drift, outcomes, completionRate, recurring, runs, users, plansOverHalf } = data;
   const recent = drift.points.slice(-7).filter((p) => p.share !== null);
   const alerting = recent.filter((p) => p.share! > drift.threshold);
-  const overHalfPlans = drift.points.reduce((a, p) => a + p.overHalf, 0);
   const name = (id: string) => users[id] ?? id;
 
   return (
@@ -89,7 +93,11 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
         <dl className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           <Stat label="Edit rate" value={pct1(editRate.rate)} note={`${editRate.edited} of ${editRate.decided} decided runs were edited`} />
           <Stat label="Edits stored" value={String(edits.count)} note={`median size ${pct(edits.medianSize)} of steps, mean ${pct(edits.meanSize)}`} />
-          <Stat label="Edits touching more than half" value={String(edits.overHalf)} note={`${overHalfPlans} decided plan${overHalfPlans === 1 ? "" : "s"} over half touched in all`} />
+          <Stat
+            label="Plans with more than half their steps touched"
+            value={String(plansOverHalf.plans)}
+            note={`of ${plansOverHalf.decided} decided plan${plansOverHalf.decided === 1 ? "" : "s"}, counting every edit of a plan together (the drift chart’s definition)`}
+          />
           <Stat
             label="Completion after execution"
             value={completionRate.edited === null ? "–" : pct(completionRate.edited)}
@@ -103,7 +111,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
               Edit size
             </h2>
             <p className="text-sm text-slate-600">
-              Fraction of a plan’s steps each edit added, changed, moved or removed. Each bar includes its upper bound; orange bars are more than half.
+              Fraction of a plan’s steps each edit added, changed, moved or removed; discarded edits are left out. Each bar includes its upper bound; orange bars are edits that alone touched more than half.
             </p>
             <EditSizeChart bins={editSizeBins} />
             <details className="text-sm">
@@ -196,7 +204,7 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
             <h2 id="rules-h" className="font-semibold">
               Recurring edits — candidate rules for the agent
             </h2>
-            <p className="text-sm text-slate-600">The same tool and field changed the same way (or at all) in two or more edits.</p>
+            <p className="text-sm text-slate-600">The same tool and field changed the same way (or at all) on at least two runs by at least two people; discarded edits are left out.</p>
             {recurring.length === 0 ? (
               <p className="py-6 text-center text-sm text-slate-500">No edit has recurred yet.</p>
             ) : (
@@ -218,6 +226,9 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                     <th scope="col" className="py-1 pl-3 font-medium">
                       By
                     </th>
+                    <th scope="col" className="py-1 pl-3 font-medium">
+                      <span className="sr-only">Make a rule</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -233,10 +244,37 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
                       <td className="px-2 py-1 text-right tabular-nums">{r.count}</td>
                       <td className="px-2 py-1 text-right tabular-nums">{r.runs}</td>
                       <td className="py-1 pl-3 text-xs text-slate-600">{r.editors.map(name).join(", ")}</td>
+                      <td className="py-1 pl-3">
+                        <a
+                          className="whitespace-nowrap text-xs font-medium text-blue-800 underline"
+                          href={`/desk-rules/new?${new URLSearchParams({ edit: editRefParam(r) })}`}
+                          aria-label={`Make a rule from ${r.tool}: ${r.pattern}`}
+                        >
+                          Make a rule…
+                        </a>
+                      </td>
                     </tr>
                   ))}
                 </tbody>
               </table></div>
+            )}
+            <h3 className="mt-4 text-sm font-semibold">Rules made from edits — does the edit still happen?</h3>
+            {rules.length === 0 ? (
+              <p className="text-sm text-slate-500">No rule was made from an edit yet.</p>
+            ) : (
+              <ul className="mt-1 space-y-1 text-sm" data-testid="rules-from-edits">
+                {rules.map((r) => (
+                  <li key={r.id}>
+                    <a className="font-medium text-blue-800 underline" href={`/desk-rules/${r.id}`}>
+                      {r.description}
+                    </a>{" "}
+                    <span className="text-xs text-slate-600">
+                      ({r.desk}, {r.severity}
+                      {r.enabled ? "" : ", disabled"}) · <RuleEffectText effect={r.effect} />
+                    </span>
+                  </li>
+                ))}
+              </ul>
             )}
           </section>
         </div>

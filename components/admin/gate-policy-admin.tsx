@@ -35,14 +35,29 @@ function rowError(errors: FieldErrors<FormIn>, i: number): string | null {
  * of versions. The form is validated with the draft schema the server uses (lib/gate-policy/form.ts).
  * `tools`: the current catalog's tools, built-in and imported (a rule may name any of them).
  */
-export function GatePolicyAdmin({ live, versions, tools }: { live: GatePolicy; versions: GatePolicyVersionView[]; tools: readonly CatalogToolOption[] }) {
+export function GatePolicyAdmin({
+  live,
+  versions,
+  tools,
+  prefill = null,
+}: {
+  live: GatePolicy;
+  versions: GatePolicyVersionView[];
+  tools: readonly CatalogToolOption[];
+  /** One more rule in the draft (from a recurring edit): its tool, desk and note. */
+  prefill?: { tool: string; desk: string; note: string } | null;
+}) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
   const [lastRuns, setLastRuns] = useState(50);
   const [dryRun, setDryRun] = useState<DryRunResult | null>(null);
   const form = useForm<FormIn, unknown, GatePolicyDraft>({
     resolver: zodResolver(gatePolicyFormSchema),
-    defaultValues: { baseVersion: live.version, note: "", rules: live.rules.map((r) => toRuleForm(r)) },
+    defaultValues: {
+      baseVersion: live.version,
+      note: prefill?.note ?? "",
+      rules: [...live.rules.map((r) => toRuleForm(r)), ...(prefill ? [{ ...EMPTY_RULE_FORM, tool: prefill.tool, desk: prefill.desk, note: prefill.note }] : [])],
+    },
   });
   const { register, control, handleSubmit, formState } = form;
   const { errors } = formState;

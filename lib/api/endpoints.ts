@@ -8,6 +8,7 @@ import * as adminApi from "./endpoints/admin-api";
 import { nextRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
+import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
 import * as outcomesApi from "./endpoints/outcomes-api";
 
 /*
@@ -29,6 +30,7 @@ export * from "./endpoints/outcomes-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
+export { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint };
 
 const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -46,6 +48,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   reportOutcomeEndpoint,
   agentReviseTaskEndpoint,
   demoEffectEndpoint,
+  guidanceEndpoint,
   listQueueEndpoint,
   searchRecordsEndpoint,
   getRunDetailsEndpoint,
@@ -84,6 +87,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,
+  // desk rules made from recurring edits
+  listDeskRulesEndpoint,
+  createDeskRuleEndpoint,
+  getDeskRuleEndpoint,
+  saveDeskRuleEndpoint,
   openApiEndpoint,
   // ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Step } from "../plan/schema";
-import { binIndex, planEditSize, recurringEdits, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
+import { binIndex, OVER_HALF, planEditSize, recurringEdits, touchesMoreThanHalf, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
 import { computeInsights } from "../../testing/insights-from-rows";
 
 const step = (id: string, tool = "add_ticket_note"): Step => ({ id, tool, args: {}, provenance: {}, author: { kind: "model" } });
@@ -28,12 +28,12 @@ function diff(d: {
   return { added, removed, changed, moved, order: d.order, touchedStepIds: d.order.filter((id) => touched.has(id)) };
 }
 
-const edit = (runId: string, editorId: string, d: InsightDiff, toVersion = 2): InsightEdit => ({
+const edit = (runId: string, editorId: string, d: InsightDiff, toVersion = 2, createdAt = "2026-05-01T10:00:00Z"): InsightEdit => ({
   runId,
   fromVersion: toVersion - 1,
   toVersion,
   editorId,
-  createdAt: "2026-05-01T10:00:00Z",
+  createdAt,
   diff: d,
 });
 
@@ -89,7 +89,7 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
     expect(ins.edits.count).toBe(8);
     expect(ins.edits.medianSize).toBe(0.25);
     expect(ins.edits.meanSize).toBeCloseTo(3.1 / 8, 10);
-    expect(ins.edits.overHalf).toBe(2);
+    // 2 edits alone touch more than half (r3, r8): the orange bars
     expect(ins.editSizeBins.map((b) => b.edits)).toEqual([0, 1, 4, 1, 0, 0, 0, 2, 0, 0]);
     expect(ins.editSizeBins[1].label).toBe("10–20%");
     expect(ins.editSizeBins.filter((b) => b.overHalf).map((b) => b.label)).toEqual(["50–60%", "60–70%", "70–80%", "80–90%", "90–100%"]);
@@ -107,6 +107,8 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
       { day: "2026-05-04", plans: 3, overHalf: 1, share: 1 / 3 },
     ]);
     expect(ins.drift.alertDays).toEqual(["2026-05-01", "2026-05-04"]);
+    // the headline count is the same definition: r3 and r8 of the 8 decided plans
+    expect(ins.plansOverHalf).toEqual({ plans: 2, decided: 8 });
     expect(computeInsights(runs, edits, { threshold: 0.3 }).drift.alertDays).toEqual(["2026-05-04"]);
   });
 
@@ -123,15 +125,13 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
     expect(ins.completionRate.unedited).toBe(0.5);
   });
 
-  it("recurring edits: same tool and field changed the same way, or at all", () => {
-    // note "Called." → "Called twice.": r1, r5b (step b), r6, r9 = 4 edits in 4 runs
-    // note changed at all: those 4 + r3 = 5; issue_refund amount $50.00 → $40.00: r3, r5b = 2
-    // single occurrences (team, window.from, step added, step removed) are not listed
+  it("recurring edits: same tool and field changed the same way, or at all, on two runs by two people", () => {
+    // note "Called." → "Called twice.": r1, r5b (step b), r6 by Sam, r9 by Olivia = 4 edits in 4 runs
+    // note changed at all: those 4 + r3 = 5; issue_refund amount $50.00 → $40.00: r3, r5b — both
+    // Sam's, so not recurring; single occurrences (team, window.from, step added/removed) neither
     expect(ins.recurring.map((r) => [r.kind, r.tool, r.pattern, r.count, r.runs])).toEqual([
       ["field", "add_ticket_note", "note changed", 5, 5],
       ["field_change", "add_ticket_note", "note: Called. → Called twice.", 4, 4],
-      ["field_change", "issue_refund", "amount: $50.00 → $40.00", 2, 2],
-      ["field", "issue_refund", "amount changed", 2, 2],
     ]);
     expect(ins.recurring[1].editors).toEqual(["u_olivia", "u_sam"]);
   });
@@ -151,11 +151,50 @@ describe("pieces", () => {
   it("a date moved by the same number of days is one pattern, whatever the dates", () => {
     const shift = (runId: string, before: string, after: string) =>
       edit(runId, "u_sam", diff({ order: ["b"], changed: [{ stepId: "b", tool: "reschedule_delivery", fields: [{ path: "args.window.from", before, after }] }] }));
-    const rec = recurringEdits([shift("x", "2026-05-06", "2026-05-10"), shift("y", "2026-06-28", "2026-07-02"), shift("z", "2026-06-28", "2026-06-29")]);
+    const rec = recurringEdits([shift("x", "2026-05-06", "2026-05-10"), shift("y", "2026-06-28", "2026-07-02"), shift("z", "2026-06-28", "2026-06-29")], { minEditors: 1 });
     expect(rec.map((r) => [r.kind, r.pattern, r.count])).toEqual([
       ["field", "window.from changed", 3],
       ["date_shift", "window.from moved +4 days", 2],
     ]);
+  });
+
+  it("one person's repeated edit is not recurring, on one run or on many; two people on one run neither", () => {
+    const note = (runId: string, editor: string, v = 2) => edit(runId, editor, diff({ order: ["a"], changed: [noteChange] }), v);
+    expect(recurringEdits([note("x", "u_sam", 2), note("x", "u_sam", 3), note("x", "u_sam", 4)])).toEqual([]);
+    expect(recurringEdits([note("x", "u_sam"), note("y", "u_sam"), note("z", "u_sam")])).toEqual([]);
+    expect(recurringEdits([note("x", "u_sam", 2), note("x", "u_olivia", 3)])).toEqual([]);
+    const two = recurringEdits([note("x", "u_sam"), note("y", "u_olivia")]);
+    expect(two.map((r) => [r.pattern, r.runs, r.editors])).toEqual([
+      ["note: Called. → Called twice.", 2, ["u_olivia", "u_sam"]],
+      ["note changed", 2, ["u_olivia", "u_sam"]],
+    ]);
+  });
+
+  it("more than half means > 0.5 everywhere: one function, and plans of several small edits count", () => {
+    expect([0.5, 0.5000001, 2 / 3, 0.49].map(touchesMoreThanHalf)).toEqual([false, true, true, false]);
+    expect(OVER_HALF).toBe(0.5);
+    // Two edits of one 3-step plan, each touching one step (1/3 each): no edit alone is over half,
+    // the plan is (2 of 3). The headline and the drift series say 1; no orange bar is lit.
+    const r: InsightRun[] = [{ id: "p", createdAt: "2026-05-01T08:00:00Z", status: "approved" }];
+    const e = [
+      edit("p", "u_sam", diff({ order: ["a", "b", "c"], changed: [{ ...noteChange, stepId: "a" }] }), 2),
+      edit("p", "u_sam", diff({ order: ["a", "b", "c"], changed: [{ ...noteChange, stepId: "b" }] }), 3),
+    ];
+    const got = computeInsights(r, e);
+    expect(got.plansOverHalf).toEqual({ plans: 1, decided: 1 });
+    expect(got.drift.points[0]).toMatchObject({ plans: 1, overHalf: 1 });
+    expect(got.editSizeBins.filter((b) => b.overHalf).reduce((a, b) => a + b.edits, 0)).toBe(0);
+  });
+
+  it("a recurring date shift carries the fewest days ahead people set; an added step the tool that followed it", () => {
+    const shift = (runId: string, editor: string, after: string, at: string) =>
+      edit(runId, editor, diff({ order: ["b"], changed: [{ stepId: "b", tool: "reschedule_delivery", fields: [{ path: "args.window.from", before: "2026-05-03", after }] }] }), 2, at);
+    const [s] = recurringEdits([shift("x", "u_sam", "2026-05-05", "2026-05-01T10:00:00Z"), shift("y", "u_olivia", "2026-05-05", "2026-05-02T23:00:00Z")]).filter((r) => r.kind === "date_shift");
+    expect(s).toMatchObject({ pattern: "window.from moved +2 days", minDaysAhead: 3, tool: "reschedule_delivery", path: "window.from" });
+    const added = (runId: string, editor: string) => edit(runId, editor, diff({ order: ["a", "n", "r"], added: [["n", "add_ticket_note"]], moved: ["r"] }));
+    const [a] = recurringEdits([added("x", "u_sam"), added("y", "u_olivia")]);
+    expect(a).toMatchObject({ kind: "step_added", tool: "add_ticket_note", minDaysAhead: null });
+    expect(a.key).toBe("added|add_ticket_note");
   });
 
   it("no runs: zeros, no points, no division by zero", () => {

@@ -14,8 +14,12 @@
  *   or removed over every step identity in either version.
  * - *Plan edit size* of a run = the union over its edits of the touched step ids (touched +
  *   removed) over the union of every step id seen (`order` + removed). A plan with more than
- *   half its steps touched (> 0.5, not ≥) is the drift signal; the series buckets decided runs
- *   by the UTC day the agent submitted them.
+ *   half its steps touched (`touchesMoreThanHalf`: > 0.5, not ≥) is the drift signal; the
+ *   headline count and the series count decided runs, bucketed by the UTC day the agent
+ *   submitted them. An edit that alone touches more than half makes its plan more than half
+ *   touched too (the union only adds touched ids); the converse does not hold (two small edits).
+ * - Discarded edits ("discard my edits") are left out of every count and of recurring edits.
+ * - *Recurring*: the same pattern on at least two runs by at least two people.
  */
 import canonicalize from "canonicalize";
 import type { PlanDiff } from "../diff/plan-diff";
@@ -34,11 +38,26 @@ export type InsightDiff = Pick<PlanDiff, "added" | "removed" | "changed" | "touc
 /** One stored edit (a PlanEdit row). */
 export interface InsightEdit {
   runId: string;
+  /** The run's desk (recurring edits name the desks they were seen on). */
+  desk?: string;
   fromVersion: number;
   toVersion: number;
   editorId: string;
   createdAt: string | Date;
   diff: InsightDiff;
+}
+
+/**
+ * THE definition of "more than half of the steps touched", used everywhere insights say it (the
+ * headline count, the drift series, the orange bars of the edit-size chart, the SQL aggregates):
+ * a fraction of steps touched strictly above one half (`> 0.5`, exactly one half is not).
+ * `OVER_HALF` is the bound the SQL filters use (`{gt: OVER_HALF}`).
+ */
+export const OVER_HALF = 0.5;
+
+/** Whether a fraction of steps touched (plan edit size or edit size, 0–1) is more than half. */
+export function touchesMoreThanHalf(fraction: number): boolean {
+  return fraction > OVER_HALF;
 }
 
 /** The alert line of the drift chart: more than this share of a day's plans over half touched. */
@@ -90,6 +109,19 @@ export interface RecurringEdit {
   path?: string;
   /** For people, e.g. "window.from moved +4 days", "amount: $50.00 → $40.00", "step added". */
   pattern: string;
+  /** The pattern's identity (`editPatterns` key): what a rule made from it counts since. */
+  key: string;
+  /** Desks of the runs it was seen on, sorted. */
+  desks: string[];
+  /**
+   * `date_shift` only: the fewest days after the edit's own UTC day that people moved the date to
+   * (the prefill of a `date_min_offset_days` rule); null for other kinds.
+   */
+  minDaysAhead: number | null;
+  /** `field_change` only: the value people changed away from (the prefill of a `no_date_in` rule when it is a date). */
+  before?: unknown;
+  /** `step_added` only: the tool of the step that followed the added one, when one did (a `step_requires_prior` prefill). */
+  followedBy?: string | null;
   /** Edits showing the pattern (each edit counted once). */
   count: number;
   runs: number;
@@ -100,7 +132,9 @@ export interface RecurringEdit {
 export interface Insights {
   runs: { total: number; decided: number; pending: number; expired: number };
   editRate: { decided: number; edited: number; rate: number };
-  edits: { count: number; meanSize: number; medianSize: number; overHalf: number };
+  edits: { count: number; meanSize: number; medianSize: number };
+  /** Decided plans whose plan edit size is more than half (`touchesMoreThanHalf`): the sum of the drift series. */
+  plansOverHalf: { plans: number; decided: number };
   editSizeBins: EditSizeBin[];
   drift: { threshold: number; points: DriftPoint[]; alertDays: string[] };
   outcomes: OutcomeRow[];
@@ -152,9 +186,20 @@ function show(v: unknown): string {
 const canon = (v: unknown) => (v === undefined ? "∅" : (canonicalize(v) ?? "∅"));
 const dayShift = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / DAY_MS);
 
-/** The recurring-edit patterns one edit shows, each once (key → pattern without counts). */
-export function editPatterns(diff: InsightDiff): Map<string, Omit<RecurringEdit, "count" | "runs" | "editors" | "exampleRunIds">> {
-  const out = new Map<string, Omit<RecurringEdit, "count" | "runs" | "editors" | "exampleRunIds">>();
+/** One pattern as one edit shows it, before counting (see `RecurringEdit`). */
+export type EditPattern = Pick<RecurringEdit, "kind" | "tool" | "path" | "pattern" | "before" | "followedBy"> & {
+  /** `date_shift` only: days from the edit's UTC day to the date people set. */
+  daysAhead?: number;
+};
+
+/**
+ * The recurring-edit patterns one edit shows, each once (key → pattern without counts). The key
+ * is the pattern's identity (a rule made from it counts the key's later occurrences). `at` (the
+ * edit's time) gives `daysAhead` of a date shift.
+ */
+export function editPatterns(diff: InsightDiff, at?: string | Date): Map<string, EditPattern> {
+  const out = new Map<string, EditPattern>();
+  const editDay = at === undefined ? undefined : utcDay(at);
   for (const c of diff.changed) {
     for (const f of c.fields) {
       const path = f.path.replace(/^args\./, "");
@@ -164,21 +209,28 @@ export function editPatterns(diff: InsightDiff): Map<string, Omit<RecurringEdit,
         tool: c.tool,
         path,
         pattern: `${path}: ${show(f.before)} → ${show(f.after)}`,
+        before: f.before,
       });
       if (typeof f.before === "string" && typeof f.after === "string" && ISO_DATE.test(f.before) && ISO_DATE.test(f.after)) {
         const n = dayShift(f.before, f.after);
         if (Number.isFinite(n) && n !== 0) {
+          const ahead = editDay === undefined ? undefined : dayShift(editDay, f.after);
           out.set(`shift|${c.tool}|${path}|${n}`, {
             kind: "date_shift",
             tool: c.tool,
             path,
             pattern: `${path} moved ${n > 0 ? "+" : "−"}${Math.abs(n)} day${Math.abs(n) === 1 ? "" : "s"}`,
+            ...(ahead !== undefined && Number.isFinite(ahead) ? { daysAhead: ahead } : {}),
           });
         }
       }
     }
   }
-  for (const s of diff.added) out.set(`added|${s.tool}`, { kind: "step_added", tool: s.tool, pattern: "step added" });
+  const toolOf = new Map<string, string>([...diff.added.map((s) => [s.id, s.tool] as const), ...diff.changed.map((c) => [c.stepId, c.tool] as const), ...diff.moved.map((m) => [m.stepId, m.tool] as const)]);
+  for (const s of diff.added) {
+    const next = diff.order[diff.order.indexOf(s.id) + 1];
+    out.set(`added|${s.tool}`, { kind: "step_added", tool: s.tool, pattern: "step added", followedBy: next === undefined ? null : (toolOf.get(next) ?? null) });
+  }
   for (const s of diff.removed) out.set(`removed|${s.tool}`, { kind: "step_removed", tool: s.tool, pattern: "step removed" });
   return out;
 }
@@ -186,27 +238,35 @@ export function editPatterns(diff: InsightDiff): Map<string, Omit<RecurringEdit,
 const KIND_RANK: Record<RecurringEdit["kind"], number> = { field_change: 0, date_shift: 1, step_added: 2, step_removed: 3, field: 4 };
 
 /**
- * Patterns seen in at least `minCount` edits, most frequent first (then the most specific kind,
- * then tool and pattern), at most `limit`.
+ * Recurring edits: patterns seen on at least `minRuns` runs (default 2) by at least `minEditors`
+ * distinct people (default 2) — one person's repeated edit, or edits of one run, are not
+ * recurring. Most frequent first (then the most specific kind, then tool and pattern), at most
+ * `limit` (default 12). Discarded edits are never passed in (the caller leaves them out).
  */
-export function recurringEdits(edits: InsightEdit[], opts: { minCount?: number; limit?: number } = {}): RecurringEdit[] {
-  const minCount = opts.minCount ?? 2;
-  const acc = new Map<string, RecurringEdit & { runSet: Set<string>; editorSet: Set<string> }>();
+export function recurringEdits(edits: InsightEdit[], opts: { minRuns?: number; minEditors?: number; limit?: number } = {}): RecurringEdit[] {
+  const minRuns = opts.minRuns ?? 2;
+  const minEditors = opts.minEditors ?? 2;
+  type Acc = RecurringEdit & { runSet: Set<string>; editorSet: Set<string>; deskSet: Set<string> };
+  const acc = new Map<string, Acc>();
   for (const e of edits) {
-    for (const [key, p] of editPatterns(e.diff)) {
+    for (const [key, p] of editPatterns(e.diff, e.createdAt)) {
       let r = acc.get(key);
       if (!r) {
-        r = { ...p, count: 0, runs: 0, editors: [], exampleRunIds: [], runSet: new Set(), editorSet: new Set() };
+        const { daysAhead: _d, ...shown } = p;
+        r = { ...shown, key, count: 0, runs: 0, editors: [], desks: [], minDaysAhead: null, exampleRunIds: [], runSet: new Set(), editorSet: new Set(), deskSet: new Set() };
         acc.set(key, r);
       }
       r.count += 1;
       r.runSet.add(e.runId);
       r.editorSet.add(e.editorId);
+      if (e.desk) r.deskSet.add(e.desk);
+      if (p.daysAhead !== undefined) r.minDaysAhead = r.minDaysAhead === null ? p.daysAhead : Math.min(r.minDaysAhead, p.daysAhead);
+      if (p.kind === "step_added" && r.followedBy == null && p.followedBy) r.followedBy = p.followedBy;
     }
   }
   return [...acc.values()]
-    .filter((r) => r.count >= minCount)
-    .map(({ runSet, editorSet, ...r }) => ({ ...r, runs: runSet.size, editors: [...editorSet].sort(), exampleRunIds: [...runSet].slice(0, 3) }))
+    .filter((r) => r.runSet.size >= minRuns && r.editorSet.size >= minEditors)
+    .map(({ runSet, editorSet, deskSet, ...r }) => ({ ...r, runs: runSet.size, editors: [...editorSet].sort(), desks: [...deskSet].sort(), exampleRunIds: [...runSet].slice(0, 3) }))
     .sort((a, b) => b.count - a.count || KIND_RANK[a.kind] - KIND_RANK[b.kind] || a.tool.localeCompare(b.tool) || a.pattern.localeCompare(b.pattern))
     .slice(0, opts.limit ?? 12);
 }
@@ -216,10 +276,11 @@ export function recurringEdits(edits: InsightEdit[], opts: { minCount?: number; 
  * these in SQL; a whole period of runs and edits is never loaded):
  * - `runsByStatus`: runs by EFFECTIVE status (expiry applied) and whether they have an edit;
  * - `decidedByDay`: per UTC submission day, decided runs (`plans`) and those whose plan edit size
- *   is above one half (`overHalf`);
+ *   is more than half (`touchesMoreThanHalf`: `overHalf`);
  * - `editBins`: edits per 10 %-wide edit-size bin (`binIndex`), `editCount`, `meanSize`,
- *   `medianSize`, `overHalfEdits` (edit size > 0.5);
+ *   `medianSize`;
  * - `recentEdits`: the latest edits (bounded), for the recurring-edit patterns.
+ * Discarded edits are in none of them.
  */
 export interface InsightAggregates {
   runsByStatus: { status: string; edited: boolean; count: number }[];
@@ -228,7 +289,6 @@ export interface InsightAggregates {
   editCount: number;
   meanSize: number;
   medianSize: number;
-  overHalfEdits: number;
   recentEdits: InsightEdit[];
 }
 
@@ -249,7 +309,8 @@ export function assembleInsights(agg: InsightAggregates, opts: { threshold?: num
     lower: i / 10,
     upper: (i + 1) / 10,
     edits: agg.editBins[i] ?? 0,
-    overHalf: i >= 5,
+    // A bin is orange when every fraction it holds is more than half: (0.5, 0.6] and above.
+    overHalf: touchesMoreThanHalf(i / 10 + 1e-9),
   }));
   const byDay = new Map(agg.decidedByDay.map((d) => [d.day, d]));
   const points: DriftPoint[] = [];
@@ -270,7 +331,8 @@ export function assembleInsights(agg: InsightAggregates, opts: { threshold?: num
   return {
     runs: { total: count(agg.runsByStatus.map((r) => r.status)), decided, pending: count(["pending_review"]), expired: count(["expired"]) },
     editRate: { decided, edited: editedDecided, rate: decided === 0 ? 0 : editedDecided / decided },
-    edits: { count: agg.editCount, meanSize: agg.meanSize, medianSize: agg.medianSize, overHalf: agg.overHalfEdits },
+    edits: { count: agg.editCount, meanSize: agg.meanSize, medianSize: agg.medianSize },
+    plansOverHalf: { plans: points.reduce((a, p) => a + p.overHalf, 0), decided },
     editSizeBins,
     drift: { threshold, points, alertDays: points.filter((p) => p.share !== null && p.share > threshold).map((p) => p.day) },
     outcomes,

@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   already_approved_by_you: 409,
   stale_policy_version: 409,
   stale_intent_catalog: 409, // the desk's intent catalog changed since the editor opened it (baseDigest differs)
+  stale_desk_rule: 409, // the desk rule was saved by someone else since the editor opened it (baseVersion differs)
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   not_labelable: 409, // only an edited run that executed (has an outcome record) is labelled better / same / worse
   payload_too_large: 413,

@@ -65,6 +65,10 @@ const CORE_ISSUE_CODES = {
   // content (docs/design.md §1.6)
   unbacked_commitment: { stage: "content", severity: "warning", meaning: "A reply promises money or a delivery date no step backs (needs acknowledgement)." },
   hidden_characters: { stage: "content", severity: "warning", meaning: "A text argument holds invisible or direction characters (shown as markers; needs acknowledgement)." },
+  // desk rules (docs/design.md §1, "Did the edit help?"): the rule's own severity; listed as warnings (an error rule refuses)
+  desk_rule_prior_missing: { stage: "desk_rule", severity: "warning", meaning: "A desk rule step_requires_prior: the step's tool needs a step of another tool earlier in the plan. An error where the rule says error." },
+  desk_rule_date_excluded: { stage: "desk_rule", severity: "warning", meaning: "A desk rule no_date_in: the date (or a day of the window) is one the rule lists or a holiday of the shipment's destination. An error where the rule says error." },
+  desk_rule_date_too_soon: { stage: "desk_rule", severity: "warning", meaning: "A desk rule date_min_offset_days: the date (a window's first day) is fewer days after today than the rule asks. An error where the rule says error." },
   // authorship (docs/design.md §1.7)
   authorship_denied: { stage: "authorship", severity: "error", meaning: "The editor may not author this tool (or not this amount)." },
   // any stage

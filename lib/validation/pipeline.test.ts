@@ -193,6 +193,19 @@ describe("validatePlan: all issues, all stages", () => {
       [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_invoice", { invoiceId: "in_74121" }, { observed: { openMinor: 1 } })] }],
       [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_invoice", { invoiceId: "in_74119" })] }],
       [{ version: 1, steps: [note("a")], reads: [readStep("rd", "read_order", { orderId: "o" })] }],
+      // desk rules (stage desk_rule), as warnings
+      [
+        plan(step("s", "send_reply", { ticketId: "74991", body: "We are on it." }), step("m", "reschedule_delivery", { ...validArgs.reschedule_delivery, window: { from: "2026-04-06", to: "2026-04-06" } })),
+        {
+          deskRules: {
+            rules: [
+              { id: "dr1", version: 1, severity: "warning", description: "a reply follows a note", rule: { kind: "step_requires_prior", tool: "send_reply", priorTool: "add_ticket_note" } },
+              { id: "dr2", version: 1, severity: "warning", description: "no holidays", rule: { kind: "no_date_in", tool: "reschedule_delivery", path: "window", dates: [], holidays: true } },
+              { id: "dr3", version: 1, severity: "warning", description: "a week's notice", rule: { kind: "date_min_offset_days", tool: "reschedule_delivery", path: "window.from", days: 7 } },
+            ],
+          },
+        },
+      ],
     ];
     for (const [p, over] of cases) {
       for (const i of validatePlan(p, ctx(over)).issues) if (!seen.has(i.code)) seen.set(i.code, i);

@@ -7,6 +7,7 @@ import { checkArgumentBounds } from "./argument-bounds";
 import { checkTaskContract } from "./task-contract";
 import { checkContent } from "./content";
 import { checkAuthorship } from "./authorship";
+import { checkDeskRules } from "./desk-rules";
 import { decideGates } from "./gate";
 import { checkContractRules, checkUntrustedText } from "./contract-rules";
 import { governingRule } from "../gate-policy/evaluate";
@@ -49,7 +50,7 @@ export function phaseOf(ctx: Pick<ValidationContext, "phase" | "editor" | "runId
  *
  * `plan` is untrusted JSON expected to be `{version, steps: [{id, tool, args, provenance?,
  * author?}]}` (lib/plan/schema.ts). Stages run in this order — shape, structure, allowlist,
- * argument_bounds, task_contract, content, authorship, gate — and ALL issues of all stages
+ * argument_bounds, task_contract, content, desk_rule, authorship, gate — and ALL issues of all stages
  * that can run are returned; stages after shape skip steps whose shape failed (allowlist and
  * authorship still look at any step whose tool is known). Issue codes: lib/validation/codes.ts.
  *
@@ -85,6 +86,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
     issues.push(...run("task_contract", issues, [], () => checkUntrustedText(steps, task)));
   }
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
+  issues.push(...run("desk_rule", issues, [], () => checkDeskRules(steps, ctx.deskRules, ctx.desk, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
   const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy, ctx.gateRules));
 

@@ -5,6 +5,7 @@ import type { GateDefault, ToolDefinition } from "../tools/types";
 import type { ToolCatalog } from "../tools/versioned-catalog";
 import type { GatePolicy } from "../gate-policy/rules";
 import type { Intent, TaskContract, TaskTextPart } from "../task-contract/schema";
+import type { DeskRule } from "../desk-rules/rules";
 
 /** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
 export const VALIDATION_STAGES = [
@@ -14,6 +15,7 @@ export const VALIDATION_STAGES = [
   "argument_bounds",
   "task_contract",
   "content",
+  "desk_rule",
   "authorship",
   "gate",
 ] as const;
@@ -62,6 +64,8 @@ export interface EditorContext {
  *   catalog version (lib/tools/versioned-catalog.ts); defaults to the built-in tools;
  * - `task`: the task's contract, its resolved intent and its text parts with their sources
  *   (lib/validation/contract-rules.ts); absent = checked against the account only;
+ * - `deskRules`: the desk's enabled desk rules (stage `desk_rule`, lib/validation/desk-rules.ts);
+ *   absent = none;
  * - `phase`: who the validation is for — "submit" (the agent's new plan: claims that do not hold
  *   and missing required fields are errors), "edit" (a person's edit) or "recheck" (a stored plan
  *   checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
@@ -81,6 +85,7 @@ export interface ValidationContext {
   catalog?: ToolCatalog;
   task?: Omit<TaskContractContext, "supervisorMayAllow">;
   phase?: ValidationPhase;
+  deskRules?: DeskRulesContext;
   /** A date horizon (days after today, UTC) for steps no gate rule gives one (dispatch passes the widest: the horizon was judged at the decision). */
   dateHorizonDays?: number;
 }
@@ -160,3 +165,15 @@ export interface TaskContractContext {
 
 /** Who the validation is for: a new submission by the agent, a person's edit, or a re-check of a stored plan (approval, dispatch). */
 export type ValidationPhase = "submit" | "edit" | "recheck";
+
+/**
+ * The desk rules a validation applies (stage `desk_rule`, lib/validation/desk-rules.ts;
+ * docs/design.md §1 and "Did the edit help?"): the desk's enabled rules as data, and — when a step
+ * is validated alone (dispatch) — the tools of the steps before it in the plan, so
+ * `step_requires_prior` still sees them.
+ */
+export interface DeskRulesContext {
+  rules: readonly DeskRule[];
+  /** stepId → tools of the plan's steps before it, when the plan validated is not the whole plan. */
+  earlierTools?: Readonly<Record<string, readonly string[]>>;
+}

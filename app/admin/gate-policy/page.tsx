@@ -8,8 +8,13 @@ import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 export const metadata: Metadata = { title: "Gate policy · Admin" };
 export const dynamic = "force-dynamic";
 
-/** `/admin/gate-policy`: the gate policy as data, admins only. */
-export default async function AdminGatePolicyPage() {
+/**
+ * `/admin/gate-policy`: the gate policy as data, admins only. `?tool=&desk=&note=` (from a
+ * recurring edit on /insights) opens the draft with one more rule for that tool, not saved.
+ */
+export default async function AdminGatePolicyPage({ searchParams }: { searchParams: Promise<{ tool?: string; desk?: string; note?: string }> }) {
+  const q = await searchParams;
+  const prefill = q.tool ? { tool: q.tool.slice(0, 64), desk: (q.desk ?? "").slice(0, 64), note: (q.note ?? "").slice(0, 200) } : null;
   const viewer = await requirePageViewer("/admin/gate-policy");
   await requirePageRole(viewer, ["admin"], "view /admin/gate-policy");
   const data = await getGatePolicyForAdmin(viewer);
@@ -21,7 +26,7 @@ export default async function AdminGatePolicyPage() {
           Which steps need approval, by whom and how fast: per tool, amount band, account or account tag, and desk. A save writes a new version; decisions already made keep theirs.
         </p>
         <AdminNav current="gate-policy" />
-        <GatePolicyAdmin key={data.live.version} live={data.live} versions={data.versions} tools={(await catalogToolsForAdmin(viewer)).tools} />
+        <GatePolicyAdmin key={data.live.version} prefill={prefill} live={data.live} versions={data.versions} tools={(await catalogToolsForAdmin(viewer)).tools} />
       </main>
     </>
   );

@@ -13,6 +13,7 @@ import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db";
 import { submitEdit } from "../edits/submit-edit";
+import { discardEdit } from "../edits/discard-edit";
 import { loadInsights, type InsightsPage } from "./insights";
 import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
@@ -112,31 +113,41 @@ beforeAll(async () => {
   await edit(supervisor, r7.id, plus(D2, 560), setNote("s1", NOTE_A2));
   await approve(r7.id, plus(D2, 600));
 
+  // r8: over half touched (3 of 4, the same note change again), then discarded by its editor and
+  // approved as the agent proposed it — the discarded edit is in no count.
+  const r8 = await submit(plus(D2, 700));
+  await edit(senior, r8.id, plus(D2, 760), (steps) =>
+    setNote("s2", "Changed and then thrown away.")(setNote("s1", NOTE_A2)(steps)).map((s) => (s.id === "s3" ? { ...s, args: { ...s.args, team: "operations" } } : s)),
+  );
+  await discardEdit(senior, r8.id, 2, plus(D2, 800));
+  await approve(r8.id, plus(D2, 860));
+
   insights = await loadInsights(supervisor, plus(D2, 3600), { since: new Date("2026-04-11T00:00:00Z") });
 });
 
 describe("loadInsights over stored runs and edits", () => {
-  it("edit rate: 5 of 6 decided runs were edited", () => {
-    // decided: r1 (completed), r3 (failed), r4 (rejected), r2, r5, r7 (approved); r6 waits
-    expect(insights.runs).toEqual({ total: 7, decided: 6, pending: 1, expired: 0 });
-    expect(insights.editRate).toEqual({ decided: 6, edited: 5, rate: 5 / 6 });
+  it("edit rate: 5 of 7 decided runs were edited (r8's discarded edit does not make it edited)", () => {
+    // decided: r1 (completed), r3 (failed), r4 (rejected), r2, r5, r7, r8 (approved); r6 waits
+    expect(insights.runs).toEqual({ total: 8, decided: 7, pending: 1, expired: 0 });
+    expect(insights.editRate).toEqual({ decided: 7, edited: 5, rate: 5 / 7 });
   });
 
-  it("edit sizes: 1/4, 1/5, 3/4, 3/4, 1/4", () => {
+  it("edit sizes: 1/4, 1/5, 3/4, 3/4, 1/4 (the discarded 3/4 left out)", () => {
     expect(insights.edits.count).toBe(5);
     expect(insights.edits.medianSize).toBe(0.25);
     expect(insights.edits.meanSize).toBeCloseTo((0.25 + 0.2 + 0.75 + 0.75 + 0.25) / 5, 10);
-    expect(insights.edits.overHalf).toBe(2);
     expect(insights.editSizeBins.map((b) => b.edits)).toEqual([0, 1, 2, 0, 0, 0, 0, 2, 0, 0]);
   });
 
-  it("drift: day 1 none of 3 plans over half touched, day 2 two of 3 — above the 20 % line", () => {
+  it("drift: day 1 none of 3 plans over half touched, day 2 two of 4 — above the 20 % line", () => {
     expect(insights.drift.threshold).toBe(0.2);
     expect(insights.drift.points).toEqual([
       { day: "2026-04-11", plans: 3, overHalf: 0, share: 0 },
-      { day: "2026-04-12", plans: 3, overHalf: 2, share: 2 / 3 },
+      { day: "2026-04-12", plans: 4, overHalf: 2, share: 2 / 4 },
     ]);
     expect(insights.drift.alertDays).toEqual(["2026-04-12"]);
+    // one definition: the headline is the series' sum (r2, r5), r8's discarded edit not among them
+    expect(insights.plansOverHalf).toEqual({ plans: 2, decided: 7 });
   });
 
   it("outcomes of edited vs unedited plans", () => {
@@ -146,16 +157,26 @@ describe("loadInsights over stored runs and edits", () => {
     expect(row("stopped")).toMatchObject({ edited: 0, unedited: 0 });
     expect(row("rejected")).toMatchObject({ edited: 1, unedited: 0 });
     expect(row("expired")).toMatchObject({ edited: 0, unedited: 0 });
-    expect(row("in_progress")).toMatchObject({ edited: 3, unedited: 0 });
+    expect(row("in_progress")).toMatchObject({ edited: 3, unedited: 1 });
     expect(insights.completionRate).toEqual({ edited: 1, unedited: 0 });
   });
 
-  it("recurring edits: the note changed in 3 edits, the same way in 2 (by two people)", () => {
+  it("recurring edits: the note changed in 3 edits, the same way in 2 (by two people; r8's discarded one not counted)", () => {
     expect(insights.recurring.map((r) => [r.kind, r.tool, r.pattern, r.count, r.runs, r.editors])).toEqual([
       ["field", "add_ticket_note", "note changed", 3, 3, ["usr_senior", "usr_supervisor"]],
       ["field_change", "add_ticket_note", `note: ${NOTE_A} → ${NOTE_A2}`, 2, 2, ["usr_senior", "usr_supervisor"]],
     ]);
     expect(insights.users.usr_senior).toBe("Sam Senior");
+    expect(insights.recurring[1].desks).toEqual(["freight"]);
+  });
+
+  it("a discarded edit leaves its run unedited and its patterns uncounted", async () => {
+    const r8 = await prisma.run.findFirstOrThrow({ where: { createdAt: plus(D2, 700) } });
+    expect({ editCount: r8.editCount, editFraction: r8.editFraction }).toEqual({ editCount: 0, editFraction: null });
+    const e = await prisma.planEdit.findFirstOrThrow({ where: { runId: r8.id } });
+    expect(e.discardedAt).not.toBeNull();
+    expect(await prisma.planEditPattern.count({ where: { runId: r8.id } })).toBe(0);
+    expect(await prisma.planEditPattern.count({ where: { editId: { not: e.id } } })).toBeGreaterThan(0);
   });
 
   it("is for supervisors only", async () => {

@@ -1,4 +1,4 @@
-import { assembleInsights, DECIDED_STATUSES, type InsightAggregates, type Insights } from "../../audit/insights";
+import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../audit/insights";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db";
 import { requireRole, type Viewer } from "../session";
@@ -41,7 +41,33 @@ export async function loadInsights(
   const agg = await aggregate(period, now);
   const editors = [...new Set(agg.recentEdits.map((e) => e.editorId))];
   const users = editors.length ? await prisma.user.findMany({ where: { id: { in: editors } }, select: { id: true, name: true } }) : [];
-  return { ...assembleInsights(agg, { threshold: opts.threshold }), users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+  const assembled = assembleInsights(agg, { threshold: opts.threshold });
+  await resolveFollowedBy(assembled.recurring);
+  return { ...assembled, users: Object.fromEntries(users.map((u) => [u.id, u.name])), generatedAt: now.toISOString() };
+}
+
+/**
+ * An added step's following step is often one the edit did not touch, so the stored diff does not
+ * name its tool: for each recurring `step_added` (at most the listed few) read the post-edit plan
+ * of one example edit (by run id, newest first, at most 3 rows) and name the tool after the added
+ * step. Fills `followedBy` in place (the prefill of a `step_requires_prior` rule).
+ */
+async function resolveFollowedBy(recurring: Insights["recurring"]): Promise<void> {
+  for (const r of recurring) {
+    if (r.kind !== "step_added" || r.followedBy) continue;
+    const rows = await prisma.planEdit.findMany({ where: { runId: { in: r.exampleRunIds }, discardedAt: null }, orderBy: { createdAt: "desc" }, take: 3, select: { after: true, diff: true } });
+    for (const row of rows) {
+      const diff = readJsonColumn(planDiffSchema, row.diff, "plan diff");
+      const added = diff.added.find((a) => a.tool === r.tool);
+      if (!added) continue;
+      const steps = ((row.after as { steps?: { id?: string; tool?: string }[] } | null)?.steps ?? []).filter((x) => typeof x?.id === "string");
+      const next = steps[steps.findIndex((x) => x.id === added.id) + 1];
+      if (next?.tool && steps.some((x) => x.id === added.id)) {
+        r.followedBy = next.tool;
+        break;
+      }
+    }
+  }
 }
 
 const WAITING = ["pending_review", "approved"];
@@ -72,11 +98,12 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     OR: [{ status: { in: DECIDED_STATUSES.filter((s) => s !== "approved") } }, { status: "approved", expiresAt: { gt: now } }],
   };
   const perDay = await prisma.run.groupBy({ by: ["createdDay"], where: decided, _count: { _all: true } });
-  const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: 0.5 } }] }, _count: { _all: true } });
+  const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: OVER_HALF } }] }, _count: { _all: true } });
   const decidedByDay = perDay.map((d) => ({ day: d.createdDay, plans: d._count._all, overHalf: overHalf.find((o) => o.createdDay === d.createdDay)?._count._all ?? 0 }));
 
   // Edit sizes of the period's edits: bins (lib/audit/insights.ts binIndex: (lower, upper], 0 in the first), mean, median.
-  const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { run: period } : {};
+  // A discarded edit is in no count (its run's editCount and editFraction leave it out too).
+  const edits: Prisma.PlanEditWhereInput = Object.keys(period).length ? { discardedAt: null, run: period } : { discardedAt: null };
   const EPS = 1e-9;
   const editBins: number[] = [];
   for (let i = 0; i < 10; i++) {
@@ -87,12 +114,11 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
   const n = stats._count._all;
   const middle = n === 0 ? [] : await prisma.planEdit.findMany({ where: edits, orderBy: [{ sizeFraction: "asc" }, { id: "asc" }], skip: Math.floor((n - 1) / 2), take: n % 2 ? 1 : 2, select: { sizeFraction: true } });
   const medianSize = middle.length === 0 ? 0 : middle.reduce((a, m) => a + m.sizeFraction, 0) / middle.length;
-  const overHalfEdits = await prisma.planEdit.count({ where: { ...edits, sizeFraction: { gt: 0.5 } } });
   const recent = await prisma.planEdit.findMany({
     where: edits,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: RECENT_EDITS,
-    select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true },
+    select: { runId: true, fromVersion: true, toVersion: true, editorId: true, createdAt: true, diff: true, run: { select: { desk: true } } },
   });
   return {
     runsByStatus,
@@ -101,7 +127,6 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     editCount: n,
     meanSize: stats._avg.sizeFraction ?? 0,
     medianSize,
-    overHalfEdits,
-    recentEdits: recent.reverse().map((e) => ({ ...e, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),
+    recentEdits: recent.reverse().map(({ run, ...e }) => ({ ...e, desk: run.desk, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),
   };
 }

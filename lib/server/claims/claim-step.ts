@@ -1,3 +1,4 @@
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import { nanoid } from "nanoid";
 import type { ClaimBody } from "../../api/bodies";
@@ -249,7 +250,10 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   const taskRow = await db.task.findUnique({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } });
   const task = taskRow ? await taskContractContext(db, taskRow, taskRow.ticket.account.desk) : undefined;
   // The date horizon was judged at the decision under the run's policy version; time only brings a date nearer.
-  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task, dateHorizonDays: MAX_DATE_HORIZON_DAYS });
+  // Desk rules in force now; a rule about the plan's order sees the steps before this one.
+  const earlierTools = snap.steps.slice(0, Math.max(0, snap.steps.findIndex((s) => s.id === step.id))).map((s) => s.tool);
+  const deskRules = { rules: await deskRulesFor(db, run.desk), earlierTools: { [step.id]: earlierTools } };
+  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task, dateHorizonDays: MAX_DATE_HORIZON_DAYS, deskRules });
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {

@@ -1,4 +1,7 @@
-import { diffPlans } from "../../diff/plan-diff";
+import { diffPlans, planDiffSchema, type PlanDiff } from "../../diff/plan-diff";
+import { Prisma } from "../../generated/prisma/client";
+import { readJsonColumn, toJsonColumn } from "../json-column";
+import { refoldEdits } from "./edit-telemetry";
 import { DomainError } from "../../errors/domain-error";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
@@ -16,6 +19,9 @@ import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../pl
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
 
+/** A run keeps at most this many edits in its refolded telemetry (a plan has at most 20 steps; edits beyond are noise). */
+const MAX_EDITS_REFOLDED = 500;
+
 /**
  * "Discard my edits" (docs/design.md §7): restores the pre-edit plan of the edit that produced
  * `version`, as a new version (history is never rewritten). When later versions exist they must
@@ -23,7 +29,8 @@ import { inTransaction, ok } from "../transaction";
  * restored plan is validated again against live data (authorship is not re-checked: the restored
  * steps are the previous authors'). Only the editor of that edit, or a supervisor, may discard it.
  * The same checks as an edit (lib/server/plan-check/plan-context.ts): a run whose task was revised
- * since its plan was bound is refused, like an edit or an approval of it.
+ * since its plan was bound is refused, like an edit or an approval of it. The discarded edits are
+ * marked `discardedAt` and leave every insights count and rule count.
  * Errors: 404 `not_found` (no such edit); 403 `forbidden`; 409 `stale_plan_version` when someone
  * else edited after `version`, `expired`, `run_not_pending`, `stale_task` {boundRevision,
  * liveRevision}; 422 `validation_failed`.
@@ -84,6 +91,17 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       const fresh = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true } });
       throw new DomainError("stale_plan_version", "Someone else changed this plan first.", { currentVersion: fresh.planVersion });
     }
+    // The discarded edits leave every count: marked (never deleted: the corpus and audit keep
+    // them), their pattern rows gone, and the run's edit telemetry refolded from the edits kept.
+    const gone = await tx.planEdit.findMany({ where: { runId, toVersion: { gte: version, lte: latest }, discardedAt: null }, select: { id: true } });
+    await tx.planEdit.updateMany({ where: { id: { in: gone.map((g) => g.id) } }, data: { discardedAt: now } });
+    await tx.planEditPattern.deleteMany({ where: { editId: { in: gone.map((g) => g.id) } } });
+    const kept = await tx.planEdit.findMany({ where: { runId, discardedAt: null }, orderBy: { toVersion: "asc" }, take: MAX_EDITS_REFOLDED, select: { diff: true } });
+    const refolded = refoldEdits(kept.map((k) => readJsonColumn(planDiffSchema, k.diff, "plan diff") as PlanDiff));
+    await tx.run.update({
+      where: { id: runId },
+      data: { editCount: refolded.editCount, editTouched: refolded.editTouched ? toJsonColumn(refolded.editTouched) : Prisma.DbNull, editFraction: refolded.editFraction },
+    });
     await storePlanVersion(tx, runId, restored, validation, viewer.id, now);
     const { invalidated } = await approvalsForNewVersion(tx, run, { prev: current, next: restored, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
     if (invalidated.length > 0) {

@@ -1,4 +1,8 @@
+import { createHash } from "node:crypto";
+import { nanoid } from "nanoid";
 import { editSize, type PlanDiff } from "../../diff/plan-diff";
+import { editPatterns, type InsightDiff } from "../../audit/insights";
+import type { Tx } from "../transaction";
 
 /** What a run row keeps of its edits: every step id any edit touched, and every step id seen. */
 export interface EditTouched {
@@ -28,4 +32,37 @@ export function foldEdit(previous: unknown, diff: PlanDiff): { runTouched: EditT
     runFraction: seen.size === 0 ? 0 : touched.size / seen.size,
     edit: { touchedCount: size.touched, sizeFraction: size.fraction },
   };
+}
+
+/**
+ * A run's edit telemetry refolded from the edits it keeps (oldest first), e.g. after a discard
+ * left some out: `{editCount, editTouched, editFraction}` as the run row stores them (no edit
+ * left: 0, null, null). Pure.
+ */
+export function refoldEdits(diffs: readonly PlanDiff[]): { editCount: number; editTouched: EditTouched | null; editFraction: number | null } {
+  if (diffs.length === 0) return { editCount: 0, editTouched: null, editFraction: null };
+  let touched: EditTouched | null = null;
+  let fraction = 0;
+  for (const d of diffs) {
+    const f = foldEdit(touched, d);
+    touched = f.runTouched;
+    fraction = f.runFraction;
+  }
+  return { editCount: diffs.length, editTouched: touched, editFraction: fraction };
+}
+
+/** Lowercase hex SHA-256 of a recurring-edit pattern key (lib/audit/insights.ts `editPatterns`): the indexed column rules count by. */
+export function patternHash(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/**
+ * Writes one `plan_edit_pattern` row per pattern the edit shows, in the edit's transaction, so
+ * "how often does this edit still happen since the rule" is an indexed count (docs/design.md
+ * "Did the edit help?"). Bounded by the diff's size (at most a few rows per changed field).
+ */
+export async function writeEditPatterns(tx: Tx, edit: { id: string; runId: string; desk: string; createdAt: Date }, diff: InsightDiff): Promise<void> {
+  const keys = [...editPatterns(diff, edit.createdAt).keys()];
+  if (keys.length === 0) return;
+  await tx.planEditPattern.createMany({ data: keys.map((k) => ({ id: `pep_${nanoid(14)}`, editId: edit.id, runId: edit.runId, desk: edit.desk, keyHash: patternHash(k), createdAt: edit.createdAt })) });
 }

@@ -19,7 +19,7 @@ import { executableToolsOf } from "../tools/imported-tools";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { deskScope, type Viewer } from "../session";
 import { inTransaction, ok } from "../transaction";
-import { foldEdit } from "./edit-telemetry";
+import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
 import { toJsonColumn } from "../json-column";
 
@@ -130,9 +130,10 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       });
     }
     await storePlanVersion(tx, runId, next, validation, viewer.id, now);
+    const editId = nanoid();
     await tx.planEdit.create({
       data: {
-        id: nanoid(),
+        id: editId,
         runId,
         fromVersion: base.version,
         toVersion: next.version,
@@ -144,6 +145,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
         createdAt: now,
       },
     });
+    await writeEditPatterns(tx, { id: editId, runId, desk: run.desk, createdAt: now }, diff);
     const { invalidated } = await approvalsForNewVersion(tx, run, { prev: base, next, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {

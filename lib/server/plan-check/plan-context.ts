@@ -3,7 +3,8 @@ import { DomainError } from "../../errors/domain-error";
 import type { ReadStep } from "../../reads/schema";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { validatePlan } from "../../validation/pipeline";
-import type { GateRulesContext, TaskContractContext, ValidationContext, ValidationResult } from "../../validation/types";
+import type { DeskRulesContext, GateRulesContext, TaskContractContext, ValidationContext, ValidationResult } from "../../validation/types";
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
@@ -27,7 +28,8 @@ export interface PlanContextRun {
  * Everything "check this plan against live data" reads for one stored run, loaded once: the task
  * as it stands (revision, text, contract), the run's agent (allowlist and the tools its executor
  * runs), the live account records the steps name (`desk`), the tool catalog version the run was
- * made under, the gate-policy rules that govern it and the task-contract context of its desk.
+ * made under, the gate-policy rules that govern it, the task-contract context of its desk and the
+ * desk's enabled desk rules (stage `desk_rule`, the rules in force now).
  */
 export interface PlanContext {
   task: { revision: number; body: string; contract: unknown; textParts: unknown };
@@ -36,6 +38,7 @@ export interface PlanContext {
   catalog: ToolCatalog;
   gateRules: GateRulesContext;
   taskContract: TaskContractContext;
+  deskRules: DeskRulesContext;
 }
 
 /**
@@ -66,12 +69,13 @@ export async function loadPlanContext(
       { boundRevision: run.boundTaskRevision, liveRevision: task.revision },
     );
   }
-  const [desk, agent, catalog, gateRules, taskContract] = await Promise.all([
+  const [desk, agent, catalog, gateRules, taskContract, deskRules] = await Promise.all([
     loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: opts.steps, reads: opts.reads, now: opts.now }),
     prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
     catalogAt(run.catalogVersion),
     gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, opts.policy === "live" ? undefined : (run.policyVersion ?? 0)),
     taskContractContext(prisma, task, run.desk),
+    deskRulesFor(prisma, run.desk),
   ]);
   return {
     task,
@@ -80,6 +84,7 @@ export async function loadPlanContext(
     catalog,
     gateRules,
     taskContract,
+    deskRules: { rules: deskRules },
   };
 }
 
@@ -104,6 +109,7 @@ export function checkPlan(
     catalog: ctx.catalog,
     gateRules: ctx.gateRules,
     task: ctx.taskContract,
+    deskRules: ctx.deskRules,
     ...extra,
   });
 }

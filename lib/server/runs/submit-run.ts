@@ -20,6 +20,7 @@ import { loadRun } from "../plans/load-run";
 import { createPolicyApprovals } from "../approvals/policy-approvals";
 import { storePlanVersion } from "../plans/store-plan-version";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { policyDeadlines, requirementsOf } from "../../gate-policy/evaluate";
 import { withPolicyDeadlines } from "../../plan/policy";
 import { toRunView, type RunView, type RunWithRelations } from "../plans/run-view";
@@ -193,7 +194,8 @@ export async function submitRun(
   // The live gate policy governs the new run; the run records its version.
   const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
   const taskCtx = await taskContractContext(prisma, task, task.ticket.account.desk);
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx });
+  const deskRules = { rules: await deskRulesFor(prisma, task.ticket.account.desk) };
+  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx, deskRules });
   result.issues.push(...agentProvenanceIssues(parts.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || parts.issues.length > 0 || !result.plan) {
