@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { AppHeader } from "@/components/app-header";
 import { OutcomeReview } from "@/components/outcome-review";
 import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
 import { listOutcomeReview } from "@/lib/server/outcomes/run-outcomes";
@@ -27,7 +26,6 @@ export default async function OutcomeReviewPage({ searchParams }: { searchParams
   }
   return (
     <>
-      <AppHeader viewer={viewer} />
       <main className="mx-auto max-w-4xl px-4 py-6 sm:px-6">
         <h1 className="text-xl font-semibold">Did the edit help?</h1>
         <p className="mt-1 text-sm text-slate-600">

@@ -1,0 +1,19 @@
+import type { ReactNode } from "react";
+import { AppHeader } from "@/components/app-header";
+import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+
+/**
+ * The outcome review is for supervisors (403 otherwise, audited). Checked here, above the
+ * segment's loading.tsx, so a refusal keeps its HTTP status (the page checks again); the header
+ * stays while the page below loads.
+ */
+export default async function OutcomeReviewLayout({ children }: { children: ReactNode }) {
+  const viewer = await requirePageViewer("/outcomes/review");
+  await requirePageRole(viewer, ["supervisor"], "view /outcomes/review");
+  return (
+    <>
+      <AppHeader viewer={viewer} />
+      {children}
+    </>
+  );
+}
