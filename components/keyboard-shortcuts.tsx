@@ -121,11 +121,20 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const returnTo = useRef<HTMLElement | null>(null);
 
+  // The ids with a handler now, on `html[data-shortcuts]` (space-separated): a page streamed in
+  // after the frame hydrates registers its shortcuts later, and a test waits for the one it presses.
+  const publish = () => {
+    document.documentElement.dataset.shortcuts = [...handlers.current].filter(([, list]) => list.length > 0).map(([id]) => id).join(" ");
+  };
   const [registry] = useState<Registry>(() => ({
     register(id, handler) {
       const list = handlers.current.get(id) ?? [];
       handlers.current.set(id, [...list, handler]);
-      return () => handlers.current.set(id, (handlers.current.get(id) ?? []).filter((h) => h !== handler));
+      publish();
+      return () => {
+        handlers.current.set(id, (handlers.current.get(id) ?? []).filter((h) => h !== handler));
+        publish();
+      };
     },
     openHelp() {
       returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;

@@ -143,7 +143,8 @@ test("in the ack dialog a doubled a or Enter approves nothing; / focuses the que
   expect(still.status).toBe("pending_review");
 
   await page.goto("/runs");
-  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+  // the queue streams in after the frame hydrates: wait until its search shortcut is there
+  await page.locator('html[data-shortcuts~="search"]').waitFor({ state: "attached" });
   await page.keyboard.press("/");
   await expect(page.getByRole("searchbox", { name: "Search" })).toBeFocused();
 });

@@ -358,7 +358,7 @@ async function duplicateClaim(p: Pass) {
 /** A claim for other arguments than the approved ones is refused digest_mismatch; the right one proceeds. */
 async function wrongDigest(p: Pass) {
   const s = "wrong-digest";
-  const run = await submit(p, s, "75017", [note("s1", "75017", "Packing list for sh_5670 received.")]);
+  const run = await submit(p, s, "75009", [note("s1", "75009", "Asked the carrier for the first delivery attempt's log.")]);
   if (!run) return;
   const tampered = { ...run.steps[0], args: { ...run.steps[0].args, note: "Packing list received; refund promised." } };
   const bad = await p.client.claimStep(run.id, "s1", { digest: localDigest(tampered), taskRevision: run.boundTaskRevision }, { idempotencyKey: `sim:${run.id}:s1:tampered` });
@@ -386,9 +386,9 @@ async function lateWrite(p: Pass) {
 /** Step 2 claimed before step 1 succeeded: refused prerequisite_pending; in order the run completes. */
 async function outOfOrder(p: Pass) {
   const s = "out-of-order";
-  const run = await submit(p, s, "75018", [
-    note("s1", "75018", "New receiving contact for sh_5660 recorded."),
-    escalate("s2", "75018", "operations", "Please update the receiving contact for sh_5660."),
+  const run = await submit(p, s, "75000", [
+    note("s1", "75000", "The customer confirmed the duplicate invoice in_74311."),
+    escalate("s2", "75000", "billing", "Please cancel the duplicate invoice in_74311."),
   ]);
   if (!run) return;
   const early = await p.client.claimStep(run.id, "s2", { digest: localDigest(run.steps[1]), taskRevision: run.boundTaskRevision }, { idempotencyKey: `sim:${run.id}:s2:early` });
