@@ -1,6 +1,6 @@
 /**
  * The framework-independent half of Plandesk's agent adapters: what the Vercel AI
- * SDK, OpenAI Agents and LangGraph adapters (./ai-sdk.ts, ./openai-agents.ts, ./langgraph.ts)
+ * SDK, OpenAI Agents, LangGraph and LangChain adapters (./ai-sdk.ts, ./openai-agents.ts, ./langgraph.ts, ./langchain.ts)
  * share. Plain TypeScript over the typed client (lib/client/agent-client.ts); no framework import.
  *
  * The chain, for the tool calls a framework holds for approval:

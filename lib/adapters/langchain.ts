@@ -22,34 +22,19 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
-import type { AgentClient, Run } from "../client/agent-client";
-import { PlanExecutor, denialForModel, newSessionId, proposePlan, verdictFor, waitForDecision, type BeforeWriteHook, type Decision, type PendingPlan, type PollOptions, type ProposedCall, type StepResult } from "./core";
-import { implementationsOf, splitReasons, type GatedToolSet } from "./gated-tool";
+import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session";
+import { denialForModel, verdictFor, type Decision, type PollOptions, type StepResult } from "./core";
+import { splitReasons } from "./gated-tool";
 import { langChainTools, type ArmedCall } from "./langgraph";
 
 /** One decision of `humanInTheLoopMiddleware`'s resume value, per action request in order. */
 export type HitlDecision = { type: "approve" } | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } } | { type: "reject"; message: string };
 
 /** Options of {@link createLangChainAdapter}. */
-export interface LangChainAdapterOptions {
-  client: AgentClient;
-  taskId: string;
-  tools: GatedToolSet;
-  sessionId?: string;
-  poll?: PollOptions;
-  beforeWrite?: BeforeWriteHook;
-  expiresInSeconds?: number;
-  /** Offer the model the optional `stepReasons` argument (default true). */
-  askForReasons?: boolean;
-  log?: (line: string) => void;
-}
+export type LangChainAdapterOptions = AdapterOptions;
 
 /** The proposal of one interrupt (plain JSON). */
-export interface LangChainProposal {
-  pending: PendingPlan | null;
-  refused?: Extract<Decision, { kind: "refused" }>;
-  calls: PendingPlan["calls"];
-}
+export type LangChainProposal = AdapterProposal;
 
 /** What {@link createLangChainAdapter} returns. */
 export interface LangChainAdapter {
@@ -97,18 +82,8 @@ function callIdsOf(messages: readonly BaseMessage[], requests: readonly ActionRe
 
 /** Creates the LangChain `createAgent` adapter for one task (see the module comment for the flow). */
 export function createLangChainAdapter(opts: LangChainAdapterOptions): LangChainAdapter {
-  const sessionId = opts.sessionId ?? newSessionId();
-  const implementations = implementationsOf(opts.tools);
+  const session = adapterSession(opts);
   const armed = new Map<string, ArmedCall>();
-  const executors = new Map<string, PlanExecutor>();
-  const executorFor = (run: Run): PlanExecutor => {
-    let ex = executors.get(run.id);
-    if (!ex) {
-      ex = new PlanExecutor(opts.client, run, { implementations, beforeWrite: opts.beforeWrite, log: opts.log });
-      executors.set(run.id, ex);
-    }
-    return ex;
-  };
   return {
     tools: langChainTools(opts.tools, opts.askForReasons !== false, (callId) => armed.get(callId)),
     interruptOn: Object.fromEntries(Object.keys(opts.tools).map((name) => [name, { allowedDecisions: ["approve", "edit", "reject"] }])),
@@ -116,21 +91,16 @@ export function createLangChainAdapter(opts: LangChainAdapterOptions): LangChain
       const requests = actionRequestsOf(output);
       if (requests.length === 0) return null;
       const ids = callIdsOf((output as { messages?: BaseMessage[] }).messages ?? [], requests);
-      const calls: ProposedCall[] = requests.map((r, k) => {
-        const { args, reasons } = splitReasons(r.args);
-        return { callId: ids[k], tool: r.name, args, ...(reasons ? { reasons } : {}) };
-      });
-      const proposed = await proposePlan(opts.client, { taskId: opts.taskId, calls, sessionId, expiresInSeconds: opts.expiresInSeconds });
-      if (!proposed.ok) return { pending: null, refused: proposed.decision, calls: proposed.calls };
-      opts.log?.(`proposed run ${proposed.run.id} (${calls.length} steps) for ${opts.taskId}`);
-      return { pending: proposed.pending, calls: proposed.pending.calls };
+      return session.propose(
+        requests.map((r, k) => {
+          const { args, reasons } = splitReasons(r.args);
+          return { callId: ids[k], tool: r.name, args, ...(reasons ? { reasons } : {}) };
+        }),
+      );
     },
-    async wait(proposal, poll) {
-      if (!proposal.pending) return proposal.refused ?? { kind: "refused", code: "not_proposed", reason: "The calls were not proposed." };
-      return waitForDecision(opts.client, proposal.pending, { ...opts.poll, ...poll });
-    },
+    wait: (proposal, poll) => session.wait(proposal, poll),
     resume(proposal, decision) {
-      const executor = decision.kind === "approved" ? executorFor(decision.run) : null;
+      const executor = decision.kind === "approved" ? session.executorFor(decision.run) : null;
       const decisions: HitlDecision[] = proposal.calls.map((c) => {
         armed.set(c.callId, { proposal, decision, executor });
         const v = verdictFor(decision, proposal, c.callId);
@@ -139,10 +109,6 @@ export function createLangChainAdapter(opts: LangChainAdapterOptions): LangChain
       });
       return new Command<{ decisions: HitlDecision[] }, Record<string, never>, never>({ resume: { decisions } });
     },
-    async finish() {
-      const out: StepResult[] = [];
-      for (const ex of executors.values()) out.push(...(await ex.finish()));
-      return out;
-    },
+    finish: () => session.finish(),
   };
 }

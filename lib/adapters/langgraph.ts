@@ -25,24 +25,9 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { Command, interrupt } from "@langchain/langgraph";
-import type { AgentClient, Run } from "../client/agent-client";
-import {
-  PlanExecutor,
-  denialForModel,
-  newSessionId,
-  proposePlan,
-  resultForModel,
-  stepIdForCall,
-  verdictFor,
-  waitForDecision,
-  type BeforeWriteHook,
-  type Decision,
-  type PendingPlan,
-  type PollOptions,
-  type ProposedCall,
-  type StepResult,
-} from "./core";
-import { implementationsOf, splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool";
+import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session";
+import { PlanExecutor, denialForModel, resultForModel, stepIdForCall, verdictFor, type Decision, type PendingPlan, type PollOptions, type StepResult } from "./core";
+import { splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool";
 
 /** agent-inbox's HumanInterrupt for one call, plus the call's id (and its Plandesk step id). */
 export interface PlandeskInterrupt {
@@ -61,27 +46,13 @@ export type PlandeskHumanResponse =
   | { type: "ignore"; args: null };
 
 /** Options of {@link createLangGraphAdapter}. */
-export interface LangGraphAdapterOptions {
-  client: AgentClient;
-  taskId: string;
-  tools: GatedToolSet;
-  sessionId?: string;
-  poll?: PollOptions;
-  beforeWrite?: BeforeWriteHook;
-  expiresInSeconds?: number;
-  /** Offer the model the optional `stepReasons` argument (default true). */
-  askForReasons?: boolean;
+export interface LangGraphAdapterOptions extends AdapterOptions {
   /** Graph node names `reviewNode` routes to (defaults "tools" and "agent"). */
   nodes?: { tools?: string; agent?: string };
-  log?: (line: string) => void;
 }
 
 /** The proposal of one interrupt (plain JSON). */
-export interface LangGraphProposal {
-  pending: PendingPlan | null;
-  refused?: Extract<Decision, { kind: "refused" }>;
-  calls: PendingPlan["calls"];
-}
+export type LangGraphProposal = AdapterProposal;
 
 /** The graph state `reviewNode` reads: a message list (e.g. `MessagesAnnotation`). */
 export interface MessagesState {
@@ -143,22 +114,11 @@ function isInterrupt(v: unknown): v is PlandeskInterrupt {
 
 /** Creates the LangGraph adapter for one task (see the module comment for the flow). */
 export function createLangGraphAdapter(opts: LangGraphAdapterOptions): LangGraphAdapter {
-  const sessionId = opts.sessionId ?? newSessionId();
-  const implementations = implementationsOf(opts.tools);
+  const session = adapterSession(opts);
   const gated = new Set(Object.keys(opts.tools));
   const toolsNode = opts.nodes?.tools ?? "tools";
   const agentNode = opts.nodes?.agent ?? "agent";
-  const armed = new Map<string, { proposal: LangGraphProposal; decision: Decision; executor: PlanExecutor | null }>();
-  const executors = new Map<string, PlanExecutor>();
-  const executorFor = (run: Run): PlanExecutor => {
-    let ex = executors.get(run.id);
-    if (!ex) {
-      ex = new PlanExecutor(opts.client, run, { implementations, beforeWrite: opts.beforeWrite, log: opts.log });
-      executors.set(run.id, ex);
-    }
-    return ex;
-  };
-
+  const armed = new Map<string, ArmedCall>();
   const tools = langChainTools(opts.tools, opts.askForReasons !== false, (callId) => armed.get(callId));
 
   return {
@@ -196,21 +156,16 @@ export function createLangGraphAdapter(opts: LangGraphAdapterOptions): LangGraph
         .flatMap((i: { value?: unknown }) => (Array.isArray(i?.value) ? i.value : []))
         .filter(isInterrupt);
       if (requests.length === 0) return null;
-      const calls: ProposedCall[] = requests.map((r) => {
-        const { args, reasons } = splitReasons(r.action_request.args);
-        return { callId: r.callId, tool: r.action_request.action, args, ...(reasons ? { reasons } : {}) };
-      });
-      const proposed = await proposePlan(opts.client, { taskId: opts.taskId, calls, sessionId, expiresInSeconds: opts.expiresInSeconds });
-      if (!proposed.ok) return { pending: null, refused: proposed.decision, calls: proposed.calls };
-      opts.log?.(`proposed run ${proposed.run.id} (${calls.length} steps) for ${opts.taskId}`);
-      return { pending: proposed.pending, calls: proposed.pending.calls };
+      return session.propose(
+        requests.map((r) => {
+          const { args, reasons } = splitReasons(r.action_request.args);
+          return { callId: r.callId, tool: r.action_request.action, args, ...(reasons ? { reasons } : {}) };
+        }),
+      );
     },
-    async wait(proposal, poll) {
-      if (!proposal.pending) return proposal.refused ?? { kind: "refused", code: "not_proposed", reason: "The calls were not proposed." };
-      return waitForDecision(opts.client, proposal.pending, { ...opts.poll, ...poll });
-    },
+    wait: (proposal, poll) => session.wait(proposal, poll),
     resume(proposal, decision) {
-      const executor = decision.kind === "approved" ? executorFor(decision.run) : null;
+      const executor = decision.kind === "approved" ? session.executorFor(decision.run) : null;
       const answers: PlandeskHumanResponse[] = proposal.calls.map((c) => {
         armed.set(c.callId, { proposal, decision, executor });
         const v = verdictFor(decision, proposal, c.callId);
@@ -219,10 +174,6 @@ export function createLangGraphAdapter(opts: LangGraphAdapterOptions): LangGraph
       });
       return new Command<PlandeskHumanResponse[], Record<string, never>, never>({ resume: answers });
     },
-    async finish() {
-      const out: StepResult[] = [];
-      for (const ex of executors.values()) out.push(...(await ex.finish()));
-      return out;
-    },
+    finish: () => session.finish(),
   };
 }
