@@ -130,7 +130,8 @@ test("in the ack dialog a doubled a or Enter approves nothing; / focuses the que
   const runId = ((await made.json()) as { runIds: string[] }).runIds[0];
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
-  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+  // the run page streams in after the frame hydrates: wait until its approve shortcut is there
+  await page.locator('html[data-shortcuts~="approve"]').waitFor({ state: "attached" });
   await page.getByRole("heading", { level: 1 }).focus();
   await page.keyboard.press("a");
   const confirm = page.getByRole("dialog", { name: /Approve/ });
@@ -220,7 +221,7 @@ test("Shift+A approves and opens the next waiting run of the queue", async ({ pa
   const runId = await createRun(page.request, "ref-74991");
   await page.goto(`/runs/${runId}`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
-  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+  await page.locator('html[data-shortcuts~="approveNext"]').waitFor({ state: "attached" });
   await page.keyboard.press("Shift+A");
   await expect(page).not.toHaveURL(new RegExp(`/runs/${runId}$`));
   await expect(page).toHaveURL(/\/runs\/[^/]+$/);
