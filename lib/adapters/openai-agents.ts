@@ -20,7 +20,7 @@
  * message of each call: the operator's reason.
  */
 import { tool, type RunToolApprovalItem, type Tool } from "@openai/agents";
-import type { AgentClient, Run } from "../client/agent-client";
+import type { Run } from "../client/agent-client";
 import {
   PlanExecutor,
   denialForModel,
@@ -29,37 +29,19 @@ import {
   resultForModel,
   verdictFor,
   waitForDecision,
-  type BeforeWriteHook,
   type Decision,
-  type PendingPlan,
   type PollOptions,
   type ProposedCall,
   type StepResult,
 } from "./core";
-import { implementationsOf, splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool";
+import { type AdapterOptions, type AdapterProposal } from "./adapter-session";
+import { implementationsOf, splitReasons, withReasonsArg } from "./gated-tool";
 
-/** Options of {@link createOpenAiAgentsAdapter}. */
-export interface OpenAiAgentsAdapterOptions {
-  client: AgentClient;
-  /** The Plandesk task these calls serve. */
-  taskId: string;
-  /** The gated tools by Plandesk tool name. */
-  tools: GatedToolSet;
-  sessionId?: string;
-  poll?: PollOptions;
-  beforeWrite?: BeforeWriteHook;
-  expiresInSeconds?: number;
-  /** Offer the model the optional `stepReasons` argument (default true). */
-  askForReasons?: boolean;
-  log?: (line: string) => void;
-}
+/** Options of {@link createOpenAiAgentsAdapter} (the options every adapter takes). */
+export type OpenAiAgentsAdapterOptions = AdapterOptions;
 
 /** The proposal of one turn's interruptions (plain JSON; store it beside `result.state.toString()`). */
-export interface OpenAiAgentsProposal {
-  pending: PendingPlan | null;
-  refused?: Extract<Decision, { kind: "refused" }>;
-  calls: PendingPlan["calls"];
-}
+export type OpenAiAgentsProposal = AdapterProposal;
 
 /** The part of the SDK's `RunState` the adapter uses (any `RunState<TContext, TAgent>` has it). */
 export interface ApprovalState {
