@@ -15,17 +15,17 @@ const config = [
     },
   },
   {
-    // One way to run a transaction (docs/style.md §13): lib/server/transaction.ts's
+    // One way to run a transaction (docs/style.md §13): lib/server/db/transaction.ts's
     // inTransaction / inTransactionOnce, with the retry, the write lock and SERIALIZABLE on
     // PostgreSQL. Only that file and the seeds' batch writes call $transaction themselves.
     files: ["lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
     // One owner per state (docs/style.md §12): approval records are written only by
     // lib/server/lifecycle/approval-lifecycle.ts, by the events of lib/lifecycle/approval-state.ts.
-    ignores: ["lib/server/transaction.ts", "lib/server/lifecycle/approval-lifecycle.ts", "lib/server/demo/seed.ts", "lib/server/demo/scale-seed.ts", "**/*.test.ts"],
+    ignores: ["lib/server/db/transaction.ts", "lib/server/lifecycle/approval-lifecycle.ts", "lib/server/demo/seed.ts", "lib/server/demo/scale-seed.ts", "**/*.test.ts"],
     rules: {
       "no-restricted-syntax": [
         "error",
-        { selector: "MemberExpression[property.name='$transaction']", message: "Run the unit of work through inTransaction (lib/server/transaction.ts), which retries conflicts and runs SERIALIZABLE on PostgreSQL." },
+        { selector: "MemberExpression[property.name='$transaction']", message: "Run the unit of work through inTransaction (lib/server/db/transaction.ts), which retries conflicts and runs SERIALIZABLE on PostgreSQL." },
         {
           selector: "CallExpression[callee.object.property.name='approval'][callee.property.name=/^(create|createMany|update|updateMany|upsert|delete|deleteMany)$/]",
           message: "Approval state changes only through lib/server/lifecycle/approval-lifecycle.ts (giveApproval, moveApprovals).",

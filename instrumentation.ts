@@ -6,7 +6,7 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // Production mode (PLANDESK_DEMO=0) without BETTER_AUTH_SECRET: refuse to start, saying why.
-  const { assertStartable, serverConfig } = await import("./lib/server/config");
+  const { assertStartable, serverConfig } = await import("./lib/server/config/config");
   assertStartable();
   const { startWebhookWorker } = await import("./lib/server/webhooks/deliver-webhooks");
   startWebhookWorker(); // escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getSessionCookie } from "better-auth/cookies";
-import { serverConfig } from "@/lib/server/config";
+import { serverConfig } from "@/lib/server/config/config";
 import { matchApiRoute } from "@/lib/api/route-table";
 import { isApiPath, newNonce, securityHeaders } from "@/lib/net/security-headers";
 import { PAGE_PATH_HEADER, pagePathOf } from "@/lib/net/page-path";

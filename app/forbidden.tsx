@@ -1,8 +1,8 @@
 import { AppHeader } from "@/components/app-header";
 import { ForbiddenNotice } from "@/components/forbidden-notice";
-import { getViewer } from "@/lib/server/session";
+import { getViewer } from "@/lib/server/auth/session";
 
-/** Every page's 403 (answered by `forbidden()` from lib/server/page-access.ts), with the HTTP status 403. */
+/** Every page's 403 (answered by `forbidden()` from lib/server/auth/page-access.ts), with the HTTP status 403. */
 export default async function Forbidden() {
   const viewer = await getViewer().catch(() => null);
   return (

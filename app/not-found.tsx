@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { AppHeader } from "@/components/app-header";
-import { getViewer } from "@/lib/server/session";
+import { getViewer } from "@/lib/server/auth/session";
 
 /** Nothing at this address: said inside the app frame (the header, when signed in). */
 export default async function NotFound() {

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { Viewer } from "@/lib/server/session";
+import type { Viewer } from "@/lib/server/auth/session";
 import { ShortcutsButton } from "./shortcuts-button";
 import { SignOutButton } from "./sign-out-button";
 import { NotificationBell } from "./notification-bell";

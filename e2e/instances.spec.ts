@@ -5,7 +5,7 @@
  * a load balancer. Claims, edits and approvals race across them (exactly one winner each round,
  * every loser a typed 409), a session made on one instance works on the other, and both
  * instances' background deadline sweeps run at once (each run escalated and expired exactly once).
- * The same races through the service functions, on both databases: lib/server/instances.test.ts.
+ * The same races through the service functions, on both databases: lib/server/runs/instances.test.ts.
  */
 import { expect, test } from "@playwright/test";
 import pg from "pg";

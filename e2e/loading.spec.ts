@@ -4,7 +4,7 @@ import { STORAGE } from "./helpers";
 // Route-level loading: while the server renders a page the app frame stays (the header) and the
 // page's skeleton stands where it will be, announced as a status in words; and a loading boundary
 // never turns a refusal into a 200: 404 and 403 keep their HTTP statuses, decided in the layouts
-// above the boundaries (lib/server/page-access.ts).
+// above the boundaries (lib/server/auth/page-access.ts).
 //
 // Deterministic, no timing: the router shows a loading state it has prefetched, so the test
 // serves the link's prefetch itself (fetched whole from the server, then fulfilled) and knows it

@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import { isDomainError } from "../lib/errors/domain-error";
 import { bootstrapAdmin } from "../lib/server/admin/bootstrap";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 
 const USAGE = 'Usage: npm run admin:create -- --email a@b.c [--name "Full Name"]   (password from the prompt or stdin)';
 

@@ -31,7 +31,7 @@ async function main(): Promise<number> {
     import("./migrate"),
     import("fast-check").then((m) => m.default),
     import("../lib/server/demo/seed"),
-    import("../lib/server/db"),
+    import("../lib/server/db/db"),
     import("../testing/api-fuzz"),
     import("../app/api/v1/tasks/[taskId]/runs/route"),
   ]);

@@ -8,12 +8,12 @@
 const n = Number(process.argv[process.argv.indexOf("--n") + 1] || 20) || 20;
 
 async function main() {
-  const { prisma } = await import("../lib/server/db");
+  const { prisma } = await import("../lib/server/db/db");
   const { submitRun } = await import("../lib/server/runs/submit-run");
   const { submitEdit } = await import("../lib/server/edits/submit-edit");
   const { approveSteps } = await import("../lib/server/approvals/approve-steps");
   const { claimStep } = await import("../lib/server/claims/claim-step");
-  const { loadViewer } = await import("../lib/server/session");
+  const { loadViewer } = await import("../lib/server/auth/session");
   const { DEMO_AGENT_TOOLS } = await import("../lib/demo/desk-data");
   const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS] as string[], keyId: "key_demo" };
   const operator = (await loadViewer("usr_operator"))!;

@@ -12,8 +12,8 @@ import { RUN_STATUSES } from "../lib/lifecycle/run-state";
 const repeat = Number(process.argv.find((a) => a.startsWith("--repeat="))?.slice(9) ?? 5);
 
 async function main() {
-  const { prisma } = await import("../lib/server/db");
-  const { loadViewer, deskScope } = await import("../lib/server/session");
+  const { prisma } = await import("../lib/server/db/db");
+  const { loadViewer, deskScope } = await import("../lib/server/auth/session");
   const { listQueue } = await import("../lib/server/runs/list-queue");
   const { getRunDetails } = await import("../lib/server/runs/get-run-details");
   const { getRunAudit } = await import("../lib/server/audit/run-audit");

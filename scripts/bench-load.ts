@@ -141,10 +141,10 @@ interface Fixtures {
 async function prepareFixtures(url: string, claimSteps: number, reviewRuns: number): Promise<Fixtures> {
   process.env.DATABASE_URL = url;
   process.env.PLANDESK_DEMO = "1";
-  const { prisma } = await import("../lib/server/db");
+  const { prisma } = await import("../lib/server/db/db");
   const { submitRun } = await import("../lib/server/runs/submit-run");
   const { approveSteps } = await import("../lib/server/approvals/approve-steps");
-  const { loadViewer } = await import("../lib/server/session");
+  const { loadViewer } = await import("../lib/server/auth/session");
   const { DEMO_AGENT_ID } = await import("../lib/server/demo/seed");
   const { DEMO_AGENT_TOOLS } = await import("../lib/demo/desk-data");
   const { digest } = await import("../lib/plan/digest");

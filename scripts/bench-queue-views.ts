@@ -11,8 +11,8 @@ import path from "node:path";
 const repeat = Number(process.argv.find((a) => a.startsWith("--repeat="))?.slice(9) ?? 5);
 
 async function main() {
-  const { prisma } = await import("../lib/server/db");
-  const { loadViewer, deskScope } = await import("../lib/server/session");
+  const { prisma } = await import("../lib/server/db/db");
+  const { loadViewer, deskScope } = await import("../lib/server/auth/session");
   const { listQueue } = await import("../lib/server/runs/list-queue");
   const { getRunOwnership } = await import("../lib/server/ownership/get-run-ownership");
   const operator = (await loadViewer("usr_operator"))!;

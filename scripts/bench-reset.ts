@@ -28,7 +28,7 @@ async function measure(db: string) {
   const { seedDemoDesk } = await import("../lib/server/demo/seed");
   const { makeScenario } = await import("../lib/server/scenarios/scenarios");
   const { resetDemoDesk } = await import("../lib/server/scenarios/reset-demo");
-  const { prisma } = await import("../lib/server/db");
+  const { prisma } = await import("../lib/server/db/db");
   await deploy(process.env.DATABASE_URL!);
   await seedDemoDesk(new Date());
   const ms: number[] = [];

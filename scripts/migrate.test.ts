@@ -4,8 +4,8 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { datamodelFor, deploy, diffSql, migrationDirs, MIGRATIONS } from "./migrate";
 import { postgresVariant } from "./prisma-schemas.mjs";
-import { createPrisma } from "../lib/server/db";
-import { resolveDatabaseUrl } from "../lib/server/database-url";
+import { createPrisma } from "../lib/server/db/db";
+import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { dropPgTestDatabase, freshTestDatabaseUrl, recreatePgTestDatabase } from "../testing/test-databases";
 
 const ROOT = path.resolve(__dirname, "..");

@@ -24,7 +24,7 @@ import pg from "pg";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
-import { resolveDatabaseUrl } from "../lib/server/database-url";
+import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { postgresDatamodel } from "./prisma-schemas.mjs";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -400,7 +400,7 @@ async function main() {
     const applied = await deploy();
     console.log(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Database is up to date.");
     // Data the new schema expects of rows written before it (run_step of older runs).
-    const { prisma } = await import("../lib/server/db");
+    const { prisma } = await import("../lib/server/db/db");
     const { backfillRunSteps } = await import("../lib/server/ownership/backfill-run-steps");
     try {
       const runs = await backfillRunSteps();

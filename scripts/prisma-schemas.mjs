@@ -3,7 +3,7 @@
 // prisma/postgresql/schema.prisma: the same models with `provider = "postgresql"` and the client
 // generated to lib/generated/prisma-pg. Prisma 7's generated client is provider-specific (a
 // client built for SQLite refuses a PostgreSQL driver adapter), so `npm run db:generate` builds
-// both clients from the one source; app code imports the SQLite client's types and lib/server/db.ts
+// both clients from the one source; app code imports the SQLite client's types and lib/server/db/db.ts
 // picks the client that matches DATABASE_URL. The written file is derived: never edit it.
 // Plain Node (no dependencies): it runs in postinstall.
 import fs from "node:fs";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_ADDRESS_CHARS, MAX_ROUTE_CHARS, ORIGIN_PREFIX_CHARS } from "../lib/server/audit-log/refusal-counts";
 import { MAX_RECORDED_CHARS } from "../lib/server/audit-log/append-audit";
-import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http";
+import { DATABASE_RETRY_AFTER_SECONDS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "../lib/server/http/http";
 import { MAX_WAIT_SECONDS } from "../lib/server/runs/wait-for-run";
 import { RUN_STREAM_MAX_SECONDS } from "../lib/server/runs/run-events";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";

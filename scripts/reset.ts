@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { resetDemoDesk } from "../lib/server/scenarios/reset-demo";
 
 async function main() {

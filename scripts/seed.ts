@@ -11,7 +11,7 @@
  * `npm run db:seed -- --scenario <name>` then makes one named scenario (docs/testing.md) and
  * prints the ids it made as JSON; `--scenario list` lists them.
  */
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/demo/seed";
 import { seedScaleDesk } from "../lib/server/demo/scale-seed";
 import { listScenarios, makeScenario } from "../lib/server/scenarios/scenarios";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch } from "../testing/in-process-fetch";
 import { createAgentClient } from "../lib/client/agent-client";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "../lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "../testing/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";

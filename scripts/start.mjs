@@ -13,7 +13,7 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 const port = process.env.PORT ?? "3000";
 process.env.PLANDESK_URL ??= `http://localhost:${port}`;
 
-// Production mode needs a real session secret: the rule of startupProblem() in lib/server/config.ts
+// Production mode needs a real session secret: the rule of startupProblem() in lib/server/config/config.ts
 // (the server itself refuses too; saying it here saves a build).
 if (process.env.PLANDESK_DEMO === "0" && (process.env.BETTER_AUTH_SECRET?.trim() ?? "").length < 32) {
   console.error("npm start: production mode (PLANDESK_DEMO=0) needs BETTER_AUTH_SECRET of at least 32 characters to sign sessions.");

@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import { toolNames } from "../lib/tools/builtin-tools";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../lib/tools/json-schema-tool";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { importDrafts, listMcpServerTools } from "../lib/server/tools/imported-tools";
 
 const USAGE = `Usage: npm run tools:import -- (--mcp "<command>" | --openai <file.json> [--read-only a,b]) [--allow-agent <agentId>]…`;

@@ -8,11 +8,11 @@ import { inProcessFetch } from "./in-process-fetch";
 import { createAgentClient, type AgentClient } from "../lib/client/agent-client";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { rejectRun } from "../lib/server/approvals/reject-run";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { submitEdit } from "../lib/server/edits/submit-edit";
 import { loadRun } from "../lib/server/plans/load-run";
 import { toRunView } from "../lib/server/plans/run-view";
-import { loadViewer, type Viewer } from "../lib/server/session";
+import { loadViewer, type Viewer } from "../lib/server/auth/session";
 import { reviseTask } from "../lib/server/tasks/revise-task";
 
 /** The demo agent's client, answered by the route handlers in this process. */

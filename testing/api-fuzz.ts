@@ -17,7 +17,7 @@ import { digest } from "../lib/plan/digest";
 import { MAX_PLAN_STEPS } from "../lib/plan/schema";
 import { toolNames } from "../lib/tools/builtin-tools";
 import { validatePlan } from "../lib/validation/pipeline";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
 
 /** The submit-run route handler's signature. */
@@ -627,7 +627,7 @@ function isUrlSafe(s: string): boolean {
   }
 }
 
-/** Whether `key`, as the Headers class normalises it (trimmed), is a key lib/server/idempotency.ts accepts. */
+/** Whether `key`, as the Headers class normalises it (trimmed), is a key lib/server/http/idempotency.ts accepts. */
 function isValidKeyHeader(key: string): boolean {
   return /^[\x21-\x7e]{1,200}$/.test(key.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ""));
 }

@@ -8,7 +8,7 @@
 import { DEMO_AGENT_TOOLS } from "../lib/demo/desk-data";
 import { isDomainError } from "../lib/errors/domain-error";
 import { claimStep } from "../lib/server/claims/claim-step";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 
 async function main() {
   const input = JSON.parse(process.env.PLANDESK_RACE ?? "{}") as {

@@ -16,10 +16,10 @@ import { isDomainError } from "../lib/errors/domain-error";
 import type { Step } from "../lib/plan/schema";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { claimStep } from "../lib/server/claims/claim-step";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { sweepDeadlines } from "../lib/server/deadlines/sweep-deadlines";
 import { submitEdit } from "../lib/server/edits/submit-edit";
-import { loadViewer } from "../lib/server/session";
+import { loadViewer } from "../lib/server/auth/session";
 
 type Command =
   | { op: "claim"; runId: string; stepId: string; digest: string; taskRevision: number; count: number; startAt: number; now: string }

@@ -1,4 +1,4 @@
-import { auth } from "../lib/server/auth";
+import { auth } from "../lib/server/auth/auth";
 import { DEMO_PASSWORD } from "../lib/server/demo/seed";
 
 /**

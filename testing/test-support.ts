@@ -1,19 +1,19 @@
 import fs from "node:fs";
 import { pgTestDatabaseName, recreatePgTestDatabase } from "./test-databases";
 import { deploy } from "../scripts/migrate";
-import { resolveDatabaseUrl } from "../lib/server/database-url";
+import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { addDays, formatISO } from "date-fns";
 import { nanoid } from "nanoid";
 import type { Step } from "../lib/plan/schema";
 import { isDomainError, type DomainError } from "../lib/errors/domain-error";
 import { digest } from "../lib/plan/digest";
-import { prisma } from "../lib/server/db";
+import { prisma } from "../lib/server/db/db";
 import { storedSteps } from "../lib/server/plans/stored-plan";
 import { seedDemoDesk } from "../lib/server/demo/seed";
 import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
 import { approvalTargetColumns } from "../lib/server/approvals/approval-columns";
-import { inTransaction, ok } from "../lib/server/transaction";
+import { inTransaction, ok } from "../lib/server/db/transaction";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { AppHeader } from "@/components/app-header";
-import { pagePath, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { pagePath, requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 /**
  * Every admin page: admins only (403 otherwise, audited as "view <path>"), with the header.

@@ -5,7 +5,7 @@
  * PLANDESK_TEST_DB=postgres, on PostgreSQL (`npm test` does both); id prefix search behaves the same.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";

@@ -8,7 +8,7 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { storedSteps } from "@/lib/server/plans/stored-plan";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Endpoint } from "@/lib/api/contract";
 import { ENDPOINTS } from "@/lib/api/endpoints";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";

@@ -10,8 +10,8 @@ import { GET as getRun } from "@/app/api/runs/[runId]/route";
 import { POST as approve } from "@/app/api/runs/[runId]/approvals/route";
 import { POST as outcome } from "@/app/api/v1/runs/[runId]/steps/[stepId]/outcome/route";
 import { createApiKey, createAgent, createUser } from "@/lib/server/admin/admin";
-import { prisma } from "@/lib/server/db";
-import { loadViewer, type Viewer } from "@/lib/server/session";
+import { prisma } from "@/lib/server/db/db";
+import { loadViewer, type Viewer } from "@/lib/server/auth/session";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 

@@ -3,8 +3,8 @@ import Link from "next/link";
 import { formatInstant } from "@/lib/text/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
-import { requirePageViewer } from "@/lib/server/page-access";
-import { requirePageRole } from "@/lib/server/page-access";
+import { requirePageViewer } from "@/lib/server/auth/page-access";
+import { requirePageRole } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Denials" };
 export const dynamic = "force-dynamic";

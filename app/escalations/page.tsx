@@ -4,7 +4,7 @@ import { AutoRefresh } from "@/components/auto-refresh";
 import { Countdown } from "@/components/countdown";
 import { formatInstant } from "@/lib/text/format";
 import { listEscalations, type EscalatedRunRow } from "@/lib/server/deadlines/list-escalations";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Escalations" };

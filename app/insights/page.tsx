@@ -5,7 +5,7 @@ import { loadInsights, type InsightsPage } from "@/lib/server/audit/insights";
 import { editRefParam } from "@/lib/desk-rules/prefill";
 import { RuleEffectText } from "@/components/rule-effect";
 import { listDeskRules, type ListedDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
 import { loadOutcomeInsights, type OutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
 import { OutcomeInsightsSection } from "@/components/outcome-insights";
 

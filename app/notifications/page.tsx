@@ -3,7 +3,7 @@ import Link from "next/link";
 import { Instant } from "@/components/instant";
 import { MarkReadButton } from "@/components/mark-read-button";
 import { listNotifications } from "@/lib/server/ownership/notifications";
-import { requirePageViewer } from "@/lib/server/page-access";
+import { requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Notifications" };
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { AppHeader } from "@/components/app-header";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 /**
  * Reconciliation is for supervisors (403 otherwise, audited).
  * Checked here, above the segment's loading.tsx, so a refusal keeps its HTTP status (the page

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { AutoRefresh } from "@/components/auto-refresh";
 import { formatInstant } from "@/lib/text/format";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
 import { reconciliationReasonText } from "@/lib/audit/reconciliation-reason";
 
 export const dynamic = "force-dynamic";

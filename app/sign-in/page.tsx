@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/sign-in-form";
-import { getViewer } from "@/lib/server/session";
-import { serverConfig } from "@/lib/server/config";
+import { getViewer } from "@/lib/server/auth/session";
+import { serverConfig } from "@/lib/server/config/config";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reviseTheTask, senior } from "../../testing/adapter-operator";
 import { PlanExecutor, proposePlan, verdictFor, waitForDecision } from "./core";

@@ -2,7 +2,7 @@ import { generateText, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { createAiSdkAdapter } from "./ai-sdk";
 import { demoDeskTools } from "./demo-tools";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
 import { approveSteps } from "../server/approvals/approve-steps";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { submitEdit } from "../server/edits/submit-edit";
 import { loadRun } from "../server/plans/load-run";
 import { toRunView } from "../server/plans/run-view";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildAgent, scriptedModel } from "../../examples/langchain/agent";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { demoDeskTools } from "./demo-tools";
 import { createLangChainAdapter } from "./langchain";

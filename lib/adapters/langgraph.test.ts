@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildGraph, scriptedModel } from "../../examples/langgraph/graph";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { demoDeskTools } from "./demo-tools";
 import { createLangGraphAdapter } from "./langgraph";

@@ -2,7 +2,7 @@ import { Agent, RunState, run, setTracingDisabled } from "@openai/agents";
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
+import { prisma } from "../server/db/db";
 import { prepareTestDatabase } from "../../testing/test-support";
 import { demoDeskTools } from "./demo-tools";
 import { createOpenAiAgentsAdapter } from "./openai-agents";

@@ -4,7 +4,7 @@ import type { ErrorCode } from "../errors/domain-error";
 /*
  * How one HTTP endpoint is declared (docs/style.md §11): path and method, who may call
  * it, its path parameters, query, body, success response and typed refusals — once. The route
- * wrapper (lib/server/route.ts) authenticates, authorises, audits denials, parses and maps
+ * wrapper (lib/server/route/route.ts) authenticates, authorises, audits denials, parses and maps
  * errors from the declaration; the OpenAPI document (lib/api/openapi.ts) and the typed client
  * (lib/client/api-client.ts) are generated from it; the authorisation-matrix test iterates it.
  * Client-safe: no server imports.
@@ -64,12 +64,12 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   codes.add("bad_request");
   codes.add("internal");
   // Text with a NUL character (which PostgreSQL cannot store) in a body or query, or a number a
-  // database column cannot hold, is refused as 422 on every endpoint (lib/server/http.ts).
+  // database column cannot hold, is refused as 422 on every endpoint (lib/server/http/http.ts).
   codes.add("validation_failed");
   // A decision that kept losing to concurrent ones (serialization conflicts beyond every retry):
-  // 503 with Retry-After, nothing saved (lib/server/transaction.ts).
+  // 503 with Retry-After, nothing saved (lib/server/db/transaction.ts).
   if (e.method !== "GET") codes.add("busy");
-  // The database connection lost mid-request: 503 with Retry-After (lib/server/http.ts).
+  // The database connection lost mid-request: 503 with Retry-After (lib/server/http/http.ts).
   codes.add("database_unavailable");
   if (e.body) {
     codes.add("invalid_json");

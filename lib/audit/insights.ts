@@ -21,6 +21,7 @@
  * - Discarded edits ("discard my edits") are left out of every count and of recurring edits.
  * - *Recurring*: the same pattern on at least two runs by at least two people.
  */
+import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { PlanDiff } from "../diff/plan-diff";
 import { formatMoney, type Money } from "../money/money";
@@ -191,6 +192,15 @@ export type EditPattern = Pick<RecurringEdit, "kind" | "tool" | "path" | "patter
   /** `date_shift` only: days from the edit's UTC day to the date people set. */
   daysAhead?: number;
 };
+
+/**
+ * Lowercase hex SHA-256 (64 characters) of a recurring-edit pattern key from {@link editPatterns}:
+ * the indexed column a desk rule made from the pattern counts later occurrences by (docs/design.md
+ * "Did the edit help?").
+ */
+export function patternHash(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
 
 /**
  * The recurring-edit patterns one edit shows, each once (key → pattern without counts). The key

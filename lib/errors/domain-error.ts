@@ -1,7 +1,7 @@
 import type { z } from "zod";
 /**
  * Every typed refusal Plandesk returns, with its HTTP status. One enum, mapped in one place
- * (`lib/server/http.ts`). Source: docs/api.md (typed refusals), docs/style.md §4.
+ * (`lib/server/http/http.ts`). Source: docs/api.md (typed refusals), docs/style.md §4.
  */
 export const ERROR_STATUS = {
   bad_request: 400,

@@ -1,7 +1,7 @@
 /**
  * The request header that carries a page request's path and query (without Next.js's `_rsc`
  * marker) from proxy.ts to the render: layouts are not told their URL, and the sign-in redirect
- * of a layout's session check needs it as `next` (lib/server/page-access.ts).
+ * of a layout's session check needs it as `next` (lib/server/auth/page-access.ts).
  */
 export const PAGE_PATH_HEADER = "x-plandesk-path";
 

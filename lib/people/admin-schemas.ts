@@ -14,7 +14,7 @@ export const ROLES = ["operator", "supervisor", "admin"] as const;
 export const roleSchema = z.enum(ROLES, { error: "Choose operator, supervisor or admin" });
 export type RoleName = z.infer<typeof roleSchema>;
 
-/** better-auth's password bounds as configured in lib/server/auth.ts. */
+/** better-auth's password bounds as configured in lib/server/auth/auth.ts. */
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;
 export const passwordSchema = z

@@ -1,7 +1,7 @@
 /**
  * Sign-in limits: how many sign-in attempts a client address, and how many failed
  * attempts an account, may make in a window. Pure: the counters live in the database
- * (lib/server/sign-in-limits.ts) so every instance shares them.
+ * (lib/server/auth/sign-in-limits.ts) so every instance shares them.
  *
  * Each counter is a FIXED window that starts at its first attempt and lasts `windowSeconds`;
  * attempts refused while the window is full are still counted but never extend it, so a lockout
@@ -36,7 +36,7 @@ export interface LimitDecision {
 /**
  * The window after one more attempt at `now` on `current` (null: no counter yet). A window that
  * ended (now ≥ windowStart + windowSeconds) starts afresh at `now` with one attempt. The database
- * does the same atomically (lib/server/sign-in-limits.ts); this is its specification.
+ * does the same atomically (lib/server/auth/sign-in-limits.ts); this is its specification.
  */
 export function nextWindow(current: LimitWindow | null, rule: LimitRule, now: Date): LimitWindow {
   const expired = !current || now.getTime() >= current.windowStart.getTime() + rule.windowSeconds * 1000;

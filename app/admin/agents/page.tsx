@@ -4,8 +4,8 @@ import { AgentsAdmin } from "@/components/admin/agents-admin";
 import { listAgents } from "@/lib/server/admin/admin";
 import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
 import { listDesks } from "@/lib/server/admin/desks";
-import { requirePageViewer } from "@/lib/server/page-access";
-import { requirePageRole } from "@/lib/server/page-access";
+import { requirePageViewer } from "@/lib/server/auth/page-access";
+import { requirePageRole } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Agents · Admin" };
 export const dynamic = "force-dynamic";

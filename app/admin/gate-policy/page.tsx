@@ -3,7 +3,7 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { GatePolicyAdmin } from "@/components/admin/gate-policy-admin";
 import { getGatePolicyForAdmin } from "@/lib/server/gate-policy/list-gate-policy";
 import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Gate policy · Admin" };
 export const dynamic = "force-dynamic";

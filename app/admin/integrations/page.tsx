@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { IntegrationKeysAdmin } from "@/components/admin/integration-keys-admin";
 import { listIntegrationKeys } from "@/lib/server/admin/integration-keys";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Integration keys · Admin" };
 export const dynamic = "force-dynamic";

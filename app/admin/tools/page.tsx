@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { ToolsAdmin } from "@/components/admin/tools-admin";
 import { listAgents } from "@/lib/server/admin/admin";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 import { configuredMcpServers, listCatalogForAdmin } from "@/lib/server/tools/imported-tools";
 
 export const metadata: Metadata = { title: "Tools · Admin" };

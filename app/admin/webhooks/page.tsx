@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { WebhooksAdmin } from "@/components/admin/webhooks-admin";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 import { listWebhookFailures } from "@/lib/server/admin/admin-webhooks";
 import { webhookConfig } from "@/lib/server/webhooks/webhook-config";
 

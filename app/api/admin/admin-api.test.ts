@@ -7,8 +7,8 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
-import { hashApiKey } from "@/lib/server/api-keys";
-import { prisma } from "@/lib/server/db";
+import { hashApiKey } from "@/lib/server/auth/api-keys";
+import { prisma } from "@/lib/server/db/db";
 import { submitRun } from "@/lib/server/runs/submit-run";
 import { type RunView } from "@/lib/server/plans/run-view";
 import { DEMO_AGENT_ID } from "@/lib/server/demo/seed";

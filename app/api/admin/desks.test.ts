@@ -5,8 +5,8 @@
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/server/db";
-import { hashApiKey } from "@/lib/server/api-keys";
+import { prisma } from "@/lib/server/db/db";
+import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { GET as listDesks, POST as createDesk } from "./desks/route";

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GET, POST } from "@/app/api/admin/integration-keys/route";
 import { POST as REVOKE } from "@/app/api/admin/integration-keys/[keyId]/revoke/route";
 import { POST as REVISE } from "@/app/api/v1/tasks/[taskId]/revisions/route";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 

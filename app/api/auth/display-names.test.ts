@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/auth/[...all]/route";
 import { updateUser } from "@/lib/server/admin/admin";
-import { prisma } from "@/lib/server/db";
-import { loadViewer } from "@/lib/server/session";
+import { prisma } from "@/lib/server/db/db";
+import { loadViewer } from "@/lib/server/auth/session";
 import { signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 

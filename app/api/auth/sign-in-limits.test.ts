@@ -7,9 +7,9 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/api/auth/[...all]/route";
 import { applyClientAddress, parseTrustedProxies, type TrustedProxies } from "@/lib/net/client-address.mjs";
 import { listDenials } from "@/lib/server/audit/list-denials";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_PASSWORD } from "@/lib/server/demo/seed";
-import { loadViewer } from "@/lib/server/session";
+import { loadViewer } from "@/lib/server/auth/session";
 import { TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 

@@ -2,8 +2,8 @@ import { NextResponse } from "next/server";
 import { liveFeedEndpoint } from "@/lib/api/endpoints";
 import { liveStream } from "@/lib/server/live/live-stream";
 import { presenceFor } from "@/lib/server/live/presence";
-import { route } from "@/lib/server/route";
-import { getViewer } from "@/lib/server/session";
+import { route } from "@/lib/server/route/route";
+import { getViewer } from "@/lib/server/auth/session";
 
 export const dynamic = "force-dynamic";
 

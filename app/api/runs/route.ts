@@ -1,8 +1,8 @@
 import { listQueueEndpoint } from "@/lib/api/endpoints";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { listQueue } from "@/lib/server/runs/list-queue";
-import { deskScope } from "@/lib/server/session";
+import { deskScope } from "@/lib/server/auth/session";
 
 /** `GET /api/runs?status=pending_review&cursor=…` → `{runs, nextCursor}` (lib/api/endpoints.ts `listQueueEndpoint`). */
 export const GET = route(listQueueEndpoint, async ({ caller, query }) => {

@@ -6,11 +6,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { IRREVERSIBLE_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "@/lib/plan/policy";
-import { hashApiKey } from "@/lib/server/api-keys";
-import { auth } from "@/lib/server/auth";
-import { prisma } from "@/lib/server/db";
+import { hashApiKey } from "@/lib/server/auth/api-keys";
+import { auth } from "@/lib/server/auth/auth";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
-import { getViewer } from "@/lib/server/session";
+import { getViewer } from "@/lib/server/auth/session";
 import { prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { VALIDATION_STAGES } from "@/lib/validation/types";
 import { GET as getRun } from "./runs/[runId]/route";

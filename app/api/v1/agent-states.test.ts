@@ -7,15 +7,15 @@
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
-import { hashApiKey } from "@/lib/server/api-keys";
+import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { rejectRun } from "@/lib/server/approvals/reject-run";
 import { listNeedsReconciliation } from "@/lib/server/claims/list-reconciliation";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { setAgentExecutesTools } from "@/lib/server/tools/imported-tools";
 import { refused } from "@/testing/test-support";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
-import { loadViewer, type Viewer } from "@/lib/server/session";
+import { loadViewer, type Viewer } from "@/lib/server/auth/session";
 import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
 import { approveAsIs } from "@/testing/adapter-operator";
 import { GET as getRunRoute } from "./runs/[runId]/route";

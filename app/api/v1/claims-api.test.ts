@@ -7,8 +7,8 @@
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
-import { auth } from "@/lib/server/auth";
-import { prisma } from "@/lib/server/db";
+import { auth } from "@/lib/server/auth/auth";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { POST as reconcileRoute } from "../runs/[runId]/steps/[stepId]/reconcile/route";

@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_FUZZ_TARGET, FAMILIES, fuzzCaseArb, runFuzzCase, toBodyText, type Family } from "@/testing/api-fuzz";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { POST as submitRun } from "./tasks/[taskId]/runs/route";

@@ -8,7 +8,7 @@ import { GET as guidance } from "./guidance/route";
 import { GET as listRules, POST as createRule } from "../desk-rules/route";
 import { GET as getRule, PUT as saveRule } from "../desk-rules/[ruleId]/route";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 

@@ -7,7 +7,7 @@
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { IRREVERSIBLE_REQUIRED_FIELDS } from "@/lib/gate-policy/defaults";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
 import { DEMO_AGENT_KEY } from "@/lib/server/demo/seed";

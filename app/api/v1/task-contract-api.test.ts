@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { digest } from "@/lib/plan/digest";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { inProcessFetch } from "@/testing/in-process-fetch";
 import { daysFromNow } from "@/lib/time/dates";

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { DeskRuleToggle } from "@/components/desk-rule-toggle";
 import { RuleEffectText } from "@/components/rule-effect";
 import { listDeskRules } from "@/lib/server/desk-rules/list-desk-rules";
-import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Desk rules" };
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { DeskRuleForm } from "@/components/desk-rule-form";
 import { RuleEffectText } from "@/components/rule-effect";
 import { formatInstant } from "@/lib/text/format";
 import { deskRuleFormOptions, getDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
-import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Desk rule" };
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { DeskRuleForm } from "@/components/desk-rule-form";
 import { prefillFromEdit, readEditRef } from "@/lib/desk-rules/prefill";
 import { deskRuleFormOptions } from "@/lib/server/desk-rules/list-desk-rules";
-import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "New desk rule" };
 export const dynamic = "force-dynamic";

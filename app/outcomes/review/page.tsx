@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { OutcomeReview } from "@/components/outcome-review";
-import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 import { listOutcomeReview } from "@/lib/server/outcomes/run-outcomes";
 import { isDomainError } from "@/lib/errors/domain-error";
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
-import { assertRunInScope } from "@/lib/server/page-subjects";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
+import { assertRunInScope } from "@/lib/server/auth/page-subjects";
 
 /**
  * A run's pages (the run, its audit trail): an unknown run, or another desk's, is 404

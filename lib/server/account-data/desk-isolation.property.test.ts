@@ -18,7 +18,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { diffPlans } from "../../diff/plan-diff";
 import { previewEffects } from "../../effects/preview";
 import { validatePlan } from "../../validation/pipeline";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { loadAccountSnapshot } from "./load-account-snapshot";
 import { searchRecords } from "./search-records";

@@ -6,11 +6,11 @@ import { lookalikeGuesses } from "../../text/confusables";
 import { getTool } from "../../tools/builtin-tools";
 import type { FieldKind } from "../../tools/types";
 import { utcDateOf } from "../../time/dates";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { formulaInputs } from "../../validation/formula";
 import { getReadTool } from "../../reads/catalog";
 import { MAX_PLAN_READS } from "../../reads/schema";
-import type { DbOrTx } from "../transaction";
+import type { DbOrTx } from "../db/transaction";
 
 /**
  * Loads the account data one decision reads (docs/design.md "Storage and scale"): the

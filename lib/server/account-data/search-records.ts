@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { formatMoney, type Currency } from "../../money/money";
-import { prisma } from "../db";
-import type { Viewer } from "../session";
+import { prisma } from "../db/db";
+import type { Viewer } from "../auth/session";
 
 /** The kinds of account record a step argument can name by id. */
 export type RecordKindName = "invoice" | "shipment" | "ticket" | "account";

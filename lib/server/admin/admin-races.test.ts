@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/errors/domain-error";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { createDesk } from "./desks";
 import { createUser, updateUser } from "./admin";

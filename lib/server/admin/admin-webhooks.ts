@@ -1,9 +1,9 @@
 import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { afterCreated, nextCursorOf, pageSize } from "../pagination";
-import { requireRole, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { prisma } from "../db/db";
+import { afterCreated, nextCursorOf, pageSize } from "../db/pagination";
+import { requireRole, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 type Admin = Pick<Viewer, "id" | "role">;
 

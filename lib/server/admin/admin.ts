@@ -19,15 +19,15 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { Currency } from "../../money/money";
 import { getTool } from "../../tools/builtin-tools";
 import { currentCatalog } from "../tools/imported-tools";
-import { generateApiKey, hashApiKey, keyPrefix } from "../api-keys";
+import { generateApiKey, hashApiKey, keyPrefix } from "../auth/api-keys";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { assertEmailFree, insertUserRecord } from "./bootstrap";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { assertDeskExists } from "./desks";
-import { recordSessionEnd } from "../live/live-feed";
-import { afterCreated, nextCursorOf, pageSize } from "../pagination";
-import { requireRole, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { recordSessionEnd } from "../feed/live-feed";
+import { afterCreated, nextCursorOf, pageSize } from "../db/pagination";
+import { requireRole, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 /**
  * Administration of people, grants, agents and API keys (docs/design.md "People and machines":

@@ -5,8 +5,8 @@ import { createUserSchema, type CreateUserInput } from "../../people/admin-schem
 import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { inTransaction, ok, type DbOrTx, type Tx } from "../transaction";
+import { prisma } from "../db/db";
+import { inTransaction, ok, type DbOrTx, type Tx } from "../db/transaction";
 
 /**
  * Creating people outside a signed-in admin's request: `npm run admin:create` (the first admin

@@ -2,10 +2,10 @@ import type { ZodType } from "zod";
 import { createDeskSchema, type CreateDeskInput, type DeskView } from "../../desk/desks";
 import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { pageSize } from "../pagination";
-import { requireRole, type Viewer } from "../session";
-import { inTransaction, ok, type DbOrTx } from "../transaction";
+import { prisma } from "../db/db";
+import { pageSize } from "../db/pagination";
+import { requireRole, type Viewer } from "../auth/session";
+import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 
 /**
  * Administration of tenant desks. A desk is a boundary around its people, agents, customer

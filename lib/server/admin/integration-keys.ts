@@ -1,12 +1,12 @@
 import { nanoid } from "nanoid";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../people/admin-schemas";
 import { DomainError } from "../../errors/domain-error";
-import { generateIntegrationKey, hashApiKey, keyPrefix } from "../api-keys";
+import { generateIntegrationKey, hashApiKey, keyPrefix } from "../auth/api-keys";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
-import { afterCreated, nextCursorOf, pageSize } from "../pagination";
-import { inTransaction, ok } from "../transaction";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
+import { afterCreated, nextCursorOf, pageSize } from "../db/pagination";
+import { inTransaction, ok } from "../db/transaction";
 import { assertDeskExists } from "./desks";
 
 /**

@@ -1,7 +1,7 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/builtin-tools";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 
 /**
  * What an approval of `step` binds besides the digest: the record the step writes to (as JSON and

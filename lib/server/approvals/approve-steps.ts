@@ -13,22 +13,22 @@ import { getTool } from "../../tools/builtin-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import type { ValidationIssue } from "../../validation/types";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
-import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
 import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { storedReads, storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 import { previewEffects } from "../../effects/preview";
 import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate";
 import { authorsOf } from "../../gate-policy/authors";
-import { suggestersOf } from "../ownership/suggesters";
+import { suggestersOf } from "./suggesters";
 import { giveApproval } from "../lifecycle/approval-lifecycle";
 
 /** Idempotency scope of a person's approvals of one run. */

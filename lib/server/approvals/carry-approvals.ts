@@ -5,7 +5,7 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { GateDecision } from "../../validation/types";
 import { settleReview } from "../lifecycle/run-lifecycle";
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 import { createPolicyApprovals } from "./policy-approvals";
 import { giveApproval, moveApprovals } from "../lifecycle/approval-lifecycle";
 

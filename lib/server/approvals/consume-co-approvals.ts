@@ -1,4 +1,4 @@
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 
 /**

@@ -6,8 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { isExpiredAt } from "../../deadline/expiry-words";
-import { prisma } from "../db";
-import { loadViewer, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { loadViewer, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { approveSteps } from "./approve-steps";
 import { rejectRun } from "./reject-run";

@@ -6,10 +6,10 @@ import type { Plan } from "../../plan/schema";
 import { approvalTargetColumns } from "./approval-columns";
 import type { GateDecision } from "../../validation/types";
 import type { GateRequirement } from "../../gate-policy/evaluate";
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 import { previewEffects } from "../../effects/preview";
 import { getTool } from "../../tools/builtin-tools";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 import { giveApproval } from "../lifecycle/approval-lifecycle";
 
 /**

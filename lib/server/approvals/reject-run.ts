@@ -2,13 +2,13 @@ import type { RejectBody } from "../../api/bodies";
 import { DomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { lockRun, rejectWaitingRun } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 /**
  * A decision on a run needs decision authority: a supervisor, or a person who may

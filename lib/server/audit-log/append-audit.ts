@@ -1,9 +1,9 @@
 import { nanoid } from "nanoid";
 import type { AuditData, AuditType } from "../../audit/events";
 import type { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import { notifyChange } from "../live/live-feed";
-import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "../request-context";
+import { prisma } from "../db/db";
+import { notifyChange } from "../feed/live-feed";
+import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "../http/request-context";
 import { enqueueWebhook } from "../webhooks/webhook-outbox";
 
 /** Event types that record a refusal of the request being handled (the route wrapper then adds none). */

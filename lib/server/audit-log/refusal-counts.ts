@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { prisma } from "../db";
-import { currentRequest } from "../request-context";
+import { prisma } from "../db/db";
+import { currentRequest } from "../http/request-context";
 
 /** Longest client address kept (an IPv6 address is at most 45 characters). */
 export const MAX_ADDRESS_CHARS = 64;

@@ -10,8 +10,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { resolveDatabaseUrl } from "../database-url";
+import { prisma } from "../db/db";
+import { resolveDatabaseUrl } from "../db/database-url";
 import { prepareTestDatabase } from "../../../testing/test-support";
 
 const ROOT = path.resolve(__dirname, "../../..");

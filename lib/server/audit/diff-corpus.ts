@@ -1,10 +1,10 @@
 import type { PlanDiff } from "../../diff/plan-diff";
 import type { Plan } from "../../plan/schema";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { assertSupervisor } from "./insights";
 import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
-import type { Viewer } from "../session";
-import { readJsonColumn } from "../json-column";
+import type { Viewer } from "../auth/session";
+import { readJsonColumn } from "../db/json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";
 import type { Prisma } from "../../generated/prisma/client";

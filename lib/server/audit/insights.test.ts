@@ -11,7 +11,7 @@ import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { submitEdit } from "../edits/submit-edit";
 import { discardEdit } from "../edits/discard-edit";
 import { loadInsights, type InsightsPage } from "./insights";
@@ -19,7 +19,7 @@ import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

@@ -1,8 +1,8 @@
 import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../audit/insights";
 import type { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
-import { readJsonColumn } from "../json-column";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
+import { readJsonColumn } from "../db/json-column";
 import { planDiffSchema } from "../../diff/plan-diff";
 
 /**

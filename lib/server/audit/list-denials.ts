@@ -1,6 +1,6 @@
 import { describeDenial, type DenialSummary } from "../../audit/denials";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
 
 /** One refused authorisation as the supervisors' denials page shows it. */
 export interface DenialRow extends DenialSummary {

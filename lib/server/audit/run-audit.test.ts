@@ -10,13 +10,13 @@ import { approveSteps } from "../approvals/approve-steps";
 import { getEditDetail, getRunAudit } from "./run-audit";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { diffCorpus, diffCorpusStream, type DiffCorpusLine } from "./diff-corpus";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

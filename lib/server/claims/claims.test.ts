@@ -17,13 +17,13 @@ import { listNeedsReconciliation } from "./list-reconciliation";
 import { reconcileStep } from "./reconcile-step";
 import { reportOutcome } from "./report-outcome";
 import { STALE_CLAIM_SECONDS } from "./execution-view";
-import { createPrisma, prisma } from "../db";
-import { resolveDatabaseUrl } from "../database-url";
+import { createPrisma, prisma } from "../db/db";
+import { resolveDatabaseUrl } from "../db/database-url";
 import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import type { AgentCaller } from "../session";
+import type { AgentCaller } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
 import { approveAllAs, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
@@ -512,7 +512,7 @@ describe("claimStep: validated again at dispatch", () => {
     // No executor can fix a lost authority: the run waits for a person's new decision (needs-decision.test.ts).
     expect((await view(run2.id)).status).toBe("needs_decision");
     const { approveSteps } = await import("../approvals/approve-steps");
-    const { loadViewer } = await import("../session");
+    const { loadViewer } = await import("../auth/session");
     await approveSteps((await loadViewer("usr_supervisor"))!, run2.id, { planVersion: 1, stepIds: "all", idempotencyKey: `again-${run2.id}` }, LATER);
     const ok = await claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER);
     expect(ok.claim.token).toBeTruthy();
@@ -522,7 +522,7 @@ describe("claimStep: validated again at dispatch", () => {
 describe("a restart between approval and claim", () => {
   it("loses nothing: a fresh process (a restarted server) claims what a person approved in this one", async () => {
     const { approveSteps } = await import("../approvals/approve-steps");
-    const { loadViewer } = await import("../session");
+    const { loadViewer } = await import("../auth/session");
     const run = await submit("75013", [{ id: "r1", tool: "reschedule_delivery", args: { shipmentId: "sh_5650", window: { from: "2026-04-10", to: "2026-04-10" }, reason: "Customer asked" } }]);
     const senior = (await loadViewer("usr_senior"))!;
     const approved = await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `restart-${run.id}` }, TEST_NOW);

@@ -3,10 +3,10 @@ import { describeRecord } from "../../desk/lookup";
 import { targetsOffDesk } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit-log/append-audit";
 import { storedSteps } from "../plans/stored-plan";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { stopForStaleTask } from "../lifecycle/run-lifecycle";
-import type { AgentCaller } from "../session";
-import { inTransaction, ok, refuse, type Tx } from "../transaction";
+import type { AgentCaller } from "../auth/session";
+import { inTransaction, ok, refuse, type Tx } from "../db/transaction";
 
 /** A claim token that still holds: the write it fences may happen now. Times ISO UTC. */
 export interface FenceView {

@@ -1,8 +1,8 @@
-import { prisma } from "../db";
-import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
+import { requireRole, type Viewer } from "../auth/session";
 import { storedSteps } from "../plans/stored-plan";
-import type { Db } from "../transaction";
+import type { Db } from "../db/transaction";
 import { STALE_CLAIM_SECONDS, toStepExecutionView, type ReconciliationItem } from "./execution-view";
 
 /** One page of steps waiting for a person, and the cursor (a claim time, ISO UTC) of the next page. */

@@ -2,7 +2,7 @@ import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { moveRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 import { isOutstanding, outcomeOf } from "./execution-view";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 

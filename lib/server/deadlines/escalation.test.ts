@@ -8,12 +8,12 @@ import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { IRREVERSIBLE_EXPIRY_SECONDS } from "../../plan/policy";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { listEscalations } from "./list-escalations";
 import { sweepDeadlines } from "./sweep-deadlines";
 import { submitRun } from "../runs/submit-run";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

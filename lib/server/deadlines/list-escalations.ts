@@ -1,6 +1,6 @@
-import { prisma } from "../db";
-import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
+import { requireRole, type Viewer } from "../auth/session";
 import { ESCALATING, sweepDeadlines } from "./sweep-deadlines";
 
 /** One row of the supervisors' escalation queue. Times ISO UTC. */

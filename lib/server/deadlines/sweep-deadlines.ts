@@ -1,9 +1,9 @@
 import { DomainError } from "../../errors/domain-error";
 import { fromStates, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { expireIfDue } from "../lifecycle/run-lifecycle";
-import { inTransaction, ok } from "../transaction";
+import { inTransaction, ok } from "../db/transaction";
 
 /**
  * "Nobody answers" (docs/design.md §10): a pending run escalates to supervisors at `escalateAt` and
@@ -28,7 +28,7 @@ export interface SweepResult {
 }
 
 /**
- * Runs one run's transition; a `busy` refusal (lib/server/transaction.ts: retries exhausted, nothing
+ * Runs one run's transition; a `busy` refusal (lib/server/db/transaction.ts: retries exhausted, nothing
  * saved) is not a failed sweep but a run for the next one: it returns `"deferred"`. Any other error
  * is thrown.
  */

@@ -2,18 +2,18 @@ import { nanoid } from "nanoid";
 import { DomainError } from "../../errors/domain-error";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
-import { serverConfig } from "../config";
-import { prisma } from "../db";
+import { serverConfig } from "../config/config";
+import { prisma } from "../db/db";
 import { checkFence } from "../claims/fence-claim";
 import { lockRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
-import type { AgentCaller } from "../session";
-import { readJsonColumn, toJsonColumn } from "../json-column";
+import type { AgentCaller } from "../auth/session";
+import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { demoEffectSchema } from "../../api/schemas";
 import { getTool, isToolName } from "../../tools/builtin-tools";
 import type { ReferenceWriteResult } from "../../tools/reference-write";
 import { REFERENCE_WRITES } from "./reference-writes";
-import { inTransaction, ok, type Result, type Tx } from "../transaction";
+import { inTransaction, ok, type Result, type Tx } from "../db/transaction";
 import type { DemoEffectBody } from "../../api/bodies";
 
 /**

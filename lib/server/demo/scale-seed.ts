@@ -20,8 +20,8 @@ import {
   type ScaleSizes,
 } from "../../demo/scale-desk";
 import Database from "better-sqlite3";
-import { resolveDatabaseUrl } from "../database-url";
-import { prisma as defaultPrisma, type PrismaClient } from "../db";
+import { resolveDatabaseUrl } from "../db/database-url";
+import { prisma as defaultPrisma, type PrismaClient } from "../db/db";
 import { DEMO_AGENT_ID } from "./seed";
 
 /** Progress of one table: rows written so far of `total`, milliseconds since the seed began. */

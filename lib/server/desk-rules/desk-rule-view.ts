@@ -1,6 +1,6 @@
 import { deskRuleParamsSchema, deskRuleSourceSchema, describeRule } from "../../desk-rules/rules";
 import type { DeskRuleView } from "../../desk-rules/view";
-import { readJsonColumn } from "../json-column";
+import { readJsonColumn } from "../db/json-column";
 
 /** The columns a view reads. */
 export const DESK_RULE_SELECT = {

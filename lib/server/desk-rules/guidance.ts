@@ -1,9 +1,9 @@
 import { deskRuleParamsSchema, describeRule, MAX_DESK_RULES, type DeskRuleSeverity } from "../../desk-rules/rules";
 import { planDiffSchema } from "../../diff/plan-diff";
 import { storedSteps } from "../plans/stored-plan";
-import { prisma } from "../db";
-import { readJsonColumn } from "../json-column";
-import { agentDesk, type AgentCaller } from "../session";
+import { prisma } from "../db/db";
+import { readJsonColumn } from "../db/json-column";
+import { agentDesk, type AgentCaller } from "../auth/session";
 
 /** Worked examples per rule (the newest edits that showed its pattern). */
 export const EXAMPLES_PER_RULE = 2;

@@ -1,9 +1,9 @@
 import { DomainError } from "../../errors/domain-error";
 import { deskRuleParamsSchema, describeRule, type DeskRuleSeverity } from "../../desk-rules/rules";
 import type { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import { readJsonColumn } from "../json-column";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { readJsonColumn } from "../db/json-column";
+import { requireRole, type Viewer } from "../auth/session";
 import type { DeskRuleView } from "../../desk-rules/view";
 import { DESK_RULE_SELECT, toDeskRuleView } from "./desk-rule-view";
 import { DESK_RULE_ROLES } from "./save-desk-rule";

@@ -1,6 +1,6 @@
 import { deskRuleParamsSchema, MAX_DESK_RULES, type DeskRule, type DeskRuleSeverity } from "../../desk-rules/rules";
-import { readJsonColumn } from "../json-column";
-import type { DbOrTx } from "../transaction";
+import { readJsonColumn } from "../db/json-column";
+import type { DbOrTx } from "../db/transaction";
 
 /**
  * The enabled desk rules of `desk` as the validator applies them (stage `desk_rule`, docs/design.md

@@ -3,12 +3,12 @@ import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { deskRuleCreateSchema, deskRuleSaveSchema, MAX_DESK_RULES, type DeskRuleParams } from "../../desk-rules/rules";
 import { Prisma } from "../../generated/prisma/client";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { patternHash } from "../edits/edit-telemetry";
-import { toJsonColumn } from "../json-column";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { patternHash } from "../../audit/insights";
+import { toJsonColumn } from "../db/json-column";
+import { requireRole, type Viewer } from "../auth/session";
 import { currentCatalog } from "../tools/imported-tools";
-import { inTransaction, ok, type Tx } from "../transaction";
+import { inTransaction, ok, type Tx } from "../db/transaction";
 import type { DeskRuleView } from "../../desk-rules/view";
 import { DESK_RULE_SELECT, toDeskRuleView } from "./desk-rule-view";
 

@@ -4,7 +4,7 @@ import type { Plan } from "../../plan/schema";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { loadRun } from "../plans/load-run";
 import { storedSteps, storedValidation } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
+import { deskScope, type Viewer } from "../auth/session";
 
 /**
  * The semantic diff between two stored versions of a run (`from` → `to`), annotated from live

@@ -1,6 +1,6 @@
 import { diffPlans, planDiffSchema, type PlanDiff } from "../../diff/plan-diff";
 import { Prisma } from "../../generated/prisma/client";
-import { readJsonColumn, toJsonColumn } from "../json-column";
+import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { refoldEdits } from "./edit-telemetry";
 import { DomainError } from "../../errors/domain-error";
 import type { Step } from "../../plan/schema";
@@ -8,7 +8,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle
 import { refuseIfStepsClaimed } from "./submit-edit";
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { moveRun } from "../lifecycle/run-lifecycle";
 import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { loadRun } from "../plans/load-run";
@@ -16,8 +16,8 @@ import { storePlanVersion } from "../plans/store-plan-version";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 /** A run keeps at most this many edits in its refolded telemetry (a plan has at most 20 steps; edits beyond are noise). */
 const MAX_EDITS_REFOLDED = 500;

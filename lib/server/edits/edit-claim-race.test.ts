@@ -9,10 +9,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { isDomainError } from "../../errors/domain-error";
 import { claimStep } from "../claims/claim-step";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { submitEdit } from "./submit-edit";
 

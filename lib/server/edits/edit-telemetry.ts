@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
 import { editSize, type PlanDiff } from "../../diff/plan-diff";
-import { editPatterns, type InsightDiff } from "../../audit/insights";
-import type { Tx } from "../transaction";
+import { editPatterns, patternHash, type InsightDiff } from "../../audit/insights";
+import type { Tx } from "../db/transaction";
 
 /** What a run row keeps of its edits: every step id any edit touched, and every step id seen. */
 export interface EditTouched {
@@ -49,11 +48,6 @@ export function refoldEdits(diffs: readonly PlanDiff[]): { editCount: number; ed
     fraction = f.runFraction;
   }
   return { editCount: diffs.length, editTouched: touched, editFraction: fraction };
-}
-
-/** Lowercase hex SHA-256 of a recurring-edit pattern key (lib/audit/insights.ts `editPatterns`): the indexed column rules count by. */
-export function patternHash(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
 }
 
 /**

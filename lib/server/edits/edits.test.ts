@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Step } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { discardEdit } from "./discard-edit";
 import { submitEdit } from "./submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
-import { deskScope, loadViewer, type Viewer } from "../session";
+import { deskScope, loadViewer, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
 import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 

@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { describeReapproval } from "../../diff/plan-diff";
 import { isDomainError } from "../../errors/domain-error";
 import { approveSteps } from "../approvals/approve-steps";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { storedValidation } from "../plans/stored-plan";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type Viewer } from "../session";
+import { loadViewer, type Viewer } from "../auth/session";
 import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { submitEdit } from "./submit-edit";
 

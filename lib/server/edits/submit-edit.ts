@@ -8,7 +8,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle
 import type { ValidationResult } from "../../validation/types";
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { moveRun } from "../lifecycle/run-lifecycle";
 import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { loadRun } from "../plans/load-run";
@@ -17,11 +17,11 @@ import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../plans/stored-plan";
 import { executableToolsOf } from "../tools/imported-tools";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 
 /** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
 export interface EditResult {

@@ -14,15 +14,15 @@ import { approveSteps } from "../approvals/approve-steps";
 import { getRunAudit } from "../audit/run-audit";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { applyDemoEffect } from "../demo/demo-effects";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
-import { readJsonColumn } from "../json-column";
+import { readJsonColumn } from "../db/json-column";
 import { getRunDetails } from "../runs/get-run-details";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

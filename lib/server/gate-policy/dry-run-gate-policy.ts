@@ -3,9 +3,9 @@ import { requirementsOf } from "../../gate-policy/evaluate";
 import { describeRequirement, gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
 import type { Money } from "../../money/money";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { storedSteps } from "../plans/stored-plan";
-import { requireRole, type Viewer } from "../session";
+import { requireRole, type Viewer } from "../auth/session";
 import { catalogAt } from "../tools/imported-tools";
 import { loadGatePolicy } from "./load-gate-policy";
 

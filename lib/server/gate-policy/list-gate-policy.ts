@@ -1,6 +1,6 @@
 import type { GatePolicy } from "../../gate-policy/rules";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
 import { loadGatePolicy } from "./load-gate-policy";
 
 /** One saved version as the history lists it: who saved it, when (ISO UTC), why, how many rules. */

@@ -3,7 +3,7 @@ import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money/money";
 import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import type { GateRulesContext } from "../../validation/types";
-import type { DbOrTx } from "../transaction";
+import type { DbOrTx } from "../db/transaction";
 
 /**
  * Reading the gate policy as data. A version is immutable once written; the live

@@ -2,11 +2,11 @@ import { nanoid } from "nanoid";
 import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { gatePolicyDraftSchema, type GatePolicy, type GateRuleInput } from "../../gate-policy/rules";
 import { appendAudit } from "../audit-log/append-audit";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 import { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
-import { inTransaction, ok, type Tx } from "../transaction";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
+import { inTransaction, ok, type Tx } from "../db/transaction";
 import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
 
 /** Strips id and position: a rule as it is compared and audited. */

@@ -1,7 +1,7 @@
 import { defaultGateRules } from "../../gate-policy/defaults";
 import { toolCatalog } from "../../tools/builtin-tools";
-import { prisma } from "../db";
-import { inTransaction, ok, type Db } from "../transaction";
+import { prisma } from "../db/db";
+import { inTransaction, ok, type Db } from "../db/transaction";
 import { liveGatePolicyVersion } from "./load-gate-policy";
 import { writeGatePolicyVersion } from "./save-gate-policy";
 

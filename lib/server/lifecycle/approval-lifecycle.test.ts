@@ -4,8 +4,8 @@
  * how many moved (a lost race is a 0, never a second transition).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
-import { inTransaction, ok } from "../transaction";
+import { prisma } from "../db/db";
+import { inTransaction, ok } from "../db/transaction";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { giveApproval, moveApprovals } from "./approval-lifecycle";
 

@@ -1,6 +1,6 @@
 import { approvalFromStates, approvalToState, type ApprovalEvent } from "../../lifecycle/approval-state";
 import type { Prisma } from "../../generated/prisma/client";
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 
 /**
  * The one writer of `approval.state` (docs/style.md §12), beside the run's lifecycle: an event of

@@ -20,12 +20,12 @@ import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
 import { editable, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 

@@ -3,7 +3,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import { appendAudit, type AuditInput } from "../audit-log/append-audit";
 import type { DecisionReason } from "../../lifecycle/needs-decision";
 import { needsDecisionEscalateAt } from "../../plan/policy";
-import { inTransaction, ok, type Tx } from "../transaction";
+import { inTransaction, ok, type Tx } from "../db/transaction";
 import { moveApprovals } from "./approval-lifecycle";
 
 /**

@@ -9,14 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import type { LiveEvent } from "../../live/live-event";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
-import { liveTransportRunning, subscribeLive } from "./live-feed";
+import { liveTransportRunning, subscribeLive } from "../feed/live-feed";
 import { liveStream, visibleTo } from "./live-stream";
 import { listPresence, recordPresence } from "./presence";
 
@@ -189,7 +189,7 @@ describe("streams end with the session", () => {
 
 describe("signing out", () => {
   it("records the end of the session, which every instance's feed reads", async () => {
-    const { auth } = await import("../auth");
+    const { auth } = await import("../auth/auth");
     const { signInCookie } = await import("../../../testing/test-auth");
     const cookie = await signInCookie("operator@plandesk.test");
     const before = (await prisma.sessionEnd.findFirst({ orderBy: { seq: "desc" } }))?.seq ?? 0;

@@ -1,6 +1,6 @@
 import type { LiveEvent, LiveHello } from "../../live/live-event";
-import type { Viewer } from "../session";
-import { subscribeLive, subscribeSessionEnds } from "./live-feed";
+import type { Viewer } from "../auth/session";
+import { subscribeLive, subscribeSessionEnds } from "../feed/live-feed";
 import { presenceFor } from "./presence";
 
 /** Comment line sent this often so proxies keep the stream open and a dead client is noticed. */

@@ -1,10 +1,10 @@
 import { DomainError } from "../../errors/domain-error";
 import { PRESENCE_TTL_MS, type PresenceEntry, type PresenceMode } from "../../live/live-event";
 import type { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import { deskScope, type Viewer } from "../session";
-import { withRetry } from "../transaction";
-import { INSTANCE_ID, namesOf, notifyPresence } from "./live-feed";
+import { prisma } from "../db/db";
+import { deskScope, type Viewer } from "../auth/session";
+import { withRetry } from "../db/transaction";
+import { INSTANCE_ID, namesOf, notifyPresence } from "../feed/live-feed";
 
 /** At most this many presences in one snapshot (a desk's open pages right now). */
 const SNAPSHOT_LIMIT = 500;

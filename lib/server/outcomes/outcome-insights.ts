@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { OUTCOME_LABELS, OUTCOME_SIGNALS, type OutcomeLabel, type OutcomeSignal } from "../../outcomes/outcome";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
 
 /*
  * "Did the edits help?" on /insights (docs/design.md "Did the edit help?"): edited runs that

@@ -16,13 +16,13 @@ import { DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { createIntegrationKey } from "@/lib/server/admin/integration-keys";
 import { claimStep } from "@/lib/server/claims/claim-step";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
-import { prisma } from "@/lib/server/db";
+import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { loadRun } from "@/lib/server/plans/load-run";
 import { toRunView } from "@/lib/server/plans/run-view";
 import { submitRun } from "@/lib/server/runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/session";
+import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/auth/session";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { approveAllAs, prepareTestDatabase, referenceEdit, TEST_NOW } from "@/testing/test-support";
 

@@ -1,11 +1,11 @@
 import { nanoid } from "nanoid";
 import { canonicalJson } from "../../plan/canonical-json";
 import { computeOutcome, moneyLines, totalsByCurrency, type OutcomeRecord, type OutcomeStep, type TicketEventType } from "../../outcomes/outcome";
-import { serverConfig } from "../config";
-import { toJsonColumn } from "../json-column";
+import { serverConfig } from "../config/config";
+import { toJsonColumn } from "../db/json-column";
 import { storedSteps } from "../plans/stored-plan";
 import { contractOf } from "../tasks/task-contract";
-import type { DbOrTx } from "../transaction";
+import type { DbOrTx } from "../db/transaction";
 
 
 /*

@@ -4,9 +4,9 @@ import { DomainError } from "../../errors/domain-error";
 import { TICKET_EVENT_TYPES, type TicketEventType } from "../../outcomes/outcome";
 import type { TicketEventBody, ticketEventSchema } from "../../outcomes/schema";
 import { appendAudit } from "../audit-log/append-audit";
-import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
-import type { IntegrationCaller } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
+import type { IntegrationCaller } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 import { recomputeTaskOutcomes } from "./record-run-outcome";
 
 /** A ticket event as the API answers it (lib/outcomes/schema.ts `ticketEventSchema`). */

@@ -4,11 +4,11 @@ import type { OutcomeLabel, OutcomeLabelView } from "../../outcomes/outcome";
 import type { OutcomeLabelBody } from "../../outcomes/schema";
 import { outcomeRecordSchema } from "../../outcomes/schema";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { readJsonColumn } from "../json-column";
-import { encodeCursor, pageSize } from "../pagination";
-import { deskScope, requireRole, type Viewer } from "../session";
-import { inTransaction, LostRace, ok } from "../transaction";
+import { prisma } from "../db/db";
+import { readJsonColumn } from "../db/json-column";
+import { encodeCursor, pageSize } from "../db/pagination";
+import { deskScope, requireRole, type Viewer } from "../auth/session";
+import { inTransaction, LostRace, ok } from "../db/transaction";
 import type { OutcomeRecord } from "../../outcomes/outcome";
 
 /*

@@ -2,9 +2,9 @@ import { nanoid } from "nanoid";
 import { DomainError, isDomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok, refuse } from "../transaction";
+import { prisma } from "../db/db";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok, refuse } from "../db/transaction";
 
 /** Who has taken a run. `assignedAt` is ISO-8601 UTC; all null when unassigned. */
 export interface Assignment {

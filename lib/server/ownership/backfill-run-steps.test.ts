@@ -4,7 +4,7 @@
  * plan version, once.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { backfillRunSteps } from "./backfill-run-steps";
 

@@ -1,6 +1,6 @@
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { storedSteps, storedValidation } from "../plans/stored-plan";
-import { inTransaction, ok } from "../transaction";
+import { inTransaction, ok } from "../db/transaction";
 import { writeRunSteps } from "../plans/write-run-steps";
 
 /** Runs handled per batch of the backfill (keyset pages by run id). */

@@ -1,6 +1,6 @@
-import { prisma } from "../db";
-import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
-import type { Viewer } from "../session";
+import { prisma } from "../db/db";
+import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
+import type { Viewer } from "../auth/session";
 
 /** One in-console notification. Times ISO-8601 UTC. */
 export interface NotificationView {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { approveSteps } from "../approvals/approve-steps";
 import { diffCorpus } from "../audit/diff-corpus";
 import { listQueue } from "../runs/list-queue";
-import { deskScope, loadViewer, type Viewer } from "../session";
+import { deskScope, loadViewer, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { assignRun, takeRun } from "./assign-run";
 import { getRunOwnership } from "./get-run-ownership";

@@ -3,7 +3,7 @@
  * wildcards typed by a person match only themselves.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { queueFilterWhere } from "./queue-filters";
 

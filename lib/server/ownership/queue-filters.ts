@@ -1,7 +1,7 @@
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../people/grants";
 import { EXPIRING_STATES } from "../../lifecycle/run-state";
-import { DB_PROVIDER, prisma } from "../db";
+import { DB_PROVIDER, prisma } from "../db/db";
 import { APPROVED_STATES } from "./get-run-ownership";
 import { storedValidation } from "../plans/stored-plan";
 

@@ -2,10 +2,10 @@ import { nanoid } from "nanoid";
 import { DomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { deskScope, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 /** `POST /api/runs/{runId}/approval-requests`: hand the run (or one step) to a person or a role, with a note. */
 export interface RequestApprovalInput {

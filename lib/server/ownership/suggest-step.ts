@@ -3,13 +3,13 @@ import { z } from "zod";
 import { DomainError, isDomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { submitEdit, type EditResult } from "../edits/submit-edit";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../session";
+import { deskScope, type Viewer } from "../auth/session";
 import { catalogAt } from "../tools/imported-tools";
-import { inTransaction, ok } from "../transaction";
+import { inTransaction, ok } from "../db/transaction";
 
 /** `POST /api/runs/{runId}/suggestions`: a step for the plan at `planVersion`, inserted at `position` (0-based; omitted = at the end). */
 export interface SuggestStepInput {

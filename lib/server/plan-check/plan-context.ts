@@ -6,7 +6,7 @@ import { validatePlan } from "../../validation/pipeline";
 import type { DeskRulesContext, GateRulesContext, TaskContractContext, ValidationContext, ValidationResult } from "../../validation/types";
 import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { gateRulesFor } from "../gate-policy/load-gate-policy";
 import { taskContractContext } from "../tasks/task-contract";
 import { catalogAt } from "../tools/imported-tools";

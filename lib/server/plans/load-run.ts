@@ -1,7 +1,7 @@
 import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
-import { prisma } from "../db";
-import type { DbOrTx } from "../transaction";
+import { prisma } from "../db/db";
+import type { DbOrTx } from "../db/transaction";
 import { runInclude, type RunWithRelations } from "./run-view";
 
 /**

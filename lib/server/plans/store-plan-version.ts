@@ -1,7 +1,7 @@
 import { nanoid } from "nanoid";
 import type { Plan } from "../../plan/schema";
-import { toJsonColumn } from "../json-column";
-import type { Tx } from "../transaction";
+import { toJsonColumn } from "../db/json-column";
+import type { Tx } from "../db/transaction";
 import type { StoredValidation } from "./stored-plan";
 import { writeRunSteps } from "./write-run-steps";
 

@@ -3,7 +3,7 @@ import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/builtin-tools";
 import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../queue/risk";
 import type { Currency } from "../../money/money";
-import type { Tx } from "../transaction";
+import type { Tx } from "../db/transaction";
 
 /** One row of `run_step` as written for a plan version (queue filters in SQL). */
 export interface RunStepRow {

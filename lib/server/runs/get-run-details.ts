@@ -1,8 +1,8 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { ValidationIssue } from "../../validation/types";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
-import { prisma } from "../db";
-import { deskScope, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { deskScope, type Viewer } from "../auth/session";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { storedReads, storedSteps, storedValidation } from "../plans/stored-plan";

@@ -1,9 +1,9 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import type { Money } from "../../money/money";
 import { moneyOutByCurrency } from "../../queue/risk";
-import { decodeCursor, nextCursorOf, pageSize } from "../pagination";
+import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueRowOwnership, type QueueViewer } from "../ownership/queue-filters";
 
 /** Queue row for `/runs` and `GET /api/runs`. Times are ISO-8601 UTC. */

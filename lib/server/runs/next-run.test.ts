@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { prepareTestDatabase, TEST_NOW } from "@/testing/test-support";
 import { findNextRun } from "./next-run";
 

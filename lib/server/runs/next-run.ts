@@ -1,6 +1,6 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { DomainError } from "../../errors/domain-error";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { whereEffectiveStatus } from "./list-queue";
 
 /** The run "approve & next" opens: its id, ticket and deadline (ISO-8601 UTC). */

@@ -7,12 +7,12 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { approveSteps } from "../approvals/approve-steps";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { listQueue } from "./list-queue";
 import { toRunView } from "../plans/run-view";
-import { deskScope, loadViewer, type Viewer } from "../session";
+import { deskScope, loadViewer, type Viewer } from "../auth/session";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);

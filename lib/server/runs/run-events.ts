@@ -1,5 +1,5 @@
 import type { RunView } from "../plans/run-view";
-import { subscribeLive } from "../live/live-feed";
+import { subscribeLive } from "../feed/live-feed";
 import { HEARTBEAT_MS, sseMessage } from "../live/live-stream";
 
 /** Longest one run stream stays open, in seconds; the agent reconnects (EventSource does so itself after `retry`). */

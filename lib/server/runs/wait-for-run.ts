@@ -1,4 +1,4 @@
-import { subscribeLive } from "../live/live-feed";
+import { subscribeLive } from "../feed/live-feed";
 
 /** Longest a long poll holds a request open (`GET /api/v1/runs/{id}?wait=`), in seconds. */
 export const MAX_WAIT_SECONDS = 30;

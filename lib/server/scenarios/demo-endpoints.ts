@@ -1,5 +1,5 @@
 import { DomainError } from "../../errors/domain-error";
-import { serverConfig } from "../config";
+import { serverConfig } from "../config/config";
 import { resetDemoDesk } from "./reset-demo";
 import { listScenarios, makeScenario, type ScenarioResult } from "./scenarios";
 

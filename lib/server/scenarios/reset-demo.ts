@@ -1,7 +1,7 @@
-import { resolveDatabaseUrl } from "../database-url";
-import { prisma } from "../db";
+import { resolveDatabaseUrl } from "../db/database-url";
+import { prisma } from "../db/db";
 import { DEMO_USERS, demoGrantRows, seedDemoDesk } from "../demo/seed";
-import { inTransaction, ok, type Tx } from "../transaction";
+import { inTransaction, ok, type Tx } from "../db/transaction";
 
 /**
  * Resets a demo database to the freshly seeded demo desk (docs/testing.md "Reset"): every row of

@@ -5,12 +5,12 @@
  * people's sessions, drops what others made, and leaves the audit log append-only.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { listScenarios, makeScenario } from "./scenarios";
 import { childrenFirst, resetDemoDesk } from "./reset-demo";
 import { submitEdit } from "../edits/submit-edit";
-import { loadViewer } from "../session";
+import { loadViewer } from "../auth/session";
 
 beforeAll(async () => {
   await prepareTestDatabase(TEST_NOW);

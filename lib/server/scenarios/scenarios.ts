@@ -6,7 +6,7 @@ import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID, DEMO_RETAIL_AGENT_ID } from "../demo/seed";
 import { buildRetailDesk, RETAIL_DESK } from "../../demo/retail-desk";
 import { submitEdit } from "../edits/submit-edit";
@@ -14,7 +14,7 @@ import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
 import { importToolsAsAdmin, setAgentAllowedTools } from "../tools/imported-tools";
 

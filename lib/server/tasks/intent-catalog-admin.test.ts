@@ -7,10 +7,10 @@ import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { DEMO_INTENTS } from "../../task-contract/demo-catalog";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
-import type { AgentCaller } from "../session";
+import type { AgentCaller } from "../auth/session";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { getIntentCatalogForAdmin, intentCatalogDigest, saveIntentCatalog } from "./intent-catalog-admin";
 

@@ -5,11 +5,11 @@ import { catalogChanges, intentCatalogDraftSchema, unknownPermittedTools } from 
 import type { Intent } from "../../task-contract/schema";
 import type { CatalogToolOption } from "../../tools/versioned-catalog";
 import { appendAudit } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { toJsonColumn } from "../json-column";
-import { requireRole, type Viewer } from "../session";
+import { prisma } from "../db/db";
+import { toJsonColumn } from "../db/json-column";
+import { requireRole, type Viewer } from "../auth/session";
 import { catalogToolsForAdmin } from "../tools/imported-tools";
-import { inTransaction, ok, type DbOrTx } from "../transaction";
+import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { listIntents } from "./task-contract";
 
 /**

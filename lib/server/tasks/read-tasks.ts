@@ -1,7 +1,7 @@
 import { DomainError } from "../../errors/domain-error";
 import { scanInstructions, type InstructionFlag } from "../../task-contract/instruction-scan";
 import type { TaskContract, TaskTextPart } from "../../task-contract/schema";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { contractOf, partsOf } from "./task-contract";
 
 /**

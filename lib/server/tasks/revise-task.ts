@@ -5,10 +5,10 @@ import type { ReviseTaskBody } from "../../task-contract/task-revision";
 import { TEXT_SOURCE_LABELS, type TaskTextPart } from "../../task-contract/schema";
 import { fromStates } from "../../lifecycle/run-state";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
-import { toJsonColumn } from "../json-column";
+import { toJsonColumn } from "../db/json-column";
 import { stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
-import { inTransaction, ok } from "../transaction";
+import { inTransaction, ok } from "../db/transaction";
 import { toTaskView, type TaskView } from "./read-tasks";
 import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
 

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { DomainError } from "../../errors/domain-error";
 import { taskContractSchema, taskTextPartSchema, type Intent, type TaskContract, type TaskTextPart } from "../../task-contract/schema";
 import type { TaskContractContext } from "../../validation/types";
-import type { DbOrTx } from "../transaction";
-import { readJsonColumn } from "../json-column";
+import type { DbOrTx } from "../db/transaction";
+import { readJsonColumn } from "../db/json-column";
 
 /**
  * The task contract on the server: reading a task's stored contract and text parts, the desk's

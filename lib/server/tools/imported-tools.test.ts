@@ -6,9 +6,9 @@ import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../../tools/json-
 import { setGrant } from "../admin/admin";
 import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { catalogAt, currentCatalog, importDrafts, importToolsAsAdmin, listMcpServerTools, setAgentAllowedTools } from "./imported-tools";
 import { digest } from "../../plan/digest";

@@ -29,9 +29,9 @@ import {
 } from "../../tools/json-schema-tool";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
-import { prisma } from "../db";
-import { requireRole, type Viewer } from "../session";
-import { inTransaction, ok } from "../transaction";
+import { prisma } from "../db/db";
+import { requireRole, type Viewer } from "../auth/session";
+import { inTransaction, ok } from "../db/transaction";
 
 type Db = Prisma.TransactionClient | typeof prisma;
 

@@ -11,10 +11,10 @@ import { defaultGateRules } from "../../gate-policy/defaults";
 import { toolCatalog, toolNames } from "../../tools/builtin-tools";
 import { draftsFromMcpTools, type McpToolEntry } from "../../tools/json-schema-tool";
 import { createAgent } from "../admin/admin";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { dryRunGatePolicy } from "../gate-policy/dry-run-gate-policy";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { catalogToolsForAdmin, importDrafts, setAgentAllowedTools } from "./imported-tools";
 

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 import { backoffMs, BACKOFF_BASE_MS, BACKOFF_CAP_MS, CLAIM_LEASE_MS, MAX_ATTEMPTS, SEND_TIMEOUT_MS, webhookConfig } from "./webhook-config";
 
 /**

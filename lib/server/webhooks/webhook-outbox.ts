@@ -1,7 +1,7 @@
 import { nanoid } from "nanoid";
 import type { Prisma } from "../../generated/prisma/client";
-import { serverConfig } from "../config";
-import { prisma } from "../db";
+import { serverConfig } from "../config/config";
+import { prisma } from "../db/db";
 import { WEBHOOK_EVENT_TYPES, webhookConfig } from "./webhook-config";
 
 type Tx = Prisma.TransactionClient | typeof prisma;

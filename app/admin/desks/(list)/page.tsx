@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AdminNav } from "@/components/admin/admin-nav";
 import { DesksAdmin } from "@/components/admin/desks-admin";
 import { listDesks } from "@/lib/server/admin/desks";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Desks · Admin" };
 export const dynamic = "force-dynamic";

@@ -3,8 +3,8 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { UsersAdmin } from "@/components/admin/users-admin";
 import { listUsers } from "@/lib/server/admin/admin";
 import { listDesks } from "@/lib/server/admin/desks";
-import { requirePageViewer } from "@/lib/server/page-access";
-import { requirePageRole } from "@/lib/server/page-access";
+import { requirePageViewer } from "@/lib/server/auth/page-access";
+import { requirePageRole } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "Users · Admin" };
 export const dynamic = "force-dynamic";

@@ -5,8 +5,8 @@ import { UserDeskControl } from "@/components/admin/desks-admin";
 import { GrantsTable, RoleControl } from "@/components/admin/user-detail";
 import { getUserDetail } from "@/lib/server/admin/admin";
 import { listDesks } from "@/lib/server/admin/desks";
-import { requirePageViewer } from "@/lib/server/page-access";
-import { pageRefusal, requirePageRole } from "@/lib/server/page-access";
+import { requirePageViewer } from "@/lib/server/auth/page-access";
+import { pageRefusal, requirePageRole } from "@/lib/server/auth/page-access";
 
 export const metadata: Metadata = { title: "User · Admin" };
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { createDeskEndpoint, listDesksEndpoint } from "@/lib/api/endpoints";
 import { createDesk, listDesks } from "@/lib/server/admin/desks";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/admin/desks?cursor&limit` → `{desks, nextCursor}` (lib/api/desk-endpoints.ts `listDesksEndpoint`). */
 export const GET = route(listDesksEndpoint, async ({ caller, query }) => ({ body: await listDesks(caller, query) }));

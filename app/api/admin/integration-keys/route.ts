@@ -1,6 +1,6 @@
 import { createIntegrationKeyEndpoint, listIntegrationKeysEndpoint } from "@/lib/api/endpoints";
 import { createIntegrationKey, listIntegrationKeys } from "@/lib/server/admin/integration-keys";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/admin/integration-keys?cursor&limit` → `{integrationKeys, nextCursor}` (lib/api/endpoints.ts `listIntegrationKeysEndpoint`). */
 export const GET = route(listIntegrationKeysEndpoint, async ({ caller, query }) => ({ body: await listIntegrationKeys(caller, query) }));

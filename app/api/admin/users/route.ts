@@ -1,6 +1,6 @@
 import { createUserEndpoint, listUsersEndpoint } from "@/lib/api/endpoints";
 import { createUser, listUsers } from "@/lib/server/admin/admin";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/admin/users` → `{users, nextCursor}` (lib/api/endpoints.ts `listUsersEndpoint`). */
 export const GET = route(listUsersEndpoint, async ({ caller, query }) => ({ body: await listUsers(caller, query) }));

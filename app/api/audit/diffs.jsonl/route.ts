@@ -1,6 +1,6 @@
 import { diffCorpusEndpoint } from "@/lib/api/endpoints";
 import { diffCorpusStream } from "@/lib/server/audit/diff-corpus";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { getDeskRuleEndpoint, saveDeskRuleEndpoint } from "@/lib/api/desk-rule-endpoints";
 import { getDeskRule } from "@/lib/server/desk-rules/list-desk-rules";
 import { saveDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/desk-rules/{ruleId}` → `{rule, versions}` (lib/api/desk-rule-endpoints.ts). */
 export const GET = route(getDeskRuleEndpoint, async ({ caller, params }) => ({ body: await getDeskRule(caller, params.ruleId) }));

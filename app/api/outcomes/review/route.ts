@@ -1,5 +1,5 @@
 import { outcomeReviewEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { listOutcomeReview } from "@/lib/server/outcomes/run-outcomes";
 
 /** `GET /api/outcomes/review` → 200 `{items, nextCursor}`, supervisors only (lib/api/endpoints/outcomes-api.ts `outcomeReviewEndpoint`). */

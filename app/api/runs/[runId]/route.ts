@@ -1,5 +1,5 @@
 import { getRunDetailsEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { getRunDetails } from "@/lib/server/runs/get-run-details";
 
 /** `GET /api/runs/{runId}` → `{run, planVersions, validation, accountContext, …}` (lib/api/endpoints.ts `getRunDetailsEndpoint`). */

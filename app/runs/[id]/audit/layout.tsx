@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { assertAuditReader } from "@/lib/server/audit/run-audit";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
 
 /**
  * The audit trail is for operators and supervisors (403 otherwise, audited `denied` on the run's

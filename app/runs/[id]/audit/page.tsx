@@ -6,7 +6,7 @@ import { PlanSteps } from "@/components/plan-steps";
 import { describeEvent, EVENT_LABELS, formatUtcSeconds } from "@/lib/audit/describe";
 import { statusLabel } from "@/lib/text/format";
 import { getRunAudit, type AuditEventView, type AuditPlanVersion, type RunAudit } from "@/lib/server/audit/run-audit";
-import { pageRefusal, requirePageViewer } from "@/lib/server/page-access";
+import { pageRefusal, requirePageViewer } from "@/lib/server/auth/page-access";
 import { EffectComparison, EffectLines } from "@/components/step-effects";
 import { compareEffects } from "@/lib/effects/compare";
 import { stepEffectSchema } from "@/lib/effects/schema";

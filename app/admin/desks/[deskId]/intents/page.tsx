@@ -5,7 +5,7 @@ import { AdminNav } from "@/components/admin/admin-nav";
 import { IntentCatalogAdmin } from "@/components/admin/intent-catalog-admin";
 import { DomainError } from "@/lib/errors/domain-error";
 import { deskIdSchema } from "@/lib/desk/desks";
-import { requirePageRole, requirePageViewer } from "@/lib/server/page-access";
+import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getUserEndpoint, updateUserEndpoint } from "@/lib/api/endpoints";
 import { getUserDetail, updateUser } from "@/lib/server/admin/admin";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/admin/users/{userId}` → `{user, grants}` (lib/api/endpoints.ts `getUserEndpoint`). */
 export const GET = route(getUserEndpoint, async ({ caller, params }) => ({ body: await getUserDetail(caller, params.userId) }));

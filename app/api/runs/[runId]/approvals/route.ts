@@ -1,6 +1,6 @@
 import { approveStepsEndpoint } from "@/lib/api/endpoints";
 import { approveSteps } from "@/lib/server/approvals/approve-steps";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /**
  * `POST /api/runs/{runId}/approvals` → 201 `{approvals, run, alreadyApproved, added}`; 200 when

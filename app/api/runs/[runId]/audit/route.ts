@@ -1,6 +1,6 @@
 import { runAuditEndpoint } from "@/lib/api/endpoints";
 import { getRunAudit } from "@/lib/server/audit/run-audit";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `GET /api/runs/{runId}/audit` → `{events, run, planVersions, edits}` (lib/api/endpoints.ts `runAuditEndpoint`). */
 export const GET = route(runAuditEndpoint, async ({ caller, params }) => {

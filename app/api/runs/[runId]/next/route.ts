@@ -1,7 +1,7 @@
 import { nextRunEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { findNextRun } from "@/lib/server/runs/next-run";
-import { deskScope } from "@/lib/server/session";
+import { deskScope } from "@/lib/server/auth/session";
 
 /** `GET /api/runs/{runId}/next` → `{next: {id, ticketId, expiresAt} | null}` (lib/api/endpoints.ts `nextRunEndpoint`). */
 export const GET = route(nextRunEndpoint, async ({ caller, params }) => {

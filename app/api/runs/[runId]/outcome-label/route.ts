@@ -1,5 +1,5 @@
 import { labelOutcomeEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { labelRunOutcome } from "@/lib/server/outcomes/run-outcomes";
 
 /** `PUT /api/runs/{runId}/outcome-label` → 200 `{outcome}`, supervisors only (lib/api/endpoints/outcomes-api.ts `labelOutcomeEndpoint`). */

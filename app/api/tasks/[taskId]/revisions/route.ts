@@ -1,5 +1,5 @@
 import { operatorReviseTaskEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { reviseTask } from "@/lib/server/tasks/revise-task";
 
 /** `POST /api/tasks/{taskId}/revisions` → 201 `{task}`, supervisors only (lib/api/endpoints.ts `operatorReviseTaskEndpoint`). */

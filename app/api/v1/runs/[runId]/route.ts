@@ -3,8 +3,8 @@ import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
 import { loadRun } from "@/lib/server/plans/load-run";
 import { toRunView, type RunView } from "@/lib/server/plans/run-view";
 import { waitForRun } from "@/lib/server/runs/wait-for-run";
-import { route } from "@/lib/server/route";
-import { agentDesk } from "@/lib/server/session";
+import { route } from "@/lib/server/route/route";
+import { agentDesk } from "@/lib/server/auth/session";
 
 /**
  * `GET /api/v1/runs/{runId}[?wait=N]` → `{run}` of the calling agent (lib/api/endpoints.ts

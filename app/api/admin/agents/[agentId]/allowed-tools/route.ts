@@ -1,5 +1,5 @@
 import { setAllowedToolsEndpoint } from "@/lib/api/endpoints/tool-import-api";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { setAgentAllowedTools } from "@/lib/server/tools/imported-tools";
 
 /** `PUT /api/admin/agents/{agentId}/allowed-tools` → `{agent: {id, allowedTools}}` (lib/api/endpoints/tool-import-api.ts `setAllowedToolsEndpoint`). */

@@ -1,6 +1,6 @@
 import { getEditEndpoint } from "@/lib/api/endpoints";
 import { getEditDetail } from "@/lib/server/audit/run-audit";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /**
  * `GET /api/runs/{runId}/edits/{version}?part=before|after|diff&download=1` → the stored edit that

@@ -4,8 +4,8 @@ import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
 import { loadRun } from "@/lib/server/plans/load-run";
 import { toRunView, type RunView } from "@/lib/server/plans/run-view";
 import { runEventStream } from "@/lib/server/runs/run-events";
-import { route } from "@/lib/server/route";
-import { agentDesk } from "@/lib/server/session";
+import { route } from "@/lib/server/route/route";
+import { agentDesk } from "@/lib/server/auth/session";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { ticketEventEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { recordTicketEvent } from "@/lib/server/outcomes/record-ticket-event";
 
 /** `POST /api/v1/tasks/{taskId}/events` → 201 `{event, outcomes}`, integration key only (lib/api/endpoints/outcomes-api.ts `ticketEventEndpoint`). */

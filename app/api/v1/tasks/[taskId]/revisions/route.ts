@@ -1,5 +1,5 @@
 import { agentReviseTaskEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { reviseTask } from "@/lib/server/tasks/revise-task";
 
 /** `POST /api/v1/tasks/{taskId}/revisions` → 201 `{task}`, integration key only (lib/api/endpoints.ts `agentReviseTaskEndpoint`). */

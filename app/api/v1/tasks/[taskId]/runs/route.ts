@@ -1,5 +1,5 @@
 import { submitRunEndpoint } from "@/lib/api/endpoints";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 import { submitRun } from "@/lib/server/runs/submit-run";
 
 /** `POST /api/v1/tasks/{taskId}/runs` → 201 `{run}` (lib/api/endpoints.ts `submitRunEndpoint`). */

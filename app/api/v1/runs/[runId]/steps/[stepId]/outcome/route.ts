@@ -1,6 +1,6 @@
 import { reportOutcomeEndpoint } from "@/lib/api/endpoints";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
-import { route } from "@/lib/server/route";
+import { route } from "@/lib/server/route/route";
 
 /** `POST /api/v1/runs/{runId}/steps/{stepId}/outcome` → `{step, run}` (lib/api/endpoints.ts `reportOutcomeEndpoint`). */
 export const POST = route(reportOutcomeEndpoint, async ({ caller, params, body }) => {

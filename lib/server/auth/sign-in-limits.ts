@@ -1,8 +1,8 @@
-import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../people/sign-in-limit";
-import { appendAudit } from "./audit-log/append-audit";
-import { serverConfig } from "./config";
-import { prisma } from "./db";
-import { inTransaction, ok, type Tx } from "./transaction";
+import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../../people/sign-in-limit";
+import { appendAudit } from "../audit-log/append-audit";
+import { serverConfig } from "../config/config";
+import { prisma } from "../db/db";
+import { inTransaction, ok, type Tx } from "../db/transaction";
 
 /**
  * Sign-in limits stored in the database, so several instances share them:

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
-import { DomainError } from "../errors/domain-error";
-import type { Prisma } from "../generated/prisma/client";
-import { canonicalJson } from "../plan/canonical-json";
-import type { DbOrTx, Tx } from "./transaction";
+import { DomainError } from "../../errors/domain-error";
+import type { Prisma } from "../../generated/prisma/client";
+import { canonicalJson } from "../../plan/canonical-json";
+import type { DbOrTx, Tx } from "../db/transaction";
 
 /**
  * Idempotency keys, one mechanism for every operation that takes one (submission, approval,
@@ -12,7 +12,7 @@ import type { DbOrTx, Tx } from "./transaction";
  * hash of the request it answered. A repeat of the same request returns the saved answer and
  * does nothing new; the same key with another request is refused (409 `idempotency_conflict`),
  * never answered with what it did not ask for. A racing duplicate fails on the unique key, its
- * transaction is retried (lib/server/transaction.ts) and then finds the saved answer.
+ * transaction is retried (lib/server/db/transaction.ts) and then finds the saved answer.
  * Source: docs/design.md §5 ("a repeated click or callback with the same idempotency key returns the
  * saved result and dispatches nothing new").
  */

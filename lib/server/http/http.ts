@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import type { ZodType } from "zod";
-import { DomainError } from "../errors/domain-error";
+import { DomainError } from "../../errors/domain-error";
 
 /**
  * JSON error body of docs/api.md: `{error: {code, message, ...details}}` with the code's status.

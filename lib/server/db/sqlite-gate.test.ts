@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "./db";
-import { prepareTestDatabase } from "../../testing/test-support";
+import { prepareTestDatabase } from "../../../testing/test-support";
 
 beforeAll(async () => {
   await prepareTestDatabase(undefined, { seed: false });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Prisma } from "../generated/prisma/client";
+import type { Prisma } from "../../generated/prisma/client";
 
 /**
  * Stored JSON in and out of Prisma `Json` columns, in one place (no casts spread over

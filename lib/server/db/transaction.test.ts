@@ -3,7 +3,7 @@
  * saved, Retry-After), never an untyped 500; a failure that is not a conflict is thrown at once.
  */
 import { describe, expect, it } from "vitest";
-import { isDomainError } from "../errors/domain-error";
+import { isDomainError } from "../../errors/domain-error";
 import { LostRace, withRetry } from "./transaction";
 
 describe("withRetry", () => {

@@ -8,14 +8,14 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auth } from "./auth";
-import { MIN_SECRET_LENGTH, startupProblem } from "./config";
-import { prisma } from "./db";
-import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_RETAIL_AGENT_KEY, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "./demo/seed";
+import { MIN_SECRET_LENGTH, startupProblem } from "../config/config";
+import { prisma } from "../db/db";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_RETAIL_AGENT_KEY, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "../demo/seed";
 import { requireAgent, requireIntegration } from "./session";
-import { apiRequest, signInCookie } from "../../testing/test-auth";
-import { prepareTestDatabase } from "../../testing/test-support";
+import { apiRequest, signInCookie } from "../../../testing/test-auth";
+import { prepareTestDatabase } from "../../../testing/test-support";
 
-const ROOT = path.resolve(__dirname, "../..");
+const ROOT = path.resolve(__dirname, "../../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 /** Runs a script of scripts/ against this test file's database, in production mode. */
 function runScript(script: string, args: string[], input?: string) {

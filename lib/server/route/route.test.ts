@@ -5,14 +5,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineEndpoint } from "../api/contract";
-import { idParam } from "../api/endpoints";
-import { DomainError } from "../errors/domain-error";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { apiRequest, routeCtx } from "../../testing/test-auth";
-import { DEMO_AGENT_KEY } from "./demo/seed";
-import { createPrisma, DB_PROVIDER } from "./db";
-import { databaseUnavailable } from "./http";
+import { defineEndpoint } from "../../api/contract";
+import { idParam } from "../../api/endpoints";
+import { DomainError } from "../../errors/domain-error";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { apiRequest, routeCtx } from "../../../testing/test-auth";
+import { DEMO_AGENT_KEY } from "../demo/seed";
+import { createPrisma, DB_PROVIDER } from "../db/db";
+import { databaseUnavailable } from "../http/http";
 import { route } from "./route";
 
 const probe = defineEndpoint({

@@ -1,5 +1,5 @@
-import { DomainError, type ErrorCode } from "../errors/domain-error";
-import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { DomainError, type ErrorCode } from "../../errors/domain-error";
+import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { prisma } from "./db";
 

@@ -1,4 +1,4 @@
-import { DomainError } from "../errors/domain-error";
+import { DomainError } from "../../errors/domain-error";
 
 /**
  * Keyset pagination shared by every list (queue, escalations, reconciliation, denials, audit,

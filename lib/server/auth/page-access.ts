@@ -1,8 +1,8 @@
 import { headers } from "next/headers";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { cache } from "react";
-import { isDomainError } from "../errors/domain-error";
-import { PAGE_PATH_HEADER } from "../net/page-path";
+import { isDomainError } from "../../errors/domain-error";
+import { PAGE_PATH_HEADER } from "../../net/page-path";
 import { getViewer, requireRole, type Role, type Viewer } from "./session";
 
 /*

@@ -2,8 +2,8 @@ import { EventEmitter } from "node:events";
 import { nanoid } from "nanoid";
 import type { Prisma } from "../../generated/prisma/client";
 import type { LiveEvent } from "../../live/live-event";
-import { resolveDatabaseUrl } from "../database-url";
-import { prisma } from "../db";
+import { resolveDatabaseUrl } from "../db/database-url";
+import { prisma } from "../db/db";
 
 /**
  * The live change feed: one in-process emitter per server process, fed only by what

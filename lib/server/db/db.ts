@@ -1,7 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "../generated/prisma/client";
-import { PrismaClient as PostgresPrismaClient } from "../generated/prisma-pg/client";
+import { PrismaClient } from "../../generated/prisma/client";
+import { PrismaClient as PostgresPrismaClient } from "../../generated/prisma-pg/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { gateSqliteFactory } from "./sqlite-gate";
 

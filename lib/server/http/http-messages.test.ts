@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { rejectBodySchema } from "../api/bodies";
-import { isDomainError } from "../errors/domain-error";
+import { rejectBodySchema } from "../../api/bodies";
+import { isDomainError } from "../../errors/domain-error";
 import { readJson } from "./http";
 
 const refusal = async (body: unknown) => {

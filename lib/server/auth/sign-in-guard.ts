@@ -1,9 +1,9 @@
-import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
+import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
 import { admitSignIn, refundSignIn } from "./sign-in-limits";
 
 /**
  * Wraps better-auth's POST handler with the sign-in limits. For
- * `POST …/sign-in/email`: counts the attempt (lib/server/sign-in-limits.ts) by the email in the
+ * `POST …/sign-in/email`: counts the attempt (lib/server/auth/sign-in-limits.ts) by the email in the
  * body and the client address in `x-plandesk-client-ip`; when a limit is reached answers 429
  * `{error: {code: "rate_limited", message, retryAfterSeconds}, code: "RATE_LIMITED", message}`
  * with `Retry-After: <seconds>` — without checking the password, so even the right one is refused

@@ -1,14 +1,14 @@
 import { NextResponse } from "next/server";
 import type { z } from "zod";
-import { refusalsOf, type Endpoint } from "../api/contract";
-import { DomainError, isDomainError } from "../errors/domain-error";
-import { appendAudit, recordable } from "./audit-log/append-audit";
-import { countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
-import { prisma } from "./db";
-import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "./http";
-import { idempotencyKeyOf } from "./idempotency";
-import { currentRequest, runWithRequestContext } from "./request-context";
-import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./session";
+import { refusalsOf, type Endpoint } from "../../api/contract";
+import { DomainError, isDomainError } from "../../errors/domain-error";
+import { appendAudit, recordable } from "../audit-log/append-audit";
+import { countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
+import { prisma } from "../db/db";
+import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "../http/http";
+import { idempotencyKeyOf } from "../http/idempotency";
+import { currentRequest, runWithRequestContext } from "../http/request-context";
+import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 
 /**
  * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a

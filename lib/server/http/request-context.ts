@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
+import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
 
 /** Who a request has been identified as so far (set by requireViewer / requireAgent). */
 export type RequestActor = { kind: "user"; id: string } | { kind: "agent"; id: string } | { kind: "integration"; id: string };
@@ -26,7 +26,7 @@ export interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-/** Runs `fn` with a fresh context for `req` (used by `route()` in lib/server/route.ts); `route` is the declared template ("POST /api/runs/{runId}"). */
+/** Runs `fn` with a fresh context for `req` (used by `route()` in lib/server/route/route.ts); `route` is the declared template ("POST /api/runs/{runId}"). */
 export function runWithRequestContext<T>(req: Request, params: Record<string, string>, fn: () => T, route?: string): T {
   let path = "";
   try {

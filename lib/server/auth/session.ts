@@ -1,16 +1,16 @@
 import { headers as nextHeaders } from "next/headers";
-import { DEFAULT_DESK } from "../desk/desks";
-import { DomainError } from "../errors/domain-error";
-import type { Prisma } from "../generated/prisma/client";
-import type { Grant } from "../people/grants";
-import type { Currency } from "../money/money";
+import { DEFAULT_DESK } from "../../desk/desks";
+import { DomainError } from "../../errors/domain-error";
+import type { Prisma } from "../../generated/prisma/client";
+import type { Grant } from "../../people/grants";
+import type { Currency } from "../../money/money";
 import { auth } from "./auth";
-import { serverConfig } from "./config";
+import { serverConfig } from "../config/config";
 import { hashApiKey, keyPrefix } from "./api-keys";
-import { appendAudit, type Actor } from "./audit-log/append-audit";
-import { boundedOrigin, countCurrentAnonymousRefusal } from "./audit-log/refusal-counts";
-import { prisma } from "./db";
-import { markDenialHandled, setRequestActor } from "./request-context";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
+import { boundedOrigin, countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
+import { prisma } from "../db/db";
+import { markDenialHandled, setRequestActor } from "../http/request-context";
 
 /** A signed-in person as route handlers and pages see them, with their grants loaded once. */
 export interface Viewer {

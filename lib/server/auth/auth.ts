@@ -1,12 +1,12 @@
 import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { DB_PROVIDER, prisma } from "./db";
-import { assertStartable, serverConfig } from "./config";
-import { CLIENT_IP_HEADER } from "../net/client-address.mjs";
-import { recordSessionEnd } from "./live/live-feed";
+import { DB_PROVIDER, prisma } from "../db/db";
+import { assertStartable, serverConfig } from "../config/config";
+import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
+import { recordSessionEnd } from "../feed/live-feed";
 
-// Production mode without a real session secret must not serve anything (lib/server/config.ts).
+// Production mode without a real session secret must not serve anything (lib/server/config/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
 if (process.env.NEXT_RUNTIME && process.env.NEXT_PHASE !== "phase-production-build") assertStartable();
 const config = serverConfig();
@@ -69,7 +69,7 @@ export const auth = betterAuth({
     },
   },
   // A general guard on better-auth's own endpoints, per client address. Email sign-in has its
-  // own limits per address AND per account, stored in the database (lib/server/sign-in-limits.ts).
+  // own limits per address AND per account, stored in the database (lib/server/auth/sign-in-limits.ts).
   rateLimit: {
     enabled: true,
     window: 60,

@@ -5,9 +5,9 @@
  * `not_found`, the page's status.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { prisma } from "./db";
+import { prisma } from "../db/db";
 import { assertDeskExists, assertRunInScope, assertUserExists } from "./page-subjects";
-import { prepareTestDatabase } from "../../testing/test-support";
+import { prepareTestDatabase } from "../../../testing/test-support";
 
 let freightRun: string;
 

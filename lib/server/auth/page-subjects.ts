@@ -1,10 +1,10 @@
-import { DomainError } from "../errors/domain-error";
-import { prisma } from "./db";
+import { DomainError } from "../../errors/domain-error";
+import { prisma } from "../db/db";
 import { deskScope, type Viewer } from "./session";
 
 /*
  * Cheap checks that a page's subject exists for its viewer, run by the segment's layout.tsx above
- * a route-level loading boundary (lib/server/page-access.ts), so an unknown id answers 404 before
+ * a route-level loading boundary (lib/server/auth/page-access.ts), so an unknown id answers 404 before
  * the skeleton streams. Each is one count by primary key; the page's own read checks again and
  * loads the whole thing.
  */

@@ -1,6 +1,6 @@
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
-import { prisma } from "../db";
+import { prisma } from "../db/db";
 
 /** Suggestions of one run read at most (a run holds a plan of at most 20 steps). */
 const MAX_SUGGESTIONS = 200;
