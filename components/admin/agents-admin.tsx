@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { createAgentSchema, type CreateAgentInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
-import type { AgentView, ApiKeyView } from "@/lib/server/admin/admin";
+import type { AgentView, ApiKeyView } from "@/lib/api/schemas";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";

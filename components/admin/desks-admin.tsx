@@ -11,7 +11,7 @@ import { createDeskSchema, updateAgentSchema, type CreateDeskInput, type DeskVie
 import { updateUserSchema, type UpdateUserInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
-import type { AdminUserView, AgentView } from "@/lib/server/admin/admin";
+import type { AdminUserView, AgentView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
 import { USERS_KEY } from "./paged-list";

@@ -7,7 +7,7 @@ import { useForm } from "react-hook-form";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "@/lib/people/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
-import type { IntegrationKeyView } from "@/lib/server/admin/integration-keys";
+import type { IntegrationKeyView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
 import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
 import { LoadMore, usePagedList } from "./paged-list";

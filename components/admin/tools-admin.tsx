@@ -3,13 +3,15 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
-import type { ImportResult } from "@/lib/server/tools/imported-tools";
+import type { ImportResult, listToolCatalogEndpoint } from "@/lib/api/endpoints/tool-import-api";
+import type { AgentView } from "@/lib/api/schemas";
+import type { SuccessOf } from "@/lib/client/api-client";
 import { toast } from "../toaster";
 import { buttonClass, FormError, inputClass } from "./form-bits";
 
-type Catalog = { catalogVersion: number | null; imported: ImportedToolSpec[]; builtIn: string[] };
-type AgentRow = { id: string; name: string; allowedTools: string[] };
+/** `GET /api/admin/tools`'s answer. */
+type Catalog = SuccessOf<typeof listToolCatalogEndpoint>;
+type AgentRow = Pick<AgentView, "id" | "name" | "allowedTools">;
 const KEY = ["admin", "tools"] as const;
 
 /**

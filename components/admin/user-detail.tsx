@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/people/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money/money";
-import type { AdminUserView, GrantView } from "@/lib/server/admin/admin";
+import type { AdminUserView, GrantView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";
 import { USERS_KEY } from "./paged-list";

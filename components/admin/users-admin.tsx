@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { createUserSchema, ROLES, type CreateUserInput } from "@/lib/people/admin-schemas";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
-import type { AdminUserView } from "@/lib/server/admin/admin";
+import type { AdminUserView } from "@/lib/api/schemas";
 import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
 import { DeskSelect, type DeskOption } from "./desks-admin";

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
-import type { WebhookDeliveryView } from "@/lib/server/admin/admin-webhooks";
+import type { WebhookDeliveryView } from "@/lib/api/endpoints/live-api";
 import { toast } from "../toaster";
 import { quietButtonClass } from "./form-bits";
 import { LoadMore, usePagedList } from "./paged-list";

@@ -1,16 +1,12 @@
 /** Declarations of the desk administration API (`/api/admin/desks`, admin session). */
 import { z } from "zod";
-import { createDeskSchema, deskIdSchema, updateAgentSchema } from "../desk/desks";
+import { createDeskSchema, deskIdSchema, deskViewSchema, updateAgentSchema } from "../desk/desks";
 import { intentCatalogDraftSchema } from "../task-contract/intent-catalog";
 import { intentSchema } from "../task-contract/schema";
 import { defineEndpoint } from "./contract";
 import { agentViewSchema } from "./schemas";
 import { ADMIN, idParam, page } from "./endpoints/common";
 
-/** A desk as admins see it: id, name, when it was made (ISO UTC) and how many people, agents and accounts it has. */
-export const deskViewSchema = z
-  .object({ id: z.string(), name: z.string(), createdAt: z.string(), users: z.number().int(), agents: z.number().int(), accounts: z.number().int() })
-  .meta({ id: "Desk" });
 
 
 export const listDesksEndpoint = defineEndpoint({

@@ -7,6 +7,7 @@ import { RUN_STATES } from "../lifecycle/run-state";
 import { RUN_OUTCOME_CODES } from "../lifecycle/run-outcome";
 import { VALIDATION_STAGES } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
+import { currencySchema } from "../money/money";
 
 /*
  * Response shapes of the HTTP API (docs/api.md), declared once: the endpoint declarations
@@ -272,7 +273,8 @@ export const editDetailSchema = open({
   diff: planDiffResponseSchema,
 });
 
-const ceiling = money.nullable();
+/** A grant ceiling: `{minor, currency}` (an ISO 4217 code the desk supports) or null for none. */
+const ceiling = z.object({ minor: z.number().int(), currency: currencySchema }).nullable();
 export const grantViewSchema = open({
   tool: z.string(),
   label: z.string(),
@@ -282,6 +284,8 @@ export const grantViewSchema = open({
   canAuthor: z.boolean(),
   authorLimit: ceiling,
 }).meta({ id: "Grant" });
+/** One tool's grant for one person (absent grant = both permissions off). */
+export type GrantView = z.output<typeof grantViewSchema>;
 
 export const adminUserSchema = open({
   id: z.string(),
@@ -291,9 +295,17 @@ export const adminUserSchema = open({
   desk: z.string(),
   disabled: z.boolean(),
   createdAt: isoTime,
+  /** Tools the person holds a grant for. */
+  grantCount: z.number().int(),
+  /** Sessions not yet expired or ended. */
+  activeSessions: z.number().int(),
 }).meta({ id: "AdminUser" });
+/** A person as the admin pages list them. */
+export type AdminUserView = z.output<typeof adminUserSchema>;
 
 export const apiKeySchema = open({ id: z.string(), prefix: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() }).meta({ id: "ApiKey" });
+/** An agent API key as admins see it: never the key, only its prefix. */
+export type ApiKeyView = z.output<typeof apiKeySchema>;
 
 /** A ticketing-integration key as admins see it: never the key, only its prefix. */
 export const integrationKeySchema = open({
@@ -304,8 +316,10 @@ export const integrationKeySchema = open({
   lastUsedAt: isoTime.nullable(),
   revokedAt: isoTime.nullable(),
   /** The desk whose tasks the key may post ticket events for; null: every desk. */
-  desk: z.string().nullable().optional(),
+  desk: z.string().nullable(),
 }).meta({ id: "IntegrationKey" });
+/** An integration key as admins see it (`lastUsedAt` null = never used). */
+export type IntegrationKeyView = z.output<typeof integrationKeySchema>;
 
 export const agentViewSchema = open({
   id: z.string(),
@@ -313,8 +327,12 @@ export const agentViewSchema = open({
   desk: z.string(),
   allowedTools: z.array(z.string()),
   createdAt: isoTime,
+  /** Runs the agent has submitted. */
+  runCount: z.number().int(),
   keys: z.array(apiKeySchema),
 }).meta({ id: "Agent" });
+/** An agent with its desk, allowlist, run count and keys. */
+export type AgentView = z.output<typeof agentViewSchema>;
 
 /** The step shape agents submit (`id` optional; the console assigns one). */
 export const stepInputSchema = stepSchema.partial({ id: true, provenance: true, author: true });

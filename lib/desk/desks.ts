@@ -28,12 +28,8 @@ export type CreateDeskInput = z.infer<typeof createDeskSchema>;
 export const updateAgentSchema = z.object({ desk: deskIdSchema }).strict();
 export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
 
-/** A desk as the admin console lists it; `createdAt` ISO UTC; counts are of that desk only. */
-export interface DeskView {
-  id: string;
-  name: string;
-  createdAt: string;
-  users: number;
-  agents: number;
-  accounts: number;
-}
+/** A desk as the admin console and the API list it: id, name, when it was made (ISO UTC) and how many people, agents and accounts it has (counts of that desk only). */
+export const deskViewSchema = z
+  .object({ id: z.string(), name: z.string(), createdAt: z.string(), users: z.number().int(), agents: z.number().int(), accounts: z.number().int() })
+  .meta({ id: "Desk" });
+export type DeskView = z.output<typeof deskViewSchema>;

@@ -35,7 +35,8 @@ export const recordPresenceEndpoint = defineEndpoint({
   refusals: ["not_found"],
 });
 
-const deliverySchema = z.object({
+/** A webhook delivery as admins see it (times ISO-8601 UTC). */
+export const webhookDeliverySchema = z.object({
   id: z.string(),
   event: z.string(),
   runId: z.string().nullable(),
@@ -48,6 +49,8 @@ const deliverySchema = z.object({
   lastStatus: z.number().int().nullable(),
   createdAt: z.string(),
 });
+/** A webhook delivery as admins see it. */
+export type WebhookDeliveryView = z.output<typeof webhookDeliverySchema>;
 
 export const listWebhookFailuresEndpoint = defineEndpoint({
   id: "listWebhookFailures",
@@ -56,7 +59,7 @@ export const listWebhookFailuresEndpoint = defineEndpoint({
   summary: "Webhook deliveries that failed or are failing (escalations, expiries, hand-offs), one page",
   caller: ADMIN,
   query: z.object(page),
-  success: { status: [200], schema: z.object({ deliveries: z.array(deliverySchema), nextCursor: z.string().nullable() }), description: "{deliveries, nextCursor}" },
+  success: { status: [200], schema: z.object({ deliveries: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() }), description: "{deliveries, nextCursor}" },
   refusals: [],
 });
 
@@ -67,6 +70,6 @@ export const retryWebhookEndpoint = defineEndpoint({
   summary: "Send a failed webhook delivery again now (a fresh count of attempts)",
   caller: ADMIN,
   params: z.object({ deliveryId: idParam }),
-  success: { status: [200], schema: z.object({ delivery: deliverySchema }), description: "{delivery}" },
+  success: { status: [200], schema: z.object({ delivery: webhookDeliverySchema }), description: "{delivery}" },
   refusals: ["not_found", "already_delivered"],
 });

@@ -43,6 +43,8 @@ export const importResultSchema = z.object({
   unchanged: z.array(z.string()),
   problems: z.array(problemSchema),
 });
+/** What an import did. */
+export type ImportResult = z.output<typeof importResultSchema>;
 
 export const listToolCatalogEndpoint = defineEndpoint({
   id: "listToolCatalog",

@@ -1,3 +1,4 @@
+import type { WebhookDeliveryView } from "../../api/endpoints/live-api";
 import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
@@ -7,20 +8,8 @@ import { inTransaction, ok } from "../db/transaction";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
-/** A webhook delivery as admins see it (times ISO-8601 UTC). */
-export interface WebhookDeliveryView {
-  id: string;
-  event: string;
-  runId: string | null;
-  url: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string;
-  deliveredAt: string | null;
-  lastError: string | null;
-  lastStatus: number | null;
-  createdAt: string;
-}
+/** The API's webhook delivery shape (lib/api/endpoints/live-api.ts), declared once. */
+export type { WebhookDeliveryView };
 
 type Row = Awaited<ReturnType<typeof prisma.webhookDelivery.findFirstOrThrow>>;
 const toView = (d: Row): WebhookDeliveryView => ({

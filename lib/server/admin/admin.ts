@@ -1,5 +1,6 @@
 import { nanoid } from "nanoid";
 import type { ZodType } from "zod";
+import type { AdminUserView, AgentView, ApiKeyView, GrantView } from "../../api/schemas";
 import {
   createAgentSchema,
   createUserSchema,
@@ -40,50 +41,8 @@ import { inTransaction, ok } from "../db/transaction";
 type Admin = Pick<Viewer, "id" | "role">;
 type Tx = Prisma.TransactionClient;
 
-/** A person as the admin pages list them (`listUsers` pages them by name). */
-export interface AdminUserView {
-  id: string;
-  name: string;
-  email: string;
-  role: RoleName;
-  /** The tenant desk the person works (operators see and reach only its runs). */
-  desk: string;
-  disabled: boolean;
-  createdAt: string;
-  grantCount: number;
-  activeSessions: number;
-}
-
-/** One tool's grant for one person (absent grant = both permissions off). */
-export interface GrantView {
-  tool: string;
-  label: string;
-  movesMoney: boolean;
-  canApprove: boolean;
-  approveLimit: Ceiling;
-  canAuthor: boolean;
-  authorLimit: Ceiling;
-}
-
-/** An agent API key as admins see it: never the key, only its prefix. */
-export interface ApiKeyView {
-  id: string;
-  prefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-/** An agent with its allowlist and keys. */
-export interface AgentView {
-  id: string;
-  name: string;
-  /** The tenant desk the agent works: it reads, plans and claims for that desk only. */
-  desk: string;
-  allowedTools: string[];
-  createdAt: string;
-  runCount: number;
-  keys: ApiKeyView[];
-}
+/** The admin views are the API's response shapes (lib/api/schemas.ts), declared once. */
+export type { AdminUserView, AgentView, ApiKeyView, GrantView };
 
 const asRole = (r: string): RoleName => (r === "supervisor" || r === "admin" ? r : "operator");
 

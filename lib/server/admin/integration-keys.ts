@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import type { IntegrationKeyView } from "../../api/schemas";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../people/admin-schemas";
 import { DomainError } from "../../errors/domain-error";
 import { generateIntegrationKey, hashApiKey, keyPrefix } from "../auth/api-keys";
@@ -19,17 +20,8 @@ import { assertDeskExists } from "./desks";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
-/** An integration key as admins see it (times UTC ISO-8601; `lastUsedAt` null = never used). */
-export interface IntegrationKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** The desk whose tasks the key may post ticket events for; null: every desk. */
-  desk: string | null;
-}
+/** The API's integration key shape (lib/api/schemas.ts), declared once. */
+export type { IntegrationKeyView };
 
 type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; desk: string | null };
 

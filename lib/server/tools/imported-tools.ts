@@ -23,7 +23,6 @@ import {
   MAX_TOOLS_PER_IMPORT,
   importedToolSpecSchema,
   type ImportedToolSpec,
-  type ImportProblem,
   type McpToolEntry,
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
@@ -84,18 +83,11 @@ export async function currentCatalog(db: Db = prisma): Promise<ToolCatalog> {
   return catalogAt(await latestCatalogVersion(db), db);
 }
 
-/** What an import did: the new catalog version (or the unchanged current one), tools added/changed/unchanged, and refusals. */
-export interface ImportResult {
-  catalogVersion: number | null;
-  created: boolean;
-  added: string[];
-  changed: string[];
-  unchanged: string[];
-  problems: ImportProblem[];
-}
+/** What an import did: the API's import result (lib/api/endpoints/tool-import-api.ts), declared once. */
+export type { ImportResult };
 
 export { importToolsBodySchema, allowedToolsBodySchema, type ImportToolsBody } from "../../api/endpoints/tool-import-api";
-import type { ImportToolsBody } from "../../api/endpoints/tool-import-api";
+import type { ImportResult, ImportToolsBody } from "../../api/endpoints/tool-import-api";
 
 /** `tools/list` result (`{tools: [...]}`) or the bare list. Errors: 400 `bad_request`. */
 function mcpEntries(payload: unknown): McpToolEntry[] {
