@@ -1,11 +1,12 @@
-import { NEEDS_DECISION_CODES } from "../lifecycle/needs-decision";
+import { decisionReasonSchema } from "../lifecycle/needs-decision";
 import { z } from "zod";
 import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { planDiffSchema } from "../diff/plan-diff";
-import { authorSchema, planSchema, stepReasonsShape, stepSchema } from "../plan/schema";
+import { authorSchema, planSchema, provenanceSchema, STEP_REASON_KEYS, stepReasonsShape, stepSchema } from "../plan/schema";
+import { readStepSchema } from "../reads/schema";
 import { RUN_STATES } from "../lifecycle/run-state";
-import { RUN_OUTCOME_CODES } from "../lifecycle/run-outcome";
-import { VALIDATION_STAGES } from "../validation/types";
+import { runOutcomeSchema as runOutcome } from "../lifecycle/run-outcome";
+import { GATE_DECISIONS, VALIDATION_STAGES } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
 import { currencySchema } from "../money/money";
 
@@ -23,21 +24,8 @@ const isoTime = z.string().meta({ description: "ISO-8601 instant, UTC", format: 
 /** An object whose extra fields are allowed (and dropped by parsing): the API may add fields, never rename them. */
 const open = <S extends z.ZodRawShape>(shape: S) => z.object(shape);
 
-/** `run.outcome` (lib/lifecycle/run-outcome.ts): `{code, message, …}` with the fields of its code. */
-export const runOutcomeSchema = z
-  .object({
-    code: z.enum(RUN_OUTCOME_CODES),
-    message: z.string(),
-    supersededById: z.string().nullable().optional(),
-    boundRevision: z.number().int().nullable().optional(),
-    liveRevision: z.number().int().nullable().optional(),
-    reason: z.string().optional(),
-    expiresAt: z.string().optional(),
-    stepId: z.string().nullable().optional(),
-    tool: z.string().nullable().optional(),
-    detail: z.string().nullable().optional(),
-  })
-  .meta({ id: "RunOutcome" });
+/** `run.outcome`: `{code, message, …}` with the fields of its code (declared in lib/lifecycle/run-outcome.ts). */
+export const runOutcomeSchema = runOutcome.meta({ id: "RunOutcome" });
 
 export const errorSchema = z
   .object({ error: open({ code: z.string(), message: z.string() }) })
@@ -60,13 +48,23 @@ export const runStepSchema = open({
   position: z.number().int(),
   tool: z.string(),
   args: z.record(z.string(), z.unknown()),
-  provenance: z.record(z.string(), z.unknown()),
+  provenance: z.record(z.string(), provenanceSchema),
   digest: z.string().regex(/^[0-9a-f]{64}$/),
   author: authorSchema,
-  gate: z.enum(["approval_required", "auto"]),
+  gate: z.enum(GATE_DECISIONS),
   approval: open({ id: z.string(), state: z.string(), approverId: z.string().nullable() }).nullable(),
   approvals: open({ required: z.number().int(), given: z.number().int(), approverIds: z.array(z.string()), authorMayApprove: z.boolean(), policyVersion: z.number().int() }).optional(),
-  execution: open({ status: z.string(), claimedAt: isoTime, reportedAt: isoTime.nullable(), detail: z.string().nullable() }).nullable(),
+  /** The step fields the gate policy requires of this step (the card shows "4 of 5 filled" with these marked). */
+  requiredFields: z.array(z.enum(STEP_REASON_KEYS)).optional(),
+  execution: open({
+    status: z.string(),
+    claimedAt: isoTime,
+    reportedAt: isoTime.nullable(),
+    detail: z.string().nullable(),
+    /** What a supervisor recorded for an `unknown` outcome, or null. */
+    resolution: z.string().nullable(),
+    reconciledBy: z.string().nullable(),
+  }).nullable(),
   ...stepReasonsShape,
 }).meta({ id: "RunStep" });
 
@@ -85,13 +83,13 @@ export const runSchema = open({
   escalateAt: isoTime,
   rejectionReason: z.string().nullable(),
   stopReason: z.unknown(),
-  decisionReason: open({ code: z.enum(NEEDS_DECISION_CODES), message: z.string(), stepId: z.string(), at: isoTime, details: z.record(z.string(), z.unknown()) })
+  decisionReason: decisionReasonSchema
     .nullable()
-    .optional()
     .describe("Why the run needs a person's new decision (status needs_decision): the claim refusal's code, a message a person acts on, the blocked step; null otherwise"),
-  supersededById: z.string().nullable().optional().describe("The newer run of the same agent that superseded this one"),
-  outcome: runOutcomeSchema.nullable().optional().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, needs_decision, executing)"),
+  supersededById: z.string().nullable().describe("The newer run of the same agent that superseded this one"),
+  outcome: runOutcomeSchema.nullable().describe("The typed end of the run; null while it still has a decision path (pending_review, approved, needs_decision, executing)"),
   steps: z.array(runStepSchema),
+  reads: z.array(readStepSchema).describe("The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed"),
 }).meta({ id: "Run" });
 
 export const taskSchema = open({

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { formatMoney, type Money } from "../money/money";
 
 /**
@@ -16,13 +17,15 @@ export type NeedsDecisionCode = (typeof NEEDS_DECISION_CODES)[number];
  * who decides ("Needs a new decision: in_74203 has $100.00 open; the approved refund was
  * $600.00."), the blocked `stepId`, when (`at`, ISO UTC) and the refusal's details (issues…).
  */
-export interface DecisionReason {
-  code: NeedsDecisionCode;
-  message: string;
-  stepId: string;
-  at: string;
-  details: Record<string, unknown>;
-}
+export const decisionReasonSchema = z.object({
+  code: z.enum(NEEDS_DECISION_CODES),
+  message: z.string(),
+  stepId: z.string(),
+  at: z.string(),
+  details: z.record(z.string(), z.unknown()),
+});
+/** A parsed {@link decisionReasonSchema}. */
+export type DecisionReason = z.output<typeof decisionReasonSchema>;
 
 /** True when a claim refusal of `code` is one a person must decide on (see NEEDS_DECISION_CODES). */
 export function needsDecision(code: string): code is NeedsDecisionCode {

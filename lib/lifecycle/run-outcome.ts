@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { RunStatus } from "./run-state";
 
 /**
@@ -20,15 +21,18 @@ import type { RunStatus } from "./run-state";
  *   listed for reconciliation.
  * Every outcome carries a human-readable `message` written for the model.
  */
-export type RunOutcome =
-  | { code: "completed"; message: string }
-  | { code: "superseded"; supersededById: string | null; message: string }
-  | { code: "stopped_stale_task"; boundRevision: number | null; liveRevision: number | null; message: string }
-  | { code: "stopped"; reason: string; message: string }
-  | { code: "rejected"; reason: string; message: string }
-  | { code: "expired"; expiresAt: string; message: string }
-  | { code: "failed"; stepId: string | null; detail: string | null; message: string }
-  | { code: "cannot_execute"; stepId: string; tool: string | null; detail: string | null; message: string };
+export const runOutcomeSchema = z.discriminatedUnion("code", [
+  z.object({ code: z.literal("completed"), message: z.string() }),
+  z.object({ code: z.literal("superseded"), supersededById: z.string().nullable(), message: z.string() }),
+  z.object({ code: z.literal("stopped_stale_task"), boundRevision: z.number().int().nullable(), liveRevision: z.number().int().nullable(), message: z.string() }),
+  z.object({ code: z.literal("stopped"), reason: z.string(), message: z.string() }),
+  z.object({ code: z.literal("rejected"), reason: z.string(), message: z.string() }),
+  z.object({ code: z.literal("expired"), expiresAt: z.string(), message: z.string() }),
+  z.object({ code: z.literal("failed"), stepId: z.string().nullable(), detail: z.string().nullable(), message: z.string() }),
+  z.object({ code: z.literal("cannot_execute"), stepId: z.string(), tool: z.string().nullable(), detail: z.string().nullable(), message: z.string() }),
+]);
+/** A run's typed end, as {@link runOutcomeSchema} defines it (`expiresAt` ISO UTC). */
+export type RunOutcome = z.output<typeof runOutcomeSchema>;
 
 /** The outcome codes, for schemas and exhaustive tests. */
 export const RUN_OUTCOME_CODES = ["completed", "superseded", "stopped_stale_task", "stopped", "rejected", "expired", "failed", "cannot_execute"] as const;

@@ -41,7 +41,8 @@ export interface ValidationIssue {
 }
 
 /** Gate decision per step id. Source: docs/design.md §1.8, docs/api.md (`gate`). */
-export type GateDecision = "approval_required" | "auto";
+export const GATE_DECISIONS = ["approval_required", "auto"] as const;
+export type GateDecision = (typeof GATE_DECISIONS)[number];
 
 /** Who is editing and what they may do (an operator edit). Source: docs/design.md §1.7. */
 export interface EditorContext {

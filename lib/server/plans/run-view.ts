@@ -1,74 +1,20 @@
-import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs-decision";
+import type { z } from "zod";
+import type { runSchema, runStepSchema } from "../../api/schemas";
+import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import { reasonsOf } from "../../plan/reasons";
-import type { Author, Step, StepReasonKey, StepReasons } from "../../plan/schema";
-import type { ReadStep } from "../../reads/schema";
+import type { Step } from "../../plan/schema";
 import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
-import { runOutcomeOf, type RunOutcome } from "../../lifecycle/run-outcome";
+import { runOutcomeOf } from "../../lifecycle/run-outcome";
 import type { GateDecision } from "../../validation/types";
 import { storedReads, storedSteps, storedValidation, type StoredRequirement } from "./stored-plan";
 
-/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, approval and execution. */
-export interface RunStepView extends StepReasons {
-  id: string;
-  position: number;
-  tool: string;
-  args: Record<string, unknown>;
-  provenance: Step["provenance"];
-  digest: string;
-  author: Author;
-  gate: GateDecision;
-  approval: null | { id: string; state: string; approverId: string | null };
-  /**
-   * Four eyes: how many distinct approvals the step needs (`required`), how many
-   * active ones it has (`given`, a policy approval counts one), who gave them, whether its author
-   * may be one of them and the gate policy version that governs it (0: built-in defaults).
-   */
-  approvals?: { required: number; given: number; approverIds: string[]; authorMayApprove: boolean; policyVersion: number };
-  /** The step fields the gate policy requires of this step (the card shows "4 of 5 filled" with these marked). */
-  requiredFields?: StepReasonKey[];
-  execution: null | {
-    status: string;
-    claimedAt: string;
-    reportedAt: string | null;
-    detail: string | null;
-    /** What a supervisor recorded for an `unknown` outcome, or null. */
-    resolution: string | null;
-    reconciledBy: string | null;
-  };
-}
+/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, four-eyes counts, required fields, approval and execution — the API's `RunStep` (lib/api/schemas.ts), declared once. */
+export type RunStepView = z.output<typeof runStepSchema>;
 
-/** The `run` object of docs/api.md (plus ticket, deadlines, rejection and stop reasons). Times are ISO-8601 UTC. */
-export interface RunView {
-  id: string;
-  taskId: string;
-  ticketId: string;
-  agentId: string;
-  status: RunStatus;
-  planVersion: number;
-  approvedVersion: number | null;
-  boundTaskRevision: number;
-  /** Tool catalog version the run is validated against (null: built-in tools only). */
-  catalogVersion: number | null;
-  createdAt: string;
-  expiresAt: string;
-  escalateAt: string;
-  rejectionReason: string | null;
-  stopReason: unknown;
-  /**
-   * Why the run needs a person's new decision (status `needs_decision`, lib/lifecycle/needs-decision.ts):
-   * `{code, message, stepId, at, details}`; null in every other status.
-   */
-  decisionReason: DecisionReason | null;
-  /** The newer run that superseded this one (same agent, same task), or null. */
-  supersededById: string | null;
-  /** The typed end of the run (lib/lifecycle/run-outcome.ts), or null while it still has a decision path. */
-  outcome: RunOutcome | null;
-  steps: RunStepView[];
-  /** The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed. */
-  reads: ReadStep[];
-}
+/** The `run` object of docs/api.md (ticket, deadlines, rejection, stop and decision reasons, typed outcome, steps and reads; times ISO-8601 UTC) — the API's `Run` (lib/api/schemas.ts), declared once. */
+export type RunView = z.output<typeof runSchema>;
 
 /** What every view of a run loads with it: its plan versions, approvals and executions. */
 export const runInclude = { planVersions: true, approvals: true, executions: true } as const;
