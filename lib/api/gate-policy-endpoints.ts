@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS } from "../gate-policy/rules";
+import { gatePolicyDraftSchema, gatePolicyDryRunSchema, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule } from "../gate-policy/rules";
+import { currencySchema } from "../money/money";
 import { defineEndpoint } from "./contract";
 
 /*
@@ -10,7 +11,12 @@ import { defineEndpoint } from "./contract";
 
 const ADMIN = { kind: "session", roles: ["admin"] } as const;
 
-/** A saved rule as the API returns it (money bounds in minor units; times in seconds). */
+/**
+ * A saved rule as the API returns it (money bounds in minor units; times in seconds): the fields of
+ * `gateRuleInputSchema` (lib/gate-policy/rules.ts) as they come out of it, plus id and position.
+ * Written out because the input's transforms cannot describe a response; the compiler holds the
+ * two equal (`viewMatchesRule` below), so a field added to one and not the other fails the build.
+ */
 export const gateRuleViewSchema = z.object({
   id: z.string(),
   position: z.number().int(),
@@ -20,18 +26,22 @@ export const gateRuleViewSchema = z.object({
   accountTag: z.string().nullable(),
   minAmountMinor: z.number().int().nullable(),
   maxAmountMinor: z.number().int().nullable(),
-  currency: z.string().nullable(),
+  currency: currencySchema.nullable(),
   decision: z.enum(GATE_RULE_DECISIONS),
   authorMayApprove: z.boolean(),
   expirySeconds: z.number().int().nullable(),
   escalateSeconds: z.number().int().nullable(),
-  allowOutsideContract: z.enum(["supervisor"]).nullable().optional().meta({ description: "\"supervisor\": a step outside the task's intent or accounts waits for a supervisor instead of being refused; null: refused." }),
-  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).optional().meta({ description: "Step fields the agent must fill for steps this rule governs (missing_required_field / evidence_missing at submit)." }),
-  dateHorizonDays: z.number().int().nullable().optional().meta({ description: "Days after today (UTC) a date argument of a governed step may lie (window_beyond_horizon beyond it); null: 366." }),
+  allowOutsideContract: z.enum(["supervisor"]).nullable().meta({ description: "\"supervisor\": a step outside the task's intent or accounts waits for a supervisor instead of being refused; null: refused." }),
+  requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).meta({ description: "Step fields the agent must fill for steps this rule governs (missing_required_field / evidence_missing at submit)." }),
+  dateHorizonDays: z.number().int().nullable().meta({ description: "Days after today (UTC) a date argument of a governed step may lie (window_beyond_horizon beyond it); null: 366." }),
   note: z.string(),
 });
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Compile-time: the view is exactly a saved rule (`GateRule`). */
+export const viewMatchesRule: Same<z.output<typeof gateRuleViewSchema>, GateRule> = true;
 const policySchema = z.object({ version: z.number().int(), rules: z.array(gateRuleViewSchema) });
-const versionSchema = z.object({
+/** One saved version as the history lists it: who saved it, when (ISO UTC), why, how many rules. */
+export const gatePolicyVersionSchema = z.object({
   version: z.number().int(),
   createdBy: z.object({ id: z.string(), name: z.string() }).nullable(),
   createdAt: z.string(),
@@ -45,7 +55,7 @@ export const getGatePolicyEndpoint = defineEndpoint({
   path: "/api/admin/gate-policy",
   summary: "The live gate policy (its rules) and the newest versions",
   caller: ADMIN,
-  success: { status: [200], schema: z.object({ live: policySchema, versions: z.array(versionSchema) }), description: "{live: {version, rules}, versions}" },
+  success: { status: [200], schema: z.object({ live: policySchema, versions: z.array(gatePolicyVersionSchema) }), description: "{live: {version, rules}, versions}" },
   refusals: [],
 });
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { approvalProgress, evaluateGate, policyDeadlines, requirementsOf, type GateSubject } from "./evaluate";
 import { defaultGateRules } from "./defaults";
 import { authorsOf } from "./authors";
-import { gatePolicyDraftSchema, GATE_RULE_DECISIONS, type GatePolicy, type GateRule, type GateRuleInput } from "./rules";
+import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, type GatePolicy, type GateRule, type GateRuleInput } from "./rules";
 import { toolCatalog } from "../tools/builtin-tools";
 
-const base: GateRuleInput = { tool: null, desk: null, accountId: null, accountTag: null, minAmountMinor: null, maxAmountMinor: null, currency: null, decision: "one", authorMayApprove: true, expirySeconds: null, escalateSeconds: null, requiredFields: [], dateHorizonDays: null, note: "" };
+const base: GateRuleInput = gateRule({ decision: "one" });
 const policy = (...rules: Partial<GateRuleInput>[]): GatePolicy => ({ version: 7, rules: rules.map((r, i): GateRule => ({ ...base, ...r, id: `r${i}`, position: i })) });
 const refund = (minor: number, over: Partial<GateSubject> = {}): GateSubject => ({
   tool: "issue_refund",

@@ -48,8 +48,12 @@ export const MAX_RULE_MINOR = 2_000_000_000;
 const optionalMinor = z.number().int().min(0).max(MAX_RULE_MINOR).nullable().optional().transform((v) => v ?? null);
 const optionalSeconds = z.number().int().min(MIN_EXPIRY_SECONDS).max(MAX_EXPIRY_SECONDS).nullable().optional().transform((v) => v ?? null);
 
-/** One rule as an admin writes it (no id, no position: those come from the saved version). */
-export const gateRuleInputSchema = z
+/**
+ * A rule's fields, each once: the input schema below adds the cross-field checks, the API's view
+ * of a saved rule (lib/api/gate-policy-endpoints.ts) adds its id and position, and the editor's
+ * form (lib/gate-policy/form.ts) maps every one of them.
+ */
+export const gateRuleFieldsSchema = z
   .object({
     tool: optionalText(64),
     desk: optionalText(64),
@@ -63,13 +67,16 @@ export const gateRuleInputSchema = z
     expirySeconds: optionalSeconds,
     escalateSeconds: optionalSeconds,
     /** "supervisor": a step outside the task's intent or accounts waits for a supervisor's decision instead of being refused; null: refused. */
-    allowOutsideContract: z.enum(["supervisor"]).nullable().optional(),
+    allowOutsideContract: z.enum(["supervisor"]).nullable().optional().transform((v) => v ?? null),
     requiredFields: requiredFieldsSchema,
     /** Days after today (UTC) a date argument of a governed step may lie (1 to MAX_DATE_HORIZON_DAYS); null: 366. */
     dateHorizonDays: z.number().int().min(1).max(MAX_DATE_HORIZON_DAYS).nullable().optional().transform((v) => v ?? null),
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
-  .strict()
+  .strict();
+
+/** One rule as an admin writes it (no id, no position: those come from the saved version). */
+export const gateRuleInputSchema = gateRuleFieldsSchema
   .superRefine((r, ctx) => {
     if (r.minAmountMinor !== null && r.maxAmountMinor !== null && r.minAmountMinor >= r.maxAmountMinor) {
       ctx.addIssue({ code: "custom", path: ["maxAmountMinor"], message: "The upper bound must be above the lower bound." });

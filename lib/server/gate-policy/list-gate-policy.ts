@@ -1,16 +1,12 @@
+import type { z } from "zod";
+import type { gatePolicyVersionSchema } from "../../api/gate-policy-endpoints";
 import type { GatePolicy } from "../../gate-policy/rules";
 import { prisma } from "../db/db";
 import { requireRole, type Viewer } from "../auth/session";
 import { loadGatePolicy } from "./load-gate-policy";
 
-/** One saved version as the history lists it: who saved it, when (ISO UTC), why, how many rules. */
-export interface GatePolicyVersionView {
-  version: number;
-  createdBy: { id: string; name: string } | null;
-  createdAt: string;
-  note: string;
-  ruleCount: number;
-}
+/** One saved version as the history lists it: the API's version shape (lib/api/gate-policy-endpoints.ts), declared once. */
+export type GatePolicyVersionView = z.output<typeof gatePolicyVersionSchema>;
 
 /** The most versions the history shows (newest first). */
 export const GATE_POLICY_HISTORY = 50;

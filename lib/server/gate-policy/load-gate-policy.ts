@@ -1,3 +1,4 @@
+import type { GatePolicyRule } from "../../generated/prisma/client";
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
 import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money/money";
@@ -17,25 +18,8 @@ export async function liveGatePolicyVersion(db: DbOrTx): Promise<number> {
   return top?.version ?? 0;
 }
 
-type RuleRow = {
-  id: string;
-  position: number;
-  tool: string | null;
-  desk: string | null;
-  accountId: string | null;
-  accountTag: string | null;
-  minAmountMinor: number | null;
-  maxAmountMinor: number | null;
-  currency: string | null;
-  decision: string;
-  authorMayApprove: boolean;
-  expirySeconds: number | null;
-  escalateSeconds: number | null;
-  allowOutsideContract: string | null;
-  requiredFields?: unknown;
-  dateHorizonDays?: number | null;
-  note: string;
-};
+/** A stored rule as the database holds it (prisma/schema.prisma `GatePolicyRule`); {@link toGateRule} reads it as the rule schema's output. */
+type RuleRow = Omit<GatePolicyRule, "policyVersion">;
 
 /** A stored `requiredFields` column as reason keys (unknown entries dropped; null: none). */
 function storedRequiredFields(v: unknown): GateRule["requiredFields"] {
