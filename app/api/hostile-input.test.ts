@@ -394,4 +394,17 @@ describe("hostile values stay on the record", () => {
       expect(text.length, text.slice(0, 3000)).toBeLessThan(2_000);
     }
   });
+
+  it("a refusal of a run id holding NUL or 5,000 characters is audited too (PostgreSQL cannot compare NUL: it is never looked up)", async () => {
+    const e = ENDPOINTS.find((x) => x.method === "GET" && x.path === "/api/runs/{runId}")!;
+    for (const runId of ["\u0000", "a\u0000b", "r".repeat(5000)]) {
+      const where = { type: { in: ["denied", "refused"] }, actorId: "usr_supervisor" };
+      const before = await prisma.auditEvent.count({ where });
+      expect(await probe(e, { runId }, "", `runId=${JSON.stringify(runId.slice(0, 20))}`)).toBe(404);
+      const events = await prisma.auditEvent.findMany({ where, orderBy: { seq: "asc" } });
+      expect(events.length, "the refusal is on the record").toBe(before + 1);
+      expect(events.at(-1)!.runId).toBeNull();
+      expect(JSON.stringify(events.at(-1)!.data)).not.toContain("\\u0000");
+    }
+  });
 });
