@@ -207,7 +207,7 @@ describe.each(PROBED.filter((e) => e.method === "GET").map((e) => [`${e.method} 
     }
     await probe(e, params, `?${"q".repeat(5000)}=${"v".repeat(5000)}`, "a 10,000-character query");
     await probe(e, params, "?%00=%00&&&=&%zz", "broken escapes");
-  });
+  }, 120_000); // about 100 requests each (GET /api/openapi.json builds its document every time: ~30 s on a loaded machine)
 });
 
 /** Sends raw body bytes (not necessarily JSON, not necessarily UTF-8) to `e` with real path values. */
