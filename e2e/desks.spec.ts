@@ -92,4 +92,53 @@ test.describe("desks: a boundary, not a filter", () => {
     await expect(page.getByText("Nordkapp Logistics")).toHaveCount(0);
     await ctx.close();
   });
+
+  // Hardening case 2 on the page: a retail edit that adds a reschedule of freight shipment sh_5521
+  // and a refund on freight invoice in_74119 learns only "not found on this desk" — no window,
+  // owner, address or balance, in the suggestions, the messages or the run page. Nothing is saved.
+  test("a retail edit naming freight records discloses nothing of them: not in suggestions, messages or the preview", async ({ browser }) => {
+    const { ctx, page } = await signInFresh(browser, "retail@plandesk.test");
+    await page.getByRole("link", { name: "#81002" }).first().click();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("#81002");
+    const main = page.locator("main");
+    await page.getByRole("button", { name: "Edit plan" }).click();
+
+    await page.getByLabel("Add step").selectOption("reschedule_delivery");
+    await page.getByRole("button", { name: "Add step", exact: true }).click();
+    const shipment = page.locator('[id="steps.2.args.shipmentId"]');
+    // the suggestions for "sh_55" come from the retail desk only: none
+    const searched = page.waitForResponse((r) => r.url().includes("/api/account-data/shipment?q=sh_55"));
+    await shipment.fill("sh_55");
+    expect(await (await searched).json()).toEqual({ records: [] });
+    await expect(page.locator(`datalist:has(option) option[value^="sh_55"]`)).toHaveCount(0);
+    await shipment.fill("sh_5521");
+    const when = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+    await page.locator('[id="steps.2.args.window.from"]').fill(when);
+    await page.locator('[id="steps.2.args.window.to"]').fill(when);
+    await page.locator('[id="steps.2.args.reason"]').fill("Customer asked for a later date");
+
+    await page.getByLabel("Add step").selectOption("issue_refund");
+    await page.getByRole("button", { name: "Add step", exact: true }).click();
+    await page.locator('[id="steps.3.args.invoiceId"]').fill("in_74119");
+    await page.locator('[id="steps.3.args.amount"]').fill("100.00");
+    await page.locator('[id="steps.3.args.reason"]').fill("Goodwill");
+
+    const saved = page.waitForResponse((r) => r.url().endsWith("/edits") && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Save edit" }).click();
+    const answer = await saved;
+    expect(answer.status()).toBeGreaterThanOrEqual(400);
+    const refusal = await answer.text();
+    await expect(page.getByText(/Shipment "sh_5521" is not found on this desk/).first()).toBeVisible();
+    await expect(page.getByText(/Invoice "in_74119" is not found on this desk/).first()).toBeVisible();
+    const secrets = ["Halvorsen", "Nordkapp", "Kongsveien", "NO-OSL", "Oslo", "2,120.00", "DETENTION"];
+    for (const text of [refusal, await main.innerText()]) for (const secret of secrets) expect(text, `leaked ${secret}`).not.toContain(secret);
+
+    // nothing was saved, and the run page (its effects preview included) shows none of it either
+    await page.reload();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("#81002");
+    await expect(page.getByRole("list", { name: "Plan steps" }).getByRole("listitem").filter({ hasText: /^Step \d/ })).toHaveCount(2);
+    const shown = await main.innerText();
+    for (const secret of [...secrets, "sh_5521", "in_74119"]) expect(shown, `shown ${secret}`).not.toContain(secret);
+    await ctx.close();
+  });
 });

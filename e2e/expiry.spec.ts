@@ -33,8 +33,18 @@ test.describe("expiry in the browser (hardening case 18)", () => {
     await expect(approve).toBeEnabled();
     await expect(reject).toBeEnabled();
 
-    // a few seconds past expiresAt on the server's clock (the offset is measured at hydration)
-    await page.clock.fastForward(new Date(run.expiresAt).getTime() - Date.now() + 5_000);
+    // Two seconds before expiresAt on the server's clock (browser time plus the hour measured at
+    // hydration), with the browser's time stopped there: still open. Then, the time running again,
+    // a few seconds past expiresAt: closed at once, by the browser's clock alone — the server,
+    // whose clock is real, still has the run pending for most of a minute. (The offset, measured
+    // from the rendered page, errs late by the page's own latency, never early.)
+    const expiresAtMs = new Date(run.expiresAt).getTime();
+    await page.clock.pauseAt(expiresAtMs - 3_600_000 - 2_000);
+    await expect(approve).toBeEnabled();
+    await expect(reject).toBeEnabled();
+    await expect(words).toHaveText("expires in under a minute");
+    await page.clock.resume();
+    await page.clock.fastForward(5_000);
     await expect(approve).toBeDisabled();
     await expect(reject).toBeDisabled();
     await expect(words).toHaveText("expired just now");

@@ -93,6 +93,19 @@ test.describe("API and static answers", () => {
     expect(asset.status()).toBe(200);
     expect(asset.headers()["x-content-type-options"]).toBe("nosniff");
   });
+
+  test("an unknown API path or method answers the API's error shape, never the HTML 404 page or an empty 405", async ({ request, baseURL }) => {
+    for (const url of ["/api/nope", "/api/v1/nope", "/api/runs/run_1/nope"]) {
+      const res = await request.get(url);
+      expect(res.status(), url).toBe(404);
+      expect(res.headers()["content-type"], url).toContain("application/json");
+      expect((await res.json()).error, url).toMatchObject({ code: "not_found", message: expect.any(String) });
+    }
+    const wrong = await request.delete("/api/runs", { headers: { origin: baseURL! } });
+    expect(wrong.status()).toBe(405);
+    expect(wrong.headers()["allow"]).toContain("GET");
+    expect((await wrong.json()).error).toMatchObject({ code: "method_not_allowed", message: expect.any(String) });
+  });
 });
 
 test.describe("hostile page paths and queries", () => {

@@ -2,7 +2,7 @@
  * The README's section "Security: limits and what exceeding them answers" lists every limit with
  * the number the code enforces: each constant below must appear, spelled as the README spells
  * it, in that section (so changing a limit without the README fails here). The date horizon is a
- * gate-policy setting and the README names only its default.
+ * gate-policy setting: the README names its default, the range a rule may set and both issues.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,7 +17,7 @@ import { MAX_PLAN_READS } from "../lib/reads/schema";
 import { MAX_TOOLS_PER_IMPORT } from "../lib/tools/json-schema-tool";
 import { MAX_MONEY_MINOR } from "../lib/money/money";
 import { MAX_STORED_MINOR } from "../lib/people/admin-schemas";
-import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS } from "../lib/plan/policy";
+import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS, RESCHEDULE_HORIZON_DAYS } from "../lib/plan/policy";
 import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
 
 const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
@@ -49,7 +49,9 @@ describe("the README's security section", () => {
     ["MIN_EXPIRY_SECONDS – MAX_EXPIRY_SECONDS", `${MIN_EXPIRY_SECONDS} s – ${MAX_EXPIRY_SECONDS / 3600} h`],
     ["IRREVERSIBLE_EXPIRY_SECONDS", `${IRREVERSIBLE_EXPIRY_SECONDS / 3600} h with an irreversible step`],
     ["MAX_PARTS_PER_REVISION, MAX_PART_TEXT", `${MAX_PARTS_PER_REVISION} task text parts of ${n(MAX_PART_TEXT)}`],
-    ["the date horizon's default", "a date horizon (gate-policy setting, default 366 days)"],
+    ["the date horizon's default (RESCHEDULE_HORIZON_DAYS)", `a date horizon (gate-policy setting, default ${RESCHEDULE_HORIZON_DAYS} days)`],
+    ["the date horizon's range (MAX_DATE_HORIZON_DAYS)", `\`dateHorizonDays\` (1–${n(MAX_DATE_HORIZON_DAYS)})`],
+    ["the date horizon's issues", "`window_beyond_horizon` / `date_beyond_horizon` (error)"],
   ])("names %s as the code has it", (_name, text) => {
     expect(section).toContain(text);
   });

@@ -1,11 +1,15 @@
 /**
- * Hostile path and query values against every declared endpoint ("no page or endpoint
+ * Hostile path and query values against every endpoint ("no page or endpoint
  * answers 500 for any path or query string a person can type"; the pages are covered by
- * e2e/security-headers.spec.ts). Every request goes through the endpoint's real route handler as
- * its own kind of caller (so it gets past authentication to the parsing), with
- * PLANDESK_STRICT_CONTRACT=1 (an undeclared refusal would be a 500 too). The oracle: never a 5xx,
- * and every refusal is `{error: {code, message}}`.
+ * e2e/security-headers.spec.ts). The endpoints are read from the filesystem: every `route.ts`
+ * under app/api and every method it exports is probed, through its real route handler as its own
+ * kind of caller (so it gets past authentication to the parsing), with
+ * PLANDESK_STRICT_CONTRACT=1 (an undeclared refusal would be a 500 too). A new route file is
+ * probed as soon as it exists — a method without a declaration in lib/api/endpoints.ts fails here
+ * — and the two routes that are not declarations (better-auth's, the benchmark's) have their own
+ * blocks. The oracle: never a 5xx, and every refusal is `{error: {code, message}}`.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Endpoint } from "@/lib/api/contract";
@@ -54,11 +58,55 @@ const HOSTILE = [
 ];
 
 const APP_DIR = path.resolve(__dirname, "..");
-const handlers = new Map<Endpoint, Handler>();
-for (const e of ENDPOINTS) {
-  const mod = (await import(path.join(APP_DIR, e.path.replace(/\{(\w+)\}/g, "[$1]"), "route.ts"))) as Record<string, Handler>;
-  handlers.set(e, mod[e.method]);
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Every `route.ts` under app/api: its directory as a path template ("/api/runs/[runId]") and the methods its module exports. */
+async function routeFiles(dir = __dirname): Promise<{ template: string; exports: Record<string, Handler> }[]> {
+  const out: { template: string; exports: Record<string, Handler> }[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await routeFiles(full)));
+    else if (entry.name === "route.ts") out.push({ template: `/${path.relative(APP_DIR, dir).split(path.sep).join("/")}`, exports: (await import(full)) as Record<string, Handler> });
+  }
+  return out;
 }
+
+/**
+ * The routes that are not endpoint declarations, each probed by its own block below: better-auth's
+ * catch-all and the benchmark's bare handler (404 unless PLANDESK_BENCH=1).
+ */
+const NOT_DECLARED = new Set(["/api/auth/[...all]", "/api/bench/bare"]);
+const templateOf = (e: Endpoint) => e.path.replace(/\{(\w+)\}/g, "[$1]");
+const ROUTE_FILES = await routeFiles();
+const handlers = new Map<Endpoint, Handler>();
+/** `METHOD /api/…` of every exported method of a declared route file that has no declaration. */
+const undeclaredMethods: string[] = [];
+/** Declarations whose route file or method does not exist. */
+const missingFiles: string[] = [];
+for (const file of ROUTE_FILES) {
+  if (NOT_DECLARED.has(file.template)) continue;
+  for (const m of METHODS) {
+    if (typeof file.exports[m] !== "function") continue;
+    const e = ENDPOINTS.find((x) => x.method === m && templateOf(x) === file.template);
+    if (e) handlers.set(e, file.exports[m]);
+    else undeclaredMethods.push(`${m} ${file.template}`);
+  }
+}
+for (const e of ENDPOINTS) if (!handlers.has(e)) missingFiles.push(`${e.method} ${templateOf(e)}`);
+/** Every endpoint found on the filesystem, in the order of the declarations (the demo reset last). */
+const PROBED: readonly Endpoint[] = ENDPOINTS.filter((e) => handlers.has(e));
+/** The exported handlers of the routes that are not declarations, by template. */
+const notDeclared = (template: string) => ROUTE_FILES.find((f) => f.template === template)!.exports;
+
+describe("the endpoints probed here are the route files under app/api", () => {
+  it("every exported method of every route file is probed: declared (so the blocks below reach it) or one of the two with their own block", () => {
+    expect(ROUTE_FILES.length).toBeGreaterThan(40);
+    expect(undeclaredMethods, "a route method with no declaration in lib/api/endpoints.ts is not probed: declare it").toEqual([]);
+    expect(missingFiles, "a declaration whose route file or method is missing").toEqual([]);
+    for (const t of NOT_DECLARED) expect(ROUTE_FILES.some((f) => f.template === t), t).toBe(true);
+    expect(PROBED.length).toBe(ENDPOINTS.length);
+  });
+});
 
 const cookies: Record<"supervisor" | "admin", string> = { supervisor: "", admin: "" };
 /** Real values for every path parameter (so hostile QUERY values reach the query parser). */
@@ -132,7 +180,7 @@ async function probe(e: Endpoint, params: Record<string, string>, query: string,
   return res.status;
 }
 
-describe.each(ENDPOINTS.filter((e) => paramNames(e).length > 0).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile path values: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => paramNames(e).length > 0).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile path values: %s", (_name, e) => {
   it("every parameter hostile, one at a time, never answers 5xx", async () => {
     for (const name of paramNames(e)) {
       for (const v of HOSTILE) {
@@ -145,7 +193,7 @@ describe.each(ENDPOINTS.filter((e) => paramNames(e).length > 0).map((e) => [`${e
   });
 });
 
-describe.each(ENDPOINTS.filter((e) => e.method === "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("hostile query values: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => e.method === "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("hostile query values: %s", (_name, e) => {
   it("declared keys with hostile values, repeated keys and prototype keys never answer 5xx", async () => {
     const params = Object.fromEntries(paramNames(e).map((n) => [n, valid[n]]));
     // control: the caller gets through authentication, so the hostile values below reach the parsers
@@ -159,7 +207,7 @@ describe.each(ENDPOINTS.filter((e) => e.method === "GET").map((e) => [`${e.metho
     }
     await probe(e, params, `?${"q".repeat(5000)}=${"v".repeat(5000)}`, "a 10,000-character query");
     await probe(e, params, "?%00=%00&&&=&%zz", "broken escapes");
-  });
+  }, 120_000); // about 100 requests each (GET /api/openapi.json builds its document every time: ~30 s on a loaded machine)
 });
 
 /** Sends raw body bytes (not necessarily JSON, not necessarily UTF-8) to `e` with real path values. */
@@ -180,7 +228,7 @@ async function sendBody(e: Endpoint, body: Uint8Array<ArrayBuffer> | string): Pr
 /** `{"ids": [[[…"x"…]]]}` nested `levels` deep (what froze an instance when the NUL check copied its path per level). */
 const nested = (levels: number, leaf = '"x"') => `{"ids": ${"[".repeat(levels)}${leaf}${"]".repeat(levels)}}`;
 
-describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile bodies: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile bodies: %s", (_name, e) => {
   it("a body nested deeper than 64 levels is refused 413 before parsing, however deep", async () => {
     for (const levels of [65, 30_000, 100_000]) {
       const { status, json } = await sendBody(e, nested(levels));
@@ -208,7 +256,7 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.path}
   });
 });
 
-describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, e] as const))("oversized bodies: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, e] as const))("oversized bodies: %s", (_name, e) => {
   it("a body one byte over 1 MiB is refused 413 with the limit, read no further", async () => {
     const over = `{"x": "${"a".repeat(1024 * 1024 - 8)}"}`; // 1 MiB + 1 byte
     expect(new TextEncoder().encode(over).byteLength).toBe(1024 * 1024 + 1);
@@ -222,7 +270,7 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.path}
 // Endpoints that take no body ignore whatever is sent: a hostile one never reaches a parser, so it
 // can neither freeze the instance nor be stored. Every path value names nothing, and an endpoint
 // without path values (the demo reset) is called signed out, so no real data changes.
-describe.each(ENDPOINTS.filter((e) => !e.body && e.method !== "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("bodies sent where none is read: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => !e.body && e.method !== "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("bodies sent where none is read: %s", (_name, e) => {
   it("100,000 levels, bytes that are not UTF-8 and 2 MiB are ignored: never a 5xx, answered at once", async () => {
     const params = Object.fromEntries(paramNames(e).map((n) => [n, "no_such_id"]));
     for (const body of [nested(100_000), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), "x".repeat(2 * 1024 * 1024)]) {
@@ -294,6 +342,44 @@ describe("hostile bodies: POST /api/auth/{...all}", () => {
   });
 });
 
+// Every mutating method of a route that is not a declaration (better-auth's catch-all, the
+// benchmark's handler, and any route file added without a declaration, which the first block also
+// fails), found on the filesystem: hostile bodies signed out and as an admin, never a 5xx,
+// answered at once, a refusal in the API's error shape. The benchmark's handler is probed off
+// (404) and on (PLANDESK_BENCH=1: it reads the body as text and parses nothing).
+const undeclaredRoutes = ROUTE_FILES.flatMap((f) =>
+  METHODS.filter((m) => m !== "GET" && typeof f.exports[m] === "function" && (NOT_DECLARED.has(f.template) || undeclaredMethods.includes(`${m} ${f.template}`))).map((m) => [`${m} ${f.template}`, f.template, m] as const),
+);
+
+describe.each(undeclaredRoutes)("hostile bodies, a route that is not a declaration: %s", (_name, template, method) => {
+  it("100,000 levels, bytes that are not UTF-8 and 2 MiB: never a 5xx, answered at once, refusals in the error shape", async () => {
+    const urlPath = template.replace(/\[\.\.\.\w+\]/g, "no/such/path").replace(/\[(\w+)\]/g, "no_such_id");
+    const bench = process.env.PLANDESK_BENCH;
+    try {
+      for (const benchOn of template === "/api/bench/bare" ? [false, true] : [false]) {
+        if (benchOn) process.env.PLANDESK_BENCH = "1";
+        else delete process.env.PLANDESK_BENCH;
+        for (const cookie of ["", cookies.admin]) {
+          for (const body of [nested(100_000), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), `{"x": "${"a".repeat(2 * 1024 * 1024)}"}`]) {
+            const headers: Record<string, string> = { accept: "application/json", "content-type": "application/json", origin: TEST_ORIGIN };
+            if (cookie) headers.cookie = cookie;
+            const started = Date.now();
+            const res = await notDeclared(template)[method](new Request(`${TEST_ORIGIN}${urlPath}`, { method, headers, body }), routeCtx({}));
+            const text = await res.text();
+            const what = `${method} ${urlPath}${benchOn ? " (PLANDESK_BENCH=1)" : ""}${cookie ? " as an admin" : " signed out"}`;
+            expect(res.status, `${what}: ${text.slice(0, 300)}`).toBeLessThan(500);
+            expect(Date.now() - started, what).toBeLessThan(5_000);
+            if (res.status >= 400) expect(typeof (JSON.parse(text) as { error?: { code?: unknown } }).error?.code, what).toBe("string");
+          }
+        }
+      }
+    } finally {
+      if (bench === undefined) delete process.env.PLANDESK_BENCH;
+      else process.env.PLANDESK_BENCH = bench;
+    }
+  });
+});
+
 describe("hostile values stay on the record", () => {
   it("a refusal of a path value holding NUL or 5,000 characters is audited, bounded, on both databases", async () => {
     const e = ENDPOINTS.find((x) => x.method === "POST" && x.path === "/api/runs/{runId}/steps/{stepId}/reconcile")!;
@@ -306,6 +392,19 @@ describe("hostile values stay on the record", () => {
       const text = JSON.stringify(events.at(-1)!.data);
       expect(text).not.toContain("\\u0000");
       expect(text.length, text.slice(0, 3000)).toBeLessThan(2_000);
+    }
+  });
+
+  it("a refusal of a run id holding NUL or 5,000 characters is audited too (PostgreSQL cannot compare NUL: it is never looked up)", async () => {
+    const e = ENDPOINTS.find((x) => x.method === "GET" && x.path === "/api/runs/{runId}")!;
+    for (const runId of ["\u0000", "a\u0000b", "r".repeat(5000)]) {
+      const where = { type: { in: ["denied", "refused"] }, actorId: "usr_supervisor" };
+      const before = await prisma.auditEvent.count({ where });
+      expect(await probe(e, { runId }, "", `runId=${JSON.stringify(runId.slice(0, 20))}`)).toBe(404);
+      const events = await prisma.auditEvent.findMany({ where, orderBy: { seq: "asc" } });
+      expect(events.length, "the refusal is on the record").toBe(before + 1);
+      expect(events.at(-1)!.runId).toBeNull();
+      expect(JSON.stringify(events.at(-1)!.data)).not.toContain("\\u0000");
     }
   });
 });

@@ -48,7 +48,8 @@ export function withPolicyDeadlines(
 /**
  * How far ahead a delivery may be rescheduled: a window may end at most this many days after
  * today's UTC date (366: one year ahead, a leap day included). Beyond it the step is refused with
- * `window_beyond_horizon` (a date like 9999-12-31 is a typo or a trick, never a plan). This is the
+ * `window_beyond_horizon` (a date like 9999-12-31 is a typo or a trick, never a plan), and so is
+ * any date argument of an imported tool (`date_beyond_horizon`, lib/tools/json-schema-tool.ts). This is the
  * default of the gate-policy setting `dateHorizonDays` (a rule sets it for the steps it governs,
  * between 1 and {@link MAX_DATE_HORIZON_DAYS}); the validator passes it as
  * `BoundsContext.dateHorizonDays`.

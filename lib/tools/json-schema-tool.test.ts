@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toolNames } from "./builtin-tools";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions, fieldsFromSchema, gateFromAnnotations, normaliseInputSchema, toolFromSpec, type ImportedToolSpec } from "./json-schema-tool";
 import { catalogWith } from "./versioned-catalog";
+import { referenceDesk } from "../../testing/fixtures/reference-desk";
 
 const builtIn = new Set<string>(toolNames);
 const schema = {
@@ -120,5 +121,37 @@ describe("tools from JSON Schema", () => {
     expect(c.get("book_inspection")?.effect).toBe("reversible");
     expect(c.get("send_reply")?.effect).toBe("customer_visible");
     expect(c.names()).toEqual([...toolNames, "book_inspection"]);
+  });
+});
+
+describe("an imported tool's date arguments and the date horizon", () => {
+  const now = new Date("2026-04-01T09:00:00Z");
+  const desk = referenceDesk(now);
+  const dated = {
+    type: "object",
+    properties: {
+      visitOn: { type: "string", format: "date" },
+      at: { type: "string", format: "date-time" },
+      stops: { type: "array", items: { $ref: "#/$defs/stop" } },
+    },
+    $defs: { stop: { type: "object", properties: { on: { type: "string", format: "date" }, note: { type: "string" } } } },
+  };
+  const tool = toolFromSpec({ ...draftsFromMcpTools([{ name: "book_visit", inputSchema: dated }], "test", builtIn).drafts[0], catalogVersion: 1 });
+  const beyond = (args: Record<string, unknown>, dateHorizonDays?: number) => tool.checkBounds(args, { desk, now, dateHorizonDays }).map((i) => [i.code, i.path, i.severity]);
+
+  it("refuses a date more than a year ahead by default, at any depth, date or date-time; 9999-12-31 never passes", () => {
+    expect(beyond({ visitOn: "2027-04-02", at: "2027-04-02T23:59:59Z", stops: [{ on: "2027-04-02", note: "2099-01-01 is text, not a date" }] })).toEqual([]);
+    expect(beyond({ visitOn: "9999-12-31", at: "2027-04-03T00:00:00Z", stops: [{ on: "2026-05-01" }, { on: "2027-04-03" }] })).toEqual([
+      ["date_beyond_horizon", "visitOn", "error"],
+      ["date_beyond_horizon", "at", "error"],
+      ["date_beyond_horizon", "stops.1.on", "error"],
+    ]);
+  });
+
+  it("the horizon is the governing rule's setting: 30 days refuses a date 40 days out and keeps one 30 days out", () => {
+    expect(beyond({ visitOn: "2026-05-01" }, 30)).toEqual([]);
+    const [issue] = tool.checkBounds({ visitOn: "2026-05-11" }, { desk, now, dateHorizonDays: 30 });
+    expect(issue).toMatchObject({ code: "date_beyond_horizon", details: { date: "2026-05-11", horizon: "2026-05-01", horizonDays: 30 } });
+    expect(issue.message).toBe("A date may lie at most 30 days ahead (by 2026-05-01, UTC); 2026-05-11 is beyond that");
   });
 });

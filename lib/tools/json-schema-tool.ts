@@ -30,7 +30,9 @@
 import { UNKNOWN_EFFECT } from "../effects/state";
 import { RE2JS } from "re2js";
 import { z } from "zod";
-import type { FieldSpec, GateDefault, ToolDefinition, ToolEffect } from "./types";
+import { RESCHEDULE_HORIZON_DAYS } from "../plan/policy";
+import { daysFromNow, utcDateOf } from "../time/dates";
+import type { BoundsContext, FieldSpec, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
 
 /** A JSON Schema node as imported (plain JSON). */
 export type JsonSchema = { [key: string]: unknown };
@@ -282,8 +284,9 @@ export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
 
 /**
  * The ToolDefinition of an imported tool: its arguments parsed by the zod schema of its input
- * schema; no target in account data, no money, no bound checks of its own (the catalog knows
- * nothing of its semantics — the shape stage, allowlist, authorship and gate still apply).
+ * schema; no target in account data, no money, and one bound check: no date argument beyond the
+ * date horizon ({@link dateHorizonIssues}). The catalog knows nothing else of its semantics — the
+ * shape stage, allowlist, authorship and gate still apply.
  */
 export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
   return {
@@ -298,8 +301,68 @@ export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
     fields: fieldsFromSchema(spec.inputSchema),
     target: () => null,
     amount: () => undefined,
-    checkBounds: () => [],
+    checkBounds: (args, ctx) => dateHorizonIssues(spec.inputSchema, args, ctx),
   };
+}
+
+/**
+ * `date_beyond_horizon` (error) for every date argument of an imported tool — a string whose
+ * schema node says `format: "date"` or `"date-time"`, at any depth (properties, additional
+ * properties, array items, local `$ref`s) — whose UTC calendar date lies more than the date
+ * horizon after today's UTC date (`ctx.dateHorizonDays`: the governing gate-policy rule's
+ * `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts, one year). The tool's
+ * meaning is unknown, but a date like 9999-12-31 is a typo or a trick, never a plan (README,
+ * "Security: limits"). `path` is dotted, relative to the arguments (e.g. "visit.date").
+ */
+export function dateHorizonIssues(schema: JsonSchema, args: unknown, ctx: BoundsContext): ToolIssue[] {
+  const horizonDays = ctx.dateHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
+  let horizon: string | undefined; // computed at the first date found (an invalid clock then fails the stage, closed)
+  const issues: ToolIssue[] = [];
+  const resolve = (node: unknown): JsonSchema | null => {
+    let n = node;
+    for (let hops = 0; hops < 32 && n && typeof n === "object" && typeof (n as JsonSchema).$ref === "string"; hops++) {
+      const ref = (n as JsonSchema).$ref as string;
+      if (!ref.startsWith("#")) return null;
+      n = ref
+        .slice(1)
+        .split("/")
+        .filter(Boolean)
+        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+        .reduce<unknown>((at, k) => (at && typeof at === "object" && Object.prototype.hasOwnProperty.call(at, k) ? (at as JsonSchema)[k] : undefined), schema);
+    }
+    return n && typeof n === "object" && !Array.isArray(n) ? (n as JsonSchema) : null;
+  };
+  const walk = (node: unknown, value: unknown, path: string[]): void => {
+    const s = resolve(node);
+    if (!s) return;
+    if (typeof value === "string" && (s.format === "date" || s.format === "date-time")) {
+      const at = s.format === "date" ? value : new Date(value);
+      const day = typeof at === "string" ? at : Number.isNaN(at.getTime()) ? null : utcDateOf(at);
+      horizon ??= daysFromNow(ctx.now, horizonDays);
+      if (day && day > horizon) {
+        issues.push({
+          code: "date_beyond_horizon",
+          severity: "error",
+          path: path.join("."),
+          message: `A date may lie at most ${horizonDays} days ahead (by ${horizon}, UTC); ${day} is beyond that`,
+          details: { date: day, horizon, horizonDays },
+        });
+      }
+      return;
+    }
+    if (Array.isArray(value)) {
+      if (s.items && typeof s.items === "object" && !Array.isArray(s.items)) value.forEach((v, i) => walk(s.items, v, [...path, String(i)]));
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    const props = (s.properties ?? {}) as JsonSchema;
+    for (const [k, v] of Object.entries(value as JsonSchema)) {
+      if (Object.prototype.hasOwnProperty.call(props, k)) walk(props[k], v, [...path, k]);
+      else if (s.additionalProperties && typeof s.additionalProperties === "object") walk(s.additionalProperties, v, [...path, k]);
+    }
+  };
+  walk(schema, args, []);
+  return issues;
 }
 
 /** An entry of MCP `tools/list` (`result.tools[]`), as far as the import reads it. */

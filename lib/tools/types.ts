@@ -80,8 +80,9 @@ export interface BoundsContext {
   /** The run being validated, when it exists: its own approvals are not money in flight against it. */
   runId?: string;
   /**
-   * Days ahead of today (UTC) a date argument (a rescheduled window's end) may lie: the governing
-   * gate-policy rule's `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS (lib/plan/policy.ts).
+   * Days ahead of today (UTC) a date argument (a rescheduled window's end, an imported tool's
+   * `format: "date"`/`"date-time"` argument) may lie: the governing gate-policy rule's
+   * `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS (lib/plan/policy.ts).
    */
   dateHorizonDays?: number;
 }

@@ -40,6 +40,7 @@ const CORE_ISSUE_CODES = {
   amounts_exceed_balance: { stage: "argument_bounds", severity: "error", meaning: "Several steps together take more than one invoice's open balance (less money in flight)." },
   amount_exceeds_available: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance less what other runs' approvals and claims already hold on it." },
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
+  date_beyond_horizon: { stage: "argument_bounds", severity: "error", meaning: "A date argument of an imported tool (format date or date-time) lies further ahead than the date horizon (the governing gate-policy rule's dateHorizonDays; one year by default)." },
   waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
   // task contract (docs/design.md §1.5)

@@ -6,6 +6,8 @@ import fc from "fast-check";
 import { DEMO_GRANTS, referenceDesk, referenceEditedPlan, referencePlan } from "../../testing/fixtures/reference-desk";
 import { digest } from "../plan/digest";
 import { toolNames } from "../tools/builtin-tools";
+import { draftsFromMcpTools } from "../tools/json-schema-tool";
+import { catalogWith } from "../tools/versioned-catalog";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
@@ -163,6 +165,7 @@ describe("validatePlan: all issues, all stages", () => {
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-04", to: "9999-12-31" } })],
       [plan(step("h", "add_ticket_note", { ...validArgs.add_ticket_note, note: "zero\u200bwidth" }))],
+      [plan(step("v", "book_visit", { visitOn: "9999-12-31" })), { catalog: datedCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "book_visit"] }],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
       [move({}), { desk: withShipmentStatus("sh_5521", "cancelled") }],
@@ -220,6 +223,12 @@ describe("validatePlan: all issues, all stages", () => {
     }
   });
 });
+
+/** A catalog with one imported tool taking a date argument (`visitOn`, format date). */
+const datedCatalog = catalogWith(
+  draftsFromMcpTools([{ name: "book_visit", inputSchema: { type: "object", properties: { visitOn: { type: "string", format: "date" } }, required: ["visitOn"] } }], "test", new Set(toolNames)).drafts.map((d) => ({ ...d, catalogVersion: 1 })),
+  1,
+);
 
 /** Money another run's approval holds on an invoice (money in flight). */
 function hold(runId: string, minor: number): MoneyHold {

@@ -181,7 +181,9 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   const ctx = currentRequest();
   if (!ctx?.actor || ctx.refusalRecorded || ctx.denialHandled || err.status === 401 || err.status === 403 || err.status >= 500) return;
   try {
-    const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
+    // a path value no run id can be (NUL, which PostgreSQL cannot even compare, or thousands of characters) names no run
+    const candidate = ctx.params.runId;
+    const runId = candidate && candidate.length <= 200 && !candidate.includes("\u0000") && (await prisma.run.count({ where: { id: candidate } })) ? candidate : null;
     const action = recordable(`${ctx.method} ${ctx.path}`);
     const stepId = ctx.params.stepId ? { stepId: recordable(ctx.params.stepId) } : {};
     if (err.status === 404) {
@@ -204,7 +206,9 @@ async function auditUnrecordedDenial(err: DomainError): Promise<void> {
     return;
   }
   try {
-    const runId = ctx.params.runId && (await prisma.run.count({ where: { id: ctx.params.runId } })) ? ctx.params.runId : null;
+    // a path value no run id can be (NUL, which PostgreSQL cannot even compare, or thousands of characters) names no run
+    const candidate = ctx.params.runId;
+    const runId = candidate && candidate.length <= 200 && !candidate.includes("\u0000") && (await prisma.run.count({ where: { id: candidate } })) ? candidate : null;
     await appendAudit(prisma, {
       runId,
       type: "denied",

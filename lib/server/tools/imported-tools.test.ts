@@ -135,3 +135,28 @@ describe("tool catalog imported from a local MCP server", () => {
     expect(await prisma.toolCatalogVersion.count()).toBe(before);
   });
 });
+
+describe("an imported tool's hostile schema and dates, through a submission (SQLite and PostgreSQL)", () => {
+  it('a pattern "(a+)+$" is judged on RE2: 50,000 characters that do not match are refused at once, a match is stored', async () => {
+    // print_label (a tool the delivery-exception intent of task_74991 permits) gets a label with that pattern
+    const payload = { tools: [{ name: "print_label", inputSchema: { type: "object", properties: { copies: { type: "integer", minimum: 1 }, label: { type: "string", pattern: "(a+)+$" } }, required: ["copies", "label"] } }] };
+    expect(await importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "redos", payload })).toMatchObject({ changed: ["print_label"] });
+    const agent = await demoAgent();
+    await setAgentAllowedTools(admin, agent.id, [...agent.allowedTools, "print_label"]);
+    const label = (text: string) => ({ id: "s_label", tool: "print_label", args: { copies: 1, label: text }, rationale: "The parcel needs a new label." });
+    const started = Date.now();
+    const err = await refused(submitRun(await demoAgent(), "task_74991", { taskRevision: 1, steps: [label(`${"a".repeat(50_000)}!`)] }, null));
+    expect(Date.now() - started).toBeLessThan(2_000); // a backtracking engine would not finish 50,000 characters in a lifetime
+    expect((err.details.issues as { code: string; path: string }[]).map((i) => [i.code, i.path])).toEqual([["invalid_format", "steps.0.args.label"]]);
+    const { run } = await submitRun(await demoAgent(), "task_74991", { taskRevision: 1, steps: [label("a".repeat(50_000))], addition: true }, null);
+    expect(run.steps[0].args).toEqual({ copies: 1, label: "a".repeat(50_000) });
+  });
+
+  it("a date argument beyond the date horizon (one year by default) is refused: book_inspection on 9999-12-31", async () => {
+    const err = await refused(submitRun(await demoAgent(), "task_74991", { taskRevision: 1, steps: [inspection({ inspectors: 2, date: "9999-12-31" })] }, null));
+    expect(err.code).toBe("validation_failed");
+    expect(err.details.issues).toEqual([expect.objectContaining({ stage: "argument_bounds", code: "date_beyond_horizon", severity: "error", path: "steps.0.args.date", details: { date: "9999-12-31", horizon: day(366), horizonDays: 366 } })]);
+    const { run } = await submitRun(await demoAgent(), "task_74991", { taskRevision: 1, steps: [inspection({ inspectors: 2, date: day(300) })], addition: true }, null);
+    expect(run.steps[0].args.date).toBe(day(300));
+  });
+});
