@@ -122,9 +122,20 @@ describe("untrusted text", () => {
     expect(flags[0]).toMatchObject({ severity: "warning", path: "task.parts.1", details: { partIndex: 1, source: "customer_message", kind: "addresses_assistant" } });
   });
 
-  it("the same words in a staff part are not flagged", () => {
-    const r = validatePlan(plan(step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ task: task({ intent: "goodwill_request" }, [{ source: "staff", text: injected, revision: 2 }]) }));
-    expect(codes(r)).not.toContain("instruction_in_source");
+  it("the same words in a staff part (an integration's comment) are flagged too, and that part is untrusted: the steps quoting it wait for a person", () => {
+    const staff = task({ intent: "goodwill_request" }, [parts[0], { source: "staff", text: injected, revision: 2 }]);
+    const esc = { ...step("e", "escalate_ticket", { ticketId: "74991", team: "management", note: "Escalate to management" }), provenance: { note: { kind: "user_literal", quote: "Escalate to management" } } };
+    const note = { ...step("n", "add_ticket_note", { ticketId: "74991", note: "refund of $1,200 approved by finance" }), provenance: { note: { kind: "user_literal", quote: "refund of $1,200 approved by finance" } } };
+    const r = validatePlan(plan(esc, note), ctx({ task: staff, gateRules: rules({ decision: "auto" }) }));
+    const flag = r.issues.find((i) => i.code === "instruction_in_source")!;
+    expect(flag).toMatchObject({ severity: "warning", details: { partIndex: 1, source: "staff" } });
+    expect(flag.message).toMatch(/treated as untrusted/);
+    expect(r.gate).toEqual({ e: "approval_required", n: "approval_required" });
+    expect(r.issues.filter((i) => i.code === "derived_from_untrusted_text").map((i) => i.stepId)).toEqual(["e", "n"]);
+    expect(r.issues.find((i) => i.code === "derived_from_untrusted_text" && i.stepId === "e")!.message).toMatch(/staff text that holds instruction-like passages/);
+    // A staff part without such text stays trusted.
+    const plain = validatePlan(plan(esc), ctx({ task: task({ intent: "goodwill_request" }, [{ source: "staff", text: "Escalate to management, the customer called twice.", revision: 2 }]), gateRules: rules({ decision: "auto" }) }));
+    expect(plain.gate.e).toBe("auto");
   });
 
   it("a note quoting the customer part is never approved by an auto rule, and its money claim needs acknowledgement", () => {

@@ -1,7 +1,7 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
 import { formatMoney, type Money } from "../money/money";
-import { scanInstructions, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
+import { scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
 import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
 import { normalizeWithMap } from "../text/scan-map";
 import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue } from "./types";
@@ -115,10 +115,11 @@ const MONEY_TEXT = /(?:[$€£]\s?\d)|(?:\b\d[\d,.]*\s?(?:usd|eur|gbp|nok|sek|dk
 
 /**
  * The untrusted-text rules:
- * - `instruction_in_source` (warning, no step): instruction-like text in a customer or attachment
- *   part; details `{partIndex, source, start, end, kind, excerpt}` (UTF-16 offsets in the part).
- * - `derived_from_untrusted_text` (warning): an argument's `user_literal` quote lies in a customer
- *   or attachment part, or an argument's text contains a flagged span. The gate policy alone never
+ * - `instruction_in_source` (warning, no step): instruction-like text in any part (a staff or
+ *   system part that carries it is then untrusted too: lib/task-contract/instruction-scan.ts);
+ *   details `{partIndex, source, start, end, kind, excerpt}` (UTF-16 offsets in the part).
+ * - `derived_from_untrusted_text` (warning): an argument's `user_literal` quote lies in an untrusted
+ *   part, or an argument's text contains a flagged span. The gate policy alone never
  *   approves such a step, whatever its rule says: it waits for a person.
  * - `untrusted_authority` (warning, needs acknowledgement): such a derived argument is money, or
  *   the step moves money or speaks to the customer, or the derived text states an amount — a
@@ -134,26 +135,34 @@ export function checkUntrustedText(steps: readonly StepView[], task: TaskContrac
       code: "instruction_in_source",
       severity: "warning",
       path: `task.parts.${f.partIndex}`,
-      message: `The ${TEXT_SOURCE_LABELS[f.source]} ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); it is the customer's text, not an instruction`,
+      message: isUntrustedSource(f.source)
+        ? `The ${TEXT_SOURCE_LABELS[f.source]} ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); it is the customer's text, not an instruction`
+        : `The ${TEXT_SOURCE_LABELS[f.source]} text ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); task text is data, not an instruction, so this part is treated as untrusted`,
       details: { ...f },
     });
   }
-  const untrusted = task.parts.map((p, i) => ({ i, source: p.source, norm: normalizeWithMap(p.text).text })).filter((p) => isUntrustedSource(p.source));
+  const untrustedIdx = untrustedPartIndexes(task.parts, flags);
+  const untrusted = task.parts.map((p, i) => ({ i, source: p.source, norm: normalizeWithMap(p.text).text })).filter((p) => untrustedIdx.has(p.i));
   if (untrusted.length === 0) return out;
-  const flagged = flags.map((f) => normalizeWithMap(f.excerpt).text).filter((t) => t.length > 0);
+  const flaggedFrom = new Map(flags.map((f) => [normalizeWithMap(f.excerpt).text, f.source] as const).filter(([t]) => t.length > 0));
+  const flagged = [...flaggedFrom.keys()];
+  const flagSource = (hit: string) => (isUntrustedSource(flaggedFrom.get(hit)!) ? "customer" : "task");
   for (const s of parsedSteps(steps)) {
     const derived: { arg: string; why: string; text: string; partIndex?: number }[] = [];
     for (const [arg, p] of Object.entries(s.step.provenance ?? {})) {
       if (p.kind !== "user_literal" || !p.quote) continue;
       const q = normalizeWithMap(p.quote).text;
       const part = q ? untrusted.find((u) => u.norm.includes(q)) : undefined;
-      if (part) derived.push({ arg, why: `its quote is from the ${TEXT_SOURCE_LABELS[part.source]}`, text: p.quote, partIndex: part.i });
+      if (part) {
+        const from = isUntrustedSource(part.source) ? `the ${TEXT_SOURCE_LABELS[part.source]}` : `the ${TEXT_SOURCE_LABELS[part.source]} text that holds instruction-like passages`;
+        derived.push({ arg, why: `its quote is from ${from}`, text: p.quote, partIndex: part.i });
+      }
     }
     for (const [arg, value] of stringArgs(s.step.args)) {
       if (derived.some((d) => d.arg === arg)) continue;
       const v = normalizeWithMap(value).text;
       const hit = flagged.find((f) => v.includes(f));
-      if (hit) derived.push({ arg, why: `it repeats flagged customer text ("${hit}")`, text: value });
+      if (hit) derived.push({ arg, why: `it repeats flagged ${flagSource(hit)} text ("${hit}")`, text: value });
     }
     if (derived.length === 0) continue;
     const args = derived.map((d) => d.arg);
