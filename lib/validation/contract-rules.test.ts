@@ -94,6 +94,28 @@ describe("task contract: constraints", () => {
     expect(codes(ok)).toEqual(["cross_account_target"]);
   });
 
+  it("without accounts in scope, the agent's submission may not write beyond the ticket's account; a person's edit keeps the acknowledgement", () => {
+    const noScope = task({ intent: "delivery_exception" });
+    const agent = validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope }));
+    expect(agent.ok).toBe(false);
+    expect(only(agent, "outside_task_accounts")).toMatchObject({ severity: "error", stepId: "r", details: { accountId: "acc_halvorsen", accountsInScope: ["acc_nordkapp"], defaultScope: true } });
+    expect(only(agent, "outside_task_accounts").message).toBe(
+      "This step writes to Halvorsen Freight; the task is about Nordkapp Logistics (the account on ticket #74991), and an agent's plan may not write to another account",
+    );
+    // The same step added by a person (the reference case's edit), and a stored plan checked again: the acknowledgement as before.
+    const byPerson = { ...refund(500, "in_74119"), author: { kind: "user", userId: "usr_senior" } };
+    const edit = validatePlan(plan(byPerson), ctx({ task: noScope, phase: "edit" }));
+    expect(edit.ok).toBe(true);
+    expect(codes(edit)).toEqual(["cross_account_target"]);
+    expect(codes(validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope, phase: "recheck" })))).toEqual(["cross_account_target"]);
+    // A rule may let a supervisor decide it.
+    const supervised = validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope, gateRules: rules({ decision: "one", allowOutsideContract: "supervisor" }) }));
+    expect(supervised.ok).toBe(true);
+    expect(only(supervised, "outside_task_accounts")).toMatchObject({ severity: "warning", details: { decisionBy: "supervisor", defaultScope: true } });
+    // Writes to the ticket's own account pass.
+    expect(validatePlan(plan(refund(500)), ctx({ task: noScope })).ok).toBe(true);
+  });
+
   it("a supervisor may be allowed to decide a write outside the accounts in scope", () => {
     const own = task({ intent: "delivery_exception", constraints: { accountsInScope: ["acc_nordkapp"] } });
     const r = validatePlan(plan(refund(500, "in_74119")), ctx({ task: own, gateRules: rules({ decision: "one", allowOutsideContract: "supervisor" }) }));

@@ -4,7 +4,7 @@ import { formatMoney, type Money } from "../money/money";
 import { scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
 import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
 import { normalizeWithMap } from "../text/scan-map";
-import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue } from "./types";
+import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue, type ValidationPhase } from "./types";
 
 /** Codes a gate-policy rule may turn from a refusal into a supervisor's decision. */
 export const SUPERVISOR_DECIDABLE_CODES = ["outside_task_intent", "outside_task_accounts"] as const;
@@ -30,12 +30,16 @@ const issue = (s: ParsedStepView, code: string, path: string, message: string, d
  * - `over_compensation_cap`: the money the plan's steps move, summed in step order, goes over the
  *   cap (or is in another currency than the cap); the step that crosses it carries the error;
  * - `refund_forbidden_by_task`: a refund tool under "no refund";
- * - `outside_task_accounts`: the step writes to an account not among the accounts in scope.
+ * - `outside_task_accounts`: the step writes to an account not among the accounts in scope; a
+ *   contract without `accountsInScope` scopes the agent's own steps of a submission (`phase`
+ *   "submit", author model) to the ticket's account (`details.defaultScope`), while a person's
+ *   step keeps the acknowledgement of ./task-contract.ts (`cross_account_target`) and a stored plan
+ *   checked again is judged as it was accepted.
  * `outside_task_intent` and `outside_task_accounts` become a warning that needs acknowledgement,
  * with `details.decisionBy: "supervisor"`, when the governing gate-policy rule allows it
  * (`supervisorMayAllow`). No contract: no issue.
  */
-export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext): ValidationIssue[] {
+export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext, phase: ValidationPhase = "recheck"): ValidationIssue[] {
   const { contract, intent } = task;
   if (!contract) return [];
   const c = contract.constraints;
@@ -89,10 +93,13 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
     if (c.noRefund && REFUND_TOOLS.includes(s.tool.name)) {
       out.push(issue(s, "refund_forbidden_by_task", `${s.path}.tool`, "The task says no refund; this step refunds money", { constraint: "noRefund", tool: s.tool.name }));
     }
-    if (c.accountsInScope) {
+    // Without a stated scope the task's account is the ticket's: the agent's own submission may not
+    // write beyond it; a person's edit keeps the approver's acknowledgement (cross_account_target).
+    const scope = c.accountsInScope ?? (phase === "submit" && s.step.author.kind === "model" ? [desk.ticket.accountId] : undefined);
+    if (scope) {
       const target = s.tool.target(s.step.args, desk);
       const accountId = target ? accountIdOf(desk, target.kind, target.id) : undefined;
-      if (accountId !== undefined && !c.accountsInScope.includes(accountId)) {
+      if (accountId !== undefined && !scope.includes(accountId)) {
         const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id`)?.name;
         out.push(
           supervised(
@@ -100,8 +107,10 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
               s,
               "outside_task_accounts",
               argPath ? `${s.path}.args.${argPath}` : `${s.path}.args`,
-              `This step writes to ${accountName(desk, accountId)}, which is not among the task's accounts (${c.accountsInScope.map((a) => accountName(desk, a)).join(", ")})`,
-              { accountId, accountsInScope: c.accountsInScope },
+              c.accountsInScope
+                ? `This step writes to ${accountName(desk, accountId)}, which is not among the task's accounts (${scope.map((a) => accountName(desk, a)).join(", ")})`
+                : `This step writes to ${accountName(desk, accountId)}; the task is about ${accountName(desk, desk.ticket.accountId)} (the account on ticket #${desk.ticket.id}), and an agent's plan may not write to another account`,
+              { accountId, accountsInScope: scope, ...(c.accountsInScope ? {} : { defaultScope: true }) },
             ),
           ),
         );

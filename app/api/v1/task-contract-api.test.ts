@@ -145,6 +145,23 @@ describe("case 3: a plan outside the task's contract", () => {
     expect(after).toEqual(before);
   });
 
+  it("case 5: the agent's refund on another account's invoice is refused by default (no accounts in scope: the ticket's account)", async () => {
+    const res = await submit("task_74991", [
+      {
+        id: "r",
+        tool: "issue_refund",
+        args: { invoiceId: "in_74119", amount: { minor: 10000, currency: "USD" }, reason: "Missed delivery window" },
+        title: "Refund for the missed window",
+        evidence: [{ recordType: "ticket", recordId: "74991" }],
+        risk: "Money leaves the company",
+        stopCondition: "The invoice was paid meanwhile",
+      },
+    ]);
+    expect(res.status).toBe(422);
+    const issue = (res.body.error.issues as Json[]).find((i) => i.code === "outside_task_accounts");
+    expect(issue).toMatchObject({ severity: "error", stepId: "r", details: { accountId: "acc_halvorsen", accountsInScope: ["acc_nordkapp"], defaultScope: true } });
+  });
+
   it("an agent key may not post a revision", async () => {
     const res = await call("POST", "/api/v1/tasks/task_75012/revisions", { contract: null });
     expect(res.status).toBe(403);
