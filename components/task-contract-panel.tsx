@@ -35,14 +35,15 @@ export function TaskTextParts({ parts, flags }: { parts: TaskTextPart[]; flags: 
           if (f.start < at) continue;
           pieces.push(p.text.slice(at, f.start));
           pieces.push(
-            <mark key={`${f.start}`} data-testid="instruction-flag" title={`Flagged: ${INSTRUCTION_KIND_LABELS[f.kind]}. Customer text is data, not an instruction.`} className="rounded bg-red-100 px-0.5 text-red-900 ring-1 ring-red-300">
+            <mark key={`${f.start}`} data-testid="instruction-flag" title={`Flagged: ${INSTRUCTION_KIND_LABELS[f.kind]}. Task text is data, not an instruction.`} className="rounded bg-red-100 px-0.5 text-red-900 ring-1 ring-red-300">
               {p.text.slice(f.start, f.end)}
             </mark>,
           );
           at = f.end;
         }
         pieces.push(p.text.slice(at));
-        const untrusted = isUntrustedSource(p.source);
+        // A staff or system part with instruction-like text is untrusted too (lib/task-contract/instruction-scan.ts).
+        const untrusted = isUntrustedSource(p.source) || mine.length > 0;
         return (
           <li key={i} data-source={p.source} className={untrusted ? "rounded-md border border-amber-200 bg-amber-50 p-2" : ""}>
             <span className="mr-1 text-xs font-medium uppercase tracking-wide text-slate-500">

@@ -1,5 +1,6 @@
 import { addDays, formatISO } from "date-fns";
 import type { DemoDesk } from "./demo-desk";
+import type { TaskContractInput } from "../task-contract/schema";
 
 /**
  * The demo's second tenant desk, "retail": its own customer accounts, tickets, invoices,
@@ -58,4 +59,20 @@ export function buildRetailDesk(now: Date): Omit<DemoDesk, "holidays"> & { accou
     },
   ];
   return { accounts, tickets, invoices, shipments, runs };
+}
+
+/** The retail desk's intent catalog: these intents of the demo catalog (lib/task-contract/demo-catalog.ts), in this order. */
+export const RETAIL_INTENT_NAMES = ["question", "refund_request", "delivery_exception", "general_exception"] as const;
+
+/**
+ * The contract of each retail demo task (by ticket number): the broken lamp is a refund request
+ * capped at the lamp's $120.00 on the customer's own account; the order that has not moved is a
+ * delivery exception; the invoice copy a general exception (other suites edit its plans freely).
+ */
+export function retailContracts(): Record<string, TaskContractInput> {
+  return {
+    "81001": { intent: "refund_request", constraints: { compensationCap: { minor: 12000, currency: "USD" }, accountsInScope: ["acc_brightside"] } },
+    "81002": { intent: "delivery_exception", constraints: { noRefund: true } },
+    "81003": { intent: "general_exception", constraints: {} },
+  };
 }

@@ -167,7 +167,17 @@ export function describeRequirement(r: {
 }): string {
   const parts = [describeDecision(r)];
   if (r.allowOutsideContract === "supervisor") parts.push("a supervisor decides steps outside the task contract");
+  parts.push(...describeAsks(r));
+  return parts.join(" · ");
+}
+
+/**
+ * What a rule asks of the steps it governs besides its decision, for people: the required fields
+ * ("requires title, evidence") and a date horizon other than the default ("horizon 30 days"); [] for none.
+ */
+export function describeAsks(r: { requiredFields?: readonly (typeof REQUIRABLE_FIELDS)[number][]; dateHorizonDays?: number | null }): string[] {
+  const parts: string[] = [];
   if (r.requiredFields?.length) parts.push(`requires ${r.requiredFields.map((f) => FIELD_WORDS[f]).join(", ")}`);
   if (r.dateHorizonDays != null) parts.push(`horizon ${r.dateHorizonDays} days`);
-  return parts.join(" · ");
+  return parts;
 }

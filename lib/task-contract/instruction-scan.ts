@@ -92,13 +92,15 @@ export function scanInstructionText(text: string): { start: number; end: number;
 }
 
 /**
- * Flags instruction-like text in the untrusted parts (customer messages, attachments) of a task's
- * text; staff and system parts are not scanned. `partIndex` is the part's index in `parts`.
+ * Flags instruction-like text in every part of a task's text. Customer messages and attachments are
+ * untrusted anyway; a staff or system part is scanned too, because its source is only what the
+ * integration says (a ticket comment posted as `comment` is recorded as staff text, and is often a
+ * customer's words pasted) — a part that carries such text is then untrusted as well
+ * ({@link untrustedPartIndexes}). `partIndex` is the part's index in `parts`.
  */
 export function scanInstructions(parts: readonly Pick<TaskTextPart, "source" | "text">[]): InstructionFlag[] {
   const flags: InstructionFlag[] = [];
   parts.forEach((p, partIndex) => {
-    if (!isUntrustedSource(p.source)) return;
     for (const h of scanInstructionText(p.text)) {
       flags.push({ partIndex, source: p.source, start: h.start, end: h.end, kind: h.kind, excerpt: p.text.slice(h.start, h.end) });
     }
@@ -113,3 +115,16 @@ export const INSTRUCTION_KIND_LABELS: Record<InstructionKind, string> = {
   claims_approval: "claims an approval",
   claims_role: "claims a role or system authority",
 };
+
+/**
+ * The indexes of the parts whose text is untrusted: customer messages and attachments
+ * (isUntrustedSource), and any other part that `flags` (scanInstructions of the same parts) found
+ * instruction-like text in. A step quoting such a part is never approved by the gate policy alone.
+ */
+export function untrustedPartIndexes(parts: readonly Pick<TaskTextPart, "source">[], flags: readonly Pick<InstructionFlag, "partIndex">[]): Set<number> {
+  const out = new Set(flags.map((f) => f.partIndex));
+  parts.forEach((p, i) => {
+    if (isUntrustedSource(p.source)) out.add(i);
+  });
+  return out;
+}

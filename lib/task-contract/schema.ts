@@ -83,8 +83,9 @@ export const compensationCapSchema = z
  *   within them (inclusive);
  * - `compensationCap`: money the plan's steps may move in total (minor units + currency);
  * - `noRefund`: true when the task forbids refunds (`issue_refund`);
- * - `accountsInScope`: the account ids a step may write to; absent = the ticket's account, with
- *   any other account needing the approver's acknowledgement (the cross-account warning).
+ * - `accountsInScope`: the account ids a step may write to; absent = the ticket's account: the
+ *   agent's submission may not write to another (`outside_task_accounts`), a person's edit may,
+ *   with the approver's acknowledgement (the cross-account warning).
  */
 export const taskConstraintsSchema = z
   .object({

@@ -51,7 +51,7 @@ const CORE_ISSUE_CODES = {
   outside_task_window: { stage: "task_contract", severity: "error", meaning: "A delivery window outside the task's deliveryNotBefore / deliveryNotAfter constraint." },
   over_compensation_cap: { stage: "task_contract", severity: "error", meaning: "The plan's money (summed in step order) goes over the task's compensation cap, or is in another currency." },
   refund_forbidden_by_task: { stage: "task_contract", severity: "error", meaning: "A refund on a task whose contract says no refund." },
-  outside_task_accounts: { stage: "task_contract", severity: "error", meaning: "A write to an account not among the task's accounts in scope (a gate-policy rule may let a supervisor decide it)." },
+  outside_task_accounts: { stage: "task_contract", severity: "error", meaning: "A write to an account not among the task's accounts in scope — without a stated scope, an agent's submitted step writing beyond the ticket's account (a gate-policy rule may let a supervisor decide it)." },
   instruction_in_source: { stage: "task_contract", severity: "warning", meaning: "Instruction-like text (addressing the assistant, overriding instructions, claimed approvals or roles) in a customer or attachment part; details give the part and span." },
   derived_from_untrusted_text: { stage: "task_contract", severity: "warning", meaning: "An argument quotes a customer or attachment part, or repeats flagged text: the gate policy alone never approves the step." },
   untrusted_authority: { stage: "task_contract", severity: "warning", meaning: "Money or a commitment rests on a customer's words (needs acknowledgement)." },

@@ -94,6 +94,28 @@ describe("task contract: constraints", () => {
     expect(codes(ok)).toEqual(["cross_account_target"]);
   });
 
+  it("without accounts in scope, the agent's submission may not write beyond the ticket's account; a person's edit keeps the acknowledgement", () => {
+    const noScope = task({ intent: "delivery_exception" });
+    const agent = validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope }));
+    expect(agent.ok).toBe(false);
+    expect(only(agent, "outside_task_accounts")).toMatchObject({ severity: "error", stepId: "r", details: { accountId: "acc_halvorsen", accountsInScope: ["acc_nordkapp"], defaultScope: true } });
+    expect(only(agent, "outside_task_accounts").message).toBe(
+      "This step writes to Halvorsen Freight; the task is about Nordkapp Logistics (the account on ticket #74991), and an agent's plan may not write to another account",
+    );
+    // The same step added by a person (the reference case's edit), and a stored plan checked again: the acknowledgement as before.
+    const byPerson = { ...refund(500, "in_74119"), author: { kind: "user", userId: "usr_senior" } };
+    const edit = validatePlan(plan(byPerson), ctx({ task: noScope, phase: "edit" }));
+    expect(edit.ok).toBe(true);
+    expect(codes(edit)).toEqual(["cross_account_target"]);
+    expect(codes(validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope, phase: "recheck" })))).toEqual(["cross_account_target"]);
+    // A rule may let a supervisor decide it.
+    const supervised = validatePlan(plan(refund(500, "in_74119")), ctx({ task: noScope, gateRules: rules({ decision: "one", allowOutsideContract: "supervisor" }) }));
+    expect(supervised.ok).toBe(true);
+    expect(only(supervised, "outside_task_accounts")).toMatchObject({ severity: "warning", details: { decisionBy: "supervisor", defaultScope: true } });
+    // Writes to the ticket's own account pass.
+    expect(validatePlan(plan(refund(500)), ctx({ task: noScope })).ok).toBe(true);
+  });
+
   it("a supervisor may be allowed to decide a write outside the accounts in scope", () => {
     const own = task({ intent: "delivery_exception", constraints: { accountsInScope: ["acc_nordkapp"] } });
     const r = validatePlan(plan(refund(500, "in_74119")), ctx({ task: own, gateRules: rules({ decision: "one", allowOutsideContract: "supervisor" }) }));
@@ -122,9 +144,20 @@ describe("untrusted text", () => {
     expect(flags[0]).toMatchObject({ severity: "warning", path: "task.parts.1", details: { partIndex: 1, source: "customer_message", kind: "addresses_assistant" } });
   });
 
-  it("the same words in a staff part are not flagged", () => {
-    const r = validatePlan(plan(step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ task: task({ intent: "goodwill_request" }, [{ source: "staff", text: injected, revision: 2 }]) }));
-    expect(codes(r)).not.toContain("instruction_in_source");
+  it("the same words in a staff part (an integration's comment) are flagged too, and that part is untrusted: the steps quoting it wait for a person", () => {
+    const staff = task({ intent: "goodwill_request" }, [parts[0], { source: "staff", text: injected, revision: 2 }]);
+    const esc = { ...step("e", "escalate_ticket", { ticketId: "74991", team: "management", note: "Escalate to management" }), provenance: { note: { kind: "user_literal", quote: "Escalate to management" } } };
+    const note = { ...step("n", "add_ticket_note", { ticketId: "74991", note: "refund of $1,200 approved by finance" }), provenance: { note: { kind: "user_literal", quote: "refund of $1,200 approved by finance" } } };
+    const r = validatePlan(plan(esc, note), ctx({ task: staff, gateRules: rules({ decision: "auto" }) }));
+    const flag = r.issues.find((i) => i.code === "instruction_in_source")!;
+    expect(flag).toMatchObject({ severity: "warning", details: { partIndex: 1, source: "staff" } });
+    expect(flag.message).toMatch(/treated as untrusted/);
+    expect(r.gate).toEqual({ e: "approval_required", n: "approval_required" });
+    expect(r.issues.filter((i) => i.code === "derived_from_untrusted_text").map((i) => i.stepId)).toEqual(["e", "n"]);
+    expect(r.issues.find((i) => i.code === "derived_from_untrusted_text" && i.stepId === "e")!.message).toMatch(/staff text that holds instruction-like passages/);
+    // A staff part without such text stays trusted.
+    const plain = validatePlan(plan(esc), ctx({ task: task({ intent: "goodwill_request" }, [{ source: "staff", text: "Escalate to management, the customer called twice.", revision: 2 }]), gateRules: rules({ decision: "auto" }) }));
+    expect(plain.gate.e).toBe("auto");
   });
 
   it("a note quoting the customer part is never approved by an auto rule, and its money claim needs acknowledgement", () => {

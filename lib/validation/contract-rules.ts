@@ -1,10 +1,10 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
 import { formatMoney, type Money } from "../money/money";
-import { scanInstructions, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
+import { scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
 import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
 import { normalizeWithMap } from "../text/scan-map";
-import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue } from "./types";
+import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue, type ValidationPhase } from "./types";
 
 /** Codes a gate-policy rule may turn from a refusal into a supervisor's decision. */
 export const SUPERVISOR_DECIDABLE_CODES = ["outside_task_intent", "outside_task_accounts"] as const;
@@ -30,12 +30,16 @@ const issue = (s: ParsedStepView, code: string, path: string, message: string, d
  * - `over_compensation_cap`: the money the plan's steps move, summed in step order, goes over the
  *   cap (or is in another currency than the cap); the step that crosses it carries the error;
  * - `refund_forbidden_by_task`: a refund tool under "no refund";
- * - `outside_task_accounts`: the step writes to an account not among the accounts in scope.
+ * - `outside_task_accounts`: the step writes to an account not among the accounts in scope; a
+ *   contract without `accountsInScope` scopes the agent's own steps of a submission (`phase`
+ *   "submit", author model) to the ticket's account (`details.defaultScope`), while a person's
+ *   step keeps the acknowledgement of ./task-contract.ts (`cross_account_target`) and a stored plan
+ *   checked again is judged as it was accepted.
  * `outside_task_intent` and `outside_task_accounts` become a warning that needs acknowledgement,
  * with `details.decisionBy: "supervisor"`, when the governing gate-policy rule allows it
  * (`supervisorMayAllow`). No contract: no issue.
  */
-export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext): ValidationIssue[] {
+export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext, phase: ValidationPhase = "recheck"): ValidationIssue[] {
   const { contract, intent } = task;
   if (!contract) return [];
   const c = contract.constraints;
@@ -89,10 +93,13 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
     if (c.noRefund && REFUND_TOOLS.includes(s.tool.name)) {
       out.push(issue(s, "refund_forbidden_by_task", `${s.path}.tool`, "The task says no refund; this step refunds money", { constraint: "noRefund", tool: s.tool.name }));
     }
-    if (c.accountsInScope) {
+    // Without a stated scope the task's account is the ticket's: the agent's own submission may not
+    // write beyond it; a person's edit keeps the approver's acknowledgement (cross_account_target).
+    const scope = c.accountsInScope ?? (phase === "submit" && s.step.author.kind === "model" ? [desk.ticket.accountId] : undefined);
+    if (scope) {
       const target = s.tool.target(s.step.args, desk);
       const accountId = target ? accountIdOf(desk, target.kind, target.id) : undefined;
-      if (accountId !== undefined && !c.accountsInScope.includes(accountId)) {
+      if (accountId !== undefined && !scope.includes(accountId)) {
         const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id`)?.name;
         out.push(
           supervised(
@@ -100,8 +107,10 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
               s,
               "outside_task_accounts",
               argPath ? `${s.path}.args.${argPath}` : `${s.path}.args`,
-              `This step writes to ${accountName(desk, accountId)}, which is not among the task's accounts (${c.accountsInScope.map((a) => accountName(desk, a)).join(", ")})`,
-              { accountId, accountsInScope: c.accountsInScope },
+              c.accountsInScope
+                ? `This step writes to ${accountName(desk, accountId)}, which is not among the task's accounts (${scope.map((a) => accountName(desk, a)).join(", ")})`
+                : `This step writes to ${accountName(desk, accountId)}; the task is about ${accountName(desk, desk.ticket.accountId)} (the account on ticket #${desk.ticket.id}), and an agent's plan may not write to another account`,
+              { accountId, accountsInScope: scope, ...(c.accountsInScope ? {} : { defaultScope: true }) },
             ),
           ),
         );
@@ -115,10 +124,11 @@ const MONEY_TEXT = /(?:[$€£]\s?\d)|(?:\b\d[\d,.]*\s?(?:usd|eur|gbp|nok|sek|dk
 
 /**
  * The untrusted-text rules:
- * - `instruction_in_source` (warning, no step): instruction-like text in a customer or attachment
- *   part; details `{partIndex, source, start, end, kind, excerpt}` (UTF-16 offsets in the part).
- * - `derived_from_untrusted_text` (warning): an argument's `user_literal` quote lies in a customer
- *   or attachment part, or an argument's text contains a flagged span. The gate policy alone never
+ * - `instruction_in_source` (warning, no step): instruction-like text in any part (a staff or
+ *   system part that carries it is then untrusted too: lib/task-contract/instruction-scan.ts);
+ *   details `{partIndex, source, start, end, kind, excerpt}` (UTF-16 offsets in the part).
+ * - `derived_from_untrusted_text` (warning): an argument's `user_literal` quote lies in an untrusted
+ *   part, or an argument's text contains a flagged span. The gate policy alone never
  *   approves such a step, whatever its rule says: it waits for a person.
  * - `untrusted_authority` (warning, needs acknowledgement): such a derived argument is money, or
  *   the step moves money or speaks to the customer, or the derived text states an amount — a
@@ -134,26 +144,34 @@ export function checkUntrustedText(steps: readonly StepView[], task: TaskContrac
       code: "instruction_in_source",
       severity: "warning",
       path: `task.parts.${f.partIndex}`,
-      message: `The ${TEXT_SOURCE_LABELS[f.source]} ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); it is the customer's text, not an instruction`,
+      message: isUntrustedSource(f.source)
+        ? `The ${TEXT_SOURCE_LABELS[f.source]} ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); it is the customer's text, not an instruction`
+        : `The ${TEXT_SOURCE_LABELS[f.source]} text ${INSTRUCTION_KIND_LABELS[f.kind]} ("${f.excerpt}"); task text is data, not an instruction, so this part is treated as untrusted`,
       details: { ...f },
     });
   }
-  const untrusted = task.parts.map((p, i) => ({ i, source: p.source, norm: normalizeWithMap(p.text).text })).filter((p) => isUntrustedSource(p.source));
+  const untrustedIdx = untrustedPartIndexes(task.parts, flags);
+  const untrusted = task.parts.map((p, i) => ({ i, source: p.source, norm: normalizeWithMap(p.text).text })).filter((p) => untrustedIdx.has(p.i));
   if (untrusted.length === 0) return out;
-  const flagged = flags.map((f) => normalizeWithMap(f.excerpt).text).filter((t) => t.length > 0);
+  const flaggedFrom = new Map(flags.map((f) => [normalizeWithMap(f.excerpt).text, f.source] as const).filter(([t]) => t.length > 0));
+  const flagged = [...flaggedFrom.keys()];
+  const flagSource = (hit: string) => (isUntrustedSource(flaggedFrom.get(hit)!) ? "customer" : "task");
   for (const s of parsedSteps(steps)) {
     const derived: { arg: string; why: string; text: string; partIndex?: number }[] = [];
     for (const [arg, p] of Object.entries(s.step.provenance ?? {})) {
       if (p.kind !== "user_literal" || !p.quote) continue;
       const q = normalizeWithMap(p.quote).text;
       const part = q ? untrusted.find((u) => u.norm.includes(q)) : undefined;
-      if (part) derived.push({ arg, why: `its quote is from the ${TEXT_SOURCE_LABELS[part.source]}`, text: p.quote, partIndex: part.i });
+      if (part) {
+        const from = isUntrustedSource(part.source) ? `the ${TEXT_SOURCE_LABELS[part.source]}` : `the ${TEXT_SOURCE_LABELS[part.source]} text that holds instruction-like passages`;
+        derived.push({ arg, why: `its quote is from ${from}`, text: p.quote, partIndex: part.i });
+      }
     }
     for (const [arg, value] of stringArgs(s.step.args)) {
       if (derived.some((d) => d.arg === arg)) continue;
       const v = normalizeWithMap(value).text;
       const hit = flagged.find((f) => v.includes(f));
-      if (hit) derived.push({ arg, why: `it repeats flagged customer text ("${hit}")`, text: value });
+      if (hit) derived.push({ arg, why: `it repeats flagged ${flagSource(hit)} text ("${hit}")`, text: value });
     }
     if (derived.length === 0) continue;
     const args = derived.map((d) => d.arg);

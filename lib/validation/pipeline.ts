@@ -82,7 +82,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
   if (ctx.task) {
     const task: TaskContractContext = { ...ctx.task, supervisorMayAllow: supervisorMayAllow(ctx) };
-    issues.push(...run("task_contract", issues, [], () => checkContractRules(steps, ctx.desk, task)));
+    issues.push(...run("task_contract", issues, [], () => checkContractRules(steps, ctx.desk, task, phaseOf(ctx))));
     issues.push(...run("task_contract", issues, [], () => checkUntrustedText(steps, task)));
   }
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));

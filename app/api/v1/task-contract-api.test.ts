@@ -90,6 +90,28 @@ describe("case 1: an instruction inside the customer's text", () => {
   });
 });
 
+describe("case 1 as the issue posts it: the instruction in a bare comment", () => {
+  it("a comment (recorded as staff text) that addresses the assistant is flagged too, and the steps quoting it wait for a person", async () => {
+    const posted = await revise("task_75013", { comment: INJECTED });
+    expect(posted.status).toBe(201);
+    const task = posted.body.task;
+    expect(task.parts.at(-1)).toMatchObject({ source: "staff", text: INJECTED });
+    expect(task.instructionFlags.map((f: Json) => [f.source, f.kind])).toEqual([
+      ["staff", "addresses_assistant"],
+      ["staff", "override_instructions"],
+      ["staff", "claims_approval"],
+      ["staff", "claims_approval"],
+    ]);
+    const res = await submit("task_75013", [
+      { id: "esc", tool: "escalate_ticket", args: { ticketId: "75013", team: "management", note: "Escalate to management" }, provenance: { note: { kind: "user_literal", quote: "Escalate to management" } }, rationale: "The comment asks for it." },
+      { id: "note", tool: "add_ticket_note", args: { ticketId: "75013", note: "refund of $1,200 approved by finance" }, provenance: { note: { kind: "user_literal", quote: "refund of $1,200 approved by finance" } } },
+    ]);
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    expect(res.body.run.steps.map((s: Json) => s.gate)).toEqual(["approval_required", "approval_required"]);
+    expect(await prisma.approval.count({ where: { runId: res.body.run.id } })).toBe(0);
+  });
+});
+
 describe("case 3: a plan outside the task's contract", () => {
   it("task_75007 (a question) refuses a $1,000.00 refund with outside_task_intent", async () => {
     const res = await submit("task_75007", [{ id: "r", tool: "issue_refund", args: { invoiceId: "in_74121", amount: { minor: 100000, currency: "USD" }, reason: "Goodwill" }, rationale: "Customer unhappy." }]);
@@ -121,6 +143,23 @@ describe("case 3: a plan outside the task's contract", () => {
     expect((bad.body.error.issues as Json[]).map((i) => i.code)).toEqual(["unknown_intent", "unknown_account"]);
     const after = (await call("GET", "/api/v1/tasks/task_75012")).body.task;
     expect(after).toEqual(before);
+  });
+
+  it("case 5: the agent's refund on another account's invoice is refused by default (no accounts in scope: the ticket's account)", async () => {
+    const res = await submit("task_74991", [
+      {
+        id: "r",
+        tool: "issue_refund",
+        args: { invoiceId: "in_74119", amount: { minor: 10000, currency: "USD" }, reason: "Missed delivery window" },
+        title: "Refund for the missed window",
+        evidence: [{ recordType: "ticket", recordId: "74991" }],
+        risk: "Money leaves the company",
+        stopCondition: "The invoice was paid meanwhile",
+      },
+    ]);
+    expect(res.status).toBe(422);
+    const issue = (res.body.error.issues as Json[]).find((i) => i.code === "outside_task_accounts");
+    expect(issue).toMatchObject({ severity: "error", stepId: "r", details: { accountId: "acc_halvorsen", accountsInScope: ["acc_nordkapp"], defaultScope: true } });
   });
 
   it("an agent key may not post a revision", async () => {

@@ -2,7 +2,7 @@ import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
 import { buildDemoDesk, DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import { buildRetailDesk, RETAIL_DESK } from "../../demo/retail-desk";
+import { buildRetailDesk, RETAIL_DESK, RETAIL_INTENT_NAMES, retailContracts } from "../../demo/retail-desk";
 import { DEFAULT_DESK } from "../../desk/desks";
 import { builtinTools, toolNames } from "../../tools/builtin-tools";
 import { prisma } from "../db/db";
@@ -98,7 +98,16 @@ export async function seedDemoDesk(now = new Date()) {
       update: {},
     });
   }
-  const contracts = demoContracts((n) => formatISO(addHours(now, 24 * n), { representation: "date" }));
+  // The retail desk's catalog: a subset of the demo intents (lib/demo/retail-desk.ts).
+  for (const [position, name] of RETAIL_INTENT_NAMES.entries()) {
+    const i = DEMO_INTENTS.find((x) => x.name === name)!;
+    await prisma.deskIntent.upsert({
+      where: { desk_name: { desk: RETAIL_DESK.id, name } },
+      create: { desk: RETAIL_DESK.id, name, label: i.label, description: i.description, permittedTools: toJsonColumn(i.permittedTools), position },
+      update: {},
+    });
+  }
+  const contracts = { ...demoContracts((n) => formatISO(addHours(now, 24 * n), { representation: "date" })), ...retailContracts() };
   for (const t of desk.tickets) {
     await prisma.ticket.upsert({
       where: { id: t.id },

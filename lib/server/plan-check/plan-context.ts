@@ -69,6 +69,25 @@ export async function loadPlanContext(
       { boundRevision: run.boundTaskRevision, liveRevision: task.revision },
     );
   }
+  return loadContextOfTask(run, task, opts);
+}
+
+/**
+ * The {@link PlanContext} of a stored run against its task as it stands, whatever revision the plan
+ * was bound to: for replaying a stored plan under another gate policy (the gate-policy dry-run),
+ * which decides nothing. `opts` as for {@link loadPlanContext}. No refusal of its own.
+ */
+export async function loadReplayContext(run: PlanContextRun, opts: { steps: Parameters<typeof loadAccountSnapshot>[0]["steps"]; reads: ReadStep[]; now: Date; policy: "live" | "recorded" }): Promise<PlanContext> {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: run.taskId }, select: { revision: true, body: true, contract: true, textParts: true } });
+  return loadContextOfTask(run, task, opts);
+}
+
+/** The rest of a plan context once its task is read (the shared part of the two loaders above). */
+async function loadContextOfTask(
+  run: PlanContextRun,
+  task: PlanContext["task"],
+  opts: { steps: Parameters<typeof loadAccountSnapshot>[0]["steps"]; reads: ReadStep[]; now: Date; policy: "live" | "recorded" },
+): Promise<PlanContext> {
   const [desk, agent, catalog, gateRules, taskContract, deskRules] = await Promise.all([
     loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: opts.steps, reads: opts.reads, now: opts.now }),
     prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),

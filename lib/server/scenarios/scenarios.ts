@@ -128,7 +128,18 @@ const SCENARIO_DEFINITIONS = {
         await saveGatePolicy(admin, { baseVersion: live.version, rules: [...live.rules.map(({ id: _id, position: _p, ...r }) => r), rule], note: "Scenario four-eyes" }, ctx.now);
       }
       const ticket = await prisma.ticket.findFirstOrThrow({ where: { accountId: "acc_halvorsen" }, orderBy: { id: "asc" } });
-      const steps: StepInput[] = [{ id: "st_refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 150000, currency: "USD" }, reason: "Damaged pallets" } }];
+      const steps: StepInput[] = [
+        {
+          id: "st_refund",
+          tool: "issue_refund",
+          args: { invoiceId: "in_74119", amount: { minor: 150000, currency: "USD" }, reason: "Damaged pallets" },
+          // What the seeded policy asks of an irreversible step, though this scenario's own rule asks nothing.
+          title: "Refund the damaged pallets",
+          evidence: [{ recordType: "invoice", recordId: "in_74119" }],
+          risk: "Money leaves the company",
+          stopCondition: "The invoice was paid or refunded meanwhile",
+        },
+      ];
       const { run } = await submitFor(ctx, ticket.id, steps);
       await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
       return { ...idsOf(run, ticket.id), refs: { stepId: "st_refund" }, expect: "pending_review, 1 of 2 approvals; Sam Senior may not approve again" };

@@ -11,6 +11,7 @@ import { approveSteps } from "../approvals/approve-steps";
 import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
+import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
@@ -76,5 +77,19 @@ describe("a supervisor decides a step outside the contract when the policy says 
     expect(noAck.code).toBe("acknowledgement_required");
     const ok = await approveSteps(supervisor, run.id, { planVersion: 1, stepIds: ["r"], acknowledgedWarnings: ack, idempotencyKey: "sup" }, TEST_NOW);
     expect(ok.approvals.find((a) => a.stepId === "r")?.approverId).toBe("usr_supervisor");
+  });
+
+  it("the gate-policy dry-run gives the gate's answer: without the rule that refund is refused; the option on steps inside their contracts changes nothing", async () => {
+    const live = await loadGatePolicy(prisma);
+    const rules = live.rules.map(({ id: _i, position: _p, ...r }) => r);
+    const withoutIt = rules.filter((r) => r.allowOutsideContract !== "supervisor");
+    const res = await dryRunGatePolicy({ id: "usr_admin", role: "admin" }, { rules: withoutIt, lastRuns: 50 }, TEST_NOW);
+    const refund = res.changed.find((c) => c.ticketId === "75012")?.steps.find((s) => s.stepId === "r");
+    expect(refund).toMatchObject({ tool: "issue_refund", before: "1 approver · a supervisor decides (outside the task contract)", after: "refused: outside the task's intent" });
+
+    // Letting a supervisor decide replies outside the contract: every reply of these runs is inside its task's intent.
+    const replies = rules.map((r) => (r.tool === "send_reply" ? { ...r, allowOutsideContract: "supervisor" as const } : r));
+    const same = await dryRunGatePolicy({ id: "usr_admin", role: "admin" }, { rules: replies, lastRuns: 50 }, TEST_NOW);
+    expect(same.changed).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { toolCatalog, toolNames } from "../../tools/builtin-tools";
 import { draftsFromMcpTools, type McpToolEntry } from "../../tools/json-schema-tool";
 import { createAgent } from "../admin/admin";
 import { prisma } from "../db/db";
-import { dryRunGatePolicy } from "../gate-policy/dry-run-gate-policy";
+import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";

@@ -1,5 +1,5 @@
 import { dryRunGatePolicyEndpoint } from "@/lib/api/gate-policy-endpoints";
-import { dryRunGatePolicy } from "@/lib/server/gate-policy/dry-run-gate-policy";
+import { dryRunGatePolicy } from "@/lib/server/plan-check/dry-run-gate-policy";
 import { route } from "@/lib/server/route/route";
 
 /** `POST /api/admin/gate-policy/dry-run` → what a draft would gate differently. */
