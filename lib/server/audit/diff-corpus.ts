@@ -8,6 +8,7 @@ import { readJsonColumn } from "../json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";
 import type { Prisma } from "../../generated/prisma/client";
+import { outcomeRecordSchema } from "../../outcomes/schema";
 import type { OutcomeLabel, OutcomeLabelView, OutcomeRecord, OutcomeSignal } from "../../outcomes/outcome";
 
 /** One evaluation case of the diff corpus: an operator edit and how its run ended. */
@@ -113,7 +114,7 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
         diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
         outcome: FINAL_STATUSES.includes(status) ? status : null,
         ...(s ? { suggestion: { id: s.id, suggestedBy: s.byUserId, note: s.note } } : {}),
-        outcomeRecord: (byRun.get(e.runId)?.record as OutcomeRecord | undefined) ?? null,
+        outcomeRecord: recordOf(byRun.get(e.runId)?.record),
         label: labelOf(byRun.get(e.runId), names),
         discarded: e.discardedAt !== null,
       };
@@ -122,6 +123,13 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
     const last = rows[rows.length - 1];
     after = { createdAt: last.createdAt, id: last.id };
   }
+}
+
+/** A stored outcome record as the corpus line carries it (fields added since it was stored read as their defaults), or null. */
+function recordOf(json: unknown): OutcomeRecord | null {
+  if (json == null) return null;
+  const parsed = outcomeRecordSchema.safeParse(json);
+  return (parsed.success ? parsed.data : json) as OutcomeRecord;
 }
 
 /** A stored label as the corpus line carries it, or null. */
