@@ -3,8 +3,8 @@ import { inTransaction, ok, type Db } from "../transaction";
 import { EXECUTED_END_STATUSES, recordRunOutcome } from "./record-run-outcome";
 
 /*
- * Outcome records for runs that ended before outcomes were recorded (docs/design.md "Did the edit
- * help?"): `npm run outcomes:backfill` computes each from what was written (the run's plan
+ * Outcome records for runs that ended before outcomes were recorded (docs/design.md
+ * "Did the edit help?"): `npm run outcomes:backfill` computes each from what was written (the run's plan
  * versions, step executions, bound task revision and ticket events), as the transaction that ends a
  * run would have. Batched and bounded: one keyset page of run ids at a time (by primary key, never
  * an offset), each page in one transaction, so memory holds one page however large the desk is.
