@@ -1,8 +1,8 @@
 /**
  * `npm run outcomes:backfill [-- --recompute] [-- --batch 200]`: writes the outcome record of every
  * run that ended before outcome records existed (lib/server/outcomes/backfill-outcomes.ts), from
- * what was written. Batched (one keyset page of run ids per transaction, bounded memory on a desk of
- * hundreds of thousands of runs) and idempotent: run it again and it writes only what is missing.
+ * what was written. Batched (one keyset page of run ids at a time, each run's record in its own
+ * short transaction; bounded memory on a desk of hundreds of thousands of runs) and idempotent: run it again and it writes only what is missing.
  * `--recompute` rewrites every ended run's record (after the record gained fields); labels are kept.
  * Run it after `npm run db:migrate`. Exit code 0 on success, 1 on an error, 2 on bad usage.
  */

@@ -7,12 +7,13 @@ import { EXECUTED_END_STATUSES, recordRunOutcome } from "./record-run-outcome";
  * "Did the edit help?"): `npm run outcomes:backfill` computes each from what was written (the run's plan
  * versions, step executions, bound task revision and ticket events), as the transaction that ends a
  * run would have. Batched and bounded: one keyset page of run ids at a time (by primary key, never
- * an offset), each page in one transaction, so memory holds one page however large the desk is.
+ * an offset), each run's record written in its own transaction, so memory holds one page however
+ * large the desk is and no transaction holds the write lock for long.
  * Idempotent: a run that has its record is skipped (or, with `recompute`, rewritten the same way);
  * a supervisor's label is never touched.
  */
 
-/** Run ids per page (and per transaction) of the backfill. */
+/** Run ids per page of the backfill. */
 export const BACKFILL_BATCH = 200;
 
 /** What a backfill did: runs read, records written, runs without a written step (no record), pages, milliseconds. */
@@ -27,8 +28,8 @@ export interface BackfillReport {
 /**
  * Writes the outcome record of every ended run (`EXECUTED_END_STATUSES`) that has a written step
  * and no record yet — or, with `recompute`, of every ended run (records stored by an older version
- * are rewritten with today's fields; labels kept). `batchSize` run ids per page and transaction
- * (1–5,000, default 200); `now` (UTC) is the records' `computedAt`; `onBatch` is told after each
+ * are rewritten with today's fields; labels kept). `batchSize` run ids per page (1–5,000,
+ * default 200); `now` (UTC) is the records' `computedAt`; `onBatch` is told after each
  * page. Safe to run while the console serves requests and to run again: a record is an upsert
  * keyed by run id. Returns the counts.
  */
@@ -49,11 +50,11 @@ export async function backfillOutcomes(
       select: { id: true },
     });
     if (page.length === 0) break;
-    const written = await inTransaction(async (tx) => {
-      let n = 0;
-      for (const r of page) if (await recordRunOutcome(tx, r.id, opts.now ?? new Date())) n++;
-      return ok(n);
-    }, db);
+    // Each run's record in its own short transaction (as the transaction that ends a run writes it):
+    // a page of runs in one transaction would hold the write lock for seconds and outlive the
+    // transaction timeout on a loaded PostgreSQL.
+    let written = 0;
+    for (const r of page) if (await inTransaction(async (tx) => ok(await recordRunOutcome(tx, r.id, opts.now ?? new Date())), db)) written++;
     report.scanned += page.length;
     report.recorded += written;
     report.withoutWrite += page.length - written;
