@@ -1,5 +1,6 @@
 import { formatMoney, type Money } from "@/lib/money/money";
-import { laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
+import { deliveryWords, feeWords, laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
+import { formatWindow } from "@/lib/effects/preview";
 
 
 /*
@@ -10,6 +11,8 @@ import { laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/o
 
 const moneyList = (ms: readonly Money[]) => (ms.length ? ms.map((m) => formatMoney(m)).join(" + ") : "none");
 const signed = (m: Money) => `${m.minor > 0 ? "+" : "−"}${formatMoney({ minor: Math.abs(m.minor), currency: m.currency })}`;
+
+const capitalise = (t: string) => `${t.charAt(0).toUpperCase()}${t.slice(1)}`;
 
 const EVENT_WORDS: Record<string, string> = { reopened: "Reopened", customer_replied: "Customer replied", resolved: "Resolved", chargeback: "Chargeback" };
 const SIGNAL_WORDS: Record<string, string> = {
@@ -60,6 +63,37 @@ export function OutcomeFacts({ record }: { record: OutcomeRecord }) {
             </li>
           ))}
         </ul>
+      )}
+      {(record.deliveries.length > 0 || (record.deliveryDifference?.length ?? 0) > 0 || record.feesWaived.length > 0 || (record.feeDifference?.length ?? 0) > 0) && (
+        <div data-testid="outcome-deliveries-fees">
+          <h3 className="text-xs font-semibold text-slate-700">Deliveries and fees</h3>
+          <ul className="text-xs text-slate-700">
+            {record.deliveries.map((d) => (
+              <li key={`d-${d.stepId}`}>
+                Delivery of {d.shipmentId} set to {formatWindow(d.window)} ({d.tool}, step {d.stepId})
+              </li>
+            ))}
+            {record.feesWaived.map((f) => (
+              <li key={`f-${f.stepId}`}>
+                {f.feeCode} fee on {f.invoiceId}: {formatMoney(f.amount)} waived ({f.tool}, step {f.stepId})
+              </li>
+            ))}
+          </ul>
+          {record.edited && (
+            <ul className="mt-1 text-xs font-medium text-slate-800" aria-label="Deliveries and fees beside the agent's plan" data-testid="outcome-effect-difference">
+              {(record.deliveryDifference ?? []).map((d) => (
+                <li key={`dd-${d.shipmentId}`}>
+                  {capitalise(deliveryWords(d))}
+                  {d.proposed && d.executed ? ` (agent: ${formatWindow(d.proposed)}; written: ${formatWindow(d.executed)})` : ""}.
+                </li>
+              ))}
+              {(record.feeDifference ?? []).map((f) => (
+                <li key={`fd-${f.invoiceId}-${f.feeCode}-${f.difference.currency}`}>{capitalise(feeWords(f))}.</li>
+              ))}
+              {(record.deliveryDifference ?? []).length === 0 && (record.feeDifference ?? []).length === 0 && <li>Deliveries and fees as the agent proposed them.</li>}
+            </ul>
+          )}
+        </div>
       )}
       <p className="text-xs text-slate-700">
         {record.compensationCap

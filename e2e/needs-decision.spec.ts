@@ -52,3 +52,50 @@ test.describe("a run that needs a new decision", () => {
     expect(((await agentView.json()) as { run: { status: string } }).run.status).toBe("rejected");
   });
 });
+
+// Shift+A on a run that needs a new decision approves the blocked step again — checked against live
+// account data first: while the invoice is still short the refusal is shown and the run keeps
+// waiting for a person; once the balance covers the refund again, Shift+A approves it again and
+// opens the next run that waits for a decision.
+test.describe("Shift+A on a run that needs a new decision", () => {
+  test.use({ storageState: STORAGE.senior });
+
+  test("is re-validated against live data: refused while the balance is short, approved again once it covers the refund", async ({ page, baseURL }) => {
+    const make = async (name: string) => {
+      const made = await page.request.post(`/api/demo/scenarios/${name}`, { headers: { origin: baseURL! } });
+      expect(made.status(), await made.text()).toBe(201);
+      return ((await made.json()) as { runIds: string[] }).runIds[0];
+    };
+    const status = async (id: string) => ((await (await page.request.get(`/api/runs/${id}`)).json()) as { run: { status: string } }).run.status;
+    // the acknowledgement dialog may open first (confirmed with Alt+A), as for any approval
+    const confirmIfAsked = async (done: () => Promise<boolean>) => {
+      const dialog = page.getByRole("dialog", { name: /Approve/ });
+      await expect.poll(async () => (await dialog.isVisible()) || (await done())).toBe(true);
+      if (await dialog.isVisible()) await page.keyboard.press("Alt+A");
+    };
+
+    const short = await make("needs-decision");
+    await page.goto(`/runs/${short}`);
+    await expect(page.getByTestId("run-status")).toHaveText("Needs decision");
+    await expect(page.getByTestId("approve-all")).toHaveText("Approve step 1 again");
+    await page.locator('html[data-shortcuts~="approveNext"]').waitFor({ state: "attached" });
+    await page.keyboard.press("Shift+A");
+    const refusal = page.getByRole("alert").filter({ hasText: "no longer passes validation" });
+    await confirmIfAsked(() => refusal.isVisible());
+    await expect(refusal).toBeVisible();
+    await expect(page).toHaveURL(new RegExp(`/runs/${short}$`));
+    expect(await status(short)).toBe("needs_decision");
+
+    const recovered = await make("needs-decision-recovered");
+    await page.goto(`/runs/${recovered}`);
+    await expect(page.getByTestId("run-status")).toHaveText("Needs decision");
+    await page.locator('html[data-shortcuts~="approveNext"]').waitFor({ state: "attached" });
+    await page.keyboard.press("Shift+A");
+    await confirmIfAsked(async () => (await status(recovered)) === "approved");
+    await expect.poll(() => status(recovered)).toBe("approved");
+    // approve & next: another run that waits for a decision opens (or the page says this was the last one)
+    await expect.poll(async () => !page.url().endsWith(`/runs/${recovered}`) || (await page.getByText("this was the last one").isVisible())).toBe(true);
+    const audit = (await (await page.request.get(`/api/runs/${recovered}/audit`)).json()) as { events: { type: string }[] };
+    expect(audit.events.map((e) => e.type)).toContain("approved_again");
+  });
+});

@@ -24,7 +24,7 @@ export default async function EscalationsPage() {
         <AutoRefresh seconds={30} />
         <h1 className="text-xl font-semibold">Escalations</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Plans nobody decided in time. Each expires at its deadline and can then no longer be approved; the agent is told it expired. Soonest first.
+          Plans nobody decided in time, and approved runs that need a new decision (the executor could not claim their next step). Each expires at its deadline and can then no longer be approved; the agent is told it expired. Soonest first.
         </p>
         {rows.length === 0 ? (
           <p className="mt-8 rounded-lg border border-dashed border-slate-300 p-8 text-center text-slate-600">Nothing is escalated. Every waiting plan is within its time.</p>
@@ -37,6 +37,9 @@ export default async function EscalationsPage() {
                 </th>
                 <th scope="col" className="px-3 py-2 font-medium">
                   Ticket
+                </th>
+                <th scope="col" className="px-3 py-2 font-medium">
+                  Status
                 </th>
                 <th scope="col" className="px-3 py-2 font-medium">
                   Account
@@ -65,6 +68,20 @@ export default async function EscalationsPage() {
                     <div className="text-xs text-slate-500">
                       {r.agentName} · plan version {r.planVersion}
                     </div>
+                  </td>
+                  <td className="px-3 py-2" data-testid="escalation-status">
+                    {r.status === "needs_decision" ? (
+                      <>
+                        <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900">Needs decision</span>
+                        {r.decisionReason && (
+                          <p className="mt-1 max-w-md text-xs text-slate-700" data-testid="escalation-decision-reason">
+                            {r.decisionReason.message}
+                          </p>
+                        )}
+                      </>
+                    ) : (
+                      <span className="text-slate-700">Pending review</span>
+                    )}
                   </td>
                   <td className="px-3 py-2">{r.accountName}</td>
                   <td className="px-3 py-2 tabular-nums">{r.stepCount}</td>

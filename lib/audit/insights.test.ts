@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Step } from "../plan/schema";
-import { binIndex, OVER_HALF, planEditSize, recurringEdits, touchesMoreThanHalf, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
+import { assembleInsights, binIndex, OVER_HALF, planEditSize, recurringEdits, touchesMoreThanHalf, type InsightDiff, type InsightEdit, type InsightRun } from "./insights";
 import { computeInsights } from "../../testing/insights-from-rows";
 
 const step = (id: string, tool = "add_ticket_note"): Step => ({ id, tool, args: {}, provenance: {}, author: { kind: "model" } });
@@ -134,6 +134,15 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
       ["field_change", "add_ticket_note", "note: Called. → Called twice.", 4, 4],
     ]);
     expect(ins.recurring[1].editors).toEqual(["u_olivia", "u_sam"]);
+  });
+});
+
+describe("a run that needs a new decision", () => {
+  it("was decided (approved, then its next step could not be claimed): it counts as decided and as approved, not finished", () => {
+    const i = assembleInsights({ runsByStatus: [{ status: "needs_decision", edited: true, count: 2 }, { status: "pending_review", edited: false, count: 1 }], decidedByDay: [], editBins: [], editCount: 0, meanSize: 0, medianSize: 0, recentEdits: [] });
+    expect(i.runs).toEqual({ total: 3, decided: 2, pending: 1, expired: 0 });
+    expect(i.editRate).toEqual({ decided: 2, edited: 2, rate: 1 });
+    expect(i.outcomes.find((o) => o.key === "in_progress")).toMatchObject({ edited: 2, unedited: 0 });
   });
 });
 

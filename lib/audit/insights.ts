@@ -8,7 +8,8 @@
  *
  * Definitions (stated on the page too):
  * - A run is *decided* when a person or the gate policy decided it: status `approved`,
- *   `executing`, `completed`, `failed`, `stopped` or `rejected`. Pending and expired runs were
+ *   `needs_decision` (approved, then its next step could not be claimed), `executing`,
+ *   `completed`, `failed`, `stopped` or `rejected`. Pending and expired runs were
  *   never decided. *Edit rate* = decided runs with at least one stored edit / decided runs.
  * - *Edit size* of one edit = `editSize(diff).fraction` (lib/diff): steps added, changed, moved
  *   or removed over every step identity in either version.
@@ -64,7 +65,8 @@ export function touchesMoreThanHalf(fraction: number): boolean {
 /** The alert line of the drift chart: more than this share of a day's plans over half touched. */
 export const DRIFT_ALERT_THRESHOLD = 0.2;
 
-export const DECIDED_STATUSES = ["approved", "executing", "completed", "failed", "stopped", "rejected"] as const;
+/** Statuses of a decided run (see the module comment); `needs_decision` was approved and waits for a person's new decision. */
+export const DECIDED_STATUSES = ["approved", "needs_decision", "executing", "completed", "failed", "stopped", "rejected"] as const;
 
 /** Outcome rows of the edited-vs-unedited table, in display order. */
 export const OUTCOME_ROWS = [
@@ -73,7 +75,7 @@ export const OUTCOME_ROWS = [
   { key: "stopped", label: "Stopped (task changed)", statuses: ["stopped"] },
   { key: "rejected", label: "Rejected", statuses: ["rejected"] },
   { key: "expired", label: "Expired", statuses: ["expired"] },
-  { key: "in_progress", label: "Approved, not finished", statuses: ["approved", "executing"] },
+  { key: "in_progress", label: "Approved, not finished", statuses: ["approved", "needs_decision", "executing"] },
 ] as const;
 
 export interface EditSizeBin {

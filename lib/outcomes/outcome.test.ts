@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { referenceEditedPlan, referencePlan, REFERENCE_NOW } from "../../testing/fixtures/reference-desk";
-import { computeOutcome, moneyDifference, totalsByCurrency, type OutcomeInput, type OutcomeStep, type TicketEventInput } from "./outcome";
+import { getTool } from "../tools/builtin-tools";
+import { previewEffects } from "../effects/preview";
+import { referenceDesk } from "../../testing/fixtures/reference-desk";
+import { computeOutcome, deliveryLines, feeLines, moneyDifference, totalsByCurrency, type OutcomeInput, type OutcomeStep, type TicketEventInput } from "./outcome";
 
 const usd = (minor: number) => ({ minor, currency: "USD" as const });
 const NOW = REFERENCE_NOW;
@@ -22,7 +25,8 @@ describe("computeOutcome: the reference case", () => {
     expect(rec.moneyDifferenceMinor).toBe(148900);
     expect(rec.signals).toEqual(expect.arrayContaining(["reopened", "over_compensation"]));
     expect(rec.suggestion.label).toBe("worse");
-    expect(rec.summary).toBe("The edit moved $1,489.00 more than the agent proposed; the ticket was reopened 2 days later.");
+    expect(rec.summary).toBe("The edit moved $1,489.00 more than the agent proposed; it moved the delivery of sh_5521 4 days later than the agent proposed; the ticket was reopened 2 days later.");
+    expect(rec.deliveryDifference).toEqual([{ shipmentId: "sh_5521", proposed: { from: "2026-04-04", to: "2026-04-04" }, executed: { from: "2026-04-08", to: "2026-04-08" }, daysLater: 4 }]);
     expect(rec.afterwards).toEqual([{ type: "reopened", at: day(2, 3).toISOString(), detail: "Customer says the refund went to the wrong company", daysAfter: 2, countsAgainst: true }]);
   });
 
@@ -89,6 +93,64 @@ describe("computeOutcome: definitions", () => {
     );
     expect(rec.commitments).toEqual([{ stepId: "r1", ticketId: "74991", kind: "money", clause: expect.stringContaining("refund $1,489.00"), amounts: [usd(148900)] }]);
     expect(rec.signals).toContain("commitment_sent");
+  });
+});
+
+describe("computeOutcome: deliveries and fees beside the agent's plan", () => {
+  const resched = (id: string, shipmentId: string, from: string, to = from): OutcomeStep => ({ id, tool: "reschedule_delivery", args: { shipmentId, window: { from, to }, reason: "r" } });
+  const waive = (id: string, minor: number, feeCode = "LATE_FEE", invoiceId = "in_74121"): OutcomeStep => ({ id, tool: "waive_fee", args: { invoiceId, feeCode, amount: usd(minor) } });
+
+  it("the edit moved the delivery 2 days later than the agent proposed; a shipment only one plan moved says which", () => {
+    const rec = computeOutcome(input({ writtenSteps: [resched("a", "sh_1", "2026-12-08"), resched("b", "sh_2", "2026-12-09")], proposedSteps: [resched("a", "sh_1", "2026-12-06"), resched("c", "sh_3", "2026-12-07")] }));
+    expect(rec.deliveries.map((d) => [d.shipmentId, d.window.from])).toEqual([["sh_1", "2026-12-08"], ["sh_2", "2026-12-09"]]);
+    expect(rec.deliveryDifference).toEqual([
+      { shipmentId: "sh_1", proposed: { from: "2026-12-06", to: "2026-12-06" }, executed: { from: "2026-12-08", to: "2026-12-08" }, daysLater: 2 },
+      { shipmentId: "sh_2", proposed: null, executed: { from: "2026-12-09", to: "2026-12-09" }, daysLater: null },
+      { shipmentId: "sh_3", proposed: { from: "2026-12-07", to: "2026-12-07" }, executed: null, daysLater: null },
+    ]);
+    expect(rec.summary).toBe(
+      "Neither the edit nor the agent's plan moved money; it moved the delivery of sh_1 2 days later than the agent proposed; it moved the delivery of sh_2, which the agent's plan left where it was; it left the delivery of sh_3 where it was; the agent proposed moving it.",
+    );
+    const earlier = computeOutcome(input({ writtenSteps: [resched("a", "sh_1", "2026-12-05", "2026-12-06")], proposedSteps: [resched("a", "sh_1", "2026-12-06")] }));
+    expect(earlier.deliveryDifference?.[0].daysLater).toBe(-1);
+    expect(earlier.summary).toContain("it moved the delivery of sh_1 1 day earlier than the agent proposed");
+    // The same window: no difference. A shipment moved twice counts with its last window.
+    const same = computeOutcome(input({ writtenSteps: [resched("a", "sh_1", "2026-12-04"), resched("b", "sh_1", "2026-12-06")], proposedSteps: [resched("a", "sh_1", "2026-12-06")] }));
+    expect(same.deliveryDifference).toEqual([]);
+    expect(computeOutcome(input({ writtenSteps: [resched("a", "sh_1", "2026-12-06")] })).deliveryDifference).toBeNull();
+  });
+
+  it("waived fees per invoice and fee beside the agent's plan: more, less, one the agent did not waive", () => {
+    const rec = computeOutcome(input({ writtenSteps: [waive("a", 4500), waive("b", 24000, "STORAGE", "in_74701")], proposedSteps: [waive("a", 2000)] }));
+    expect(rec.feesWaived.map((f) => [f.invoiceId, f.feeCode, f.amount.minor])).toEqual([["in_74121", "LATE_FEE", 4500], ["in_74701", "STORAGE", 24000]]);
+    expect(rec.feeDifference).toEqual([
+      { invoiceId: "in_74121", feeCode: "LATE_FEE", proposed: usd(2000), executed: usd(4500), difference: usd(2500) },
+      { invoiceId: "in_74701", feeCode: "STORAGE", proposed: null, executed: usd(24000), difference: usd(24000) },
+    ]);
+    expect(rec.summary).toBe(
+      "The edit moved $265.00 more than the agent proposed; it waived $25.00 more of the LATE_FEE fee on in_74121 than the agent proposed; it waived $240.00 of the STORAGE fee on in_74701, which the agent's plan did not waive.",
+    );
+    const less = computeOutcome(input({ writtenSteps: [], proposedSteps: [waive("a", 2000)] }));
+    expect(less.feeDifference).toEqual([{ invoiceId: "in_74121", feeCode: "LATE_FEE", proposed: usd(2000), executed: null, difference: usd(-2000) }]);
+  });
+
+  it("the delivery and fee facts are what each tool's effect model previews (shipment_window after, invoice_fee before − after)", () => {
+    const desk = referenceDesk(NOW);
+    for (const name of ["reschedule_delivery", "waive_fee"]) {
+      const tool = getTool(name)!;
+      const step: OutcomeStep = { id: "x", tool: name, args: tool.seed.example((n: number) => new Date(NOW.getTime() + n * 86_400_000).toISOString().slice(0, 10)) };
+      const [e] = previewEffects([step], desk);
+      expect(e.status).toBe("previewed");
+      const changes = e.status === "previewed" ? e.changes : [];
+      if (name === "reschedule_delivery") {
+        const c = changes.find((x) => x.kind === "shipment_window");
+        expect(deliveryLines([step]).map((d) => ({ shipmentId: d.shipmentId, window: d.window }))).toEqual([{ shipmentId: c?.kind === "shipment_window" && c.shipmentId, window: c?.kind === "shipment_window" && c.after }]);
+      } else {
+        const c = changes.find((x) => x.kind === "invoice_fee");
+        const waived = c?.kind === "invoice_fee" ? c.before.minor - c.after.minor : NaN;
+        expect(feeLines([step]).map((f) => [f.invoiceId, f.feeCode, f.amount.minor])).toEqual([[c?.kind === "invoice_fee" && c.invoiceId, c?.kind === "invoice_fee" && c.feeCode, waived]]);
+      }
+    }
   });
 });
 

@@ -19,6 +19,11 @@ import { formatMoney, type Currency, type Money } from "../money/money";
  *   task asked for no particular amount, and the agent's proposal is the only bar.
  * - *Over-compensation*: an edited run whose money out, in some currency, exceeds both what the
  *   agent's plan (plan version 1) would have moved and the task's ask.
+ * - *Deliveries and fees*: the window each written step sets on a shipment (`reschedule_delivery`)
+ *   and the fee each waives (`waive_fee`), by the tool's own `outcomeEffect` (the change its effect
+ *   model previews); for an edited run beside what the agent's plan would have set or waived — "the
+ *   edit moved the delivery of sh_5521 2 days later than the agent proposed". A shipment moved twice
+ *   counts with its last window.
  * - *Commitments*: clauses of written `send_reply` bodies that the promise scan (docs/design.md §1.6,
  *   lib/validation/commitments.ts) reads as promising money or a delivery date.
  * - A *reopen* counts against the run when it comes at most `reopenWindowDays` days after the run
@@ -41,6 +46,47 @@ export interface MoneyLine {
   tool: string;
   kind: MoneyKind;
   amount: Money;
+}
+
+/** One delivery window a step sets on a shipment (ISO dates, inclusive). */
+export interface DeliveryLine {
+  stepId: string;
+  tool: string;
+  shipmentId: string;
+  window: { from: string; to: string };
+}
+
+/**
+ * One shipment whose delivery the edit set differently from the agent's plan: the window each
+ * would have set (null: that plan did not move it) and `daysLater`, whole days from the agent's
+ * first day to the executed first day (negative: earlier; null when one of them did not move it).
+ */
+export interface DeliveryDifference {
+  shipmentId: string;
+  proposed: { from: string; to: string } | null;
+  executed: { from: string; to: string } | null;
+  daysLater: number | null;
+}
+
+/** One fee a step waives: the invoice, the fee code and the amount (minor units). */
+export interface FeeLine {
+  stepId: string;
+  tool: string;
+  invoiceId: string;
+  feeCode: string;
+  amount: Money;
+}
+
+/**
+ * One fee the edit waived differently from the agent's plan: what each waived (null: none) and
+ * executed − proposed (signed minor units, in the fee's currency).
+ */
+export interface FeeDifference {
+  invoiceId: string;
+  feeCode: string;
+  proposed: Money | null;
+  executed: Money | null;
+  difference: Money;
 }
 
 /** The ticket events the integration reports (`POST /api/v1/tasks/{taskId}/events`). */
@@ -125,6 +171,14 @@ export interface OutcomeRecord {
   compensationCap: Money | null;
   /** Money out beyond the cap (positive, in the cap's currency; money in another currency counts whole), per currency; [] when within it or no cap. */
   beyondCap: Money[];
+  /** Delivery windows the written steps set, in plan order. */
+  deliveries: DeliveryLine[];
+  /** Edited runs: shipments whose delivery the edit set differently from the agent's plan; null when not edited. */
+  deliveryDifference: DeliveryDifference[] | null;
+  /** Fees the written steps waived, in plan order (their money is in `moneyLines` too, kind `waived_fee`). */
+  feesWaived: FeeLine[];
+  /** Edited runs: fees the edit waived differently from the agent's plan; null when not edited. */
+  feeDifference: FeeDifference[] | null;
   commitments: SentCommitment[];
   /** Tools of written steps whose effect Plandesk does not know (imported tools). */
   unknownEffects: string[];
@@ -176,6 +230,84 @@ export function moneyLines(steps: readonly OutcomeStep[]): MoneyLine[] {
     if (amount && amount.minor > 0) out.push({ stepId: s.id, tool: s.tool, kind, amount: { minor: amount.minor, currency: amount.currency } });
   }
   return out;
+}
+
+/** A step's delivery or fee effect by its tool's own `outcomeEffect` (none for other or unknown tools, or arguments its schema refuses). */
+function outcomeEffectOf(s: OutcomeStep) {
+  const tool = getTool(s.tool);
+  if (!tool?.outcomeEffect) return undefined;
+  try {
+    const parsed = tool.argsSchema.safeParse(s.args);
+    return parsed.success ? tool.outcomeEffect(parsed.data as never) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The delivery windows the steps set, in plan order (`reschedule_delivery`'s `outcomeEffect`). Pure. */
+export function deliveryLines(steps: readonly OutcomeStep[]): DeliveryLine[] {
+  const out: DeliveryLine[] = [];
+  for (const s of steps) {
+    const e = outcomeEffectOf(s);
+    if (e?.kind === "delivery_window") out.push({ stepId: s.id, tool: s.tool, shipmentId: e.shipmentId, window: { from: e.window.from, to: e.window.to } });
+  }
+  return out;
+}
+
+/** The fees the steps waive, in plan order (`waive_fee`'s `outcomeEffect`; amounts > 0 only). Pure. */
+export function feeLines(steps: readonly OutcomeStep[]): FeeLine[] {
+  const out: FeeLine[] = [];
+  for (const s of steps) {
+    const e = outcomeEffectOf(s);
+    if (e?.kind === "fee_waived" && e.amount.minor > 0) out.push({ stepId: s.id, tool: s.tool, invoiceId: e.invoiceId, feeCode: e.feeCode, amount: { minor: e.amount.minor, currency: e.amount.currency } });
+  }
+  return out;
+}
+
+const dayNumber = (iso: string) => Math.round(Date.parse(`${iso}T00:00:00Z`) / DAY_MS);
+
+/**
+ * Shipments whose last window differs between `executed` and `proposed` (see {@link DeliveryDifference}),
+ * by shipment id. Pure.
+ */
+export function deliveryDifference(executed: readonly DeliveryLine[], proposed: readonly DeliveryLine[]): DeliveryDifference[] {
+  const last = (lines: readonly DeliveryLine[]) => new Map(lines.map((l) => [l.shipmentId, l.window]));
+  const e = last(executed);
+  const p = last(proposed);
+  return [...new Set([...e.keys(), ...p.keys()])]
+    .sort()
+    .map((shipmentId) => {
+      const ex = e.get(shipmentId) ?? null;
+      const pr = p.get(shipmentId) ?? null;
+      const daysLater = ex && pr ? dayNumber(ex.from) - dayNumber(pr.from) : null;
+      return { shipmentId, proposed: pr, executed: ex, daysLater: Number.isFinite(daysLater) ? daysLater : null };
+    })
+    .filter((d) => d.executed?.from !== d.proposed?.from || d.executed?.to !== d.proposed?.to);
+}
+
+/** Fees waived differently between `executed` and `proposed` (per invoice and fee code and currency; see {@link FeeDifference}). Pure. */
+export function feeDifference(executed: readonly FeeLine[], proposed: readonly FeeLine[]): FeeDifference[] {
+  const sum = (lines: readonly FeeLine[]) => {
+    const by = new Map<string, { invoiceId: string; feeCode: string; amount: Money }>();
+    for (const l of lines) {
+      const key = `${l.invoiceId}\u0000${l.feeCode}\u0000${l.amount.currency}`;
+      const had = by.get(key);
+      by.set(key, { invoiceId: l.invoiceId, feeCode: l.feeCode, amount: { minor: (had?.amount.minor ?? 0) + l.amount.minor, currency: l.amount.currency } });
+    }
+    return by;
+  };
+  const e = sum(executed);
+  const p = sum(proposed);
+  return [...new Set([...e.keys(), ...p.keys()])]
+    .sort()
+    .map((key) => {
+      const ex = e.get(key);
+      const pr = p.get(key);
+      const base = (ex ?? pr)!;
+      const currency = base.amount.currency;
+      return { invoiceId: base.invoiceId, feeCode: base.feeCode, proposed: pr?.amount ?? null, executed: ex?.amount ?? null, difference: { minor: (ex?.amount.minor ?? 0) - (pr?.amount.minor ?? 0), currency } };
+    })
+    .filter((d) => d.difference.minor !== 0);
 }
 
 /** Sums money per currency, largest first (then by currency code). Pure. */
@@ -250,6 +382,10 @@ export function computeOutcome(input: OutcomeInput): OutcomeRecord {
   const cap = input.compensationCap;
   const overCap = beyondCap(moneyOut, cap);
   const commitments = sentCommitments(input.writtenSteps, executedAt);
+  const deliveries = deliveryLines(input.writtenSteps);
+  const feesWaived = feeLines(input.writtenSteps);
+  const deliveryDiff = input.proposedSteps ? deliveryDifference(deliveries, deliveryLines(input.proposedSteps)) : null;
+  const feeDiff = input.proposedSteps ? feeDifference(feesWaived, feeLines(input.proposedSteps)) : null;
   const unknownEffects = [...new Set(input.writtenSteps.filter((s) => !getTool(s.tool)).map((s) => s.tool))];
   const windowDays = Math.max(0, Math.floor(input.reopenWindowDays));
 
@@ -302,18 +438,29 @@ export function computeOutcome(input: OutcomeInput): OutcomeRecord {
     moneyDifferenceMinor,
     compensationCap: cap,
     beyondCap: overCap,
+    deliveries,
+    deliveryDifference: deliveryDiff,
+    feesWaived,
+    feeDifference: feeDiff,
     commitments,
     unknownEffects,
     reopenWindowDays: windowDays,
     afterwards,
     signals: OUTCOME_SIGNALS.filter((s) => signals.has(s)),
     suggestion: { label, because },
-    summary: summarise(edited, moneyOut, difference, afterwards),
+    summary: summarise(edited, moneyOut, difference, afterwards, deliveryDiff ?? [], feeDiff ?? []),
   };
 }
 
 /** The record's sentence: money first (against the agent's plan when edited), then what happened afterwards. */
-function summarise(edited: boolean, moneyOut: readonly Money[], difference: readonly Money[] | null, afterwards: readonly AfterwardsEvent[]): string {
+function summarise(
+  edited: boolean,
+  moneyOut: readonly Money[],
+  difference: readonly Money[] | null,
+  afterwards: readonly AfterwardsEvent[],
+  deliveries: readonly DeliveryDifference[],
+  fees: readonly FeeDifference[],
+): string {
   const parts: string[] = [];
   if (edited) {
     const more = (difference ?? []).filter((d) => d.minor > 0);
@@ -321,6 +468,9 @@ function summarise(edited: boolean, moneyOut: readonly Money[], difference: read
     if (more.length) parts.push(`the edit moved ${joinMoney(more)} more than the agent proposed`);
     if (less.length) parts.push(`the edit moved ${joinMoney(less)} less than the agent proposed`);
     if (!more.length && !less.length) parts.push(moneyOut.length ? `the edit moved the same money as the agent proposed (${joinMoney(moneyOut)})` : "neither the edit nor the agent's plan moved money");
+    // after the money clause the edit is "it": "…; it moved the delivery of sh_5521 4 days later than the agent proposed"
+    for (const f of fees) parts.push(feeWords(f).replace(/^the edit /, "it "));
+    for (const d of deliveries) parts.push(deliveryWords(d).replace(/^the edit /, "it "));
   } else {
     parts.push(moneyOut.length ? `the run moved ${joinMoney(moneyOut)}` : "the run moved no money");
   }
@@ -333,4 +483,22 @@ function summarise(edited: boolean, moneyOut: readonly Money[], difference: read
   }
   const s = parts.join("; ");
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
+}
+
+/** "the edit moved the delivery of sh_5521 2 days later than the agent proposed", "… 1 day earlier …", "… which the agent's plan left where it was", "the edit left … where the agent's plan moved it". */
+export function deliveryWords(d: DeliveryDifference): string {
+  if (d.executed && !d.proposed) return `the edit moved the delivery of ${d.shipmentId}, which the agent's plan left where it was`;
+  if (!d.executed && d.proposed) return `the edit left the delivery of ${d.shipmentId} where it was; the agent proposed moving it`;
+  const n = d.daysLater ?? 0;
+  if (n === 0) return `the edit changed the delivery window of ${d.shipmentId} (the same first day as the agent proposed)`;
+  const days = `${Math.abs(n)} day${Math.abs(n) === 1 ? "" : "s"}`;
+  return `the edit moved the delivery of ${d.shipmentId} ${days} ${n > 0 ? "later" : "earlier"} than the agent proposed`;
+}
+
+/** "the edit waived $45.00 more of the LATE_FEE fee on in_74121 than the agent proposed", "… less …", "… a STORAGE fee on in_74701 the agent's plan did not waive". */
+export function feeWords(f: FeeDifference): string {
+  const amount = formatMoney({ minor: Math.abs(f.difference.minor), currency: f.difference.currency });
+  if (!f.proposed) return `the edit waived ${amount} of the ${f.feeCode} fee on ${f.invoiceId}, which the agent's plan did not waive`;
+  if (!f.executed) return `the edit waived none of the ${f.feeCode} fee on ${f.invoiceId}; the agent proposed waiving ${formatMoney(f.proposed)}`;
+  return `the edit waived ${amount} ${f.difference.minor > 0 ? "more" : "less"} of the ${f.feeCode} fee on ${f.invoiceId} than the agent proposed`;
 }

@@ -37,6 +37,7 @@ export const outcomeLabelBodySchema = z
 export type OutcomeLabelBody = z.infer<typeof outcomeLabelBodySchema>;
 
 const money = z.object({ minor: z.number().int(), currency: z.string() });
+const window = z.object({ from: z.string(), to: z.string() });
 const isoTime = z.string().meta({ description: "ISO-8601 instant, UTC", format: "date-time" });
 
 /** A stored ticket event as the API answers it. */
@@ -56,6 +57,11 @@ export const outcomeRecordSchema = z
     moneyDifferenceMinor: z.number().int(),
     compensationCap: money.nullable(),
     beyondCap: z.array(money),
+    // Records stored before deliveries and fees were compared read as none (recomputed by npm run outcomes:backfill).
+    deliveries: z.array(z.object({ stepId: z.string(), tool: z.string(), shipmentId: z.string(), window })).default([]),
+    deliveryDifference: z.array(z.object({ shipmentId: z.string(), proposed: window.nullable(), executed: window.nullable(), daysLater: z.number().int().nullable() })).nullable().default(null),
+    feesWaived: z.array(z.object({ stepId: z.string(), tool: z.string(), invoiceId: z.string(), feeCode: z.string(), amount: money })).default([]),
+    feeDifference: z.array(z.object({ invoiceId: z.string(), feeCode: z.string(), proposed: money.nullable(), executed: money.nullable(), difference: money })).nullable().default(null),
     commitments: z.array(z.object({ stepId: z.string(), ticketId: z.string(), kind: z.enum(["money", "date"]), clause: z.string(), amounts: z.array(money).optional(), date: z.string().optional() })),
     unknownEffects: z.array(z.string()),
     reopenWindowDays: z.number().int(),

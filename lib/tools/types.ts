@@ -11,6 +11,15 @@ import type { EffectModel } from "../effects/state";
  */
 export type ToolEffect = "internal" | "reversible" | "customer_visible" | "irreversible";
 
+/**
+ * A step's effect on a delivery or a fee (see `ToolDefinition.outcomeEffect`): `delivery_window`,
+ * the shipment and the window it sets (ISO dates, inclusive); `fee_waived`, the invoice, fee code
+ * and amount waived (minor units).
+ */
+export type OutcomeEffect =
+  | { kind: "delivery_window"; shipmentId: string; window: { from: string; to: string } }
+  | { kind: "fee_waived"; invoiceId: string; feeCode: string; amount: Money };
+
 /** A tool's default gate: a human `approval`, or `auto`-approved by policy. docs/design.md §1.8. */
 export type GateDefault = "approval" | "auto";
 
@@ -133,6 +142,13 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   deliveryWindow?(args: z.output<S>): { from: string; to: string } | undefined;
   /** Free text sent to the customer, if any (scanned for commitments, docs/design.md §1.6). */
   customerText?(args: z.output<S>): string | undefined;
+  /**
+   * What this step does to a delivery or a fee, as the outcome's counterfactual compares it
+   * (docs/design.md "Did the edit help?"): the window it sets on a shipment, or the fee it waives —
+   * the same change its `effectModel` previews (`shipment_window` after, `invoice_fee` before − after).
+   * Undefined for a tool that does neither.
+   */
+  outcomeEffect?(args: z.output<S>): OutcomeEffect | undefined;
   /** Checks the arguments against account data (docs/design.md §1.4); `[]` when all is well. */
   checkBounds(args: z.output<S>, ctx: BoundsContext): ToolIssue[];
   /** What the step does to the account, for the effects preview: a built-in tool's preview step, or the generic unknown effect. */

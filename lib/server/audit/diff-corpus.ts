@@ -8,6 +8,7 @@ import { readJsonColumn } from "../db/json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";
 import type { Prisma } from "../../generated/prisma/client";
+import { outcomeRecordSchema } from "../../outcomes/schema";
 import type { OutcomeLabel, OutcomeLabelView, OutcomeRecord, OutcomeSignal } from "../../outcomes/outcome";
 
 /** One evaluation case of the diff corpus: an operator edit and how its run ended. */
@@ -27,6 +28,11 @@ export interface DiffCorpusLine {
   outcomeRecord: OutcomeRecord | null;
   /** A supervisor's label of the run (better / same / worse, the reason, who, when), else null. */
   label: OutcomeLabelView | null;
+  /**
+   * Whether the edit was discarded ("discard my edits"). Discarded edits are left out of the corpus
+   * unless asked for (`?discarded=include`), as they are left out of insights and recurring edits.
+   */
+  discarded: boolean;
 }
 
 /**
@@ -37,6 +43,8 @@ export interface DiffCorpusLine {
 export interface CorpusFilter {
   label?: OutcomeLabel | "none";
   signal?: OutcomeSignal | "none";
+  /** Also discarded edits (each line says `discarded: true`); by default they are left out, as everywhere in insights. */
+  includeDiscarded?: boolean;
 }
 
 const SIGNAL_COLUMN: Record<OutcomeSignal, keyof Prisma.RunOutcomeWhereInput> = {
@@ -51,7 +59,8 @@ const SIGNAL_COLUMN: Record<OutcomeSignal, keyof Prisma.RunOutcomeWhereInput> = 
 
 /** The `where` of the edits whose run matches `filter` (through the run's outcome row, by primary key). */
 function filterWhere(filter: CorpusFilter): Prisma.PlanEditWhereInput {
-  const and: Prisma.PlanEditWhereInput[] = [];
+  // The one definition: a discarded edit is in no count and no corpus line unless asked for.
+  const and: Prisma.PlanEditWhereInput[] = filter.includeDiscarded ? [] : [{ discardedAt: null }];
   if (filter.label === "none") and.push({ OR: [{ run: { outcomeRecord: { is: null } } }, { run: { outcomeRecord: { is: { labelled: false } } } }] });
   else if (filter.label) and.push({ run: { outcomeRecord: { is: { label: filter.label } } } });
   if (filter.signal === "none") and.push({ run: { outcomeRecord: { is: Object.fromEntries(Object.values(SIGNAL_COLUMN).map((c) => [c, false])) } } });
@@ -66,8 +75,8 @@ const PAGE = 200;
 
 /**
  * The diff corpus (`GET /api/audit/diffs.jsonl`, docs/design.md §11): every stored edit, oldest first,
- * as one object per edit, with its run's outcome record and label; `filter` keeps the edits whose
- * run has that label or signal. Yields in pages of 200 rows so a large
+ * as one object per edit, with its run's outcome record and label; discarded edits are left out
+ * unless `filter.includeDiscarded`; `filter` keeps the edits whose run has that label or signal. Yields in pages of 200 rows so a large
  * corpus is streamed, not held in memory. Supervisors only; the check runs before the first
  * row. Errors: 403 `forbidden` (audited).
  */
@@ -105,14 +114,22 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
         diff: readJsonColumn(planDiffSchema, e.diff, "plan diff"),
         outcome: FINAL_STATUSES.includes(status) ? status : null,
         ...(s ? { suggestion: { id: s.id, suggestedBy: s.byUserId, note: s.note } } : {}),
-        outcomeRecord: (byRun.get(e.runId)?.record as OutcomeRecord | undefined) ?? null,
+        outcomeRecord: recordOf(byRun.get(e.runId)?.record),
         label: labelOf(byRun.get(e.runId), names),
+        discarded: e.discardedAt !== null,
       };
     }
     if (rows.length < PAGE) return;
     const last = rows[rows.length - 1];
     after = { createdAt: last.createdAt, id: last.id };
   }
+}
+
+/** A stored outcome record as the corpus line carries it (fields added since it was stored read as their defaults), or null. */
+function recordOf(json: unknown): OutcomeRecord | null {
+  if (json == null) return null;
+  const parsed = outcomeRecordSchema.safeParse(json);
+  return (parsed.success ? parsed.data : json) as OutcomeRecord;
 }
 
 /** A stored label as the corpus line carries it, or null. */

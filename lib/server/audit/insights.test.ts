@@ -15,6 +15,7 @@ import { prisma } from "../db/db";
 import { submitEdit } from "../edits/submit-edit";
 import { discardEdit } from "../edits/discard-edit";
 import { loadInsights, type InsightsPage } from "./insights";
+import { diffCorpus, type DiffCorpusLine } from "./diff-corpus";
 import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
@@ -177,6 +178,21 @@ describe("loadInsights over stored runs and edits", () => {
     expect(e.discardedAt).not.toBeNull();
     expect(await prisma.planEditPattern.count({ where: { runId: r8.id } })).toBe(0);
     expect(await prisma.planEditPattern.count({ where: { editId: { not: e.id } } })).toBeGreaterThan(0);
+  });
+
+  it("the diff corpus leaves the discarded edit out, as insights do; ?discarded=include adds it, saying so", async () => {
+    const r8 = await prisma.run.findFirstOrThrow({ where: { createdAt: plus(D2, 700) } });
+    const lines = async (includeDiscarded?: boolean) => {
+      const out: DiffCorpusLine[] = [];
+      for await (const l of diffCorpus(supervisor, plus(D2, 3600), { includeDiscarded })) out.push(l);
+      return out;
+    };
+    const byDefault = await lines();
+    expect(byDefault.some((l) => l.runId === r8.id)).toBe(false);
+    expect(byDefault.every((l) => l.discarded === false)).toBe(true);
+    const all = await lines(true);
+    expect(all.filter((l) => l.runId === r8.id).map((l) => l.discarded)).toEqual([true]);
+    expect(all.length).toBe(byDefault.length + 1);
   });
 
   it("is for supervisors only", async () => {

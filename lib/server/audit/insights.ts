@@ -1,5 +1,6 @@
 import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, type Insights } from "../../audit/insights";
 import type { Prisma } from "../../generated/prisma/client";
+import { EXPIRING_STATES, hasDeadline } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
 import { requireRole, type Viewer } from "../auth/session";
 import { readJsonColumn } from "../db/json-column";
@@ -70,7 +71,8 @@ async function resolveFollowedBy(recurring: Insights["recurring"]): Promise<void
   }
 }
 
-const WAITING = ["pending_review", "approved"];
+/** Statuses that lapse at the run's deadline (pending_review, approved, needs_decision): past it they count as expired. */
+const WAITING = [...EXPIRING_STATES];
 
 /** The SQL aggregates of lib/audit/insights.ts `InsightAggregates` for runs matching `period`. */
 async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<InsightAggregates> {
@@ -95,7 +97,8 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
   // Decided runs per submission day, and of them those whose plan edit size is above one half.
   const decided: Prisma.RunWhereInput = {
     ...period,
-    OR: [{ status: { in: DECIDED_STATUSES.filter((s) => s !== "approved") } }, { status: "approved", expiresAt: { gt: now } }],
+    // a decided run that still has a deadline (approved, needs_decision) counts until it lapses
+    OR: [{ status: { in: DECIDED_STATUSES.filter((s) => !hasDeadline(s)) } }, { status: { in: DECIDED_STATUSES.filter((s) => hasDeadline(s)) }, expiresAt: { gt: now } }],
   };
   const perDay = await prisma.run.groupBy({ by: ["createdDay"], where: decided, _count: { _all: true } });
   const overHalf = await prisma.run.groupBy({ by: ["createdDay"], where: { AND: [decided, { editFraction: { gt: OVER_HALF } }] }, _count: { _all: true } });

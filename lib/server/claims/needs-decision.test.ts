@@ -180,7 +180,10 @@ describe("a claim refused for a reason no executor can fix moves the run to a pe
     const swept = await sweepDeadlines(escalateAt);
     expect(swept.escalated).toContain(run.id);
     expect(await events(run.id, "escalated")).toHaveLength(1);
-    expect((await listEscalations(supervisor, escalateAt)).rows.map((r) => r.id)).toContain(run.id);
+    const row = (await listEscalations(supervisor, escalateAt)).rows.find((r) => r.id === run.id);
+    // The escalation queue says it needs a new decision, and why.
+    expect(row).toMatchObject({ status: "needs_decision", decisionReason: { code: "validation_failed", stepId: "r1" } });
+    expect(row?.decisionReason?.message).toMatch(/^Needs a new decision: in_74203 has \$[\d,.]+ open; the approved refund was/);
     const at = new Date(escalateAt.getTime() + 1000);
     const next = nextActions("needs_decision", runFacts(await view(run.id, at), { now: at }));
     expect(next.owner).toBe("supervisor");

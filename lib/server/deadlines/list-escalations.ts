@@ -1,3 +1,5 @@
+import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs-decision";
+import type { RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { requireRole, type Viewer } from "../auth/session";
@@ -6,6 +8,10 @@ import { ESCALATING, sweepDeadlines } from "./sweep-deadlines";
 /** One row of the supervisors' escalation queue. Times ISO UTC. */
 export interface EscalatedRunRow {
   id: string;
+  /** `pending_review` (nobody decided in time) or `needs_decision` (approved, then a claim was refused for a reason no executor can fix). */
+  status: RunStatus;
+  /** Why a `needs_decision` run needs a new decision (`run.decisionReason`); null for a run pending review. */
+  decisionReason: DecisionReason | null;
   ticketId: string;
   ticketSubject: string;
   accountName: string;
@@ -19,8 +25,8 @@ export interface EscalatedRunRow {
 }
 
 /**
- * The supervisors' escalation queue (`/escalations`): runs that escalated and still wait for
- * review, not expired at `now` (UTC), soonest expiry first — one indexed page in SQL (`limit`
+ * The supervisors' escalation queue (`/escalations`): runs that escalated and still wait for a
+ * person — pending review, or needing a new decision (with its `decisionReason`) — not expired at `now` (UTC), soonest expiry first — one indexed page in SQL (`limit`
  * 1–200, default 100; `cursor` = the previous page's `nextCursor`). Sweeps first, so the list is
  * current. Errors: 403 `forbidden` for anyone but a supervisor (audited `denied`).
  */
@@ -42,6 +48,8 @@ export async function listEscalations(
     },
     select: {
       id: true,
+      status: true,
+      decisionReason: true,
       ticketId: true,
       stepCount: true,
       planVersion: true,
@@ -58,6 +66,8 @@ export async function listEscalations(
   return {
     rows: runs.slice(0, limit).map((r) => ({
       id: r.id,
+      status: r.status as RunStatus,
+      decisionReason: r.status === "needs_decision" ? storedDecisionReason(r.decisionReason) : null,
       ticketId: r.ticketId,
       ticketSubject: r.task.ticket.subject,
       accountName: r.task.ticket.account.name,

@@ -6,8 +6,10 @@ import { requireRole, type Viewer } from "../auth/session";
 /*
  * "Did the edits help?" on /insights (docs/design.md "Did the edit help?"): edited runs that
  * executed, split by the supervisors' label and by each computed signal, and over-compensation per
- * tool, per operator and per day — grouped in SQL over the indexed columns of `run_outcome` and
- * `run_outcome_money`, never by loading records.
+ * tool, per operator and per day — grouped in SQL over the indexed columns of `run_outcome` (one
+ * covering index, `run_outcome (edited, executedDay, label, <signals>, editorId)`) and
+ * `run_outcome_money`, never by loading records. Measured on the scale desk:
+ * bench/results/outcomes-queries-sqlite.md and -postgresql.md (scripts/bench-outcome-queries.ts).
  */
 
 /** Over-compensation by one tool: runs, and the money beyond the agent's plan per currency (minor units). */
@@ -51,15 +53,18 @@ export async function loadOutcomeInsights(viewer: Pick<Viewer, "id" | "role">, o
   const day = (d: Date) => d.toISOString().slice(0, 10);
   const period: Prisma.RunOutcomeWhereInput = opts.since || opts.until ? { executedDay: { ...(opts.since ? { gte: day(opts.since) } : {}), ...(opts.until ? { lt: day(opts.until) } : {}) } } : {};
   const edited: Prisma.RunOutcomeWhereInput = { edited: true, ...period };
-  const total = await prisma.runOutcome.count({ where: edited });
   const labels = await prisma.runOutcome.groupBy({ by: ["label"], where: edited, _count: { _all: true } });
+  const total = labels.reduce((a, l) => a + l._count._all, 0);
   const byLabel = [...OUTCOME_LABELS.map((label) => ({ label, runs: labels.find((l) => l.label === label)?._count._all ?? 0 })), { label: "unlabelled" as const, runs: labels.find((l) => l.label === null)?._count._all ?? 0 }];
-  const bySignal: OutcomeInsights["bySignal"] = [];
-  for (const signal of OUTCOME_SIGNALS) bySignal.push({ signal, runs: await prisma.runOutcome.count({ where: { ...edited, [SIGNAL_COLUMN[signal]]: true } }) });
-  bySignal.push({ signal: "none", runs: await prisma.runOutcome.count({ where: { ...edited, ...Object.fromEntries(Object.values(SIGNAL_COLUMN).map((c) => [c, false])) } }) });
+  // One pass over the covering insights index: edited runs grouped by their seven signal columns (at
+  // most 2⁷ groups, whatever the desk's size); each signal's count and "none" are sums of the groups.
+  const signalColumns = OUTCOME_SIGNALS.map((sig) => SIGNAL_COLUMN[sig]);
+  const combos = await prisma.runOutcome.groupBy({ by: signalColumns, where: edited, _count: { _all: true } });
+  const bySignal: OutcomeInsights["bySignal"] = OUTCOME_SIGNALS.map((signal) => ({ signal, runs: combos.filter((c) => c[SIGNAL_COLUMN[signal]]).reduce((a, c) => a + c._count._all, 0) }));
+  bySignal.push({ signal: "none", runs: combos.filter((c) => signalColumns.every((col) => !c[col])).reduce((a, c) => a + c._count._all, 0) });
 
   const over: Prisma.RunOutcomeWhereInput = { ...edited, overCompensation: true };
-  const overRuns = await prisma.runOutcome.count({ where: over });
+
   const moneyPeriod: Prisma.RunOutcomeMoneyWhereInput = period.executedDay ? { executedDay: period.executedDay as Prisma.StringFilter } : {};
   const toolRows = await prisma.runOutcomeMoney.groupBy({ by: ["tool", "currency"], where: { over: true, ...moneyPeriod }, _count: { _all: true }, _sum: { writtenMinor: true, proposedMinor: true } });
   const tools = new Map<string, OverByTool>();
@@ -83,5 +88,6 @@ export async function loadOutcomeInsights(viewer: Pick<Viewer, "id" | "role">, o
   const byDay = editedByDay
     .map((d) => ({ day: d.executedDay, edited: d._count._all, runs: overByDay.find((o) => o.executedDay === d.executedDay)?._count._all ?? 0 }))
     .sort((a, b) => a.day.localeCompare(b.day));
+  const overRuns = bySignal.find((b) => b.signal === "over_compensation")?.runs ?? 0;
   return { edited: total, byLabel, bySignal, overCompensation: { runs: overRuns, byTool, byOperator, byDay } };
 }

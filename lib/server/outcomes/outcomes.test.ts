@@ -78,7 +78,9 @@ describe("the outcome record of an executed, edited run", () => {
     const res = await GET_OUTCOME(apiRequest("GET", `/api/runs/${runId}/outcome`, { cookie: operatorCookie }), routeCtx({ runId }));
     expect(res.status).toBe(200);
     const { outcome } = (await res.json()) as { outcome: { record: { summary: string; moneyOut: unknown; proposedMoneyOut: unknown } } };
-    expect(outcome.record.summary).toBe("The edit moved $1,489.00 more than the agent proposed.");
+    expect(outcome.record.summary).toBe("The edit moved $1,489.00 more than the agent proposed; it moved the delivery of sh_5521 4 days later than the agent proposed.");
+    // The counterfactual covers the delivery too: the window written beside the one the agent proposed.
+    expect((outcome.record as unknown as { deliveryDifference: { shipmentId: string; daysLater: number }[] }).deliveryDifference).toEqual([expect.objectContaining({ shipmentId: "sh_5521", daysLater: 4 })]);
     expect(outcome.record).toMatchObject({ moneyOut: [{ minor: 148900, currency: "USD" }], proposedMoneyOut: [] });
   });
 
@@ -100,7 +102,7 @@ describe("POST /api/v1/tasks/{taskId}/events", () => {
     expect(body.event).toMatchObject({ type: "reopened", at: reopenedAt.toISOString(), ticketId: "74991" });
     const mine = body.outcomes.find((o) => o.runId === runId)!;
     expect(mine.signals).toEqual(expect.arrayContaining(["reopened", "over_compensation"]));
-    expect(mine.summary).toBe("The edit moved $1,489.00 more than the agent proposed; the ticket was reopened 2 days later.");
+    expect(mine.summary).toBe("The edit moved $1,489.00 more than the agent proposed; it moved the delivery of sh_5521 4 days later than the agent proposed; the ticket was reopened 2 days later.");
     expect(await prisma.runOutcome.findUniqueOrThrow({ where: { runId }, select: { reopened: true, suggestion: true } })).toEqual({ reopened: true, suggestion: "worse" });
     const audit = await prisma.auditEvent.findFirstOrThrow({ where: { runId, type: "ticket_event" } });
     expect(audit).toMatchObject({ actorKind: "integration" });
@@ -237,6 +239,9 @@ describe("the diff corpus carries the outcome and the label", () => {
     const mine = all.lines.find((l) => l.runId === runId)!;
     expect(mine.label).toMatchObject({ label: "same" });
     expect(mine.outcomeRecord?.signals).toEqual(expect.arrayContaining(["reopened", "over_compensation", "chargeback"]));
+    // The corpus line carries the delivery counterfactual as well as the money.
+    expect((mine.outcomeRecord as unknown as { deliveryDifference: unknown }).deliveryDifference).toEqual([expect.objectContaining({ shipmentId: "sh_5521", daysLater: 4 })]);
+    expect(all.lines.every((l) => (l as unknown as { discarded: boolean }).discarded === false)).toBe(true);
     expect((await corpus("?label=same")).lines.map((l) => l.runId)).toEqual([runId]);
     expect((await corpus("?label=worse")).lines).toEqual([]);
     expect((await corpus("?signal=reopened")).lines.map((l) => l.runId)).toEqual([runId]);

@@ -11,16 +11,18 @@ export interface NextRun {
 }
 
 /**
- * The next run waiting for review after run `runId`, in the queue's default order (soonest
+ * The next run waiting for a person's decision after run `runId` (pending review, or needing a new
+ * decision after approval), in the queue's default order (soonest
  * deadline first, then id), within `scope` (the viewer's desk, `deskScope`); past the last one it
  * wraps to the first; null when no other run waits ("approve & next"). One indexed
- * keyset query on (status, expiresAt), never the whole queue. Errors: 404 `not_found` when
+ * keyset query on (status, expiresAt) per status, never the whole queue. Errors: 404 `not_found` when
  * `runId` is not a run of the scope.
  */
 export async function findNextRun(runId: string, scope: Prisma.RunWhereInput, now = new Date()): Promise<NextRun | null> {
   const current = await prisma.run.findFirst({ where: { AND: [scope, { id: runId }] }, select: { expiresAt: true } });
   if (!current) throw new DomainError("not_found", "No such run.");
-  const waiting: Prisma.RunWhereInput = { AND: [scope, whereEffectiveStatus("pending_review", now), { id: { not: runId } }] };
+  // A run that needs a new decision waits for a person as much as one pending review: approve & next never skips it.
+  const waiting: Prisma.RunWhereInput = { AND: [scope, { OR: [whereEffectiveStatus("pending_review", now), whereEffectiveStatus("needs_decision", now)] }, { id: { not: runId } }] };
   const select = { id: true, ticketId: true, expiresAt: true } as const;
   const orderBy: Prisma.RunOrderByWithRelationInput[] = [{ expiresAt: "asc" }, { id: "asc" }];
   const after = await prisma.run.findFirst({

@@ -69,6 +69,13 @@ describe("named scenarios", () => {
     }
   });
 
+  it("needs-decision-recovered: the same refusal, then the balance covers the refund again, so approving again succeeds", async () => {
+    const made = await makeScenario("needs-decision-recovered", TEST_NOW);
+    const r = await run(made.runIds[0]);
+    expect(r.status).toBe("needs_decision");
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: made.refs.invoiceId as string } })).openMinor).toBe(64950);
+  });
+
   it("stopped-stale-task, partial-stop and unknown-outcome", async () => {
     const stopped = await run((await makeScenario("stopped-stale-task", TEST_NOW)).runIds[0]);
     expect(stopped.status).toBe("stopped");

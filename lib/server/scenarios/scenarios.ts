@@ -205,28 +205,17 @@ const SCENARIO_DEFINITIONS = {
     description:
       "A $600.00 refund approved by Sam Senior, then the invoice's open balance dropped to $100.00 (as the account system would): the executor's claim is refused validation_failed and the run needs a new decision.",
     async make(ctx) {
-      // A fresh ticket, task and invoice of Baltic Reefer Lines each time: no other run holds money on the invoice or plans for the task.
-      let ticketId = "";
-      do ticketId = String(800000 + Math.floor(Math.random() * 100000));
-      while (await prisma.ticket.findUnique({ where: { id: ticketId }, select: { id: true } }));
-      const invoiceId = `in_${ticketId}`;
-      await prisma.ticket.create({ data: { id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
-      await prisma.task.create({ data: { id: `task_${ticketId}`, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
-      await prisma.invoice.create({ data: { id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
-      const refund: StepInput = {
-        id: "st_refund",
-        tool: "issue_refund",
-        args: { invoiceId, amount: { minor: 60000, currency: "USD" }, reason: "Storage at Rotterdam while held by customs" },
-        title: "Refund the storage days",
-        evidence: [{ recordType: "invoice", recordId: invoiceId }],
-        risk: "Money leaves the account",
-        stopCondition: "The invoice was paid or credited meanwhile",
-      };
-      const { run, task } = await submitFor(ctx, ticketId, [refund]);
-      await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
-      await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 10000 } });
-      await claimStep(ctx.agent, run.id, refund.id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
-      return { ...idsOf(run, ticketId), refs: { invoiceId, refundStepId: refund.id }, expect: `needs_decision: ${invoiceId} has $100.00 open; the approved refund was $600.00` };
+      const { run, ticketId, invoiceId, refundStepId } = await approvedThenRefused(ctx);
+      return { ...idsOf(run, ticketId), refs: { invoiceId, refundStepId }, expect: `needs_decision: ${invoiceId} has $100.00 open; the approved refund was $600.00` };
+    },
+  },
+  "needs-decision-recovered": {
+    description:
+      "As needs-decision, then the payment that lowered the balance was reversed (the invoice has $649.50 open again): approving step 1 again passes the fresh validation and the executor may claim.",
+    async make(ctx) {
+      const { run, ticketId, invoiceId, refundStepId } = await approvedThenRefused(ctx);
+      await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 64950 } });
+      return { ...idsOf(run, ticketId), refs: { invoiceId, refundStepId }, expect: `needs_decision; ${invoiceId} covers the $600.00 refund again, so approving it again succeeds` };
     },
   },
   "imported-tool-run": {
@@ -257,6 +246,35 @@ const SCENARIO_DEFINITIONS = {
     },
   },
 } satisfies Record<string, ScenarioDefinition>;
+
+/**
+ * A fresh ticket, task and invoice of Baltic Reefer Lines (so no other run holds money on the
+ * invoice or plans for the task), a $600.00 refund approved by Sam Senior, the open balance dropped
+ * to $100.00 and the executor's claim refused: the run needs a new decision.
+ */
+async function approvedThenRefused(ctx: ScenarioContext) {
+  let ticketId = "";
+  do ticketId = String(800000 + Math.floor(Math.random() * 100000));
+  while (await prisma.ticket.findUnique({ where: { id: ticketId }, select: { id: true } }));
+  const invoiceId = `in_${ticketId}`;
+  await prisma.ticket.create({ data: { id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
+  await prisma.task.create({ data: { id: `task_${ticketId}`, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
+  await prisma.invoice.create({ data: { id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
+  const refund: StepInput = {
+    id: "st_refund",
+    tool: "issue_refund",
+    args: { invoiceId, amount: { minor: 60000, currency: "USD" }, reason: "Storage at Rotterdam while held by customs" },
+    title: "Refund the storage days",
+    evidence: [{ recordType: "invoice", recordId: invoiceId }],
+    risk: "Money leaves the account",
+    stopCondition: "The invoice was paid or credited meanwhile",
+  };
+  const { run, task } = await submitFor(ctx, ticketId, [refund]);
+  await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
+  await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 10000 } });
+  await claimStep(ctx.agent, run.id, refund.id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
+  return { run, ticketId, invoiceId, refundStepId: refund.id };
+}
 
 /** A seeded plan of the retail desk by its seed key, as fresh step inputs. */
 function retailPlan(key: string, now: Date): { ticketId: string; steps: StepInput[] } {

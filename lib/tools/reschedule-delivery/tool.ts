@@ -47,6 +47,7 @@ export const rescheduleDelivery = defineBuiltinTool({
   target: (args, desk) => targetIfExists(desk, "shipment", args.shipmentId),
   amount: () => undefined,
   deliveryWindow: (args) => args.window,
+  outcomeEffect: (args) => ({ kind: "delivery_window", shipmentId: args.shipmentId, window: args.window }),
   checkBounds: (args, ctx) => {
     const issues: ToolIssue[] = [];
     const { from, to } = args.window;

@@ -37,6 +37,7 @@ export const waiveFee = defineBuiltinTool({
   ],
   target: (args, desk) => targetIfExists(desk, "invoice", args.invoiceId),
   amount: (args) => args.amount,
+  outcomeEffect: (args) => ({ kind: "fee_waived", invoiceId: args.invoiceId, feeCode: args.feeCode, amount: args.amount }),
   checkBounds: (args, ctx) => {
     const { issues, invoice } = checkInvoiceMoney(args, ctx, "Waiver");
     if (!invoice) return issues;

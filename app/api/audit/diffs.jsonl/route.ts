@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 
 /** `GET /api/audit/diffs.jsonl` → the diff corpus as streamed NDJSON, supervisors only (lib/api/endpoints.ts `diffCorpusEndpoint`). */
 export const GET = route(diffCorpusEndpoint, async ({ caller, query }) => {
-  const stream = await diffCorpusStream(caller, new Date(), { label: query.label, signal: query.signal });
+  const stream = await diffCorpusStream(caller, new Date(), { label: query.label, signal: query.signal, includeDiscarded: query.discarded === "include" });
   const stamp = new Date().toISOString().slice(0, 10);
   return new Response(stream, {
     status: 200,
