@@ -6,7 +6,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ["lib/generated/**", ".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "bench/results/**"],
+    ignores: ["lib/generated/**", "packages/*/dist/**", "packages/*/src/generated/**", ".next/**", "node_modules/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "bench/results/**"],
   },
   {
     rules: {

@@ -5,10 +5,9 @@
  * claim. Plus the optional `stepReasons` argument through which the model explains a step.
  */
 import { z } from "zod";
-import { stepReasonsShape } from "../plan/schema";
-import type { ExecutionContext, StepResult, ToolArgs, ToolImplementation, ToolOutcome } from "./core";
-import { ToolFailure } from "./core";
-import type { StepReasons } from "../client/agent-client";
+import type { ExecutionContext, StepResult, ToolArgs, ToolImplementation, ToolOutcome } from "./core.js";
+import { ToolFailure } from "./core.js";
+import type { StepReasons } from "../client.js";
 
 /** One gated tool. `S` is the zod object schema of its arguments (the Plandesk tool's arguments). */
 export interface GatedToolSpec<S extends z.ZodObject = z.ZodObject> {
@@ -30,6 +29,27 @@ export type GatedToolSet = Record<string, GatedToolSpec>;
 export function gatedTool<S extends z.ZodObject>(spec: GatedToolSpec<S>): GatedToolSpec<S> {
   return spec;
 }
+
+/**
+ * The reasons' fields as the console accepts them (`title` ≤ 200 characters, `rationale` ≤ 4000,
+ * up to 50 `evidence` items — a record `{recordType, recordId, note?}` or a read step of the plan
+ * `{readStepId, note?}` — `risk` and `stopCondition` ≤ 2000); all optional.
+ */
+export const stepReasonsShape = {
+  title: z.string().max(200).optional(),
+  rationale: z.string().max(4000).optional(),
+  evidence: z
+    .array(
+      z.union([
+        z.object({ recordType: z.string().min(1).max(64), recordId: z.string().min(1).max(128), note: z.string().max(500).optional() }).strict(),
+        z.object({ readStepId: z.string().min(1).max(64), note: z.string().max(500).optional() }).strict(),
+      ]),
+    )
+    .max(50)
+    .optional(),
+  risk: z.string().max(2000).optional(),
+  stopCondition: z.string().max(2000).optional(),
+};
 
 /** Name of the optional argument through which the model explains a step (docs/api.md step reasons). */
 export const REASONS_ARG = "stepReasons" as const;

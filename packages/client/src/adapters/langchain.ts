@@ -22,10 +22,10 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
-import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session";
-import { denialForModel, verdictFor, type Decision, type PollOptions, type StepResult } from "./core";
-import { splitReasons } from "./gated-tool";
-import { langChainTools, type ArmedCall } from "./langgraph";
+import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session.js";
+import { denialForModel, verdictFor, type Decision, type PollOptions, type StepResult } from "./core.js";
+import { splitReasons } from "./gated-tool.js";
+import { langChainTools, type ArmedCall } from "./langgraph.js";
 
 /** One decision of `humanInTheLoopMiddleware`'s resume value, per action request in order. */
 export type HitlDecision = { type: "approve" } | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } } | { type: "reject"; message: string };

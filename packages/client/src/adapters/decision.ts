@@ -1,8 +1,8 @@
 /** Steps 1–3 of the adapters' chain (./core.ts): propose the pending calls as one run, wait for the decision, tell the framework what to do with each call. */
-import type { AgentClient, ApiError, Run, StepInput, ValidationIssue } from "../client/agent-client";
-import { canonicalJson } from "../plan/canonical-json";
-import { digest } from "../plan/digest";
-import type { ArgChange, CallVerdict, Decision, PendingPlan, PollOptions, ProposedCall, ToolArgs } from "./types";
+import type { AgentClient, ApiError, Run, StepInput, ValidationIssue } from "../client.js";
+import { canonicalJson } from "../canonical-json.js";
+import { digest } from "../digest.js";
+import type { ArgChange, CallVerdict, Decision, PendingPlan, PollOptions, ProposedCall, ToolArgs } from "./types.js";
 
 // ── step ids ───────────────────────────────────────────────────────────────────
 

@@ -1,12 +1,12 @@
 import { Agent, RunState, run, setTracingDisabled } from "@openai/agents";
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { demoDeskTools } from "./demo-tools";
-import { createOpenAiAgentsAdapter } from "./openai-agents";
-import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { prisma } from "../../../lib/server/db";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { createOpenAiAgentsAdapter } from "@plandesk/client/openai-agents";
+import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../../testing/adapter-operator";
 
 setTracingDisabled(true);
 

@@ -1,6 +1,6 @@
-import type { AgentClient, Run } from "../client/agent-client";
-import { PlanExecutor, newSessionId, proposePlan, waitForDecision, type BeforeWriteHook, type Decision, type PendingPlan, type PollOptions, type ProposedCall, type StepResult } from "./core";
-import { implementationsOf, type GatedToolSet } from "./gated-tool";
+import type { AgentClient, Run } from "../client.js";
+import { PlanExecutor, newSessionId, proposePlan, waitForDecision, type BeforeWriteHook, type Decision, type PendingPlan, type PollOptions, type ProposedCall, type StepResult } from "./core.js";
+import { implementationsOf, type GatedToolSet } from "./gated-tool.js";
 
 /** Options every framework adapter takes: the client, the task, the gated tools and how to wait. */
 export interface AdapterOptions {

@@ -25,9 +25,9 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool, type DynamicStructuredTool } from "@langchain/core/tools";
 import { Command, interrupt } from "@langchain/langgraph";
-import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session";
-import { PlanExecutor, denialForModel, resultForModel, stepIdForCall, verdictFor, type Decision, type PendingPlan, type PollOptions, type StepResult } from "./core";
-import { splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool";
+import { adapterSession, type AdapterOptions, type AdapterProposal } from "./adapter-session.js";
+import { PlanExecutor, denialForModel, resultForModel, stepIdForCall, verdictFor, type Decision, type PendingPlan, type PollOptions, type StepResult } from "./core.js";
+import { splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool.js";
 
 /** agent-inbox's HumanInterrupt for one call, plus the call's id (and its Plandesk step id). */
 export interface PlandeskInterrupt {

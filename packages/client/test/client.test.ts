@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAgentClient } from "./agent-client";
+import { createAgentClient } from "@plandesk/client";
 
 type Seen = { url: string; method: string; headers: Record<string, string>; body: unknown };
 
@@ -7,14 +7,16 @@ type Seen = { url: string; method: string; headers: Record<string, string>; body
 function stub(status: number, body: unknown, headers: Record<string, string> = {}) {
   const seen: Seen[] = [];
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = input instanceof Request ? input : new Request(input, init);
+    const text = await req.text();
     seen.push({
-      url: String(input),
-      method: init?.method ?? "GET",
-      headers: Object.fromEntries(new Headers(init?.headers).entries()),
-      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+      url: req.url,
+      method: req.method,
+      headers: Object.fromEntries(req.headers.entries()),
+      body: text ? JSON.parse(text) : undefined,
     });
-    const text = typeof body === "string" ? body : JSON.stringify(body);
-    return new Response(text, { status, headers: { "content-type": "application/json", ...headers } });
+    const answer = typeof body === "string" ? body : JSON.stringify(body);
+    return new Response(answer, { status, headers: { "content-type": "application/json", ...headers } });
   }) as typeof globalThis.fetch;
   return { fetch, seen };
 }

@@ -1,7 +1,7 @@
 /**
  * The framework-independent half of Plandesk's agent adapters: what the Vercel AI
  * SDK, OpenAI Agents, LangGraph and LangChain adapters (./ai-sdk.ts, ./openai-agents.ts, ./langgraph.ts, ./langchain.ts)
- * share. Plain TypeScript over the typed client (lib/client/agent-client.ts); no framework import.
+ * share. Plain TypeScript over the typed client (../client.ts); no framework import.
  *
  * The chain, for the tool calls a framework holds for approval:
  * 1. {@link proposePlan} — the pending calls for one task become ONE Plandesk run (the whole
@@ -23,6 +23,6 @@
  *
  * Everything that must survive a restart of the agent ({@link PendingPlan}) is plain JSON.
  */
-export * from "./types";
-export * from "./decision";
-export * from "./executor";
+export * from "./types.js";
+export * from "./decision.js";
+export * from "./executor.js";

@@ -1,5 +1,5 @@
 /** Shapes shared by the agent adapters: proposed calls, pending plans, decisions, verdicts, outcomes. Plain JSON where it must survive a restart. See ./core.ts for the chain. */
-import type { Claim, Run, RunStep, StepReasons, ValidationIssue } from "../client/agent-client";
+import type { Claim, Run, RunStep, StepReasons, ValidationIssue } from "../client.js";
 
 // ── shapes ─────────────────────────────────────────────────────────────────────
 

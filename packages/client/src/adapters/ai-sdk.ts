@@ -14,10 +14,10 @@
  * `execution-denied` with it). The SDK cannot execute an edit (rewriting history is exactly
  * what the console must not trust), so each tool's `execute` is wrapped: it ignores the input
  * the SDK passes and runs the APPROVED arguments from Plandesk through a claim
- * (lib/adapters/core.ts `PlanExecutor`), and returns what was actually done as the tool result.
+ * (./core.ts `PlanExecutor`), and returns what was actually done as the tool result.
  */
 import { tool, type Tool, type ToolModelMessage } from "ai";
-import type { AgentClient, Run } from "../client/agent-client";
+import type { AgentClient, Run } from "../client.js";
 import {
   PlanExecutor,
   denialForModel,
@@ -33,8 +33,8 @@ import {
   type PollOptions,
   type ProposedCall,
   type StepResult,
-} from "./core";
-import { implementationsOf, splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool";
+} from "./core.js";
+import { implementationsOf, splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool.js";
 
 /** Options of {@link createAiSdkAdapter}. */
 export interface AiSdkAdapterOptions<T extends GatedToolSet> {

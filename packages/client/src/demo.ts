@@ -1,16 +1,14 @@
 /**
- * Gated tools for the console's DEMO desk (demo mode only), used by the examples and tests
- *: each writes its APPROVED step through the console's demo executor
+ * Gated tools for the console's DEMO desk (demo mode only), used by the examples and tests: each writes its APPROVED step through the console's demo executor
  * (`POST /api/v1/demo/effects`, with the claim's token), the stand-in for a real system of
  * record. A real agent writes to its own systems in `execute` instead; the claim and the outcome
- * report around it are the adapter's. Argument schemas are the Plandesk tools' own (one schema).
+ * report around it are the adapter's. Argument schemas are the console's own (from its OpenAPI
+ * document, ./tool-schemas.ts).
  */
-import type { AgentClient } from "../client/agent-client";
-import { addTicketNote } from "../tools/add-ticket-note/tool";
-import { rescheduleDelivery } from "../tools/reschedule-delivery/tool";
-import { sendReply } from "../tools/send-reply/tool";
-import { ToolFailure, type ExecutionContext, type ToolOutcome } from "./core";
-import { gatedTool } from "./gated-tool";
+import type { AgentClient } from "./client.js";
+import { ToolFailure, type ExecutionContext, type ToolOutcome } from "./adapters/core.js";
+import { gatedTool } from "./adapters/gated-tool.js";
+import { toolArgumentsSchema } from "./tool-schemas.js";
 
 /**
  * Refusals of the demo executor that mean nothing was written: the write failed
@@ -43,17 +41,17 @@ export function demoDeskTools(client: AgentClient) {
   return {
     add_ticket_note: gatedTool({
       description: "Adds an internal note to a support ticket (customers never see it).",
-      inputSchema: addTicketNote.argsSchema,
+      inputSchema: toolArgumentsSchema("add_ticket_note"),
       execute: async (_args, ctx) => demoWrite(client, ctx),
     }),
     reschedule_delivery: gatedTool({
       description: "Moves the delivery window of a shipment to new ISO dates (from, to inclusive).",
-      inputSchema: rescheduleDelivery.argsSchema,
+      inputSchema: toolArgumentsSchema("reschedule_delivery"),
       execute: async (_args, ctx) => demoWrite(client, ctx),
     }),
     send_reply: gatedTool({
       description: "Sends a reply to the customer on a ticket.",
-      inputSchema: sendReply.argsSchema,
+      inputSchema: toolArgumentsSchema("send_reply"),
       execute: async (_args, ctx) => demoWrite(client, ctx),
     }),
   };

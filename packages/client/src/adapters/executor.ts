@@ -1,9 +1,9 @@
 /** Step 4 of the adapters' chain (./core.ts): the wrapped execute — claim, fence, write with the APPROVED arguments, report. */
 import { randomUUID } from "node:crypto";
-import type { AgentClient, Claim, Run, RunStep } from "../client/agent-client";
-import { digest } from "../plan/digest";
-import type { BeforeWriteHook, CallVerdict, ExecutionContext, JsonValue, StepResult, ToolImplementation, ToolOutcome } from "./types";
-import { ToolFailure } from "./types";
+import type { AgentClient, Claim, Run, RunStep } from "../client.js";
+import { digest } from "../digest.js";
+import type { BeforeWriteHook, CallVerdict, ExecutionContext, JsonValue, StepResult, ToolImplementation, ToolOutcome } from "./types.js";
+import { ToolFailure } from "./types.js";
 
 // ── 4. execute ─────────────────────────────────────────────────────────────────
 

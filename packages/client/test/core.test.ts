@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { approveSteps } from "../server/approvals/approve-steps";
-import { prisma } from "../server/db";
-import { submitEdit } from "../server/edits/submit-edit";
-import { loadRun } from "../server/plans/load-run";
-import { toRunView } from "../server/plans/run-view";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { argChanges, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "./core";
-import { implementationsOf, splitReasons } from "./gated-tool";
-import { demoDeskTools } from "./demo-tools";
-import { inProcessAgent, isoDay, senior } from "../../testing/adapter-operator";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { approveSteps } from "../../../lib/server/approvals/approve-steps";
+import { prisma } from "../../../lib/server/db";
+import { submitEdit } from "../../../lib/server/edits/submit-edit";
+import { loadRun } from "../../../lib/server/plans/load-run";
+import { toRunView } from "../../../lib/server/plans/run-view";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { argChanges, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "@plandesk/client";
+import { implementationsOf, splitReasons } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { inProcessAgent, isoDay, senior } from "../../../testing/adapter-operator";
 
 const client = inProcessAgent();
 

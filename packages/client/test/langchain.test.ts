@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildAgent, scriptedModel } from "../../examples/langchain/agent";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { demoDeskTools } from "./demo-tools";
-import { createLangChainAdapter } from "./langchain";
-import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
+import { buildAgent, scriptedModel } from "../../../examples/langchain/agent";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { prisma } from "../../../lib/server/db";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { createLangChainAdapter } from "@plandesk/client/langchain";
+import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../../testing/adapter-operator";
 
 /** One agent round through LangChain's createAgent + humanInTheLoopMiddleware: interrupt → Plandesk → resume. */
 async function agentRound(tag: string, operator: (runId: string) => Promise<void>) {

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildGraph, scriptedModel } from "../../examples/langgraph/graph";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { demoDeskTools } from "./demo-tools";
-import { createLangGraphAdapter } from "./langgraph";
-import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
+import { buildGraph, scriptedModel } from "../../../examples/langgraph/graph";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { prisma } from "../../../lib/server/db";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { createLangGraphAdapter } from "@plandesk/client/langgraph";
+import { editDateAndApprove, inProcessAgent, isoDay, reject, runProposedFor, shipmentWindow } from "../../../testing/adapter-operator";
 
 /** One agent round through the example's graph: interrupt → Plandesk → resume. */
 async function agentRound(tag: string, operator: (runId: string) => Promise<void>) {

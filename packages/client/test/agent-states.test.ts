@@ -5,17 +5,17 @@
  * session whose run finished is told what was done, and a write the fence blocked is `failed`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reviseTheTask, senior } from "../../testing/adapter-operator";
-import { PlanExecutor, proposePlan, verdictFor, waitForDecision } from "./core";
-import { demoDeskTools } from "./demo-tools";
-import { implementationsOf, splitReasons } from "./gated-tool";
-import { loadRun } from "../server/plans/load-run";
-import { toRunView } from "../server/plans/run-view";
-import { submitEdit } from "../server/edits/submit-edit";
-import { approveSteps } from "../server/approvals/approve-steps";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { prisma } from "../../../lib/server/db";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reviseTheTask, senior } from "../../../testing/adapter-operator";
+import { PlanExecutor, proposePlan, verdictFor, waitForDecision } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { implementationsOf, splitReasons } from "@plandesk/client";
+import { loadRun } from "../../../lib/server/plans/load-run";
+import { toRunView } from "../../../lib/server/plans/run-view";
+import { submitEdit } from "../../../lib/server/edits/submit-edit";
+import { approveSteps } from "../../../lib/server/approvals/approve-steps";
 
 const client = inProcessAgent();
 

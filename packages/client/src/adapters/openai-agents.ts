@@ -15,12 +15,12 @@
  * Every gated tool is `needsApproval: true`, so a model turn's calls all wait in
  * `result.interruptions`. The SDK cannot run an edited call (changing `rawItem.arguments` is
  * refused as a reused call id), so the wrapped `execute` ignores the input the SDK passes and
- * runs the APPROVED arguments from Plandesk through a claim (lib/adapters/core.ts), returning
+ * runs the APPROVED arguments from Plandesk through a claim (./core.ts), returning
  * what was actually done as the tool output. A rejection reaches the model as the rejection
  * message of each call: the operator's reason.
  */
 import { tool, type RunToolApprovalItem, type Tool } from "@openai/agents";
-import type { Run } from "../client/agent-client";
+import type { Run } from "../client.js";
 import {
   PlanExecutor,
   denialForModel,
@@ -33,9 +33,9 @@ import {
   type PollOptions,
   type ProposedCall,
   type StepResult,
-} from "./core";
-import { type AdapterOptions, type AdapterProposal } from "./adapter-session";
-import { implementationsOf, splitReasons, withReasonsArg } from "./gated-tool";
+} from "./core.js";
+import { type AdapterOptions, type AdapterProposal } from "./adapter-session.js";
+import { implementationsOf, splitReasons, withReasonsArg } from "./gated-tool.js";
 
 /** Options of {@link createOpenAiAgentsAdapter} (the options every adapter takes). */
 export type OpenAiAgentsAdapterOptions = AdapterOptions;

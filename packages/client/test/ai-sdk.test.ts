@@ -1,12 +1,12 @@
 import { generateText, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { referenceCalls } from "../../examples/shared/reference-case";
-import { prisma } from "../server/db";
-import { prepareTestDatabase } from "../../testing/test-support";
-import { createAiSdkAdapter } from "./ai-sdk";
-import { demoDeskTools } from "./demo-tools";
-import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reject, reviseTheTask, runProposedFor, shipmentWindow } from "../../testing/adapter-operator";
+import { referenceCalls } from "../../../examples/shared/reference-case";
+import { prisma } from "../../../lib/server/db";
+import { prepareTestDatabase } from "../../../testing/test-support";
+import { createAiSdkAdapter } from "@plandesk/client/ai-sdk";
+import { demoDeskTools } from "@plandesk/client/demo";
+import { approveAsIs, editDateAndApprove, inProcessAgent, isoDay, reject, reviseTheTask, runProposedFor, shipmentWindow } from "../../../testing/adapter-operator";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 type ToolResultSeen = { toolName: string; toolCallId: string; output: { type: string; value?: unknown; reason?: string } };
