@@ -103,7 +103,6 @@ export const test = base.extend<PlandeskTestFixtures, PlandeskWorkerFixtures>({
   plandeskAgentKey: [process.env.PLANDESK_AGENT_KEY ?? "pd_demo_agent_key", { option: true, scope: "worker" }],
   plandeskUsers: [DEMO_USERS, { option: true, scope: "worker" }],
   plandeskOrigin: [
-    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture's dependencies from this pattern
     async ({}, use, workerInfo) => {
       const configured = workerInfo.project.use.baseURL ?? process.env.PLANDESK_URL ?? "http://localhost:3000";
       await use(new URL(configured).origin);
