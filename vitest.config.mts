@@ -4,10 +4,27 @@ import { fileURLToPath } from "node:url";
 
 const __dirname = path.dirname(fileURLToPath(import.meta.url));
 
+/** The package's entry points by subpath ("" is the package itself). */
+const CLIENT_ENTRIES: Record<string, string> = {
+  "": "index.ts",
+  "ai-sdk": "adapters/ai-sdk.ts",
+  "openai-agents": "adapters/openai-agents.ts",
+  langgraph: "adapters/langgraph.ts",
+  langchain: "adapters/langchain.ts",
+  demo: "demo.ts",
+  testing: "testing/index.ts",
+};
+
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  resolve: {
+    // `@plandesk/client` and its subpaths resolve to the package's source (packages/client/src), as in tsconfig.json.
+    alias: [
+      ...Object.entries(CLIENT_ENTRIES).map(([sub, file]) => ({ find: new RegExp(`^@plandesk/client${sub ? `/${sub}` : ""}$`), replacement: path.resolve(__dirname, "packages/client/src", file) })),
+      { find: "@", replacement: path.resolve(__dirname) },
+    ],
+  },
   test: {
-    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     environment: "node",
     testTimeout: 30000,
     hookTimeout: 60000,

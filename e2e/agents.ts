@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { formatIsoDate } from "../lib/text/format";
+import { createRun } from "./factory";
 
 /** A running example agent (examples/<name>/index.ts) and what it printed. */
 export interface ExampleAgent {
@@ -129,4 +130,88 @@ export async function rejectReachesModel(page: Page, name: ExampleName, baseURL:
   const run = await runAsAgent(page.request, runId);
   expect(run.status).toBe("rejected");
   expect(run.steps.every((s) => s.execution === null)).toBe(true);
+}
+
+/** The run as the agent API shows it, with its typed end (`outcome`). */
+async function outcomeAsAgent(request: APIRequestContext, runId: string) {
+  const res = await request.get(`/api/v1/runs/${runId}`, { headers: { authorization: "Bearer pd_demo_agent_key" } });
+  expect(res.status()).toBe(200);
+  return (await res.json()).run as { status: string; outcome: null | { code: string; supersededById?: string | null; stepId?: string | null; tool?: string }; steps: { id: string; tool: string; execution: null | { status: string } }[] };
+}
+
+/** The example's last lines, for failure messages. */
+const tail = (agent: ExampleAgent) => agent.text().split("\n").slice(-30).join("\n");
+
+/**
+ * Superseded: while the example waits, the same agent submits a newer plan for the task; the
+ * waiting example is told at once (no timeout) and every call is denied `superseded`, naming
+ * the newer run. The newer run stays waiting (the next spec's run supersedes it).
+ */
+export async function supersededEndsTheWait(page: Page, name: ExampleName, baseURL: string) {
+  const agent = startExample(name, baseURL);
+  const runId = await agent.runId;
+  const newer = await createRun(page.request, "ref-74991");
+  expect(await agent.exited, tail(agent)).toBe(0);
+  const run = await outcomeAsAgent(page.request, runId);
+  expect(run.status).toBe("superseded");
+  expect(run.outcome).toMatchObject({ code: "superseded", supersededById: newer });
+  const out = agent.text();
+  expect(out).toContain("decision: refused");
+  expect(out).toMatch(/model saw reschedule_delivery \(call_resched\): .*Plandesk refused the plan \(superseded\)/);
+  expect(out).toContain(newer);
+  expect(run.steps.every((s) => s.execution === null)).toBe(true);
+}
+
+/**
+ * Revised while waiting: the ticketing integration records a change of the task while the run
+ * waits for review; the run stops at once (nothing can approve it any more) and the example is
+ * told `stopped_stale_task`, with nothing claimed or written.
+ */
+export async function revisedWhileWaiting(page: Page, name: ExampleName, baseURL: string) {
+  const agent = startExample(name, baseURL);
+  const runId = await agent.runId;
+  const revised = await page.request.post("/api/v1/tasks/task_74991/revisions", {
+    headers: { authorization: "Bearer pd_demo_integration_key" },
+    data: { comment: `Customer called again about sh_5521 (${name} e2e).` },
+  });
+  expect(revised.status(), await revised.text()).toBe(201);
+  expect(await agent.exited, tail(agent)).toBe(0);
+  const run = await outcomeAsAgent(page.request, runId);
+  expect(run.status).toBe("stopped");
+  expect(run.outcome).toMatchObject({ code: "stopped_stale_task" });
+  expect(agent.text()).toMatch(/model saw reschedule_delivery \(call_resched\): .*Plandesk refused the plan \(stopped_stale_task\)/);
+  expect(run.steps.every((s) => s.execution === null)).toBe(true);
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("run-status")).toHaveText(/Stopped/);
+}
+
+/**
+ * A step the agent cannot execute: the operator adds `escalate_ticket` (which the demo desk's
+ * example tools do not implement) after the note and approves; the example writes the note,
+ * reports the escalation `cannot_execute` — the run ends typed, naming the step — and writes
+ * nothing after it.
+ */
+export async function cannotExecuteEndsTyped(page: Page, name: ExampleName, baseURL: string) {
+  const agent = startExample(name, baseURL);
+  const runId = await agent.runId;
+  const view = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { planVersion: number; steps: { id: string; tool: string; args: unknown }[] };
+  const steps = view.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args }));
+  steps.splice(1, 0, { id: "op_escalate", tool: "escalate_ticket", args: { ticketId: "74991", team: "operations", note: "Driver no-show on sh_5521." } });
+  const edited = await page.request.post(`/api/runs/${runId}/edits`, { headers: { origin: baseURL }, data: { baseVersion: view.planVersion, steps } });
+  expect(edited.status(), await edited.text()).toBe(201);
+  const version = ((await (await page.request.get(`/api/runs/${runId}`)).json()).run as { planVersion: number }).planVersion;
+  const approved = await page.request.post(`/api/runs/${runId}/approvals`, { headers: { origin: baseURL }, data: { planVersion: version, stepIds: "all", idempotencyKey: `e2e-cannot-${runId}` } });
+  expect(approved.ok(), await approved.text()).toBe(true);
+  expect(await agent.exited, tail(agent)).toBe(0);
+  const run = await outcomeAsAgent(page.request, runId);
+  expect(run.status).toBe("failed");
+  const escalation = run.steps.find((s) => s.tool === "escalate_ticket")!; // the console gives an added step its own id
+  expect(run.outcome).toMatchObject({ code: "cannot_execute", stepId: escalation.id, tool: "escalate_ticket" });
+  expect(run.steps.map((s) => [s.tool, s.execution?.status ?? null])).toEqual([
+    ["add_ticket_note", "succeeded"],
+    ["escalate_ticket", "failed"], // stored failed, flagged for a person
+    ["reschedule_delivery", null],
+    ["send_reply", null],
+  ]);
+  expect(agent.text()).toContain("cannot_execute");
 }

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inProcessFetch } from "../testing/in-process-fetch";
-import { createAgentClient } from "../lib/client/agent-client";
+import { createAgentClient } from "@plandesk/client";
 import { prisma } from "../lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "../lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "../testing/test-support";

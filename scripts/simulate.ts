@@ -1,6 +1,6 @@
 /**
  * `npm run simulate` — plays the agent and its executor against a running console, through the
- * agent API only (lib/client/agent-client.ts), and prints one line per event.
+ * agent API only (the client package, packages/client/src/client.ts), and prints one line per event.
  *
  *   npm run simulate -- [--url http://localhost:3000] [--key pd_demo_agent_key]
  *                       [--fault task-edit|lost-outcome|duplicate-claim|wrong-digest|late-write|out-of-order|all]…
@@ -34,7 +34,7 @@
  * Without it, passes repeat every `--interval-seconds` (default 30) until interrupted.
  */
 import path from "node:path";
-import { createAgentClient, type AgentClient, type ApiError, type Run, type StepInput } from "../lib/client/agent-client";
+import { createAgentClient, type AgentClient, type ApiError, type Run, type StepInput } from "@plandesk/client";
 import { digest } from "../lib/plan/digest";
 
 export type Fault = "task-edit" | "lost-outcome" | "duplicate-claim" | "wrong-digest" | "late-write" | "out-of-order";

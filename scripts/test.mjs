@@ -3,7 +3,9 @@
 // tests again on PostgreSQL (every test file that opens a database; each creates and drops its
 // own database plandesk_test_<random> on PLANDESK_TEST_PG_URL, default
 // postgresql://postgres@127.0.0.1:5432/postgres), the production build (which type-checks),
-// then end-to-end tests (Playwright in Debian's Chromium).
+// the proof from outside (scripts/outside-proof.mjs: the client package packed, installed in a
+// scratch project outside the repository, its examples and example QA suite run from there
+// against an instance of that build), then end-to-end tests (Playwright in Debian's Chromium).
 //   npm test                     all of it
 //   npm run test:pg              only the PostgreSQL integration run
 //   PLANDESK_SKIP_PG=1 npm test  skip the PostgreSQL run (say so in a pull request)
@@ -22,13 +24,13 @@ function databaseTestFiles() {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (e.name !== "node_modules" && e.name !== "generated") walk(p);
+        if (e.name !== "node_modules" && e.name !== "generated" && e.name !== "dist") walk(p);
       } else if (e.name.endsWith(".test.ts") && /prepareTestDatabase|createPrisma|\bdeploy\(/.test(fs.readFileSync(p, "utf8"))) {
         out.push(path.relative(root, p));
       }
     }
   };
-  for (const d of ["lib", "scripts", "app"]) walk(path.join(root, d));
+  for (const d of ["lib", "scripts", "app", "packages"]) walk(path.join(root, d));
   return out.sort();
 }
 
@@ -41,6 +43,7 @@ if (pgOnly || process.env.PLANDESK_SKIP_PG !== "1") {
 }
 if (!pgOnly) {
   steps.push({ cmd: "npx", args: ["next", "build"], env: {} });
+  steps.push({ cmd: "node", args: ["scripts/outside-proof.mjs"], env: {} });
   steps.push({ cmd: "npx", args: ["playwright", "test"], env: {} });
 }
 for (const { cmd, args, env, label } of steps) {

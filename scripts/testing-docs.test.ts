@@ -62,4 +62,16 @@ describe("docs/testing.md's selectors", () => {
       .filter((name) => !code.includes(name));
     expect(missing).toEqual([]);
   });
+
+  it("the testing package's page objects use only documented test ids and names", () => {
+    const pages = fs.readFileSync(path.join(root, "packages", "client", "src", "testing", "pages.ts"), "utf8");
+    const ids = new Set(tableUnder(doc, "Test ids").flatMap((row) => namesIn(row[0])));
+    const names = new Set(tableUnder(doc, "Roles and accessible names").flatMap((row) => namesIn(row[2])));
+    const usedIds = [...pages.matchAll(/getByTestId\("([^"]+)"\)|data-testid="([^"]+)"/g)].map((m) => m[1] ?? m[2]);
+    const usedNames = [...pages.matchAll(/(?:name: |getByLabel\()(["`])([^"`]+)\1/g)].map((m) => m[2].split("${")[0].trim());
+    expect(usedIds.length).toBeGreaterThan(3);
+    expect(usedNames.length).toBeGreaterThan(10);
+    expect(usedIds.filter((id) => !ids.has(id))).toEqual([]);
+    expect(usedNames.filter((n) => !names.has(n))).toEqual([]);
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { addDays, formatISO } from "date-fns";
 import { inProcessFetch } from "./in-process-fetch";
-import { createAgentClient, type AgentClient } from "../lib/client/agent-client";
+import { createAgentClient, type AgentClient } from "@plandesk/client";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { rejectRun } from "../lib/server/approvals/reject-run";
 import { prisma } from "../lib/server/db/db";

@@ -5,12 +5,12 @@ import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { ImportResult, listToolCatalogEndpoint } from "@/lib/api/endpoints/tool-import-api";
 import type { AgentView } from "@/lib/api/schemas";
-import type { SuccessOf } from "@/lib/client/api-client";
+import type { z } from "zod";
 import { toast } from "../toaster";
 import { buttonClass, FormError, inputClass } from "./form-bits";
 
 /** `GET /api/admin/tools`'s answer. */
-type Catalog = SuccessOf<typeof listToolCatalogEndpoint>;
+type Catalog = z.output<(typeof listToolCatalogEndpoint)["success"]["schema"]>;
 type AgentRow = Pick<AgentView, "id" | "name" | "allowedTools">;
 const KEY = ["admin", "tools"] as const;
 

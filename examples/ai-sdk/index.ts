@@ -13,10 +13,9 @@
  */
 import { generateText, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { createAgentClient } from "../../lib/client/agent-client";
-import { createAiSdkAdapter } from "../../lib/adapters/ai-sdk";
-import { describeResult } from "../../lib/adapters/gated-tool";
-import { demoDeskTools } from "../../lib/adapters/demo-tools";
+import { createAiSdkAdapter } from "@plandesk/client/ai-sdk";
+import { createAgentClient, describeResult } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
 import { parseExampleArgs, referenceCalls, REFERENCE_PROMPT, say } from "../shared/reference-case";
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 10, text: 10, reasoning: 0 } };

@@ -1,5 +1,5 @@
 /**
- * The example's agent (shared with lib/adapters/langchain.test.ts): LangChain v1 `createAgent`
+ * The example's agent (shared with packages/client/test/langchain.test.ts): LangChain v1 `createAgent`
  * over the adapter's tools, with `humanInTheLoopMiddleware` pausing every gated call, a
  * checkpointer, and LangChain's own fake tool-calling model: it first proposes `calls`, then
  * answers with `onToolResults(messages)` — a summary of the tool messages it received.
@@ -8,7 +8,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { createAgent, humanInTheLoopMiddleware } from "langchain";
-import type { LangChainAdapter } from "../../lib/adapters/langchain";
+import type { LangChainAdapter } from "@plandesk/client/langchain";
 import type { ScriptedCall } from "../shared/reference-case";
 
 /** The offline model: proposes `calls`, then summarises the tool results. */

@@ -11,10 +11,9 @@
  * operator's reason, which the model reads). The wrapped tools claim each step and write the
  * APPROVED arguments from Plandesk.
  */
-import { createAgentClient } from "../../lib/client/agent-client";
-import { createLangChainAdapter } from "../../lib/adapters/langchain";
-import { describeResult } from "../../lib/adapters/gated-tool";
-import { demoDeskTools } from "../../lib/adapters/demo-tools";
+import { createLangChainAdapter } from "@plandesk/client/langchain";
+import { createAgentClient, describeResult } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
 import { parseExampleArgs, referenceCalls, REFERENCE_PROMPT, say } from "../shared/reference-case";
 import { buildAgent, scriptedModel } from "./agent";
 

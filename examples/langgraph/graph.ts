@@ -1,5 +1,5 @@
 /**
- * The example's graph (shared with lib/adapters/langgraph.test.ts): agent → review → tools → agent,
+ * The example's graph (shared with packages/client/test/langgraph.test.ts): agent → review → tools → agent,
  * with the model bound to the adapter's tools and the adapter's review node in between, over the
  * message list (`MessagesAnnotation`) and a checkpointer.
  */
@@ -7,7 +7,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messag
 import { fakeModel } from "@langchain/core/testing";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
-import type { LangGraphAdapter } from "../../lib/adapters/langgraph";
+import type { LangGraphAdapter } from "@plandesk/client/langgraph";
 import type { ScriptedCall } from "../shared/reference-case";
 
 /**

@@ -11,10 +11,9 @@
  * message) or ignore (a removed step). The tools node's wrapped tools claim each step and write
  * the APPROVED arguments from Plandesk.
  */
-import { createAgentClient } from "../../lib/client/agent-client";
-import { createLangGraphAdapter } from "../../lib/adapters/langgraph";
-import { describeResult } from "../../lib/adapters/gated-tool";
-import { demoDeskTools } from "../../lib/adapters/demo-tools";
+import { createLangGraphAdapter } from "@plandesk/client/langgraph";
+import { createAgentClient, describeResult } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
 import { parseExampleArgs, referenceCalls, REFERENCE_PROMPT, say } from "../shared/reference-case";
 import { buildGraph, scriptedModel } from "./graph";
 

@@ -12,10 +12,9 @@
  */
 import { Agent, RunState, run, setTracingDisabled } from "@openai/agents";
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
-import { createAgentClient } from "../../lib/client/agent-client";
-import { createOpenAiAgentsAdapter } from "../../lib/adapters/openai-agents";
-import { describeResult } from "../../lib/adapters/gated-tool";
-import { demoDeskTools } from "../../lib/adapters/demo-tools";
+import { createOpenAiAgentsAdapter } from "@plandesk/client/openai-agents";
+import { createAgentClient, describeResult } from "@plandesk/client";
+import { demoDeskTools } from "@plandesk/client/demo";
 import { parseExampleArgs, referenceCalls, REFERENCE_PROMPT, say } from "../shared/reference-case";
 
 setTracingDisabled(true);

@@ -2,9 +2,10 @@
  * The reference case every example plays (ticket #74991, task `task_74991` of the demo desk):
  * the driver missed the Oslo delivery window of shipment sh_5521, so the agent adds a note,
  * reschedules the delivery a few days ahead and replies to the customer. The examples' mock
- * models propose exactly these calls, with the agent's reasons for each step.
+ * models propose exactly these calls, with the agent's reasons for each step. No imports beyond
+ * the client package and the frameworks: the examples also run from a project that installed
+ * the packed package (scripts/outside-proof.mjs).
  */
-import { addDays, formatISO } from "date-fns";
 
 /** One scripted tool call: framework call id, Plandesk tool, arguments and the model's reasons. */
 export interface ScriptedCall {
@@ -15,7 +16,9 @@ export interface ScriptedCall {
 
 /** The three calls of the reference case for `now` (UTC): the delivery moves to now + `daysAhead` (default 3). */
 export function referenceCalls(now = new Date(), daysAhead = 3): ScriptedCall[] {
-  const day = formatISO(addDays(now, daysAhead), { representation: "date" });
+  const d = new Date(now);
+  d.setDate(d.getDate() + daysAhead);
+  const day = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
   return [
     {
       callId: "call_note",

@@ -5,8 +5,8 @@ import type { ErrorCode } from "../errors/domain-error";
  * How one HTTP endpoint is declared (docs/style.md §11): path and method, who may call
  * it, its path parameters, query, body, success response and typed refusals — once. The route
  * wrapper (lib/server/route/route.ts) authenticates, authorises, audits denials, parses and maps
- * errors from the declaration; the OpenAPI document (lib/api/openapi.ts) and the typed client
- * (lib/client/api-client.ts) are generated from it; the authorisation-matrix test iterates it.
+ * errors from the declaration; the OpenAPI document (lib/api/openapi.ts) is generated from it, and
+ * the typed client package (packages/client) from that; the authorisation-matrix test iterates it.
  * Client-safe: no server imports.
  */
 

@@ -1,0 +1,227 @@
+/**
+ * The typed client of Plandesk's agent and executor API, over `openapi-fetch` with the types
+ * `openapi-typescript` generated from the console's OpenAPI document (./generated/openapi.ts,
+ * made by the repository's scripts/package-openapi.ts; a test fails when it is stale). Paths,
+ * bodies, answers and refusal codes are the document's, so client and console cannot drift.
+ *
+ * Every call resolves — it never throws — with a discriminated union:
+ * `{ok: true, status, replayed, ...body}` or `{ok: false, status, error: {code, message, ...details}}`,
+ * where `code` is typed per call and the details are the refusal's own fields (e.g. `runId` of
+ * `task_has_live_run`, `blockedStepId` of `stopped_stale_task`). A network failure is
+ * `{ok: false, status: 0, error: {code: "network_error"}}`; an answer that is not the API's JSON
+ * is `code: "bad_response"`. `replayed` is the `Idempotent-Replayed: true` header. Node ≥ 20.
+ *
+ *   const pd = createAgentClient({ baseUrl: "http://localhost:3000", apiKey: "pd_demo_agent_key" });
+ *   const claim = await pd.claimStep(runId, stepId, { digest, taskRevision }, { idempotencyKey });
+ *   if (!claim.ok && claim.error.code === "stopped_stale_task") console.log(claim.error.blockedStepId);
+ */
+import createClient from "openapi-fetch";
+import type { components, operations, paths } from "./generated/openapi.js";
+
+type Schemas = components["schemas"];
+
+// ── shapes of the document ─────────────────────────────────────────────────────
+
+/** Money as the API sends it: integer minor units (cents) and an ISO 4217 currency. */
+export type Money = { minor: number; currency: string };
+/** A task: its ticket, customer account and revision counter. */
+export type Task = Schemas["Task"];
+/** Run statuses: pending_review, approved, needs_decision, executing, completed, failed, stopped, rejected, expired, superseded. */
+export type RunStatus = Schemas["RunStatus"];
+/** The typed end of a run that will not move on (`run.outcome`). */
+export type RunOutcome = Schemas["RunOutcome"];
+/** What an executor reports after a write; `unknown` waits for a person, never replayed. */
+export type StepOutcomeStatus = "succeeded" | "failed" | "unknown";
+/** One step of a run as stored: the tool call, its digest (hex SHA-256 of RFC 8785 `{tool, args}`), author, gate, approval, execution. */
+export type RunStep = Schemas["RunStep"];
+/** The `run` object. Times are ISO-8601 UTC strings; money in minor units. */
+export type Run = Schemas["Run"];
+/** A granted claim: the token to report the outcome with, for exactly this step and digest. */
+export type Claim = Schemas["Claim"];
+/** The stored execution of a step after an outcome report or reconciliation. */
+export type StepExecution = Schemas["StepExecution"];
+/** A claim token that still holds (`POST /api/v1/claims/{token}/fence`). */
+export type Fence = Schemas["Fence"];
+/** Demo mode only: what the console's demo executor wrote for a claimed step. */
+export type DemoEffect = Schemas["DemoEffect"];
+/**
+ * A typed validation issue, as a `validation_failed` refusal lists them in `error.issues`: the
+ * validator's stage, the issue code, `error` (blocks) or `warning`, the step and argument path it
+ * is about, a message for people, and whether a person must acknowledge it.
+ */
+export interface ValidationIssue {
+  stage: string;
+  code: string;
+  severity: "error" | "warning";
+  stepId?: string;
+  path?: string;
+  message: string;
+  needsAcknowledgement?: boolean;
+  [field: string]: unknown;
+}
+/** What a step's reasons point at: a record of account data, or a read step of the same plan. */
+export type EvidenceRef = { recordType: string; recordId: string; note?: string } | { readStepId: string; note?: string };
+/** What the agent knows about a step (title, rationale, evidence, risk, stopCondition), all optional. */
+export interface StepReasons {
+  title?: string;
+  rationale?: string;
+  evidence?: EvidenceRef[];
+  risk?: string;
+  stopCondition?: string;
+}
+
+/** A step as an agent submits it (`id` optional: the console assigns one), with its optional reasons. */
+export interface StepInput extends StepReasons {
+  id?: string;
+  tool: string;
+  args: Record<string, unknown>;
+  provenance?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+// ── results and refusals ───────────────────────────────────────────────────────
+
+/** Refusals any call can get besides its own (transport and generic ones). */
+export type CommonErrorCode = "unauthorized" | "forbidden" | "bad_request" | "invalid_json" | "payload_too_large" | "not_found" | "internal" | "network_error" | "bad_response";
+
+/** An error body: `{code, message, ...details}`. */
+export type ApiError<C extends string> = { code: C | CommonErrorCode; message: string } & Record<string, unknown>;
+
+/** A refused call: HTTP status (0 for a network failure) and the typed error body. */
+export type Failure<C extends string> = { ok: false; status: number; error: ApiError<C> };
+
+/** Every call's answer: the body with `ok: true`, or a `Failure` with the call's refusal codes. */
+export type Result<T, C extends string = never> = ({ ok: true; status: number; replayed: boolean } & T) | Failure<C>;
+
+type Responses<Op extends keyof operations> = operations[Op]["responses"];
+/** The refusal codes the document lists for operation `Op` (every non-2xx answer's `error.code`). */
+export type RefusalOf<Op extends keyof operations> = {
+  [S in keyof Responses<Op>]: S extends 200 | 201 | 202 | 204 ? never : Responses<Op>[S] extends { content: { "application/json": { error: { code: infer C } } } } ? C : never;
+}[keyof Responses<Op>] &
+  string;
+/** The JSON body operation `Op` answers with on success (its 200 or 201 answer). */
+export type SuccessOf<Op extends keyof operations> = Responses<Op> extends { 201: { content: { "application/json": infer B } } }
+  ? B
+  : Responses<Op> extends { 200: { content: { "application/json": infer B } } }
+    ? B
+    : never;
+
+/** Typed refusals of a claim. */
+export type ClaimRefusalCode = RefusalOf<"claimStep">;
+/** Typed refusals of a submission. */
+export type SubmitRefusalCode = RefusalOf<"submitRun">;
+/** Typed refusals of a fence check. */
+export type FenceRefusalCode = RefusalOf<"fenceClaim">;
+/** Typed refusals of an outcome report. */
+export type OutcomeRefusalCode = RefusalOf<"reportOutcome">;
+/** Typed refusals of the demo-only effect writer. */
+export type EffectRefusalCode = RefusalOf<"applyDemoEffect">;
+
+// ── the client ─────────────────────────────────────────────────────────────────
+
+/** `baseUrl` of the console, the agent `apiKey`, an optional ticketing `integrationKey` and `fetch` (tests). */
+export interface AgentClientOptions {
+  /** Origin of the console, e.g. "http://localhost:3000". */
+  baseUrl: string;
+  /** The agent's API key (sent as `Authorization: Bearer <key>`). */
+  apiKey: string;
+  /** The ticketing integration's key, for `reviseTask` (task revisions are not an agent's to make). */
+  integrationKey?: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/** The calls of the agent and executor API; none throws (see the file docstring). */
+export interface AgentClient {
+  listTasks(filter?: { ticketId?: string }): Promise<Result<SuccessOf<"listTasks">, RefusalOf<"listTasks">>>;
+  getTask(taskId: string): Promise<Result<{ task: Task }, RefusalOf<"getTask">>>;
+  submitRun(
+    taskId: string,
+    body: { taskRevision: number; steps: StepInput[]; expiresInSeconds?: number; sessionId?: string },
+    opts?: { idempotencyKey?: string },
+  ): Promise<Result<{ run: Run }, SubmitRefusalCode>>;
+  /** `opts.waitSeconds` (1–30): long poll — held while the run waits for review, until it changes or the time passes. */
+  getRun(runId: string, opts?: { waitSeconds?: number }): Promise<Result<{ run: Run }, RefusalOf<"getRun">>>;
+  claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
+  /** Whether a claim token still holds — call it inside the write it guards. */
+  fenceClaim(token: string): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
+  reportOutcome(
+    runId: string,
+    stepId: string,
+    body: { token: string; status: StepOutcomeStatus | "cannot_execute"; detail?: string },
+  ): Promise<Result<{ step: StepExecution; run: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
+  /** The ticketing integration's call (needs `integrationKey`): records a change of the task. */
+  reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }, RefusalOf<"reviseTask">>>;
+  /** Demo mode only: let the console's demo executor write a claimed step. */
+  applyDemoEffect(body: { runId: string; stepId: string; token: string }): Promise<Result<{ effect: DemoEffect }, EffectRefusalCode>>;
+}
+
+/** What openapi-fetch answers when the body is read as text (parsed here, so a non-JSON answer is `bad_response`). */
+type TextAnswer = { data?: unknown; error?: unknown; response: Response };
+
+/** Turns one openapi-fetch answer (or its rejection) into a {@link Result}; never throws. */
+async function settle<T, C extends string>(baseUrl: string, call: () => Promise<TextAnswer>): Promise<Result<T, C>> {
+  let answer: TextAnswer;
+  try {
+    answer = await call();
+  } catch (e) {
+    return { ok: false, status: 0, error: { code: "network_error", message: `The console at ${baseUrl} could not be reached: ${e instanceof Error ? e.message : String(e)}` } };
+  }
+  const res = answer.response;
+  const text = typeof answer.data === "string" ? answer.data : typeof answer.error === "string" ? answer.error : JSON.stringify(answer.error ?? answer.data ?? null);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without a JSON body.` } };
+  }
+  if (!res.ok) {
+    const err = (json as { error?: ApiError<C> } | null)?.error;
+    if (!err || typeof err.code !== "string") return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without an error body.` } };
+    return { ok: false, status: res.status, error: err };
+  }
+  if (!json || typeof json !== "object") return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without a JSON object.` } };
+  return { ok: true, status: res.status, replayed: res.headers.get("idempotent-replayed") === "true", ...(json as object) } as Result<T, C>;
+}
+
+/** Creates a client for one console and one agent key. See the module comment for the result shape. */
+export function createAgentClient(opts: AgentClientOptions): AgentClient {
+  const baseUrl = opts.baseUrl.replace(/\/+$/, "");
+  const make = (credential: string) =>
+    createClient<paths>({
+      baseUrl,
+      headers: { accept: "application/json", authorization: `Bearer ${credential}` },
+      // Resolved at call time, so a test's stubbed global fetch is used too.
+      fetch: (request: Request) => (opts.fetch ?? globalThis.fetch)(request),
+    });
+  const api = make(opts.apiKey);
+  const integration = make(opts.integrationKey ?? opts.apiKey);
+  const idem = (key?: string) => (key ? { "idempotency-key": key } : {});
+  const text = { parseAs: "text" as const };
+  return {
+    listTasks: (filter = {}) => settle(baseUrl, () => api.GET("/api/v1/tasks", { params: { query: filter }, ...text })),
+    getTask: (taskId) => settle(baseUrl, () => api.GET("/api/v1/tasks/{taskId}", { params: { path: { taskId } }, ...text })),
+    submitRun: (taskId, body, o = {}) =>
+      settle(baseUrl, () =>
+        api.POST("/api/v1/tasks/{taskId}/runs", {
+          params: { path: { taskId } },
+          body: body as never,
+          headers: idem(o.idempotencyKey),
+          ...text,
+        }),
+      ),
+    getRun: (runId, o) =>
+      settle(baseUrl, () =>
+        api.GET("/api/v1/runs/{runId}", {
+          params: { path: { runId }, ...(o?.waitSeconds ? { query: { wait: Math.min(30, Math.max(1, Math.floor(o.waitSeconds))) } } : {}) },
+          ...text,
+        }),
+      ),
+    claimStep: (runId, stepId, body, o) =>
+      settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/claim", { params: { path: { runId, stepId } }, body, headers: idem(o.idempotencyKey), ...text })),
+    fenceClaim: (token) => settle(baseUrl, () => api.POST("/api/v1/claims/{token}/fence", { params: { path: { token } }, ...text })),
+    reportOutcome: (runId, stepId, body) => settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/outcome", { params: { path: { runId, stepId } }, body, ...text })),
+    reviseTask: (taskId, body) => settle(baseUrl, () => integration.POST("/api/v1/tasks/{taskId}/revisions", { params: { path: { taskId } }, body, ...text })),
+    applyDemoEffect: (body) => settle(baseUrl, () => api.POST("/api/v1/demo/effects", { body, ...text })),
+  };
+}
