@@ -92,7 +92,6 @@ function bucketOf(fn: string, source: string): string {
   return source.slice(0, 60);
 }
 
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const info = new Map<number, { fn: string; source: string; line: number; bucket: string }>();
