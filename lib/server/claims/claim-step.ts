@@ -15,7 +15,7 @@ import { prisma } from "../db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../idempotency";
 import { expireRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
-import { storedSteps } from "../plans/stored-plan";
+import { planStepsById } from "../plans/stored-plan";
 import { agentDesk, grantsOf, type AgentCaller } from "../session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../transaction";
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
@@ -197,7 +197,8 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       decisionReason: true,
       task: { select: { revision: true, body: true } },
       executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
-      planVersions: { select: { version: true, steps: true } },
+      // ids only: the steps of a version are immutable and come parsed from planStepsById's cache
+      planVersions: { select: { id: true, version: true } },
     },
   });
   const snap: ClaimSnapshot = {
@@ -215,8 +216,11 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
     approval: null,
   };
   if (!run) return snap;
-  snap.steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps);
-  snap.stepInEarlierVersion = run.planVersions.some((p) => p.version !== run.planVersion && storedSteps(p.steps).some((s) => s.id === stepId));
+  snap.steps = [...(await planStepsById(db, run.planVersions.find((p) => p.version === run.planVersion)?.id))];
+  // Earlier versions matter only for the refusal of a step the current version no longer has.
+  if (!snap.steps.some((s) => s.id === stepId)) {
+    for (const p of run.planVersions) if (p.version !== run.planVersion && (await planStepsById(db, p.id)).some((s) => s.id === stepId)) snap.stepInEarlierVersion = true;
+  }
   if (run.approvedVersion !== null) {
     // Every approval of the step at the approved version (one per approver slot); the
     // claim records the first approver's, which carries the money.
