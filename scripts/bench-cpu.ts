@@ -5,7 +5,12 @@
  *   npm run bench:cpu                       # SQLite, demo desk
  *   npm run bench:cpu -- --db postgres      # PostgreSQL (PLANDESK_BENCH_PG_URL, default postgresql://postgres@127.0.0.1:5432)
  *   options: --rounds <n> (default 3; each round: 10 tasks × submit, edit, GET, approve, 10 × claim + outcome, queue)
+ *            --profile <dir> (the server runs with `node --cpu-prof --cpu-prof-dir=<dir>` and <dir>/phases.json
+ *            records each measured request's window on the monotonic clock the profile uses, so
+ *            `tsx scripts/profile-phases.ts <dir>` splits the profile by request kind)
  *
+ * The bare route is measured 100 times first and 10 times after each task's requests, so it runs
+ * under the same JIT, heap and machine load as what it is compared with.
  * Builds nothing (run `npx next build` first). Starts `scripts/server.mjs` (what `npm start`
  * serves) on a fresh, seeded database with PLANDESK_BENCH=1, then measures each phase as the
  * difference of utime + stime (from /proc/<pid>/stat, in clock ticks) of the server's process tree
@@ -35,6 +40,7 @@ const opt = (name: string, dflt: string) => {
 };
 const dbKind = opt("db", "sqlite");
 const rounds = Math.max(1, Number(opt("rounds", "3")));
+const profileDir = opt("profile", "") ? path.resolve(opt("profile", "")) : null;
 if (!["sqlite", "postgres"].includes(dbKind)) throw new Error("--db is sqlite or postgres");
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
@@ -122,7 +128,12 @@ async function main() {
   }
   console.log(`bench:cpu: ${dbKind}, ${rounds} rounds; migrating and seeding…`);
   migrateAndSeed(databaseUrl);
-  const instance = await startAppInstance({ databaseUrl, port, publicOrigin, env: { PLANDESK_BENCH: "1", PLANDESK_SWEEP: "0" } });
+  if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
+  const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const instance = await startAppInstance({ databaseUrl, port, publicOrigin, env: { PLANDESK_BENCH: "1", PLANDESK_SWEEP: "0" }, nodeArgs });
+  /** Each measured request's window in microseconds of CLOCK_MONOTONIC (what V8's profile timestamps count). */
+  const windows: { phase: string; startUs: number; endUs: number }[] = [];
+  const monoUs = () => Number(process.hrtime.bigint() / 1000n);
   const serverPid = instance.proc.pid!;
   const databasePids = async (): Promise<number[]> =>
     pgAdmin ? (await pgAdmin.query("SELECT pid FROM pg_stat_activity WHERE datname = $1", [dbName])).rows.map((r) => Number(r.pid)) : [];
@@ -132,8 +143,10 @@ async function main() {
     const pids = [...processTree(serverPid), ...(await databasePids())];
     const c0 = cpuMs(pids);
     const t0 = performance.now();
+    const w0 = monoUs();
     const r = await fn();
     const t1 = performance.now();
+    if (profileDir) windows.push({ phase: name, startUs: w0, endUs: monoUs() });
     const c1 = cpuMs([...new Set([...pids, ...processTree(serverPid), ...(await databasePids())])]);
     const p = phases.get(name) ?? phases.set(name, { n: 0, cpu: 0, wall: 0, failed: 0 }).get(name)!;
     p.n++;
@@ -158,7 +171,12 @@ async function main() {
   try {
     // warm-up: every route compiled and cached once before anything is measured
     for (let i = 0; i < 50; i++) await call("POST", "/api/bench/bare", { digest: "x".repeat(64), taskRevision: 1 }, {}, 200);
-    for (let i = 0; i < 300; i++) await measure("bare POST", () => call("POST", "/api/bench/bare", { digest: "x".repeat(64), taskRevision: 1 }, {}, 200));
+    // The bare route is measured before and between the rounds (10 requests per task), so it meets
+    // the same warmed-up code, heap and machine load as the requests it is the yardstick for.
+    const bareRequests = async (n: number) => {
+      for (let i = 0; i < n; i++) await measure("bare POST", () => call("POST", "/api/bench/bare", { digest: "x".repeat(64), taskRevision: 1 }, {}, 200));
+    };
+    await bareRequests(100);
     const cookie = await signInCookieAt(instance, "senior@plandesk.test");
     const taskList = (await call("GET", "/api/v1/tasks", undefined, agent, 200)).value as { tasks: { id: string; ticketId: string; revision: number }[] };
     const tasks = taskList.tasks.slice(0, 10);
@@ -185,10 +203,17 @@ async function main() {
           await measure("report outcome", () => call("POST", `/api/v1/runs/${run.id}/steps/${step.id}/outcome`, { token: claimed.claim.token, status: "succeeded" }, agent, 200));
         }
         await measure("queue API", () => call("GET", "/api/runs", undefined, { cookie }, 200));
+        await bareRequests(10);
       }
     }
   } finally {
     stopAppInstance(instance);
+    if (process.env.PLANDESK_SQL_TRACE) fs.writeFileSync("/tmp/sqltrace.txt", instance.output()); // TEMP
+    if (profileDir) {
+      fs.writeFileSync(path.join(profileDir, "phases.json"), JSON.stringify(windows));
+      // the profile is written as the server exits
+      while (instance.proc.exitCode === null && instance.proc.signalCode === null) await new Promise((r) => setTimeout(r, 200));
+    }
     await dropDatabase();
   }
 
@@ -201,6 +226,12 @@ async function main() {
     return { phase, n: p.n, failed: p.failed, cpuMsPerRequest: +cpu.toFixed(2), wallMs: +(p.wall / p.n).toFixed(1), xBare: +x.toFixed(1), target: target ?? null, met: target ? x <= target : null };
   });
   const entry = { db: dbKind, at: new Date().toISOString(), loadAverage: os.loadavg().map((l) => +l.toFixed(2)), cpus: os.cpus().length, node: process.version, rounds, rows };
+  if (profileDir) {
+    // a profiled server is slower: its figures are printed, never written over the results
+    console.log(JSON.stringify(rows, null, 1));
+    console.log(`bench:cpu: profile and phases.json in ${profileDir}; split it with: npx tsx scripts/profile-phases.ts ${profileDir}`);
+    return;
+  }
   const dir = path.join(root, "bench", "results");
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, "cpu.json");

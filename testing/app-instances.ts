@@ -47,6 +47,8 @@ export interface AppInstanceOptions {
   readyPath?: string;
   /** Extra environment (e.g. PLANDESK_SWEEP_SECONDS). */
   env?: Record<string, string>;
+  /** Extra Node.js options before the script (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
 }
 
 /** The session secret every test instance shares (sessions signed by one are checked by the others). */
@@ -64,7 +66,7 @@ export async function startAppInstance(opts: AppInstanceOptions): Promise<AppIns
     opts.command === "next-start"
       ? [path.join(root(), "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"]
       : [path.join(root(), "scripts", "server.mjs")];
-  const proc = spawn(process.execPath, args, {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
     cwd: root(),
     env: {
       ...process.env,

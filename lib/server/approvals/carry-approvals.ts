@@ -7,7 +7,7 @@ import type { GateDecision } from "../../validation/types";
 import { settleReview } from "../lifecycle/run-lifecycle";
 import type { Tx } from "../db/transaction";
 import { createPolicyApprovals } from "./policy-approvals";
-import { giveApproval, moveApprovals } from "../lifecycle/approval-lifecycle";
+import { giveApprovals, moveApprovals, type ApprovalInput } from "../lifecycle/approval-lifecycle";
 
 /**
  * The active approvals of `prev`, as `decideReapproval` (lib/diff/reapproval.ts) reads them.
@@ -39,9 +39,10 @@ export async function carryOrInvalidateApprovals(
   const stillConsented = (a: (typeof prevApprovals)[number]) => next.steps.some((s) => s.id === a.stepId) && !required.has(a.stepId);
   const invalidated: string[] = [];
   const carried: string[] = [];
+  const carriedRecords: ApprovalInput[] = [];
   for (const a of prevApprovals) {
     if (stillConsented(a)) {
-      await giveApproval(tx, {
+      carriedRecords.push({
         id: `apr_${nanoid(12)}`,
         runId,
         stepId: a.stepId,
@@ -72,6 +73,7 @@ export async function carryOrInvalidateApprovals(
       invalidated.push(a.stepId);
     }
   }
+  await giveApprovals(tx, carriedRecords);
   const ids = (stepIds: string[]) => prevApprovals.filter((a) => stepIds.includes(a.stepId)).map((a) => a.id);
   if (carried.length) await moveApprovals(tx, "carry", { id: { in: ids(carried) } });
   if (invalidated.length) await moveApprovals(tx, "invalidate", { id: { in: ids(invalidated) } });

@@ -15,7 +15,7 @@ import { prisma } from "../db/db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
 import { expireRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
-import { storedSteps } from "../plans/stored-plan";
+import { planStepsById } from "../plans/stored-plan";
 import { agentDesk, grantsOf, type AgentCaller } from "../auth/session";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../db/transaction";
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
@@ -177,8 +177,17 @@ function isFinalRefusal(refusal: ClaimRefusal, snap: ClaimSnapshot): boolean {
   return refusal.code === "run_not_approved" && status !== undefined && isTerminal(status);
 }
 
+/**
+ * The claim's reading: the snapshot `decideClaim` decides on, and the task as the dispatch checks
+ * read it (contract, text parts, its ticket's desk). Read together, so the dispatch checks see
+ * the task of the same reading; a revision after it fails the claim's conditional task write.
+ */
+type ClaimReading = ClaimSnapshot & {
+  task: { body: string; contract: unknown; textParts: unknown; ticket: { account: { desk: string } } } | null;
+};
+
 /** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */
-async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, stepId: string, body: ClaimBody, now: Date): Promise<ClaimSnapshot> {
+async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, stepId: string, body: ClaimBody, now: Date): Promise<ClaimReading> {
   const run = await db.run.findFirst({
     where: { id: runId, agentId: agent.id, desk: agentDesk(agent) },
     select: {
@@ -195,12 +204,15 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       expiresAt: true,
       stopReason: true,
       decisionReason: true,
-      task: { select: { revision: true, body: true } },
+      // what the dispatch checks read of the task too (its contract, text parts and desk), in this one reading
+      task: { select: { revision: true, body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } },
       executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
-      planVersions: { select: { version: true, steps: true } },
+      // ids only: the steps of a version are immutable and come parsed from planStepsById's cache
+      planVersions: { select: { id: true, version: true } },
     },
   });
-  const snap: ClaimSnapshot = {
+  const snap: ClaimReading = {
+    task: run?.task ?? null,
     now,
     agentId: agent.id,
     runId,
@@ -215,8 +227,11 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
     approval: null,
   };
   if (!run) return snap;
-  snap.steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps);
-  snap.stepInEarlierVersion = run.planVersions.some((p) => p.version !== run.planVersion && storedSteps(p.steps).some((s) => s.id === stepId));
+  snap.steps = [...(await planStepsById(db, run.planVersions.find((p) => p.version === run.planVersion)?.id))];
+  // Earlier versions matter only for the refusal of a step the current version no longer has.
+  if (!snap.steps.some((s) => s.id === stepId)) {
+    for (const p of run.planVersions) if (p.version !== run.planVersion && (await planStepsById(db, p.id)).some((s) => s.id === stepId)) snap.stepInEarlierVersion = true;
+  }
   if (run.approvedVersion !== null) {
     // Every approval of the step at the approved version (one per approver slot); the
     // claim records the first approver's, which carries the money.
@@ -239,7 +254,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
  * the approver's authority as it stands now (a revoked grant or disabled user no longer
  * consents). Returns the refusal, or null when both hold.
  */
-async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
+async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
   const run = snap.run!;
   // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
   const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
@@ -247,7 +262,7 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimSnapshot, s
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
   // The task contract holds at dispatch too (the task is at the bound revision, or the claim was already refused as stale).
-  const taskRow = await db.task.findUnique({ where: { id: run.taskId }, select: { body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } });
+  const taskRow = snap.task;
   const task = taskRow ? await taskContractContext(db, taskRow, taskRow.ticket.account.desk) : undefined;
   // The date horizon was judged at the decision under the run's policy version; time only brings a date nearer.
   // Desk rules in force now; a rule about the plan's order sees the steps before this one.

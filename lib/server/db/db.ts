@@ -1,5 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { LRUCache } from "lru-cache";
 import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../../generated/prisma-pg/client";
 import { resolveDatabaseUrl } from "./database-url";
@@ -29,13 +31,29 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeout
     const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
     const adapter = new PrismaPg(
       { connectionString: url, max, idleTimeoutMillis: 30_000 },
-      { onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`) },
+      { onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`), statementNameGenerator: pgStatementName },
     );
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
   // A second connection serves reads outside transactions (WAL), except for an in-memory database.
   const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }), undefined, { reader: file !== ":memory:" });
   return new PrismaClient({ adapter });
+}
+
+const statementNames = new LRUCache<string, string>({ max: 2_000 });
+
+/**
+ * PostgreSQL prepared statements reused: `@prisma/adapter-pg` names a query with this, and `pg`
+ * then parses and plans each distinct SQL text once per connection instead of on every query.
+ * The name is a hash of the text, so one name is always one text.
+ */
+function pgStatementName(query: { sql: string }): string {
+  let name = statementNames.get(query.sql);
+  if (!name) {
+    name = `pd_${createHash("sha1").update(query.sql).digest("hex").slice(0, 24)}`;
+    statementNames.set(query.sql, name);
+  }
+  return name;
 }
 
 const globalForPrisma = globalThis as unknown as { plandeskPrisma?: PrismaClient };

@@ -4,6 +4,7 @@ import type {
   SqlQuery,
   Transaction,
 } from "@prisma/driver-adapter-utils";
+import { LRUCache } from "lru-cache";
 
 /**
  * Why this exists: the better-sqlite3 adapter uses ONE connection per client and serialises
@@ -31,9 +32,54 @@ export function gateSqliteFactory(
   return {
     provider: inner.provider,
     adapterName: inner.adapterName,
-    connect: async () => gateAdapter(await inner.connect(), waitMs, opts.reader ? await inner.connect() : undefined),
+    connect: async () => gateAdapter(cacheStatements(await inner.connect()), waitMs, opts.reader ? cacheStatements(await inner.connect()) : undefined),
     connectToShadowDb: async () => gateAdapter(await inner.connectToShadowDb(), waitMs),
   };
+}
+
+/** Prepared statements kept per connection (distinct SQL texts the app sends; ~100 in practice). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/** The parts of a better-sqlite3 statement the Prisma adapter uses (`prepare(sql).bind(args)`, then these). */
+interface SqliteStatement {
+  reader: boolean;
+  run(...args: unknown[]): unknown;
+  all(...args: unknown[]): unknown[];
+  columns(): unknown[];
+  raw(toggle?: boolean): SqliteStatement;
+}
+
+/**
+ * Prepared statements reused (`@prisma/adapter-better-sqlite3` 7.x calls
+ * `client.prepare(sql).bind(args)` for every query, so SQLite compiles the same SQL text again
+ * each time and the statement is garbage afterwards): the connection's `prepare` is wrapped so
+ * one compiled statement per SQL text is kept (bounded LRU) and each call gets a view of it
+ * that binds its own arguments at run time. A cached statement is never bound (better-sqlite3
+ * allows `bind` once per statement); SQLite recompiles a cached statement itself after a schema
+ * change. Only queries the adapter runs through `prepare` are affected; `exec` scripts are not.
+ * An adapter without the expected `client` is returned as it is.
+ */
+function cacheStatements(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  const client = (adapter as unknown as { client?: { prepare?: (sql: string) => SqliteStatement } }).client;
+  if (!client || typeof client.prepare !== "function") return adapter;
+  const prepare = client.prepare.bind(client);
+  const cache = new LRUCache<string, SqliteStatement>({ max: STATEMENT_CACHE_SIZE });
+  client.prepare = (sql: string) => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      cache.set(sql, stmt);
+    }
+    const compiled = stmt;
+    const bound = (args: unknown[]) => ({
+      reader: compiled.reader,
+      run: () => compiled.run(...args),
+      columns: () => compiled.columns(),
+      raw: () => ({ all: () => compiled.raw(true).all(...args) }),
+    });
+    return { reader: compiled.reader, run: (...args: unknown[]) => compiled.run(...args), bind: (...args: unknown[]) => bound(args.length === 1 && Array.isArray(args[0]) ? args[0] : args) } as unknown as SqliteStatement;
+  };
+  return adapter;
 }
 
 /** A statement that only reads (a plain SELECT): safe on the reading connection. */

@@ -2,6 +2,8 @@ import { nanoid } from "nanoid";
 import { editSize, type PlanDiff } from "../../diff/plan-diff";
 import { editPatterns, patternHash, type InsightDiff } from "../../audit/insights";
 import type { Tx } from "../db/transaction";
+import { Prisma } from "../../generated/prisma/client";
+import { insertRows } from "../db/insert-rows";
 
 /** What a run row keeps of its edits: every step id any edit touched, and every step id seen. */
 export interface EditTouched {
@@ -58,5 +60,6 @@ export function refoldEdits(diffs: readonly PlanDiff[]): { editCount: number; ed
 export async function writeEditPatterns(tx: Tx, edit: { id: string; runId: string; desk: string; createdAt: Date }, diff: InsightDiff): Promise<void> {
   const keys = [...editPatterns(diff, edit.createdAt).keys()];
   if (keys.length === 0) return;
-  await tx.planEditPattern.createMany({ data: keys.map((k) => ({ id: `pep_${nanoid(14)}`, editId: edit.id, runId: edit.runId, desk: edit.desk, keyHash: patternHash(k), createdAt: edit.createdAt })) });
+  const rows = keys.map((k) => ({ id: `pep_${nanoid(14)}`, editId: edit.id, runId: edit.runId, desk: edit.desk, keyHash: patternHash(k), createdAt: edit.createdAt }));
+  await insertRows(tx, "plan_edit_pattern", Object.values(Prisma.PlanEditPatternScalarFieldEnum), rows);
 }

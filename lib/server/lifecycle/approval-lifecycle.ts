@@ -1,6 +1,7 @@
 import { approvalFromStates, approvalToState, type ApprovalEvent } from "../../lifecycle/approval-state";
-import type { Prisma } from "../../generated/prisma/client";
+import { Prisma, type Approval } from "../../generated/prisma/client";
 import type { Tx } from "../db/transaction";
+import { insertRows, jsonText } from "../db/insert-rows";
 
 /**
  * The one writer of `approval.state` (docs/style.md §12), beside the run's lifecycle: an event of
@@ -21,4 +22,45 @@ export async function moveApprovals(tx: Tx, event: Exclude<ApprovalEvent, "give"
  */
 export async function giveApproval(tx: Tx, data: Omit<Prisma.ApprovalUncheckedCreateInput, "state">) {
   return tx.approval.create({ data: { ...data, state: approvalToState("give") } });
+}
+
+/** What `giveApprovals` writes for one record: everything but the state; JSON columns as plain values. */
+export type ApprovalInput = Omit<Prisma.ApprovalUncheckedCreateInput, "state" | "createdAt" | "updatedAt">;
+
+/** The schema's defaults of the columns an `ApprovalInput` may leave out. */
+const APPROVAL_DEFAULTS = {
+  target: null,
+  targetKind: null,
+  targetId: null,
+  amountMinor: null,
+  amountCurrency: null,
+  approverId: null,
+  expectedEffect: null,
+  approverSlot: 1,
+  approvalsRequired: 1,
+  policyVersion: null,
+  policyRuleId: null,
+} satisfies Partial<Approval>;
+
+/** The JSON columns of `approval` (written as JSON text by `giveApprovals`). */
+const APPROVAL_JSON_COLUMNS = new Set(["target", "args", "authority", "acknowledged", "expectedEffect"]);
+
+/**
+ * Creates several approval records at once in the `give` state (`active`), in the caller's
+ * transaction, with ONE insert statement (lib/server/db/insert-rows.ts; the policy approvals
+ * of a submitted plan, the approvals carried to a new plan version). Same records as one
+ * `giveApproval` each: the schema's defaults (`approverSlot` 1, `approvalsRequired` 1,
+ * `createdAt` and `updatedAt` now, absent optional columns NULL) are filled in here. Returns
+ * the records as stored, in the order given. A unique violation is Prisma `P2002`.
+ */
+export async function giveApprovals(tx: Tx, inputs: readonly ApprovalInput[], now = new Date()): Promise<Approval[]> {
+  if (inputs.length === 0) return [];
+  const records = inputs.map((d): Approval => {
+    const given = Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v === Prisma.DbNull || v === Prisma.JsonNull ? null : v])) as Partial<Approval>;
+    return { ...APPROVAL_DEFAULTS, ...given, expiresAt: new Date(d.expiresAt), state: approvalToState("give"), createdAt: now, updatedAt: now } as Approval;
+  });
+  const columns = Object.values(Prisma.ApprovalScalarFieldEnum);
+  const rows = records.map((r) => Object.fromEntries(columns.map((c) => [c, APPROVAL_JSON_COLUMNS.has(c) ? jsonText(r[c]) : r[c]])));
+  await insertRows(tx, "approval", columns, rows);
+  return records;
 }

@@ -1,6 +1,8 @@
 import { stepSchema, type Step, type StepReasonKey } from "../../plan/schema";
 import { readStepSchema, type ReadStep } from "../../reads/schema";
 import type { GateDecision, ValidationIssue } from "../../validation/types";
+import { LRUCache } from "lru-cache";
+import type { DbOrTx } from "../db/transaction";
 
 /**
  * A plan version as the database stores it (`plan_version.steps`, `.reads`, `.validation`) read
@@ -45,6 +47,28 @@ export function storedSteps(json: unknown): Step[] {
     const parsed = stepSchema.safeParse(s);
     return parsed.success ? [parsed.data] : [];
   });
+}
+
+/** Parsed steps of plan versions, by `plan_version.id` (random, never reused; a stored version never changes). */
+const stepsByVersionId = new LRUCache<string, readonly Step[]>({ max: 2_000 });
+
+/**
+ * The steps of the plan version with id `planVersionId` (`storedSteps` of its stored column),
+ * read and parsed once per process: a plan version is immutable once stored (docs/design.md,
+ * "The plan": an edit stores a new version), so its parsed steps are kept in a bounded cache
+ * (2,000 versions) keyed by the row's id — never by the run or version number, which a demo
+ * reset may give to another plan. Unknown id (or null): `[]`. The array and its steps are
+ * shared: callers must not mutate them.
+ */
+export async function planStepsById(db: DbOrTx, planVersionId: string | null | undefined): Promise<readonly Step[]> {
+  if (!planVersionId) return [];
+  const hit = stepsByVersionId.get(planVersionId);
+  if (hit) return hit;
+  const row = await db.planVersion.findUnique({ where: { id: planVersionId }, select: { steps: true } });
+  if (!row) return [];
+  const steps = storedSteps(row.steps);
+  stepsByVersionId.set(planVersionId, steps);
+  return steps;
 }
 
 /**

@@ -4,6 +4,11 @@ import { getTool } from "../../tools/builtin-tools";
 import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../queue/risk";
 import type { Currency } from "../../money/money";
 import type { Tx } from "../db/transaction";
+import { Prisma } from "../../generated/prisma/client";
+import { insertRows } from "../db/insert-rows";
+
+/** Every column of `run_step`, as `writeRunSteps` inserts them. */
+const RUN_STEP_COLUMNS = Object.values(Prisma.RunStepScalarFieldEnum);
 
 /** One row of `run_step` as written for a plan version (queue filters in SQL). */
 export interface RunStepRow {
@@ -91,7 +96,7 @@ export async function writeRunSteps(
 ): Promise<{ atStakeMinor: number; riskyStepCount: number }> {
   await tx.runStep.deleteMany({ where: { runId } });
   const rows = runStepRows(runId, version, steps, gate, issues);
-  if (rows.length) await tx.runStep.createMany({ data: rows });
+  if (rows.length) await insertRows(tx, "run_step", RUN_STEP_COLUMNS, rows);
   const facts = atStakeFacts(rows);
   await tx.run.update({ where: { id: runId }, data: facts });
   return facts;
