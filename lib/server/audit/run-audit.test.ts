@@ -178,7 +178,7 @@ describe("the diff corpus (JSONL)", () => {
     expect(parsed).toHaveLength(stored.length);
     expect(parsed.length).toBe(2);
     parsed.forEach((line, i) => {
-      expect(Object.keys(line).sort()).toEqual(["after", "before", "diff", "editorId", "fromVersion", "label", "outcome", "outcomeRecord", "runId", "toVersion"]);
+      expect(Object.keys(line).sort()).toEqual(["after", "before", "diff", "discarded", "editorId", "fromVersion", "label", "outcome", "outcomeRecord", "runId", "toVersion"]);
       expect(line).toMatchObject({ runId: stored[i].runId, fromVersion: stored[i].fromVersion, toVersion: stored[i].toVersion, editorId: stored[i].editorId });
       expect(line.before).toEqual(stored[i].before);
       expect(line.after).toEqual(stored[i].after);
