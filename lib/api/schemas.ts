@@ -173,6 +173,7 @@ export const queueRowSchema = open({
   planVersion: z.number().int(),
   createdAt: isoTime,
   expiresAt: isoTime,
+  escalateAt: isoTime,
   // ownership
   assigneeId: z.string().nullable().optional(),
   assigneeName: z.string().nullable().optional(),
@@ -180,7 +181,7 @@ export const queueRowSchema = open({
   approvalsNeeded: z.number().int().optional(),
   beyondMyLimit: z.boolean().optional(),
   // money out per currency and risky-step counts of the current plan
-  atStake: z.array(money).optional(),
+  atStake: z.array(z.object({ minor: z.number().int(), currency: currencySchema })).optional().describe("Money the current plan's steps move, per currency (minor units), largest first"),
   risks: open({ irreversible: z.number().int(), otherAccount: z.number().int(), moneyOut: z.number().int() }).optional(),
 }).meta({ id: "QueueRow" });
 

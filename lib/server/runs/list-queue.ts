@@ -1,32 +1,15 @@
+import type { z } from "zod";
+import type { queueRowSchema } from "../../api/schemas";
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
 import type { Money } from "../../money/money";
 import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
-import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueRowOwnership, type QueueViewer } from "../ownership/queue-filters";
+import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";
 
-/** Queue row for `/runs` and `GET /api/runs`. Times are ISO-8601 UTC. */
-export interface QueueRow extends Partial<QueueRowOwnership> {
-  id: string;
-  status: RunStatus;
-  ticketId: string;
-  ticketSubject: string;
-  accountId: string;
-  accountName: string;
-  agentName: string;
-  stepCount: number;
-  gatedCount: number;
-  warningCount: number;
-  planVersion: number;
-  createdAt: string;
-  expiresAt: string;
-  escalateAt: string;
-  /** Money the current plan's steps move, per currency (minor units), largest first; [] when none. */
-  atStake?: Money[];
-  /** How many of the current plan's steps are irreversible, reach another account or ticket, move money. */
-  risks?: { irreversible: number; otherAccount: number; moneyOut: number };
-}
+/** Queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units): the API's `QueueRow` (lib/api/schemas.ts), declared once. */
+export type QueueRow = z.output<typeof queueRowSchema>;
 
 /**
  * The at-stake facts of one page of runs, from their `run_step` rows in two grouped SQL queries
