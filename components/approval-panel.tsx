@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/people/grants";
 import { formatMoney } from "@/lib/money/money";
-import type { RunStepView } from "@/lib/server/plans/run-view";
+import type { RunStepView } from "@/lib/api/schemas";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";

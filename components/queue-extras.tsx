@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { formatMoney } from "@/lib/money/money";
 import { QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue/queue-views";
 import { statusLabel } from "@/lib/text/format";
-import type { QueueRow } from "@/lib/server/runs/list-queue";
+import type { QueueRow } from "@/lib/api/schemas";
 import { isTypingTarget } from "@/lib/keyboard/shortcuts";
 import { useShortcut } from "./keyboard-shortcuts";
 

@@ -6,7 +6,7 @@ import { useForm } from "react-hook-form";
 import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reconcileBodySchema, type ReconcileBody } from "@/lib/api/reconcile-body";
-import type { RunStepView } from "@/lib/server/plans/run-view";
+import type { RunStepView } from "@/lib/api/schemas";
 import { getTool } from "@/lib/tools/builtin-tools";
 import { toast } from "./toaster";
 

@@ -7,7 +7,7 @@ import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/people/grants";
 import type { Plan } from "@/lib/plan/schema";
-import type { RunStepView } from "@/lib/server/plans/run-view";
+import type { RunStepView } from "@/lib/api/schemas";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ApprovalPanel } from "./approval-panel";
 import { StepArgList } from "./arg-value";

@@ -10,7 +10,7 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import { EMPTY_RULE_FORM, gatePolicyFormSchema, toRuleForm } from "@/lib/gate-policy/form";
 import { REQUIRABLE_FIELDS, type GatePolicy, type GatePolicyDraft } from "@/lib/gate-policy/rules";
 import { formatMoney, type Currency } from "@/lib/money/money";
-import type { DryRunResult } from "@/lib/server/plan-check/dry-run-gate-policy";
+import type { DryRunResult } from "@/lib/api/gate-policy-endpoints";
 import type { GatePolicyVersionView } from "@/lib/server/gate-policy/list-gate-policy";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { buttonClass, FormError, quietButtonClass } from "./form-bits";

@@ -7,7 +7,7 @@ import { useState } from "react";
 import { useFieldArray, useForm, type FieldErrors } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { intentCatalogFormSchema, MAX_INTENTS, type IntentCatalogDraft, type IntentCatalogForm } from "@/lib/task-contract/intent-catalog";
-import type { IntentCatalogView } from "@/lib/server/tasks/intent-catalog-admin";
+import type { IntentCatalogView } from "@/lib/api/desk-endpoints";
 import { buttonClass, FormError, inputClass, quietButtonClass } from "./form-bits";
 import { toast } from "../toaster";
 

@@ -44,7 +44,8 @@ export const updateAgentEndpoint = defineEndpoint({
 });
 
 /** A desk's intent catalog as the editor reads it: the desk, its intents in order, their digest and the tools an intent may permit. */
-const intentCatalogViewSchema = z
+/** A desk's intent catalog as the admin editor and the API show it. */
+export const intentCatalogViewSchema = z
   .object({
     desk: z.object({ id: z.string(), name: z.string() }),
     intents: z.array(intentSchema),
@@ -53,6 +54,8 @@ const intentCatalogViewSchema = z
     notInCatalog: z.array(z.string()).meta({ description: "Tools the saved intents permit that the current catalog does not have (kept; in force once imported)." }),
   })
   .meta({ id: "IntentCatalog" });
+/** A parsed {@link intentCatalogViewSchema}. */
+export type IntentCatalogView = z.output<typeof intentCatalogViewSchema>;
 const deskParams = z.object({ deskId: deskIdSchema });
 
 export const getIntentCatalogEndpoint = defineEndpoint({

@@ -71,6 +71,23 @@ export const saveGatePolicyEndpoint = defineEndpoint({
   refusals: ["stale_policy_version"],
 });
 
+/** What a dry-run found: how many runs it replayed and those whose gating would change (per step: the gate's answer before and after, in words). */
+export const dryRunResultSchema = z.object({
+  liveVersion: z.number().int(),
+  runsExamined: z.number().int(),
+  changed: z.array(
+    z.object({
+      runId: z.string(),
+      ticketId: z.string(),
+      desk: z.string(),
+      createdAt: z.string(),
+      steps: z.array(z.object({ stepId: z.string(), tool: z.string(), amount: z.object({ minor: z.number().int(), currency: currencySchema }).nullable(), before: z.string(), after: z.string() })),
+    }),
+  ),
+});
+/** A parsed {@link dryRunResultSchema}. */
+export type DryRunResult = z.output<typeof dryRunResultSchema>;
+
 export const dryRunGatePolicyEndpoint = defineEndpoint({
   id: "dryRunGatePolicy",
   method: "POST",
@@ -80,19 +97,7 @@ export const dryRunGatePolicyEndpoint = defineEndpoint({
   body: gatePolicyDryRunSchema,
   success: {
     status: [200],
-    schema: z.object({
-      liveVersion: z.number().int(),
-      runsExamined: z.number().int(),
-      changed: z.array(
-        z.object({
-          runId: z.string(),
-          ticketId: z.string(),
-          desk: z.string(),
-          createdAt: z.string(),
-          steps: z.array(z.object({ stepId: z.string(), tool: z.string(), amount: z.object({ minor: z.number(), currency: z.string() }).nullable(), before: z.string(), after: z.string() })),
-        }),
-      ),
-    }),
+    schema: dryRunResultSchema,
     description: "{liveVersion, runsExamined, changed: [{runId, ticketId, desk, createdAt, steps: [{stepId, tool, amount, before, after}]}]}",
   },
   refusals: [],

@@ -67,6 +67,8 @@ export const runStepSchema = open({
   }).nullable(),
   ...stepReasonsShape,
 }).meta({ id: "RunStep" });
+/** A step as the API shows it: the stored step plus digest, gate, four-eyes counts, required fields, approval and execution. */
+export type RunStepView = z.output<typeof runStepSchema>;
 
 export const runSchema = open({
   id: z.string(),
@@ -91,6 +93,8 @@ export const runSchema = open({
   steps: z.array(runStepSchema),
   reads: z.array(readStepSchema).describe("The reads the agent made (read steps), shown collapsed above the writes; never approved or claimed"),
 }).meta({ id: "Run" });
+/** The `run` object of docs/api.md (times ISO-8601 UTC). */
+export type RunView = z.output<typeof runSchema>;
 
 export const taskSchema = open({
   id: z.string(),
@@ -184,6 +188,8 @@ export const queueRowSchema = open({
   atStake: z.array(z.object({ minor: z.number().int(), currency: currencySchema })).optional().describe("Money the current plan's steps move, per currency (minor units), largest first"),
   risks: open({ irreversible: z.number().int(), otherAccount: z.number().int(), moneyOut: z.number().int() }).optional(),
 }).meta({ id: "QueueRow" });
+/** A queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units). */
+export type QueueRow = z.output<typeof queueRowSchema>;
 
 export const recordOptionSchema = open({
   kind: z.enum(["invoice", "shipment", "ticket", "account"]),

@@ -1,3 +1,4 @@
+import type { DryRunResult } from "../../api/gate-policy-endpoints";
 import { DomainError } from "../../errors/domain-error";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
@@ -9,21 +10,10 @@ import { storedReads, storedSteps } from "../plans/stored-plan";
 import { requireRole, type Viewer } from "../auth/session";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 
-/** One step a draft would gate differently than the live policy. */
-export interface DryRunStepChange {
-  stepId: string;
-  tool: string;
-  amount: Money | null;
-  before: string;
-  after: string;
-}
-
-/** What a dry-run found: how many runs it replayed and those whose gating would change. */
-export interface DryRunResult {
-  liveVersion: number;
-  runsExamined: number;
-  changed: { runId: string; ticketId: string; desk: string; createdAt: string; steps: DryRunStepChange[] }[];
-}
+/** What a dry-run found: the API's answer (lib/api/gate-policy-endpoints.ts), declared once. */
+export type { DryRunResult };
+/** One step whose gating would change. */
+export type DryRunStepChange = DryRunResult["changed"][number]["steps"][number];
 
 /**
  * Dry-run of a draft gate policy: replays the current plan version of each of the

@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import type { runSchema, runStepSchema } from "../../api/schemas";
+import type { RunStepView, RunView } from "../../api/schemas";
 import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
@@ -10,11 +9,8 @@ import { runOutcomeOf } from "../../lifecycle/run-outcome";
 import type { GateDecision } from "../../validation/types";
 import { storedReads, storedSteps, storedValidation, type StoredRequirement } from "./stored-plan";
 
-/** A step as the API shows it: the stored step (with its reasons, when the agent gave any) plus digest, gate, four-eyes counts, required fields, approval and execution — the API's `RunStep` (lib/api/schemas.ts), declared once. */
-export type RunStepView = z.output<typeof runStepSchema>;
-
-/** The `run` object of docs/api.md (ticket, deadlines, rejection, stop and decision reasons, typed outcome, steps and reads; times ISO-8601 UTC) — the API's `Run` (lib/api/schemas.ts), declared once. */
-export type RunView = z.output<typeof runSchema>;
+/** The run and step views are the API's `Run` and `RunStep` (lib/api/schemas.ts), declared once. */
+export type { RunStepView, RunView };
 
 /** What every view of a run loads with it: its plan versions, approvals and executions. */
 export const runInclude = { planVersions: true, approvals: true, executions: true } as const;

@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import type { queueRowSchema } from "../../api/schemas";
+import type { QueueRow } from "../../api/schemas";
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
@@ -8,8 +7,8 @@ import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";
 
-/** Queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units): the API's `QueueRow` (lib/api/schemas.ts), declared once. */
-export type QueueRow = z.output<typeof queueRowSchema>;
+/** The queue row is the API's `QueueRow` (lib/api/schemas.ts), declared once. */
+export type { QueueRow };
 
 /**
  * The at-stake facts of one page of runs, from their `run_step` rows in two grouped SQL queries

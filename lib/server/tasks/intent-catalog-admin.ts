@@ -1,3 +1,4 @@
+import type { IntentCatalogView } from "../../api/desk-endpoints";
 import { createHash } from "node:crypto";
 import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
 import { canonicalJson } from "../../plan/canonical-json";
@@ -25,18 +26,8 @@ export function intentCatalogDigest(intents: readonly Intent[]): string {
   return createHash("sha256").update(canonicalJson(intents), "utf8").digest("hex");
 }
 
-/**
- * The catalog an admin edits: the desk, its intents in order, their digest, the tools of the
- * current catalog, and the tools the saved intents permit that the current catalog does not have
- * (`notInCatalog`, e.g. an imported tool not imported yet: kept, in force once it is).
- */
-export interface IntentCatalogView {
-  desk: { id: string; name: string };
-  intents: Intent[];
-  digest: string;
-  tools: CatalogToolOption[];
-  notInCatalog: string[];
-}
+/** A desk's intent catalog with the current catalog's tools and the permitted tools it lacks: the API's `IntentCatalog` (lib/api/desk-endpoints.ts), declared once. */
+export type { IntentCatalogView };
 
 /** The view of `intents` with `tools` (the current catalog). */
 function viewOf(desk: { id: string; name: string }, intents: Intent[], tools: CatalogToolOption[]): IntentCatalogView {
