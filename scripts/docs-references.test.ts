@@ -8,7 +8,8 @@
  * - cites a section of docs/design.md or docs/style.md that has no heading or item;
  * - gives an issue number as its reason instead of the rule.
  * Comments are read with TypeScript's own parser (leading and trailing comment ranges of every
- * token), so strings and regular expressions are never mistaken for comments.
+ * token), so strings and regular expressions are never mistaken for comments; the data model's
+ * comments (prisma/schema.prisma, `//` and `///`) are held to the same rule.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -129,6 +130,17 @@ describe("the design lives in the repository", () => {
       for (const c of commentsOf(file, text)) for (const p of referenceProblems(c.text, docs)) problems.push(`${file}:${c.line} ${p}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it("the data model's comments (prisma/schema.prisma) follow the same rule", () => {
+    const problems: string[] = [];
+    const lines = fs.readFileSync(path.join(root, "prisma/schema.prisma"), "utf8").split("\n");
+    lines.forEach((line, i) => {
+      const at = line.indexOf("//");
+      if (at >= 0) for (const p of referenceProblems(line.slice(at), docs)) problems.push(`prisma/schema.prisma:${i + 1} ${p}`);
+    });
+    expect(problems).toEqual([]);
+    expect(lines.filter((l) => l.includes("//")).length).toBeGreaterThan(50);
   });
 
   it("every path the project's Markdown names in backticks exists", () => {
