@@ -10,7 +10,7 @@ import type { Grant } from "@/lib/people/grants";
 import { formatMoney, type Money } from "@/lib/money/money";
 import { stripMoneyInput } from "@/lib/money/money-input";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
-import type { RunOwnership } from "@/lib/server/ownership/get-run-ownership";
+import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
 import { catalogWith, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import { authorBlock } from "./plan-form";

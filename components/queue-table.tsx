@@ -10,7 +10,7 @@ import { formatAge, formatTimeLeft, statusLabel } from "@/lib/text/format";
 import { hasDeadline } from "@/lib/lifecycle/run-state";
 import { DeadlineBadge, deadlineTextClass } from "./deadline-badge";
 import { useShortcut } from "./keyboard-shortcuts";
-import type { QueuePage, QueueRow } from "@/lib/server/runs/list-queue";
+import type { QueuePage, QueueRow } from "@/lib/api/schemas";
 import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queue-filters";
 import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";

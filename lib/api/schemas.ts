@@ -191,6 +191,15 @@ export const queueRowSchema = open({
 /** A queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units). */
 export type QueueRow = z.output<typeof queueRowSchema>;
 
+/** One page of the queue: its rows, the cursor of the next page (null: the last) and the server's clock when it listed them. */
+export const queuePageSchema = z.object({
+  runs: z.array(queueRowSchema),
+  nextCursor: z.string().nullable(),
+  serverNow: isoTime.describe("the server's clock when it listed the page (UTC ISO instant): clients word deadlines from it"),
+});
+/** A parsed {@link queuePageSchema}. */
+export type QueuePage = z.output<typeof queuePageSchema>;
+
 export const recordOptionSchema = open({
   kind: z.enum(["invoice", "shipment", "ticket", "account"]),
   id: z.string(),

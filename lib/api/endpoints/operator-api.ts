@@ -6,7 +6,7 @@ import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { approveBodySchema, rejectBodySchema, submitEditBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { CORPUS_SIGNALS } from "./outcomes-api";
-import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queueRowSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
+import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queuePageSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { planSchema } from "../../plan/schema";
 import { queueOwnershipQuery } from "./ownership-api";
 import { idParam, version, runParams, stepParams, taskParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
@@ -22,7 +22,7 @@ export const listQueueEndpoint = defineEndpoint({
   query: z.object({ status: z.enum(RUN_STATES).optional(), ...page, ...queueOwnershipQuery }),
   success: {
     status: [200],
-    schema: z.object({ runs: z.array(queueRowSchema), nextCursor: z.string().nullable(), serverNow: z.string().describe("the server's clock when it listed the page (UTC ISO instant): clients word deadlines from it") }),
+    schema: queuePageSchema,
     description: "{runs, nextCursor, serverNow}",
   },
   refusals: [],

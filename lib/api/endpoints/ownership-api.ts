@@ -1,10 +1,12 @@
 /**
- * Declarations of's operator endpoints: taking and assigning runs, the run's ownership
+ * Declarations of the operator endpoints of run ownership: taking and assigning runs, the run's ownership
  * panel (who acts next by name), hand-offs (Request approval), suggested steps, notifications.
  */
 import { z } from "zod";
 import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_SORTS, QUEUE_VIEWS } from "../../queue/queue-views";
+import { currencySchema } from "../../money/money";
 import { defineEndpoint } from "../contract";
+import { runStatusSchema } from "../schemas";
 import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
 const isoTime = z.string();
@@ -25,11 +27,13 @@ export const queueOwnershipQuery = {
 
 export const assignmentSchema = z.object({ runId: z.string(), assigneeId: z.string().nullable(), assigneeName: z.string().nullable(), assignedAt: isoTime.nullable() }).meta({ id: "Assignment" });
 
-const approvalRequestSchema = z
+/** A hand-off of a run (or one step) to a person or a role. */
+export const approvalRequestSchema = z
   .object({ id: z.string(), runId: z.string(), stepId: z.string().nullable(), toUserId: z.string().nullable(), toRole: z.string().nullable(), note: z.string(), byUserId: z.string(), createdAt: isoTime, resolvedAt: isoTime.nullable() })
   .meta({ id: "ApprovalRequest" });
 
-const suggestionSchema = z
+/** A step someone suggested for a run's plan, and what became of it. */
+export const suggestionSchema = z
   .object({
     id: z.string(),
     runId: z.string(),
@@ -49,7 +53,31 @@ const suggestionSchema = z
 const notificationSchema = z.object({ id: z.string(), kind: z.string(), runId: z.string().nullable(), text: z.string(), createdAt: isoTime, readAt: isoTime.nullable() }).meta({ id: "Notification" });
 
 const person = z.object({ id: z.string(), name: z.string(), role: z.string() });
-const money = z.object({ minor: z.number().int(), currency: z.string() });
+const money = z.object({ minor: z.number().int(), currency: currencySchema });
+
+/** What the run page's ownership panel shows (times ISO-8601 UTC; money in minor units). */
+export const runOwnershipSchema = z.object({
+  runId: z.string(),
+  status: runStatusSchema,
+  planVersion: z.number().int(),
+  assignee: z.object({ id: z.string(), name: z.string(), assignedAt: isoTime.nullable() }).nullable(),
+  /** Each step of the current plan still waiting for an approval, and who can decide it. */
+  deciders: z.array(z.object({ stepId: z.string(), position: z.number().int(), tool: z.string(), amount: money.nullable(), people: z.array(person), beyondViewer: z.boolean(), sentence: z.string() })),
+  /** True when some waiting step is beyond the viewer's own authority. */
+  beyondMyLimit: z.boolean(),
+  /** Open hand-offs of this run, newest first (at most 20), with names. */
+  requests: z.array(approvalRequestSchema.extend({ byName: z.string(), toName: z.string().nullable() })),
+  /** The run's suggestions, newest first (at most 20), with names. */
+  suggestions: z.array(suggestionSchema.extend({ byName: z.string(), decidedByName: z.string().nullable() })),
+  /** Who may be asked or assigned: active operators of the run's desk and supervisors (at most 50). */
+  people: z.array(person),
+});
+/** A parsed {@link runOwnershipSchema}. */
+export type RunOwnership = z.output<typeof runOwnershipSchema>;
+/** A parsed {@link approvalRequestSchema}. */
+export type ApprovalRequestView = z.output<typeof approvalRequestSchema>;
+/** A parsed {@link suggestionSchema}. */
+export type SuggestionView = z.output<typeof suggestionSchema>;
 
 export const takeRunEndpoint = defineEndpoint({
   id: "takeRun",
@@ -83,17 +111,7 @@ export const runOwnershipEndpoint = defineEndpoint({
   params: runParams,
   success: {
     status: [200],
-    schema: z.object({
-      runId: z.string(),
-      status: z.string(),
-      planVersion: z.number().int(),
-      assignee: z.object({ id: z.string(), name: z.string(), assignedAt: isoTime.nullable() }).nullable(),
-      deciders: z.array(z.object({ stepId: z.string(), position: z.number().int(), tool: z.string(), amount: money.nullable(), people: z.array(person), beyondViewer: z.boolean(), sentence: z.string() })),
-      beyondMyLimit: z.boolean(),
-      requests: z.array(approvalRequestSchema),
-      suggestions: z.array(suggestionSchema),
-      people: z.array(person),
-    }),
+    schema: runOwnershipSchema,
     description: "{assignee, deciders, beyondMyLimit, requests, suggestions, people}",
   },
   refusals: ["not_found"],

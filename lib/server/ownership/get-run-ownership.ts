@@ -1,4 +1,4 @@
-import { decidersFor, type StepDeciders, type WaitingStep } from "../../people/approvers";
+import { decidersFor, type WaitingStep } from "../../people/approvers";
 import { DomainError } from "../../errors/domain-error";
 import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
@@ -8,8 +8,8 @@ import { grantsOf, deskScope, type Viewer } from "../auth/session";
 import { storedSteps, storedValidation, type StoredRequirement } from "../plans/stored-plan";
 import { authorsOf } from "../../gate-policy/authors";
 import type { Step } from "../../plan/schema";
-import type { ApprovalRequestView } from "./request-approval";
-import { suggestionView, type SuggestionView } from "./suggest-step";
+import type { RunOwnership } from "../../api/endpoints/ownership-api";
+import { suggestionView } from "./suggest-step";
 
 /** Approval states that count as "approved" for the current plan version (the step needs no more approval). */
 export const APPROVED_STATES = ["active", "claimed", "consumed"] as const;
@@ -17,23 +17,8 @@ export const APPROVED_STATES = ["active", "claimed", "consumed"] as const;
 /** People a candidate list holds at most (operators of the desk with a matching grant, and supervisors). */
 const CANDIDATES = 50;
 
-/** What the run page's ownership panel shows. Times ISO-8601 UTC; money in minor units. */
-export interface RunOwnership {
-  runId: string;
-  status: RunStatus;
-  planVersion: number;
-  assignee: { id: string; name: string; assignedAt: string | null } | null;
-  /** Each step of the current plan still waiting for an approval, and who can decide it. */
-  deciders: StepDeciders[];
-  /** True when some waiting step is beyond the viewer's own authority. */
-  beyondMyLimit: boolean;
-  /** Open hand-offs of this run, newest first (at most 20), with names. */
-  requests: (ApprovalRequestView & { byName: string; toName: string | null })[];
-  /** The run's suggestions, newest first (at most 20). */
-  suggestions: (SuggestionView & { byName: string; decidedByName: string | null })[];
-  /** Who may be asked or assigned: active operators of the run's desk and supervisors (at most 50). */
-  people: { id: string; name: string; role: string }[];
-}
+/** What the run page's ownership panel shows: the API's ownership answer (lib/api/endpoints/ownership-api.ts), declared once. */
+export type { RunOwnership };
 
 /**
  * The steps of the current plan version that still need a person's approval: gated

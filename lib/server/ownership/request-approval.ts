@@ -1,3 +1,4 @@
+import type { ApprovalRequestView } from "../../api/endpoints/ownership-api";
 import { nanoid } from "nanoid";
 import { DomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
@@ -15,18 +16,8 @@ export interface RequestApprovalInput {
   note: string;
 }
 
-/** A stored hand-off. Times ISO-8601 UTC. */
-export interface ApprovalRequestView {
-  id: string;
-  runId: string;
-  stepId: string | null;
-  toUserId: string | null;
-  toRole: string | null;
-  note: string;
-  byUserId: string;
-  createdAt: string;
-  resolvedAt: string | null;
-}
+/** A hand-off as the API shows it (lib/api/endpoints/ownership-api.ts), declared once. */
+export type { ApprovalRequestView };
 
 /** People of a role notified by one request to a role, at most. */
 const ROLE_FANOUT = 50;

@@ -1,3 +1,4 @@
+import type { SuggestionView } from "../../api/endpoints/ownership-api";
 import { nanoid } from "nanoid";
 import { z } from "zod";
 import { DomainError, isDomainError } from "../../errors/domain-error";
@@ -20,21 +21,8 @@ export interface SuggestStepInput {
   note?: string;
 }
 
-/** A stored suggestion as the run page shows it. Times ISO-8601 UTC. */
-export interface SuggestionView {
-  id: string;
-  runId: string;
-  planVersion: number;
-  step: { tool: string; args: Record<string, unknown>; position: number | null };
-  note: string;
-  byUserId: string;
-  state: "open" | "accepted" | "declined";
-  decidedById: string | null;
-  decidedAt: string | null;
-  reason: string | null;
-  acceptedVersion: number | null;
-  createdAt: string;
-}
+/** A suggestion as the API shows it (lib/api/endpoints/ownership-api.ts), declared once. */
+export type { SuggestionView };
 
 const storedStep = z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()), position: z.number().int().nullable().optional() });
 

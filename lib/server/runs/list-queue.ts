@@ -1,4 +1,4 @@
-import type { QueueRow } from "../../api/schemas";
+import type { QueuePage, QueueRow } from "../../api/schemas";
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
@@ -48,11 +48,7 @@ export async function queueAtStake(ids: readonly string[]): Promise<Map<string, 
  * judged at — so a browser words deadlines and ages on the server's clock, not its own
  * (docs/design.md §10 Nobody waits forever).
  */
-export interface QueuePage {
-  runs: QueueRow[];
-  nextCursor: string | null;
-  serverNow: string;
-}
+export type { QueuePage };
 
 /** Rows per page unless the caller asks for fewer (1–200). */
 export const QUEUE_PAGE_SIZE = 50;
