@@ -10,7 +10,7 @@ import type { Grant } from "@/lib/people/grants";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import { canonicalJson } from "@/lib/plan/canonical-json";
 import type { Step } from "@/lib/plan/schema";
-import type { EditResult } from "@/lib/server/edits/submit-edit";
+import type { EditResult } from "@/lib/api/schemas";
 import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";

@@ -6,7 +6,7 @@ import { authorSchema, planSchema, provenanceSchema, STEP_REASON_KEYS, stepReaso
 import { readStepSchema } from "../reads/schema";
 import { RUN_STATES } from "../lifecycle/run-state";
 import { runOutcomeSchema as runOutcome } from "../lifecycle/run-outcome";
-import { GATE_DECISIONS, VALIDATION_STAGES } from "../validation/types";
+import { GATE_DECISIONS, validationIssueSchema as validationIssue } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
 import { currencySchema } from "../money/money";
 
@@ -31,15 +31,7 @@ export const errorSchema = z
   .object({ error: open({ code: z.string(), message: z.string() }) })
   .meta({ id: "Error", description: "Every refusal: a typed code, a message written for people, and details." });
 
-export const validationIssueSchema = open({
-  stage: z.enum(VALIDATION_STAGES),
-  code: z.string(),
-  severity: z.enum(["error", "warning"]),
-  stepId: z.string().optional(),
-  path: z.string().optional(),
-  message: z.string(),
-  needsAcknowledgement: z.boolean().optional(),
-}).meta({ id: "ValidationIssue" });
+export const validationIssueSchema = validationIssue.meta({ id: "ValidationIssue" });
 
 export const runStatusSchema = z.enum(RUN_STATES).meta({ id: "RunStatus" });
 
@@ -252,10 +244,12 @@ export const planDiffResponseSchema = planDiffSchema.meta({ id: "PlanDiff" });
 export const editResultSchema = open({
   planVersion: planSchema,
   diff: planDiffResponseSchema,
-  validation: open({ issues: z.array(validationIssueSchema), gate: z.record(z.string(), z.enum(["approval_required", "auto"])) }),
+  validation: open({ issues: z.array(validationIssueSchema), gate: z.record(z.string(), z.enum(GATE_DECISIONS)) }),
   reapproval: z.string(),
   unchanged: z.boolean(),
 });
+/** What an accepted edit answers: the new plan version, its diff from the base, the validation and the re-approval it needs. */
+export type EditResult = z.output<typeof editResultSchema>;
 
 export const auditEventSchema = open({
   seq: z.number().int(),

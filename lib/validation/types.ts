@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../people/grants";
 import type { Plan, Step } from "../plan/schema";
@@ -27,18 +28,20 @@ export type ValidationStage = (typeof VALIDATION_STAGES)[number];
  * `path` is a dotted path from the plan root, e.g. "steps.3.args.amount.minor" (use
  * {@link argPathOf} for the part inside `args`). Source: docs/design.md §1, docs/api.md.
  */
-export interface ValidationIssue {
-  stage: ValidationStage;
+export const validationIssueSchema = z.object({
+  stage: z.enum(VALIDATION_STAGES),
   /** Stable machine code, e.g. "amount_exceeds_balance"; see ISSUE_CODES in ./codes.ts. */
-  code: string;
-  severity: "error" | "warning";
-  stepId?: string;
-  path?: string;
+  code: z.string(),
+  severity: z.enum(["error", "warning"]),
+  stepId: z.string().optional(),
+  path: z.string().optional(),
   /** Written for people; names records and amounts. */
-  message: string;
-  needsAcknowledgement?: boolean;
-  details?: Record<string, unknown>;
-}
+  message: z.string(),
+  needsAcknowledgement: z.boolean().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+/** A parsed {@link validationIssueSchema}. */
+export type ValidationIssue = z.output<typeof validationIssueSchema>;
 
 /** Gate decision per step id. Source: docs/design.md §1.8, docs/api.md (`gate`). */
 export const GATE_DECISIONS = ["approval_required", "auto"] as const;

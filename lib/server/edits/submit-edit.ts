@@ -1,11 +1,10 @@
+import type { EditResult } from "../../api/schemas";
 import { nanoid } from "nanoid";
 import { notExecutableIssues } from "../../validation/executable";
 import type { SubmitEditBody } from "../../api/bodies";
-import { describeReapproval, diffPlans, type PlanDiff } from "../../diff/plan-diff";
+import { describeReapproval, diffPlans } from "../../diff/plan-diff";
 import { DomainError } from "../../errors/domain-error";
-import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
-import type { ValidationResult } from "../../validation/types";
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
@@ -23,14 +22,8 @@ import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";
 import { toJsonColumn } from "../db/json-column";
 
-/** What a successful edit returns: the new immutable version, the server-side diff, its validation. */
-export interface EditResult {
-  planVersion: { version: number; steps: Step[] };
-  diff: PlanDiff;
-  validation: Pick<ValidationResult, "issues" | "gate">;
-  reapproval: string;
-  unchanged: boolean;
-}
+/** An accepted edit's answer: the API's edit result (lib/api/schemas.ts), declared once. */
+export type { EditResult };
 
 /**
  * Submits an operator's edit of a run's plan (docs/design.md §6, docs/api.md `POST /api/runs/{runId}/edits`).
