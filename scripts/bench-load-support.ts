@@ -74,7 +74,7 @@ export function renderLoadMarkdown(entries: LoadEntry[], notes = ""): string {
   const pg2 = pg1 ? get(pg1.config.replace("/1x", "/2x")) : undefined;
   const claimVsBare = ratio(find(demo, "claim", 64)?.rps, find(demo, "bare", 64)?.rps);
   const p99VsBare = ratio(find(demo, "claim", 8)?.p99, find(demo, "bare", 8)?.p99);
-  out.push("## Issue #11 targets", "", "| target | measured | |", "|---|---|---|");
+  out.push("## Scale targets", "", "| target | measured | |", "|---|---|---|");
   out.push(`| claim ≥ 0.5× bare req/s at 64 connections (SQLite, demo) | ${fmt(claimVsBare)}× | ${mark(claimVsBare === null ? null : claimVsBare >= 0.5)} |`);
   out.push(`| claim p99 ≤ 3× bare p99 at 8 connections (SQLite, demo) | ${fmt(p99VsBare)}× | ${mark(p99VsBare === null ? null : p99VsBare <= 3)} |`);
   for (const name of ["claim", "approve", "edit"]) {

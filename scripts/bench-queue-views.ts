@@ -46,7 +46,7 @@ async function main() {
     console.log(rows.at(-1));
   }
   const out = [
-    `# Queue views and the ownership panel (issue #16)`,
+    `# Queue views and the ownership panel`,
     ``,
     `${now.toISOString()} · ${runs} runs, ${steps} run_step rows · ${repeat} repeats · ${process.env.DATABASE_URL?.split(":")[0] ?? "file"} · load average ${(await import("node:os")).loadavg()[0].toFixed(1)}`,
     ``,

@@ -236,7 +236,7 @@ export const runDetailsSchema = open({
     shipments: z.array(open({ id: z.string(), destination: z.string(), window: open({ from: z.string(), to: z.string() }), status: z.string() })),
   }),
   users: z.record(z.string(), z.string()),
-  effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it (issue #17.3)" }),
+  effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it" }),
 }).meta({ id: "RunDetails" });
 
 export const planDiffResponseSchema = planDiffSchema.meta({ id: "PlanDiff" });
@@ -266,7 +266,7 @@ export const runAuditSchema = open({
   edits: z.array(open({ fromVersion: z.number().int(), toVersion: z.number().int(), editorId: z.string(), diff: planDiffResponseSchema })),
   effectComparisons: z
     .array(open({ stepId: z.string(), approvalId: z.string(), expected: stepEffectSchema.nullable(), actual: open({ summary: z.string(), record: z.record(z.string(), z.unknown()).nullable() }).nullable() }))
-    .meta({ description: "Expected vs actual effect of each succeeded step (issue #17.3)" }),
+    .meta({ description: "Expected vs actual effect of each succeeded step" }),
 });
 
 export const editDetailSchema = open({

@@ -15,7 +15,7 @@ export const liveFeedEndpoint = defineEndpoint({
   id: "liveFeed",
   method: "GET",
   path: "/api/live",
-  summary: "Server-sent events of the viewer's desk: run changes and presence (issue #16)",
+  summary: "Server-sent events of the viewer's desk: run changes and presence",
   description:
     "With `Accept: text/event-stream`: `hello` {you, presence}, then `change` {type, runId, desk, at} for every committed audit event of a run the viewer may see and `presence` {runId, userId, name, mode, seenAt}; a comment line every 15 s. Otherwise the JSON snapshot {you, presence}.",
   caller: PEOPLE,
