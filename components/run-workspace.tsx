@@ -10,7 +10,7 @@ import { formatInstant } from "@/lib/text/format";
 import type { Grant } from "@/lib/people/grants";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Step } from "@/lib/plan/schema";
-import type { RunDetails } from "@/lib/server/runs/get-run-details";
+import type { RunDetails } from "@/lib/api/schemas";
 import { getTool } from "@/lib/tools/builtin-tools";
 import { nextActions, runFacts } from "@/lib/lifecycle/run-state";
 import { formatExpiry } from "@/lib/deadline/expiry-words";

@@ -11,7 +11,7 @@ import { EMPTY_RULE_FORM, gatePolicyFormSchema, toRuleForm } from "@/lib/gate-po
 import { REQUIRABLE_FIELDS, type GatePolicy, type GatePolicyDraft } from "@/lib/gate-policy/rules";
 import { formatMoney, type Currency } from "@/lib/money/money";
 import type { DryRunResult } from "@/lib/api/gate-policy-endpoints";
-import type { GatePolicyVersionView } from "@/lib/server/gate-policy/list-gate-policy";
+import type { GatePolicyVersionView } from "@/lib/api/gate-policy-endpoints";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
 import { buttonClass, FormError, quietButtonClass } from "./form-bits";
 import { toast } from "../toaster";

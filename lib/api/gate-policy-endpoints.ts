@@ -48,6 +48,8 @@ export const gatePolicyVersionSchema = z.object({
   note: z.string(),
   ruleCount: z.number().int(),
 });
+/** A parsed {@link gatePolicyVersionSchema}. */
+export type GatePolicyVersionView = z.output<typeof gatePolicyVersionSchema>;
 
 export const getGatePolicyEndpoint = defineEndpoint({
   id: "getGatePolicy",

@@ -1,6 +1,7 @@
 import { decisionReasonSchema } from "../lifecycle/needs-decision";
 import { z } from "zod";
-import { TEXT_SOURCES, intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
+import { intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
+import { instructionFlagSchema } from "../task-contract/instruction-scan";
 import { planDiffSchema } from "../diff/plan-diff";
 import { authorSchema, planSchema, provenanceSchema, STEP_REASON_KEYS, stepReasonsShape, stepSchema } from "../plan/schema";
 import { readStepSchema } from "../reads/schema";
@@ -8,6 +9,8 @@ import { RUN_STATES } from "../lifecycle/run-state";
 import { runOutcomeSchema as runOutcome } from "../lifecycle/run-outcome";
 import { GATE_DECISIONS, validationIssueSchema as validationIssue } from "../validation/types";
 import { stepEffectSchema } from "../effects/schema";
+import type { AccountSnapshot } from "../desk/snapshot";
+import { importedToolSpecSchema } from "../tools/json-schema-tool";
 import { currencySchema } from "../money/money";
 
 /*
@@ -98,9 +101,11 @@ export const taskSchema = open({
   contract: taskContractSchema.nullable().describe("The task contract {intent, constraints}; null: the plan is checked against the account only"),
   parts: z.array(taskTextPartSchema).describe("The task's text as parts with their source (customer_message, attachment, staff, system) and the revision that added each"),
   instructionFlags: z
-    .array(z.object({ partIndex: z.number().int(), source: z.enum(TEXT_SOURCES), start: z.number().int(), end: z.number().int(), kind: z.string(), excerpt: z.string() }))
+    .array(instructionFlagSchema)
     .describe("Instruction-like spans in customer and attachment parts (UTF-16 offsets in the part's text, end exclusive)"),
 }).meta({ id: "Task" });
+/** A task as the API shows it: text, revision, contract, sourced parts and the instruction-like spans flagged in them (times ISO UTC). */
+export type TaskView = z.output<typeof taskSchema>;
 
 export const claimSchema = open({
   token: z.string(),
@@ -216,16 +221,8 @@ const planVersionSummary = open({ version: z.number().int(), createdById: z.stri
 
 export const runDetailsSchema = open({
   run: runSchema,
-  task: open({
-    id: z.string(),
-    ticketId: z.string(),
-    revision: z.number().int(),
-    body: z.string(),
-    updatedAt: isoTime,
-    contract: taskContractSchema.nullable().optional(),
-    parts: z.array(taskTextPartSchema).optional(),
-    intents: z.array(intentSchema).optional().describe("The desk's intent catalog"),
-  }),
+  /** The task, with the desk's intent catalog (what a supervisor may set). */
+  task: taskSchema.extend({ intents: z.array(intentSchema).describe("The desk's intent catalog") }),
   ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
   agent: open({ id: z.string(), name: z.string() }),
   planVersions: z.array(planVersionSummary),
@@ -235,9 +232,18 @@ export const runDetailsSchema = open({
     invoices: z.array(open({ id: z.string(), status: z.string(), openBalance: money, total: money })),
     shipments: z.array(open({ id: z.string(), destination: z.string(), window: open({ from: z.string(), to: z.string() }), status: z.string() })),
   }),
+  /** Names of the people the run's history mentions (approvers, editors, authors, reconcilers), by user id. */
   users: z.record(z.string(), z.string()),
+  /** The run's tool catalog version and its imported tools (the form and card render them). */
+  catalog: open({ version: z.number().int().nullable(), imported: z.array(importedToolSpecSchema) }),
   effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it" }),
 }).meta({ id: "RunDetails" });
+/**
+ * What the run page loads: the API's run details plus `desk`, the account snapshot the page
+ * renders and annotates ids with (the records the plan names and the ticket account's own), which
+ * the API does not send.
+ */
+export type RunDetails = z.output<typeof runDetailsSchema> & { desk: AccountSnapshot };
 
 export const planDiffResponseSchema = planDiffSchema.meta({ id: "PlanDiff" });
 

@@ -1,4 +1,10 @@
-import type { Money } from "../money/money";
+import { z } from "zod";
+import { currencySchema } from "../money/money";
+
+/** Money as the records hold it: integer minor units and a currency. */
+const money = z.object({ minor: z.number().int(), currency: currencySchema });
+/** The statuses of a shipment, in the order the lifecycle runs. */
+export const SHIPMENT_STATUSES = ["scheduled", "in_transit", "held", "delivered", "cancelled"] as const;
 
 /**
  * Read-only account data the validator, diff and UI consult, loaded from the database
@@ -7,85 +13,82 @@ import type { Money } from "../money/money";
  * stay pure and testable. All times are UTC; dates are ISO `YYYY-MM-DD`.
  * Source: docs/design.md "The demo domain".
  */
-export interface AccountSnapshot {
+export const accountSnapshotSchema = z.object({
   /**
    * The tenant desk the snapshot was loaded for (the run's desk): every record in it belongs to an
    * account of this desk, and an id that did not resolve is "not found on this desk". Absent in
    * hand-built snapshots of one desk (tests, the scale generator).
    */
-  desk?: string;
+  desk: z.string().optional(),
   /** The ticket the run's task belongs to. */
-  ticket: TicketRecord;
-  accounts: Record<string, AccountRecord>;
-  tickets: Record<string, TicketRecord>;
-  invoices: Record<string, InvoiceRecord>;
-  shipments: Record<string, ShipmentRecord>;
+  ticket: z.lazy(() => ticketRecordSchema),
+  accounts: z.record(z.string(), z.lazy(() => accountRecordSchema)),
+  tickets: z.record(z.string(), z.lazy(() => ticketRecordSchema)),
+  invoices: z.record(z.string(), z.lazy(() => invoiceRecordSchema)),
+  shipments: z.record(z.string(), z.lazy(() => shipmentRecordSchema)),
   /** Destination code → ISO dates that are holidays there. */
-  holidays: Record<string, string[]>;
+  holidays: z.record(z.string(), z.array(z.string())),
   /**
    * Real ids that are close to ids the plan names but that do not exist (from a bounded, indexed
    * lookup), per record kind: the "did you mean" hint chooses among these and the maps above.
    */
-  candidates?: Partial<Record<"invoice" | "shipment" | "ticket" | "account", string[]>>;
+  candidates: z.partialRecord(z.enum(["invoice", "shipment", "ticket", "account"]), z.array(z.string())).optional(),
   /**
    * Money in flight: per invoice id, the approved or claimed but not yet reported
    * amounts of every run's approvals that draw on it — what is not available any more.
    */
-  inFlight?: Record<string, MoneyHold[]>;
-}
+  inFlight: z.record(z.string(), z.array(z.lazy(() => moneyHoldSchema))).optional(),
+});
+export type AccountSnapshot = z.output<typeof accountSnapshotSchema>;
 
 /** Money an approval holds on a record until its step is reported (or the approval lapses). Times ISO UTC. */
-export interface MoneyHold {
-  runId: string;
-  stepId: string;
-  approvalId: string;
-  amount: Money;
+export const moneyHoldSchema = z.object({
+  runId: z.string(),
+  stepId: z.string(),
+  approvalId: z.string(),
+  amount: money,
   /** `active` (approved) or `claimed` (the executor is writing it). */
-  state: "active" | "claimed";
-  approvedAt: string;
-}
+  state: z.enum(["active", "claimed"]),
+  approvedAt: z.string(),
+});
+export type MoneyHold = z.output<typeof moneyHoldSchema>;
 
 /** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */
-export interface AccountRecord {
-  id: string;
-  name: string;
-}
+export const accountRecordSchema = z.object({ id: z.string(), name: z.string() });
+export type AccountRecord = z.output<typeof accountRecordSchema>;
 
 /** A support ticket; `id` is the ticket number as a string, e.g. "74991". */
-export interface TicketRecord {
-  id: string;
-  accountId: string;
-  subject: string;
-}
+export const ticketRecordSchema = z.object({ id: z.string(), accountId: z.string(), subject: z.string() });
+export type TicketRecord = z.output<typeof ticketRecordSchema>;
 
 /** A fee line on an invoice, e.g. `{code: "LATE_FEE", amount}`. */
-export interface FeeRecord {
-  code: string;
-  amount: Money;
-}
+export const feeRecordSchema = z.object({ code: z.string(), amount: money });
+export type FeeRecord = z.output<typeof feeRecordSchema>;
 
 /** An invoice, e.g. `in_74119`; `openBalance` in minor units, status `open | paid | void`. */
-export interface InvoiceRecord {
-  id: string;
-  accountId: string;
-  status: "open" | "paid" | "void";
-  total: Money;
-  openBalance: Money;
-  fees: FeeRecord[];
-}
+export const invoiceRecordSchema = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  status: z.enum(["open", "paid", "void"]),
+  total: money,
+  openBalance: money,
+  fees: z.array(feeRecordSchema),
+});
+export type InvoiceRecord = z.output<typeof invoiceRecordSchema>;
 
 /**
  * A shipment with its delivery window (ISO dates, inclusive) and destination code. Status:
  * `scheduled` (booked, not yet dispatched), `in_transit` and `held` (dispatched: on its way, or
  * held on the way, e.g. by customs), `delivered`, `cancelled` (taken off before dispatch).
  */
-export interface ShipmentRecord {
-  id: string;
-  accountId: string;
-  destination: string;
-  window: { from: string; to: string };
-  status: ShipmentStatus;
-}
+export const shipmentRecordSchema = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  destination: z.string(),
+  window: z.object({ from: z.string(), to: z.string() }),
+  status: z.enum(SHIPMENT_STATUSES),
+});
+export type ShipmentRecord = z.output<typeof shipmentRecordSchema>;
 
 /** The statuses of a shipment (see {@link ShipmentRecord}). */
-export type ShipmentStatus = "in_transit" | "delivered" | "held" | "scheduled" | "cancelled";
+export type ShipmentStatus = (typeof SHIPMENT_STATUSES)[number];

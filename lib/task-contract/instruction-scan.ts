@@ -1,5 +1,6 @@
 import { normalizeWithMap, originalSpan } from "../text/scan-map";
-import { isUntrustedSource, type TaskTextPart, type TextSource } from "./schema";
+import { z } from "zod";
+import { isUntrustedSource, TEXT_SOURCES, type TaskTextPart } from "./schema";
 
 /**
  * The instruction scan: sentences in untrusted text (a customer's message, an attachment) that
@@ -11,18 +12,21 @@ import { isUntrustedSource, type TaskTextPart, type TextSource } from "./schema"
  */
 
 /** What kind of instruction-like text a flag found. */
-export type InstructionKind = "addresses_assistant" | "override_instructions" | "claims_approval" | "claims_role";
+export const INSTRUCTION_KINDS = ["addresses_assistant", "override_instructions", "claims_approval", "claims_role"] as const;
+export type InstructionKind = (typeof INSTRUCTION_KINDS)[number];
 
 /** One flagged span: the part it is in, its UTF-16 offsets in that part's text (end exclusive) and what it looks like. */
-export interface InstructionFlag {
-  partIndex: number;
-  source: TextSource;
-  start: number;
-  end: number;
-  kind: InstructionKind;
+export const instructionFlagSchema = z.object({
+  partIndex: z.number().int(),
+  source: z.enum(TEXT_SOURCES),
+  start: z.number().int(),
+  end: z.number().int(),
+  kind: z.enum(INSTRUCTION_KINDS),
   /** The flagged text as written in the part. */
-  excerpt: string;
-}
+  excerpt: z.string(),
+});
+/** A parsed {@link instructionFlagSchema}. */
+export type InstructionFlag = z.output<typeof instructionFlagSchema>;
 
 /** Between words: up to three spaces or separators (bounded, so no pattern backtracks over a long run of dashes). */
 const SEP = String.raw`[\s\-_.,:;*|/]{0,3}`;

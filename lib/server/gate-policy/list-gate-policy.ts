@@ -1,12 +1,11 @@
-import type { z } from "zod";
-import type { gatePolicyVersionSchema } from "../../api/gate-policy-endpoints";
+import type { GatePolicyVersionView } from "../../api/gate-policy-endpoints";
 import type { GatePolicy } from "../../gate-policy/rules";
 import { prisma } from "../db/db";
 import { requireRole, type Viewer } from "../auth/session";
 import { loadGatePolicy } from "./load-gate-policy";
 
 /** One saved version as the history lists it: the API's version shape (lib/api/gate-policy-endpoints.ts), declared once. */
-export type GatePolicyVersionView = z.output<typeof gatePolicyVersionSchema>;
+export type { GatePolicyVersionView };
 
 /** The most versions the history shows (newest first). */
 export const GATE_POLICY_HISTORY = 50;

@@ -1,53 +1,22 @@
-import type { AccountSnapshot } from "../../desk/snapshot";
-import type { ValidationIssue } from "../../validation/types";
+import type { RunDetails } from "../../api/schemas";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db/db";
 import { deskScope, type Viewer } from "../auth/session";
 import { loadRun } from "../plans/load-run";
-import { toRunView, type RunView } from "../plans/run-view";
+import { toRunView } from "../plans/run-view";
 import { storedReads, storedSteps, storedValidation } from "../plans/stored-plan";
 import { checkReads } from "../../reads/check-reads";
 
 /** Issues about the agent's reads, computed again for every view (the record may have moved since submission). */
 const LIVE_READ_CODES = new Set(["read_outdated", "read_other_account"]);
-import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
-import { previewEffects, type StepEffect } from "../../effects/preview";
-import type { Intent } from "../../task-contract/schema";
-import { toTaskView, type TaskView } from "../tasks/read-tasks";
+import { previewEffects } from "../../effects/preview";
+import { toTaskView } from "../tasks/read-tasks";
 import { listIntents } from "../tasks/task-contract";
 
-/** Everything the run page and `GET /api/runs/{runId}` show (docs/api.md operator API). Money in minor units; times ISO UTC. */
-export interface RunDetails {
-  run: RunView;
-  /**
-   * The task: text, revision, its contract (null: the plan is checked against the account only),
-   * its text parts with sources and the instruction-like spans flagged in them, and the desk's
-   * intent catalog (what a supervisor may set).
-   */
-  task: TaskView & { intents: Intent[] };
-  ticket: { id: string; subject: string; accountId: string; accountName: string };
-  agent: { id: string; name: string };
-  planVersions: { version: number; createdById: string | null; createdAt: string; stepCount: number }[];
-  validation: { issues: ValidationIssue[] };
-  accountContext: {
-    account: { id: string; name: string };
-    invoices: { id: string; status: string; openBalance: { minor: number; currency: string }; total: { minor: number; currency: string } }[];
-    shipments: { id: string; destination: string; window: { from: string; to: string }; status: string }[];
-  };
-  /** Account data used to render and annotate ids: the records the plan names and the ticket account's own. */
-  desk: AccountSnapshot;
-  /** Names of the people the run's history mentions (approvers, editors, authors, reconcilers), by user id. */
-  users: Record<string, string>;
-  /** The run's tool catalog version and its imported tools (the form and card render them). */
-  catalog: { version: number | null; imported: ImportedToolSpec[] };
-  /**
-   * Effects preview of the current plan version: per step in plan order, the account
-   * state after it (lib/effects/preview.ts), from the live account data loaded for this request.
-   */
-  effects: StepEffect[];
-}
+/** What the run page loads: the API's `RunDetails` (lib/api/schemas.ts), declared once. */
+export type { RunDetails };
 
 /**
  * Loads the run page's data for `viewer` — the run within the viewer's desk scope, its task,

@@ -1,26 +1,11 @@
+import type { TaskView } from "../../api/schemas";
 import { DomainError } from "../../errors/domain-error";
-import { scanInstructions, type InstructionFlag } from "../../task-contract/instruction-scan";
-import type { TaskContract, TaskTextPart } from "../../task-contract/schema";
+import { scanInstructions } from "../../task-contract/instruction-scan";
 import { prisma } from "../db/db";
 import { contractOf, partsOf } from "./task-contract";
 
-/**
- * The `task` object of docs/api.md: `{id, ticketId, accountId, revision, body}` plus `updatedAt` (ISO
- * UTC), the task contract (`contract`: `{intent, constraints}`, or null: checked against the
- * account only), its text parts with their sources (`parts`) and the instruction-like spans found
- * in its customer and attachment parts (`instructionFlags`: part index, UTF-16 start/end).
- */
-export interface TaskView {
-  id: string;
-  ticketId: string;
-  accountId: string;
-  revision: number;
-  body: string;
-  updatedAt: string;
-  contract: TaskContract | null;
-  parts: TaskTextPart[];
-  instructionFlags: InstructionFlag[];
-}
+/** A task as the API shows it: the API's `Task` (lib/api/schemas.ts), declared once. */
+export type { TaskView };
 
 type TaskRow = { id: string; ticketId: string; revision: number; body: string; contract: unknown; textParts: unknown; updatedAt: Date; ticket: { accountId: string } };
 

@@ -324,7 +324,8 @@ export interface components {
                 source: "customer_message" | "attachment" | "staff" | "system";
                 start: number;
                 end: number;
-                kind: string;
+                /** @enum {string} */
+                kind: "addresses_assistant" | "override_instructions" | "claims_approval" | "claims_role";
                 excerpt: string;
             }[];
         };
