@@ -53,18 +53,24 @@ const SETTLE_MS = 10_000;
  * Focuses the first element found by id in `ids`, else the page's main heading (after the next
  * paint). The page may still be settling (a refetch re-renders and removes the focused panel): on
  * every change of the page for SETTLE_MS after, if focus fell back to the body (or to an element
- * no longer in the page), it is put on the first of `ids` that exists then — driven by the page's
- * own changes, never by a guess of how long a render takes. Focus a person moved elsewhere stays.
+ * no longer in the page), it is put on the first of `ids` that exists then; and if it rests on the
+ * main heading only because none of `ids` existed a moment ago, it moves on to the first of them
+ * that appears — driven by the page's own changes, never by a guess of how long a render takes.
+ * Focus a person moved anywhere else stays.
  */
 export function focusHeading(...ids: string[]) {
-  const attempt = () => {
-    for (const id of ids) if (focusElement(document.getElementById(id))) return;
-    focusElement(document.querySelector("main h1"));
-  };
+  const wanted = () => ids.map((id) => document.getElementById(id)).find((el) => el?.isConnected) ?? null;
+  const fallback = () => document.querySelector("main h1");
   const lost = () => !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
-  requestAnimationFrame(attempt);
+  /** Focus the first of `ids`, else the main heading — always on the first try, later only when focus was lost. */
+  const attempt = (first: boolean) => {
+    if (focusElement(wanted())) return;
+    if (first || lost()) focusElement(fallback());
+  };
+  requestAnimationFrame(() => attempt(true));
   const observer = new MutationObserver(() => {
-    if (lost()) attempt();
+    const onFallback = document.activeElement !== null && document.activeElement === fallback();
+    if (lost() || (onFallback && wanted())) attempt(false);
   });
   observer.observe(document.body, { childList: true, subtree: true });
   setTimeout(() => observer.disconnect(), SETTLE_MS);
