@@ -30,8 +30,9 @@ export interface AdapterProposal {
 /**
  * The framework-independent part of one adapter instance: one executor per approved run (steps
  * run once each, in plan order), proposing a pause's calls as one run, waiting for the decision,
- * and running the approved steps no model call stands for. Shared by the LangGraph and LangChain
- * adapters (./langgraph.ts, ./langchain.ts).
+ * and running the approved steps no model call stands for. The LangGraph and LangChain adapters
+ * (./langgraph.ts, ./langchain.ts) use all of it; the AI SDK and OpenAI Agents adapters, whose
+ * frameworks decide per call, use its executors and `finish`.
  */
 export function adapterSession(opts: AdapterOptions) {
   const sessionId = opts.sessionId ?? newSessionId();

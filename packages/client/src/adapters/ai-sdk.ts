@@ -16,6 +16,7 @@
  * the SDK passes and runs the APPROVED arguments from Plandesk through a claim
  * (./core.ts `PlanExecutor`), and returns what was actually done as the tool result.
  */
+import { adapterSession } from "./adapter-session.js";
 import { tool, type Tool, type ToolModelMessage } from "ai";
 import type { AgentClient, Run } from "../client.js";
 import {
@@ -34,7 +35,7 @@ import {
   type ProposedCall,
   type StepResult,
 } from "./core.js";
-import { implementationsOf, splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool.js";
+import { splitReasons, withReasonsArg, type GatedToolSet } from "./gated-tool.js";
 
 /** Options of {@link createAiSdkAdapter}. */
 export interface AiSdkAdapterOptions<T extends GatedToolSet> {
@@ -105,18 +106,10 @@ function isApprovalRequest(part: { type: string }): part is ApprovalRequestPart 
  */
 export function createAiSdkAdapter<T extends GatedToolSet>(opts: AiSdkAdapterOptions<T>): AiSdkAdapter<T> {
   const sessionId = opts.sessionId ?? newSessionId();
-  const implementations = implementationsOf(opts.tools);
   const armed = new Map<string, { proposal: AiSdkProposal; decision: Decision; executor: PlanExecutor | null }>();
-  const executors = new Map<string, PlanExecutor>();
-
-  const executorFor = (run: Run): PlanExecutor => {
-    let ex = executors.get(run.id);
-    if (!ex) {
-      ex = new PlanExecutor(opts.client, run, { implementations, beforeWrite: opts.beforeWrite, log: opts.log });
-      executors.set(run.id, ex);
-    }
-    return ex;
-  };
+  // one executor per approved run, as every adapter keeps them (./adapter-session.ts)
+  const session = adapterSession(opts);
+  const executorFor = (run: Run) => session.executorFor(run);
 
   const tools = Object.fromEntries(
     Object.entries(opts.tools).map(([name, spec]) => [
@@ -171,9 +164,7 @@ export function createAiSdkAdapter<T extends GatedToolSet>(opts: AiSdkAdapterOpt
       };
     },
     async finish() {
-      const out: StepResult[] = [];
-      for (const ex of executors.values()) out.push(...(await ex.finish()));
-      return out;
+      return session.finish();
     },
   };
 }

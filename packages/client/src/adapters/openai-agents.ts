@@ -34,8 +34,8 @@ import {
   type ProposedCall,
   type StepResult,
 } from "./core.js";
-import { type AdapterOptions, type AdapterProposal } from "./adapter-session.js";
-import { implementationsOf, splitReasons, withReasonsArg } from "./gated-tool.js";
+import { type AdapterOptions, type AdapterProposal, adapterSession } from "./adapter-session.js";
+import { splitReasons, withReasonsArg } from "./gated-tool.js";
 
 /** Options of {@link createOpenAiAgentsAdapter} (the options every adapter takes). */
 export type OpenAiAgentsAdapterOptions = AdapterOptions;
@@ -82,17 +82,10 @@ function parseArguments(item: RunToolApprovalItem): Record<string, unknown> {
 /** Creates the OpenAI Agents adapter for one task (see the module comment for the flow). */
 export function createOpenAiAgentsAdapter(opts: OpenAiAgentsAdapterOptions): OpenAiAgentsAdapter {
   const sessionId = opts.sessionId ?? newSessionId();
-  const implementations = implementationsOf(opts.tools);
   const armed = new Map<string, { proposal: OpenAiAgentsProposal; decision: Decision; executor: PlanExecutor | null }>();
-  const executors = new Map<string, PlanExecutor>();
-  const executorFor = (run: Run): PlanExecutor => {
-    let ex = executors.get(run.id);
-    if (!ex) {
-      ex = new PlanExecutor(opts.client, run, { implementations, beforeWrite: opts.beforeWrite, log: opts.log });
-      executors.set(run.id, ex);
-    }
-    return ex;
-  };
+  // one executor per approved run, as every adapter keeps them (./adapter-session.ts)
+  const session = adapterSession(opts);
+  const executorFor = (run: Run) => session.executorFor(run);
 
   const tools: Tool[] = Object.entries(opts.tools).map(([name, spec]) =>
     tool({
@@ -142,9 +135,7 @@ export function createOpenAiAgentsAdapter(opts: OpenAiAgentsAdapterOptions): Ope
       }
     },
     async finish() {
-      const out: StepResult[] = [];
-      for (const ex of executors.values()) out.push(...(await ex.finish()));
-      return out;
+      return session.finish();
     },
   };
 }
