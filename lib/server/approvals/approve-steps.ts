@@ -117,10 +117,15 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   // The effect each approver saw, from the same live data this decision was validated on.
   const expected = new Map(previewEffects(plan.steps, desk, catalog).map((e) => [e.stepId, e]));
 
+  // Row locks (docs/design.md "Transactions and locks"): the run's lock first, then every read.
+  // Anomaly prevented: write skew on four eyes — two approvers (or one person's two tabs, or two
+  // requests with one idempotency key) each reading the step one approval short and both adding
+  // theirs into the same slot, or the run settled as approved from a reading that missed the
+  // other's approval. Provoked by lib/server/db/row-lock-anomalies.test.ts on both databases.
   return inTransaction(async (tx) => {
+    await lockRun(tx, runId);
     const again = await findSavedAnswer<ApproveResult>(tx, scope, body.idempotencyKey, requestHash);
     if (again) return ok(again.body);
-    await lockRun(tx, runId);
     const current = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true, status: true, expiresAt: true } });
     if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
       throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
@@ -214,7 +219,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     };
     await saveAnswer(tx, scope, body.idempotencyKey, requestHash, { status: 201, body: result });
     return ok(result);
-  });
+  }, prisma, { isolation: "row-locks" });
 }
 
 /** The steps to approve: all not yet approved, or the listed ones (400 `bad_request` for an id not in the plan). */

@@ -41,6 +41,10 @@ export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody,
   };
   if (body.planVersion !== run.planVersion) throw stale();
   await requireDecisionAuthority(viewer, runId, storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps).map((s) => s.tool));
+  // Row locks (docs/design.md "Transactions and locks"): the run's lock, then a conditional move.
+  // Anomaly prevented: a rejection and an approval (or an edit) of one run crossing — the run
+  // rejected while its approval completes, or an edit's new version rejected unseen. Provoked by
+  // lib/server/db/row-lock-anomalies.test.ts on both databases.
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const rejected = await rejectWaitingRun(tx, runId, body.planVersion, body.reason, { kind: "user", id: viewer.id });
@@ -51,5 +55,5 @@ export async function rejectRun(viewer: Viewer, runId: string, body: RejectBody,
       throw new DomainError("stale_plan_version", "The plan changed while you were rejecting it.", { currentVersion: current.planVersion });
     }
     return ok(toRunView(await loadRun(runId, {}, tx), now));
-  });
+  }, prisma, { isolation: "row-locks" });
 }

@@ -87,6 +87,8 @@ export async function claimStep(
     if (decision.kind === "refuse") {
       if (decision.unrecorded) throw new DomainError(decision.code, decision.message, decision.details);
       const refusal = await withDecisionEffect(db, decision, snap);
+      // Row locks: the refusal's effect is a conditional move of the run (stop, expire, to a
+      // person), so two refusals of one run move it once; the audit event records each refusal.
       return inTransactionOnce(async (tx) => {
         if (idempotencyKey) {
           const saved = await findSavedAnswer<SavedClaim>(tx, scope, idempotencyKey, requestHash);
@@ -104,9 +106,17 @@ export async function claimStep(
           await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: new DomainError(refusal.code, "").status, body: { error } });
         }
         return refuse(refusal.code, refusal.message, refusal.details);
-      }, db);
+      }, db, { isolation: "row-locks" });
     }
     const { step, version, approval, firstClaim } = decision;
+    // Row locks in the one order (docs/design.md "Transactions and locks"): the task (conditional
+    // no-op update), the run (conditional move), the step's approvals (conditional move), the
+    // invoice (`holdMoneyAtClaim`), each condition in its write's WHERE. Anomalies prevented: a
+    // double claim (two executors both writing one step: the claim row is unique per run and step,
+    // and the losers decide again), a claim of a task revised meanwhile, a claim of an approval
+    // revoked meanwhile, and write skew on an invoice's open balance (two runs' refunds each
+    // reading the balance the other is about to take). Provoked by
+    // lib/server/db/row-lock-anomalies.test.ts on both databases.
     return inTransactionOnce(async (tx) => {
       const taskHeld = await tx.task.updateMany({ where: { id: snap.run!.taskId, revision: body.taskRevision }, data: { revision: body.taskRevision } });
       if (taskHeld.count !== 1) throw new LostRace("task revised");
@@ -157,7 +167,7 @@ export async function claimStep(
       });
       if (idempotencyKey) await saveAnswer(tx, scope, idempotencyKey, requestHash, { status: 200, body: { claim } });
       return ok({ claim, replayed: false });
-    }, db);
+    }, db, { isolation: "row-locks" });
   });
 }
 

@@ -48,6 +48,12 @@ export async function reportOutcome(
   const cannotExecute = body.status === "cannot_execute";
   const status: "succeeded" | "failed" | "unknown" = cannotExecute ? "failed" : (body.status as "succeeded" | "failed" | "unknown");
   const detail = body.detail ?? null;
+  // Row locks (docs/design.md "Transactions and locks"): the run's lock first, then every read.
+  // Anomaly prevented: two outcomes of one run (parallel steps, or a report racing a person's
+  // reconciliation or a stop) each settling the run from a reading that misses the other's step —
+  // a run left executing with every step reported, or completed twice. The step's own report is
+  // a conditional update (claimed → reported), so one of two reports of one token wins.
+  // Provoked by lib/server/db/row-lock-anomalies.test.ts on both databases.
   return inTransaction(async (tx) => {
     await lockRun(tx, runId);
     const run = await tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
@@ -119,7 +125,7 @@ export async function reportOutcome(
     });
     const after = { ...exec, status, detail, reportedAt: now, flag };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
-  }, db);
+  }, db, { isolation: "row-locks" });
 }
 
 /**

@@ -50,16 +50,39 @@ const MAX_ATTEMPTS = 12;
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /**
- * Interactive transactions wait for the database lock rather than fail fast. On PostgreSQL they
- * run SERIALIZABLE: every transaction then behaves as if it ran alone, which is what SQLite's
- * single writer gives and what the read-then-decide bodies (money held on an invoice, the
- * prerequisites of a step, "one live plan per task") rely on; the conditional updates stay the
- * promise, and a transaction PostgreSQL aborts to keep it serializable (40001, or a deadlock
- * 40P01) is retried from the start by `withRetry`, so its second reading decides.
+ * How a transaction keeps its decision correct on PostgreSQL (docs/design.md "Transactions and
+ * locks"); on SQLite both are the same, one writer at a time (`takeWriteLock`).
+ *
+ * - `"serializable"` (the default): SERIALIZABLE. Every transaction behaves as if it ran alone,
+ *   which the read-then-decide bodies of the rarer decisions (admin changes, task revisions,
+ *   one live plan per task, desk rules) rely on; a transaction PostgreSQL aborts to keep that
+ *   (40001, or a deadlock 40P01) is retried from the start, so its second reading decides.
+ * - `"row-locks"`: READ COMMITTED, for the decision path (claim, outcome, approve, reject, edit,
+ *   fence, reconcile, expiry). The body takes, before it reads anything it decides on, the row
+ *   locks of what it decides about in the one order — the task, then the run (`lockRun`), then
+ *   the run's approvals, then the invoice — and puts every other condition in its writes'
+ *   WHERE. Each statement after a lock sees everything committed before the lock was granted, so
+ *   two decisions about one run take turns, and decisions about different runs never conflict
+ *   (SERIALIZABLE's predicate locks made approvals of distinct runs abort each other and retry
+ *   in storms). Each such transaction names, beside it, the anomaly its locks prevent.
  */
-const TX_OPTIONS = SQLITE
-  ? ({ maxWait: 20_000, timeout: 20_000 } as const)
-  : ({ maxWait: 20_000, timeout: 20_000, isolationLevel: "Serializable" } as const);
+export type Isolation = "serializable" | "row-locks";
+
+/** Options of one transaction: its isolation on PostgreSQL (see `Isolation`; default `"serializable"`). */
+export type TransactionOptions = { isolation?: Isolation };
+
+/** Interactive transactions wait for the database lock (20 s) rather than fail fast. */
+const WAIT = { maxWait: 20_000, timeout: 20_000 } as const;
+
+/**
+ * The `$transaction` options for `isolation`. Typed as the SQLite client's (whose types the one
+ * `Db` type carries, and which knows no isolation levels but Serializable); at run time on
+ * PostgreSQL the PostgreSQL client receives them and takes ReadCommitted too.
+ */
+function txOptions(isolation: Isolation = "serializable"): typeof WAIT {
+  if (SQLITE) return WAIT;
+  return { ...WAIT, isolationLevel: isolation === "row-locks" ? "ReadCommitted" : "Serializable" } as typeof WAIT;
+}
 
 /**
  * Runs `body` in one transaction on `db` (default: the process-wide client), retrying at most
@@ -67,16 +90,10 @@ const TX_OPTIONS = SQLITE
  * (`LostRace`), a unique constraint fired (`P2002`), or the database reported a conflict,
  * deadlock or lock timeout (Prisma `P2034`/`P1008`, PostgreSQL 40001/40P01/55P03, SQLite busy).
  * Returns the value of `ok(value)`; throws the DomainError of `refuse(…)` after committing.
+ * `options.isolation` chooses how PostgreSQL keeps the decision (`Isolation`).
  */
-export async function inTransaction<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
-  return withRetry(async () => {
-    const result = await db.$transaction(async (tx) => {
-      await takeWriteLock(tx);
-      return body(tx);
-    }, TX_OPTIONS);
-    if (!result.ok) throw result.error;
-    return result.value;
-  });
+export async function inTransaction<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma, options: TransactionOptions = {}): Promise<T> {
+  return withRetry(() => inTransactionOnce(body, db, options));
 }
 
 /**
@@ -103,13 +120,13 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
 
 /**
  * One transaction without retry: for use inside `withRetry`, which retries the whole decision.
- * Same contract as `inTransaction` for `ok`/`refuse`/thrown errors.
+ * Same contract as `inTransaction` for `ok`/`refuse`/thrown errors and `options`.
  */
-export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma): Promise<T> {
+export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma, options: TransactionOptions = {}): Promise<T> {
   const result = await db.$transaction(async (tx) => {
     await takeWriteLock(tx);
     return body(tx);
-  }, TX_OPTIONS);
+  }, txOptions(options.isolation));
   if (!result.ok) throw result.error;
   return result.value;
 }

@@ -8,7 +8,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle
 import { activeApprovals, approvalsForNewVersion } from "../approvals/carry-approvals";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { moveRun } from "../lifecycle/run-lifecycle";
+import { lockRun, moveRun } from "../lifecycle/run-lifecycle";
 import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { loadRun } from "../plans/load-run";
 import { storePlanVersion } from "../plans/store-plan-version";
@@ -84,7 +84,14 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
   const validation = { issues: result.issues, gate: result.gate, requirements: toStoredRequirements(requirements) };
   const telemetry = foldEdit(run.editTouched, planOnly);
   let diff = planOnly;
+  // Row locks (docs/design.md "Transactions and locks"): the run's lock first, then every read.
+  // Anomaly prevented: an edit crossing an approval of the version it replaces — the approval
+  // committed after the edit read the run's approvals, so it was neither carried nor invalidated
+  // and stayed active on a version nobody will execute, holding money on its invoice. Two edits
+  // of one version: the version move is conditional, the loser is refused `stale_plan_version`.
+  // Provoked by lib/server/db/row-lock-anomalies.test.ts on both databases.
   await inTransaction(async (tx) => {
+    await lockRun(tx, runId);
     // One source (lib/diff/reapproval.ts): the diff stored and shown names exactly the steps whose
     // approvals the carry-over below invalidates, computed from the approvals read here.
     const prevApprovals = await activeApprovals(tx, runId, base.version);
@@ -151,7 +158,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       });
     }
     return ok(null);
-  });
+  }, prisma, { isolation: "row-locks" });
   return { planVersion: next, diff, validation, reapproval: describeReapproval(diff, next), unchanged: false };
 }
 

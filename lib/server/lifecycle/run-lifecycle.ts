@@ -51,9 +51,13 @@ export async function createRun(
 }
 
 /**
- * First statement of a transaction that decides on one run: a no-op UPDATE of the run row. It
- * takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so the reads
- * that follow are current and two deciders on one run never interleave.
+ * First statement of a transaction that decides on one run (docs/design.md "Transactions and
+ * locks": the task, then the run, then its approvals, then the invoice): a no-op UPDATE of the run
+ * row. It takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so
+ * under READ COMMITTED the reads that follow see every decision on the run committed before it,
+ * and two deciders on one run never interleave. An UPDATE rather than `SELECT … FOR UPDATE`: it
+ * is a write, so a SERIALIZABLE transaction that read the run before it and writes the run after
+ * it is aborted (40001) and decides again, instead of acting on what it read.
  */
 export async function lockRun(tx: Tx, runId: string): Promise<void> {
   await tx.$executeRaw`UPDATE "run" SET "status" = "status" WHERE "id" = ${runId}`;

@@ -1,0 +1,139 @@
+/**
+ * The anomalies the decision path's row locks prevent (docs/design.md "Transactions and locks"),
+ * provoked against this file's own database (SQLite, or PostgreSQL with PLANDESK_TEST_DB=postgres,
+ * where these transactions run READ COMMITTED and take the run's lock before they read). Each test
+ * runs two decisions about one run at the same moment, several runs at once, and asserts what a
+ * person would see afterwards: a run settled from a reading that missed the other decision is
+ * left waiting, or keeps an approval of a version nobody will execute.
+ * The double claim and the write skew on an invoice's open balance have their own races in
+ * lib/server/claims/claims.test.ts and lib/server/claims/gate-at-write.test.ts.
+ */
+import { nanoid } from "nanoid";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
+import type { StepInput } from "../../plan/schema";
+import { approveSteps } from "../approvals/approve-steps";
+import { rejectRun } from "../approvals/reject-run";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { claimStep } from "../claims/claim-step";
+import { reportOutcome } from "../claims/report-outcome";
+import { DEMO_AGENT_ID } from "../demo/seed";
+import { submitEdit } from "../edits/submit-edit";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
+import { submitRun } from "../runs/submit-run";
+import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { prisma } from "./db";
+
+const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
+const LATER = new Date(TEST_NOW.getTime() + 60_000);
+/** Runs raced at once in each test: enough that, without the locks, some pair interleaves on PostgreSQL. */
+const ROUNDS = 6;
+let senior: Viewer;
+let supervisor: Viewer;
+
+beforeAll(async () => {
+  await prepareTestDatabase();
+  senior = (await loadViewer("usr_senior"))!;
+  supervisor = (await loadViewer("usr_supervisor"))!;
+});
+
+async function submit(ticketId: string, steps: StepInput[]) {
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps: withRequiredReasons(steps), addition: true }, `anomaly:${nanoid()}`, TEST_NOW);
+  return run;
+}
+
+/** A reply and a small refund on in_74102: two steps a person approves. */
+const replyAndRefund = (n: number): StepInput[] => [
+  { id: "reply", tool: "send_reply", args: { ticketId: "75006", body: `We are looking into delivery ${n} and will write again today.` } },
+  { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74102", amount: { minor: 500 + n, currency: "USD" }, reason: "Goodwill for the delay" }, dependsOn: [] },
+];
+
+/** Three auto-gated internal steps without prerequisites: approved at submission, claimable in any order. */
+const parallelNotes = (ticketId: string): StepInput[] => [
+  { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "First write." }, dependsOn: [] },
+  { id: "s2", tool: "add_ticket_note", args: { ticketId, note: "Second write." }, dependsOn: [] },
+  { id: "s3", tool: "add_ticket_note", args: { ticketId, note: "Third write." }, dependsOn: [] },
+];
+
+const approve = (who: Viewer, runId: string, stepIds: string[] | "all", idempotencyKey = nanoid(), planVersion = 1) =>
+  approveSteps(who, runId, { planVersion, stepIds, idempotencyKey }, LATER);
+
+describe("approve: write skew on the run's decision", () => {
+  it("two people approving different steps of one run at once: every step approved, and the run settles approved", async () => {
+    const runs = await Promise.all(Array.from({ length: ROUNDS }, (_, n) => submit("75006", replyAndRefund(n))));
+    const results = await Promise.allSettled(runs.flatMap((run) => [approve(senior, run.id, ["reply"]), approve(supervisor, run.id, ["refund"])]));
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    for (const run of runs) {
+      const after = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true, approvedVersion: true } });
+      expect(after).toEqual({ status: "approved", approvedVersion: 1 });
+      expect(await prisma.approval.count({ where: { runId: run.id, state: "active" } })).toBe(2);
+    }
+  });
+
+  it("one request sent twice at once (one idempotency key): one approval, and both answers are the same", async () => {
+    const runs = await Promise.all(Array.from({ length: ROUNDS }, (_, n) => submit("75006", replyAndRefund(n))));
+    for (const run of runs) {
+      const key = nanoid();
+      const [a, b] = await Promise.all([approve(senior, run.id, ["reply"], key), approve(senior, run.id, ["reply"], key)]);
+      expect(b.approvals.map((x) => x.id)).toEqual(a.approvals.map((x) => x.id));
+      expect(await prisma.approval.count({ where: { runId: run.id, approverId: senior.id } })).toBe(1);
+    }
+  });
+
+  it("a rejection and an approval of one run at once: a rejected run keeps no active approval", async () => {
+    const runs = await Promise.all(Array.from({ length: ROUNDS }, (_, n) => submit("75006", replyAndRefund(n))));
+    await Promise.allSettled(runs.flatMap((run) => [approve(supervisor, run.id, "all"), rejectRun(senior, run.id, { planVersion: 1, reason: "Not this way" }, LATER)]));
+    for (const run of runs) {
+      const after = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } });
+      expect(["rejected", "approved"]).toContain(after.status);
+      if (after.status === "rejected") expect(await prisma.approval.count({ where: { runId: run.id, state: "active" } })).toBe(0);
+      else expect(await prisma.approval.count({ where: { runId: run.id, state: "active" } })).toBe(2);
+    }
+  });
+});
+
+describe("edit: an approval crossing the edit of its version", () => {
+  it("an edit and an approval of the version it replaces at once: no approval stays active on a version the run left", async () => {
+    const runs = await Promise.all(Array.from({ length: ROUNDS }, (_, n) => submit("75006", replyAndRefund(n))));
+    const edit = async (runId: string) => {
+      const view = toRunView(await loadRun(runId), LATER);
+      const steps = editable(view.steps as never);
+      (steps.find((s) => s.id === "refund")!.args as { amount: { minor: number } }).amount.minor += 100;
+      return submitEdit(senior, runId, { baseVersion: 1, steps }, LATER);
+    };
+    const results = await Promise.allSettled(runs.flatMap((run) => [edit(run.id), approve(supervisor, run.id, "all")]));
+    // The edit always goes through (an approved run goes back to review); the approval either
+    // came first (and the edit invalidated the refund's) or was refused stale_plan_version.
+    for (const [i, r] of results.entries()) {
+      if (i % 2 === 0) expect(r.status).toBe("fulfilled");
+      else if (r.status === "rejected") expect((r.reason as { code: string }).code).toBe("stale_plan_version");
+    }
+    for (const run of runs) {
+      const after = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { planVersion: true } });
+      expect(after.planVersion).toBe(2);
+      expect(await prisma.approval.count({ where: { runId: run.id, planVersion: 1, state: "active" } })).toBe(0);
+      expect(await prisma.approval.count({ where: { runId: run.id, planVersion: 2, stepId: "refund", state: "active" } })).toBe(0);
+    }
+  });
+});
+
+describe("outcome: write skew on the run's settlement", () => {
+  it("outcomes of three parallel steps reported at once: the run completes, each approval consumed once, one outcome record", async () => {
+    const tickets = ["75007", "75008", "75009", "75010", "75011", "75012"].slice(0, ROUNDS);
+    const runs = await Promise.all(tickets.map((t) => submit(t, parallelNotes(t))));
+    const claims = await Promise.all(
+      runs.flatMap((run) =>
+        run.steps.map(async (s) => ({ runId: run.id, stepId: s.id, token: (await claimStep(agent, run.id, s.id, { digest: s.digest, taskRevision: run.boundTaskRevision }, null, LATER)).claim.token })),
+      ),
+    );
+    const reports = await Promise.allSettled(claims.map((c) => reportOutcome(agent, c.runId, c.stepId, { token: c.token, status: "succeeded" }, LATER)));
+    expect(reports.filter((r) => r.status === "rejected")).toEqual([]);
+    for (const run of runs) {
+      expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } })).status).toBe("completed");
+      expect(await prisma.approval.count({ where: { runId: run.id, state: "consumed" } })).toBe(3);
+      expect(await prisma.runOutcome.count({ where: { runId: run.id } })).toBe(1);
+    }
+  });
+});
