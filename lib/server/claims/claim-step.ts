@@ -115,8 +115,9 @@ export async function claimStep(
     // double claim (two executors both writing one step: the claim row is unique per run and step,
     // and the losers decide again), a claim of a task revised meanwhile, a claim of an approval
     // revoked meanwhile, and write skew on an invoice's open balance (two runs' refunds each
-    // reading the balance the other is about to take). Provoked by
-    // lib/server/db/row-lock-anomalies.test.ts on both databases.
+    // reading the balance the other is about to take). Provoked on both databases by
+    // lib/server/claims/claims.test.ts ("exactly one winner": parallel claimers, two instances,
+    // three processes) and lib/server/claims/gate-at-write.test.ts (two runs' refunds of one invoice).
     return inTransactionOnce(async (tx) => {
       const taskHeld = await tx.task.updateMany({ where: { id: snap.run!.taskId, revision: body.taskRevision }, data: { revision: body.taskRevision } });
       if (taskHeld.count !== 1) throw new LostRace("task revised");

@@ -50,8 +50,9 @@ const MAX_ATTEMPTS = 12;
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /**
- * How a transaction keeps its decision correct on PostgreSQL (docs/design.md "Transactions and
- * locks"); on SQLite both are the same, one writer at a time (`takeWriteLock`).
+ * How a transaction keeps its decision correct on PostgreSQL
+ * (docs/design.md "Transactions and locks"); on SQLite both are the same, one writer at a time
+ * (`takeWriteLock`).
  *
  * - `"serializable"` (the default): SERIALIZABLE. Every transaction behaves as if it ran alone,
  *   which the read-then-decide bodies of the rarer decisions (admin changes, task revisions,

@@ -51,8 +51,8 @@ export async function createRun(
 }
 
 /**
- * First statement of a transaction that decides on one run (docs/design.md "Transactions and
- * locks": the task, then the run, then its approvals, then the invoice): a no-op UPDATE of the run
+ * First statement of a transaction that decides on one run
+ * (docs/design.md "Transactions and locks": the task, the run, its approvals, the invoice): a no-op UPDATE of the run
  * row. It takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so
  * under READ COMMITTED the reads that follow see every decision on the run committed before it,
  * and two deciders on one run never interleave. An UPDATE rather than `SELECT … FOR UPDATE`: it
