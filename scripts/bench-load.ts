@@ -4,14 +4,15 @@
  *   npm run bench:load                        # SQLite, demo desk, one instance
  *   npm run bench:load -- --scale             # SQLite, demo desk + the scale desk (db:seed --scale)
  *   npm run bench:load -- --db postgres       # the same on PostgreSQL (PLANDESK_BENCH_PG_URL, default postgresql://postgres@127.0.0.1:5432)
- *   npm run bench:load -- --instances 2       # two `next start` processes on one database, load split round-robin
+ *   npm run bench:load -- --instances 2       # two server processes (scripts/server.mjs, what `npm start` serves) on one database, load split round-robin
  *   options: --duration <s> (per measurement, default 6), --connections 8,64, --seed <n>, --rebuild (re-seed the template),
+ *            --node-options "<flags>" (the servers' NODE_OPTIONS),
  *            --claims <n> (claimable steps to prepare, default 3000), --reviews <n> (runs to edit and approve, default 1200)
  *
  * Builds nothing (run `npx next build` first). For each configuration it copies a seeded template
  * database (made once by `db:migrate` + `db:seed [--scale]`; rebuilt when older than 6 hours) into a
  * fresh one, prepares fixtures through the service functions (runs whose steps are approved and
- * claimable, runs waiting for an edit and an approval), starts `next start` on free loopback ports
+ * claimable, runs waiting for an edit and an approval), starts scripts/server.mjs (what `npm start` serves) on free loopback ports
  * with PLANDESK_BENCH=1, and measures with autocannon, side by side at each connection count:
  * a bare route handler (app/api/bench/bare), claim, approve, edit, GET run and the queue —
  * requests/s, p50/p90/p99 latency (ms, every response timed), non-2xx answers — plus the servers'
@@ -27,6 +28,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import type { LoadMeasurement } from "./bench-load-support";
 import { freePort, signInCookieAt, startAppInstance, type AppInstance } from "../testing/app-instances";
+import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -49,6 +51,7 @@ const duration = Math.max(2, Number(argOf("duration") ?? 6));
 const connectionLevels = (argOf("connections") ?? "8,64").split(",").map(Number).filter((n) => n > 0);
 const seed = Number(argOf("seed") ?? 11);
 const rebuild = argOf("rebuild") !== undefined;
+const nodeOptions = argOf("node-options");
 if (!["sqlite", "postgres"].includes(dbKind)) throw new Error("--db is sqlite or postgres");
 if (!Number.isFinite(scaleFactor) || scaleFactor < 0) throw new Error("--scale takes a positive factor");
 const size = scaleFactor === 0 ? "demo" : scaleFactor === 1 ? "scale" : `scale-${scaleFactor}`;
@@ -188,11 +191,15 @@ async function prepareFixtures(url: string, claimSteps: number, reviewRuns: numb
 
 type Server = AppInstance;
 
-/** Starts `next start` on `port` with PLANDESK_BENCH=1 (the bare route); every instance gets the same public origin. */
+/**
+ * Starts an instance on `port` as production serves it (scripts/server.mjs, what `npm start` runs: one
+ * process) with PLANDESK_BENCH=1 (the bare route); every instance gets the same public origin.
+ * `--node-options "<flags>"` replaces the server's NODE_OPTIONS (e.g. another heap cap).
+ */
 const startServer = (url: string, port: number, publicOrigin: string): Promise<Server> =>
-  startAppInstance({ databaseUrl: url, port, publicOrigin, command: "next-start", readyPath: "/api/bench/bare", env: { PLANDESK_BENCH: "1" } });
+  startAppInstance({ databaseUrl: url, port, publicOrigin, command: "server", readyPath: "/api/bench/bare", env: { PLANDESK_BENCH: "1", ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) } });
 
-/** VmRSS (bytes) of `pid` and its descendants, from /proc: their sum and the largest single process (the `next-server` child of `next start`). */
+/** VmRSS (bytes) of `pid` and its descendants, from /proc: their sum and the largest single process (one process for scripts/server.mjs). */
 function treeRss(pid: number): { sum: number; max: number } {
   const children = new Map<number, number[]>();
   for (const d of fs.readdirSync("/proc")) {
@@ -437,6 +444,7 @@ async function main() {
     at: new Date().toISOString(),
     machine: { cpus: (await import("node:os")).cpus().length, node: process.version, loadAverage: { before: loadBefore, after: loadAverage() } },
     durationSeconds: duration,
+    serverNodeArgs: [...serverNodeArgs({ ...process.env, ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }), nodeOptions ?? ""].filter(Boolean).join(" "),
     rss: { idleMB: idleRss, peakMB: peakRss, peakProcessMB: peakProcessRss },
     fixtures: { claimSteps: fixtures.claims.length, reviewRuns: fixtures.reviewRuns.length },
     results,
@@ -469,7 +477,7 @@ const running: Server[] = [];
 const stopServers = () => {
   for (const s of running.splice(0)) {
     try {
-      process.kill(-s.proc.pid!, "SIGTERM"); // the group: `next start` and its next-server child
+      process.kill(-s.proc.pid!, "SIGTERM"); // the process group
     } catch {
       /* already gone */
     }

@@ -4,6 +4,7 @@
 import { spawnSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -34,6 +35,7 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket.
-const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...env, PORT: port } });
+// With the heap cap production runs under (lib/net/server-heap.mjs).
+const server = spawn(process.execPath, [...serverNodeArgs(env), path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

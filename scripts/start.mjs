@@ -6,6 +6,7 @@ import { spawnSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -138,6 +139,14 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket.
-const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
+// Its heap is capped (lib/net/server-heap.mjs; PLANDESK_HEAP_MB, default 192 MB, 0 for V8's own).
+let heapArgs;
+try {
+  heapArgs = serverNodeArgs(process.env);
+} catch (e) {
+  console.error(`plandesk: ${e.message}`);
+  process.exit(1);
+}
+const server = spawn(process.execPath, [...heapArgs, path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...process.env, PORT: port } });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -7,6 +7,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 
 /** The checkout: tests and scripts run from its root (read at call time; bench-load changes into it). */
 const root = () => process.cwd();
@@ -66,7 +67,9 @@ export async function startAppInstance(opts: AppInstanceOptions): Promise<AppIns
     opts.command === "next-start"
       ? [path.join(root(), "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"]
       : [path.join(root(), "scripts", "server.mjs")];
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], {
+  // scripts/server.mjs runs under the heap cap production runs under (lib/net/server-heap.mjs).
+  const heapArgs = opts.command === "next-start" ? [] : serverNodeArgs({ ...process.env, ...opts.env });
+  const proc = spawn(process.execPath, [...heapArgs, ...(opts.nodeArgs ?? []), ...args], {
     cwd: root(),
     env: {
       ...process.env,
