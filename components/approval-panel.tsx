@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/people/grants";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import type { RunStepView } from "@/lib/api/schemas";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { ValidationIssue } from "@/lib/validation/types";
@@ -14,7 +14,7 @@ import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/queue/risk";
-import type { Money } from "@/lib/money/money";
+import type { Money } from "@/lib/money/format-money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { approveAllText } from "@/lib/text/approve-all-text";
 

@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/text/format";
-import { formatMoney, type Money } from "@/lib/money/money";
+import { formatMoney, type Money } from "@/lib/money/format-money";
 import { getTool } from "@/lib/tools/builtin-tools";
 import type { ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { FieldSpec } from "@/lib/tools/types";

@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "@/lib/money/money";
+import { formatMoney, type Money } from "@/lib/money/format-money";
 import type { OutcomeInsights } from "@/lib/server/outcomes/outcome-insights";
 
 /*

@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "@/lib/money/money";
+import { formatMoney, type Money } from "@/lib/money/format-money";
 import { deliveryWords, feeWords, laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
 import { formatWindow } from "@/lib/effects/preview";
 

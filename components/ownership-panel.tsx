@@ -7,7 +7,7 @@ import { FormProvider, useForm } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/people/grants";
-import { formatMoney, type Money } from "@/lib/money/money";
+import { formatMoney, type Money } from "@/lib/money/format-money";
 import { stripMoneyInput } from "@/lib/money/money-input";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";

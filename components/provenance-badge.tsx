@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatFormula, formatInstant } from "@/lib/text/format";
-import type { Money } from "@/lib/money/money";
+import type { Money } from "@/lib/money/format-money";
 import type { Provenance } from "@/lib/plan/schema";
 import type { FieldSpec } from "@/lib/tools/types";
 import type { ProvenanceCheck } from "@/lib/validation/provenance-check";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import { QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue/queue-views";
 import { statusLabel } from "@/lib/text/format";
 import type { QueueRow } from "@/lib/api/schemas";

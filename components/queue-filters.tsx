@@ -4,7 +4,6 @@ import { useState } from "react";
 import { QUEUE_VIEWS, QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue/queue-views";
 
 export { queueFilterParams, type QueueFilterState } from "@/lib/queue/queue-views";
-import { toolNames } from "@/lib/tools/builtin-tools";
 
 /** Dollars typed ("1,060.50") → minor units, or undefined for an empty or unreadable box. */
 const toMinor = (s: string) => {
@@ -18,8 +17,12 @@ const toHours = (s: string) => {
 
 const field = "mt-1 w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 
-/** View buttons (Mine, Unassigned, Beyond my limit, Near deadline, Requested of me) and the filter fields. */
-export function QueueFilterBar({ value, onChange, disabled }: { value: QueueFilterState; onChange: (f: QueueFilterState) => void; disabled: boolean }) {
+/**
+ * View buttons (Mine, Unassigned, Beyond my limit, Near deadline, Requested of me) and the filter
+ * fields. `tools`: the tool names the Tool filter offers, from the server (the tool definitions and
+ * their schemas stay out of the page's JavaScript).
+ */
+export function QueueFilterBar({ value, onChange, disabled, tools }: { value: QueueFilterState; onChange: (f: QueueFilterState) => void; disabled: boolean; tools: readonly string[] }) {
   const view = value.view ?? "all";
   const [draft, setDraft] = useState({
     tool: value.tool ?? "",
@@ -67,7 +70,7 @@ export function QueueFilterBar({ value, onChange, disabled }: { value: QueueFilt
           </label>
           <select id="f-tool" className={field} value={draft.tool} onChange={(e) => setDraft({ ...draft, tool: e.target.value })}>
             <option value="">Any tool</option>
-            {toolNames.map((t) => (
+            {tools.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>

@@ -48,7 +48,7 @@ const noSubscription = () => () => {};
  * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
  * `initialNow` is the server's clock when it listed `initialPage` (its `serverNow`).
  */
-export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {} }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState }) {
+export function QueueTable({ initialPage, initialStatus, initialNow, initialFilters = {}, tools }: { initialPage: QueuePage; initialStatus: string; initialNow: string; initialFilters?: QueueFilterState; tools: readonly string[] }) {
   const router = useRouter();
   const [status, setStatus] = useState(initialStatus);
   // A link to another status (the queue's needs-decision notice) renders the page again with a new
@@ -223,6 +223,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
       <QueueFilterBar
         key={`filters-${cleared}`}
         value={filters}
+        tools={tools}
         disabled={!mounted}
         onChange={(f) => {
           setFilters(f);

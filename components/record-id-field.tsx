@@ -5,7 +5,7 @@ import { useEffect, useId, useState } from "react";
 import { useFormContext, useWatch } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 
 /** A record an id field can offer (the shape of `GET /api/account-data/{kind}`). */

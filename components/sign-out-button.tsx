@@ -1,15 +1,18 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { authClient } from "@/lib/client/auth-client";
 
-/** Ends the session and returns to the sign-in page. */
+/**
+ * Ends the session and returns to the sign-in page. better-auth's browser client loads on the
+ * click, so every page's first-load JavaScript goes without it.
+ */
 export function SignOutButton() {
   const router = useRouter();
   return (
     <button
       type="button"
       onClick={async () => {
+        const { authClient } = await import("@/lib/client/auth-client");
         await authClient.signOut();
         router.replace("/sign-in");
         router.refresh();

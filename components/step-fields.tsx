@@ -3,7 +3,7 @@
 import { useRef, useState } from "react";
 import { Controller, useFormContext, useWatch, type FieldError } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
-import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money/money";
+import { formatMoney, minorToDecimal, type Currency, type Money } from "@/lib/money/format-money";
 import { parseMoneyInput, stripMoneyInput } from "@/lib/money/money-input";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Grant } from "@/lib/people/grants";

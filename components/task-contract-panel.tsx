@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import { contractFormSchema, describeConstraints, toContractForm, type ContractFormBody, type ContractFormFields } from "@/lib/task-contract/form";
 import { INSTRUCTION_KIND_LABELS, type InstructionFlag } from "@/lib/task-contract/instruction-scan";
 import { TEXT_SOURCE_LABELS, isUntrustedSource, type Intent, type TaskContract, type TaskTextPart } from "@/lib/task-contract/schema";

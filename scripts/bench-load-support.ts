@@ -56,7 +56,7 @@ export function renderLoadMarkdown(entries: LoadEntry[], notes = ""): string {
   ];
   for (const e of entries) {
     const load = e.machine?.loadAverage ? ` · load average ${e.machine.loadAverage.before} → ${e.machine.loadAverage.after} on ${e.machine.cpus} cores` : "";
-    out.push(`## ${e.config}`, "", `${e.at}${load} · ${e.durationSeconds} s per measurement ${e.serverNodeArgs !== undefined ? ` · servers run with \`${e.serverNodeArgs || "V8's default heap"}\`` : ""} · server RSS (all processes of ${e.instances === 1 ? "the instance" : `${e.instances} instances`}) idle ${e.rss.idleMB} MB, peak ${e.rss.peakMB} MB${e.rss.peakProcessMB ? `; largest single process peak ${e.rss.peakProcessMB} MB` : ""} · wall ${e.wallSeconds} s`, "");
+    out.push(`## ${e.config}`, "", `${e.at}${load} · ${e.durationSeconds} s per measurement${e.serverNodeArgs !== undefined ? ` · servers run with \`${e.serverNodeArgs || "V8's default heap"}\`` : ""} · server RSS (all processes of ${e.instances === 1 ? "the instance" : `${e.instances} instances`}) idle ${e.rss.idleMB} MB, peak ${e.rss.peakMB} MB${e.rss.peakProcessMB ? `; largest single process peak ${e.rss.peakProcessMB} MB` : ""} · wall ${e.wallSeconds} s`, "");
     out.push("| endpoint | conns | req/s | p50 | p90 | p99 | n | non-2xx | × bare req/s | p50 ÷ bare p50 |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     const conns = [...new Set(e.results.map((r) => r.connections))].sort((a, b) => a - b);
     for (const c of conns) {

@@ -416,6 +416,12 @@ async function main() {
         editBudget,
       ),
     );
+    // Approve only what the edit phase changed: an edit still in flight when its measurement ended
+    // (or refused) left its run at version 1, and approving version 2 there would be refused.
+    const { prisma } = await import("../lib/server/db/db");
+    const pending = edited.splice(approveAt);
+    const done = new Set((await prisma.run.findMany({ where: { id: { in: pending.map((x) => x.runId) }, planVersion: 2 }, select: { id: true } })).map((r) => r.id));
+    edited.push(...pending.filter((x) => done.has(x.runId)));
     const approveEnd = edited.length;
     results.push(
       await measure(

@@ -3,7 +3,7 @@
 import { useState, type ReactNode } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { ApiError } from "@/lib/client/api";
-import { currencySchema, minorToDecimal, type Currency } from "@/lib/money/money";
+import { CURRENCIES, minorToDecimal, type Currency } from "@/lib/money/format-money";
 import { parseMoneyInput } from "@/lib/money/money-input";
 import type { Ceiling } from "@/lib/people/admin-schemas";
 
@@ -131,7 +131,7 @@ export function CeilingInput({
         }}
         className="rounded-md border border-slate-300 px-1 py-1 text-sm disabled:bg-slate-100 disabled:text-slate-400"
       >
-        {currencySchema.options.map((c) => (
+        {CURRENCIES.map((c) => (
           <option key={c}>{c}</option>
         ))}
       </select>

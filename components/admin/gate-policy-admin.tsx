@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { EMPTY_RULE_FORM, gatePolicyFormSchema, toRuleForm } from "@/lib/gate-policy/form";
 import { REQUIRABLE_FIELDS, type GatePolicy, type GatePolicyDraft } from "@/lib/gate-policy/rules";
-import { formatMoney, type Currency } from "@/lib/money/money";
+import { formatMoney, type Currency } from "@/lib/money/format-money";
 import type { DryRunResult } from "@/lib/api/gate-policy-endpoints";
 import type { GatePolicyVersionView } from "@/lib/api/gate-policy-endpoints";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";

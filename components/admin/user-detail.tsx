@@ -8,7 +8,7 @@ import { Controller, useForm, useWatch } from "react-hook-form";
 import type { z } from "zod";
 import { grantInputSchema, ROLES, updateUserSchema, type GrantInput, type UpdateUserInput } from "@/lib/people/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import type { AdminUserView, GrantView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
 import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";

@@ -1,5 +1,5 @@
 import { differenceInCalendarDays, differenceInMinutes, format, parseISO } from "date-fns";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 
 /**
  * Display helpers shared by server and client components. All inputs are UTC instants

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { QueueTable } from "@/components/queue-table";
 import { parseQueueFilters } from "@/lib/queue/queue-views";
+import { toolNames } from "@/lib/tools/builtin-tools";
 import { sweepDeadlinesSoon } from "@/lib/server/deadlines/sweep-deadlines";
 import { requirePageViewer } from "@/lib/server/auth/page-access";
 import { deskScope } from "@/lib/server/auth/session";
@@ -33,7 +34,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
             </Link>
           </p>
         )}
-        <QueueTable initialPage={page} initialStatus={status} initialNow={page.serverNow} initialFilters={filters} />
+        <QueueTable initialPage={page} initialStatus={status} initialNow={page.serverNow} initialFilters={filters} tools={toolNames} />
       </main>
     </>
   );

@@ -7,7 +7,7 @@ import { OwnershipPanel } from "@/components/ownership-panel";
 import { isDomainError } from "@/lib/errors/domain-error";
 import { formatIsoDate, formatInstant, statusLabel } from "@/lib/text/format";
 import { hasDeadline } from "@/lib/lifecycle/run-state";
-import { formatMoney } from "@/lib/money/money";
+import { formatMoney } from "@/lib/money/format-money";
 import { requirePageViewer } from "@/lib/server/auth/page-access";
 import { getViewer } from "@/lib/server/auth/session";
 import { cache } from "react";
