@@ -33,18 +33,35 @@ import type { DbOrTx } from "../db/transaction";
  * (`in_74119.openMinor`). `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
  * an id (`invoice_id`, `shipment_id`, `ticket_id`, `account_id`, see lib/tools/*.ts) are used.
  * `scope.accountRecords` (the run page, the edit form) also loads up to ACCOUNT_RECORD_LIMIT
- * invoices and shipments of the ticket's own account. `db` may be a transaction client.
+ * invoices and shipments of the ticket's own account. `scope.known` is the run's ticket with its
+ * account as the caller already read them (the claim's one reading): neither is read again, and
+ * the account counts as an owner only when it is on `scope.desk`. `db` may be a transaction client.
  * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
  */
 export async function loadAccountSnapshot(
-  scope: { ticketId: string; desk: string; steps?: readonly unknown[]; reads?: readonly unknown[]; accountRecords?: boolean; now?: Date; holdsBefore?: Date },
+  scope: {
+    ticketId: string;
+    desk: string;
+    steps?: readonly unknown[];
+    reads?: readonly unknown[];
+    accountRecords?: boolean;
+    now?: Date;
+    holdsBefore?: Date;
+    known?: { ticket: { id: string; accountId: string; subject: string }; account: { id: string; name: string; desk: string } };
+  },
   db: DbOrTx = prisma,
 ): Promise<AccountSnapshot> {
   const now = scope.now ?? new Date();
-  const ticket = await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
+  const known = scope.known?.ticket.id === scope.ticketId && scope.known.account.id === scope.known.ticket.accountId ? scope.known : undefined;
+  const ticket = known
+    ? { id: known.ticket.id, accountId: known.ticket.accountId, subject: known.ticket.subject }
+    : await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
   const refs = referencedIds(scope.steps ?? []);
   for (const [kind, id] of readRecordIds(scope.reads ?? [])) refs[kind].add(id);
+  // The run's own ticket is in the snapshot already: a step naming it needs no second read.
+  refs.ticket.delete(ticket.id);
   const desk: AccountSnapshot = { ticket, accounts: {}, tickets: { [ticket.id]: ticket }, invoices: {}, shipments: {}, holidays: {}, desk: scope.desk };
+  if (known && known.account.desk === scope.desk) desk.accounts[known.account.id] = { id: known.account.id, name: known.account.name };
 
   await loadRecords(db, desk, refs, scope.desk);
   if (scope.accountRecords) {

@@ -194,7 +194,7 @@ function isFinalRefusal(refusal: ClaimRefusal, snap: ClaimSnapshot): boolean {
  * the task of the same reading; a revision after it fails the claim's conditional task write.
  */
 type ClaimReading = ClaimSnapshot & {
-  task: { body: string; contract: unknown; textParts: unknown; ticket: { account: { desk: string } } } | null;
+  task: { body: string; contract: unknown; textParts: unknown; ticket: { id: string; accountId: string; subject: string; account: { id: string; name: string; desk: string } } } | null;
 };
 
 /** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */
@@ -216,7 +216,7 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       stopReason: true,
       decisionReason: true,
       // what the dispatch checks read of the task too (its contract, text parts and desk), in this one reading
-      task: { select: { revision: true, body: true, contract: true, textParts: true, ticket: { select: { account: { select: { desk: true } } } } } },
+      task: { select: { revision: true, body: true, contract: true, textParts: true, ticket: { select: { id: true, accountId: true, subject: true, account: { select: { id: true, name: true, desk: true } } } } } },
       executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
       // ids only: the steps of a version are immutable and come parsed from planStepsById's cache
       planVersions: { select: { id: true, version: true } },
@@ -268,7 +268,9 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
 async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, step: ClaimSnapshot["steps"][number], approverId: string | null): Promise<ClaimRefusal | null> {
   const run = snap.run!;
   // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt }, db);
+  // The run's ticket and its account come from the claim's reading, not read again.
+  const known = snap.task ? { ticket: snap.task.ticket, account: snap.task.ticket.account } : undefined;
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt, known }, db);
   const catalog = await catalogAt(run.catalogVersion, db);
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
