@@ -293,9 +293,11 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
     };
   }
   if (approverId) {
-    const approver = await db.user.findUnique({ where: { id: approverId }, select: { disabled: true, grants: true } });
+    // The approver's grant of this tool, only while the person exists and is enabled (one statement:
+    // a missing or disabled approver has no grant here, which refuses the same way).
+    const grants = await db.grant.findMany({ where: { userId: approverId, tool: step.tool, user: { disabled: false } } });
     const amount = catalog.get(step.tool)?.amount(step.args as never);
-    if (!approver || approver.disabled || checkGrant(grantsOf(approver.grants), "approve", step.tool, amount)) {
+    if (checkGrant(grantsOf(grants), "approve", step.tool, amount)) {
       return {
         kind: "refuse",
         code: "approval_revoked",

@@ -517,6 +517,20 @@ describe("claimStep: validated again at dispatch", () => {
     const ok = await claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER);
     expect(ok.claim.token).toBeTruthy();
   });
+
+  it("refuses an approval whose approver was disabled after approving, with the grant itself unchanged", async () => {
+    const run = await submit("75010", [{ id: "r1", tool: "issue_refund", args: { invoiceId: "in_75003", amount: { minor: 1000, currency: "USD" }, reason: "Goodwill" } }]);
+    await approveAll(run.id); // approved by the senior
+    await prisma.user.update({ where: { id: "usr_senior" }, data: { disabled: true } });
+    try {
+      const revoked = await refused(claimStep(agent, run.id, "r1", await claimBody(run.id, "r1"), null, LATER));
+      expect(revoked.code).toBe("approval_revoked");
+      expect(revoked.details).toMatchObject({ stepId: "r1", approverId: "usr_senior" });
+    } finally {
+      await prisma.user.update({ where: { id: "usr_senior" }, data: { disabled: false } });
+    }
+    expect(await prisma.stepExecution.count({ where: { runId: run.id } })).toBe(0);
+  });
 });
 
 describe("a restart between approval and claim", () => {
