@@ -13,7 +13,7 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
-import { expireRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { expireRun, lockRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
 import { planStepsById } from "../plans/stored-plan";
 import { agentDesk, grantsOf, type AgentCaller } from "../auth/session";
@@ -87,9 +87,14 @@ export async function claimStep(
     if (decision.kind === "refuse") {
       if (decision.unrecorded) throw new DomainError(decision.code, decision.message, decision.details);
       const refusal = await withDecisionEffect(db, decision, snap);
-      // Row locks: the refusal's effect is a conditional move of the run (stop, expire, to a
-      // person), so two refusals of one run move it once; the audit event records each refusal.
+      // Row locks: the run's lock first, then the refusal's effect — a move of the run (stop,
+      // expire, to a person) whose conditions (no step claimed and unreported, the run's status)
+      // are read after the lock, so a claim of another step committed meanwhile is seen and the
+      // run is not handed to a person while that step is being written. Two refusals of one run
+      // move it once; the audit event records each refusal. Provoked by
+      // lib/server/db/row-lock-anomalies.test.ts on both databases.
       return inTransactionOnce(async (tx) => {
+        await lockRun(tx, runId);
         if (idempotencyKey) {
           const saved = await findSavedAnswer<SavedClaim>(tx, scope, idempotencyKey, requestHash);
           if (saved) return ok(replay(saved));
@@ -114,7 +119,7 @@ export async function claimStep(
     // invoice (`holdMoneyAtClaim`), each condition in its write's WHERE. Anomalies prevented: a
     // double claim (two executors both writing one step: the claim row is unique per run and step,
     // and the losers decide again), a claim of a task revised meanwhile, a claim of an approval
-    // revoked meanwhile, and write skew on an invoice's open balance (two runs' refunds each
+    // withdrawn meanwhile (its state moved), and write skew on an invoice's open balance (two runs' refunds each
     // reading the balance the other is about to take). Provoked on both databases by
     // lib/server/claims/claims.test.ts ("exactly one winner": parallel claimers, two instances,
     // three processes) and lib/server/claims/gate-at-write.test.ts (two runs' refunds of one invoice).

@@ -17,12 +17,13 @@ import { rejectRun } from "../approvals/reject-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
-import { DEMO_AGENT_ID } from "../demo/seed";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "../demo/seed";
+import { recordTicketEvent } from "../outcomes/record-ticket-event";
 import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { approveAllAs, editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { prisma } from "./db";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -138,6 +139,60 @@ describe("outcome: write skew on the run's settlement", () => {
       expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } })).status).toBe("completed");
       expect(await prisma.approval.count({ where: { runId: run.id, state: "consumed" } })).toBe(3);
       expect(await prisma.runOutcome.count({ where: { runId: run.id } })).toBe(1);
+    }
+  });
+});
+
+describe("claim refusal: a run handed to a person while a step is being written", () => {
+  it("a refused claim of one step and a claim of another at once: never a run waiting for a person with a step claimed and unreported", async () => {
+    const runs: ReturnType<typeof toRunView>[] = [];
+    for (let n = 0; n < ROUNDS; n++) {
+      const run = await submit("75006", [
+        { id: "note", tool: "add_ticket_note", args: { ticketId: "75006", note: `Written while the other step is refused (${n}).` }, dependsOn: [] },
+        { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74102", amount: { minor: 300, currency: "USD" }, reason: "Goodwill for the delay" }, dependsOn: [] },
+      ]);
+      await approveAllAs(run.id, "usr_senior");
+      runs.push(toRunView(await loadRun(run.id), LATER));
+    }
+    // The refund's approver loses the authority: its claim is refused approval_revoked, which hands
+    // the run to a person — unless another step of it is claimed and not yet reported.
+    await prisma.grant.update({ where: { userId_tool: { userId: "usr_senior", tool: "issue_refund" } }, data: { canApprove: false } });
+    try {
+      const body = (run: ReturnType<typeof toRunView>, stepId: string) => ({ digest: run.steps.find((s) => s.id === stepId)!.digest, taskRevision: run.boundTaskRevision });
+      await Promise.allSettled(runs.flatMap((run) => [claimStep(agent, run.id, "refund", body(run, "refund"), null, LATER), claimStep(agent, run.id, "note", body(run, "note"), null, LATER)]));
+    } finally {
+      await prisma.grant.update({ where: { userId_tool: { userId: "usr_senior", tool: "issue_refund" } }, data: { canApprove: true } });
+    }
+    for (const run of runs) {
+      const after = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { status: true } });
+      const open = await prisma.stepExecution.count({ where: { runId: run.id, status: "claimed" } });
+      expect(after.status === "needs_decision" && open > 0, `${run.id}: ${after.status} with ${open} open claim(s)`).toBe(false);
+      expect(await prisma.stepExecution.count({ where: { runId: run.id, stepId: "refund" } })).toBe(0);
+    }
+  });
+});
+
+describe("outcome record: a ticket event arriving as the run ends", () => {
+  it("an outcome report and a reopen of its ticket at once: the run's outcome record counts the reopen", async () => {
+    const tickets = ["75001", "75002", "75003", "75004", "75005", "74999"].slice(0, ROUNDS);
+    const claimed = [];
+    for (const t of tickets) {
+      const run = await submit(t, [{ id: "n1", tool: "add_ticket_note", args: { ticketId: t, note: "Rebooked; the customer was told." } }]);
+      const token = (await claimStep(agent, run.id, "n1", { digest: run.steps[0].digest, taskRevision: run.boundTaskRevision }, null, LATER)).claim.token;
+      claimed.push({ run, token, taskId: `task_${t}` });
+    }
+    const reopenedAt = new Date(LATER.getTime() + 60_000);
+    const integration = { id: DEMO_INTEGRATION_ID, name: "Demo ticketing integration" };
+    const results = await Promise.allSettled(
+      claimed.flatMap((c) => [
+        reportOutcome(agent, c.run.id, "n1", { token: c.token, status: "succeeded" }, LATER),
+        recordTicketEvent(integration, c.taskId, { type: "reopened", at: reopenedAt.toISOString() }, null, new Date(reopenedAt.getTime() + 60_000)),
+      ]),
+    );
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    for (const c of claimed) {
+      const outcome = await prisma.runOutcome.findUniqueOrThrow({ where: { runId: c.run.id }, select: { record: true } });
+      expect((outcome.record as { signals: string[] }).signals).toContain("reopened");
     }
   });
 });

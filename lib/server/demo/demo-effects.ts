@@ -5,7 +5,7 @@ import { digest } from "../../plan/digest";
 import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { checkFence } from "../claims/fence-claim";
-import { lockRun } from "../lifecycle/run-lifecycle";
+import { lockRun, lockTaskOfRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../auth/session";
 import { readJsonColumn, toJsonColumn } from "../db/json-column";
@@ -63,6 +63,8 @@ export async function applyDemoEffect(
   // row lock orders this write after a concurrent outcome report or stop of the same run.
   return inTransaction(
     async (tx): Promise<Result<{ effect: DemoEffect; replayed: boolean }>> => {
+      // The lock order: the task (the fence below updates it), then the run.
+      await lockTaskOfRun(tx, body.runId);
       await lockRun(tx, body.runId);
       const exec = await tx.stepExecution.findUnique({ where: { token: body.token }, include: { run: true } });
       if (!exec || exec.runId !== body.runId || exec.stepId !== body.stepId || exec.run.agentId !== agent.id) {

@@ -64,6 +64,21 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 }
 
 /**
+ * The task's lock, first in the lock order (docs/design.md "Transactions and locks"): a no-op
+ * UPDATE of the task row of run `runId` (a run's task never changes), in one statement. For a
+ * transaction that locks the run and also decides on what arrives per task — an outcome record
+ * reads the task's ticket events, which a ticket event's transaction writes under the same lock.
+ */
+export async function lockTaskOfRun(tx: Tx, runId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "revision" = "revision" WHERE "id" = (SELECT "taskId" FROM "run" WHERE "id" = ${runId})`;
+}
+
+/** The task's lock by its id (see `lockTaskOfRun`). */
+export async function lockTask(tx: Tx, taskId: string): Promise<void> {
+  await tx.$executeRaw`UPDATE "task" SET "revision" = "revision" WHERE "id" = ${taskId}`;
+}
+
+/**
  * Persists the expiry of a waiting run (`expire`: pending_review/approved/needs_decision whose
  * `expiresAt` ≤ `now`, UTC): status `expired`, its active approvals `expired`, audited `expired`
  * once with the status it expired in (`while`: an approved run expired before the executor

@@ -8,6 +8,7 @@ import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency"
 import type { IntegrationCaller } from "../auth/session";
 import { inTransaction, ok } from "../db/transaction";
 import { recomputeTaskOutcomes } from "./record-run-outcome";
+import { lockTask } from "../lifecycle/run-lifecycle";
 
 /** A ticket event as the API answers it (lib/outcomes/schema.ts `ticketEventSchema`). */
 export type TicketEventView = z.input<typeof ticketEventSchema>;
@@ -67,6 +68,10 @@ export async function recordTicketEvent(
 ): Promise<TicketEventAnswer & { replayed: boolean }> {
   const requestHash = requestHashOf({ taskId, body });
   return inTransaction<TicketEventAnswer & { replayed: boolean }>(async (tx) => {
+    // The task's lock first (docs/design.md "Transactions and locks"): an outcome report of one
+    // of its runs takes it too, so either that run had ended when this event's recomputation reads
+    // it, or the report's outcome record reads this event.
+    await lockTask(tx, taskId);
     if (idempotencyKey) {
       const saved = await findSavedAnswer<TicketEventAnswer>(tx, scopeOf(integration), idempotencyKey, requestHash);
       if (saved) return ok({ ...saved.body, replayed: true });
