@@ -139,7 +139,7 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket.
-// Its heap is capped (lib/net/server-heap.mjs; PLANDESK_HEAP_MB, default 192 MB, 0 for V8's own).
+// Its heap is capped (lib/net/server-heap.mjs; PLANDESK_HEAP_MB, default 256 MB, 0 for V8's own).
 let heapArgs;
 try {
   heapArgs = serverNodeArgs(process.env);
