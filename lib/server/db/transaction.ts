@@ -58,8 +58,9 @@ const SQLITE = resolveDatabaseUrl().provider === "sqlite";
  *   which the read-then-decide bodies of the rarer decisions (admin changes, task revisions,
  *   one live plan per task, desk rules) rely on; a transaction PostgreSQL aborts to keep that
  *   (40001, or a deadlock 40P01) is retried from the start, so its second reading decides.
- * - `"row-locks"`: READ COMMITTED, for the decision path (claim, outcome, approve, reject, edit). The body takes, before it reads anything it decides on, the row
- *   locks of what it decides about in the one order — the task, then the run (`lockRun`), then
+ * - `"row-locks"`: READ COMMITTED, for the decision path (claim, outcome, approve, reject,
+ *   edit). The body takes, before it reads anything it decides on, the row locks of what it
+ *   decides about in the one order — the task, then the run (`lockRun`), then
  *   the run's approvals, then the invoice — and puts every other condition in its writes'
  *   WHERE. Each statement after a lock sees everything committed before the lock was granted, so
  *   two decisions about one run take turns, and decisions about different runs never conflict

@@ -51,9 +51,9 @@ export async function createRun(
 }
 
 /**
- * First statement of a transaction that decides on one run
- * (docs/design.md "Transactions and locks": the task, the run, its approvals, the invoice): a no-op UPDATE of the run
- * row. It takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so
+ * First statement of a transaction that decides on one run (after the task's, where it takes
+ * that too; docs/design.md "Transactions and locks": the task, the run, its approvals, the
+ * invoice): a no-op UPDATE of the run row. It takes the write lock (SQLite) / the row lock (PostgreSQL) before anything is read, so
  * under READ COMMITTED the reads that follow see every decision on the run committed before it,
  * and two deciders on one run never interleave. An UPDATE rather than `SELECT … FOR UPDATE`: it
  * is a write, so a SERIALIZABLE transaction that read the run before it and writes the run after
