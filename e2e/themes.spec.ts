@@ -60,9 +60,13 @@ for (const scheme of ["light", "dark"] as const) {
         await page.keyboard.press("Escape");
         await expect(dialog).toHaveCount(0);
         // the command palette (Ctrl+K) lists this page's actions
-        await page.keyboard.press("Control+k");
+        // Pressed again only while the palette is not open (once in CI the first press, right after
+        // the shortcut list closed, opened nothing; not reproduced locally).
         const palette = page.getByRole("dialog", { name: "Command palette" });
-        await expect(palette.getByRole("option", { name: /Approve what is on screen/ })).toBeVisible();
+        await expect(async () => {
+          if (!(await palette.isVisible())) await page.keyboard.press("Control+k");
+          await expect(palette.getByRole("option", { name: /Approve what is on screen/ })).toBeVisible({ timeout: 2000 });
+        }).toPass({ timeout: 15_000 });
         await expectAxeClean(page);
         await page.keyboard.press("Escape");
         await expect(palette).toHaveCount(0);
