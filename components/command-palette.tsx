@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useId, useLayoutEffect, useRef, useState } from "react";
 import { SHORTCUTS, type ShortcutId } from "@/lib/keyboard/shortcuts";
 import { trapTab, useOpenShortcutHelp, useShortcut, useShortcutActions } from "./keyboard-shortcuts";
 
@@ -32,6 +32,8 @@ export function CommandPalette({ links }: { links: { href: string; label: string
   const [available, setAvailable] = useState<ShortcutId[]>([]);
   const dialogRef = useRef<HTMLDialogElement>(null);
   const returnTo = useRef<HTMLElement | null>(null);
+  /** Whether the palette is open, for the handlers (set at once, not after React renders). */
+  const openRef = useRef(false);
   const listId = useId();
 
   useShortcut("palette", () => {
@@ -39,13 +41,24 @@ export function CommandPalette({ links }: { links: { href: string; label: string
     setAvailable(actions.available());
     setText("");
     setActive(0);
+    openRef.current = true;
+    // closed a moment ago and still in the page (its close event not yet handled): shown again
+    if (dialogRef.current && !dialogRef.current.open) dialogRef.current.showModal();
     setOpen(true);
   });
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (open && dialogRef.current && !dialogRef.current.open) dialogRef.current.showModal();
   }, [open]);
 
-  const close = () => dialogRef.current?.close();
+  // Closing is done here, at once: the dialog's own `close` event comes a task later, and a
+  // Ctrl+K pressed in between must open the palette again, not be undone by that late event.
+  const close = () => {
+    if (!openRef.current) return;
+    openRef.current = false;
+    if (dialogRef.current?.open) dialogRef.current.close();
+    setOpen(false);
+    returnTo.current?.focus();
+  };
   /** The newest run of the ticket, opened at once; the queue filtered to the ticket when there is none or several. */
   const openTicket = async (t: string) => {
     try {
@@ -83,9 +96,12 @@ export function CommandPalette({ links }: { links: { href: string; label: string
       ref={dialogRef}
       aria-label="Command palette"
       onKeyDown={trapTab}
-      onClose={() => {
-        setOpen(false);
-        returnTo.current?.focus();
+      onClose={(e) => {
+        if (e.currentTarget === dialogRef.current && !e.currentTarget.open) close();
+      }}
+      onCancel={(e) => {
+        e.preventDefault();
+        close();
       }}
       className="m-auto mt-[10vh] w-[min(34rem,calc(100vw-1rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/60"
     >

@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { createShortcutMatcher, describeChord, SHORTCUTS, type ShortcutId, type ShortcutScope } from "@/lib/keyboard/shortcuts";
 
 type Handler = () => void;
@@ -145,6 +145,8 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     openHelp() {
       returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       helpOpenRef.current = true;
+      // closed a moment ago and still in the page (its close event not yet handled): shown again
+      if (dialogRef.current && !dialogRef.current.open) dialogRef.current.showModal();
       setHelpOpen(true);
     },
     available() {
@@ -159,8 +161,10 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     const matcher = createShortcutMatcher(SHORTCUTS);
     const builtIn = (id: ShortcutId) => id === "help" || id === "goQueue";
     const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || helpOpenRef.current) return;
-      if (document.querySelector("dialog[open]")) return; // another dialog has the keyboard
+      if (e.defaultPrevented) return;
+      // A dialog that is open has the keyboard; so has the shortcut list between `?` and its first
+      // render. A dialog already closed whose close event is still to come has it no more.
+      if (document.querySelector("dialog[open]") || (helpOpenRef.current && !dialogRef.current)) return;
       const target = e.target instanceof Element ? (e.target as Element & { isContentEditable?: boolean }) : null;
       const result = matcher.press({ key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, isComposing: e.isComposing, target }, performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
       if (result.kind !== "shortcut") return;
@@ -174,7 +178,7 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     return () => document.removeEventListener("keydown", onKeyDown);
   }, [registry, router]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const d = dialogRef.current;
     if (helpOpen && d && !d.open) d.showModal();
   }, [helpOpen]);
@@ -202,8 +206,12 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
     };
   }, [pathname]);
 
+  // Closing is done here, at once (Esc, the Close button): the dialog's own `close` event comes a
+  // task later, and a key pressed in between (Esc, then Ctrl+K at once) must find the list gone.
   const closeHelp = () => {
+    if (!helpOpenRef.current) return;
     helpOpenRef.current = false;
+    if (dialogRef.current?.open) dialogRef.current.close();
     setHelpOpen(false);
     returnTo.current?.focus();
   };
@@ -231,10 +239,12 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
           ref={dialogRef}
           aria-labelledby="shortcuts-h"
           onKeyDown={trapTab}
-          onClose={closeHelp}
+          onClose={(e) => {
+            if (e.currentTarget === dialogRef.current && !e.currentTarget.open) closeHelp();
+          }}
           onCancel={(e) => {
             e.preventDefault();
-            dialogRef.current?.close();
+            closeHelp();
           }}
           className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-black/60"
         >
@@ -242,7 +252,7 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
             <h2 id="shortcuts-h" className="text-lg font-semibold">
               Keyboard shortcuts
             </h2>
-            <button type="button" onClick={() => dialogRef.current?.close()} className="ml-auto rounded-md border border-slate-300 px-2.5 py-1 text-sm" autoFocus>
+            <button type="button" onClick={closeHelp} className="ml-auto rounded-md border border-slate-300 px-2.5 py-1 text-sm" autoFocus>
               Close
             </button>
           </div>

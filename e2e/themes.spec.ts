@@ -57,16 +57,13 @@ for (const scheme of ["light", "dark"] as const) {
         const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
         await expect(dialog).toBeVisible();
         await expectAxeClean(page);
+        // Esc, then Ctrl+K at once: the palette opens even while the list's own close event is
+        // still on its way (once a key pressed in that gap was lost), and lists this page's actions.
         await page.keyboard.press("Escape");
+        await page.keyboard.press("Control+k");
         await expect(dialog).toHaveCount(0);
-        // the command palette (Ctrl+K) lists this page's actions
-        // Pressed again only while the palette is not open (once in CI the first press, right after
-        // the shortcut list closed, opened nothing; not reproduced locally).
         const palette = page.getByRole("dialog", { name: "Command palette" });
-        await expect(async () => {
-          if (!(await palette.isVisible())) await page.keyboard.press("Control+k");
-          await expect(palette.getByRole("option", { name: /Approve what is on screen/ })).toBeVisible({ timeout: 2000 });
-        }).toPass({ timeout: 15_000 });
+        await expect(palette.getByRole("option", { name: /Approve what is on screen/ })).toBeVisible();
         await expectAxeClean(page);
         await page.keyboard.press("Escape");
         await expect(palette).toHaveCount(0);

@@ -3,6 +3,7 @@
  * browser fetches before a page works.
  *
  *   npm run bench:pages                      # after `npx next build`
+ *   npm run bench:pages -- --scripts         # also each page's scripts, largest first
  *
  * Starts scripts/server.mjs (what `npm start` serves) on a fresh, seeded SQLite database, signs in
  * as the supervisor, and for each page sums the gzip sizes (level 6) of every `<script src>` in its
@@ -72,6 +73,10 @@ async function main() {
         if (!t.noModule) modern += s.gzip;
       }
       const kib = (n: number) => Math.round(n / 1024);
+      if (process.argv.includes("--scripts")) {
+        console.log(`${page}:`);
+        for (const t of [...unique].sort((a, b) => sizes.get(b.src)!.gzip - sizes.get(a.src)!.gzip)) console.log(`  ${(sizes.get(t.src)!.gzip / 1024).toFixed(1).padStart(6)} KiB  ${t.src}${t.noModule ? " (noModule)" : ""}`);
+      }
       results.push({ page, path: p.replace(runId, "{runId}"), scripts: unique.length, rawKiB: kib(raw), gzipKiB: kib(gzip), gzipModernKiB: kib(modern), target: targeted ? TARGET_KIB : null });
     }
     const out = { at: new Date().toISOString(), node: process.version, results };
