@@ -8,7 +8,8 @@ import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/people/grants";
 import { formatMoney } from "@/lib/money/format-money";
 import type { RunStepView } from "@/lib/api/schemas";
-import { getTool } from "@/lib/tools/builtin-tools";
+import { getToolMeta } from "@/lib/tools/builtin-meta";
+import { moneyOf } from "@/lib/tools/tool-meta";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
@@ -20,8 +21,7 @@ import { approveAllText } from "@/lib/text/approve-all-text";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
-  const tool = getTool(step.tool);
-  const amount = tool?.amount(step.args as never);
+  const amount = moneyOf(getToolMeta(step.tool), step.args);
   const denial = checkGrant(grants, "approve", step.tool, amount);
   if (!denial) return null;
   if (denial.code === "no_grant") return `needs a grant to approve ${step.tool}`;
@@ -256,7 +256,7 @@ export function ApprovalPanel({
           const approved = stepComplete(s);
           const progress = approvalProgressText(s, users);
           const stepAcks = ackIssues.filter((i) => i.stepId === s.id);
-          const tool = getTool(s.tool);
+          const tool = getToolMeta(s.tool);
           return (
             <li key={s.id} className="border-t border-slate-100 pt-2 text-sm">
               <div className="flex flex-wrap items-center gap-2">
@@ -453,12 +453,8 @@ function DecisionSummary({
   if (pending.length === 0) return <span className="text-slate-800">{steps.every(stepComplete) ? "Every step is approved." : "The remaining approvals must come from other people."}</span>;
   const amounts: Money[] = [];
   for (const s of pending) {
-    try {
-      const m = getTool(s.tool)?.amount(s.args as never);
-      if (m) amounts.push(m);
-    } catch {
-      // malformed arguments move no money here; the validator reports them
-    }
+    const m = moneyOf(getToolMeta(s.tool), s.args); // malformed arguments move no money here; the validator reports them
+    if (m) amounts.push(m);
   }
   const out = moneyOutByCurrency(amounts);
   const other = pending.filter((s) => issues.some((i) => i.stepId === s.id && OTHER_ACCOUNT_CODES.includes(i.code))).length;

@@ -1,8 +1,8 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { formatIsoDate } from "@/lib/text/format";
 import { formatMoney, type Money } from "@/lib/money/format-money";
-import { getTool } from "@/lib/tools/builtin-tools";
-import type { ToolCatalog } from "@/lib/tools/versioned-catalog";
+import { getToolMeta } from "@/lib/tools/builtin-meta";
+import type { ToolMetaCatalog } from "@/lib/tools/meta-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 import { VisibleText } from "./visible-text";
 
@@ -92,14 +92,14 @@ export function StepArgList({
   catalog,
 }: {
   /** The run's catalog, for imported tools (default: built-in tools). */
-  catalog?: ToolCatalog;
+  catalog?: ToolMetaCatalog;
   tool: string;
   args: Record<string, unknown>;
   desk: AccountSnapshot;
   className?: string;
   valueClassName?: string;
 }) {
-  const fields: readonly FieldSpec[] = (catalog ? catalog.get(tool) : getTool(tool))?.fields ?? Object.keys(args).map((name) => ({ name, label: name, kind: "text" as const }));
+  const fields: readonly FieldSpec[] = (catalog ? catalog.get(tool) : getToolMeta(tool))?.fields ?? Object.keys(args).map((name) => ({ name, label: name, kind: "text" as const }));
   return (
     <dl className={className}>
       {fields.map((f) => (

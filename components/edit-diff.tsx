@@ -3,7 +3,7 @@ import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { REAPPROVAL_REASON_LABEL } from "@/lib/diff/reapproval-labels";
 import { displayValue, fieldLabel, isProse, showWhitespace, whitespaceOnlyChange, wordDiff } from "@/lib/diff/field-display";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
-import { getTool } from "@/lib/tools/builtin-tools";
+import { getToolMeta } from "@/lib/tools/builtin-meta";
 import type { FieldSpec } from "@/lib/tools/types";
 import { StepArgList } from "./arg-value";
 import { VisibleText } from "./visible-text";
@@ -20,7 +20,7 @@ export function showValue(v: unknown, previous?: unknown): string {
  * sides (a direction override is shown, never applied).
  */
 export function FieldChanges({ fields, tool, specs }: { fields: PlanDiff["changed"][number]["fields"]; tool?: string; specs?: readonly FieldSpec[] }) {
-  const labels = specs ?? (tool ? (getTool(tool)?.fields ?? []) : []);
+  const labels = specs ?? (tool ? (getToolMeta(tool)?.fields ?? []) : []);
   return (
     <table className="mt-1 w-full table-fixed text-sm">
       <tbody>

@@ -1,6 +1,7 @@
 import { formatMoney, type Money } from "@/lib/money/format-money";
-import { deliveryWords, feeWords, laterInWords, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
-import { formatWindow } from "@/lib/effects/preview";
+import type { OutcomeLabelView, OutcomeRecord } from "@/lib/outcomes/outcome";
+import { deliveryWords, feeWords, laterInWords } from "@/lib/outcomes/outcome-words";
+import { formatWindow } from "@/lib/effects/describe-change";
 
 
 /*

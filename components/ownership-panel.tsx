@@ -1,21 +1,20 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { FormProvider, useForm } from "react-hook-form";
+import dynamic from "next/dynamic";
+import { useState } from "react";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/people/grants";
 import { formatMoney, type Money } from "@/lib/money/format-money";
-import { stripMoneyInput } from "@/lib/money/money-input";
-import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
-import { catalogWith, type ToolCatalog } from "@/lib/tools/versioned-catalog";
-import { authorBlock } from "./plan-form";
-import { StepField } from "./step-fields";
 import { toast } from "./toaster";
+
+/** "Suggest a step" with its form and the tools' schemas, loaded when someone opens it (docs/design.md "Page weight"). */
+const SuggestStepForm = dynamic(() => import("./suggest-step-form").then((m) => m.SuggestStepForm), {
+  loading: () => <p className="mt-3 text-sm text-slate-600">Loading the form…</p>,
+});
 
 /** The run's ownership facts (`GET /api/runs/{runId}/ownership`), refreshed every 5 s; shared by the panel and "Who acts next". */
 export function useRunOwnership(runId: string) {
@@ -71,7 +70,6 @@ export function OwnershipPanel({
 }) {
   const { data, error } = useRunOwnership(runId);
   const qc = useQueryClient();
-  const catalog = useMemo(() => catalogWith(imported, catalogVersion), [imported, catalogVersion]);
   const [dialog, setDialog] = useState<"none" | "request" | "suggest">("none");
   const refresh = () => {
     void qc.invalidateQueries({ queryKey: ["ownership", runId] });
@@ -142,7 +140,7 @@ export function OwnershipPanel({
       )}
       {dialog === "request" && <RequestApprovalForm runId={runId} data={data} viewerId={viewerId} onDone={() => (setDialog("none"), refresh())} />}
       {dialog === "suggest" && (
-        <SuggestStepForm runId={runId} planVersion={data.planVersion} grants={grants} desk={desk} ticketId={ticketId} ticketAccountId={ticketAccountId} catalog={catalog} onDone={() => (setDialog("none"), refresh())} />
+        <SuggestStepForm runId={runId} planVersion={data.planVersion} grants={grants} desk={desk} ticketId={ticketId} ticketAccountId={ticketAccountId} imported={imported} catalogVersion={catalogVersion} onDone={() => (setDialog("none"), refresh())} />
       )}
       {data.requests.length > 0 && (
         <>
@@ -229,82 +227,6 @@ function RequestApprovalForm({ runId, data, viewerId, onDone }: { runId: string;
         Send request
       </button>
     </form>
-  );
-}
-
-/** "Suggest a step": one step of a tool the viewer may not author, its arguments typed by the tool's schema. */
-function SuggestStepForm({
-  runId,
-  planVersion,
-  grants,
-  desk,
-  ticketId,
-  ticketAccountId,
-  catalog,
-  onDone,
-}: {
-  runId: string;
-  planVersion: number;
-  grants: Grant[];
-  desk: AccountSnapshot;
-  ticketId: string;
-  ticketAccountId: string;
-  catalog: ToolCatalog;
-  onDone: () => void;
-}) {
-  const tools = catalog.names().filter((t) => authorBlock(grants, t));
-  const [tool, setTool] = useState(tools[0] ?? "");
-  const [note, setNote] = useState("");
-  const [schema] = useState(() => planFormSchemaFor(catalog));
-  const form = useForm<PlanFormValues>({ resolver: zodResolver(schema), defaultValues: { steps: [{ key: "s", id: "suggested", tool, args: blankArgs(tool, ticketId, "USD", catalog) }] } });
-  const send = useMutation({
-    mutationFn: (v: PlanFormValues) => apiFetch(`/api/runs/${runId}/suggestions`, { method: "POST", body: { planVersion, tool: v.steps[0].tool, args: stripMoneyInput(v.steps[0].args), note } }),
-    onSuccess: () => (toast("Suggestion attached to the run."), onDone()),
-  });
-  const def = catalog.get(tool);
-  if (tools.length === 0) return <p className="mt-3 text-sm text-slate-600">You may author every tool: edit the plan instead.</p>;
-  return (
-    <FormProvider {...form}>
-      <form aria-label="Suggest a step" noValidate className="mt-3 space-y-2 rounded-md border border-slate-200 bg-slate-50 p-3" onSubmit={form.handleSubmit((v) => send.mutate(v))}>
-        <div>
-          <label htmlFor="sug-tool" className="block text-sm font-medium">
-            Tool
-          </label>
-          <select
-            id="sug-tool"
-            className={input}
-            value={tool}
-            onChange={(e) => {
-              setTool(e.target.value);
-              form.reset({ steps: [{ key: "s", id: "suggested", tool: e.target.value, args: blankArgs(e.target.value, ticketId, "USD", catalog) }] });
-            }}
-          >
-            {tools.map((t) => (
-              <option key={t} value={t}>
-                {catalog.get(t)?.label ?? t} ({t})
-              </option>
-            ))}
-          </select>
-        </div>
-        {(def?.fields ?? []).map((field) => (
-          <StepField key={`${tool}-${field.name}`} stepIndex={0} field={field} desk={desk} ticketAccountId={ticketAccountId} tool={def} runId={runId} />
-        ))}
-        <div>
-          <label htmlFor="sug-note" className="block text-sm font-medium">
-            Note for the person who decides (optional)
-          </label>
-          <input id="sug-note" className={input} maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} />
-        </div>
-        {send.error && (
-          <p role="alert" className="text-sm text-red-800">
-            {(send.error as Error).message}
-          </p>
-        )}
-        <button type="submit" className={primary} disabled={send.isPending}>
-          Attach suggestion
-        </button>
-      </form>
-    </FormProvider>
   );
 }
 

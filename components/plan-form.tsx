@@ -6,12 +6,13 @@ import { useEffect, useRef, useState } from "react";
 import { FormProvider, useFieldArray, useForm } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import type { Grant } from "@/lib/people/grants";
+import { authorBlock, type Grant } from "@/lib/people/grants";
 import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
 import { canonicalJson } from "@/lib/plan/canonical-json";
 import type { Step } from "@/lib/plan/schema";
 import type { EditResult } from "@/lib/api/schemas";
-import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
+import { builtinCatalog, catalogWith, type ToolCatalog } from "@/lib/tools/versioned-catalog";
+import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { stripMoneyInput } from "@/lib/money/money-input";
@@ -52,13 +53,6 @@ const newKey = () => `k${Date.now().toString(36)}${(keySeq++).toString(36)}`;
 /** Form values for a stored plan (deep copies, so editing never touches the cached run). */
 export function toFormValues(steps: Pick<Step, "id" | "tool" | "args">[]): PlanFormValues {
   return { steps: steps.map((s) => ({ key: newKey(), id: s.id, tool: s.tool, args: structuredClone(s.args) })) };
-}
-
-/** Why this person cannot author `tool`, or null when they can. */
-export function authorBlock(grants: Grant[], tool: string): string | null {
-  const g = grants.find((x) => x.tool === tool);
-  if (!g || !g.canAuthor) return `needs a grant to author ${tool} steps`;
-  return null;
 }
 
 /**
@@ -320,4 +314,14 @@ export function PlanForm({
       </form>
     </FormProvider>
   );
+}
+
+/**
+ * {@link PlanForm} over a run's catalog rebuilt in the browser from the imported tools' specs of
+ * its catalog version (`imported`, as the server sends them; `catalogVersion` null when built-in
+ * only). What the run page loads when someone starts editing (docs/design.md "Page weight").
+ */
+export function RunPlanForm({ imported, catalogVersion, ...props }: Omit<React.ComponentProps<typeof PlanForm>, "catalog"> & { imported: readonly ImportedToolSpec[]; catalogVersion: number | null }) {
+  const [catalog] = useState(() => catalogWith(imported, catalogVersion));
+  return <PlanForm {...props} catalog={catalog} />;
 }

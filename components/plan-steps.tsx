@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { RunStepView } from "@/lib/server/plans/run-view";
-import { builtinCatalog, type ToolCatalog } from "@/lib/tools/versioned-catalog";
+import { builtinMetaCatalog, type ToolMetaCatalog } from "@/lib/tools/meta-catalog";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ArgValue } from "./arg-value";
 import { EffectBadge, GateBadge } from "./badges";
@@ -36,7 +36,7 @@ export function PlanSteps({
   desk,
   issues,
   users,
-  catalog = builtinCatalog,
+  catalog = builtinMetaCatalog,
   effects,
   reads = [],
   taskText,
@@ -48,7 +48,7 @@ export function PlanSteps({
   /** The effects preview per step: an "After this step" panel under each step that has one. */
   effects?: StepEffect[];
   /** The run's catalog, for imported tools (default: built-in tools). */
-  catalog?: ToolCatalog;
+  catalog?: ToolMetaCatalog;
   steps: RunStepView[];
   desk: AccountSnapshot;
   issues: ValidationIssue[];

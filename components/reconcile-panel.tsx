@@ -7,7 +7,7 @@ import { useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reconcileBodySchema, type ReconcileBody } from "@/lib/api/reconcile-body";
 import type { RunStepView } from "@/lib/api/schemas";
-import { getTool } from "@/lib/tools/builtin-tools";
+import { getToolMeta } from "@/lib/tools/builtin-meta";
 import { toast } from "./toaster";
 
 const reconcileFormSchema = reconcileBodySchema;
@@ -29,7 +29,7 @@ function ReconcileStep({ runId, step }: { runId: string; step: RunStepView }) {
   return (
     <form onSubmit={form.handleSubmit((v) => save.mutate(v))} noValidate className="space-y-2 border-t border-slate-100 pt-2 text-sm">
       <p className="font-medium">
-        Step {step.position} · {getTool(step.tool)?.label ?? step.tool}: outcome {step.execution?.status === "unknown" ? "unknown" : "never reported"}
+        Step {step.position} · {getToolMeta(step.tool)?.label ?? step.tool}: outcome {step.execution?.status === "unknown" ? "unknown" : "never reported"}
       </p>
       {step.execution?.detail && <p className="text-xs text-slate-600">Executor said: {step.execution.detail}</p>}
       <fieldset aria-describedby={err.resolution ? `${id}-res-error` : undefined}>

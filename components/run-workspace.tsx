@@ -1,9 +1,10 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { catalogWith } from "@/lib/tools/versioned-catalog";
+import { metaCatalogWith } from "@/lib/tools/meta-catalog";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
@@ -11,7 +12,7 @@ import type { Grant } from "@/lib/people/grants";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
 import type { Step } from "@/lib/plan/schema";
 import type { RunDetails } from "@/lib/api/schemas";
-import { getTool } from "@/lib/tools/builtin-tools";
+import { getToolMeta } from "@/lib/tools/builtin-meta";
 import { nextActions, runFacts } from "@/lib/lifecycle/run-state";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { ApprovalPanel } from "./approval-panel";
@@ -19,9 +20,7 @@ import { useServerExpiry } from "./use-server-expiry";
 import { focusHeading, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { NextActionsPanel } from "./next-actions";
-import { ReconcilePanel } from "./reconcile-panel";
 import { StepArgList } from "./arg-value";
-import { PlanForm } from "./plan-form";
 import { PlanSteps } from "./plan-steps";
 import { ReadSteps } from "./read-steps";
 import { ReviewChanges } from "./review-changes";
@@ -30,6 +29,17 @@ import { RiskCallout } from "./risk-callout";
 import { DecisionBarSlot } from "./decision-bar";
 import { planRisks } from "@/lib/queue/risk";
 import { accountName } from "@/lib/desk/lookup";
+
+/**
+ * The plan editor with react-hook-form and the tools' argument schemas, loaded when someone starts
+ * editing, not with the page (docs/design.md "Page weight"); hovering or focusing "Edit plan"
+ * fetches it ahead.
+ */
+const loadPlanForm = () => import("./plan-form").then((m) => m.RunPlanForm);
+const PlanForm = dynamic(loadPlanForm, { loading: () => <p className="text-sm text-slate-600">Loading the editor…</p> });
+
+/** Recording what happened to a step whose outcome is unknown (a form of its own), loaded only for a run that has such a step. */
+const ReconcilePanel = dynamic(() => import("./reconcile-panel").then((m) => m.ReconcilePanel));
 
 type Details = Omit<RunDetails, "desk">;
 type Mode =
@@ -91,7 +101,7 @@ export function RunWorkspace({
     refetchInterval: liveUp ? 30_000 : 5_000,
   });
   const d = data ?? initial;
-  const catalog = useMemo(() => catalogWith(initial.catalog?.imported ?? [], initial.catalog?.version ?? null), [initial.catalog]);
+  const catalog = useMemo(() => metaCatalogWith(initial.catalog?.imported ?? [], initial.catalog?.version ?? null), [initial.catalog]);
   const [mode, setMode] = useState<Mode>({ kind: "view" });
   const [seenVersion, setSeenVersion] = useState(initial.run.planVersion);
   const [externalChange, setExternalChange] = useState<number | null>(null);
@@ -171,7 +181,7 @@ export function RunWorkspace({
         </div>
       )}
       <NextActionsPanel next={next} runId={runId} />
-      <ReconcilePanel runId={runId} steps={d.run.steps} canReconcile={viewerRole === "supervisor"} />
+      {d.run.steps.some((s) => s.execution && !s.execution.resolution) && <ReconcilePanel runId={runId} steps={d.run.steps} canReconcile={viewerRole === "supervisor"} />}
       {mode.kind === "view" && (
         <>
           <div className="flex items-center gap-3">
@@ -213,7 +223,8 @@ export function RunWorkspace({
             Editing plan version {mode.baseVersion}
           </h2>
           <PlanForm
-            catalog={catalog}
+            imported={initial.catalog?.imported ?? []}
+            catalogVersion={initial.catalog?.version ?? null}
             key={`edit-${mode.baseVersion}`}
             runId={runId}
             baseVersion={mode.baseVersion}
@@ -304,7 +315,7 @@ function StepList({ steps, desk }: { steps: Pick<Step, "id" | "tool" | "args">[]
   return (
     <ol className="mt-1 space-y-2">
       {steps.map((s, i) => {
-        const tool = getTool(s.tool);
+        const tool = getToolMeta(s.tool);
         return (
           <li key={`${s.id}-${i}`} className="rounded border border-slate-200 bg-white p-2 text-sm">
             <p className="font-medium">

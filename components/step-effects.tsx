@@ -1,4 +1,4 @@
-import { describeChange } from "@/lib/effects/preview";
+import { describeChange } from "@/lib/effects/describe-change";
 import type { EffectComparisonRow } from "@/lib/effects/compare";
 import type { StepEffect } from "@/lib/effects/schema";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";

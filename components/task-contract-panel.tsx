@@ -1,16 +1,18 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
-import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money/format-money";
-import { contractFormSchema, describeConstraints, toContractForm, type ContractFormBody, type ContractFormFields } from "@/lib/task-contract/form";
-import { INSTRUCTION_KIND_LABELS, type InstructionFlag } from "@/lib/task-contract/instruction-scan";
-import { TEXT_SOURCE_LABELS, isUntrustedSource, type Intent, type TaskContract, type TaskTextPart } from "@/lib/task-contract/schema";
-import { toast } from "./toaster";
+import { describeConstraints } from "@/lib/task-contract/describe-constraints";
+import type { InstructionFlag } from "@/lib/task-contract/instruction-scan";
+import { INSTRUCTION_KIND_LABELS } from "@/lib/task-contract/instruction-kinds";
+import type { Intent, TaskContract, TaskTextPart } from "@/lib/task-contract/schema";
+import { TEXT_SOURCE_LABELS, isUntrustedSource } from "@/lib/task-contract/text-sources";
+
+/** The contract form (react-hook-form and its schema), loaded when a supervisor opens it (docs/design.md "Page weight"). */
+const TaskContractForm = dynamic(() => import("./task-contract-form").then((m) => m.TaskContractForm), {
+  loading: () => <p className="mt-2 text-sm text-slate-600">Loading the form…</p>,
+});
 
 /** What the task panel knows of the contract: the contract, the text parts, the flags and the desk's intents. */
 export interface TaskContractView {
@@ -71,23 +73,9 @@ export function TaskTextParts({ parts, flags }: { parts: TaskTextPart[]; flags: 
  */
 export function TaskContractSection({ runId, task, canRevise }: { runId: string; task: { id: string; revision: number } & Partial<TaskContractView>; canRevise: boolean }) {
   const [open, setOpen] = useState(false);
-  const qc = useQueryClient();
-  const router = useRouter();
   const contract = task.contract ?? null;
   const intents = task.intents ?? [];
   const intent = contract ? intents.find((i) => i.name === contract.intent) : undefined;
-  const form = useForm<ContractFormFields, unknown, ContractFormBody>({ resolver: zodResolver(contractFormSchema), defaultValues: toContractForm(contract) });
-  const save = useMutation({
-    mutationFn: (values: ContractFormBody) => apiFetch(`/api/tasks/${task.id}/revisions`, { method: "POST", body: values }),
-    onSuccess: () => {
-      toast("Task contract saved; the task's revision went up by one.");
-      setOpen(false);
-      qc.invalidateQueries({ queryKey: ["run", runId] });
-      router.refresh();
-    },
-    onError: (e) => toast(e instanceof ApiError ? e.message : "The contract could not be saved.", "error"),
-  });
-  const err = form.formState.errors;
   const constraints = contract ? describeConstraints(contract, formatMoney) : [];
   return (
     <div className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-2 text-sm" data-testid="task-contract">
@@ -105,79 +93,13 @@ export function TaskContractSection({ runId, task, canRevise }: { runId: string;
       {canRevise && !open && (
         <button
           type="button"
-          onClick={() => {
-            form.reset(toContractForm(contract));
-            setOpen(true);
-          }}
+          onClick={() => setOpen(true)}
           className="mt-2 rounded-md border border-slate-400 px-2.5 py-1 text-sm"
         >
           {contract ? "Correct the contract…" : "Set the contract…"}
         </button>
       )}
-      {open && (
-        <form onSubmit={form.handleSubmit((v) => save.mutate(v))} noValidate className="mt-2 space-y-2" aria-label="Task contract">
-          <label className="block">
-            <span className="block text-xs font-medium">What the task is for</span>
-            <select {...form.register("intent")} aria-invalid={!!err.intent} className="w-full rounded-md border border-slate-300 px-2 py-1">
-              <option value="">Choose…</option>
-              {intents.map((i) => (
-                <option key={i.name} value={i.name}>
-                  {i.label}
-                </option>
-              ))}
-            </select>
-            {err.intent && <span className="text-xs text-red-700">{err.intent.message}</span>}
-          </label>
-          <div className="grid grid-cols-2 gap-2">
-            <label className="block">
-              <span className="block text-xs font-medium">Deliver not before</span>
-              <input type="date" {...form.register("deliveryNotBefore")} className="w-full rounded-md border border-slate-300 px-2 py-1" />
-            </label>
-            <label className="block">
-              <span className="block text-xs font-medium">Deliver not after</span>
-              <input type="date" {...form.register("deliveryNotAfter")} aria-invalid={!!err.deliveryNotAfter} className="w-full rounded-md border border-slate-300 px-2 py-1" />
-              {err.deliveryNotAfter && <span className="text-xs text-red-700">{err.deliveryNotAfter.message}</span>}
-            </label>
-          </div>
-          <div className="grid grid-cols-[1fr_6rem] gap-2">
-            <label className="block">
-              <span className="block text-xs font-medium">Compensation cap</span>
-              <input inputMode="decimal" placeholder="none" {...form.register("capAmount")} aria-invalid={!!err.capAmount} className="w-full rounded-md border border-slate-300 px-2 py-1" />
-              {err.capAmount && <span className="text-xs text-red-700">{err.capAmount.message}</span>}
-            </label>
-            <label className="block">
-              <span className="block text-xs font-medium">Currency</span>
-              <select {...form.register("capCurrency")} className="w-full rounded-md border border-slate-300 px-2 py-1">
-                {["USD", "EUR", "GBP", "NOK", "SEK", "DKK"].map((c) => (
-                  <option key={c}>{c}</option>
-                ))}
-              </select>
-            </label>
-          </div>
-          <label className="flex items-center gap-2">
-            <input type="checkbox" {...form.register("noRefund")} /> No refund
-          </label>
-          <label className="block">
-            <span className="block text-xs font-medium">Accounts in scope (ids, comma-separated; empty: the ticket&apos;s account)</span>
-            <input {...form.register("accountsInScope")} aria-invalid={!!err.accountsInScope} className="w-full rounded-md border border-slate-300 px-2 py-1" />
-            {err.accountsInScope && <span className="text-xs text-red-700">{err.accountsInScope.message}</span>}
-          </label>
-          <label className="block">
-            <span className="block text-xs font-medium">Why the contract changes</span>
-            <input {...form.register("note")} aria-invalid={!!err.note} className="w-full rounded-md border border-slate-300 px-2 py-1" />
-            {err.note && <span className="text-xs text-red-700">{err.note.message}</span>}
-          </label>
-          <p className="text-xs text-slate-600">Saving makes a new task revision; plans bound to revision {task.revision} will need a new plan.</p>
-          <div className="flex gap-2">
-            <button type="submit" disabled={save.isPending} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-60">
-              {save.isPending ? "Saving…" : "Save contract"}
-            </button>
-            <button type="button" onClick={() => setOpen(false)} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm">
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
+      {open && <TaskContractForm runId={runId} task={task} contract={contract} intents={intents} onClose={() => setOpen(false)} />}
     </div>
   );
 }

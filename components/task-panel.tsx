@@ -1,15 +1,14 @@
 "use client";
 
-import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
+import dynamic from "next/dynamic";
 import { useState } from "react";
-import { useForm } from "react-hook-form";
-import { ApiError, apiFetch } from "@/lib/client/api";
 import { Instant } from "./instant";
-import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-contract/task-revision";
-import { toast } from "./toaster";
 import { TaskContractSection, TaskTextParts, type TaskContractView } from "./task-contract-panel";
+
+/** The form that changes the task (react-hook-form and its schema), loaded when a supervisor opens it (docs/design.md "Page weight"). */
+const TaskRevisionForm = dynamic(() => import("./task-revision-form").then((m) => m.TaskRevisionForm), {
+  loading: () => <p className="mt-3 text-sm text-slate-600">Loading the form…</p>,
+});
 
 /**
  * The task the run serves: its text (as parts with their sources, instruction-like customer text
@@ -27,21 +26,6 @@ export function TaskPanel({
   canRevise: boolean;
 }) {
   const [open, setOpen] = useState(false);
-  const qc = useQueryClient();
-  const router = useRouter();
-  const form = useForm<ReviseTaskInput, unknown, ReviseTaskBody>({ resolver: zodResolver(reviseTaskBodySchema), defaultValues: { comment: "" } });
-  const revise = useMutation({
-    mutationFn: (values: ReviseTaskBody) => apiFetch(`/api/tasks/${task.id}/revisions`, { method: "POST", body: values }),
-    onSuccess: () => {
-      toast("Task changed; its revision went up by one.");
-      setOpen(false);
-      form.reset({ comment: "" });
-      qc.invalidateQueries({ queryKey: ["run", runId] });
-      router.refresh();
-    },
-    onError: (e) => toast(e instanceof ApiError ? e.message : "The task could not be changed.", "error"),
-  });
-  const err = form.formState.errors;
   return (
     <section aria-labelledby="task-h" className="rounded-lg border border-slate-200 bg-white p-4">
       <h2 id="task-h" className="font-semibold">
@@ -55,35 +39,7 @@ export function TaskPanel({
           Change the task…
         </button>
       )}
-      {open && (
-        <form onSubmit={form.handleSubmit((v) => revise.mutate(v))} noValidate className="mt-3 space-y-2">
-          <label htmlFor="task-comment" className="block text-sm font-medium">
-            Comment that changes what done means
-          </label>
-          <textarea
-            id="task-comment"
-            rows={3}
-            {...form.register("comment")}
-            aria-invalid={!!err.comment || !!err.root}
-            aria-describedby={err.comment || err.root ? "task-comment-error" : undefined}
-            className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-          />
-          {(err.comment || err.root) && (
-            <p id="task-comment-error" className="text-sm text-red-700">
-              {err.comment?.message ?? err.root?.message}
-            </p>
-          )}
-          <p className="text-xs text-slate-600">Pending plans bound to revision {task.revision} will need a new plan.</p>
-          <div className="flex gap-2">
-            <button type="submit" disabled={revise.isPending} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-60">
-              {revise.isPending ? "Saving…" : "Save revision"}
-            </button>
-            <button type="button" onClick={() => setOpen(false)} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm">
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
+      {open && <TaskRevisionForm runId={runId} task={task} onClose={() => setOpen(false)} />}
     </section>
   );
 }

@@ -7,7 +7,8 @@ import { authorSchema, planSchema, provenanceSchema, STEP_REASON_KEYS, stepReaso
 import { readStepSchema } from "../reads/schema";
 import { RUN_STATES } from "../lifecycle/run-state";
 import { runOutcomeSchema as runOutcome } from "../lifecycle/run-outcome";
-import { GATE_DECISIONS, validationIssueSchema as validationIssue } from "../validation/types";
+import { GATE_DECISIONS } from "../validation/types";
+import { validationIssueSchema as validationIssue } from "../validation/issue-schema";
 import { stepEffectSchema } from "../effects/schema";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { importedToolSpecSchema } from "../tools/json-schema-tool";

@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 
 /**
  * Human descriptions of `denied` audit events (docs/design.md §11: every refused authorisation is

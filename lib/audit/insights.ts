@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { PlanDiff } from "../diff/plan-diff";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 
 /** One run as insights need it; `status` is the effective status (expiry applied). */
 export interface InsightRun {

@@ -1,7 +1,7 @@
 /** What a diff says to people: the one-line summary of a changed step and the annotations of added and changed steps. See ./plan-diff.ts. */
 import { type Step } from "../plan/schema";
 import type { AccountSnapshot } from "../desk/snapshot";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import type { Annotation, ChangedStep } from "./diff-schema";
 import { canon, formatPath, getAt, isMoneyLike, propValue } from "./leaf-diff";
 

@@ -9,7 +9,7 @@ import { diffWordsWithSpace } from "diff";
 import { withVisibleMarkers } from "../text/hidden-characters";
 import { isIsoDate } from "../time/dates";
 import { formatDateShift, formatIsoDate } from "../text/format";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import type { FieldSpec } from "../tools/types";
 import type { PathSegment } from "./plan-diff";
 

@@ -1,6 +1,6 @@
 /** The diff of two argument trees leaf by leaf, with the semantics of RFC 8785 canonical JSON (docs/design.md §4), and applying such a diff. See ./plan-diff.ts. */
 import canonicalize from "canonicalize";
-import { type Money } from "../money/money";
+import { type Money } from "../money/format-money";
 import { type FieldChange, type PathSegment, PlanDiffError } from "./diff-schema";
 
 // ---------------------------------------------------------------------------------------------

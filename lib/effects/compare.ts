@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatMoney, type Currency } from "../money/money";
+import { formatMoney, type Currency } from "../money/format-money";
 import { describeChange, formatWindow } from "./preview";
 import type { EffectChange, StepEffect } from "./schema";
 

@@ -1,5 +1,5 @@
 import type { AccountSnapshot, FeeRecord } from "../desk/snapshot";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import type { EffectChange } from "./schema";
 
 /*

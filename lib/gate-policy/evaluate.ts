@@ -1,4 +1,4 @@
-import type { Money } from "../money/money";
+import type { Money } from "../money/format-money";
 import type { GateDefault, ToolEffect } from "../tools/types";
 import type { GatePolicy, GateRule, GateRuleDecision } from "./rules";
 import type { StepReasonKey } from "../plan/schema";

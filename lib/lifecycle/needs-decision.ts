@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 
 /**
  * Why an approved run needs a person's new decision (run status `needs_decision`,

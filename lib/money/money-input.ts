@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { currencySchema, formatMoney, MAX_MONEY_MINOR, moneyExponent, type Currency } from "./money";
+import { CURRENCIES, formatMoney, MAX_MONEY_MINOR, moneyExponent, type Currency } from "./format-money";
 
 /**
  * The ONE parser for money a person types (issue 14): every money field of the plan form and
@@ -145,13 +144,13 @@ export function parseMoneyInput(input: string, currency: Currency, opts: { allow
 /**
  * The money value a form holds while a person types: `{minor, currency}` as the API has it,
  * plus `input`, the text as typed (client-only; `stripMoneyInput` removes it before sending).
+ * `minor` is a number, NaN while the text does not parse, or undefined when cleared.
  */
-export const moneyFormValueSchema = z.object({
-  minor: z.unknown(), // a number, NaN while the text does not parse, or undefined when cleared
-  currency: currencySchema,
-  input: z.string().optional(),
-});
-export type MoneyFormValue = z.infer<typeof moneyFormValueSchema>;
+export interface MoneyFormValue {
+  minor: unknown;
+  currency: Currency;
+  input?: string;
+}
 
 /**
  * The form's check of one money value: the problem message for its typed `input` (parsed by
@@ -159,9 +158,10 @@ export type MoneyFormValue = z.infer<typeof moneyFormValueSchema>;
  * schema's own message applies). Used by the plan form's zod schema (lib/plan/form-schema.ts).
  */
 export function moneyInputIssue(value: unknown): string | undefined {
-  const v = moneyFormValueSchema.safeParse(value);
-  if (!v.success || v.data.input === undefined) return undefined;
-  const r = parseMoneyInput(v.data.input, v.data.currency);
+  if (typeof value !== "object" || value === null) return undefined;
+  const { currency, input } = value as Partial<MoneyFormValue>;
+  if (typeof input !== "string" || !(CURRENCIES as readonly unknown[]).includes(currency)) return undefined;
+  const r = parseMoneyInput(input, currency as Currency);
   return r.ok ? undefined : r.message;
 }
 

@@ -1,6 +1,9 @@
 import { getTool } from "../tools/builtin-tools";
 import { findCommitments } from "../validation/commitments";
-import { formatMoney, type Currency, type Money } from "../money/money";
+import { formatMoney, type Currency, type Money } from "../money/format-money";
+import { deliveryWords, feeWords, laterInWords } from "./outcome-words";
+
+export { deliveryWords, feeWords, laterInWords } from "./outcome-words";
 
 /*
  * The outcome record of an executed run (docs/design.md "Did the edit help?"): what was actually
@@ -358,11 +361,6 @@ export function sentCommitments(steps: readonly OutcomeStep[], executedAt: Date)
 
 const toDate = (d: Date | string) => (d instanceof Date ? d : new Date(d));
 
-/** "the same day", "1 day later", "3 days later". */
-export function laterInWords(days: number): string {
-  if (days <= 0) return "the same day";
-  return `${days} day${days === 1 ? "" : "s"} later`;
-}
 
 const joinMoney = (ms: readonly Money[]) => ms.map((m) => formatMoney({ minor: Math.abs(m.minor), currency: m.currency })).join(" and ");
 
@@ -485,20 +483,4 @@ function summarise(
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
 }
 
-/** "the edit moved the delivery of sh_5521 2 days later than the agent proposed", "… 1 day earlier …", "… which the agent's plan left where it was", "the edit left … where the agent's plan moved it". */
-export function deliveryWords(d: DeliveryDifference): string {
-  if (d.executed && !d.proposed) return `the edit moved the delivery of ${d.shipmentId}, which the agent's plan left where it was`;
-  if (!d.executed && d.proposed) return `the edit left the delivery of ${d.shipmentId} where it was; the agent proposed moving it`;
-  const n = d.daysLater ?? 0;
-  if (n === 0) return `the edit changed the delivery window of ${d.shipmentId} (the same first day as the agent proposed)`;
-  const days = `${Math.abs(n)} day${Math.abs(n) === 1 ? "" : "s"}`;
-  return `the edit moved the delivery of ${d.shipmentId} ${days} ${n > 0 ? "later" : "earlier"} than the agent proposed`;
-}
 
-/** "the edit waived $45.00 more of the LATE_FEE fee on in_74121 than the agent proposed", "… less …", "… a STORAGE fee on in_74701 the agent's plan did not waive". */
-export function feeWords(f: FeeDifference): string {
-  const amount = formatMoney({ minor: Math.abs(f.difference.minor), currency: f.difference.currency });
-  if (!f.proposed) return `the edit waived ${amount} of the ${f.feeCode} fee on ${f.invoiceId}, which the agent's plan did not waive`;
-  if (!f.executed) return `the edit waived none of the ${f.feeCode} fee on ${f.invoiceId}; the agent proposed waiving ${formatMoney(f.proposed)}`;
-  return `the edit waived ${amount} ${f.difference.minor > 0 ? "more" : "less"} of the ${f.feeCode} fee on ${f.invoiceId} than the agent proposed`;
-}

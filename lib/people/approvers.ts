@@ -1,5 +1,5 @@
 import { checkGrant, type Grant } from "./grants";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 
 /**
  * Routing by authority: who can decide each step still waiting for an approval,

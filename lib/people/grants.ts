@@ -1,4 +1,4 @@
-import type { Money } from "../money/money";
+import type { Money } from "../money/format-money";
 
 /**
  * A person's authority over one tool. Approving and authoring are different permissions,
@@ -37,5 +37,17 @@ export function checkGrant(
   if (limit && amount && (amount.currency !== limit.currency || amount.minor > limit.minor)) {
     return { code: "over_limit", tool, limit, amount };
   }
+  return null;
+}
+
+/**
+ * Why a person with `grants` cannot author steps of `tool` ("needs a grant to author issue_refund
+ * steps"), or null when a grant of theirs for it allows authoring (docs/design.md §1.7). What the
+ * plan editor's "Add step" menu and "Suggest a step" list tools by; the server checks authorship
+ * itself on every edit.
+ */
+export function authorBlock(grants: readonly Grant[], tool: string): string | null {
+  const g = grants.find((x) => x.tool === tool);
+  if (!g || !g.canAuthor) return `needs a grant to author ${tool} steps`;
   return null;
 }

@@ -1,3 +1,4 @@
+import type { StepReasonKey } from "./step-reason-keys";
 import { z } from "zod";
 import { MAX_PLAN_READS, readStepSchema } from "../reads/schema";
 import { stepIdSchema } from "./step-id";
@@ -77,9 +78,7 @@ export const stepReasonsShape = {
   risk: z.string().max(2000).optional(),
   stopCondition: z.string().max(2000).optional(),
 };
-/** The reason fields of a step, in display order. */
-export const STEP_REASON_KEYS = ["title", "rationale", "evidence", "risk", "stopCondition"] as const;
-export type StepReasonKey = (typeof STEP_REASON_KEYS)[number];
+export { STEP_REASON_KEYS, type StepReasonKey } from "./step-reason-keys";
 /** A step's reasons (each optional). */
 export type StepReasons = { [K in StepReasonKey]?: z.infer<(typeof stepReasonsShape)[K]> };
 

@@ -1,11 +1,12 @@
-import { formatMoney, type Money } from "../money/money";
-import type { ToolDefinition } from "../tools/types";
+import { formatMoney, type Money } from "../money/format-money";
+import { moneyOf } from "../tools/tool-meta";
+import type { ToolMeta } from "../tools/types";
 
 /**
  * What makes a step risky, in the order a person should read them:
  * - `other_account`: its target belongs to another account (or ticket) than the task's — the
  *   validator's `cross_account_target` / `other_ticket_target` warnings;
- * - `money_out`: it moves money (the tool's `amount`);
+ * - `money_out`: it moves money (the tool's money argument, `moneyArg`: what its `amount` returns);
  * - `irreversible`: the tool's effect cannot be undone once written.
  * Client-safe, pure: derived only from the validation issues and the tool definitions; no business
  * fact is checked here.
@@ -71,24 +72,19 @@ const TARGET_NOUNS: Record<string, string> = { invoice: "invoice", shipment: "sh
  * The risky steps of a plan in plan order (steps with no risk are left out): for each, the kinds of
  * risk, the money it moves, the other account it reaches (named by `accountName` from the issue's
  * `targetAccountId`) and a one-line headline. `toolOf` resolves a tool name (built-in or imported);
- * an unknown tool counts as irreversible (nothing says it can be undone). A tool whose `amount`
- * throws on malformed arguments counts as moving no money.
+ * an unknown tool counts as irreversible (nothing says it can be undone). A money argument that is
+ * not money yet (malformed arguments the validator reports) counts as moving none.
  */
 export function planRisks(
   steps: readonly RiskStepInput[],
   issues: readonly RiskIssueInput[],
-  toolOf: (name: string) => Pick<ToolDefinition, "label" | "effect" | "amount"> | undefined,
+  toolOf: (name: string) => Pick<ToolMeta, "label" | "effect" | "moneyArg"> | undefined,
   accountName: (accountId: string) => string,
 ): StepRisk[] {
   const out: StepRisk[] = [];
   for (const s of steps) {
     const tool = toolOf(s.tool);
-    let amount: Money | undefined;
-    try {
-      amount = tool?.amount(s.args as never);
-    } catch {
-      amount = undefined;
-    }
+    const amount = moneyOf(tool, s.args);
     const other = issues.find((i) => i.stepId === s.id && OTHER_ACCOUNT_CODES.includes(i.code));
     const kinds: RiskKind[] = [];
     if (other) kinds.push("other_account");

@@ -1,11 +1,10 @@
-import { z } from "zod";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { findRecord, type RecordKind } from "../desk/lookup";
-import { formatMoney, type Currency } from "../money/money";
+import { formatMoney, type Currency } from "../money/format-money";
 
 /**
- * The read catalog: the reads an agent may report, each with its strict zod args schema, the
- * record it names, how Plandesk re-reads that record from the account snapshot, and which of its
+ * The read catalog: the reads an agent may report, each with the record it names (its strict
+ * zod args schema is in ./args-schemas.ts, so the pages that show reads load no zod), how Plandesk re-reads that record from the account snapshot, and which of its
  * fields matter ("observed"), with how to say each for people. Money fields are minor units.
  * Adding a read = one entry here.
  */
@@ -14,7 +13,6 @@ export interface ReadToolDefinition {
   readonly name: string;
   /** What it reads, for people: "Read invoice". */
   readonly label: string;
-  readonly argsSchema: z.ZodObject;
   /** The record kind it reads. */
   readonly kind: RecordKind;
   /** The record id its (parsed) arguments name. */
@@ -22,8 +20,6 @@ export interface ReadToolDefinition {
   /** The fields that matter, read from the snapshot now; `undefined` when the record is not in it. */
   observe(desk: AccountSnapshot, id: string): Record<string, unknown> | undefined;
 }
-
-const id = (what: string) => z.string().min(1, `${what} is required`).max(128);
 
 const money = (minor: unknown, currency: unknown) =>
   typeof minor === "number" && typeof currency === "string" ? formatMoney({ minor, currency: currency as Currency }) : String(minor);
@@ -53,7 +49,6 @@ export function showObserved(field: string, value: unknown, currency: unknown): 
 const readInvoice: ReadToolDefinition = {
   name: "read_invoice",
   label: "Read invoice",
-  argsSchema: z.object({ invoiceId: id("Invoice") }).strict(),
   kind: "invoice",
   recordId: (a) => String(a.invoiceId),
   observe: (desk, rid) => {
@@ -65,7 +60,6 @@ const readInvoice: ReadToolDefinition = {
 const readShipment: ReadToolDefinition = {
   name: "read_shipment",
   label: "Read shipment",
-  argsSchema: z.object({ shipmentId: id("Shipment") }).strict(),
   kind: "shipment",
   recordId: (a) => String(a.shipmentId),
   observe: (desk, rid) => {
@@ -77,7 +71,6 @@ const readShipment: ReadToolDefinition = {
 const readTicket: ReadToolDefinition = {
   name: "read_ticket",
   label: "Read ticket",
-  argsSchema: z.object({ ticketId: id("Ticket") }).strict(),
   kind: "ticket",
   recordId: (a) => String(a.ticketId),
   observe: (desk, rid) => {

@@ -4,6 +4,7 @@ import { canonicalJson } from "../plan/canonical-json";
 import type { ValidationIssue } from "../validation/types";
 import { mapZodIssues } from "../validation/zod-issues";
 import { fieldLabel, getReadTool, readToolNames, showObserved } from "./catalog";
+import { readArgsSchema } from "./args-schemas";
 import { observedDigest } from "./digest";
 import { MAX_PLAN_READS, readStepSchema, type ReadStep } from "./schema";
 
@@ -37,7 +38,7 @@ export function checkReadsShape(raw: unknown): ReadsOutcome {
       issues.push({ stage: "shape", code: "unknown_read_tool", severity: "error", ...stepId, path: `reads.${k}.tool`, message: `Unknown read tool ${JSON.stringify(parsed.data.tool)}: Plandesk knows ${readToolNames.join(", ")}` });
       return;
     }
-    const args = tool.argsSchema.safeParse(parsed.data.args, { reportInput: true });
+    const args = readArgsSchema(tool.name)!.safeParse(parsed.data.args, { reportInput: true });
     if (!args.success) {
       issues.push(...mapZodIssues(args.error.issues, { stage: "shape", prefix: ["reads", k, "args"], ...stepId }));
       return;

@@ -1,6 +1,7 @@
 import { normalizeWithMap, originalSpan } from "../text/scan-map";
 import { z } from "zod";
 import { isUntrustedSource, TEXT_SOURCES, type TaskTextPart } from "./schema";
+import { INSTRUCTION_KINDS, type InstructionKind } from "./instruction-kinds";
 
 /**
  * The instruction scan: sentences in untrusted text (a customer's message, an attachment) that
@@ -11,9 +12,8 @@ import { isUntrustedSource, TEXT_SOURCES, type TaskTextPart } from "./schema";
  * "ig\u200Bnore" are found like the plain words. Pure; no I/O.
  */
 
-/** What kind of instruction-like text a flag found. */
-export const INSTRUCTION_KINDS = ["addresses_assistant", "override_instructions", "claims_approval", "claims_role"] as const;
-export type InstructionKind = (typeof INSTRUCTION_KINDS)[number];
+
+export { INSTRUCTION_KINDS, INSTRUCTION_KIND_LABELS, type InstructionKind } from "./instruction-kinds";
 
 /** One flagged span: the part it is in, its UTF-16 offsets in that part's text (end exclusive) and what it looks like. */
 export const instructionFlagSchema = z.object({
@@ -112,13 +112,6 @@ export function scanInstructions(parts: readonly Pick<TaskTextPart, "source" | "
   return flags;
 }
 
-/** How a kind reads for people. */
-export const INSTRUCTION_KIND_LABELS: Record<InstructionKind, string> = {
-  addresses_assistant: "addresses the assistant",
-  override_instructions: "tells the assistant to drop its instructions",
-  claims_approval: "claims an approval",
-  claims_role: "claims a role or system authority",
-};
 
 /**
  * The indexes of the parts whose text is untrusted: customer messages and attachments

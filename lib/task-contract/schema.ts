@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isIsoDate } from "../time/dates";
 import { currencySchema, MAX_MONEY_MINOR } from "../money/money";
+import { TEXT_SOURCES } from "./text-sources";
 
 /**
  * The task contract as data: what a task is for (an *intent* from the desk's catalog), which tools
@@ -9,25 +10,7 @@ import { currencySchema, MAX_MONEY_MINOR } from "../money/money";
  * integration's revision body, the supervisor's form and the validator. Plain data, no I/O.
  */
 
-/** Where a part of a task's text came from. Customer and attachment text is data, never instruction. */
-export const TEXT_SOURCES = ["customer_message", "attachment", "staff", "system"] as const;
-export type TextSource = (typeof TEXT_SOURCES)[number];
-
-/** Sources whose text is untrusted: it may be quoted as data but never authorises anything. */
-export const UNTRUSTED_SOURCES: readonly TextSource[] = ["customer_message", "attachment"];
-
-/** True when text from `source` is untrusted (a customer's message or an attachment). */
-export function isUntrustedSource(source: TextSource): boolean {
-  return UNTRUSTED_SOURCES.includes(source);
-}
-
-/** How a source reads for people ("customer message"). */
-export const TEXT_SOURCE_LABELS: Record<TextSource, string> = {
-  customer_message: "customer message",
-  attachment: "attachment",
-  staff: "staff",
-  system: "system",
-};
+export { TEXT_SOURCES, UNTRUSTED_SOURCES, isUntrustedSource, TEXT_SOURCE_LABELS, type TextSource } from "./text-sources";
 
 /** Most parts one revision may add, and longest text of one part (characters). */
 export const MAX_PARTS_PER_REVISION = 20;

@@ -10,8 +10,9 @@ import { cancelShipment } from "./cancel-shipment/tool";
 
 /**
  * Every built-in tool, in the order the "add step" menu lists them. A tool is a module in
- * lib/tools/<tool>/ (definition, effect, seed data in `tool.ts`; its reference write in
- * `reference-write.ts`) plus one line here; the compiler then names each registry that lacks it
+ * lib/tools/<tool>/ (what pages see of it in `meta.ts`, listed in lib/tools/builtin-meta.ts;
+ * definition, effect, seed data in `tool.ts`; its reference write in `reference-write.ts`) plus
+ * one line here; the compiler then names each registry that lacks it
  * (`Record<ToolName, …>`: the reference writes in lib/server/demo/reference-writes.ts).
  */
 const TOOLS = [

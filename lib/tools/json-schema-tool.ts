@@ -32,7 +32,8 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { RESCHEDULE_HORIZON_DAYS } from "../plan/policy";
 import { daysFromNow, utcDateOf } from "../time/dates";
-import type { BoundsContext, FieldSpec, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
+import { fieldsFromSchema, toolMetaFromSpec } from "./meta-catalog";
+import type { BoundsContext, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
 
 /** A JSON Schema node as imported (plain JSON). */
 export type JsonSchema = { [key: string]: unknown };
@@ -264,23 +265,7 @@ function checkPatterns(node: unknown, value: unknown, path: (string | number)[],
   }
 }
 
-/**
- * The form fields of an imported tool: one `schema` field per top-level property, in the
- * schema's order, labelled by the property's `title` (else its name), with its `description` as
- * help and its JSON Schema node for the form (lib/tools/types.ts FieldSpec).
- */
-export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.entries(props).map(([name, node]) => ({
-    name,
-    label: typeof node.title === "string" ? node.title : name,
-    kind: "schema" as const,
-    schema: node,
-    required: required.has(name),
-    ...(typeof node.description === "string" ? { help: node.description } : {}),
-  }));
-}
+export { fieldsFromSchema };
 
 /**
  * The ToolDefinition of an imported tool: its arguments parsed by the zod schema of its input
@@ -290,15 +275,9 @@ export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
  */
 export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
   return {
-    name: spec.name,
-    label: spec.label,
-    description: spec.description,
-    effect: spec.effect,
-    gate: spec.gate,
-    grantClass: "plain",
+    ...toolMetaFromSpec(spec),
     effectModel: UNKNOWN_EFFECT,
     argsSchema: zodFromInputSchema(spec.inputSchema),
-    fields: fieldsFromSchema(spec.inputSchema),
     target: () => null,
     amount: () => undefined,
     checkBounds: (args, ctx) => dateHorizonIssues(spec.inputSchema, args, ctx),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import { isIsoDate } from "../time/dates";
 import type { AccountSnapshot, InvoiceRecord, MoneyHold } from "../desk/snapshot";
 import { describeRecord, explainUnresolved, findRecord, KIND_LABEL, notFoundPhrase, own, type RecordKind } from "../desk/lookup";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Money } from "../money/money";
+import type { Money } from "../money/format-money";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { EffectModel } from "../effects/state";
 
@@ -110,15 +110,13 @@ export interface ToolIssue {
 }
 
 /**
- * One tool the agent may propose and operators may author: a built-in tool (a module in
- * lib/tools/<tool>/, listed in lib/tools/builtin-tools.ts) or an imported one
- * (lib/tools/json-schema-tool.ts, with the generic effect). Methods take arguments already
- * parsed by `argsSchema`.
- *
- * Methods are declared in method syntax on purpose: it lets every concrete tool be stored as
- * a plain `ToolDefinition` in the catalog.
+ * What the console's pages need of a tool to show its steps, and no more: names, effect, gate,
+ * grant class, form fields, and which argument holds the money it moves. Plain data with no
+ * argument schema, so a page that only shows steps loads no validation code (docs/design.md
+ * "Page weight"). A built-in tool's is `lib/tools/<tool>/meta.ts`; an imported tool's is built
+ * from its spec (lib/tools/meta-catalog.ts). Every {@link ToolDefinition} is one.
  */
-export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+export interface ToolMeta {
   /** Stable snake_case name, e.g. "issue_refund". */
   readonly name: string;
   /** Short label for people, e.g. "Issue refund". */
@@ -130,10 +128,28 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   readonly gate: GateDefault;
   /** How people are granted it (money ceilings or none). */
   readonly grantClass: GrantClass;
-  /** Strict zod schema of `args`, shared by the server pipeline and the UI form resolver. */
-  readonly argsSchema: S;
   /** Form/read-only rendering metadata, in display order. */
   readonly fields: readonly FieldSpec[];
+  /**
+   * The top-level argument holding the Money (minor units) this step moves — what the tool's
+   * `amount` returns — or null when it moves none. Read in the browser with `moneyOf`
+   * (lib/tools/tool-meta.ts); a test holds it to `amount` for every built-in tool.
+   */
+  readonly moneyArg: string | null;
+}
+
+/**
+ * One tool the agent may propose and operators may author: a built-in tool (a module in
+ * lib/tools/<tool>/, listed in lib/tools/builtin-tools.ts) or an imported one
+ * (lib/tools/json-schema-tool.ts, with the generic effect). Methods take arguments already
+ * parsed by `argsSchema`.
+ *
+ * Methods are declared in method syntax on purpose: it lets every concrete tool be stored as
+ * a plain `ToolDefinition` in the catalog.
+ */
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> extends ToolMeta {
+  /** Strict zod schema of `args`, shared by the server pipeline and the UI form resolver. */
+  readonly argsSchema: S;
   /** The record this step writes to, or `null` when its id does not resolve in `desk`. */
   target(args: z.output<S>, desk: AccountSnapshot): TargetRef | null;
   /** The money this step moves (checked against grant ceilings), or `undefined`. */

@@ -6,6 +6,7 @@
  */
 import { getTool, toolNames } from "./builtin-tools";
 import { toolFromSpec, type ImportedToolSpec } from "./json-schema-tool";
+import type { ToolMetaCatalog } from "./meta-catalog";
 import type { ToolDefinition } from "./types";
 
 /**
@@ -13,7 +14,7 @@ import type { ToolDefinition } from "./types";
  * holds (`null`: built-in tools only — no import had happened); a run records it
  * (`Run.catalogVersion`) and is validated against that version for its whole life.
  */
-export interface ToolCatalog {
+export interface ToolCatalog extends ToolMetaCatalog {
   readonly version: number | null;
   /** The tool called `name` (exact), or undefined. */
   get(name: string): ToolDefinition | undefined;

@@ -1,5 +1,5 @@
 import { own } from "../desk/lookup";
-import { formatMoney } from "../money/money";
+import { formatMoney } from "../money/format-money";
 import { moneyHeldOn } from "../tools/shared";
 import type { BoundsContext } from "../tools/types";
 import { parsedSteps, type ParsedStepView, type StepView, type ValidationIssue } from "./types";

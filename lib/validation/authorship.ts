@@ -1,5 +1,5 @@
 import { checkGrant } from "../people/grants";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import { stepChanged } from "../plan/digest";
 import type { Plan } from "../plan/schema";
 import type { EditorContext, StepView, ValidationIssue } from "./types";

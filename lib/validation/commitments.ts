@@ -1,4 +1,4 @@
-import { parseMinor, type Currency } from "../money/money";
+import { parseMinor, type Currency } from "../money/format-money";
 import { addDaysIso, isIsoDate, utcDateOf } from "../time/dates";
 import { normalizeForScan } from "../text/confusables";
 import { toDisplayOrder } from "../text/hidden-characters";

@@ -1,5 +1,6 @@
 import { evaluateGate } from "../gate-policy/evaluate";
-import { STEP_REASON_KEYS, type StepReasonKey, type StepReasons } from "../plan/schema";
+import type { StepReasons } from "../plan/schema";
+import { STEP_REASON_KEYS, type StepReasonKey } from "../plan/step-reason-keys";
 import type { ValidationPhase } from "./types";
 import { parsedSteps, type GateRulesContext, type StepView, type ValidationIssue } from "./types";
 

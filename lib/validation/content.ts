@@ -1,4 +1,4 @@
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import { findHiddenCharacters } from "../text/hidden-characters";
 import { findCommitments } from "./commitments";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";

@@ -1,6 +1,6 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
-import { formatMoney, type Money } from "../money/money";
+import { formatMoney, type Money } from "../money/format-money";
 import { scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
 import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
 import { normalizeWithMap } from "../text/scan-map";

@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, describeRecord, findRecord, type RecordKind, notFoundPhrase } from "../desk/lookup";
 import { canonicalJson } from "../plan/canonical-json";
 import type { Provenance } from "../plan/schema";
-import { currencySchema, formatMoney, type Currency, type Money } from "../money/money";
+import { CURRENCIES, formatMoney, type Currency, type Money } from "../money/format-money";
 import { parseMoneyInput } from "../money/money-input";
 import { formatLongDate, isIsoDate } from "../time/dates";
 import { evaluateFormula, roundRational, snapshotResolver } from "./formula";
@@ -79,7 +79,7 @@ export function verifyProvenance(p: Provenance, value: unknown, ctx: ProvenanceC
 }
 
 const isMoney = (v: unknown): v is Money =>
-  !!v && typeof v === "object" && Number.isSafeInteger((v as Money).minor) && currencySchema.safeParse((v as Money).currency).success;
+  !!v && typeof v === "object" && Number.isSafeInteger((v as Money).minor) && (CURRENCIES as readonly unknown[]).includes((v as Money).currency);
 
 function mismatch(reason: MismatchReason, message: string, extra: { claimed?: string; computed?: string } = {}): ProvenanceCheck {
   return { status: "mismatch", reason, message, ...extra };

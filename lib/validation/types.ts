@@ -1,4 +1,5 @@
-import { z } from "zod";
+import type { z } from "zod";
+import type { validationIssueSchema } from "./issue-schema";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../people/grants";
 import type { Plan, Step } from "../plan/schema";
@@ -23,24 +24,10 @@ export const VALIDATION_STAGES = [
 export type ValidationStage = (typeof VALIDATION_STAGES)[number];
 
 /**
- * One problem found in a plan. Errors block; warnings are shown on the card and in the diff,
- * and those with `needsAcknowledgement` must be acknowledged by the approver of that step.
- * `path` is a dotted path from the plan root, e.g. "steps.3.args.amount.minor" (use
- * {@link argPathOf} for the part inside `args`). Source: docs/design.md §1, docs/api.md.
+ * One problem found in a plan (the parsed `validationIssueSchema` of ./issue-schema.ts, which
+ * says what each field means). Errors block; warnings are shown on the card and in the diff, and
+ * those with `needsAcknowledgement` must be acknowledged by the approver of that step.
  */
-export const validationIssueSchema = z.object({
-  stage: z.enum(VALIDATION_STAGES),
-  /** Stable machine code, e.g. "amount_exceeds_balance"; see ISSUE_CODES in ./codes.ts. */
-  code: z.string(),
-  severity: z.enum(["error", "warning"]),
-  stepId: z.string().optional(),
-  path: z.string().optional(),
-  /** Written for people; names records and amounts. */
-  message: z.string(),
-  needsAcknowledgement: z.boolean().optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-/** A parsed {@link validationIssueSchema}. */
 export type ValidationIssue = z.output<typeof validationIssueSchema>;
 
 /** Gate decision per step id. Source: docs/design.md §1.8, docs/api.md (`gate`). */

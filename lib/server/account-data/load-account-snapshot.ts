@@ -1,7 +1,7 @@
 import { subDays } from "date-fns";
 import type { AccountSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
 import type { RecordKind } from "../../desk/lookup";
-import type { Currency } from "../../money/money";
+import type { Currency } from "../../money/format-money";
 import { lookalikeGuesses } from "../../text/confusables";
 import { getTool } from "../../tools/builtin-tools";
 import type { FieldKind } from "../../tools/types";
@@ -9,6 +9,7 @@ import { utcDateOf } from "../../time/dates";
 import { prisma } from "../db/db";
 import { formulaInputs } from "../../validation/formula";
 import { getReadTool } from "../../reads/catalog";
+import { readArgsSchema } from "../../reads/args-schemas";
 import { MAX_PLAN_READS } from "../../reads/schema";
 import type { DbOrTx } from "../db/transaction";
 
@@ -202,7 +203,7 @@ function readRecordIds(reads: readonly unknown[]): [RecordKind, string][] {
     const { tool: name, args } = (r ?? {}) as { tool?: unknown; args?: unknown };
     const tool = typeof name === "string" ? getReadTool(name) : undefined;
     if (!tool || typeof args !== "object" || args === null) continue;
-    const parsed = tool.argsSchema.safeParse(args);
+    const parsed = readArgsSchema(tool.name)!.safeParse(args);
     if (parsed.success) out.push([tool.kind, tool.recordId(parsed.data as Record<string, unknown>)]);
   }
   return out;

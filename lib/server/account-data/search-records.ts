@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
-import { formatMoney, type Currency } from "../../money/money";
+import { formatMoney, type Currency } from "../../money/format-money";
 import { prisma } from "../db/db";
 import type { Viewer } from "../auth/session";
 

@@ -17,7 +17,7 @@ import {
 import { DEFAULT_DESK, updateAgentSchema, type UpdateAgentInput } from "../../desk/desks";
 import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
-import type { Currency } from "../../money/money";
+import type { Currency } from "../../money/format-money";
 import { getTool } from "../../tools/builtin-tools";
 import { currentCatalog } from "../tools/imported-tools";
 import { generateApiKey, hashApiKey, keyPrefix } from "../auth/api-keys";

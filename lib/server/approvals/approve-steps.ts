@@ -5,7 +5,7 @@ import type { ApproveBody } from "../../api/bodies";
 import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import { checkGrant } from "../../people/grants";
-import { formatMoney, type Money } from "../../money/money";
+import { formatMoney, type Money } from "../../money/format-money";
 import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";

@@ -3,7 +3,7 @@ import { DEFAULT_DESK } from "../../desk/desks";
 import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../people/grants";
-import type { Currency } from "../../money/money";
+import type { Currency } from "../../money/format-money";
 import { auth } from "./auth";
 import { serverConfig } from "../config/config";
 import { hashApiKey, keyPrefix } from "./api-keys";

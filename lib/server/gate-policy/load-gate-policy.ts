@@ -1,7 +1,7 @@
 import type { GatePolicyRule } from "../../generated/prisma/client";
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
 import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
-import type { Currency } from "../../money/money";
+import type { Currency } from "../../money/format-money";
 import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../db/transaction";

@@ -2,7 +2,7 @@ import type { DryRunResult } from "../../api/gate-policy-endpoints";
 import { DomainError } from "../../errors/domain-error";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { gatePolicyDryRunSchema, type GatePolicy } from "../../gate-policy/rules";
-import type { Money } from "../../money/money";
+import type { Money } from "../../money/format-money";
 import { describeGateAnswer } from "../../validation/gate-answer";
 import { prisma } from "../db/db";
 import { checkPlan, loadReplayContext } from "./plan-context";

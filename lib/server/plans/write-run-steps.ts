@@ -2,7 +2,7 @@ import { nanoid } from "nanoid";
 import type { Step } from "../../plan/schema";
 import { getTool } from "../../tools/builtin-tools";
 import { atStakeSortKey, OTHER_ACCOUNT_CODES } from "../../queue/risk";
-import type { Currency } from "../../money/money";
+import type { Currency } from "../../money/format-money";
 import type { Tx } from "../db/transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { insertRows } from "../db/insert-rows";

@@ -2,7 +2,7 @@ import type { QueuePage, QueueRow } from "../../api/schemas";
 import type { Prisma } from "../../generated/prisma/client";
 import { effectiveStatus, EXPIRING_STATES, hasDeadline, type RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
-import type { Money } from "../../money/money";
+import type { Money } from "../../money/format-money";
 import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type DemoRun, defineBuiltinTool } from "../builtin-tool";
+import { addTicketNoteMeta } from "./meta";
 import { checkTicketExists, recordId, requiredText, targetIfExists } from "../shared";
 
 /**
@@ -8,25 +9,16 @@ import { checkTicketExists, recordId, requiredText, targetIfExists } from "../sh
  * Bounds: the ticket exists (`unknown_id`). Source: docs/design.md "The demo domain".
  */
 export const addTicketNote = defineBuiltinTool({
-  name: "add_ticket_note",
-  label: "Add ticket note",
-  description: "Adds an internal note to a ticket. Customers never see it.",
-  effect: "internal",
-  gate: "auto",
+  ...addTicketNoteMeta,
   argsSchema: z
     .object({
       ticketId: recordId("Ticket"),
       note: requiredText("Note", 4000),
     })
     .strict(),
-  fields: [
-    { name: "ticketId", label: "Ticket", kind: "ticket_id" },
-    { name: "note", label: "Note", kind: "textarea", help: "Internal only; the customer does not see it." },
-  ],
   target: (args, desk) => targetIfExists(desk, "ticket", args.ticketId),
   amount: () => undefined,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
-  grantClass: "plain",
   issueCodes: {},
   effectModel: {
     kind: "known",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, usd, dollars, MODEL } from "../builtin-tool";
+import { applyCreditMeta } from "./meta";
 import { ownIn, cannotApply } from "../../effects/state";
 import { moneySchema } from "../../money/money";
 import { checkPositive, recordId, requiredText, targetIfExists, unknownIdIssue } from "../shared";
@@ -12,11 +13,7 @@ import { findRecord } from "../../desk/lookup";
  * Bounds (docs/design.md §1.4): the account exists (`unknown_id`), amount > 0 (`amount_not_positive`).
  */
 export const applyCredit = defineBuiltinTool({
-  name: "apply_credit",
-  label: "Apply account credit",
-  description: "Adds a credit to a customer account, usable against future invoices. It cannot be undone.",
-  effect: "irreversible",
-  gate: "approval",
+  ...applyCreditMeta,
   argsSchema: z
     .object({
       accountId: recordId("Account"),
@@ -24,18 +21,12 @@ export const applyCredit = defineBuiltinTool({
       memo: requiredText("Memo", 1000),
     })
     .strict(),
-  fields: [
-    { name: "accountId", label: "Account", kind: "account_id" },
-    { name: "amount", label: "Amount", kind: "money" },
-    { name: "memo", label: "Memo", kind: "text" },
-  ],
   target: (args, desk) => targetIfExists(desk, "account", args.accountId),
   amount: (args) => args.amount,
   checkBounds: (args, ctx) => [
     ...(findRecord(ctx.desk, "account", args.accountId) ? [] : [unknownIdIssue(ctx.desk, "account", "accountId", args.accountId)]),
     ...checkPositive(args.amount, "Credit"),
   ],
-  grantClass: "money",
   issueCodes: {},
   effectModel: {
     kind: "known",

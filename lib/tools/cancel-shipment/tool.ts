@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, MODEL } from "../builtin-tool";
+import { cancelShipmentMeta } from "./meta";
 import { cannotApply, ownIn } from "../../effects/state";
 import { findRecord } from "../../desk/lookup";
 import type { ShipmentStatus } from "../../desk/snapshot";
@@ -34,12 +35,7 @@ function refusal(id: string, status: ShipmentStatus): { code: string; message: s
  *   `shipment_cancelled`.
  */
 export const cancelShipment = defineBuiltinTool({
-  name: "cancel_shipment",
-  label: "Cancel shipment",
-  description: "Cancels a shipment that has not been dispatched yet. The customer's delivery is called off; it cannot be undone.",
-  effect: "irreversible",
-  gate: "approval",
-  grantClass: "plain",
+  ...cancelShipmentMeta,
   issueCodes: {
     shipment_dispatched: { severity: "error", meaning: "The shipment has been dispatched (in transit or held on the way); only one not yet dispatched can be cancelled." },
     shipment_other_account: { severity: "error", meaning: "The shipment belongs to another account than the ticket's." },
@@ -50,10 +46,6 @@ export const cancelShipment = defineBuiltinTool({
       reason: requiredText("Reason", 1000),
     })
     .strict(),
-  fields: [
-    { name: "shipmentId", label: "Shipment", kind: "shipment_id", help: "Only a shipment not yet dispatched can be cancelled." },
-    { name: "reason", label: "Reason", kind: "text" },
-  ],
   target: (args, desk) => targetIfExists(desk, "shipment", args.shipmentId),
   amount: () => undefined,
   checkBounds: (args, ctx) => {

@@ -1,17 +1,9 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, MODEL } from "../builtin-tool";
+import { ESCALATION_TEAMS, escalateTicketMeta } from "./meta";
 import { ownIn } from "../../effects/state";
 import { checkTicketExists, recordId, requiredText, targetIfExists } from "../shared";
-
-/** Teams a ticket can be escalated to, with labels for the form. */
-export const ESCALATION_TEAMS = [
-  { value: "billing", label: "Billing" },
-  { value: "claims", label: "Claims" },
-  { value: "customs", label: "Customs" },
-  { value: "operations", label: "Operations" },
-  { value: "management", label: "Management" },
-] as const;
 
 /** Schema of an escalation team value. */
 export const teamSchema = z.enum(
@@ -25,11 +17,7 @@ export const teamSchema = z.enum(
  * Bounds: the ticket exists (`unknown_id`). Source: docs/design.md "The demo domain".
  */
 export const escalateTicket = defineBuiltinTool({
-  name: "escalate_ticket",
-  label: "Escalate ticket",
-  description: "Assigns the ticket to a specialist team with a note explaining why.",
-  effect: "internal",
-  gate: "auto",
+  ...escalateTicketMeta,
   argsSchema: z
     .object({
       ticketId: recordId("Ticket"),
@@ -37,15 +25,9 @@ export const escalateTicket = defineBuiltinTool({
       note: requiredText("Note", 4000),
     })
     .strict(),
-  fields: [
-    { name: "ticketId", label: "Ticket", kind: "ticket_id" },
-    { name: "team", label: "Team", kind: "team", options: ESCALATION_TEAMS },
-    { name: "note", label: "Note", kind: "textarea" },
-  ],
   target: (args, desk) => targetIfExists(desk, "ticket", args.ticketId),
   amount: () => undefined,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
-  grantClass: "plain",
   issueCodes: {},
   effectModel: {
     kind: "known",

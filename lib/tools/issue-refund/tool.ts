@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, usd, dollars, MODEL } from "../builtin-tool";
+import { issueRefundMeta } from "./meta";
 import { cannotApply, lowerBalance } from "../../effects/state";
 import { moneySchema } from "../../money/money";
 import { checkInvoiceMoney, recordId, requiredText, targetIfExists } from "../shared";
@@ -12,11 +13,7 @@ import { checkInvoiceMoney, recordId, requiredText, targetIfExists } from "../sh
  * invoice open (not paid/void), same currency, amount ≤ open balance.
  */
 export const issueRefund = defineBuiltinTool({
-  name: "issue_refund",
-  label: "Issue refund",
-  description: "Refunds money against an open invoice. Money leaves the company; it cannot be undone.",
-  effect: "irreversible",
-  gate: "approval",
+  ...issueRefundMeta,
   argsSchema: z
     .object({
       invoiceId: recordId("Invoice"),
@@ -24,15 +21,9 @@ export const issueRefund = defineBuiltinTool({
       reason: requiredText("Reason", 1000),
     })
     .strict(),
-  fields: [
-    { name: "invoiceId", label: "Invoice", kind: "invoice_id" },
-    { name: "amount", label: "Amount", kind: "money" },
-    { name: "reason", label: "Reason", kind: "text" },
-  ],
   target: (args, desk) => targetIfExists(desk, "invoice", args.invoiceId),
   amount: (args) => args.amount,
   checkBounds: (args, ctx) => checkInvoiceMoney(args, ctx, "Refund").issues,
-  grantClass: "money",
   issueCodes: {},
   effectModel: {
     kind: "known",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type DemoSeedContext, type ScalePlanContext, defineBuiltinTool, usd, isoUtc, MODEL } from "../builtin-tool";
+import { rescheduleDeliveryMeta } from "./meta";
 import { ownIn, cannotApply } from "../../effects/state";
 import { addDays } from "date-fns";
 import { utcDateOf } from "../../time/dates";
@@ -27,11 +28,7 @@ import { dateWindowSchema, recordId, requiredText, targetIfExists, unknownIdIssu
  *   Days strictly inside the window may be holidays: the carrier delivers on a working day of it.
  */
 export const rescheduleDelivery = defineBuiltinTool({
-  name: "reschedule_delivery",
-  label: "Reschedule delivery",
-  description: "Moves the delivery window of a shipment. The carrier is told; it can be moved again.",
-  effect: "reversible",
-  gate: "approval",
+  ...rescheduleDeliveryMeta,
   argsSchema: z
     .object({
       shipmentId: recordId("Shipment"),
@@ -39,11 +36,6 @@ export const rescheduleDelivery = defineBuiltinTool({
       reason: requiredText("Reason", 1000),
     })
     .strict(),
-  fields: [
-    { name: "shipmentId", label: "Shipment", kind: "shipment_id" },
-    { name: "window", label: "Delivery window", kind: "date_window", help: "First and last day, inclusive (UTC dates)." },
-    { name: "reason", label: "Reason", kind: "text" },
-  ],
   target: (args, desk) => targetIfExists(desk, "shipment", args.shipmentId),
   amount: () => undefined,
   deliveryWindow: (args) => args.window,
@@ -116,7 +108,6 @@ export const rescheduleDelivery = defineBuiltinTool({
     }
     return issues;
   },
-  grantClass: "plain",
   issueCodes: {
     window_inverted: { severity: "error", meaning: "The delivery window ends before it starts." },
     window_not_future: { severity: "error", meaning: "The window starts today (UTC) or earlier." },

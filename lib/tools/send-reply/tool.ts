@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type DemoRun, defineBuiltinTool } from "../builtin-tool";
+import { sendReplyMeta } from "./meta";
 import { checkTicketExists, recordId, requiredText, targetIfExists } from "../shared";
 
 /**
@@ -9,26 +10,17 @@ import { checkTicketExists, recordId, requiredText, targetIfExists } from "../sh
  * Source: docs/design.md "The demo domain", §1.6.
  */
 export const sendReply = defineBuiltinTool({
-  name: "send_reply",
-  label: "Send reply",
-  description: "Sends a reply to the customer on the ticket. The customer sees it at once.",
-  effect: "customer_visible",
-  gate: "approval",
+  ...sendReplyMeta,
   argsSchema: z
     .object({
       ticketId: recordId("Ticket"),
       body: requiredText("Reply", 10000),
     })
     .strict(),
-  fields: [
-    { name: "ticketId", label: "Ticket", kind: "ticket_id" },
-    { name: "body", label: "Reply", kind: "textarea", help: "Sent to the customer as written." },
-  ],
   target: (args, desk) => targetIfExists(desk, "ticket", args.ticketId),
   amount: () => undefined,
   customerText: (args) => args.body,
   checkBounds: (args, ctx) => checkTicketExists(ctx, args.ticketId),
-  grantClass: "plain",
   issueCodes: {},
   effectModel: {
     kind: "known",

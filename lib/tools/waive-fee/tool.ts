@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { StepInput } from "../../plan/schema";
 import { type DemoRun, type ScalePlanContext, defineBuiltinTool, usd, dollars, MODEL } from "../builtin-tool";
+import { waiveFeeMeta } from "./meta";
 import { cannotApply, lowerBalance } from "../../effects/state";
 import { formatMoney, moneySchema } from "../../money/money";
 import { nearest } from "../../text/confusables";
@@ -15,11 +16,7 @@ import { checkInvoiceMoney, recordId, targetIfExists } from "../shared";
  * exact match, with a nearest-code hint) and amount ≤ that fee (`amount_exceeds_fee`).
  */
 export const waiveFee = defineBuiltinTool({
-  name: "waive_fee",
-  label: "Waive fee",
-  description: "Waives all or part of a fee on an open invoice. It cannot be undone.",
-  effect: "irreversible",
-  gate: "approval",
+  ...waiveFeeMeta,
   argsSchema: z
     .object({
       invoiceId: recordId("Invoice"),
@@ -30,11 +27,6 @@ export const waiveFee = defineBuiltinTool({
       amount: moneySchema,
     })
     .strict(),
-  fields: [
-    { name: "invoiceId", label: "Invoice", kind: "invoice_id" },
-    { name: "feeCode", label: "Fee", kind: "fee_code" },
-    { name: "amount", label: "Amount", kind: "money" },
-  ],
   target: (args, desk) => targetIfExists(desk, "invoice", args.invoiceId),
   amount: (args) => args.amount,
   outcomeEffect: (args) => ({ kind: "fee_waived", invoiceId: args.invoiceId, feeCode: args.feeCode, amount: args.amount }),
@@ -67,7 +59,6 @@ export const waiveFee = defineBuiltinTool({
     }
     return issues;
   },
-  grantClass: "money",
   issueCodes: {
     unknown_fee_code: { severity: "error", meaning: "The invoice has no fee with that code." },
     amount_exceeds_fee: { severity: "error", meaning: "A waiver larger than the fee." },

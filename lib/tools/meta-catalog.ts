@@ -1,0 +1,59 @@
+import { builtinToolMetaNames, getToolMeta } from "./builtin-meta";
+import type { ImportedToolSpec, JsonSchema } from "./json-schema-tool";
+import type { FieldSpec, ToolMeta } from "./types";
+
+/*
+ * The catalog as the console's pages see it: the page-facing data ({@link ToolMeta}) of the
+ * built-in tools plus the imported tools of one catalog version, with no argument schema, no
+ * zod and no RE2 (docs/design.md "Page weight"). The full catalog (lib/tools/versioned-catalog.ts,
+ * with schemas) is one too, so a page may be handed either; only the plan editor loads that one.
+ */
+
+/**
+ * A set of tools to show steps of: `version` is the catalog version of the imported tools it
+ * holds (null: built-in only); `get` the tool called `name` (exact) or undefined; `names` every
+ * tool name, built-in first in menu order, then imported by name.
+ */
+export interface ToolMetaCatalog {
+  readonly version: number | null;
+  get(name: string): ToolMeta | undefined;
+  names(): readonly string[];
+}
+
+/** The built-in tools only. */
+export const builtinMetaCatalog: ToolMetaCatalog = { version: null, get: getToolMeta, names: () => builtinToolMetaNames };
+
+/**
+ * The form fields of an imported tool: one `schema` field per top-level property, in the
+ * schema's order, labelled by the property's `title` (else its name), with its `description` as
+ * help and its JSON Schema node for the form (lib/tools/types.ts FieldSpec).
+ */
+export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  return Object.entries(props).map(([name, node]) => ({
+    name,
+    label: typeof node.title === "string" ? node.title : name,
+    kind: "schema" as const,
+    schema: node,
+    required: required.has(name),
+    ...(typeof node.description === "string" ? { help: node.description } : {}),
+  }));
+}
+
+/** An imported tool's page-facing data, from its stored spec: plain grant class, moves no money. */
+export function toolMetaFromSpec(spec: ImportedToolSpec): ToolMeta {
+  return { name: spec.name, label: spec.label, description: spec.description, effect: spec.effect, gate: spec.gate, grantClass: "plain", fields: fieldsFromSchema(spec.inputSchema), moneyArg: null };
+}
+
+/**
+ * Built-in tools plus `imported` (the catalog at `version`, as the server sends it: only specs
+ * its full catalog could convert). A built-in name always resolves to the built-in tool, as in
+ * `catalogWith` of lib/tools/versioned-catalog.ts.
+ */
+export function metaCatalogWith(imported: readonly ImportedToolSpec[], version: number | null): ToolMetaCatalog {
+  const defs = new Map<string, ToolMeta>();
+  for (const spec of [...imported].sort((a, b) => a.name.localeCompare(b.name))) if (!getToolMeta(spec.name)) defs.set(spec.name, toolMetaFromSpec(spec));
+  const names = [...builtinToolMetaNames, ...defs.keys()];
+  return { version, get: (name) => getToolMeta(name) ?? defs.get(name), names: () => names };
+}
