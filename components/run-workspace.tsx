@@ -194,6 +194,8 @@ export function RunWorkspace({
               title={editBlock ?? undefined}
               aria-describedby={editBlock ? "edit-block" : undefined}
               onClick={() => startEdit()}
+              onPointerEnter={() => void loadPlanForm()}
+              onFocus={() => void loadPlanForm()}
               aria-keyshortcuts="e"
               className="ml-auto rounded-md border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-800 hover:bg-blue-50 disabled:cursor-not-allowed disabled:border-slate-300 disabled:text-slate-500"
             >
