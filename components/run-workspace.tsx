@@ -23,7 +23,6 @@ import { NextActionsPanel } from "./next-actions";
 import { StepArgList } from "./arg-value";
 import { PlanSteps } from "./plan-steps";
 import { ReadSteps } from "./read-steps";
-import { ReviewChanges } from "./review-changes";
 import { PresenceBar, useLiveConnected } from "./live/presence-bar";
 import { RiskCallout } from "./risk-callout";
 import { DecisionBarSlot } from "./decision-bar";
@@ -35,8 +34,14 @@ import { accountName } from "@/lib/desk/lookup";
  * editing, not with the page (docs/design.md "Page weight"); hovering or focusing "Edit plan"
  * fetches it ahead.
  */
-const loadPlanForm = () => import("./plan-form").then((m) => m.RunPlanForm);
+const loadPlanForm = () => {
+  void loadReviewChanges(); // what a saved edit shows next
+  return import("./plan-form").then((m) => m.RunPlanForm);
+};
 const PlanForm = dynamic(loadPlanForm, { loading: () => <p className="text-sm text-slate-600">Loading the editor…</p> });
+/** The review of a saved edit (the semantic diff with its word diff), loaded with the editor. */
+const loadReviewChanges = () => import("./review-changes").then((m) => m.ReviewChanges);
+const ReviewChanges = dynamic(loadReviewChanges, { loading: () => <p className="text-sm text-slate-600">Loading the changes…</p> });
 
 /** Recording what happened to a step whose outcome is unknown (a form of its own), loaded only for a run that has such a step. */
 const ReconcilePanel = dynamic(() => import("./reconcile-panel").then((m) => m.ReconcilePanel));
