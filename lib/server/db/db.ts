@@ -33,11 +33,10 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeout
   const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: url });
   if (provider === "postgresql") {
     const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
-    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
-    // Queued before anything else the connection is given (pg runs a client's queries in order).
-    pool.on("connect", (client) => {
-      client.query(PG_SESSION_DEFAULTS).catch((e: Error) => console.error(`PostgreSQL: could not set the session's isolation default: ${e.message}`));
-    });
+    // pg-pool awaits `onConnect` before it hands a new connection out; when it fails, the
+    // connection is closed and the checkout fails (nothing runs at another isolation).
+    const onConnect = async (client: pg.ClientBase) => void (await client.query(PG_SESSION_DEFAULTS));
+    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, onConnect });
     const adapter = new PrismaPg(pool, {
       onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`),
       statementNameGenerator: pgStatementName,
