@@ -67,6 +67,21 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 }
 
 /**
+ * `lockRun`, and the run's plan version, status and deadline as they stand under its lock; null
+ * when there is no run `runId`. On PostgreSQL ONE statement (the no-op UPDATE, RETURNING them);
+ * on SQLite (one writer at a time already) the lock, then a read.
+ */
+export async function lockRunReading(tx: Tx, runId: string): Promise<{ planVersion: number; status: string; expiresAt: Date } | null> {
+  if (!SQLITE) {
+    const rows = await tx.$queryRaw<{ planVersion: number; status: string; expiresAt: Date }[]>`
+      UPDATE "run" SET "status" = "status" WHERE "id" = ${runId} RETURNING "planVersion", "status", "expiresAt"`;
+    return rows[0] ?? null;
+  }
+  await lockRun(tx, runId);
+  return tx.run.findUnique({ where: { id: runId }, select: { planVersion: true, status: true, expiresAt: true } });
+}
+
+/**
  * The task's lock, first in the lock order (docs/design.md "Transactions and locks"): a no-op
  * UPDATE of the task row of run `runId` (a run's task never changes), in one statement. For a
  * transaction that locks the run and also decides on what arrives per task — an outcome record
