@@ -22,7 +22,7 @@ import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } 
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
-import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
 
 /** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
 type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };
@@ -133,10 +133,10 @@ export async function claimStep(
       // The full set (four eyes): every active approval of the step with this digest is
       // claimed in one statement, and the claim goes ahead only when that is as many as it needs.
       const need = Math.max(1, ...(snap.approvals ?? []).map((a) => a.approvalsRequired));
-      const claimedApprovals = await moveApprovals(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
-      if (claimedApprovals < need) throw new LostRace("approvals no longer complete");
-      const primary = await tx.approval.count({ where: { id: approval.id, state: "claimed" } });
-      if (primary !== 1) throw new LostRace("approval no longer active");
+      // The ids it claimed tell whether the approval the claim records (the primary) is one of them.
+      const claimedApprovals = await moveApprovalsReturningIds(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
+      if (claimedApprovals.length < need) throw new LostRace("approvals no longer complete");
+      if (!claimedApprovals.includes(approval.id)) throw new LostRace("approval no longer active");
       await holdMoneyAtClaim(tx, step, approval, runId, now);
       const claim: ClaimView = {
         token: nanoid(32),
