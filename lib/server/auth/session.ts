@@ -10,7 +10,10 @@ import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { boundedOrigin, countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
+import { resolveDatabaseUrl } from "../db/database-url";
 import { markDenialHandled, setRequestActor } from "../http/request-context";
+
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /** A signed-in person as route handlers and pages see them, with their grants loaded once. */
 export interface Viewer {
@@ -330,7 +333,7 @@ async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: stri
   const row = rows[0];
   if (!row) return null;
   // A JSON column comes back parsed on PostgreSQL and as its text on SQLite.
-  const tools: unknown = typeof row.allowedTools === "string" ? JSON.parse(row.allowedTools) : row.allowedTools;
+  const tools: unknown = SQLITE && typeof row.allowedTools === "string" ? JSON.parse(row.allowedTools) : row.allowedTools;
   return {
     id: row.id,
     agentId: row.agentId,
