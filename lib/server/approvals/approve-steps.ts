@@ -18,7 +18,7 @@ import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
 import { expireIfDue, lockRunReading, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../plans/load-run";
-import { toRunView } from "../plans/run-view";
+import { toRunView, type RunWithRelations } from "../plans/run-view";
 import { storedReads, storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/session";
 import { inTransaction, ok } from "../db/transaction";
@@ -209,7 +209,11 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       });
     }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
-    const after = await loadRun(runId, {}, tx);
+    // Plan versions are never changed or deleted once written, and the run is still at the version
+    // read before this transaction (checked under its lock above; versions only grow), so that
+    // reading's versions stand: only the run row, its approvals and executions are read again.
+    const fresh = await tx.run.findUniqueOrThrow({ where: { id: runId }, include: { approvals: true, executions: true } });
+    const after: RunWithRelations = { ...fresh, planVersions: run.planVersions };
     const listed = body.stepIds === "all" ? [] : [...new Set(body.stepIds)];
     const result: ApproveResult = {
       approvals: after.approvals.filter((a) => a.planVersion === plan.version && a.state === "active").sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(toApprovalView),
