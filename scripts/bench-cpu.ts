@@ -208,7 +208,6 @@ async function main() {
     }
   } finally {
     stopAppInstance(instance);
-    if (process.env.PLANDESK_SQL_TRACE) fs.writeFileSync("/tmp/sqltrace.txt", instance.output()); // TEMP
     if (profileDir) {
       fs.writeFileSync(path.join(profileDir, "phases.json"), JSON.stringify(windows));
       // the profile is written as the server exits

@@ -16,9 +16,9 @@ import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { checkPlan, loadPlanContext } from "../plan-check/plan-context";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
-import { expireIfDue, lockRun, settleReview } from "../lifecycle/run-lifecycle";
+import { expireIfDue, lockRunReading, settleReview } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../plans/load-run";
-import { toRunView } from "../plans/run-view";
+import { toRunView, type RunWithRelations } from "../plans/run-view";
 import { storedReads, storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/session";
 import { inTransaction, ok } from "../db/transaction";
@@ -123,15 +123,16 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   // theirs into the same slot, or the run settled as approved from a reading that missed the
   // other's approval. Provoked by lib/server/db/row-lock-anomalies.test.ts on both databases.
   return inTransaction(async (tx) => {
-    await lockRun(tx, runId);
+    // The lock also reads the run's version, status and deadline (one statement on PostgreSQL).
+    const current = await lockRunReading(tx, runId);
+    if (!current) throw new Error(`run ${runId} is gone`); // runs are never deleted
     const again = await findSavedAnswer<ApproveResult>(tx, scope, body.idempotencyKey, requestHash);
     if (again) return ok(again.body);
-    const current = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { planVersion: true, status: true, expiresAt: true } });
     if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
       throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
     }
     // Re-read inside the run's lock: another approver may have completed a step or taken its slot meanwhile.
-    const rows = await tx.approval.findMany({
+    const rows = targets.length === 0 ? [] : await tx.approval.findMany({
       where: { runId, planVersion: plan.version, stepId: { in: targets.map((s) => s.id) } },
       select: { stepId: true, approverId: true, approverSlot: true, approvalsRequired: true, state: true },
     });
@@ -208,7 +209,11 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       });
     }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
-    const after = await loadRun(runId, {}, tx);
+    // Plan versions are never changed or deleted once written, and the run is still at the version
+    // read before this transaction (checked under its lock above; versions only grow), so that
+    // reading's versions stand: only the run row, its approvals and executions are read again.
+    const fresh = await tx.run.findUniqueOrThrow({ where: { id: runId }, include: { approvals: true, executions: true } });
+    const after: RunWithRelations = { ...fresh, planVersions: run.planVersions };
     const listed = body.stepIds === "all" ? [] : [...new Set(body.stepIds)];
     const result: ApproveResult = {
       approvals: after.approvals.filter((a) => a.planVersion === plan.version && a.state === "active").sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map(toApprovalView),

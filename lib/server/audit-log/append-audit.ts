@@ -2,7 +2,7 @@ import { nanoid } from "nanoid";
 import type { AuditData, AuditType } from "../../audit/events";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
-import { notifyChange } from "../feed/live-feed";
+import { changeNotice } from "../feed/live-feed";
 import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "../http/request-context";
 import { enqueueWebhook } from "../webhooks/webhook-outbox";
 
@@ -45,6 +45,8 @@ export function recordable(text: string): string {
  * inserts: no code path updates or deletes an event. `data` is any JSON detail.
  * A `denied` event written while an API request is handled also records that request's
  * endpoint (`data.endpoint`) and tells `handle()` the refusal is on the record.
+ * On PostgreSQL an event the live feed carries is inserted together with its notification
+ * (lib/server/feed/live-feed.ts `changeNotice`), in one statement.
  */
 export async function appendAudit(
   tx: Tx,
@@ -57,17 +59,19 @@ export async function appendAudit(
     markDenialHandled();
   }
   if (REFUSAL_TYPES.has(event.type)) markRefusalRecorded();
-  await tx.auditEvent.create({
-    data: {
-      id: nanoid(),
-      runId: event.runId ?? null,
-      type: event.type,
-      actorKind: event.actor.kind,
-      actorId: event.actor.id ?? null,
-      data: data as Prisma.InputJsonValue,
-    },
-  });
-  // the live feed (delivered at commit) and the webhook outbox (same transaction)
-  await notifyChange(tx, { type: event.type, runId: event.runId });
+  const row = { id: nanoid(), runId: event.runId ?? null, type: event.type, actorKind: event.actor.kind, actorId: event.actor.id ?? null };
+  // the live feed's notification (PostgreSQL, delivered at commit, nothing on rollback)
+  const notice = changeNotice({ type: event.type, runId: event.runId });
+  if (notice) {
+    // One statement for the event and its notification: the WITH's pg_notify runs once, for the one row inserted.
+    await tx.$executeRaw`
+      WITH "n" AS (SELECT pg_notify(${notice.channel}, ${notice.payload}))
+      INSERT INTO "audit_event" ("id", "runId", "type", "actorKind", "actorId", "data", "createdAt")
+      SELECT CAST(${row.id} AS text), CAST(${row.runId} AS text), CAST(${row.type} AS text), CAST(${row.actorKind} AS text), CAST(${row.actorId} AS text),
+        CAST(${JSON.stringify(data)} AS json), CAST(${new Date()} AS timestamp(3)) FROM "n"`;
+  } else {
+    await tx.auditEvent.create({ data: { ...row, data: data as Prisma.InputJsonValue } });
+  }
+  // the webhook outbox (same transaction)
   await enqueueWebhook(tx, { type: event.type, runId: event.runId, data });
 }

@@ -33,6 +33,8 @@ export const auth = betterAuth({
     additionalFields: {
       role: { type: "string", input: false, defaultValue: "operator" },
       disabled: { type: "boolean", input: false, defaultValue: false },
+      // read with the session, so a request's viewer needs no second read of the user (session.ts)
+      desk: { type: "string", input: false, required: false },
     },
   },
   advanced: {

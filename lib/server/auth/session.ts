@@ -10,7 +10,10 @@ import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { boundedOrigin, countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
+import { resolveDatabaseUrl } from "../db/database-url";
 import { markDenialHandled, setRequestActor } from "../http/request-context";
+
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /** A signed-in person as route handlers and pages see them, with their grants loaded once. */
 export interface Viewer {
@@ -57,7 +60,31 @@ export async function getViewer(headers?: Headers): Promise<Viewer | null> {
   const h = headers ?? (await nextHeaders());
   const session = await auth.api.getSession({ headers: h });
   if (!session) return null;
-  return loadViewer(session.user.id);
+  return viewerOfSessionUser(session.user);
+}
+
+/** The fields of a session's user (as better-auth read it with the session, lib/server/auth/auth.ts) a `Viewer` is built from. */
+type SessionUser = { id: string; name: string; email: string; role?: string | null; desk?: string | null; disabled?: boolean | null };
+
+/**
+ * The viewer of a session whose user better-auth has just read from the database (with the
+ * session, no cookie cache): null when that user is disabled; else the person with their grants,
+ * read now (one statement). So a disabled user or a revoked grant takes effect on the next request,
+ * without a second read of the user row.
+ */
+async function viewerOfSessionUser(user: SessionUser): Promise<Viewer | null> {
+  if (user.disabled === true) return null;
+  // A user row read without these columns (not expected): read the person in full instead.
+  if (user.disabled !== false || typeof user.desk !== "string") return loadViewer(user.id);
+  const grants = await prisma.grant.findMany({ where: { userId: user.id } });
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: (["operator", "supervisor", "admin"].includes(user.role ?? "") ? user.role : "operator") as Viewer["role"],
+    desk: user.desk,
+    grants: grantsOf(grants),
+  };
 }
 
 /**
@@ -212,7 +239,7 @@ export async function requireViewer(req: Request, opts: { mutating?: boolean } =
   if (!session) {
     throw await recordDenial(req, null, new DomainError("unauthorized", "Sign in to continue."), { action, missing: { kind: "session" } });
   }
-  const viewer = await loadViewer(session.user.id);
+  const viewer = await viewerOfSessionUser(session.user);
   if (!viewer) {
     throw await recordDenial(
       req,
@@ -280,8 +307,8 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
       { action, missing: { kind: "agent_key" }, extra: cookie ? { credential: "session_cookie" } : header ? { credential: "malformed_authorization" } : {} },
     );
   }
-  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(m[1]) }, include: { agent: true } });
-  if (!key || key.revokedAt) {
+  const key = await agentKeyByHash(hashApiKey(m[1]));
+  if (!key || key.revoked) {
     throw await recordDenial(
       req,
       key ? { kind: "agent", id: key.agentId } : await ownerOfKey(req),
@@ -289,13 +316,31 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
       { action, missing: { kind: "agent_key" }, extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) } },
     );
   }
-  setRequestActor({ kind: "agent", id: key.agent.id });
+  setRequestActor({ kind: "agent", id: key.agentId });
+  return { id: key.agentId, name: key.name, allowedTools: key.allowedTools, keyId: key.id, desk: key.desk };
+}
+
+/**
+ * The agent key whose SHA-256 is `hash` with its agent, in ONE statement (a join; a relation
+ * `include` would be two), or null when no key has that hash. `revoked` is true once the key's
+ * `revokedAt` is set; `allowedTools` is the agent's allowlist (a stored JSON array; anything
+ * else reads as none). Read on every request: a revoked key is refused at once.
+ */
+async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: string; revoked: boolean; name: string; desk: string; allowedTools: string[] } | null> {
+  const rows = await prisma.$queryRaw<{ id: string; agentId: string; revoked: number | bigint; name: string; desk: string; allowedTools: unknown }[]>`
+    SELECT k."id", k."agentId", CASE WHEN k."revokedAt" IS NULL THEN 0 ELSE 1 END AS "revoked", a."name", a."desk", a."allowedTools"
+    FROM "api_key" k JOIN "agent" a ON a."id" = k."agentId" WHERE k."hash" = ${hash}`;
+  const row = rows[0];
+  if (!row) return null;
+  // A JSON column comes back parsed on PostgreSQL and as its text on SQLite.
+  const tools: unknown = SQLITE && typeof row.allowedTools === "string" ? JSON.parse(row.allowedTools) : row.allowedTools;
   return {
-    id: key.agent.id,
-    name: key.agent.name,
-    allowedTools: Array.isArray(key.agent.allowedTools) ? (key.agent.allowedTools as string[]) : [],
-    keyId: key.id,
-    desk: key.agent.desk,
+    id: row.id,
+    agentId: row.agentId,
+    revoked: Number(row.revoked) !== 0,
+    name: row.name,
+    desk: row.desk,
+    allowedTools: Array.isArray(tools) ? tools.filter((t): t is string => typeof t === "string") : [],
   };
 }
 

@@ -12,6 +12,7 @@ import { serverConfig } from "../config/config";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
+import { resolveDatabaseUrl } from "../db/database-url";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
 import { expireRun, lockRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
@@ -22,7 +23,9 @@ import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } 
 import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
-import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
+
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /** A saved claim answer: the claim, or the refusal's `{code, message, ...details}`. */
 type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; message: string } & Record<string, unknown> };
@@ -133,10 +136,10 @@ export async function claimStep(
       // The full set (four eyes): every active approval of the step with this digest is
       // claimed in one statement, and the claim goes ahead only when that is as many as it needs.
       const need = Math.max(1, ...(snap.approvals ?? []).map((a) => a.approvalsRequired));
-      const claimedApprovals = await moveApprovals(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
-      if (claimedApprovals < need) throw new LostRace("approvals no longer complete");
-      const primary = await tx.approval.count({ where: { id: approval.id, state: "claimed" } });
-      if (primary !== 1) throw new LostRace("approval no longer active");
+      // The ids it claimed tell whether the approval the claim records (the primary) is one of them.
+      const claimedApprovals = await moveApprovalsReturningIds(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
+      if (claimedApprovals.length < need) throw new LostRace("approvals no longer complete");
+      if (!claimedApprovals.includes(approval.id)) throw new LostRace("approval no longer active");
       await holdMoneyAtClaim(tx, step, approval, runId, now);
       const claim: ClaimView = {
         token: nanoid(32),
@@ -202,33 +205,60 @@ type ClaimReading = ClaimSnapshot & {
   task: { body: string; contract: unknown; textParts: unknown; ticket: { id: string; accountId: string; subject: string; account: { id: string; name: string; desk: string } } } | null;
 };
 
+/**
+ * The task of run `runId` as the claim reads it — revision, text, contract, text parts, its
+ * ticket and the ticket's account — in ONE statement (a join; nested relation selects would be
+ * three), or null when there is no such run. JSON columns come back parsed on PostgreSQL and as
+ * their text on SQLite; both are returned parsed.
+ */
+async function readClaimTask(db: Db, runId: string): Promise<(NonNullable<ClaimReading["task"]> & { revision: number }) | null> {
+  const rows = await db.$queryRaw<{ revision: number | bigint; body: string; contract: unknown; textParts: unknown; ticketId: string; accountId: string; subject: string; accountName: string; accountDesk: string }[]>`
+    SELECT t."revision", t."body", t."contract", t."textParts", k."id" AS "ticketId", k."accountId", k."subject", a."name" AS "accountName", a."desk" AS "accountDesk"
+    FROM "run" r JOIN "task" t ON t."id" = r."taskId" JOIN "ticket" k ON k."id" = t."ticketId" JOIN "customer_account" a ON a."id" = k."accountId"
+    WHERE r."id" = ${runId}`;
+  const row = rows[0];
+  if (!row) return null;
+  const json = (v: unknown): unknown => (SQLITE && typeof v === "string" ? JSON.parse(v) : v);
+  return {
+    revision: Number(row.revision),
+    body: row.body,
+    contract: json(row.contract),
+    textParts: json(row.textParts),
+    ticket: { id: row.ticketId, accountId: row.accountId, subject: row.subject, account: { id: row.accountId, name: row.accountName, desk: row.accountDesk } },
+  };
+}
+
 /** Reads everything `decideClaim` needs, outside any transaction (a handful of indexed lookups). */
 async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, stepId: string, body: ClaimBody, now: Date): Promise<ClaimReading> {
-  const run = await db.run.findFirst({
-    where: { id: runId, agentId: agent.id, desk: agentDesk(agent) },
-    select: {
-      id: true,
-      agentId: true,
-      taskId: true,
-      ticketId: true,
-      desk: true,
-      catalogVersion: true,
-      status: true,
-      planVersion: true,
-      approvedVersion: true,
-      boundTaskRevision: true,
-      expiresAt: true,
-      stopReason: true,
-      decisionReason: true,
-      // what the dispatch checks read of the task too (its contract, text parts and desk), in this one reading
-      task: { select: { revision: true, body: true, contract: true, textParts: true, ticket: { select: { id: true, accountId: true, subject: true, account: { select: { id: true, name: true, desk: true } } } } } },
-      executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
-      // ids only: the steps of a version are immutable and come parsed from planStepsById's cache
-      planVersions: { select: { id: true, version: true } },
-    },
-  });
+  const [found, task] = await Promise.all([
+    db.run.findFirst({
+      where: { id: runId, agentId: agent.id, desk: agentDesk(agent) },
+      select: {
+        id: true,
+        agentId: true,
+        taskId: true,
+        ticketId: true,
+        desk: true,
+        catalogVersion: true,
+        status: true,
+        planVersion: true,
+        approvedVersion: true,
+        boundTaskRevision: true,
+        expiresAt: true,
+        stopReason: true,
+        decisionReason: true,
+        executions: { select: { stepId: true, status: true, resolution: true, claimedAt: true } },
+        // ids only: the steps of a version are immutable and come parsed from planStepsById's cache
+        planVersions: { select: { id: true, version: true } },
+      },
+    }),
+    // what the dispatch checks read of the task too (its contract, text parts and desk), beside the run
+    readClaimTask(db, runId),
+  ]);
+  // The task belongs to the run only when the run is the caller's (found within its scope).
+  const run = found && task ? { ...found, task } : null;
   const snap: ClaimReading = {
-    task: run?.task ?? null,
+    task: run ? { body: run.task.body, contract: run.task.contract, textParts: run.task.textParts, ticket: run.task.ticket } : null,
     now,
     agentId: agent.id,
     runId,

@@ -3,7 +3,7 @@ import type { OutcomeBody } from "../../api/bodies";
 import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { lockRun, lockTaskOfRun, stopForCondition } from "../lifecycle/run-lifecycle";
+import { lockTaskAndRun, stopForCondition } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../auth/session";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../db/transaction";
@@ -48,8 +48,8 @@ export async function reportOutcome(
   const cannotExecute = body.status === "cannot_execute";
   const status: "succeeded" | "failed" | "unknown" = cannotExecute ? "failed" : (body.status as "succeeded" | "failed" | "unknown");
   const detail = body.detail ?? null;
-  // Row locks (docs/design.md "Transactions and locks"): the task's lock, then the run's, then
-  // every read. Anomalies prevented: two outcomes of one run (parallel steps, or a report racing a
+  // Row locks (docs/design.md "Transactions and locks"): the task's lock, then the run's (one
+  // statement on PostgreSQL, `lockTaskAndRun`, which also reads the run), then every read. Anomalies prevented: two outcomes of one run (parallel steps, or a report racing a
   // person's reconciliation or a stop) each settling the run from a reading that misses the
   // other's step — a run left executing with every step reported, or completed twice; and an
   // outcome record written without a ticket event committed at the same moment (the event's
@@ -58,9 +58,7 @@ export async function reportOutcome(
   // (claimed → reported), so one of two reports of one token wins. Provoked by
   // lib/server/db/row-lock-anomalies.test.ts on both databases.
   return inTransaction(async (tx) => {
-    await lockTaskOfRun(tx, runId);
-    await lockRun(tx, runId);
-    const run = await tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
+    const run = await lockTaskAndRun(tx, runId);
     const exec = await tx.stepExecution.findUnique({ where: { token: body.token } });
     if (!run || run.agentId !== agent.id || !exec || exec.runId !== runId || exec.stepId !== stepId) {
       // On the record whoever's token it was: the caller's run, or (runId null) another agent's.

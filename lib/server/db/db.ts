@@ -1,6 +1,7 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { LRUCache } from "lru-cache";
 import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../../generated/prisma-pg/client";
@@ -20,7 +21,10 @@ export const DEFAULT_PG_POOL_MAX = 10;
  *   synchronously, which would block the very event loop the lock holder needs, so such tests
  *   use 0 and rely on the callers' retry on SQLITE_BUSY instead.
  * - PostgreSQL (`postgres://`, `postgresql://`): `@prisma/adapter-pg` over a `pg` pool of
- *   `opts.poolMax` connections (default: env PLANDESK_PG_POOL_MAX, else 10). Prisma 7's client
+ *   `opts.poolMax` connections (default: env PLANDESK_PG_POOL_MAX, else 10). Each new connection
+ *   first sets its default isolation to READ COMMITTED (`PG_SESSION_DEFAULTS`), so a row-lock
+ *   transaction (lib/server/db/transaction.ts) is opened by `BEGIN` alone, without a
+ *   `SET TRANSACTION` statement of its own; a serializable one still names its level. Prisma 7's client
  *   is provider-specific, so this uses the client generated from prisma/postgresql/schema.prisma
  *   (scripts/prisma-schemas.mjs writes it from the one source schema); it has the same models
  *   and is returned under the one `PrismaClient` type the app imports.
@@ -29,16 +33,28 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeout
   const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: url });
   if (provider === "postgresql") {
     const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
-    const adapter = new PrismaPg(
-      { connectionString: url, max, idleTimeoutMillis: 30_000 },
-      { onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`), statementNameGenerator: pgStatementName },
-    );
+    // pg-pool awaits `onConnect` before it hands a new connection out; when it fails, the
+    // connection is closed and the checkout fails (nothing runs at another isolation).
+    const onConnect = async (client: pg.ClientBase) => void (await client.query(PG_SESSION_DEFAULTS));
+    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, onConnect });
+    const adapter = new PrismaPg(pool, {
+      onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`),
+      statementNameGenerator: pgStatementName,
+      disposeExternalPool: true,
+    });
     return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
   }
   // A second connection serves reads outside transactions (WAL), except for an in-memory database.
   const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }), undefined, { reader: file !== ":memory:" });
   return new PrismaClient({ adapter });
 }
+
+/**
+ * Sent once on every new PostgreSQL connection of `createPrisma`: READ COMMITTED as the
+ * connection's default isolation, whatever the server's or role's default, so the row-lock
+ * transactions (docs/design.md "Transactions and locks") get it from `BEGIN` alone.
+ */
+export const PG_SESSION_DEFAULTS = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
 const statementNames = new LRUCache<string, string>({ max: 2_000 });
 

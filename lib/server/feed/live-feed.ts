@@ -10,8 +10,8 @@ import { prisma } from "../db/db";
  * the database has COMMITTED, so every instance on one database sees every change and nothing
  * that rolled back.
  *
- * - PostgreSQL: `appendAudit` calls `notifyChange(tx, …)`, a `pg_notify('plandesk_live', …)` in
- *   the audit event's own transaction — PostgreSQL delivers it to every listener at COMMIT and
+ * - PostgreSQL: `appendAudit` sends `changeNotice`'s `pg_notify('plandesk_live', …)` in the
+ *   statement that inserts the audit event, so in the event's own transaction — PostgreSQL delivers it to every listener at COMMIT and
  *   drops it on rollback. Each process LISTENs on one dedicated connection (`pg.Client`, outside
  *   the pool) and re-emits locally; presence heartbeats notify the same channel. No extra service.
  * - SQLite (one database file, possibly several processes): one timer per process reads the audit
@@ -55,8 +55,18 @@ export function isLiveType(type: string): boolean {
  * reads committed events). Never throws for a quiet type or an event without a run.
  */
 export async function notifyChange(tx: Prisma.TransactionClient | typeof prisma, ev: { type: string; runId: string | null | undefined }): Promise<void> {
-  if (!ev.runId || !isLiveType(ev.type) || provider() !== "postgresql") return;
-  await tx.$executeRaw`SELECT pg_notify(${LIVE_CHANNEL}, ${JSON.stringify({ k: "c", t: ev.type, r: ev.runId })})`;
+  const notice = changeNotice(ev);
+  if (notice) await tx.$executeRaw`SELECT pg_notify(${notice.channel}, ${notice.payload})`;
+}
+
+/**
+ * The `pg_notify(channel, payload)` that `notifyChange` sends for an audit event of `ev.type` on
+ * run `ev.runId`, or null when it sends none (SQLite, a quiet type, no run) — for a writer that
+ * sends the notification in the statement that appends the event (lib/server/audit-log/append-audit.ts).
+ */
+export function changeNotice(ev: { type: string; runId: string | null | undefined }): { channel: string; payload: string } | null {
+  if (!ev.runId || !isLiveType(ev.type) || provider() !== "postgresql") return null;
+  return { channel: LIVE_CHANNEL, payload: JSON.stringify({ k: "c", t: ev.type, r: ev.runId }) };
 }
 
 /** On PostgreSQL, broadcasts a presence event to every instance (the caller's own included). On SQLite a no-op (the poller reads `presence`). */

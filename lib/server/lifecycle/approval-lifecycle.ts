@@ -16,6 +16,15 @@ export async function moveApprovals(tx: Tx, event: Exclude<ApprovalEvent, "give"
 }
 
 /**
+ * `moveApprovals`, returning the ids of the records it moved (one statement: an UPDATE …
+ * RETURNING), for a caller that must know WHICH records moved, not only how many.
+ */
+export async function moveApprovalsReturningIds(tx: Tx, event: Exclude<ApprovalEvent, "give">, where: Prisma.ApprovalWhereInput): Promise<string[]> {
+  const rows = await tx.approval.updateManyAndReturn({ where: { ...where, state: { in: approvalFromStates(event) } }, data: { state: approvalToState(event) }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/**
  * Creates an approval record in the state the `give` event leads to (`active`), in the caller's
  * transaction: a person's approval, the gate policy's, or one carried to a new plan version.
  * `data` is everything but the state. Returns the record.

@@ -5,6 +5,9 @@ import type { DecisionReason } from "../../lifecycle/needs-decision";
 import { needsDecisionEscalateAt } from "../../plan/policy";
 import { inTransaction, ok, type Tx } from "../db/transaction";
 import { moveApprovals } from "./approval-lifecycle";
+import { resolveDatabaseUrl } from "../db/database-url";
+
+const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
 /**
  * The one owner of `run.status` (docs/style.md §12). Every status change of a run is an
@@ -64,6 +67,21 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
 }
 
 /**
+ * `lockRun`, and the run's plan version, status and deadline as they stand under its lock; null
+ * when there is no run `runId`. On PostgreSQL ONE statement (the no-op UPDATE, RETURNING them);
+ * on SQLite (one writer at a time already) the lock, then a read.
+ */
+export async function lockRunReading(tx: Tx, runId: string): Promise<{ planVersion: number; status: string; expiresAt: Date } | null> {
+  if (!SQLITE) {
+    const rows = await tx.$queryRaw<{ planVersion: number; status: string; expiresAt: Date }[]>`
+      UPDATE "run" SET "status" = "status" WHERE "id" = ${runId} RETURNING "planVersion", "status", "expiresAt"`;
+    return rows[0] ?? null;
+  }
+  await lockRun(tx, runId);
+  return tx.run.findUnique({ where: { id: runId }, select: { planVersion: true, status: true, expiresAt: true } });
+}
+
+/**
  * The task's lock, first in the lock order (docs/design.md "Transactions and locks"): a no-op
  * UPDATE of the task row of run `runId` (a run's task never changes), in one statement. For a
  * transaction that locks the run and also decides on what arrives per task — an outcome record
@@ -71,6 +89,28 @@ export async function lockRun(tx: Tx, runId: string): Promise<void> {
  */
 export async function lockTaskOfRun(tx: Tx, runId: string): Promise<void> {
   await tx.$executeRaw`UPDATE "task" SET "revision" = "revision" WHERE "id" = (SELECT "taskId" FROM "run" WHERE "id" = ${runId})`;
+}
+
+/**
+ * `lockTaskOfRun` then `lockRun` — the task's lock, then the run's, in the lock order
+ * (docs/design.md "Transactions and locks") — and the run's agent and status as they stand under
+ * its lock; null when there is no run `runId` (nothing is locked then). On PostgreSQL ONE
+ * statement: the task's no-op UPDATE in a WITH, the run's no-op UPDATE joined to its result, so
+ * the run's row is locked only once the task's is (the join needs the task row first), and the
+ * run's columns are returned by that UPDATE. On SQLite (one writer at a time already) the two
+ * locks, then a read.
+ */
+export async function lockTaskAndRun(tx: Tx, runId: string): Promise<{ agentId: string; status: string } | null> {
+  if (!SQLITE) {
+    const rows = await tx.$queryRaw<{ agentId: string; status: string }[]>`
+      WITH "t" AS (UPDATE "task" SET "revision" = "revision" WHERE "id" = (SELECT "taskId" FROM "run" WHERE "id" = ${runId}) RETURNING "id")
+      UPDATE "run" SET "status" = "run"."status" FROM "t" WHERE "run"."id" = ${runId} AND "run"."taskId" = "t"."id"
+      RETURNING "run"."agentId", "run"."status"`;
+    return rows[0] ?? null;
+  }
+  await lockTaskOfRun(tx, runId);
+  await lockRun(tx, runId);
+  return tx.run.findUnique({ where: { id: runId }, select: { agentId: true, status: true } });
 }
 
 /** The task's lock by its id (see `lockTaskOfRun`). */
