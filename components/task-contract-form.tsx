@@ -7,6 +7,7 @@ import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { contractFormSchema, toContractForm, type ContractFormBody, type ContractFormFields } from "@/lib/task-contract/form";
 import type { Intent, TaskContract } from "@/lib/task-contract/schema";
+import { SaveCancel } from "./form-actions";
 import { toast } from "./toaster";
 
 /**
@@ -84,14 +85,7 @@ export function TaskContractForm({ runId, task, contract, intents, onClose }: { 
         {err.note && <span className="text-xs text-red-700">{err.note.message}</span>}
       </label>
       <p className="text-xs text-slate-600">Saving makes a new task revision; plans bound to revision {task.revision} will need a new plan.</p>
-      <div className="flex gap-2">
-        <button type="submit" disabled={save.isPending} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-60">
-          {save.isPending ? "Saving…" : "Save contract"}
-        </button>
-        <button type="button" onClick={() => onClose()} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm">
-          Cancel
-        </button>
-      </div>
+      <SaveCancel pending={save.isPending} saveLabel="Save contract" onCancel={onClose} />
     </form>
   );
 }

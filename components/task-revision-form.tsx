@@ -6,6 +6,7 @@ import { useRouter } from "next/navigation";
 import { useForm } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { reviseTaskBodySchema, type ReviseTaskBody, type ReviseTaskInput } from "@/lib/task-contract/task-revision";
+import { SaveCancel } from "./form-actions";
 import { toast } from "./toaster";
 
 /**
@@ -48,14 +49,7 @@ export function TaskRevisionForm({ runId, task, onClose }: { runId: string; task
         </p>
       )}
       <p className="text-xs text-slate-600">Pending plans bound to revision {task.revision} will need a new plan.</p>
-      <div className="flex gap-2">
-        <button type="submit" disabled={revise.isPending} className="rounded-md bg-slate-800 px-3 py-1.5 text-sm text-white disabled:opacity-60">
-          {revise.isPending ? "Saving…" : "Save revision"}
-        </button>
-        <button type="button" onClick={() => onClose()} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm">
-          Cancel
-        </button>
-      </div>
+      <SaveCancel pending={revise.isPending} saveLabel="Save revision" onCancel={onClose} />
     </form>
   );
 }
