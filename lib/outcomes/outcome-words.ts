@@ -1,11 +1,34 @@
-import { formatMoney } from "../money/format-money";
-import type { DeliveryDifference, FeeDifference } from "./outcome";
+import { formatMoney, type Money } from "../money/format-money";
 
 /*
  * The outcome record's words for people, apart from the record's computation (./outcome.ts, which
  * re-exports them) so the run page's outcome section loads no tool catalog (docs/design.md
  * "Page weight"). Money in minor units.
  */
+
+/**
+ * One shipment whose delivery the edit set differently from the agent's plan: the window each
+ * would have set (null: that plan did not move it) and `daysLater`, whole days from the agent's
+ * first day to the executed first day (negative: earlier; null when one of them did not move it).
+ */
+export interface DeliveryDifference {
+  shipmentId: string;
+  proposed: { from: string; to: string } | null;
+  executed: { from: string; to: string } | null;
+  daysLater: number | null;
+}
+
+/**
+ * One fee the edit waived differently from the agent's plan: what each waived (null: none) and
+ * executed − proposed (signed minor units, in the fee's currency).
+ */
+export interface FeeDifference {
+  invoiceId: string;
+  feeCode: string;
+  proposed: Money | null;
+  executed: Money | null;
+  difference: Money;
+}
 
 /** "the same day", "1 day later", "3 days later". */
 export function laterInWords(days: number): string {

@@ -1,9 +1,9 @@
 import { getTool } from "../tools/builtin-tools";
 import { findCommitments } from "../validation/commitments";
 import { formatMoney, type Currency, type Money } from "../money/format-money";
-import { deliveryWords, feeWords, laterInWords } from "./outcome-words";
+import { deliveryWords, feeWords, laterInWords, type DeliveryDifference, type FeeDifference } from "./outcome-words";
 
-export { deliveryWords, feeWords, laterInWords } from "./outcome-words";
+export { deliveryWords, feeWords, laterInWords, type DeliveryDifference, type FeeDifference } from "./outcome-words";
 
 /*
  * The outcome record of an executed run (docs/design.md "Did the edit help?"): what was actually
@@ -59,18 +59,6 @@ export interface DeliveryLine {
   window: { from: string; to: string };
 }
 
-/**
- * One shipment whose delivery the edit set differently from the agent's plan: the window each
- * would have set (null: that plan did not move it) and `daysLater`, whole days from the agent's
- * first day to the executed first day (negative: earlier; null when one of them did not move it).
- */
-export interface DeliveryDifference {
-  shipmentId: string;
-  proposed: { from: string; to: string } | null;
-  executed: { from: string; to: string } | null;
-  daysLater: number | null;
-}
-
 /** One fee a step waives: the invoice, the fee code and the amount (minor units). */
 export interface FeeLine {
   stepId: string;
@@ -78,18 +66,6 @@ export interface FeeLine {
   invoiceId: string;
   feeCode: string;
   amount: Money;
-}
-
-/**
- * One fee the edit waived differently from the agent's plan: what each waived (null: none) and
- * executed − proposed (signed minor units, in the fee's currency).
- */
-export interface FeeDifference {
-  invoiceId: string;
-  feeCode: string;
-  proposed: Money | null;
-  executed: Money | null;
-  difference: Money;
 }
 
 /** The ticket events the integration reports (`POST /api/v1/tasks/{taskId}/events`). */

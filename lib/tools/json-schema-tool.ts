@@ -32,11 +32,11 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { RESCHEDULE_HORIZON_DAYS } from "../plan/policy";
 import { daysFromNow, utcDateOf } from "../time/dates";
-import { fieldsFromSchema, toolMetaFromSpec } from "./meta-catalog";
+import { fieldsFromSchema, toolMetaFromSpec, type JsonSchema } from "./meta-catalog";
 import type { BoundsContext, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
 
-/** A JSON Schema node as imported (plain JSON). */
-export type JsonSchema = { [key: string]: unknown };
+/** A JSON Schema node as imported (plain JSON; defined in ./meta-catalog.ts). */
+export type { JsonSchema };
 
 /** MCP tool annotations (MCP spec 2025-06-18 `ToolAnnotations`); all hints optional. */
 export const mcpAnnotationsSchema = z

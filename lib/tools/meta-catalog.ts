@@ -1,6 +1,5 @@
 import { builtinToolMetaNames, getToolMeta } from "./builtin-meta";
-import type { ImportedToolSpec, JsonSchema } from "./json-schema-tool";
-import type { FieldSpec, ToolMeta } from "./types";
+import type { FieldSpec, GateDefault, ToolEffect, ToolMeta } from "./types";
 
 /*
  * The catalog as the console's pages see it: the page-facing data ({@link ToolMeta}) of the
@@ -18,6 +17,22 @@ export interface ToolMetaCatalog {
   readonly version: number | null;
   get(name: string): ToolMeta | undefined;
   names(): readonly string[];
+}
+
+/** A JSON Schema node as imported tools store them (plain JSON). */
+export type JsonSchema = { [key: string]: unknown };
+
+/**
+ * What the pages need of an imported tool's stored spec (`ImportedToolSpec` of
+ * lib/tools/json-schema-tool.ts is one): its names, effect, default gate and input JSON Schema.
+ */
+export interface ImportedToolMetaSource {
+  name: string;
+  label: string;
+  description: string;
+  effect: ToolEffect;
+  gate: GateDefault;
+  inputSchema: JsonSchema;
 }
 
 /** The built-in tools only. */
@@ -42,7 +57,7 @@ export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
 }
 
 /** An imported tool's page-facing data, from its stored spec: plain grant class, moves no money. */
-export function toolMetaFromSpec(spec: ImportedToolSpec): ToolMeta {
+export function toolMetaFromSpec(spec: ImportedToolMetaSource): ToolMeta {
   return { name: spec.name, label: spec.label, description: spec.description, effect: spec.effect, gate: spec.gate, grantClass: "plain", fields: fieldsFromSchema(spec.inputSchema), moneyArg: null };
 }
 
@@ -51,7 +66,7 @@ export function toolMetaFromSpec(spec: ImportedToolSpec): ToolMeta {
  * its full catalog could convert). A built-in name always resolves to the built-in tool, as in
  * `catalogWith` of lib/tools/versioned-catalog.ts.
  */
-export function metaCatalogWith(imported: readonly ImportedToolSpec[], version: number | null): ToolMetaCatalog {
+export function metaCatalogWith(imported: readonly ImportedToolMetaSource[], version: number | null): ToolMetaCatalog {
   const defs = new Map<string, ToolMeta>();
   for (const spec of [...imported].sort((a, b) => a.name.localeCompare(b.name))) if (!getToolMeta(spec.name)) defs.set(spec.name, toolMetaFromSpec(spec));
   const names = [...builtinToolMetaNames, ...defs.keys()];

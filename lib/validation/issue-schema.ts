@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { VALIDATION_STAGES } from "./types";
+import { VALIDATION_STAGES } from "./stages";
+import type { ValidationIssue } from "./types";
 
 /**
  * One problem found in a plan. Errors block; warnings are shown on the card and in the diff,
@@ -19,3 +20,8 @@ export const validationIssueSchema = z.object({
   needsAcknowledgement: z.boolean().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
+
+// The plain ValidationIssue of ./types.ts is exactly what the schema accepts.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameIssue: Same<z.output<typeof validationIssueSchema>, ValidationIssue> = true;
+void sameIssue;

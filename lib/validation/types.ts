@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import type { validationIssueSchema } from "./issue-schema";
+import type { ValidationStage } from "./stages";
 import type { AccountSnapshot } from "../desk/snapshot";
 import type { Grant } from "../people/grants";
 import type { Plan, Step } from "../plan/schema";
@@ -9,26 +8,26 @@ import type { GatePolicy } from "../gate-policy/rules";
 import type { Intent, TaskContract, TaskTextPart } from "../task-contract/schema";
 import type { DeskRule } from "../desk-rules/rules";
 
-/** The pipeline's stages, in the order they run. Source: docs/design.md §1, docs/api.md. */
-export const VALIDATION_STAGES = [
-  "shape",
-  "structure",
-  "allowlist",
-  "argument_bounds",
-  "task_contract",
-  "content",
-  "desk_rule",
-  "authorship",
-  "gate",
-] as const;
-export type ValidationStage = (typeof VALIDATION_STAGES)[number];
+export { VALIDATION_STAGES, type ValidationStage } from "./stages";
 
 /**
- * One problem found in a plan (the parsed `validationIssueSchema` of ./issue-schema.ts, which
- * says what each field means). Errors block; warnings are shown on the card and in the diff, and
- * those with `needsAcknowledgement` must be acknowledged by the approver of that step.
+ * One problem found in a plan. Errors block; warnings are shown on the card and in the diff,
+ * and those with `needsAcknowledgement` must be acknowledged by the approver of that step.
+ * `path` is a dotted path from the plan root, e.g. "steps.3.args.amount.minor" (use
+ * {@link argPathOf} for the part inside `args`); `code` is stable (ISSUE_CODES in ./codes.ts);
+ * `message` is written for people and names records and amounts. The API's schema of it is
+ * `validationIssueSchema` (./issue-schema.ts), held to this type there. Source: docs/design.md §1.
  */
-export type ValidationIssue = z.output<typeof validationIssueSchema>;
+export interface ValidationIssue {
+  stage: ValidationStage;
+  code: string;
+  severity: "error" | "warning";
+  stepId?: string;
+  path?: string;
+  message: string;
+  needsAcknowledgement?: boolean;
+  details?: Record<string, unknown>;
+}
 
 /** Gate decision per step id. Source: docs/design.md §1.8, docs/api.md (`gate`). */
 export const GATE_DECISIONS = ["approval_required", "auto"] as const;
