@@ -10,4 +10,5 @@ export const VALIDATION_STAGES = [
   "authorship",
   "gate",
 ] as const;
+/** One of {@link VALIDATION_STAGES}: the stage a validation issue was found in. */
 export type ValidationStage = (typeof VALIDATION_STAGES)[number];
