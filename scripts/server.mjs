@@ -38,6 +38,11 @@ const server = http.createServer((req, res) => {
     }
   });
 });
+// Idle keep-alive connections stay open 65 s (Node's default is 5 s), longer than the idle timeout
+// of common load balancers (60 s): a server that closes an idle connection first races the
+// client that is just reusing it, and that request fails with a reset (a 502 behind a proxy).
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.listen(port, () => {
   const proxies = trusted.size ? ` (trusting X-Forwarded-For from ${process.env.PLANDESK_TRUSTED_PROXIES})` : "";
   console.log(`plandesk: serving on http://localhost:${port}${proxies}`);
