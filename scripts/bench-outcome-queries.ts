@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { explainStatement, readsNoTable, wholeTableReads } from "../testing/query-plans";
 
 const repeat = Number(process.argv.find((a) => a.startsWith("--repeat="))?.slice(9) ?? 5);
 
@@ -23,16 +24,8 @@ async function main() {
   const { url, provider, file } = resolveDatabaseUrl();
   const captured: Captured[] = [];
   // The process-wide client (lib/server/db/db.ts) with query events, installed before any service loads it.
-  let client: { $on: (e: "query", cb: (q: { query: string; params: string; duration: number }) => void) => void; $disconnect: () => Promise<void> };
-  if (provider === "postgresql") {
-    const { PrismaPg } = await import("@prisma/adapter-pg");
-    const { PrismaClient } = await import("../lib/generated/prisma-pg/client");
-    client = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 4 }), log: [{ emit: "event", level: "query" }] }) as never;
-  } else {
-    const { PrismaBetterSqlite3 } = await import("@prisma/adapter-better-sqlite3");
-    const { PrismaClient } = await import("../lib/generated/prisma/client");
-    client = new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}` }), log: [{ emit: "event", level: "query" }] }) as never;
-  }
+  const { createPrisma } = await import("../lib/server/db/create-prisma");
+  const client = createPrisma(url, { poolMax: 4, queryEvents: true }) as unknown as { $on: (e: "query", cb: (q: { query: string; params: string; duration: number }) => void) => void; $disconnect: () => Promise<void> };
   client.$on("query", (q) => captured.push({ sql: q.query, params: q.params, ms: q.duration }));
   (globalThis as unknown as { plandeskPrisma: unknown }).plandeskPrisma = client;
 
@@ -104,13 +97,12 @@ async function main() {
     plans.push(`### ${name}`, "");
     const seen = new Set<string>();
     for (const s of statements) {
-      // transaction control and the write lock's no-op update (`WHERE 0`, lib/server/db/transaction.ts) read nothing
-      if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET |SELECT 1$|PRAGMA)/i.test(s.sql.trim()) || /pg_advisory|write_lock|WHERE 0$/i.test(s.sql.trim())) continue;
+      if (readsNoTable(s.sql)) continue;
       const key = s.sql.replace(/\s+/g, " ");
       if (seen.has(key)) continue;
       seen.add(key);
-      const plan = await explain(provider, url, file, s);
-      const bad = scans(provider, plan);
+      const plan = await explainStatement({ provider, url, file }, s);
+      const bad = wholeTableReads(provider, plan, { seqScanRowsAbove: 1000 });
       if (bad.length) flagged.push(`- ${name}: ${bad.join("; ")} — \`${short(s.sql)}\``);
       plans.push("```sql", short(s.sql, 600), "```", "```", plan.trim(), "```", "");
     }
@@ -145,58 +137,6 @@ const short = (sql: string, max = 240) => {
   const s = sql.replace(/\s+/g, " ").replace(/"main"\./g, "").replace(/`main`\./g, "");
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
-
-/** The statement's plan: SQLite `EXPLAIN QUERY PLAN` rows, or PostgreSQL `EXPLAIN` text (with the captured parameters). */
-async function explain(provider: string, url: string, file: string | undefined, s: Captured): Promise<string> {
-  let params: unknown[] = [];
-  try {
-    params = JSON.parse(s.params) as unknown[];
-  } catch {
-    params = [];
-  }
-  if (provider === "postgresql") {
-    const pg = (await import("pg")).default;
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const r = await c.query(`EXPLAIN ${s.sql}`, params.map((p) => (p !== null && typeof p === "object" ? JSON.stringify(p) : p)));
-      return r.rows.map((x: Record<string, string>) => x["QUERY PLAN"]).join("\n");
-    } catch (e) {
-      return `(not explained: ${e instanceof Error ? e.message : String(e)})`;
-    } finally {
-      await c.end();
-    }
-  }
-  const Database = (await import("better-sqlite3")).default;
-  const db = new Database(file!, { readonly: true });
-  try {
-    const bind = params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p !== null && typeof p === "object" ? JSON.stringify(p) : p));
-    const rows = db.prepare(`EXPLAIN QUERY PLAN ${s.sql}`).all(...bind) as { id: number; parent: number; detail: string }[];
-    const depth = new Map<number, number>([[0, -1]]);
-    return rows.map((r) => {
-      const d = (depth.get(r.parent) ?? -1) + 1;
-      depth.set(r.id, d);
-      return `${"  ".repeat(d)}${r.detail}`;
-    }).join("\n");
-  } catch (e) {
-    return `(not explained: ${e instanceof Error ? e.message : String(e)})`;
-  } finally {
-    db.close();
-  }
-}
-
-/** The whole-table reads in a plan (see the module comment), as short phrases. */
-function scans(provider: string, plan: string): string[] {
-  if (provider === "postgresql") {
-    return [...plan.matchAll(/Seq Scan on (\w+)[^\n]*rows=(\d+)/g)].filter((m) => Number(m[2]) > 1000).map((m) => `Seq Scan on ${m[1]} (~${m[2]} rows)`);
-  }
-  return plan
-    .split("\n")
-    .map((l) => l.trim())
-    // "SCAN sub" reads a subquery's own rows (a COUNT over an indexed inner query), not a table
-    .filter((l) => /^SCAN /.test(l) && !/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY|CONSTANT ROW|^SCAN json_each|^SCAN sub\b/.test(l))
-    .map((l) => l);
-}
 
 main().catch((e) => {
   console.error(e);

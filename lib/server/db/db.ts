@@ -1,80 +1,16 @@
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
-import { createHash } from "node:crypto";
-import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
-import { LRUCache } from "lru-cache";
 import { PrismaClient } from "../../generated/prisma/client";
-import { PrismaClient as PostgresPrismaClient } from "../../generated/prisma-pg/client";
+import { createPrisma } from "./create-prisma";
 import { resolveDatabaseUrl } from "./database-url";
-import { gateSqliteFactory } from "./sqlite-gate";
 
-/** Connections per PostgreSQL pool when PLANDESK_PG_POOL_MAX is unset. */
-export const DEFAULT_PG_POOL_MAX = 10;
-
-/**
- * Creates a Prisma client on the driver adapter for `url` (default: DATABASE_URL or the
- * embedded SQLite file).
- *
- * - SQLite (`file:`): better-sqlite3 in WAL mode with a busy timeout, so parallel requests queue
- *   instead of failing with SQLITE_BUSY. `opts.busyTimeoutMs` (default 15000) exists for tests
- *   that put two clients (two "app instances") in ONE process: better-sqlite3 waits for a lock
- *   synchronously, which would block the very event loop the lock holder needs, so such tests
- *   use 0 and rely on the callers' retry on SQLITE_BUSY instead.
- * - PostgreSQL (`postgres://`, `postgresql://`): `@prisma/adapter-pg` over a `pg` pool of
- *   `opts.poolMax` connections (default: env PLANDESK_PG_POOL_MAX, else 10). Each new connection
- *   first sets its default isolation to READ COMMITTED (`PG_SESSION_DEFAULTS`), so a row-lock
- *   transaction (lib/server/db/transaction.ts) is opened by `BEGIN` alone, without a
- *   `SET TRANSACTION` statement of its own; a serializable one still names its level. Prisma 7's client
- *   is provider-specific, so this uses the client generated from prisma/postgresql/schema.prisma
- *   (scripts/prisma-schemas.mjs writes it from the one source schema); it has the same models
- *   and is returned under the one `PrismaClient` type the app imports.
- */
-export function createPrisma(url = resolveDatabaseUrl().url, opts: { busyTimeoutMs?: number; poolMax?: number } = {}): PrismaClient {
-  const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: url });
-  if (provider === "postgresql") {
-    const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
-    // pg-pool awaits `onConnect` before it hands a new connection out; when it fails, the
-    // connection is closed and the checkout fails (nothing runs at another isolation).
-    const onConnect = async (client: pg.ClientBase) => void (await client.query(PG_SESSION_DEFAULTS));
-    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, onConnect });
-    const adapter = new PrismaPg(pool, {
-      onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`),
-      statementNameGenerator: pgStatementName,
-      disposeExternalPool: true,
-    });
-    return new PostgresPrismaClient({ adapter }) as unknown as PrismaClient;
-  }
-  // A second connection serves reads outside transactions (WAL), except for an in-memory database.
-  const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: `file:${file}`, timeout: opts.busyTimeoutMs ?? 15000 }), undefined, { reader: file !== ":memory:" });
-  return new PrismaClient({ adapter });
-}
-
-/**
- * Sent once on every new PostgreSQL connection of `createPrisma`: READ COMMITTED as the
- * connection's default isolation, whatever the server's or role's default, so the row-lock
- * transactions (docs/design.md "Transactions and locks") get it from `BEGIN` alone.
- */
-export const PG_SESSION_DEFAULTS = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
-
-const statementNames = new LRUCache<string, string>({ max: 2_000 });
-
-/**
- * PostgreSQL prepared statements reused: `@prisma/adapter-pg` names a query with this, and `pg`
- * then parses and plans each distinct SQL text once per connection instead of on every query.
- * The name is a hash of the text, so one name is always one text.
- */
-function pgStatementName(query: { sql: string }): string {
-  let name = statementNames.get(query.sql);
-  if (!name) {
-    name = `pd_${createHash("sha1").update(query.sql).digest("hex").slice(0, 24)}`;
-    statementNames.set(query.sql, name);
-  }
-  return name;
-}
+export { createPrisma, DEFAULT_PG_POOL_MAX, PG_SESSION_DEFAULTS, type CreatePrismaOptions } from "./create-prisma";
 
 const globalForPrisma = globalThis as unknown as { plandeskPrisma?: PrismaClient };
 
-/** The process-wide Prisma client (one per server process; reused across hot reloads). */
+/**
+ * The process-wide Prisma client (one per server process; reused across hot reloads). A client
+ * already on `globalThis.plandeskPrisma` when this module loads is the one used (a test that reads
+ * the statements of a request installs one made with `queryEvents`, testing/statement-capture.ts).
+ */
 export const prisma: PrismaClient = globalForPrisma.plandeskPrisma ?? createPrisma();
 globalForPrisma.plandeskPrisma = prisma;
 
