@@ -106,8 +106,9 @@ export interface QueueRowOwnership {
 }
 
 /**
- * The ownership facts of one page of runs: three bounded queries over the page's ids (its
- * `run_step` rows, their approvals, the assignees' names), never the whole table.
+ * The ownership facts of one page of runs: bounded queries over the page's ids (its `run_step`
+ * rows, their approvals, the steps beyond the viewer's grants, the assignees' names when any run
+ * has one, the current plan versions' requirements), never the whole table.
  */
 export async function queueRowOwnership(
   rows: readonly { id: string; planVersion: number; assigneeId: string | null }[],
@@ -115,11 +116,13 @@ export async function queueRowOwnership(
 ): Promise<Map<string, QueueRowOwnership>> {
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return new Map();
+  const assigneeIds = [...new Set(rows.map((r) => r.assigneeId).filter((x): x is string => !!x))];
   const [steps, approvals, beyond, users, versions] = [
     await prisma.runStep.findMany({ where: { runId: { in: ids }, gated: true }, select: { runId: true, stepId: true, planVersion: true } }),
     await prisma.approval.findMany({ where: { runId: { in: ids }, state: { in: [...APPROVED_STATES] } }, select: { runId: true, stepId: true, planVersion: true } }),
     viewer ? await prisma.runStep.findMany({ where: { runId: { in: ids }, ...stepBeyondGrants(viewer.grants) }, select: { runId: true }, distinct: ["runId"] }) : [],
-    await prisma.user.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.assigneeId).filter((x): x is string => !!x))] } }, select: { id: true, name: true } }),
+    // a page nobody has taken sends no statement for names
+    assigneeIds.length ? await prisma.user.findMany({ where: { id: { in: assigneeIds } }, select: { id: true, name: true } }) : [],
     // What the gate policy asked of each step (four eyes): the page's current versions only.
     await prisma.planVersion.findMany({ where: { OR: rows.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, validation: true } }),
   ];
