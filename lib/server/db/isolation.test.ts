@@ -2,7 +2,7 @@
  * How each kind of transaction keeps its decision (docs/design.md "Transactions and locks"): on
  * PostgreSQL a row-lock transaction runs READ COMMITTED and every other one SERIALIZABLE, even on
  * a database whose default is serializable (every connection sets its own default when it opens,
- * lib/server/db/db.ts `PG_SESSION_DEFAULTS`); on SQLite one writer runs at a time, so two
+ * lib/server/db/create-prisma.ts `PG_SESSION_DEFAULTS`); on SQLite one writer runs at a time, so two
  * read-then-write transactions at once never lose an update.
  */
 import { beforeAll, describe, expect, it } from "vitest";

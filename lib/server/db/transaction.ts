@@ -79,7 +79,7 @@ const WAIT = { maxWait: 20_000, timeout: 20_000 } as const;
  * The `$transaction` options for `isolation`. Typed as the SQLite client's (whose types the one
  * `Db` type carries, and which knows no isolation levels but Serializable); at run time on
  * PostgreSQL the PostgreSQL client receives them. `"row-locks"` names no level: every connection
- * of `createPrisma` defaults to READ COMMITTED (lib/server/db/db.ts `PG_SESSION_DEFAULTS`), so
+ * of `createPrisma` defaults to READ COMMITTED (lib/server/db/create-prisma.ts `PG_SESSION_DEFAULTS`), so
  * its `BEGIN` is not followed by a `SET TRANSACTION` statement (one statement less per decision).
  */
 function txOptions(isolation: Isolation = "serializable"): typeof WAIT {
