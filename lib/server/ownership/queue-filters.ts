@@ -123,14 +123,17 @@ export async function queueRowOwnership(
     viewer ? await prisma.runStep.findMany({ where: { runId: { in: ids }, ...stepBeyondGrants(viewer.grants) }, select: { runId: true }, distinct: ["runId"] }) : [],
     // a page nobody has taken sends no statement for names
     assigneeIds.length ? await prisma.user.findMany({ where: { id: { in: assigneeIds } }, select: { id: true, name: true } }) : [],
-    // What the gate policy asked of each step (four eyes): the page's current versions only.
-    await prisma.planVersion.findMany({ where: { OR: rows.map((r) => ({ runId: r.id, version: r.planVersion })) }, select: { runId: true, validation: true } }),
+    // What the gate policy asked of each step (four eyes): the page's current versions only. Two
+    // lists, not an OR of one pair per row: Prisma passes a list as one parameter, so the query
+    // keeps one shape (one compiled plan) whatever the page's length; a version another run of the
+    // page is at is dropped below.
+    await prisma.planVersion.findMany({ where: { runId: { in: ids }, version: { in: [...new Set(rows.map((r) => r.planVersion))] } }, select: { runId: true, version: true, validation: true } }),
   ];
   const key = (runId: string, version: number, stepId: string) => `${runId}\u0000${version}\u0000${stepId}`;
   const given = new Map<string, number>();
   for (const a of approvals) given.set(key(a.runId, a.planVersion, a.stepId), (given.get(key(a.runId, a.planVersion, a.stepId)) ?? 0) + 1);
-  const required = new Map(versions.map((v) => [v.runId, storedValidation(v.validation).requirements ?? {}]));
   const version = new Map(rows.map((r) => [r.id, r.planVersion]));
+  const required = new Map(versions.filter((v) => v.version === version.get(v.runId)).map((v) => [v.runId, storedValidation(v.validation).requirements ?? {}]));
   const missing = new Map<string, number>();
   const needed = new Map<string, number>();
   for (const s of steps) {
