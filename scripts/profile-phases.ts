@@ -8,7 +8,8 @@
  * every sample to the request it fell in, and every frame of the production build back to its
  * source through the build's own source maps (`.next/server/**.js.map`, Node's `SourceMap`).
  * Prints, per phase (or only the named ones): sampled CPU ms per request; self time by package
- * (`node_modules/<pkg>`), product folder (`lib/server/claims`…) or V8 bucket (GC, program); the
+ * (`node_modules/<pkg>`), product folder (`lib/server/claims`…) or V8 bucket (GC, program), and
+ * the same summed by layer (Node.js, Prisma and the driver, Next.js, GC, product code, other); the
  * top functions by self time; the product functions by inclusive time (own code and everything
  * it called). A tool for finding where a request spends its CPU, not a benchmark: the profiler
  * itself slows the server.
@@ -92,6 +93,21 @@ function bucketOf(fn: string, source: string): string {
   return source.slice(0, 60);
 }
 
+/**
+ * The layer a bucket belongs to, for the summary: Node.js itself (HTTP, streams, async context,
+ * socket writes), the Prisma client (its runtime, query interpreter and wasm compiler) with the
+ * database driver (`pg`, better-sqlite3's wrappers in lib/server/db), Next.js, V8's collector, the
+ * product's own code, or other packages.
+ */
+function layerOf(bucket: string): string {
+  if (bucket === "node internals") return "Node.js (HTTP, streams, async context, socket writes)";
+  if (bucket === "(garbage collector)") return "garbage collection";
+  if (/client-engine-runtime|^src\/runtime|^@prisma\/|^wasm:|param-graph|^pg($|-)|^lib\/server\/db$/.test(bucket)) return "Prisma client and database driver";
+  if (/^next$|^src\/server|webpack:\/\/next|^@opentelemetry/.test(bucket)) return "Next.js";
+  if (/^(lib|app|components)\b/.test(bucket)) return "product code (validation, decisions, routes)";
+  return "other packages (zod, better-auth, …) and V8";
+}
+
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const info = new Map<number, { fn: string; source: string; line: number; bucket: string }>();
@@ -146,7 +162,11 @@ for (const [phase, acc] of accs) {
   if (only.length && !only.includes(phase)) continue;
   console.log(`\n== ${phase}: ${acc.requests} requests, ${ms(acc.samplesUs, acc.requests)} ms sampled CPU per request (main thread)`);
   console.log("-- self time by package / folder (ms per request, share)");
+  const layers = new Map<string, number>();
+  for (const [k, v] of acc.bucket) layers.set(layerOf(k), (layers.get(layerOf(k)) ?? 0) + v);
   for (const [k, v] of topOf(acc.bucket, 16)) console.log(`${ms(v, acc.requests).padStart(8)}  ${((100 * v) / acc.samplesUs).toFixed(1).padStart(5)}%  ${k}`);
+  console.log("-- self time by layer");
+  for (const [k, v] of topOf(layers, 10)) console.log(`${ms(v, acc.requests).padStart(8)}  ${((100 * v) / acc.samplesUs).toFixed(1).padStart(5)}%  ${k}`);
   console.log("-- top functions by self time");
   for (const [k, v] of topOf(acc.self, top)) console.log(`${ms(v, acc.requests).padStart(8)}  ${((100 * v) / acc.samplesUs).toFixed(1).padStart(5)}%  ${k}`);
   console.log("-- product functions by inclusive time");
