@@ -27,12 +27,7 @@ export function postgresDatamodel(source) {
 
 /**
  * The PostgreSQL variant of `source` (the text of prisma/schema.prisma): `postgresDatamodel`, the
- * generator's output moved to lib/generated/prisma-pg (relative to prisma/postgresql/), with
- * Prisma's `relationJoins`: a read with nested relations (a run with its executions and plan
- * versions) is one statement (lateral joins with JSON aggregation) instead of one per relation.
- * Measured with `npm run bench:cpu -- --db postgres` (docs/design.md "Storage and scale"): 13%
- * fewer statements and 4–11% less CPU per request. SQLite has no such mode, so its client keeps a
- * statement per relation.
+ * generator's output moved to lib/generated/prisma-pg (relative to prisma/postgresql/).
  * Throws when the source has no `provider = "sqlite"` datasource or no generator output (the
  * rewrite would silently produce a wrong client).
  */
@@ -43,7 +38,7 @@ export function postgresVariant(source) {
   if (!output.test(source)) throw new Error('prisma/schema.prisma: expected generator client with output = "../lib/generated/prisma"');
   return (
     "// GENERATED from prisma/schema.prisma by scripts/prisma-schemas.mjs — do not edit.\n" +
-    postgresDatamodel(source.replace(output, '$1"../../lib/generated/prisma-pg"\n  previewFeatures = ["relationJoins"]'))
+    postgresDatamodel(source.replace(output, '$1"../../lib/generated/prisma-pg"'))
   );
 }
 
