@@ -27,7 +27,6 @@ export function useRunOwnership(runId: string) {
   return useQuery({ queryKey: ["ownership", runId], queryFn: () => apiFetch<RunOwnership>(`/api/runs/${runId}/ownership`), refetchInterval: 5_000 });
 }
 
-
 /** The people who can decide each waiting step, by name ("Who acts next"). Renders nothing until loaded. */
 export function NamedDeciders({ runId }: { runId: string }) {
   const { data } = useRunOwnership(runId);
