@@ -1,6 +1,6 @@
 /**
- * A saved plan reads back as it was written, on both databases (docs/design.md "Storage and
- * scale"): the JSON columns are `json` on PostgreSQL, not `jsonb`, so object keys keep the order
+ * A saved plan reads back as it was written, on both databases
+ * (docs/design.md "Storage and scale"): the JSON columns are `json` on PostgreSQL, not `jsonb`, so object keys keep the order
  * the agent or the person wrote them in — also when the plan is read as a run's nested relation
  * (`loadRun`), which is how the run page, the approval and the agent's GET run see it. Prisma's
  * `relationJoins` would build those nested rows with `JSONB_BUILD_OBJECT` and re-order the keys.
