@@ -77,7 +77,9 @@ class BulkWriter {
     if (!this.sqlite) {
       const ops: Prisma.PrismaPromise<unknown>[] = [];
       for (const g of groups) for (let k = 0; k < g.rows.length; k += ROWS_PER_INSERT) ops.push(g.createMany(g.rows.slice(k, k + ROWS_PER_INSERT) as never[]));
-      if (ops.length) await this.db.$transaction(ops);
+      // A bulk load, not a request: a batch of thousands of rows may take longer than Prisma's
+      // default 5 s transaction timeout on a busy PostgreSQL (it expired mid-way at full scale).
+      if (ops.length) await this.db.$transaction(ops, { maxWait: 30_000, timeout: 300_000 });
       return;
     }
     const db = this.sqlite;
