@@ -134,7 +134,7 @@ export async function seedDemoDesk(now = new Date()) {
   for (const s of desk.shipments) await prisma.shipment.upsert({ where: { id: s.id }, create: s, update: {} });
   for (const h of desk.holidays) {
     await prisma.holiday.upsert({
-      where: { destination_date: { destination: h.destination, date: h.date } },
+      where: { id: `hol_${h.destination}_${h.date}` },
       create: { id: `hol_${h.destination}_${h.date}`, ...h },
       update: {},
     });

@@ -26,12 +26,15 @@ import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
  * still open on the task is audited `task_revised`; one still waiting (pending_review, approved or
  * needs_decision) is stopped at once (`stopped_stale_task`, `stopReason.while: "waiting"`):
  * nothing can approve or claim it any more, and its agent learns so from its next read. Returns
- * the task as this revision left it. Errors: 404 `not_found`; 422 `validation_failed` (a contract
- * that does not fit the desk).
+ * the task as this revision left it. `scope.desk` (a desk-bound integration key's desk) limits the
+ * revision to that desk's tasks: another desk's task is not found, exactly like one that does not
+ * exist, and nothing of it changes (the desk is in the bumping UPDATE's WHERE). Errors: 404
+ * `not_found`; 422 `validation_failed` (a contract that does not fit the desk).
  */
-export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor): Promise<TaskView> {
+export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor, scope: { desk?: string | null } = {}): Promise<TaskView> {
   return inTransaction(async (tx) => {
-    const bumped = await tx.task.updateMany({ where: { id: taskId }, data: { revision: { increment: 1 } } });
+    const deskScope = scope.desk ? { ticket: { account: { desk: scope.desk } } } : {};
+    const bumped = await tx.task.updateMany({ where: { id: taskId, ...deskScope }, data: { revision: { increment: 1 } } });
     if (bumped.count !== 1) throw new DomainError("not_found", `Task ${taskId} was not found.`);
     const t = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
     const next = t.revision;
