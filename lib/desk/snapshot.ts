@@ -53,8 +53,22 @@ export const moneyHoldSchema = z.object({
 });
 export type MoneyHold = z.output<typeof moneyHoldSchema>;
 
+/**
+ * Where a record of the local copy came from (the records door, lib/server/records): the system of
+ * record's version (a safe integer; only a newer one replaces it), when the source changed it and
+ * when Plandesk applied it (ISO UTC). `null`s: a record written before the door existed. What the
+ * run page's "balance as of 14:02, synced 2 min ago", the freshness bound (`stale_account_data`)
+ * and the approval's record versions (`target_changed`) read.
+ */
+export const recordSyncSchema = z.object({
+  sourceVersion: z.number().int().nullable(),
+  sourceUpdatedAt: z.string().nullable(),
+  syncedAt: z.string().nullable(),
+});
+export type RecordSync = z.output<typeof recordSyncSchema>;
+
 /** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */
-export const accountRecordSchema = z.object({ id: z.string(), name: z.string() });
+export const accountRecordSchema = z.object({ id: z.string(), name: z.string(), sync: recordSyncSchema.optional() });
 export type AccountRecord = z.output<typeof accountRecordSchema>;
 
 /** A support ticket; `id` is the ticket number as a string, e.g. "74991". */
@@ -73,6 +87,8 @@ export const invoiceRecordSchema = z.object({
   total: money,
   openBalance: money,
   fees: z.array(feeRecordSchema),
+  /** The local copy's source version and age (absent in hand-built snapshots). */
+  sync: recordSyncSchema.optional(),
 });
 export type InvoiceRecord = z.output<typeof invoiceRecordSchema>;
 
@@ -87,6 +103,8 @@ export const shipmentRecordSchema = z.object({
   destination: z.string(),
   window: z.object({ from: z.string(), to: z.string() }),
   status: z.enum(SHIPMENT_STATUSES),
+  /** The local copy's source version and age (absent in hand-built snapshots). */
+  sync: recordSyncSchema.optional(),
 });
 export type ShipmentRecord = z.output<typeof shipmentRecordSchema>;
 

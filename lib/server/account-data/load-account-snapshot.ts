@@ -1,5 +1,5 @@
 import { subDays } from "date-fns";
-import type { AccountSnapshot, InvoiceRecord, MoneyHold, ShipmentRecord } from "../../desk/snapshot";
+import type { AccountRecord, AccountSnapshot, InvoiceRecord, MoneyHold, RecordSync, ShipmentRecord } from "../../desk/snapshot";
 import type { RecordKind } from "../../desk/lookup";
 import type { Currency } from "../../money/format-money";
 import { lookalikeGuesses } from "../../text/confusables";
@@ -67,8 +67,8 @@ export async function loadAccountSnapshot(
   await loadRecords(db, desk, refs, scope.desk);
   if (scope.accountRecords) {
     const [invoices, shipments] = [
-      await db.invoice.findMany({ where: { accountId: ticket.accountId, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
-      await db.shipment.findMany({ where: { accountId: ticket.accountId, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.invoice.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.shipment.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
     ];
     for (const i of invoices) desk.invoices[i.id] = toInvoice(i);
     for (const s of shipments) desk.shipments[s.id] = toShipment(s);
@@ -79,13 +79,14 @@ export async function loadAccountSnapshot(
   for (const r of [...Object.values(desk.invoices), ...Object.values(desk.shipments), ...Object.values(desk.tickets)]) owners.add(r.accountId);
   const missingOwners = [...owners].filter((id) => !Object.prototype.hasOwnProperty.call(desk.accounts, id));
   if (missingOwners.length > 0) {
-    for (const a of await db.customerAccount.findMany({ where: { id: { in: missingOwners }, desk: scope.desk }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: missingOwners }, desk: scope.desk, deletedAt: null }, select: ACCOUNT_SELECT })) desk.accounts[a.id] = toAccount(a);
   }
 
   const destinations = [...new Set(Object.values(desk.shipments).map((s) => s.destination))];
   if (destinations.length > 0) {
     const holidays = await db.holiday.findMany({
-      where: { destination: { in: destinations }, date: { gte: utcDateOf(subDays(now, 1)) } },
+      // The desk's own calendar and the shared one (desk null); a tombstoned holiday is no holiday.
+      where: { destination: { in: destinations }, date: { gte: utcDateOf(subDays(now, 1)) }, deletedAt: null, OR: [{ desk: scope.desk }, { desk: null }] },
       select: { destination: true, date: true },
       orderBy: { date: "asc" },
       take: HOLIDAY_LIMIT,
@@ -225,14 +226,15 @@ export async function targetsOffDesk(db: DbOrTx, desk: string, steps: readonly u
 
 /** Loads the named records of tenant desk `deskId` by primary key into `desk`; another desk's are left out. */
 async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs, deskId: string): Promise<void> {
-  const onDesk = { account: { desk: deskId } };
+  // A tombstoned record (deleted at its source) is absent, like one of another desk.
+  const onDesk = { deletedAt: null, account: { desk: deskId } };
   if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] }, ...onDesk } })) desk.invoices[i.id] = toInvoice(i);
   if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] }, ...onDesk } })) desk.shipments[s.id] = toShipment(s);
   if (refs.ticket.size) {
-    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] }, ...onDesk }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
+    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] }, account: { desk: deskId } }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
   }
   if (refs.account.size) {
-    for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] }, desk: deskId }, select: { id: true, name: true } })) desk.accounts[a.id] = a;
+    for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] }, desk: deskId, deletedAt: null }, select: ACCOUNT_SELECT })) desk.accounts[a.id] = toAccount(a);
   }
 }
 
@@ -269,30 +271,59 @@ async function loadCandidates(db: DbOrTx, desk: AccountSnapshot, refs: Refs, des
 /** Ids of `kind` on tenant desk `deskId` starting with `prefix` (`exact`: equal to it), by an index range scan, bounded. */
 async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, deskId: string, exact = false): Promise<string[]> {
   const id = exact ? prefix : { gte: prefix, lt: `${prefix}\uffff` };
-  const args = { where: { id, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
+  const args = { where: { id, deletedAt: null, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
   const rows =
     kind === "invoice"
       ? await db.invoice.findMany(args)
       : kind === "shipment"
         ? await db.shipment.findMany(args)
         : kind === "ticket"
-          ? await db.ticket.findMany(args)
-          : await db.customerAccount.findMany({ ...args, where: { id, desk: deskId } });
+          ? await db.ticket.findMany({ ...args, where: { id, account: { desk: deskId } } })
+          : await db.customerAccount.findMany({ ...args, where: { id, desk: deskId, deletedAt: null } });
   return rows.map((r) => r.id);
 }
 
 /** The ticket account's own ids of `kind` on tenant desk `deskId` (bounded): the likeliest meaning of a typo. */
 async function idsOfAccount(db: DbOrTx, kind: RecordKind, accountId: string, deskId: string): Promise<string[]> {
   if (kind === "account") return [accountId];
-  const args = { where: { accountId, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
-  const rows = kind === "invoice" ? await db.invoice.findMany(args) : kind === "shipment" ? await db.shipment.findMany(args) : await db.ticket.findMany(args);
+  const args = { where: { accountId, deletedAt: null, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
+  const rows =
+    kind === "invoice"
+      ? await db.invoice.findMany(args)
+      : kind === "shipment"
+        ? await db.shipment.findMany(args)
+        : await db.ticket.findMany({ ...args, where: { accountId, account: { desk: deskId } } });
   return rows.map((r) => r.id);
 }
 
-/** An invoice row as the snapshot's `InvoiceRecord` (money in minor units + currency). */
-export function toInvoice(i: { id: string; accountId: string; status: string; currency: string; totalMinor: number; openMinor: number; fees: unknown }): InvoiceRecord {
-  const currency = i.currency as Currency;
+/** The sync columns every record of the door has (null before the door existed). */
+type SyncColumns = { sourceVersion?: bigint | null; sourceUpdatedAt?: Date | null; syncedAt?: Date | null };
+
+/** A row's sync columns as the snapshot's `RecordSync` (version as a number, times ISO UTC); absent when the row was read without them. */
+export function toRecordSync(r: SyncColumns): RecordSync | undefined {
+  if (r.sourceVersion === undefined && r.syncedAt === undefined) return undefined;
   return {
+    sourceVersion: r.sourceVersion == null ? null : Number(r.sourceVersion),
+    sourceUpdatedAt: r.sourceUpdatedAt ? r.sourceUpdatedAt.toISOString() : null,
+    syncedAt: r.syncedAt ? r.syncedAt.toISOString() : null,
+  };
+}
+
+/** The columns an owner account is read with: its name and its sync columns. */
+const ACCOUNT_SELECT = { id: true, name: true, sourceVersion: true, sourceUpdatedAt: true, syncedAt: true } as const;
+
+/** An account row as the snapshot's `AccountRecord`. */
+function toAccount(a: { id: string; name: string } & SyncColumns): AccountRecord {
+  const sync = toRecordSync(a);
+  return { id: a.id, name: a.name, ...(sync ? { sync } : {}) };
+}
+
+/** An invoice row as the snapshot's `InvoiceRecord` (money in minor units + currency). */
+export function toInvoice(i: { id: string; accountId: string; status: string; currency: string; totalMinor: number; openMinor: number; fees: unknown } & SyncColumns): InvoiceRecord {
+  const currency = i.currency as Currency;
+  const sync = toRecordSync(i);
+  return {
+    ...(sync ? { sync } : {}),
     id: i.id,
     accountId: i.accountId,
     status: i.status as InvoiceRecord["status"],
@@ -303,8 +334,10 @@ export function toInvoice(i: { id: string; accountId: string; status: string; cu
 }
 
 /** A shipment row as the snapshot's `ShipmentRecord` (window as ISO dates). */
-export function toShipment(s: { id: string; accountId: string; destination: string; windowFrom: string; windowTo: string; status: string }): ShipmentRecord {
+export function toShipment(s: { id: string; accountId: string; destination: string; windowFrom: string; windowTo: string; status: string } & SyncColumns): ShipmentRecord {
+  const sync = toRecordSync(s);
   return {
+    ...(sync ? { sync } : {}),
     id: s.id,
     accountId: s.accountId,
     destination: s.destination,

@@ -2,7 +2,7 @@ import { Prisma } from "../../generated/prisma/client";
 import type { Tx } from "./transaction";
 
 /** A column value `insertRows` writes: a scalar, a UTC time, or SQL NULL. JSON columns take the JSON text. */
-export type RowValue = string | number | boolean | Date | null;
+export type RowValue = string | number | bigint | boolean | Date | null;
 
 /** Rows per INSERT statement (SQLite allows 32,766 bound values; a run has at most a few hundred steps). */
 const ROWS_PER_STATEMENT = 200;
@@ -39,7 +39,7 @@ export async function insertRows(tx: Tx, table: string, columns: readonly string
 /** A row's value of `column` as bound: undefined is NULL; anything but a `RowValue` is a bug of the caller (a JSON column takes `jsonText`). */
 function valueOf(table: string, column: string, v: unknown): RowValue {
   if (v === undefined || v === null) return null;
-  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean" || v instanceof Date) return v;
+  if (typeof v === "string" || typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" || v instanceof Date) return v;
   throw new Error(`insertRows: ${table}.${column} is not a scalar (JSON columns take jsonText(value))`);
 }
 

@@ -49,10 +49,14 @@ const APPROVAL_DEFAULTS = {
   approvalsRequired: 1,
   policyVersion: null,
   policyRuleId: null,
+  recordVersions: null,
+  holdOpen: false,
+  holdUntilVersion: null,
+  holdSince: null,
 } satisfies Partial<Approval>;
 
 /** The JSON columns of `approval` (written as JSON text by `giveApprovals`). */
-const APPROVAL_JSON_COLUMNS = new Set(["target", "args", "authority", "acknowledged", "expectedEffect"]);
+const APPROVAL_JSON_COLUMNS = new Set(["target", "args", "authority", "acknowledged", "expectedEffect", "recordVersions"]);
 
 /**
  * Creates several approval records at once in the `give` state (`active`), in the caller's
