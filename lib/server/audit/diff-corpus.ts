@@ -1,3 +1,4 @@
+import { jsonLine } from "../../text/json-line";
 import type { PlanDiff } from "../../diff/plan-diff";
 import type { Plan } from "../../plan/schema";
 import { prisma } from "../db/db";
@@ -160,7 +161,7 @@ export async function diffCorpusStream(viewer: Pick<Viewer, "id" | "role">, now 
     async pull(controller) {
       const next = await lines.next();
       if (next.done) controller.close();
-      else controller.enqueue(enc.encode(`${JSON.stringify(next.value)}\n`));
+      else controller.enqueue(enc.encode(`${jsonLine(next.value)}\n`));
     },
     async cancel() {
       await lines.return(undefined);

@@ -167,12 +167,14 @@ describe("the diff corpus (JSONL)", () => {
     const pending = await seededRun("74994");
     const v1 = toRunView(await loadRun(pending.id), TEST_NOW);
     const steps = v1.steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args) }));
-    (steps.find((s) => s.tool === "add_ticket_note")!.args as { note: string }).note = "New warehouse address confirmed by phone; re-routing sh_5610.";
+    (steps.find((s) => s.tool === "add_ticket_note")!.args as { note: string }).note = "New warehouse address confirmed by phone;\u2028re-routing sh_5610.\u0085Driver informed.";
     await submitEdit(operator, pending.id, { baseVersion: 1, steps }, at(400));
 
     const text = await readAll(await diffCorpusStream(supervisor, at(500)));
     expect(text.endsWith("\n")).toBe(true);
     const lines = text.split("\n").slice(0, -1);
+    // One edit, one line, also for a standard line splitter (U+2028, U+2029 and U+0085 in an edited note are escaped).
+    expect(text.split(/\r\n|[\n\r\u2028\u2029\u0085]/).slice(0, -1)).toHaveLength(lines.length);
     const parsed = lines.map((l) => JSON.parse(l) as DiffCorpusLine);
     const stored = await prisma.planEdit.findMany({ orderBy: [{ createdAt: "asc" }, { runId: "asc" }, { toVersion: "asc" }] });
     expect(parsed).toHaveLength(stored.length);
