@@ -224,22 +224,23 @@ const CONNECTION_MESSAGE =
  * The typed refusal for an error that means the database connection is lost or refused —
  * whether from Prisma (P1001 can't reach, P1017 connection closed, P2024 pool timeout…, or its
  * initialisation error), node-postgres (SQLSTATE class 08, 57P01–57P03, socket errors) or
- * better-sqlite3 (cannot open, I/O error) — looking through `cause` chains; null for any other
+ * better-sqlite3 (cannot open, I/O error) — by code and class, looking through `cause` chains and Prisma's
+ * `meta.driverAdapterError` (the message text is a last resort only); null for any other
  * error. The answer is 503 `database_unavailable` with `Retry-After`: nothing was saved and the
  * same request may be sent again (with its idempotency key where the endpoint takes one).
  */
 export function databaseUnavailable(e: unknown): DomainError | null {
-  let at: unknown = e;
-  for (let depth = 0; depth < 6 && at && typeof at === "object"; depth++) {
-    const o = at as { name?: unknown; code?: unknown; kind?: unknown; errorCode?: unknown; message?: unknown; cause?: unknown };
-    const code = typeof o.code === "string" ? o.code : typeof o.errorCode === "string" ? o.errorCode : "";
+  // Breadth-first through `cause` and Prisma's `meta.driverAdapterError` (where a driver adapter's
+  // error sits on a PrismaClientKnownRequestError, e.g. P2010 with {kind: "postgres", code: "57P01"}).
+  const queue: unknown[] = [e];
+  for (let seen = 0; seen < 12 && queue.length > 0; seen++) {
+    const at = queue.shift();
+    if (!at || typeof at !== "object") continue;
+    const o = at as { name?: unknown; code?: unknown; kind?: unknown; errorCode?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: unknown };
+    const codes = [o.code, o.errorCode, o.originalCode].filter((c): c is string => typeof c === "string");
     const hit =
       o.name === "PrismaClientInitializationError" ||
-      PRISMA_CONNECTION_CODES.has(code) ||
-      PG_CONNECTION_STATE.test(code) ||
-      SOCKET_CODES.has(code) ||
-      code === "SQLITE_CANTOPEN" ||
-      code.startsWith("SQLITE_IOERR") ||
+      codes.some((code) => PRISMA_CONNECTION_CODES.has(code) || PG_CONNECTION_STATE.test(code) || SOCKET_CODES.has(code) || code === "SQLITE_CANTOPEN" || code.startsWith("SQLITE_IOERR")) ||
       (typeof o.kind === "string" && ADAPTER_KINDS.has(o.kind)) ||
       (typeof o.message === "string" && CONNECTION_MESSAGE.test(o.message));
     if (hit) {
@@ -247,7 +248,8 @@ export function databaseUnavailable(e: unknown): DomainError | null {
         retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
       });
     }
-    at = o.cause;
+    queue.push(o.cause);
+    if (o.meta && typeof o.meta === "object") queue.push((o.meta as { driverAdapterError?: unknown }).driverAdapterError);
   }
   return null;
 }

@@ -103,10 +103,25 @@ describe("a lost database connection", () => {
       Object.assign(new Error("x"), { cause: { kind: "ConnectionClosed" } }),
       Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
       Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR_READ" }),
+      // As Prisma 7 throws it when PostgreSQL ends the connection under a model query (no cause
+      // chain, a message that names no connection): the adapter's error sits in meta.driverAdapterError.
+      Object.assign(new Error("Invalid `prisma.run.findUnique()` invocation: an error occurred"), {
+        name: "PrismaClientKnownRequestError",
+        code: "P2010",
+        meta: { driverAdapterError: { name: "DriverAdapterError", cause: { originalCode: "57P01", kind: "postgres", code: "57P01", severity: "FATAL", message: "" } } },
+      }),
+      Object.assign(new Error("Invalid invocation"), { code: "P2010", meta: { driverAdapterError: { cause: { kind: "postgres", originalCode: "08006", code: "08006" } } } }),
     ]) {
       expect(databaseUnavailable(e)?.code, String(e.message)).toBe("database_unavailable");
     }
-    for (const e of [new Error("boom"), Object.assign(new Error("x"), { code: "P2002" }), Object.assign(new Error("x"), { code: "40001" }), null, "text"]) {
+    for (const e of [
+      new Error("boom"),
+      Object.assign(new Error("x"), { code: "P2002" }),
+      Object.assign(new Error("x"), { code: "40001" }),
+      Object.assign(new Error("x"), { code: "P2021", meta: { driverAdapterError: { cause: { originalCode: "42P01", kind: "TableDoesNotExist" } } } }),
+      null,
+      "text",
+    ]) {
       expect(databaseUnavailable(e)).toBeNull();
     }
   });
