@@ -125,6 +125,7 @@ export type ParsedRecord = { ok: true; record: RecordInput } | { ok: false; erro
 
 const opSchema = z.enum(["put", "delete"]);
 const deleteSchema = z.strictObject(envelopeShape);
+const envelopeSchema = z.strictObject(envelopeShape);
 
 /**
  * Parses one record as a system of record sends it: `kind`, `id`, `op` (`put`, the default, or
@@ -146,7 +147,7 @@ export function parseRecord(kind: unknown, id: unknown, op: unknown, body: Recor
     if (!d.success) return zodFail(d.error);
     return { ok: true, record: { op: "delete", kind, id: idParsed.data, sourceVersion: d.data.sourceVersion, sourceUpdatedAt: new Date(d.data.sourceUpdatedAt) } };
   }
-  const env = z.strictObject(envelopeShape).safeParse({ sourceVersion, sourceUpdatedAt });
+  const env = envelopeSchema.safeParse({ sourceVersion, sourceUpdatedAt });
   if (!env.success) return zodFail(env.error);
   const f = RECORD_KINDS[kind].fields.safeParse(fields);
   if (!f.success) return zodFail(f.error);
