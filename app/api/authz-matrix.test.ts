@@ -32,6 +32,7 @@ import { loadRun } from "@/lib/server/plans/load-run";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_ID, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import type { Endpoint } from "@/lib/api/contract";
 import { ENDPOINTS } from "@/lib/api/endpoints";
+import { applyRecords } from "@/lib/server/records/apply-records";
 import { loadViewer, type AgentCaller, type Viewer } from "@/lib/server/auth/session";
 import { apiRequest, FOREIGN_ORIGIN, routeCtx, signInCookie, TEST_ORIGIN, type Credentials } from "@/testing/test-auth";
 import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
@@ -446,6 +447,31 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/v1/tasks/task_75019/events", params: { taskId: "task_75019" }, body: { type: "customer_replied", detail: "Thanks." } }),
     ok: 201,
   },
+  // the records door (the demo integration key is bound to no desk: it names the desk)
+  "PUT /api/v1/records/[kind]/[id]": {
+    prepare: async () => {
+      const id = `acc_matrix_${nanoid(8)}`;
+      return { path: `/api/v1/records/account/${id}?desk=freight`, params: { kind: "account", id }, body: { name: "Matrix account", sourceVersion: 1, sourceUpdatedAt: "2026-03-01T10:00:00Z" } };
+    },
+    ok: 200,
+  },
+  "DELETE /api/v1/records/[kind]/[id]": {
+    prepare: async () => {
+      const id = `acc_matrix_${nanoid(8)}`;
+      await applyRecords("freight", [{ op: "put", kind: "account", id, fields: { name: "Matrix account" }, sourceVersion: 1, sourceUpdatedAt: new Date("2026-03-01T10:00:00Z") }]);
+      return { path: `/api/v1/records/account/${id}?desk=freight&sourceVersion=2&sourceUpdatedAt=2026-03-01T11:00:00Z`, params: { kind: "account", id } };
+    },
+    ok: 200,
+  },
+  "POST /api/v1/records/batch": {
+    prepare: async () => ({
+      path: "/api/v1/records/batch?desk=freight",
+      params: {},
+      body: { kind: "account", id: `acc_matrix_${nanoid(8)}`, name: "Matrix account", sourceVersion: 1, sourceUpdatedAt: "2026-03-01T10:00:00Z" },
+      headers: { "content-type": "application/x-ndjson" },
+    }),
+    ok: 200,
+  },
   "PUT /api/runs/[runId]/outcome-label": {
     prepare: async () => {
       const id = await editedExecutedRun();
@@ -502,7 +528,7 @@ async function expectCall(route: { method: Method; handler: Handler; key: string
     expect(denied, `${route.key} as ${who}: exactly one denial on the record`).toHaveLength(1);
     const [e] = denied;
     expect({ kind: e.actorKind, id: e.actorId }).toEqual(expectedActor(who));
-    expect((e.data as { endpoint?: string }).endpoint).toBe(`${route.method} ${c.path}`);
+    expect((e.data as { endpoint?: string }).endpoint).toBe(`${route.method} ${c.path.split("?")[0]}`);
   } else {
     expect(denied, `${route.key} as ${who}: an allowed call records no denial`).toHaveLength(0);
   }

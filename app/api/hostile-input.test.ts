@@ -133,6 +133,7 @@ beforeAll(async () => {
     deliveryId: "no_such_delivery",
     deskId: "freight",
     ruleId: "no_such_rule",
+    id: "in_74119",
   });
 });
 

@@ -41,6 +41,11 @@ export interface Endpoint<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A body the handler reads itself as a stream (the wrapper does not buffer it): its content
+   * type and the schema of one of its lines, for the OpenAPI document.
+   */
+  streamBody?: { contentType: "application/x-ndjson"; lineSchema: z.ZodType; description: string };
   /** Whether the endpoint reads an `Idempotency-Key` header. */
   idempotencyKey?: "optional" | "required";
   /** The success status(es) and body. */
@@ -71,7 +76,7 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   if (e.method !== "GET") codes.add("busy");
   // The database connection lost mid-request: 503 with Retry-After (lib/server/http/http.ts).
   codes.add("database_unavailable");
-  if (e.body) {
+  if (e.body || e.streamBody) {
     codes.add("invalid_json");
     codes.add("invalid_encoding");
     codes.add("payload_too_large");

@@ -10,6 +10,7 @@ import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
 import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
 import * as outcomesApi from "./endpoints/outcomes-api";
+import * as recordsApi from "./endpoints/records-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -27,6 +28,7 @@ import * as ownershipApi from "./endpoints/ownership-api";
 export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
 export * from "./endpoints/outcomes-api";
+export * from "./endpoints/records-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -104,6 +106,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   outcomesApi.runOutcomeEndpoint,
   outcomesApi.labelOutcomeEndpoint,
   outcomesApi.outcomeReviewEndpoint,
+  // the records door: systems of record push accounts and records
+  recordsApi.putRecordEndpoint,
+  recordsApi.deleteRecordEndpoint,
+  recordsApi.getRecordEndpoint,
+  recordsApi.recordBatchEndpoint,
   // demo mode: named scenarios and the reset (last: the reset empties the database)
   demoApi.listScenariosEndpoint,
   demoApi.makeScenarioEndpoint,

@@ -79,6 +79,7 @@ function operationOf(e: Endpoint): ZodOpenApiOperationObject {
       ...(headers ? { header: headers } : {}),
     },
     ...(e.body ? { requestBody: { content: { "application/json": { schema: e.body } } } } : {}),
+    ...(e.streamBody ? { requestBody: { description: e.streamBody.description, content: { [e.streamBody.contentType]: { schema: e.streamBody.lineSchema } } } } : {}),
     responses,
   } as ZodOpenApiOperationObject;
 }

@@ -56,6 +56,8 @@ export const AUDIT_EVENT_DATA = {
     after: z.looseObject({ label: z.string(), reason: z.string() }),
     suggestion: z.string().nullable(),
   }),
+  // the records door: one per batch or single put/delete — counts only, never a record's data (lib/server/records)
+  records_synced: z.looseObject({ desk: z.string(), via: z.enum(["batch", "put", "delete"]), lines: z.number().int(), applied: z.number().int(), ignored: z.number().int(), errors: z.number().int() }),
 } as const;
 
 /** Event types of the append-only audit log. */

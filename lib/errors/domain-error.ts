@@ -47,9 +47,13 @@ export const ERROR_STATUS = {
   stale_desk_rule: 409, // the desk rule was saved by someone else since the editor opened it (baseVersion differs)
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   not_labelable: 409, // only an edited run that executed (has an outcome record) is labelled better / same / worse
+  record_id_taken: 409, // records door: the id is another desk's record (which desk is not said)
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,
+  invalid_record: 422, // records door: a field missing, mistyped, out of range, or not the kind's
+  unknown_account: 422, // records door: the account named is not on this desk (absent or another desk's alike)
+  currency_mismatch: 422, // records door: a fee in another currency than its invoice
   acknowledgement_required: 422,
   busy: 503,
   database_unavailable: 503, // the database connection was lost; retry after Retry-After seconds

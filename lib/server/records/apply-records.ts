@@ -1,0 +1,275 @@
+import { Prisma } from "../../generated/prisma/client";
+import { recordKey } from "../../records/record-key";
+import { RECORD_KIND_NAMES, type RecordError, type RecordInput, type RecordKind } from "../../records/record-kinds";
+import { jsonText, type RowValue } from "../db/insert-rows";
+import { prisma } from "../db/db";
+import { inTransaction, ok, type Db, type Tx } from "../db/transaction";
+import { releaseSyncHolds } from "./sync-holds";
+
+/*
+ * The records door's writer (docs/design.md "Systems of record: the one door"): applies records a
+ * system of record sent for one desk to Plandesk's local copy (customer_account, invoice,
+ * shipment, holiday), a conditional upsert per record — only a newer source version changes a
+ * record, so a replay or an out-of-order delivery changes nothing. Few statements per chunk: one
+ * indexed read of the chunk's existing ids (with their desks and versions) per kind, one of the
+ * accounts its invoices and shipments name, and one multi-row INSERT … ON CONFLICT(id) DO UPDATE
+ * … WHERE <stored version older and same desk> … RETURNING per 500 rows of a kind, on SQLite and
+ * PostgreSQL alike (raw SQL, bound values, as lib/server/db/insert-rows.ts does).
+ */
+
+/** What became of one record: applied (a newer version), ignored (`not_newer`: the stored `sourceVersion` is at least the one sent), or a typed refusal. */
+export type RecordOutcome = { ok: true; applied: true; sourceVersion: number } | { ok: true; applied: false; reason: "not_newer"; sourceVersion: number | null } | { ok: false; error: RecordError };
+
+/** Records per transaction `applyRecords` uses by default. */
+export const RECORDS_PER_CHUNK = 1000;
+/** Rows per multi-row INSERT (13 columns × 500 = 6,500 bound values: below SQLite's 32,766 and PostgreSQL's 65,535). */
+const ROWS_PER_STATEMENT = 500;
+
+interface KindTable {
+  table: string;
+  /** Every column a put writes (id first), in order. */
+  columns: readonly string[];
+  /** Whether the table has the local `version` column (incremented on every applied change). */
+  versioned: boolean;
+  /** The row's column values of a put's fields (the envelope and desk added by the caller). */
+  row: (fields: Record<string, unknown>, desk: string) => Record<string, RowValue>;
+}
+
+const ENVELOPE = ["sourceVersion", "sourceUpdatedAt", "syncedAt", "deletedAt"] as const;
+
+/** How each kind is stored: its table, columns, and its fields as column values. */
+const TABLES: Record<RecordKind, KindTable> = {
+  account: {
+    table: "customer_account",
+    columns: ["id", "name", "desk", "tags", ...ENVELOPE],
+    versioned: false,
+    row: (f, desk) => ({ name: f.name as string, desk, tags: jsonText(f.tags ?? null) }),
+  },
+  invoice: {
+    table: "invoice",
+    columns: ["id", "accountId", "status", "currency", "totalMinor", "openMinor", "fees", "dueDate", "version", ...ENVELOPE],
+    versioned: true,
+    row: (f) => ({
+      accountId: f.accountId as string,
+      status: f.status as string,
+      currency: f.currency as string,
+      totalMinor: f.totalMinor as number,
+      openMinor: f.openMinor as number,
+      fees: jsonText(f.fees),
+      dueDate: f.dueDate as string,
+      version: 1,
+    }),
+  },
+  shipment: {
+    table: "shipment",
+    columns: ["id", "accountId", "destination", "windowFrom", "windowTo", "status", "address", "version", ...ENVELOPE],
+    versioned: true,
+    row: (f) => ({
+      accountId: f.accountId as string,
+      destination: f.destination as string,
+      windowFrom: f.windowFrom as string,
+      windowTo: f.windowTo as string,
+      status: f.status as string,
+      address: f.address as string,
+      version: 1,
+    }),
+  },
+  holiday: {
+    table: "holiday",
+    columns: ["id", "destination", "date", "name", "desk", ...ENVELOPE],
+    versioned: false,
+    row: (f, desk) => ({ destination: f.destination as string, date: f.date as string, name: f.name as string, desk }),
+  },
+};
+
+/** A stored record's desk (null: the shared holiday calendar) and source version (null: written before the door). */
+interface Stored {
+  desk: string | null;
+  sourceVersion: number | null;
+}
+
+/**
+ * Applies `records` for `desk` in transactions of `chunkSize` records (`inTransaction`, retried
+ * on conflicts), and returns one outcome per record, in order. A record never half-writes (each
+ * is one row); a refused record leaves the database as it was and the chunk's other records
+ * still land. Usable without HTTP (the demo desk is loaded through it). `now` is the sync time
+ * (`syncedAt`). The desk must exist (the caller checks). Errors: the database's.
+ */
+export async function applyRecords(desk: string, records: readonly RecordInput[], opts: { db?: Db; now?: Date; chunkSize?: number } = {}): Promise<RecordOutcome[]> {
+  const size = opts.chunkSize ?? RECORDS_PER_CHUNK;
+  const out: RecordOutcome[] = [];
+  for (let k = 0; k < records.length; k += size) {
+    const chunk = records.slice(k, k + size);
+    out.push(...(await inTransaction(async (tx) => ok(await applyRecordChunk(tx, desk, chunk, opts.now ?? new Date())), opts.db ?? prisma, { isolation: "row-locks" })));
+  }
+  return out;
+}
+
+/**
+ * Applies `records` for `desk` inside the caller's transaction `tx` and returns one outcome per
+ * record, in order (see the module comment for the statements). Rules, per record:
+ * - an id another desk holds: a put is `record_id_taken` (which desk is not said), a delete
+ *   `not_found`; a delete of an id nobody holds is `not_found`;
+ * - an invoice or shipment naming an account this desk does not have (absent or another desk's,
+ *   the same words): `unknown_account`; an account put earlier in the same call counts;
+ * - a stored source version at least the one sent: nothing changes (`not_newer`);
+ * - otherwise a put replaces the fields, sets `sourceVersion`, `sourceUpdatedAt`, `syncedAt` =
+ *   `now`, clears `deletedAt` (a newer put revives a tombstone) and increments the local
+ *   `version`; a delete keeps the fields and sets `deletedAt` = its `sourceUpdatedAt`.
+ * After an invoice version is applied, the money holds it reflects end (`releaseSyncHolds`).
+ * The same record twice in one call is applied in order (the second sees the first).
+ */
+export async function applyRecordChunk(tx: Tx, desk: string, records: readonly RecordInput[], now: Date): Promise<RecordOutcome[]> {
+  const out: RecordOutcome[] = new Array(records.length);
+  // rounds of distinct records: a record repeated in the call waits for the next round
+  let start = 0;
+  while (start < records.length) {
+    const seen = new Set<string>();
+    let end = start;
+    while (end < records.length && !seen.has(recordKey(records[end].kind, records[end].id))) seen.add(recordKey(records[end].kind, records[end].id)), end++;
+    const round = await applyRound(tx, desk, records.slice(start, end), now);
+    for (let i = 0; i < round.length; i++) out[start + i] = round[i];
+    start = end;
+  }
+  return out;
+}
+
+/** One round of `applyRecordChunk`: records with distinct kind:id. */
+async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[], now: Date): Promise<RecordOutcome[]> {
+  const out: (RecordOutcome | undefined)[] = new Array(records.length);
+  const byKind = new Map<RecordKind, number[]>();
+  for (let i = 0; i < records.length; i++) byKind.set(records[i].kind, [...(byKind.get(records[i].kind) ?? []), i]);
+
+  // what is stored under the round's ids, per kind (one indexed read each)
+  const stored = new Map<string, Stored>();
+  for (const [kind, idx] of byKind) {
+    for (const [id, s] of await readStored(tx, kind, idx.map((i) => records[i].id))) stored.set(recordKey(kind, id), s);
+  }
+  // the accounts the round's invoices and shipments name
+  const named = new Set<string>();
+  for (const r of records) if (r.op === "put" && (r.kind === "invoice" || r.kind === "shipment")) named.add(r.fields.accountId as string);
+  const accountsOfDesk = new Set<string>();
+  if (named.size > 0) {
+    const rows = await tx.$queryRaw<{ id: string; desk: string }[]>`SELECT "id", "desk" FROM "customer_account" WHERE "id" IN (${Prisma.join([...named])})`;
+    for (const a of rows) if (a.desk === desk) accountsOfDesk.add(a.id);
+  }
+
+  // decide, accounts first (an invoice of the round may name an account of the round)
+  const writes = new Map<RecordKind, number[]>();
+  for (const kind of RECORD_KIND_NAMES) {
+    for (const i of byKind.get(kind) ?? []) {
+      const r = records[i];
+      const s = stored.get(recordKey(r.kind, r.id));
+      if (s && s.desk !== desk) {
+        out[i] = r.op === "put" ? refusal("record_id_taken", `The id ${r.id} is taken by a record this desk cannot reach; the source must use another id.`) : notFound(r);
+        continue;
+      }
+      if (!s && r.op === "delete") {
+        out[i] = notFound(r);
+        continue;
+      }
+      if (r.op === "put" && (r.kind === "invoice" || r.kind === "shipment") && !accountsOfDesk.has(r.fields.accountId as string)) {
+        out[i] = refusal("unknown_account", `There is no account ${r.fields.accountId as string} on this desk.`, "accountId");
+        continue;
+      }
+      if (s && s.sourceVersion !== null && s.sourceVersion >= r.sourceVersion) {
+        out[i] = { ok: true, applied: false, reason: "not_newer", sourceVersion: s.sourceVersion };
+        continue;
+      }
+      writes.set(kind, [...(writes.get(kind) ?? []), i]);
+      if (r.kind === "account" && r.op === "put") accountsOfDesk.add(r.id);
+    }
+  }
+
+  // write
+  const appliedInvoices: RecordInput[] = [];
+  for (const [kind, idx] of writes) {
+    const puts = idx.filter((i) => records[i].op === "put");
+    const written = await upsert(tx, kind, desk, puts.map((i) => records[i]), now);
+    for (const i of idx.filter((i) => records[i].op === "delete")) if (await tombstone(tx, kind, desk, records[i], now)) written.add(records[i].id);
+    for (const i of idx) {
+      const r = records[i];
+      if (written.has(r.id)) {
+        out[i] = { ok: true, applied: true, sourceVersion: r.sourceVersion };
+        if (kind === "invoice" && r.op === "put") appliedInvoices.push(r);
+      } else {
+        // a concurrent writer stored a version at least as new between our read and our write
+        out[i] = { ok: true, applied: false, reason: "not_newer", sourceVersion: stored.get(recordKey(kind, r.id))?.sourceVersion ?? null };
+      }
+    }
+  }
+
+  // the money holds the applied invoice versions reflect (one indexed read, then one update per held invoice)
+  if (appliedInvoices.length > 0) {
+    const held = await tx.approval.findMany({ where: { targetKind: "invoice", targetId: { in: appliedInvoices.map((r) => r.id) }, holdOpen: true }, select: { targetId: true } });
+    const heldIds = new Set(held.map((h) => h.targetId));
+    for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt);
+  }
+  return out as RecordOutcome[];
+}
+
+function refusal(code: RecordError["code"], message: string, path?: string): RecordOutcome {
+  return { ok: false, error: { code, message, ...(path ? { path } : {}) } };
+}
+
+function notFound(r: RecordInput): RecordOutcome {
+  return refusal("not_found", `There is no ${r.kind} ${r.id} on this desk.`);
+}
+
+/** The desk and source version stored under each of `ids` of `kind` (an invoice's or shipment's desk is its account's). */
+async function readStored(tx: Tx, kind: RecordKind, ids: string[]): Promise<Map<string, Stored>> {
+  const list = Prisma.join(ids);
+  type Row = { id: string; desk: string | null; sourceVersion: bigint | number | null };
+  const rows =
+    kind === "invoice"
+      ? await tx.$queryRaw<Row[]>`SELECT t."id", a."desk", t."sourceVersion" FROM "invoice" t JOIN "customer_account" a ON a."id" = t."accountId" WHERE t."id" IN (${list})`
+      : kind === "shipment"
+        ? await tx.$queryRaw<Row[]>`SELECT t."id", a."desk", t."sourceVersion" FROM "shipment" t JOIN "customer_account" a ON a."id" = t."accountId" WHERE t."id" IN (${list})`
+        : kind === "account"
+          ? await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "customer_account" WHERE "id" IN (${list})`
+          : await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "holiday" WHERE "id" IN (${list})`;
+  return new Map(rows.map((r) => [r.id, { desk: r.desk, sourceVersion: r.sourceVersion === null ? null : Number(r.sourceVersion) }]));
+}
+
+/** The condition, on the stored row of `kind`, that it belongs to `desk` (SQL, for an UPDATE's or upsert's WHERE). */
+function sameDesk(kind: RecordKind, desk: string): Prisma.Sql {
+  const t = TABLES[kind].table;
+  if (kind === "invoice" || kind === "shipment") return Prisma.sql`EXISTS (SELECT 1 FROM "customer_account" a WHERE a."id" = ${Prisma.raw(`"${t}"."accountId"`)} AND a."desk" = ${desk})`;
+  return Prisma.sql`${Prisma.raw(`"${t}"."desk"`)} = ${desk}`;
+}
+
+/**
+ * Multi-row conditional upserts of `records` (puts of one kind with distinct ids): a new id is
+ * inserted; a stored one is replaced only when its source version is older (or unknown) and it
+ * is this desk's. Returns the ids written (RETURNING).
+ */
+async function upsert(tx: Tx, kind: RecordKind, desk: string, records: readonly RecordInput[], now: Date): Promise<Set<string>> {
+  const written = new Set<string>();
+  if (records.length === 0) return written;
+  const { table, columns, versioned, row } = TABLES[kind];
+  const q = (c: string) => `"${c}"`;
+  const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map(q).join(", ")}) VALUES `);
+  const updated = columns.filter((c) => c !== "id" && c !== "version" && !(kind === "account" && c === "desk") && !(kind === "holiday" && c === "desk"));
+  const set = [...updated.map((c) => `${q(c)} = excluded.${q(c)}`), ...(versioned ? [`"version" = "${table}"."version" + 1`] : [])].join(", ");
+  const tail = Prisma.sql` ON CONFLICT ("id") DO UPDATE SET ${Prisma.raw(set)} WHERE (${Prisma.raw(`"${table}"."sourceVersion"`)} IS NULL OR ${Prisma.raw(`"${table}"."sourceVersion"`)} < excluded."sourceVersion") AND ${sameDesk(kind, desk)} RETURNING "id"`;
+  for (let k = 0; k < records.length; k += ROWS_PER_STATEMENT) {
+    const values = records.slice(k, k + ROWS_PER_STATEMENT).map((r) => {
+      if (r.op !== "put") throw new Error("upsert: a delete");
+      const v: Record<string, RowValue> = { id: r.id, ...row(r.fields, desk), sourceVersion: BigInt(r.sourceVersion), sourceUpdatedAt: r.sourceUpdatedAt, syncedAt: now, deletedAt: null };
+      return Prisma.sql`(${Prisma.join(columns.map((c) => v[c] ?? null))})`;
+    });
+    const rows = await tx.$queryRaw<{ id: string }[]>`${head}${Prisma.join(values)}${tail}`;
+    for (const r of rows) written.add(r.id);
+  }
+  return written;
+}
+
+/** Tombstones one stored record of this desk when its source version is older: `deletedAt` = the source's time, the envelope updated. Returns whether it was written. */
+async function tombstone(tx: Tx, kind: RecordKind, desk: string, r: RecordInput, now: Date): Promise<boolean> {
+  const { table, versioned } = TABLES[kind];
+  const t = Prisma.raw(`"${table}"`);
+  const bump = Prisma.raw(versioned ? `, "version" = "version" + 1` : "");
+  const n = await tx.$executeRaw`UPDATE ${t} SET "deletedAt" = ${r.sourceUpdatedAt}, "sourceVersion" = ${BigInt(r.sourceVersion)}, "sourceUpdatedAt" = ${r.sourceUpdatedAt}, "syncedAt" = ${now}${bump}
+    WHERE "id" = ${r.id} AND ("sourceVersion" IS NULL OR "sourceVersion" < ${BigInt(r.sourceVersion)}) AND ${sameDesk(kind, desk)}`;
+  return n > 0;
+}

@@ -1,0 +1,52 @@
+import type { RecordKind } from "../../records/record-kinds";
+import type { StoredRecord } from "../../records/stored-record";
+import type { DbOrTx } from "../db/transaction";
+
+type Envelope = { sourceVersion: bigint | null; sourceUpdatedAt: Date | null; syncedAt: Date | null; deletedAt: Date | null };
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function stored(kind: RecordKind, id: string, desk: string | null, fields: Record<string, unknown>, e: Envelope): StoredRecord {
+  return {
+    kind,
+    id,
+    desk,
+    fields,
+    sourceVersion: e.sourceVersion === null ? null : Number(e.sourceVersion),
+    sourceUpdatedAt: iso(e.sourceUpdatedAt),
+    syncedAt: iso(e.syncedAt),
+    deletedAt: iso(e.deletedAt),
+  };
+}
+
+/**
+ * The record `kind`/`id` as `desk` holds it (tombstoned ones too, with `deletedAt`), or null when
+ * this desk has none — absent and another desk's are the same null. One read by primary key
+ * (an invoice or shipment with its account's desk).
+ */
+export async function readRecord(db: DbOrTx, desk: string, kind: RecordKind, id: string): Promise<StoredRecord | null> {
+  switch (kind) {
+    case "account": {
+      const a = await db.customerAccount.findUnique({ where: { id } });
+      if (!a || a.desk !== desk) return null;
+      return stored(kind, id, a.desk, { name: a.name, ...(Array.isArray(a.tags) ? { tags: a.tags } : {}) }, a);
+    }
+    case "invoice": {
+      const i = await db.invoice.findUnique({ where: { id }, include: { account: { select: { desk: true } } } });
+      if (!i || i.account.desk !== desk) return null;
+      const fields = { accountId: i.accountId, status: i.status, currency: i.currency, totalMinor: i.totalMinor, openMinor: i.openMinor, fees: i.fees, dueDate: i.dueDate };
+      return stored(kind, id, desk, fields, i);
+    }
+    case "shipment": {
+      const s = await db.shipment.findUnique({ where: { id }, include: { account: { select: { desk: true } } } });
+      if (!s || s.account.desk !== desk) return null;
+      const fields = { accountId: s.accountId, destination: s.destination, windowFrom: s.windowFrom, windowTo: s.windowTo, status: s.status, address: s.address };
+      return stored(kind, id, desk, fields, s);
+    }
+    case "holiday": {
+      const h = await db.holiday.findUnique({ where: { id } });
+      if (!h || h.desk !== desk) return null;
+      return stored(kind, id, desk, { destination: h.destination, date: h.date, name: h.name }, h);
+    }
+  }
+}
