@@ -71,6 +71,13 @@ function decodable(pathname: string): boolean {
   }
 }
 
+/**
+ * Every path but static files and the streamed records import (POST /api/v1/records/batch): for a
+ * request with a body the proxy makes Next.js copy the body into memory and END it at
+ * `proxyClientMaxBodySize` (10 MiB) — a 50 MB NDJSON import would reach its handler truncated.
+ * That path is left to the custom server, which limits its body, gives it these security headers
+ * and answers other methods 405 (lib/net/body-limit.mjs, whose comment says what Next.js 16 does).
+ */
 export const config = {
-  matcher: ["/((?!_next/static|_next/image).*)"],
+  matcher: ["/((?!_next/static|_next/image|api/v1/records/batch/?$).*)"],
 };

@@ -5,17 +5,24 @@
 // socket's peer is listed in PLANDESK_TRUSTED_PROXIES, from that proxy's X-Forwarded-For
 // (lib/net/client-address.mjs). Route handlers cannot see the socket; this header is how the
 // sign-in limits and better-auth learn the address. Listens on every interface like
-// `next start`. Env: PORT (default 3000), PLANDESK_TRUSTED_PROXIES (default none).
+// `next start`. Request bodies are limited here, before Next.js reads a byte of them
+// (lib/net/body-limit.mjs: 1 MiB, POST /api/v1/records/batch 256 MiB): a Content-Length over
+// the limit is answered 413 at once, a chunked body is cut with 413 as it passes the limit.
+// Env: PORT (default 3000), PLANDESK_TRUSTED_PROXIES (default none),
+// PLANDESK_RECORDS_BATCH_MAX_BYTES (default 268435456).
 import http from "node:http";
 import path from "node:path";
 import { applyClientAddress, parseTrustedProxies } from "../lib/net/client-address.mjs";
+import { parseBodyLimits, withBodyLimit } from "../lib/net/body-limit.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const port = Number(process.env.PORT ?? 3000);
 
 let trusted;
+let limits;
 try {
   trusted = parseTrustedProxies(process.env.PLANDESK_TRUSTED_PROXIES);
+  limits = parseBodyLimits(process.env);
 } catch (e) {
   console.error(`plandesk: ${e.message}`);
   process.exit(1);
@@ -28,15 +35,21 @@ const app = next({ dev: false, dir: root, port, hostname: "localhost" });
 const handle = app.getRequestHandler();
 await app.prepare();
 
+const https = String(process.env.PLANDESK_URL ?? "").startsWith("https://");
+const limited = withBodyLimit(
+  (req, res) =>
+    handle(req, res).catch((e) => {
+      console.error("plandesk: request failed", e);
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end("Internal Server Error");
+      }
+    }),
+  { limits, https },
+);
 const server = http.createServer((req, res) => {
   applyClientAddress(req, trusted);
-  handle(req, res).catch((e) => {
-    console.error("plandesk: request failed", e);
-    if (!res.headersSent) {
-      res.statusCode = 500;
-      res.end("Internal Server Error");
-    }
-  });
+  limited(req, res);
 });
 // Idle keep-alive connections stay open 65 s (Node's default is 5 s), longer than the idle timeout
 // of common load balancers (60 s): a server that closes an idle connection first races the

@@ -10,11 +10,12 @@ import { POST as outcome } from "../app/api/v1/runs/[runId]/steps/[stepId]/outco
 import { GET as getTask } from "../app/api/v1/tasks/[taskId]/route";
 import { POST as revise } from "../app/api/v1/tasks/[taskId]/revisions/route";
 import { POST as submit } from "../app/api/v1/tasks/[taskId]/runs/route";
-import { GET as listTasks } from "../app/api/v1/tasks/route";
+import { GET as listTasks, POST as openTask } from "../app/api/v1/tasks/route";
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const ROUTES: [string, RegExp, string[], Handler][] = [
   ["GET", /^\/api\/v1\/tasks$/, [], listTasks as Handler],
+  ["POST", /^\/api\/v1\/tasks$/, [], openTask as Handler],
   ["GET", /^\/api\/v1\/tasks\/([^/]+)$/, ["taskId"], getTask as Handler],
   ["POST", /^\/api\/v1\/tasks\/([^/]+)\/runs$/, ["taskId"], submit as Handler],
   ["POST", /^\/api\/v1\/tasks\/([^/]+)\/revisions$/, ["taskId"], revise as Handler],

@@ -34,13 +34,14 @@ export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
 export { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint };
 
-const { listTasksEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
+const { listTasksEndpoint, openTaskEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
 const { listUsersEndpoint, createUserEndpoint, getUserEndpoint, updateUserEndpoint, setGrantEndpoint, listAgentsEndpoint, createAgentEndpoint, createApiKeyEndpoint, revokeApiKeyEndpoint, listIntegrationKeysEndpoint, createIntegrationKeyEndpoint, revokeIntegrationKeyEndpoint, openApiEndpoint } = adminApi;
 
 /** Every declared endpoint, in the order docs/api.md lists them. */
 export const ENDPOINTS: readonly Endpoint[] = [
   listTasksEndpoint,
+  openTaskEndpoint,
   getTaskEndpoint,
   submitRunEndpoint,
   getAgentRunEndpoint,

@@ -43,6 +43,7 @@ export const EVENT_LABELS: Record<string, string> = {
   reconciled: "Reconciled",
   stopped_stale: "Stopped (task changed)",
   task_revised: "Task revised",
+  task_opened: "Task opened",
   expired: "Expired",
   needs_decision: "Needs a new decision",
   approved_again: "Approved again",
@@ -118,6 +119,8 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `Stopped before ${step(data.blockedStepId)}: the task moved from revision ${num(data.boundRevision) ?? "?"} to ${num(data.liveRevision) ?? "?"}. Already executed: ${steps(data.executedStepIds)}.`;
     case "task_revised":
       return `The task changed to revision ${num(data.liveRevision) ?? "?"} (this run is bound to ${num(data.boundRevision) ?? "?"})${str(data.comment) ? `: “${str(data.comment)}”` : ""}.`;
+    case "task_opened":
+      return `The ticketing integration opened task ${str(data.taskId) ?? "?"} for ticket ${str(data.ticketId) ?? "?"}${str(data.intent) ? ` (intent ${str(data.intent)})` : ""}.`;
     case "expired":
       return expiryWords(data.while);
     case "needs_decision":

@@ -36,6 +36,7 @@ export const AUDIT_EVENT_DATA = {
   stopped_stale: z.looseObject({ code: z.literal("stopped_stale_task"), boundRevision: z.number().int(), liveRevision: z.number().int(), blockedStepId: z.string(), approvalsInvalidated: z.number().int() }),
   superseded: z.looseObject({ supersededById: z.string(), taskId: z.string(), approvalsWithdrawn: z.number().int() }),
   task_revised: z.looseObject({ taskId: z.string(), boundRevision: z.number().int(), liveRevision: z.number().int(), comment: z.string().nullable(), bodyChanged: z.boolean() }),
+  task_opened: z.looseObject({ taskId: z.string(), ticketId: z.string(), accountId: z.string(), partSources: z.array(z.string()), intent: z.string().nullable() }),
   expired: z.looseObject({ at: z.string(), approvalsExpired: z.number().int() }),
   approved_again: z.looseObject({ stepId: z.string(), tool: z.string(), planVersion: z.number().int(), digest: z.string(), reasonCode: z.string(), reason: z.string() }),
   needs_decision: z.looseObject({ code: z.string(), message: z.string(), stepId: z.string(), at: z.string(), escalateAt: z.string(), expiresAt: z.string(), approvalsInvalidated: z.number().int() }),

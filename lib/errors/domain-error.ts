@@ -38,6 +38,9 @@ export const ERROR_STATUS = {
   email_taken: 409,
   last_admin: 409,
   desk_taken: 409, // a desk with that id exists already
+  task_exists: 409, // the ticket already has a task opened with another body (change it by a revision)
+  ticket_taken: 409, // the ticket id is in use (by another desk, or on another account)
+  unknown_account: 422, // no live account with that id on the caller's desk
   unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
   already_assigned: 409, // someone else has taken the run
   suggestion_closed: 409, // the suggestion was already accepted or declined

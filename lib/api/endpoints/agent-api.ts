@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { RUN_STATES } from "../../lifecycle/run-state";
 import { reviseTaskBodySchema } from "../../task-contract/task-revision";
+import { openTaskBodySchema } from "../../task-contract/task-open";
 import { claimBodySchema, demoEffectBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
@@ -18,6 +19,19 @@ export const listTasksEndpoint = defineEndpoint({
   query: z.object({ ticketId: idParam.optional() }),
   success: { status: [200], schema: z.object({ tasks: z.array(taskSchema) }), description: "{tasks}" },
   refusals: [],
+});
+
+export const openTaskEndpoint = defineEndpoint({
+  id: "openTask",
+  method: "POST",
+  path: "/api/v1/tasks",
+  summary: "The ticketing integration opens the task of a new ticket (revision 1)",
+  description:
+    "Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Idempotent per ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account).",
+  caller: { kind: "integration" },
+  body: openTaskBodySchema,
+  success: { status: [201, 200], schema: z.object({ task: taskSchema, created: z.boolean() }), description: "{task, created}: 201 when created, 200 when the same ticket was opened with the same body before" },
+  refusals: ["validation_failed", "unknown_account", "task_exists", "ticket_taken"],
 });
 
 export const getTaskEndpoint = defineEndpoint({

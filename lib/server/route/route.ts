@@ -7,7 +7,7 @@ import { countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
 import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "../http/http";
 import { idempotencyKeyOf } from "../http/idempotency";
-import { currentRequest, runWithRequestContext } from "../http/request-context";
+import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 
 /**
@@ -181,9 +181,7 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   const ctx = currentRequest();
   if (!ctx?.actor || ctx.refusalRecorded || ctx.denialHandled || err.status === 401 || err.status === 403 || err.status >= 500) return;
   try {
-    // a path value no run id can be (NUL, which PostgreSQL cannot even compare, or thousands of characters) names no run
-    const candidate = ctx.params.runId;
-    const runId = candidate && candidate.length <= 200 && !candidate.includes("\u0000") && (await prisma.run.count({ where: { id: candidate } })) ? candidate : null;
+    const runId = await refusedRunOnRecord(ctx.params.runId, ctx.actor);
     const action = recordable(`${ctx.method} ${ctx.path}`);
     const stepId = ctx.params.stepId ? { stepId: recordable(ctx.params.stepId) } : {};
     if (err.status === 404) {
@@ -196,6 +194,29 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
   }
 }
 
+/**
+ * The run a refusal is put on the timeline of: the run the path names, when it exists and the
+ * caller's key may reach it. A key bound to a desk (an agent's key; a desk-bound integration key)
+ * that named another desk's run was refused as if the run did not exist, and its refusal is
+ * recorded without a run (on the denials page, not on that desk's run timeline): another desk's
+ * probing changes nothing of the run. A path value no run id can be (NUL, which PostgreSQL cannot
+ * even compare, or thousands of characters) names no run. One indexed read (two for a key).
+ */
+async function refusedRunOnRecord(candidate: string | undefined, actor: RequestActor): Promise<string | null> {
+  if (!candidate || candidate.length > 200 || candidate.includes("\u0000")) return null;
+  const run = await prisma.run.findUnique({ where: { id: candidate }, select: { desk: true } });
+  if (!run) return null;
+  if (actor.kind === "agent") {
+    const agent = await prisma.agent.findUnique({ where: { id: actor.id }, select: { desk: true } });
+    return agent?.desk === run.desk ? candidate : null;
+  }
+  if (actor.kind === "integration") {
+    const key = await prisma.integrationKey.findUnique({ where: { id: actor.id }, select: { desk: true } });
+    return !key?.desk || key.desk === run.desk ? candidate : null;
+  }
+  return candidate;
+}
+
 /** Audits a 401/403 refusal of the current request unless it is already on the record (denials are data); an unidentified caller's is counted instead. */
 async function auditUnrecordedDenial(err: DomainError): Promise<void> {
   const ctx = currentRequest();
@@ -206,9 +227,7 @@ async function auditUnrecordedDenial(err: DomainError): Promise<void> {
     return;
   }
   try {
-    // a path value no run id can be (NUL, which PostgreSQL cannot even compare, or thousands of characters) names no run
-    const candidate = ctx.params.runId;
-    const runId = candidate && candidate.length <= 200 && !candidate.includes("\u0000") && (await prisma.run.count({ where: { id: candidate } })) ? candidate : null;
+    const runId = await refusedRunOnRecord(ctx.params.runId, ctx.actor);
     await appendAudit(prisma, {
       runId,
       type: "denied",

@@ -10,7 +10,11 @@ export interface paths {
         /** Tasks of a ticket (newest first) */
         get: operations["listTasks"];
         put?: never;
-        post?: never;
+        /**
+         * The ticketing integration opens the task of a new ticket (revision 1)
+         * @description Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Idempotent per ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account).
+         */
+        post: operations["openTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -780,6 +784,189 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    openTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    ticketId: string;
+                    accountId: string;
+                    subject: string;
+                    parts: {
+                        /** @enum {string} */
+                        source: "customer_message" | "attachment" | "staff" | "system";
+                        text: string;
+                    }[];
+                    contract?: {
+                        intent: string;
+                        /** @default {} */
+                        constraints?: {
+                            deliveryNotBefore?: string;
+                            deliveryNotAfter?: string;
+                            compensationCap?: {
+                                minor: number;
+                                /** @enum {string} */
+                                currency: "USD" | "EUR" | "GBP" | "NOK" | "SEK" | "DKK";
+                            };
+                            noRefund?: boolean;
+                            accountsInScope?: string[];
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description {task, created}: 201 when created, 200 when the same ticket was opened with the same body before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        task: components["schemas"]["Task"];
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description {task, created}: 201 when created, 200 when the same ticket was opened with the same body before */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        task: components["schemas"]["Task"];
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description error.code: bad_request | invalid_json | invalid_encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request" | "invalid_json" | "invalid_encoding";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: task_exists | ticket_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "task_exists" | "ticket_taken";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: validation_failed | unknown_account */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "unknown_account";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: busy | database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "busy" | "database_unavailable";
                             message: string;
                         };
                     };

@@ -1,0 +1,126 @@
+import canonicalize from "canonicalize";
+import { nanoid } from "nanoid";
+import { DomainError } from "../../errors/domain-error";
+import { composeOpeningBody, type OpenTaskBody } from "../../task-contract/task-open";
+import type { TaskTextPart } from "../../task-contract/schema";
+import { appendAudit, type Actor } from "../audit-log/append-audit";
+import { toJsonColumn } from "../db/json-column";
+import { inTransaction, ok, type Db, type Tx } from "../db/transaction";
+import { prisma } from "../db/db";
+import { toTaskView, type TaskView } from "./read-tasks";
+import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
+
+/** What opening a task answers: the task, and whether this call created it (false: an idempotent repeat). */
+export interface OpenedTask {
+  task: TaskView;
+  created: boolean;
+}
+
+/** Where a task may be opened: the desk of a desk-bound integration key (null or absent: the account's desk). */
+export interface OpenTaskScope {
+  desk?: string | null;
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => canonicalize(a ?? null) === canonicalize(b ?? null);
+
+/**
+ * Opens the task of a new ticket (docs/api-extensions.md "Opening a task"): creates the ticket
+ * (id = `input.ticketId`, on `input.accountId`, with its subject) and its task at revision 1 — body
+ * composed from the parts (`composeOpeningBody`), the parts stored as revision 1's text parts, the
+ * contract if given — with its TaskRevision row r1, and audits `task_opened`. Usable without HTTP
+ * (the demo desk's tickets load through it). The task id is `task_<ticketId>` when no task has
+ * it, else a generated `task_<random>`.
+ *
+ * The account must exist, be live (no `deletedAt`) and be on `scope.desk` when the key is bound
+ * to a desk; the task's desk is the account's. The contract is checked against that desk's intent
+ * catalog and accounts (`checkContractForDesk`).
+ *
+ * Idempotent per ticket id: a repeat whose ticket, account, subject, parts and contract equal what
+ * opened the task answers that task with `created: false` (nothing written); a different body for
+ * a ticket this desk already has is refused — the task is never overwritten: changes go through
+ * `POST /api/v1/tasks/{taskId}/revisions`. Two concurrent opens of one ticket make one task: the
+ * second's ticket insert fires the primary key (or PostgreSQL aborts it as a serialization
+ * failure), `inTransaction` runs it again, and it then finds the first's task.
+ *
+ * Errors (nothing written): 422 `unknown_account` (no such live account on the key's desk — the
+ * same words whether it is missing, deleted or another desk's); 409 `task_exists` {taskId} (this
+ * desk's ticket already has a task with another body); 409 `ticket_taken` (the ticket id is used
+ * by another desk, or by this desk's ticket on another account or subject that has no task; the
+ * words never name the other desk); 422 `validation_failed` {issues} (a contract that does not fit
+ * the desk).
+ */
+export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTaskScope = {}, db: Db = prisma): Promise<OpenedTask> {
+  const parts: TaskTextPart[] = input.parts.map((p) => ({ source: p.source, text: p.text, revision: 1 }));
+  const contract = input.contract ?? null;
+  return inTransaction<OpenedTask>(async (tx) => {
+    const account = await tx.customerAccount.findUnique({ where: { id: input.accountId }, select: { id: true, desk: true, deletedAt: true } });
+    if (!account || account.deletedAt || (scope.desk && account.desk !== scope.desk)) {
+      throw new DomainError("unknown_account", `Account ${input.accountId} is not an account of this desk; no task was opened.`, { accountId: input.accountId });
+    }
+    const desk = account.desk;
+    const ticket = await tx.ticket.findUnique({ where: { id: input.ticketId }, select: { id: true, accountId: true, subject: true, account: { select: { desk: true } } } });
+    if (ticket) {
+      if (ticket.account.desk !== desk || (scope.desk && ticket.account.desk !== scope.desk)) {
+        throw new DomainError("ticket_taken", `Ticket id ${input.ticketId} is already in use; no task was opened. Use the ticket's own id from your ticketing system.`, { ticketId: input.ticketId });
+      }
+      const existing = await existingTask(tx, ticket.id);
+      if (existing) {
+        const same = ticket.accountId === input.accountId && ticket.subject === input.subject && sameJson(existing.parts, parts) && sameJson(existing.contract, contract);
+        if (!same) {
+          throw new DomainError(
+            "task_exists",
+            `Ticket ${input.ticketId} already has task ${existing.id}, opened with another body; nothing changed. Post a change of the task through POST /api/v1/tasks/${existing.id}/revisions.`,
+            { taskId: existing.id, ticketId: input.ticketId },
+          );
+        }
+        return ok({ task: await taskView(tx, existing.id), created: false });
+      }
+      if (ticket.accountId !== input.accountId || ticket.subject !== input.subject) {
+        throw new DomainError("ticket_taken", `Ticket id ${input.ticketId} is already in use with another account or subject; no task was opened.`, { ticketId: input.ticketId });
+      }
+    }
+    if (contract) await checkContractForDesk(tx, contract, desk);
+    const taskId = (await tx.task.findUnique({ where: { id: `task_${input.ticketId}` }, select: { id: true } })) ? `task_${nanoid(12)}` : `task_${input.ticketId}`;
+    const body = composeOpeningBody(input.parts);
+    if (!ticket) await tx.ticket.create({ data: { id: input.ticketId, accountId: input.accountId, subject: input.subject } });
+    await tx.task.create({
+      data: { id: taskId, ticketId: input.ticketId, revision: 1, body, textParts: toJsonColumn(parts), ...(contract ? { contract: toJsonColumn(contract) } : {}) },
+    });
+    await tx.taskRevision.create({
+      data: {
+        id: nanoid(),
+        taskId,
+        revision: 1,
+        body,
+        comment: null,
+        ...(contract ? { contract: toJsonColumn(contract) } : {}),
+        textParts: toJsonColumn(parts),
+        actorKind: actor.kind,
+        actorId: actor.id ?? null,
+      },
+    });
+    await appendAudit(tx, {
+      type: "task_opened",
+      actor,
+      data: { taskId, ticketId: input.ticketId, accountId: input.accountId, partSources: input.parts.map((p) => p.source), intent: contract?.intent ?? null },
+    });
+    return ok({ task: await taskView(tx, taskId), created: true });
+  }, db);
+}
+
+/**
+ * The task a ticket was opened with (its oldest; one indexed read) and what opened it: revision
+ * 1's text parts and contract (from its TaskRevision row r1, or — for a task stored without one —
+ * its own parts of revision 1 and current contract).
+ */
+async function existingTask(tx: Tx, ticketId: string): Promise<{ id: string; parts: TaskTextPart[]; contract: unknown } | null> {
+  const task = await tx.task.findFirst({ where: { ticketId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, body: true, textParts: true, contract: true } });
+  if (!task) return null;
+  const r1 = await tx.taskRevision.findUnique({ where: { taskId_revision: { taskId: task.id, revision: 1 } }, select: { body: true, textParts: true, contract: true } });
+  if (r1 && r1.textParts !== null) return { id: task.id, parts: partsOf(r1), contract: contractOf(r1) };
+  return { id: task.id, parts: partsOf(task).filter((p) => p.revision === 1), contract: contractOf(task) };
+}
+
+async function taskView(tx: Tx, taskId: string): Promise<TaskView> {
+  return toTaskView(await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } }));
+}
