@@ -40,7 +40,7 @@ export const ERROR_STATUS = {
   desk_taken: 409, // a desk with that id exists already
   task_exists: 409, // the ticket already has a task opened with another body (change it by a revision)
   ticket_taken: 409, // the ticket id is in use (by another desk, or on another account)
-  unknown_account: 422, // no live account with that id on the caller's desk
+  unknown_account: 422, // no live account with that id on the caller's desk (opening a task, the records door: absent or another desk's alike)
   unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
   already_assigned: 409, // someone else has taken the run
   suggestion_closed: 409, // the suggestion was already accepted or declined
@@ -55,7 +55,6 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   validation_failed: 422,
   invalid_record: 422, // records door: a field missing, mistyped, out of range, or not the kind's
-  unknown_account: 422, // records door: the account named is not on this desk (absent or another desk's alike)
   currency_mismatch: 422, // records door: a fee in another currency than its invoice
   acknowledgement_required: 422,
   busy: 503,
