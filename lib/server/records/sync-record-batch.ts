@@ -120,7 +120,8 @@ function parseLine(text: string, terminated: boolean): { ok: true; record: Recor
       : { ok: false, error: { code: "truncated_line", message: "The last line ends without a newline and does not parse: it was cut mid-way." } };
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { ok: false, error: { code: "invalid_record", message: "A line is one JSON object: {kind, id, op?, sourceVersion, sourceUpdatedAt, ...fields}." } };
-  const nul = nulPath(raw);
+  // a NUL is in the text as an escape or a raw byte; only then is the object walked to name where
+  const nul = text.includes("\\u0000") || text.includes("\u0000") ? nulPath(raw) : null;
   if (nul !== null) return { ok: false, error: { code: "invalid_record", message: `Text may not contain NUL characters (U+0000); found one at ${nul}.`, path: nul } };
   const { kind, id, op, ...body } = raw as Record<string, unknown>;
   return parseRecord(kind, id, op, body);
