@@ -126,7 +126,10 @@ export async function applyRecordChunk(tx: Tx, desk: string, records: readonly R
   while (start < records.length) {
     const seen = new Set<string>();
     let end = start;
-    while (end < records.length && !seen.has(recordKey(records[end].kind, records[end].id))) seen.add(recordKey(records[end].kind, records[end].id)), end++;
+    while (end < records.length && !seen.has(recordKey(records[end].kind, records[end].id))) {
+      seen.add(recordKey(records[end].kind, records[end].id));
+      end++;
+    }
     const round = await applyRound(tx, desk, records.slice(start, end), now);
     for (let i = 0; i < round.length; i++) out[start + i] = round[i];
     start = end;
