@@ -7,10 +7,13 @@
  * as it is read — the handler's own streaming, chunking and SQL, no HTTP socket or server. Then
  * the same stream again (every version already stored: the replay path). Reports records/s and
  * the process's peak RSS, and writes them to bench/results/records-import.json (by database).
+ * Run it under the server's heap cap to see the memory a server would use:
+ * `NODE_OPTIONS=--max-old-space-size=256 npm run bench:import -- --db sqlite` (lib/net/server-heap.mjs).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
 import pg from "pg";
 
 const arg = (name: string, def: string) => {
@@ -116,6 +119,7 @@ async function main() {
     replay,
     peakRssMB: Math.round(peakRss / 1024 / 1024),
     maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    heapLimitMB: Math.round(v8.getHeapStatistics().heap_size_limit / 1024 / 1024),
     cpus: os.cpus().length,
     load: fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0],
   };
