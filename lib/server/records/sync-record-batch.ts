@@ -38,8 +38,8 @@ export interface BatchResult {
 }
 
 /**
- * Applies an NDJSON stream of records for `desk` (docs/design.md "Systems of record: the one
- * door"): one record per line, `{kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt,
+ * Applies an NDJSON stream of records for `desk`
+ * (docs/design.md "Systems of record: the one door"): one record per line, `{kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt,
  * ...fields}`, read line by line with bounded memory (lib/records/ndjson-lines.ts) and applied in
  * transactions of `chunkSize` records. A line that cannot be read or parsed gets its typed error
  * (`line_too_long`, `invalid_utf8`, `invalid_json`, `truncated_line` for a final line without its
