@@ -76,13 +76,14 @@ export function csvCells(line: string): string[] {
   let quoted = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") out.push(cell), (cell = "");
-    else cell += c;
+    if (quoted && c === '"' && line[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (c === '"') quoted = !quoted;
+    else if (c === "," && !quoted) {
+      out.push(cell);
+      cell = "";
+    } else cell += c;
   }
   out.push(cell);
   return out;

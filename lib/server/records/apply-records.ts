@@ -126,7 +126,10 @@ export async function applyRecordChunk(tx: Tx, desk: string, records: readonly R
   while (start < records.length) {
     const seen = new Set<string>();
     let end = start;
-    while (end < records.length && !seen.has(recordKey(records[end].kind, records[end].id))) seen.add(recordKey(records[end].kind, records[end].id)), end++;
+    while (end < records.length && !seen.has(recordKey(records[end].kind, records[end].id))) {
+      seen.add(recordKey(records[end].kind, records[end].id));
+      end++;
+    }
     const round = await applyRound(tx, desk, records.slice(start, end), now);
     for (let i = 0; i < round.length; i++) out[start + i] = round[i];
     start = end;
@@ -138,7 +141,7 @@ export async function applyRecordChunk(tx: Tx, desk: string, records: readonly R
 async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[], now: Date): Promise<RecordOutcome[]> {
   const out: (RecordOutcome | undefined)[] = new Array(records.length);
   const byKind = new Map<RecordKind, number[]>();
-  for (let i = 0; i < records.length; i++) byKind.set(records[i].kind, [...(byKind.get(records[i].kind) ?? []), i]);
+  for (let i = 0; i < records.length; i++) listOf(byKind, records[i].kind).push(i);
 
   // what is stored under the round's ids, per kind (one indexed read each)
   const stored = new Map<string, Stored>();
@@ -176,7 +179,7 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
         out[i] = { ok: true, applied: false, reason: "not_newer", sourceVersion: s.sourceVersion };
         continue;
       }
-      writes.set(kind, [...(writes.get(kind) ?? []), i]);
+      listOf(writes, kind).push(i);
       if (r.kind === "account" && r.op === "put") accountsOfDesk.add(r.id);
     }
   }
@@ -206,6 +209,13 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
     for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt);
   }
   return out as RecordOutcome[];
+}
+
+/** The list under `key` in `map`, made empty when absent. */
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 function refusal(code: RecordError["code"], message: string, path?: string): RecordOutcome {

@@ -2,8 +2,8 @@ import { DomainError } from "../../errors/domain-error";
 import type { DbOrTx } from "../db/transaction";
 
 /**
- * The desk an integration key sends records for (docs/design.md
- * "Systems of record: the one door"): a desk-bound key's own desk (a `?desk=` naming another is 404 `not_found`, as another
+ * The desk an integration key sends records for
+ * (docs/design.md "Systems of record: the one door"): a desk-bound key's own desk (a `?desk=` naming another is 404 `not_found`, as another
  * desk's data always is); a key bound to no desk must name one (`?desk=`, 400 `bad_request`
  * without), and it must exist (422 `unknown_desk`). `keyDesk`: the key's desk or null.
  */

@@ -1,8 +1,8 @@
 import type { DbOrTx } from "../db/transaction";
 
 /**
- * Releases the money holds a synced version of a record reflects (docs/design.md
- * "Systems of record: the one door"): a succeeded write keeps holding its amount on its target
+ * Releases the money holds a synced version of a record reflects
+ * (docs/design.md "Systems of record: the one door"): a succeeded write keeps holding its amount on its target
  * (`approval.holdOpen`) until the local copy shows it — a synced version at least the one the
  * executor reported after its write (`holdUntilVersion`), or, when it reported none, a version the
  * source changed at or after the write was reported (`holdSince` ≤ `sourceUpdatedAt`). Until then

@@ -38,8 +38,8 @@ export interface BatchResult {
 }
 
 /**
- * Applies an NDJSON stream of records for `desk` (docs/design.md
- * "Systems of record: the one door"): one record per line, `{kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt,
+ * Applies an NDJSON stream of records for `desk`
+ * (docs/design.md "Systems of record: the one door"): one record per line, `{kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt,
  * ...fields}`, read line by line with bounded memory (lib/records/ndjson-lines.ts) and applied in
  * transactions of `chunkSize` records. A line that cannot be read or parsed gets its typed error
  * (`line_too_long`, `invalid_utf8`, `invalid_json`, `truncated_line` for a final line without its
@@ -120,7 +120,8 @@ function parseLine(text: string, terminated: boolean): { ok: true; record: Recor
       : { ok: false, error: { code: "truncated_line", message: "The last line ends without a newline and does not parse: it was cut mid-way." } };
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { ok: false, error: { code: "invalid_record", message: "A line is one JSON object: {kind, id, op?, sourceVersion, sourceUpdatedAt, ...fields}." } };
-  const nul = nulPath(raw);
+  // a NUL is in the text as an escape or a raw byte; only then is the object walked to name where
+  const nul = text.includes("\\u0000") || text.includes("\u0000") ? nulPath(raw) : null;
   if (nul !== null) return { ok: false, error: { code: "invalid_record", message: `Text may not contain NUL characters (U+0000); found one at ${nul}.`, path: nul } };
   const { kind, id, op, ...body } = raw as Record<string, unknown>;
   return parseRecord(kind, id, op, body);

@@ -30,8 +30,8 @@ export interface SyncRecordResult {
 }
 
 /**
- * Applies one record a system of record sent for `desk` (docs/design.md
- * "Systems of record: the one door"): `op` put with `body` = the kind's fields plus `sourceVersion` and `sourceUpdatedAt`,
+ * Applies one record a system of record sent for `desk`
+ * (docs/design.md "Systems of record: the one door"): `op` put with `body` = the kind's fields plus `sourceVersion` and `sourceUpdatedAt`,
  * or delete (a tombstone) with `body` = the envelope only. One transaction: the conditional write
  * (lib/server/records/apply-records.ts), the holds it releases, and one `records_synced` audit
  * event (counts only). Errors (DomainError): 422 `invalid_record`, `currency_mismatch`,

@@ -232,6 +232,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/records/{kind}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The record as Plandesk holds it, with its source version and time, when it was synced, and its tombstone
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist).
+         */
+        get: operations["getRecord"];
+        /**
+         * A system of record sends a version of one record (account, invoice, shipment or holiday); only a newer source version changes it
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.
+         */
+        put: operations["putRecord"];
+        post?: never;
+        /**
+         * A system of record deleted a record: Plandesk keeps a tombstone (a decision treats it as absent) unless a newer version is stored
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The version and time go in the query: ?sourceVersion=&sourceUpdatedAt=. A later, newer PUT revives the record. A record this desk does not have is 404.
+         */
+        delete: operations["deleteRecord"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/records/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A system of record sends many records at once: one JSON record per line (NDJSON), read as a stream, each line answered on its own
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 512 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
+         */
+        post: operations["syncRecordBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/demo/scenarios": {
         parameters: {
             query?: never;
@@ -2629,6 +2677,652 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: busy | database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "busy" | "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: {
+                desk?: string;
+            };
+            header?: never;
+            path: {
+                kind: "account" | "invoice" | "shipment" | "holiday";
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {record} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        record: {
+                            /** @enum {string} */
+                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            id: string;
+                            desk: string | null;
+                            fields: {
+                                [key: string]: unknown;
+                            };
+                            sourceVersion: number | null;
+                            sourceUpdatedAt: string | null;
+                            syncedAt: string | null;
+                            deletedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: bad_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unknown_desk | validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putRecord: {
+        parameters: {
+            query?: {
+                desk?: string;
+            };
+            header?: never;
+            path: {
+                kind: "account" | "invoice" | "shipment" | "holiday";
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description {record, applied, reason?} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        record: {
+                            /** @enum {string} */
+                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            id: string;
+                            desk: string | null;
+                            fields: {
+                                [key: string]: unknown;
+                            };
+                            sourceVersion: number | null;
+                            sourceUpdatedAt: string | null;
+                            syncedAt: string | null;
+                            deletedAt: string | null;
+                        };
+                        applied: boolean;
+                        /** @constant */
+                        reason?: "not_newer";
+                    };
+                };
+            };
+            /** @description error.code: bad_request | invalid_json | invalid_encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request" | "invalid_json" | "invalid_encoding";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: record_id_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "record_id_taken";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: invalid_record | currency_mismatch | unknown_account | unknown_desk | validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_record" | "currency_mismatch" | "unknown_account" | "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: busy | database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "busy" | "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteRecord: {
+        parameters: {
+            query: {
+                desk?: string;
+                sourceVersion: string;
+                sourceUpdatedAt: string;
+            };
+            header?: never;
+            path: {
+                kind: "account" | "invoice" | "shipment" | "holiday";
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {record, applied, reason?} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        record: {
+                            /** @enum {string} */
+                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            id: string;
+                            desk: string | null;
+                            fields: {
+                                [key: string]: unknown;
+                            };
+                            sourceVersion: number | null;
+                            sourceUpdatedAt: string | null;
+                            syncedAt: string | null;
+                            deletedAt: string | null;
+                        };
+                        applied: boolean;
+                        /** @constant */
+                        reason?: "not_newer";
+                    };
+                };
+            };
+            /** @description error.code: bad_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: invalid_record | unknown_desk | validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "invalid_record" | "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: busy | database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "busy" | "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    syncRecordBatch: {
+        parameters: {
+            query?: {
+                desk?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One record per line */
+        requestBody?: {
+            content: {
+                "application/x-ndjson": {
+                    /** @enum {string} */
+                    kind: "account" | "invoice" | "shipment" | "holiday";
+                    id: string;
+                    /** @enum {string} */
+                    op?: "put" | "delete";
+                    sourceVersion: number;
+                    /** Format: date-time */
+                    sourceUpdatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description {lines, applied, ignored, errors: [{line, code, message, path?}] (at most 100), moreErrors, stoppedAtBytes?} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lines: number;
+                        applied: number;
+                        ignored: number;
+                        errors: {
+                            line: number;
+                            code: string;
+                            message: string;
+                            path?: string;
+                        }[];
+                        moreErrors: number;
+                        stoppedAtBytes?: number;
+                    };
+                };
+            };
+            /** @description error.code: bad_request | invalid_json | invalid_encoding */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request" | "invalid_json" | "invalid_encoding";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unknown_desk | validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unknown_desk" | "validation_failed";
                             message: string;
                         };
                     };
