@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export declare const MAX_BODY_BYTES: number;
 /** Default largest body of a records batch (NDJSON import): 256 MiB. */
 export declare const DEFAULT_RECORDS_BATCH_MAX_BYTES: number;
+/** How long a refused upload's connection stays open after the 413, discarding what arrives (ms). */
+export declare const LINGER_MS: number;
 /** "/api/v1/records/batch". */
 export declare const RECORDS_BATCH_PATH: "/api/v1/records/batch";
 /** Paths whose bodies stream past the proxy, with the methods they answer. */

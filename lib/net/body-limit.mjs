@@ -83,22 +83,34 @@ export function payloadTooLargeBody(limitBytes) {
   return JSON.stringify({ error: { code: "payload_too_large", message: `The request body is larger than ${size}; nothing was read or saved.`, limitBytes } });
 }
 
+/** How long a refused upload's connection stays open after the 413, discarding what arrives (ms). */
+export const LINGER_MS = 2000;
+
 /**
- * Answers `res` with the typed 413 and `Connection: close`. Node then discards (never buffers) what
- * is still arriving until the answer is written and closes the connection gracefully, so the
- * client reads the 413 instead of a reset; a connection still open 5 s later is cut. When an
- * answer has already begun, the connection is cut at once.
+ * Answers `res` with the typed 413 and `Connection: close`, then closes the connection the way
+ * servers must for a client still sending ("lingering close"): the answer and a FIN go out at
+ * once, and what still arrives is discarded — never buffered — for at most LINGER_MS, so the
+ * client reads the 413 instead of a reset (closing a socket with unread data resets it, and the
+ * client loses the answer); then the connection is cut. When an answer has already begun, the
+ * connection is cut at once.
  */
 function refuse(req, res, limitBytes, https) {
+  const socket = req.socket;
   if (res.headersSent) {
-    req.socket?.destroy();
+    socket?.destroy();
     return;
   }
   const body = payloadTooLargeBody(limitBytes);
+  if (socket) {
+    // Node ends a `Connection: close` answer with destroySoon(): end, then destroy at once.
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
+  req.resume(); // what still arrives of the body is dropped
   res.writeHead(413, { ...apiSecurityHeaders(https), "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close", "cache-control": "no-store" });
   res.end(body);
-  const socket = req.socket;
-  if (socket) setTimeout(() => socket.destroy(), 5000).unref();
 }
 
 /**
