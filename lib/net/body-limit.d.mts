@@ -1,5 +1,5 @@
 /** Types of body-limit.mjs (plain JavaScript so the custom server runs it without a compile step). */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /** Largest request body on every path but the streamed ones: 1 MiB. */
 export declare const MAX_BODY_BYTES: number;
@@ -30,3 +30,5 @@ export declare function payloadTooLargeBody(limitBytes: number): string;
 type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 /** Wraps `handle` so that no body over its limit is read (see the module). */
 export declare function withBodyLimit(handle: Handler, options?: { limits?: BodyLimits; https?: boolean }): (req: IncomingMessage, res: ServerResponse) => unknown;
+/** An http server running `withBodyLimit(handle)`, refusing an over-limit `Expect: 100-continue` upload before its body is sent. */
+export declare function createBodyLimitedServer(handle: Handler, options?: { limits?: BodyLimits; https?: boolean }): Server;

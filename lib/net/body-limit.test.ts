@@ -11,7 +11,7 @@ import * as pageStaticInfo from "next/dist/build/analysis/get-page-static-info";
 import { config as proxyConfig } from "@/proxy";
 import { MAX_BODY_BYTES as ROUTE_MAX_BODY_BYTES } from "@/lib/server/http/http";
 import { securityHeaders } from "./security-headers";
-import { apiSecurityHeaders, bodyLimitFor, MAX_BODY_BYTES, parseBodyLimits, payloadTooLargeBody, RECORDS_BATCH_PATH, withBodyLimit } from "./body-limit.mjs";
+import { apiSecurityHeaders, bodyLimitFor, createBodyLimitedServer, MAX_BODY_BYTES, parseBodyLimits, payloadTooLargeBody, RECORDS_BATCH_PATH, withBodyLimit } from "./body-limit.mjs";
 
 const MiB = 1024 * 1024;
 
@@ -77,7 +77,7 @@ beforeAll(async () => {
     seen.bytes.push(n);
     if (!res.headersSent) res.end(JSON.stringify({ bytes: n }));
   };
-  server = http.createServer(withBodyLimit(stub, { limits: parseBodyLimits({ PLANDESK_RECORDS_BATCH_MAX_BYTES: String(BATCH_LIMIT) }) }));
+  server = createBodyLimitedServer(stub, { limits: parseBodyLimits({ PLANDESK_RECORDS_BATCH_MAX_BYTES: String(BATCH_LIMIT) }) });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as AddressInfo).port;
 });
@@ -190,6 +190,27 @@ describe("the request function behind a real http server", () => {
       big.closeAllConnections();
       await new Promise<void>((r) => big.close(() => r()));
     }
+  });
+
+  it("a client that asks first (Expect: 100-continue) over the limit gets the 413 instead of 100 Continue and never sends its body", async () => {
+    const before = seen.calls;
+    const ask = (size: number) =>
+      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/v1/tasks", headers: { "content-length": size, expect: "100-continue" }, agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, continued }));
+        });
+        req.on("continue", () => {
+          continued = true;
+          req.end(Buffer.alloc(size, 0x61));
+        });
+        req.on("error", reject);
+        req.flushHeaders();
+      });
+    expect(await ask(5 * MiB)).toEqual({ status: 413, continued: false });
+    expect(seen.calls).toBe(before);
+    expect(await ask(1000)).toEqual({ status: 200, continued: true });
   });
 
   it("the server keeps answering after refusals", async () => {
