@@ -19,6 +19,7 @@ import { MAX_MONEY_MINOR } from "../lib/money/money";
 import { MAX_STORED_MINOR } from "../lib/people/admin-schemas";
 import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS, RESCHEDULE_HORIZON_DAYS } from "../lib/plan/policy";
 import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
+import { DEFAULT_RECORDS_BATCH_MAX_BYTES, MAX_BODY_BYTES as SERVER_MAX_BODY_BYTES } from "../lib/net/body-limit.mjs";
 
 const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
 const start = readme.indexOf("## Security: limits and what exceeding them answers");
@@ -34,6 +35,8 @@ describe("the README's security section", () => {
     ["MAX_BODY_BYTES", `limitBytes: ${MAX_BODY_BYTES}`],
     ["MAX_BODY_BYTES in words", `${MAX_BODY_BYTES / (1024 * 1024)} MiB`],
     ["MAX_JSON_DEPTH", `limitDepth: ${MAX_JSON_DEPTH}`],
+    ["the custom server's body limit (lib/net/body-limit.mjs MAX_BODY_BYTES)", `before Next.js: ${SERVER_MAX_BODY_BYTES / (1024 * 1024)} MiB`],
+    ["DEFAULT_RECORDS_BATCH_MAX_BYTES", `${DEFAULT_RECORDS_BATCH_MAX_BYTES / (1024 * 1024)} MiB for \`POST /api/v1/records/batch\` (\`PLANDESK_RECORDS_BATCH_MAX_BYTES\`)`],
     ["DATABASE_RETRY_AFTER_SECONDS", `Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}`],
     ["MAX_PLAN_STEPS", `at most ${MAX_PLAN_STEPS} steps per plan`],
     ["MAX_PLAN_READS", `at most ${MAX_PLAN_READS} read steps`],

@@ -10,10 +10,9 @@
 // the limit is answered 413 at once, a chunked body is cut with 413 as it passes the limit.
 // Env: PORT (default 3000), PLANDESK_TRUSTED_PROXIES (default none),
 // PLANDESK_RECORDS_BATCH_MAX_BYTES (default 268435456).
-import http from "node:http";
 import path from "node:path";
 import { applyClientAddress, parseTrustedProxies } from "../lib/net/client-address.mjs";
-import { parseBodyLimits, withBodyLimit } from "../lib/net/body-limit.mjs";
+import { createBodyLimitedServer, parseBodyLimits } from "../lib/net/body-limit.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const port = Number(process.env.PORT ?? 3000);
@@ -36,21 +35,19 @@ const handle = app.getRequestHandler();
 await app.prepare();
 
 const https = String(process.env.PLANDESK_URL ?? "").startsWith("https://");
-const limited = withBodyLimit(
-  (req, res) =>
-    handle(req, res).catch((e) => {
+const server = createBodyLimitedServer(
+  (req, res) => {
+    applyClientAddress(req, trusted);
+    return handle(req, res).catch((e) => {
       console.error("plandesk: request failed", e);
       if (!res.headersSent) {
         res.statusCode = 500;
         res.end("Internal Server Error");
       }
-    }),
+    });
+  },
   { limits, https },
 );
-const server = http.createServer((req, res) => {
-  applyClientAddress(req, trusted);
-  limited(req, res);
-});
 // Idle keep-alive connections stay open 65 s (Node's default is 5 s), longer than the idle timeout
 // of common load balancers (60 s): a server that closes an idle connection first races the
 // client that is just reusing it, and that request fails with a reset (a 502 behind a proxy).

@@ -162,6 +162,9 @@ async function editedExecutedRun(): Promise<string> {
 
 type Call = { path: string; params: Record<string, string>; body?: unknown; headers?: Record<string, string> };
 type Expect = [status: number, code?: string];
+/** Tickets opened by the matrix's `POST /api/v1/tasks` row (each prepare opens a new one). */
+let openedTickets = 0;
+
 interface Spec {
   prepare: () => Promise<Call>;
   /** The success status, and answers that differ from what the declared caller implies (grants, ownership). */
@@ -438,6 +441,14 @@ const SPECS: Record<string, Spec> = {
       return { path: `/api/v1/runs/${run.id}/steps/${step.id}/outcome`, params: { runId: run.id, stepId: step.id }, body: { token, status: "succeeded" } };
     },
     ok: 200,
+  },
+  "POST /api/v1/tasks": {
+    // a new ticket each time, so the allowed call creates (201) rather than replays
+    prepare: async () => {
+      const ticketId = `authz_${++openedTickets}`;
+      return { path: "/api/v1/tasks", params: {}, body: { ticketId, accountId: "acc_fjord", subject: "Opened by the integration", parts: [{ source: "customer_message", text: "Where is my pallet?" }] } };
+    },
+    ok: 201,
   },
   "POST /api/v1/tasks/[taskId]/revisions": {
     prepare: async () => ({ path: "/api/v1/tasks/task_75019/revisions", params: { taskId: "task_75019" }, body: { comment: "Booking reference added." } }),

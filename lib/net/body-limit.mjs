@@ -1,6 +1,6 @@
 // How big a request body may be, decided and enforced in front of Next.js by the custom server
 // (scripts/server.mjs, plain Node: it runs before any TypeScript is compiled), so no body is read
-// before it is refused. No dependencies. Types: body-limit.d.mts.
+// before it is refused. No dependencies but node:http. Types: body-limit.d.mts.
 //
 // What Next.js 16 does with a request body (read in node_modules/next/dist/server, 16.4):
 // `attachRequestMeta` / `resolve-routes` wrap every request body in `getCloneableBody(req,
@@ -19,6 +19,8 @@
 //   whole and streamed. Raising proxyClientMaxBodySize instead would buffer up to the whole
 //   import in memory per request. What the proxy did for them — security headers, and the API's
 //   JSON 405 for another method — this module's `withBodyLimit` does (`STREAMED_PATHS`).
+
+import http from "node:http";
 
 /** Largest request body on every path but the streamed ones: 1 MiB (lib/server/http/http.ts MAX_BODY_BYTES). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -83,22 +85,52 @@ export function payloadTooLargeBody(limitBytes) {
   return JSON.stringify({ error: { code: "payload_too_large", message: `The request body is larger than ${size}; nothing was read or saved.`, limitBytes } });
 }
 
+/** How long a refused upload's connection stays open after the 413, discarding what arrives (ms). */
+export const LINGER_MS = 2000;
+
 /**
- * Answers `res` with the typed 413 and `Connection: close`. Node then discards (never buffers) what
- * is still arriving until the answer is written and closes the connection gracefully, so the
- * client reads the 413 instead of a reset; a connection still open 5 s later is cut. When an
- * answer has already begun, the connection is cut at once.
+ * Answers `res` with the typed 413 and `Connection: close`, then closes the connection the way
+ * servers must for a client still sending ("lingering close"): the answer and a FIN go out at
+ * once, and what still arrives is discarded — never buffered — for at most LINGER_MS, so the
+ * client reads the 413 instead of a reset (closing a socket with unread data resets it, and the
+ * client loses the answer); then the connection is cut. When an answer has already begun, the
+ * connection is cut at once.
  */
 function refuse(req, res, limitBytes, https) {
+  const socket = req.socket;
   if (res.headersSent) {
-    req.socket?.destroy();
+    socket?.destroy();
     return;
   }
   const body = payloadTooLargeBody(limitBytes);
+  if (socket) {
+    // Node ends a `Connection: close` answer with destroySoon(): end, then destroy at once.
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+  }
+  req.resume(); // what still arrives of the body is dropped
   res.writeHead(413, { ...apiSecurityHeaders(https), "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close", "cache-control": "no-store" });
   res.end(body);
-  const socket = req.socket;
-  if (socket) setTimeout(() => socket.destroy(), 5000).unref();
+}
+
+/**
+ * An http server whose requests pass `withBodyLimit(handle, options)`, and which answers a client
+ * that asks first (`Expect: 100-continue`, as curl does for large uploads) with the 413 instead of
+ * "100 Continue" when its declared length is over the limit, so such a body is never even sent.
+ */
+export function createBodyLimitedServer(handle, options = {}) {
+  const limits = options.limits ?? parseBodyLimits();
+  const listener = withBodyLimit(handle, { ...options, limits });
+  const server = http.createServer(listener);
+  server.on("checkContinue", (req, res) => {
+    const declared = req.headers["content-length"];
+    if (declared !== undefined && Number(declared) > bodyLimitFor(req.method, req.url, limits)) return void listener(req, res);
+    res.writeContinue();
+    listener(req, res);
+  });
+  return server;
 }
 
 /**

@@ -9,8 +9,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as pageStaticInfo from "next/dist/build/analysis/get-page-static-info";
 import { config as proxyConfig } from "@/proxy";
+import { MAX_BODY_BYTES as ROUTE_MAX_BODY_BYTES } from "@/lib/server/http/http";
 import { securityHeaders } from "./security-headers";
-import { apiSecurityHeaders, bodyLimitFor, MAX_BODY_BYTES, parseBodyLimits, payloadTooLargeBody, RECORDS_BATCH_PATH, withBodyLimit } from "./body-limit.mjs";
+import { apiSecurityHeaders, bodyLimitFor, createBodyLimitedServer, MAX_BODY_BYTES, parseBodyLimits, payloadTooLargeBody, RECORDS_BATCH_PATH, withBodyLimit } from "./body-limit.mjs";
 
 const MiB = 1024 * 1024;
 
@@ -31,6 +32,10 @@ describe("the limit decision", () => {
 
   it("a batch limit that is not a whole number of bytes of at least 1 MiB is an error naming the variable", () => {
     for (const bad of ["abc", "1.5", "-1", "1000", "1e400", "256MB"]) expect(() => parseBodyLimits({ PLANDESK_RECORDS_BATCH_MAX_BYTES: bad }), bad).toThrow(/PLANDESK_RECORDS_BATCH_MAX_BYTES/);
+  });
+
+  it("the server's 1 MiB is the route handlers' own limit (lib/server/http/http.ts)", () => {
+    expect(MAX_BODY_BYTES).toBe(ROUTE_MAX_BODY_BYTES);
   });
 
   it("the 413 is the API's typed error with the limit", () => {
@@ -72,7 +77,7 @@ beforeAll(async () => {
     seen.bytes.push(n);
     if (!res.headersSent) res.end(JSON.stringify({ bytes: n }));
   };
-  server = http.createServer(withBodyLimit(stub, { limits: parseBodyLimits({ PLANDESK_RECORDS_BATCH_MAX_BYTES: String(BATCH_LIMIT) }) }));
+  server = createBodyLimitedServer(stub, { limits: parseBodyLimits({ PLANDESK_RECORDS_BATCH_MAX_BYTES: String(BATCH_LIMIT) }) });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as AddressInfo).port;
 });
@@ -164,6 +169,48 @@ describe("the request function behind a real http server", () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe("POST");
     expect(JSON.parse(res.body).error).toMatchObject({ code: "method_not_allowed", allow: ["POST"] });
+  });
+
+  it("with the default limits, a 50 MB NDJSON import reaches the batch handler whole (streamed, chunked)", async () => {
+    const saved = port;
+    const big = http.createServer(
+      withBodyLimit(async (req, res) => {
+        let n = 0;
+        for await (const chunk of req) n += (chunk as Buffer).length;
+        res.end(JSON.stringify({ bytes: n }));
+      }),
+    );
+    await new Promise<void>((r) => big.listen(0, "127.0.0.1", r));
+    port = (big.address() as AddressInfo).port;
+    try {
+      expect(JSON.parse((await send("POST", RECORDS_BATCH_PATH, 50_000_000)).body)).toEqual({ bytes: 50_000_000 });
+      expect((await send("POST", "/api/v1/tasks", 2 * MiB)).status).toBe(413);
+    } finally {
+      port = saved;
+      big.closeAllConnections();
+      await new Promise<void>((r) => big.close(() => r()));
+    }
+  });
+
+  it("a client that asks first (Expect: 100-continue) over the limit gets the 413 instead of 100 Continue and never sends its body", async () => {
+    const before = seen.calls;
+    const ask = (size: number) =>
+      new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+        let continued = false;
+        const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/api/v1/tasks", headers: { "content-length": size, expect: "100-continue" }, agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, continued }));
+        });
+        req.on("continue", () => {
+          continued = true;
+          req.end(Buffer.alloc(size, 0x61));
+        });
+        req.on("error", reject);
+        req.flushHeaders();
+      });
+    expect(await ask(5 * MiB)).toEqual({ status: 413, continued: false });
+    expect(seen.calls).toBe(before);
+    expect(await ask(1000)).toEqual({ status: 200, continued: true });
   });
 
   it("the server keeps answering after refusals", async () => {

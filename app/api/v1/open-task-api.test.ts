@@ -191,9 +191,12 @@ describe("POST /api/v1/tasks: opening a task", () => {
   });
 
   it("openTask works without HTTP (the demo loader's path) and is idempotent there too", async () => {
-    const a = await openTask({ ticketId: "90012", accountId: "acc_brightside", subject: "Lamp", parts: [{ source: "system", text: "Broken lamp." }] }, { kind: "system" });
+    const at = new Date("2026-01-02T03:04:05.000Z");
+    const a = await openTask({ ticketId: "90012", accountId: "acc_brightside", subject: "Lamp", parts: [{ source: "system", text: "Broken lamp." }] }, { kind: "system" }, { at });
     const b = await openTask({ ticketId: "90012", accountId: "acc_brightside", subject: "Lamp", parts: [{ source: "system", text: "Broken lamp." }] }, { kind: "system" });
     expect(a.created).toBe(true);
     expect(b).toEqual({ ...a, created: false });
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: "task_90012" } })).createdAt.toISOString()).toBe(at.toISOString());
+    expect((await prisma.ticket.findUniqueOrThrow({ where: { id: "90012" } })).createdAt.toISOString()).toBe(at.toISOString());
   });
 });

@@ -16,9 +16,14 @@ export interface OpenedTask {
   created: boolean;
 }
 
-/** Where a task may be opened: the desk of a desk-bound integration key (null or absent: the account's desk). */
+/**
+ * Where and when a task is opened: `desk`, the desk of a desk-bound integration key (null or
+ * absent: the account's desk); `at`, the time the ticket, task and revision 1 are stamped with
+ * (UTC; default now — the demo loader backdates its tickets).
+ */
 export interface OpenTaskScope {
   desk?: string | null;
+  at?: Date;
 }
 
 const sameJson = (a: unknown, b: unknown): boolean => canonicalize(a ?? null) === canonicalize(b ?? null);
@@ -82,9 +87,10 @@ export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTas
     if (contract) await checkContractForDesk(tx, contract, desk);
     const taskId = (await tx.task.findUnique({ where: { id: `task_${input.ticketId}` }, select: { id: true } })) ? `task_${nanoid(12)}` : `task_${input.ticketId}`;
     const body = composeOpeningBody(input.parts);
-    if (!ticket) await tx.ticket.create({ data: { id: input.ticketId, accountId: input.accountId, subject: input.subject } });
+    const at = scope.at ?? new Date();
+    if (!ticket) await tx.ticket.create({ data: { id: input.ticketId, accountId: input.accountId, subject: input.subject, createdAt: at } });
     await tx.task.create({
-      data: { id: taskId, ticketId: input.ticketId, revision: 1, body, textParts: toJsonColumn(parts), ...(contract ? { contract: toJsonColumn(contract) } : {}) },
+      data: { id: taskId, ticketId: input.ticketId, revision: 1, body, textParts: toJsonColumn(parts), ...(contract ? { contract: toJsonColumn(contract) } : {}), createdAt: at },
     });
     await tx.taskRevision.create({
       data: {
@@ -97,6 +103,7 @@ export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTas
         textParts: toJsonColumn(parts),
         actorKind: actor.kind,
         actorId: actor.id ?? null,
+        createdAt: at,
       },
     });
     await appendAudit(tx, {
