@@ -1439,7 +1439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: stopped_stale_task | digest_mismatch | approval_missing | already_claimed | prerequisite_pending | prerequisite_failed | run_not_approved | expired | stale_task | approval_revoked | idempotency_conflict */
+            /** @description error.code: stopped_stale_task | digest_mismatch | approval_missing | already_claimed | prerequisite_pending | prerequisite_failed | run_not_approved | expired | stale_task | approval_revoked | stale_account_data | idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1448,7 +1448,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "stopped_stale_task" | "digest_mismatch" | "approval_missing" | "already_claimed" | "prerequisite_pending" | "prerequisite_failed" | "run_not_approved" | "expired" | "stale_task" | "approval_revoked" | "idempotency_conflict";
+                            code: "stopped_stale_task" | "digest_mismatch" | "approval_missing" | "already_claimed" | "prerequisite_pending" | "prerequisite_failed" | "run_not_approved" | "expired" | "stale_task" | "approval_revoked" | "stale_account_data" | "idempotency_conflict";
                             message: string;
                         };
                     };
