@@ -31,7 +31,7 @@ export interface StaleRecord {
 }
 
 /** The sync of record `kind`/`id` in `desk`, or undefined when the record is absent or was built without one (hand-built snapshots). */
-function syncOf(desk: AccountSnapshot, kind: SyncedKind, id: string): RecordSync | undefined {
+export function syncOfRecord(desk: AccountSnapshot, kind: SyncedKind, id: string): RecordSync | undefined {
   const own = (m: object) => Object.prototype.hasOwnProperty.call(m, id);
   if (kind === "invoice") return own(desk.invoices) ? desk.invoices[id].sync : undefined;
   if (kind === "shipment") return own(desk.shipments) ? desk.shipments[id].sync : undefined;
@@ -50,7 +50,7 @@ export function staleTarget(targets: readonly { kind: string; id: string }[], de
   for (const t of targets) {
     if (!(SYNCED_KINDS as readonly string[]).includes(t.kind)) continue;
     const kind = t.kind as SyncedKind;
-    const sync = syncOf(desk, kind, t.id);
+    const sync = syncOfRecord(desk, kind, t.id);
     if (!sync) continue;
     const base = { record: recordKey(kind, t.id), kind, id: t.id, maxRecordAgeMinutes };
     if (!sync.syncedAt) return { ...base, syncedAt: null, ageMinutes: null };
