@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AccountSnapshot } from "../desk/snapshot";
-import { describeSync, staleRecordMessage, staleTarget } from "./record-age";
+import { argumentTargets, describeSync, staleRecordMessage, staleTarget } from "./record-age";
+import { getToolMeta } from "../tools/builtin-meta";
 
 const now = new Date("2026-12-05T14:04:00Z");
 const synced = (syncedAt: string | null, sourceUpdatedAt: string | null = null) => ({ sourceVersion: 8, sourceUpdatedAt, syncedAt });
@@ -61,5 +62,15 @@ describe("the freshness bound on a step's target records", () => {
     expect(staleRecordMessage(stale, "issue_refund", "approve")).toBe("invoice in_74119 was last synced 3 h 12 min ago; this desk's policy allows 60 min for issue_refund: sync it, then approve.");
     const never = staleTarget(invoice, desk(synced(null)), 60, now)!;
     expect(staleRecordMessage(never, "issue_refund", "claim it again")).toBe("invoice in_74119 was never synced; this desk's policy allows 60 min for issue_refund: sync it, then claim it again.");
+  });
+});
+
+describe("a step's target records, as the card reads them", () => {
+  it("the invoice, shipment and account its id arguments name; not tickets, not other arguments", () => {
+    const refund = getToolMeta("issue_refund")!.fields;
+    expect(argumentTargets(refund, { invoiceId: "in_74119", amount: { minor: 100, currency: "USD" }, reason: "in_99999" })).toEqual([{ kind: "invoice", id: "in_74119" }]);
+    expect(argumentTargets(getToolMeta("reschedule_delivery")!.fields, { shipmentId: "sh_5521" })).toEqual([{ kind: "shipment", id: "sh_5521" }]);
+    expect(argumentTargets(getToolMeta("add_ticket_note")!.fields, { ticketId: "74991", note: "x" })).toEqual([]);
+    expect(argumentTargets(refund, { invoiceId: "" })).toEqual([]);
   });
 });

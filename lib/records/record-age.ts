@@ -60,6 +60,21 @@ export function staleTarget(targets: readonly { kind: string; id: string }[], de
   return null;
 }
 
+const KIND_OF_FIELD: Record<string, SyncedKind> = { invoice_id: "invoice", shipment_id: "shipment", account_id: "account" };
+
+/**
+ * The synced records a step's arguments name, from its tool's fields (`{name, kind}`; an id field
+ * of kind invoice_id, shipment_id or account_id holding a non-empty string), in field order — the
+ * client's reading of the server's `referencedIds(…, {argumentsOnly: true})` for built-in tools.
+ */
+export function argumentTargets(fields: readonly { name: string; kind: string }[], args: Record<string, unknown>): { kind: SyncedKind; id: string }[] {
+  return fields.flatMap((f) => {
+    const kind = KIND_OF_FIELD[f.kind];
+    const v = Object.prototype.hasOwnProperty.call(args, f.name) ? args[f.name] : undefined;
+    return kind && typeof v === "string" && v.length > 0 ? [{ kind, id: v }] : [];
+  });
+}
+
 /**
  * The refusal's message for people: "invoice in_74119 was last synced 3 h 12 min ago; this desk's
  * policy allows 60 min for issue_refund: sync it, then approve" (`then` is "approve" at approval,

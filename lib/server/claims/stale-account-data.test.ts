@@ -69,6 +69,8 @@ describe("max record age: a gate-policy bound on how old a step's target record 
 
   it("approving a refund whose invoice was synced 3 h 12 min ago is refused stale_account_data; nothing is approved", async () => {
     const runId = await submit("task_75006", refund(10000));
+    // The run's step carries its bound: the card warns before anyone presses approve.
+    expect(toRunView(await loadRun(runId), LATER).steps[0]).toMatchObject({ maxRecordAgeMinutes: 60 });
     await syncInvoice(subMinutes(LATER, 192));
     const err = await refused(approveAll(runId));
     expect(err.code).toBe("stale_account_data");
@@ -125,6 +127,7 @@ describe("max record age: a gate-policy bound on how old a step's target record 
   it("a step whose rule sets no bound is approved and claimed however old its record is", async () => {
     await prisma.shipment.update({ where: { id: "sh_5530" }, data: { syncedAt: subMinutes(LATER, 60 * 24 * 30) } });
     const runId = await submit("task_75002", reschedule());
+    expect(toRunView(await loadRun(runId), LATER).steps[0].maxRecordAgeMinutes).toBeUndefined();
     expect((await approveAll(runId)).run.status).toBe("approved");
     const { claim: c } = await claim(runId, "m1", LATER);
     expect(c.stepId).toBe("m1");

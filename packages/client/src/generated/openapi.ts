@@ -495,6 +495,8 @@ export interface components {
                 policyVersion: number;
             };
             requiredFields?: ("title" | "rationale" | "evidence" | "risk" | "stopCondition")[];
+            /** @description Minutes since its last sync the step's target record may be when it is approved or claimed (older: stale_account_data); absent: no bound */
+            maxRecordAgeMinutes?: number;
             execution: {
                 status: string;
                 /**
