@@ -18,6 +18,8 @@ import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/queue/risk";
 import type { Money } from "@/lib/money/format-money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { approveAllText } from "@/lib/text/approve-all-text";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
+import { StaleWarning } from "./sync-age";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -82,6 +84,7 @@ export function ApprovalPanel({
   viewerId,
   users = {},
   decideAgain = null,
+  desk,
 }: {
   runId: string;
   planVersion: number;
@@ -101,6 +104,8 @@ export function ApprovalPanel({
    * approvals stand, approving it again is this person's decision on it (checked against live data).
    */
   decideAgain?: string | null;
+  /** The account records the page has (with their sync): a step whose target is older than its bound is flagged before approving. */
+  desk?: AccountSnapshot;
 }) {
   const qc = useQueryClient();
   const [acks, setAcks] = useState<Record<string, boolean>>({});
@@ -281,6 +286,7 @@ export function ApprovalPanel({
                   </button>
                 )}
               </div>
+              {!approved && <StaleWarning step={s} desk={desk} />}
               {progress && (
                 <p className="mt-1 text-xs text-slate-700" data-testid={`approval-progress-${s.id}`}>
                   {progress}

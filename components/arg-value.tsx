@@ -5,6 +5,8 @@ import { getToolMeta } from "@/lib/tools/builtin-meta";
 import type { ToolMetaCatalog } from "@/lib/tools/meta-catalog";
 import type { FieldSpec } from "@/lib/tools/types";
 import { VisibleText } from "./visible-text";
+import { SyncAge } from "./sync-age";
+import { syncOfRecord } from "@/lib/records/record-age";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
 function idWithOwner(desk: AccountSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
@@ -30,6 +32,21 @@ function idWithOwner(desk: AccountSnapshot, kind: FieldSpec["kind"], id: string)
     default:
       return { id };
   }
+}
+
+/** What a record's age speaks of: an invoice's balance, a shipment's window, an account's data. */
+const AGE_OF: Partial<Record<FieldSpec["kind"], { kind: "invoice" | "shipment" | "account"; what: string }>> = {
+  invoice_id: { kind: "invoice", what: "balance" },
+  shipment_id: { kind: "shipment", what: "window" },
+  account_id: { kind: "account", what: "account" },
+};
+
+/** " · balance as of 14:02 UTC, synced 2 min ago" after a record id (nothing for a record never synced). */
+function RecordAge({ desk, kind, id }: { desk: AccountSnapshot; kind: FieldSpec["kind"]; id: string }) {
+  const of = AGE_OF[kind];
+  const sync = of && syncOfRecord(desk, of.kind, id);
+  if (!of || !sync?.syncedAt) return null;
+  return <SyncAge sync={sync} what={of.what} prefix=" · " />;
 }
 
 function isMoney(v: unknown): v is Money {
@@ -63,6 +80,7 @@ export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unkn
           <code className="font-mono">{r.id}</code>
           {r.owner && <span className="text-slate-600"> · {r.owner}</span>}
           {r.missing && <span className="text-red-700"> · not found</span>}
+          <RecordAge desk={desk} kind={field.kind} id={value} />
         </span>
       );
     }

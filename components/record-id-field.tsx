@@ -7,6 +7,8 @@ import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money/format-money";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
+import { syncOfRecord } from "@/lib/records/record-age";
+import { SyncAge } from "./sync-age";
 
 /** A record an id field can offer (the shape of `GET /api/account-data/{kind}`). */
 export interface RecordOption {
@@ -99,8 +101,20 @@ export function RecordIdField(props: {
           <option key={o.id} value={o.id} label={o.label} />
         ))}
       </datalist>
+      <KnownRecordAge desk={props.desk} kind={props.kind} id={value.trim()} />
     </>
   );
+}
+
+/** What a record's age speaks of in the form's hint: "in_74119: balance as of 14:02 UTC, synced 2 min ago". */
+const AGE_WORD: Partial<Record<Kind, string>> = { invoice: "balance", shipment: "window", account: "account" };
+
+/** Below an id field: how old the page's copy of the typed record is (nothing for a record the page does not have, or one never synced). */
+function KnownRecordAge({ desk, kind, id }: { desk: AccountSnapshot; kind: Kind; id: string }) {
+  const what = AGE_WORD[kind];
+  const sync = what && id ? syncOfRecord(desk, kind as "invoice" | "shipment" | "account", id) : undefined;
+  if (!what || !sync?.syncedAt) return null;
+  return <SyncAge sync={sync} what={what} prefix={`${id}: `} className="mt-1 block text-xs text-slate-500" />;
 }
 
 /** The fees of invoice `invoiceId`: from the page's records, else from the search endpoint (exact id). */

@@ -220,7 +220,7 @@ export function RunWorkspace({
           <ReadSteps reads={d.run.reads ?? []} issues={d.validation.issues} desk={desk} />
           <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} reads={d.run.reads ?? []} taskText={d.task.body} />
           {(waiting || d.run.status === "expired") && (
-            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} decideAgain={d.run.status === "needs_decision" ? (d.run.decisionReason?.stepId ?? null) : null} />
+            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} decideAgain={d.run.status === "needs_decision" ? (d.run.decisionReason?.stepId ?? null) : null} desk={desk} />
           )}
         </>
       )}

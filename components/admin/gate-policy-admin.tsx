@@ -31,7 +31,7 @@ function rowError(errors: FieldErrors<FormIn>, i: number): string | null {
  * The gate policy editor: the live version's rules as an editable draft (one row per
  * rule: tool, desk, account, account tag, amount band, decision, whether the author may approve,
  * whether a supervisor may allow steps outside the task contract, the step fields it requires, the
- * date horizon, expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
+ * date horizon, the record-age bound, expiry and escalation), a dry-run over the last N runs, save as the next version, and the history
  * of versions. The form is validated with the draft schema the server uses (lib/gate-policy/form.ts).
  * `tools`: the current catalog's tools, built-in and imported (a rule may name any of them).
  */
@@ -90,7 +90,7 @@ export function GatePolicyAdmin({
           Rules of version {live.version} (draft)
         </h2>
         <p className="mt-1 text-sm text-slate-600">
-          The most specific matching rule wins (most of tool, desk, account, tag, amount band and currency set); equal ones: the higher row. Without a match a tool keeps its built-in default. Irreversible tools are never auto. Required step fields refuse an agent&apos;s step that lacks them (a person&apos;s edit is only warned). The date horizon bounds how far ahead a date may lie (blank: 366 days). Amounts: from (inclusive) and below (exclusive), in the rule&apos;s currency (USD when blank).
+          The most specific matching rule wins (most of tool, desk, account, tag, amount band and currency set); equal ones: the higher row. Without a match a tool keeps its built-in default. Irreversible tools are never auto. Required step fields refuse an agent&apos;s step that lacks them (a person&apos;s edit is only warned). The date horizon bounds how far ahead a date may lie (blank: 366 days). Max record age: how many minutes since its last sync a step&apos;s target record (an invoice, shipment or account) may be when someone approves or claims the step (blank: no bound; older, or never synced: refused until it is synced). Amounts: from (inclusive) and below (exclusive), in the rule&apos;s currency (USD when blank).
         </p>
         <form noValidate className="mt-3 space-y-3" onSubmit={handleSubmit((d) => save.mutate(d))}>
           <FormError message={formError} />
@@ -111,6 +111,7 @@ export function GatePolicyAdmin({
                   <th scope="col" className="px-1 py-1">Supervisor may allow outside the task contract</th>
                   <th scope="col" className="px-1 py-1">Required step fields</th>
                   <th scope="col" className="px-1 py-1">Date horizon (days)</th>
+                  <th scope="col" className="px-1 py-1">Max record age (min)</th>
                   <th scope="col" className="px-1 py-1">Expiry (h)</th>
                   <th scope="col" className="px-1 py-1">Escalate (h)</th>
                   <th scope="col" className="px-1 py-1">Note</th>
@@ -161,6 +162,7 @@ export function GatePolicyAdmin({
                         </fieldset>
                       </td>
                       <td className="px-1 py-1"><input aria-label={label("date horizon days")} inputMode="numeric" placeholder="366" {...register(`rules.${i}.horizonDays`)} aria-invalid={!!errors.rules?.[i]?.horizonDays} className={`${cell} w-16`} /></td>
+                      <td className="px-1 py-1"><input aria-label={label("max record age minutes")} inputMode="numeric" placeholder="none" title="Minutes since its last sync a step's target record may be at approval and claim (blank: no bound)" {...register(`rules.${i}.maxRecordAgeMinutes`)} aria-invalid={!!errors.rules?.[i]?.maxRecordAgeMinutes} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1"><input aria-label={label("expiry hours")} inputMode="decimal" {...register(`rules.${i}.expiryHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1"><input aria-label={label("escalation hours")} inputMode="decimal" {...register(`rules.${i}.escalateHours`)} className={`${cell} w-16`} /></td>
                       <td className="px-1 py-1">

@@ -52,6 +52,8 @@ export const runStepSchema = open({
   approvals: open({ required: z.number().int(), given: z.number().int(), approverIds: z.array(z.string()), authorMayApprove: z.boolean(), policyVersion: z.number().int() }).optional(),
   /** The step fields the gate policy requires of this step (the card shows "4 of 5 filled" with these marked). */
   requiredFields: z.array(z.enum(STEP_REASON_KEYS)).optional(),
+  /** The governing rule's record-age bound (gate policy `maxRecordAgeMinutes`); absent: no bound. */
+  maxRecordAgeMinutes: z.number().int().optional().describe("Minutes since its last sync the step's target record may be when it is approved or claimed (older: stale_account_data); absent: no bound"),
   execution: open({
     status: z.string(),
     claimedAt: isoTime,

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   already_claimed: 409,
   prerequisite_pending: 409,
   prerequisite_failed: 409,
+  stale_account_data: 409, // a step's target record was synced longer ago than its gate rule's maxRecordAgeMinutes (or never): sync it, then approve or claim
   claim_fenced: 409,
   run_not_approved: 409,
   run_not_pending: 409,

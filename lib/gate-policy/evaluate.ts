@@ -48,6 +48,8 @@ export interface GateRequirement {
   allowOutsideContract: "supervisor" | null;
   /** The rule's date horizon in days after today (UTC); null: the default (lib/plan/policy.ts). */
   dateHorizonDays: number | null;
+  /** Minutes since its last sync the step's target record may be at approval and claim; null: no bound. */
+  maxRecordAgeMinutes: number | null;
 }
 
 /** Number of matchers a rule sets (its specificity). */
@@ -116,6 +118,7 @@ export function evaluateGate(policy: GatePolicy, subject: GateSubject): GateRequ
     requiredFields: [...(rule?.requiredFields ?? [])],
     allowOutsideContract: rule?.allowOutsideContract ?? null,
     dateHorizonDays: rule?.dateHorizonDays ?? null,
+    maxRecordAgeMinutes: rule?.maxRecordAgeMinutes ?? null,
   };
 }
 

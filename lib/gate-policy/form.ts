@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { currencySchema, minorToDecimal, parseMinor, type Currency } from "../money/money";
-import { MAX_DATE_HORIZON_DAYS } from "../plan/policy";
+import { MAX_DATE_HORIZON_DAYS, MAX_RECORD_AGE_MINUTES } from "../plan/policy";
 import { gatePolicyDraftSchema, gateRule, GATE_RULE_DECISIONS, REQUIRABLE_FIELDS, type GateRule, type GatePolicyDraft } from "./rules";
 
 /**
  * The admin editor's form: the same draft as `gatePolicyDraftSchema`, with amounts as
- * decimal text in the rule's currency (USD when none), times in hours and the date horizon in days,
+ * decimal text in the rule's currency (USD when none), times in hours, the date horizon in days and the record-age bound in minutes,
  * as people type them.
  * `gatePolicyFormSchema` turns a form into the draft and then validates it with the one draft
  * schema the server uses, so the form and the API refuse the same things.
@@ -31,6 +31,8 @@ export const gateRuleFormSchema = z.object({
   requiredFields: z.union([z.array(z.enum(REQUIRABLE_FIELDS)), z.literal(false)]).optional(),
   /** The date horizon in days as typed ("" : the default, 366). */
   horizonDays: text.optional(),
+  /** The record-age bound in minutes as typed ("": no bound). */
+  maxRecordAgeMinutes: text.optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -52,6 +54,15 @@ const daysOf = (v: string | undefined, ctx: z.RefinementCtx, path: (string | num
     return null;
   }
   return d;
+};
+const minutesOf = (v: string | undefined, ctx: z.RefinementCtx, path: (string | number)[]) => {
+  if (v === undefined || v.trim() === "") return null;
+  const m = Number(v);
+  if (!Number.isInteger(m) || m < 1 || m > MAX_RECORD_AGE_MINUTES) {
+    ctx.addIssue({ code: "custom", path, message: `Write a whole number of minutes from 1 to ${MAX_RECORD_AGE_MINUTES}, e.g. 60 (blank: no bound).` });
+    return null;
+  }
+  return m;
 };
 const secondsOf = (v: string, ctx: z.RefinementCtx, path: (string | number)[]) => {
   if (v.trim() === "") return null;
@@ -86,6 +97,7 @@ export const gatePolicyFormSchema = z
         allowOutsideContract: r.supervisorMayAllowOutsideContract ? ("supervisor" as const) : null,
         requiredFields: r.requiredFields || [],
         dateHorizonDays: daysOf(r.horizonDays, ctx, ["rules", i, "horizonDays"]),
+        maxRecordAgeMinutes: minutesOf(r.maxRecordAgeMinutes, ctx, ["rules", i, "maxRecordAgeMinutes"]),
         note: r.note,
       };
     }),
@@ -112,6 +124,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     supervisorMayAllowOutsideContract: r.allowOutsideContract === "supervisor",
     requiredFields: [...(r.requiredFields ?? [])],
     horizonDays: r.dateHorizonDays == null ? "" : String(r.dateHorizonDays),
+    maxRecordAgeMinutes: r.maxRecordAgeMinutes == null ? "" : String(r.maxRecordAgeMinutes),
     note: r.note,
   };
 }

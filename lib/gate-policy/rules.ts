@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { currencySchema } from "../money/money";
-import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from "../plan/policy";
+import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MAX_RECORD_AGE_MINUTES, MIN_EXPIRY_SECONDS } from "../plan/policy";
 import { STEP_REASON_KEYS } from "../plan/schema";
 
 /**
@@ -13,7 +13,10 @@ import { STEP_REASON_KEYS } from "../plan/schema";
  * (`requiredFields`, a subset of title, rationale, evidence, risk, stopCondition: a step the agent
  * submits without one is refused, `missing_required_field`; required evidence must be usable,
  * lib/validation/evidence.ts), and the date horizon of the steps it governs (`dateHorizonDays`, days
- * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts).
+ * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts),
+ * and how old the local copy of a step's target record may be when a person approves the step or an
+ * executor claims it (`maxRecordAgeMinutes`, minutes since the record was last synced, 1 to
+ * MAX_RECORD_AGE_MINUTES; null: no bound; older → `stale_account_data`, lib/records/record-age.ts).
  */
 
 /** The step fields a rule may require, in display order. */
@@ -71,6 +74,8 @@ export const gateRuleFieldsSchema = z
     requiredFields: requiredFieldsSchema,
     /** Days after today (UTC) a date argument of a governed step may lie (1 to MAX_DATE_HORIZON_DAYS); null: 366. */
     dateHorizonDays: z.number().int().min(1).max(MAX_DATE_HORIZON_DAYS).nullable().optional().transform((v) => v ?? null),
+    /** Minutes since its last sync a governed step's target record may be at approval and claim (1 to MAX_RECORD_AGE_MINUTES); null: no bound. */
+    maxRecordAgeMinutes: z.number().int().min(1).max(MAX_RECORD_AGE_MINUTES).nullable().optional().transform((v) => v ?? null),
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
   .strict();
@@ -106,6 +111,7 @@ export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "d
     allowOutsideContract: null,
     requiredFields: [],
     dateHorizonDays: null,
+    maxRecordAgeMinutes: null,
     note: "",
     ...fields,
   };
@@ -154,8 +160,8 @@ const FIELD_WORDS: Record<(typeof REQUIRABLE_FIELDS)[number], string> = { title:
 
 /**
  * Everything a rule decides for a step, for people: the decision (describeDecision), then who
- * decides a step outside the task contract, the fields it requires and a date horizon other than
- * the default — e.g. "1 approver · requires title, evidence, risk, stop condition · horizon 30 days".
+ * decides a step outside the task contract, the fields it requires, a date horizon other than
+ * the default, a record-age bound — e.g. "1 approver · requires title, evidence, risk, stop condition · horizon 30 days".
  * The gate-policy dry-run compares these, so a draft that only changes a requirement shows too.
  */
 export function describeRequirement(r: {
@@ -164,6 +170,7 @@ export function describeRequirement(r: {
   allowOutsideContract?: "supervisor" | null;
   requiredFields?: readonly (typeof REQUIRABLE_FIELDS)[number][];
   dateHorizonDays?: number | null;
+  maxRecordAgeMinutes?: number | null;
 }): string {
   const parts = [describeDecision(r)];
   if (r.allowOutsideContract === "supervisor") parts.push("a supervisor decides steps outside the task contract");
@@ -173,11 +180,13 @@ export function describeRequirement(r: {
 
 /**
  * What a rule asks of the steps it governs besides its decision, for people: the required fields
- * ("requires title, evidence") and a date horizon other than the default ("horizon 30 days"); [] for none.
+ * ("requires title, evidence"), a date horizon other than the default ("horizon 30 days") and a
+ * record-age bound ("records synced within 60 min"); [] for none.
  */
-export function describeAsks(r: { requiredFields?: readonly (typeof REQUIRABLE_FIELDS)[number][]; dateHorizonDays?: number | null }): string[] {
+export function describeAsks(r: { requiredFields?: readonly (typeof REQUIRABLE_FIELDS)[number][]; dateHorizonDays?: number | null; maxRecordAgeMinutes?: number | null }): string[] {
   const parts: string[] = [];
   if (r.requiredFields?.length) parts.push(`requires ${r.requiredFields.map((f) => FIELD_WORDS[f]).join(", ")}`);
   if (r.dateHorizonDays != null) parts.push(`horizon ${r.dateHorizonDays} days`);
+  if (r.maxRecordAgeMinutes != null) parts.push(`records synced within ${r.maxRecordAgeMinutes} min`);
   return parts;
 }

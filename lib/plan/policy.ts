@@ -59,6 +59,14 @@ export const RESCHEDULE_HORIZON_DAYS = 366;
 export const MAX_DATE_HORIZON_DAYS = 3660;
 
 /**
+ * The widest record-age bound a gate-policy rule may set (`maxRecordAgeMinutes`): one year in
+ * minutes (525,600). A rule's bound lies between 1 and this; null (the default) is no bound. A step
+ * whose target record was synced longer ago than its governing rule's bound is refused at approval
+ * and claim, `stale_account_data` (lib/records/record-age.ts).
+ */
+export const MAX_RECORD_AGE_MINUTES = 525_600;
+
+/**
  * How long a run that needs a new decision (status `needs_decision`) waits for a person before
  * it escalates to supervisors: 15 minutes (docs/design.md §10: escalated like a waiting run).
  */

@@ -28,7 +28,7 @@ const REFUSAL_WORDS: Record<string, string> = {
  *   the step; a rule's `auto` that the gate overrode (a warning to acknowledge, text derived from a
  *   customer's message: lib/validation/gate.ts) is "1 approver", as the approval then needs one
  *   person; then "a supervisor decides (outside the task contract)" when such a step waits for a
- *   supervisor, and the rule's required fields and date horizon (describeAsks).
+ *   supervisor, and the rule's required fields, date horizon and record-age bound (describeAsks).
  *   `allowOutsideContract` on a step inside the contract changes nothing the gate does, so it is
  *   not mentioned.
  * Pure.
@@ -37,7 +37,7 @@ export function describeGateAnswer(stepId: string, requirement: GateRequirement 
   const mine = result.issues.filter((i) => i.stepId === stepId);
   const refusals = [...new Set(mine.filter((i) => i.severity === "error" && POLICY_REFUSAL_CODES.includes(i.code)).map((i) => REFUSAL_WORDS[i.code]))];
   if (refusals.length) return `refused: ${refusals.join(", ")}`;
-  const req = requirement ?? { decision: "one" as const, authorMayApprove: true, allowOutsideContract: null, requiredFields: [], dateHorizonDays: null };
+  const req = requirement ?? { decision: "one" as const, authorMayApprove: true, allowOutsideContract: null, requiredFields: [], dateHorizonDays: null, maxRecordAgeMinutes: null };
   const gated = result.gate[stepId] !== "auto";
   const parts: string[] = [];
   if (!gated) parts.push("auto");

@@ -111,6 +111,7 @@ export const claimStepEndpoint = defineEndpoint({
     "stale_task",
     "validation_failed",
     "approval_revoked",
+    "stale_account_data",
     "idempotency_conflict",
   ],
 });

@@ -30,6 +30,7 @@ import { requirementsOf, type GateRequirement } from "../../gate-policy/evaluate
 import { authorsOf } from "../../gate-policy/authors";
 import { suggestersOf } from "./suggesters";
 import { giveApproval } from "../lifecycle/approval-lifecycle";
+import { refuseStaleRecords } from "../account-data/stale-records";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -59,7 +60,10 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * skipped); 422 `acknowledgement_required` {required},
  * A listed step that was already fully approved adds nothing and is named in `alreadyApproved`;
  * `added` counts the approvals this decision added (the route answers 200 instead of 201 when 0).
- * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan.
+ * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan; 409
+ * `stale_account_data` {stepId, record, syncedAt, ageMinutes, maxRecordAgeMinutes}: a target step's
+ * record was synced longer ago than its governing rule's `maxRecordAgeMinutes` (or never) — nothing
+ * is approved (lib/server/account-data/stale-records.ts).
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
   const scope = scopeOf(viewer, runId);
@@ -108,6 +112,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const blocked = reason ? plan.steps.find((s) => s.id === reason.stepId && !claimedIds.has(s.id)) : undefined;
   const decideAgain = blocked && !targets.some((t) => t.id === blocked.id) && (body.stepIds === "all" || body.stepIds.includes(blocked.id)) ? blocked : undefined;
   await checkAuthority(viewer, runId, plan.steps, decideAgain ? [...targets, decideAgain] : targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
+  refuseStaleRecords(decideAgain ? [...targets, decideAgain] : targets, desk, (s) => requirements[s.id]?.maxRecordAgeMinutes ?? null, now);
   const acknowledged = body.acknowledgedWarnings ?? [];
   const completing = targets.filter((s) => progress.get(s.id)!.missing <= 1).map((s) => s.id);
   const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);

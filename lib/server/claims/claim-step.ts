@@ -24,6 +24,7 @@ import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
 import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
+import { staleRecordAtClaim } from "./stale-records-at-claim";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
@@ -38,8 +39,9 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
  * `stopped_stale_task` — the run is stopped —, `expired`, `run_not_approved`, `stale_task`,
  * `approval_missing`, `digest_mismatch`), then re-validates the step against live account data
- * (422 `validation_failed` {issues}) and checks that its approver still holds the authority
- * (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in
+ * (422 `validation_failed` {issues}; before it 409 `stale_account_data` when a target record is
+ * older than the approval's rule allows, stale-records-at-claim.ts) and checks that its approver
+ * still holds the authority (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in
  * its WHERE so the check and the write are one statement: the task still at the bound revision
  * (a no-op conditional update that also locks the task row against a concurrent revision), the
  * run (`claim`: approved|executing → executing, same versions and revision, not expired), the
@@ -306,6 +308,9 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
   // The run's ticket and its account come from the claim's reading, not read again.
   const known = snap.task ? { ticket: snap.task.ticket, account: snap.task.ticket.account } : undefined;
   const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt, known }, db);
+  // A target record older than the approval's rule allows: sync first (before judging the step on it).
+  const stale = await staleRecordAtClaim(db, snap.approval?.id, step, desk, snap.now);
+  if (stale) return stale;
   const catalog = await catalogAt(run.catalogVersion, db);
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;

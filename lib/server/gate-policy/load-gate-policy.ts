@@ -2,7 +2,7 @@ import type { GatePolicyRule } from "../../generated/prisma/client";
 import type { GatePolicy, GateRule, GateRuleDecision } from "../../gate-policy/rules";
 import { MAX_GATE_RULES, REQUIRABLE_FIELDS } from "../../gate-policy/rules";
 import type { Currency } from "../../money/format-money";
-import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
+import { MAX_DATE_HORIZON_DAYS, MAX_RECORD_AGE_MINUTES } from "../../plan/policy";
 import type { GateRulesContext } from "../../validation/types";
 import type { DbOrTx } from "../db/transaction";
 
@@ -47,6 +47,7 @@ export function toGateRule(r: RuleRow): GateRule {
     allowOutsideContract: r.allowOutsideContract === "supervisor" ? "supervisor" : null,
     requiredFields: storedRequiredFields(r.requiredFields),
     dateHorizonDays: typeof r.dateHorizonDays === "number" && r.dateHorizonDays >= 1 && r.dateHorizonDays <= MAX_DATE_HORIZON_DAYS ? r.dateHorizonDays : null,
+    maxRecordAgeMinutes: typeof r.maxRecordAgeMinutes === "number" && r.maxRecordAgeMinutes >= 1 && r.maxRecordAgeMinutes <= MAX_RECORD_AGE_MINUTES ? r.maxRecordAgeMinutes : null,
     note: r.note,
   };
 }

@@ -88,6 +88,7 @@ export function toStepViews(
       author: s.author ?? { kind: "model" },
       ...reasonsOf(s),
       requiredFields: req?.requiredFields ?? [],
+      ...(typeof req?.maxRecordAgeMinutes === "number" ? { maxRecordAgeMinutes: req.maxRecordAgeMinutes } : {}),
       gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
       approvals: {

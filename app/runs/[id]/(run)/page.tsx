@@ -15,6 +15,8 @@ import { runTabTitle } from "@/lib/text/format";
 import { getRunDetails, type RunDetails } from "@/lib/server/runs/get-run-details";
 import { getRunOutcome } from "@/lib/server/outcomes/run-outcomes";
 import { OutcomeSection } from "@/components/outcome-section";
+import type { RecordSync } from "@/lib/desk/snapshot";
+import { describeSync, syncOfRecord } from "@/lib/records/record-age";
 
 export const dynamic = "force-dynamic";
 
@@ -116,6 +118,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
                       <td className="py-1 text-xs">{i.status}</td>
                       <td className="py-1 text-right tabular-nums">
                         {formatMoney(i.openBalance as Parameters<typeof formatMoney>[0])}
+                        <RecordAgeLine sync={syncOfRecord(desk, "invoice", i.id)} what="balance" now={now} />
                       </td>
                     </tr>
                   ))}
@@ -130,6 +133,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
                       {formatIsoDate(s.window.from)}
                       {s.window.to !== s.window.from && <> – {formatIsoDate(s.window.to)}</>}
                     </div>
+                    <RecordAgeLine sync={syncOfRecord(desk, "shipment", s.id)} what="window" now={now} />
                   </li>
                 ))}
               </ul>
@@ -139,6 +143,16 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </main>
     </>
   );
+}
+
+/** "balance as of 14:02 UTC, synced 2 min ago" under a record of the account panel, on the server's clock (nothing for a record never synced). */
+function RecordAgeLine({ sync, what, now }: { sync: RecordSync | undefined; what: string; now: Date }) {
+  const text = describeSync(sync, now, what);
+  return text ? (
+    <div className="text-xs font-normal text-slate-500" data-testid="record-age">
+      {text}
+    </div>
+  ) : null;
 }
 
 /**

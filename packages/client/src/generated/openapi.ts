@@ -547,6 +547,8 @@ export interface components {
                 policyVersion: number;
             };
             requiredFields?: ("title" | "rationale" | "evidence" | "risk" | "stopCondition")[];
+            /** @description Minutes since its last sync the step's target record may be when it is approved or claimed (older: stale_account_data); absent: no bound */
+            maxRecordAgeMinutes?: number;
             execution: {
                 status: string;
                 /**
@@ -1674,7 +1676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: stopped_stale_task | digest_mismatch | approval_missing | already_claimed | prerequisite_pending | prerequisite_failed | run_not_approved | expired | stale_task | approval_revoked | idempotency_conflict */
+            /** @description error.code: stopped_stale_task | digest_mismatch | approval_missing | already_claimed | prerequisite_pending | prerequisite_failed | run_not_approved | expired | stale_task | approval_revoked | stale_account_data | idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1683,7 +1685,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "stopped_stale_task" | "digest_mismatch" | "approval_missing" | "already_claimed" | "prerequisite_pending" | "prerequisite_failed" | "run_not_approved" | "expired" | "stale_task" | "approval_revoked" | "idempotency_conflict";
+                            code: "stopped_stale_task" | "digest_mismatch" | "approval_missing" | "already_claimed" | "prerequisite_pending" | "prerequisite_failed" | "run_not_approved" | "expired" | "stale_task" | "approval_revoked" | "stale_account_data" | "idempotency_conflict";
                             message: string;
                         };
                     };
