@@ -12,7 +12,7 @@ import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
 import { fromStates, isTerminal } from "../../lifecycle/run-state";
-import { createRun, moveRun } from "../lifecycle/run-lifecycle";
+import { createRun, moveRunsReturning } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../auth/session";
 import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type DbOrTx, type Tx } from "../db/transaction";
@@ -27,7 +27,7 @@ import { toRunView, type RunView, type RunWithRelations } from "../plans/run-vie
 import { planFacts, toStoredRequirements } from "../plans/stored-plan";
 import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
-import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { moveApprovalsCountingByRun } from "../lifecycle/approval-lifecycle";
 
 /**
  * An agent may not record that a person set a value (docs/design.md §3: provenance is never
@@ -65,15 +65,9 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
   });
 }
 
-/**
- * One task, one live plan: every run of `taskId` still waiting for a decision or for
- * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
- * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
- * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
- */
-/** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them. */
+/** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them, all of them. */
 async function runsToSupersede(taskId: string, agentId: string, now: Date): Promise<Set<string>> {
-  const rows = await prisma.run.findMany({ where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true }, take: 50 });
+  const rows = await prisma.run.findMany({ where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true } });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -87,22 +81,22 @@ function withoutHoldsOfRunsToSupersede(desk: AccountSnapshot, superseded: Set<st
   for (const [invoiceId, holds] of Object.entries(desk.inFlight)) desk.inFlight[invoiceId] = holds.filter((h) => !superseded.has(h.runId));
 }
 
+/**
+ * One task, one live plan: every run of `taskId` by `agentId` still waiting for a decision or for
+ * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
+ * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
+ * executing are left alone (their writes are under way). Set-based, without a ceiling: one UPDATE
+ * of the runs, one of their approvals, then one audit event per superseded run. Returns the
+ * superseded run ids, newest first.
+ */
 async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
-  const waiting = await tx.run.findMany({
-    where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
-    select: { id: true },
-    orderBy: { createdAt: "desc" },
-    take: 50,
-  });
-  const done: string[] = [];
-  for (const r of waiting) {
-    const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
-    if (!moved) continue;
-    const withdrawn = await moveApprovals(tx, "invalidate", { runId: r.id });
-    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn } });
-    done.push(r.id);
+  const moved = await moveRunsReturning(tx, "supersede", { taskId, agentId, expiresAt: { gt: now } }, { supersededById: newRunId });
+  if (moved.length === 0) return [];
+  const withdrawn = await moveApprovalsCountingByRun(tx, "invalidate", { run: { supersededById: newRunId } });
+  for (const r of moved) {
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.get(r.id) ?? 0 } });
   }
-  return done;
+  return moved.map((r) => r.id);
 }
 
 /**
