@@ -10,7 +10,7 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import type { AccountSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
+import { bindKey, findSavedAnswer, requestHashOf, saveAnswerOverBinding } from "../http/idempotency";
 import { fromStates, isTerminal } from "../../lifecycle/run-state";
 import { createRun, moveRunsReturning } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../auth/session";
@@ -149,6 +149,8 @@ const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
  * `body.addition`, supersedes the task's other waiting runs (one task, one live plan).
  * Idempotent per (agent, `idempotencyKey`): a repeat of the same request returns the run as it
  * is now with `replayed: true` — or, once that run has ended, 409 `already_completed`; the same key with another task or body is 409 `idempotency_conflict`.
+ * A refusal saves no answer (it may change: live data, the catalog, the task) but binds the key to
+ * the request, so the same request is decided afresh and another one with the key is 409 `idempotency_conflict`.
  * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 409 `task_has_live_run`
  * {runId, agentId, status}; 409 `already_completed` {runId, status, outcome}; 422 `validation_failed`
  * {issues} (audited `submission_refused`).
@@ -159,6 +161,29 @@ export async function submitRun(
   body: SubmitRunBody,
   idempotencyKey: string | null,
   now = new Date(),
+): Promise<{ run: RunView; replayed: boolean }> {
+  try {
+    return await submitRunOnce(agent, taskId, body, idempotencyKey, now);
+  } catch (e) {
+    // A refused submission binds its key to its request (docs/api-extensions.md "Idempotency of a
+    // refused submission"): the same body again is decided afresh, another body is idempotency_conflict.
+    if (idempotencyKey && e instanceof DomainError && BINDING_REFUSALS.has(e.code)) {
+      await bindKey(prisma, scopeOf(agent), idempotencyKey, requestHashOf({ taskId, body }));
+    }
+    throw e;
+  }
+}
+
+/** The refusals of a submission that bind its key to its request (not a conflict, not a replay, not the database's). */
+const BINDING_REFUSALS: ReadonlySet<string> = new Set(["validation_failed", "stale_task", "task_has_live_run", "not_found"]);
+
+/** `submitRun` without the binding of a refused submission's key. */
+async function submitRunOnce(
+  agent: AgentCaller,
+  taskId: string,
+  body: SubmitRunBody,
+  idempotencyKey: string | null,
+  now: Date,
 ): Promise<{ run: RunView; replayed: boolean }> {
   const requestHash = requestHashOf({ taskId, body });
   if (idempotencyKey) {
@@ -240,7 +265,7 @@ export async function submitRun(
     const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
-    if (idempotencyKey) await saveAnswer(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
+    if (idempotencyKey) await saveAnswerOverBinding(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
     const row: RunWithRelations = {
       ...data,
       ...stake,
