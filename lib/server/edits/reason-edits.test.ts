@@ -1,6 +1,6 @@
 /**
  * A step's reasons (title, rationale, evidence, risk, stop condition) are part of the plan a person
- * reviews and the executor receives (docs/design.md "A step says why it exists": the stop
+ * reviews and the executor receives (docs/design.md "The task contract and what the agent saw": the stop
  * condition travels with the claim), though not of the digest (§4). An edit that changes only them
  * is a new plan version with its diff (it answered 200 `unchanged` and saved nothing); the
  * approvals, bound to the unchanged digests, carry over.
