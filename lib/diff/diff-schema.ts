@@ -35,10 +35,12 @@ export const fieldChangeSchema = z.object({
 export type FieldChange = z.infer<typeof fieldChangeSchema>;
 
 /**
- * A step present in both versions (same id and same tool) whose arguments changed, hence
- * whose digest changed. `position` is its 1-based position in `after`. `digestBefore` /
- * `digestAfter` are the lowercase hex SHA-256 digests of `{tool, args}` (docs/design.md §4):
- * approvals bound to `digestBefore` are the ones an edit invalidates (docs/design.md §6).
+ * A step present in both versions (same id and same tool) whose arguments changed (hence whose
+ * digest changed) or whose reasons changed (title, rationale, evidence, risk, stop condition:
+ * fields whose `segments` start with the reason's key, not `args`; the digest stays the same).
+ * `position` is its 1-based position in `after`. `digestBefore` / `digestAfter` are the lowercase
+ * hex SHA-256 digests of `{tool, args}` (docs/design.md §4): approvals bound to `digestBefore` are
+ * the ones an edit invalidates (docs/design.md §6) — a reasons-only change keeps them.
  */
 export const changedStepSchema = z.object({
   stepId: z.string(),
@@ -110,7 +112,7 @@ export type ReapprovalEntrySchema = z.infer<typeof reapprovalEntrySchema>;
  * - `added`: steps of `after` whose id is new, or whose id exists in `before` with another
  *   tool (a tool change is a new step, never a field change), in `after` order.
  * - `removed`: steps of `before` with no same-id-same-tool step in `after`, in `before` order.
- * - `changed`: common steps whose args changed (digest changed), in `after` order.
+ * - `changed`: common steps whose args changed (digest changed) or whose reasons changed, in `after` order.
  * - `moved`: common steps whose order relative to the other common steps changed (the minimal
  *   set: those outside one longest common subsequence of the common ids, preferring to keep
  *   steps whose position did not change), in `after` order. Steps that merely shift because of

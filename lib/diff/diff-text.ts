@@ -46,7 +46,7 @@ export function describeChangedStep(c: ChangedStep, beforeArgs: unknown, afterAr
   const items: string[] = [];
   const seenMoney = new Set<string>();
   for (const f of c.fields) {
-    const rel = f.segments.slice(1);
+    const rel = f.segments[0] === "args" ? f.segments.slice(1) : f.segments; // a reason's path keeps its key
     const last = rel[rel.length - 1];
     if ((last === "minor" || last === "currency") && rel.length >= 1) {
       const parent = rel.slice(0, -1);

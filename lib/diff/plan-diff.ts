@@ -16,7 +16,8 @@
  *   `undefined` inside an array is `null`. Hence a step is "changed" exactly when its
  *   digest changed.
  */
-import { type Plan, type Step } from "../plan/schema";
+import { STEP_REASON_KEYS, type Plan, type Step } from "../plan/schema";
+import { reasonsOf } from "../plan/reasons";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { digest } from "../plan/digest";
 import { decideReapproval, REAPPROVAL_REASON_LABEL, type ConsentContext } from "./reapproval";
@@ -72,14 +73,18 @@ export function diffPlans(before: Plan, after: Plan, desk?: AccountSnapshot, con
     const b = beforeById.get(a.id)!.step;
     const digestBefore = digest(b);
     const digestAfter = digest(a);
-    if (digestBefore !== digestAfter) {
+    // A step's reasons are part of the plan a person reviews and the executor gets (the stop
+    // condition travels with the claim), though not of the digest: a change there is a change.
+    const reasonFields: FieldChange[] = [];
+    walk(reasonsOf(b), reasonsOf(a), [], reasonFields);
+    if (digestBefore !== digestAfter || reasonFields.length > 0) {
       const fields: FieldChange[] = [];
       walk(b.args, a.args, ["args"], fields);
-      if (fields.length === 0) {
+      if (fields.length === 0 && digestBefore !== digestAfter) {
         // Defensive: digests differ in a way the walk cannot see (non-JSON values).
         fields.push(field(["args"], "changed", b.args, a.args));
       }
-      changed.push({ stepId: a.id, tool: a.tool, position: i + 1, digestBefore, digestAfter, fields });
+      changed.push({ stepId: a.id, tool: a.tool, position: i + 1, digestBefore, digestAfter, fields: [...fields, ...reasonFields] });
     }
     if (canon(b.author) !== canon(a.author) || canon(b.provenance ?? {}) !== canon(a.provenance ?? {})) {
       metadataChanged.push({ stepId: a.id, author: clone(a.author), provenance: clone(a.provenance ?? {}) });
@@ -182,8 +187,9 @@ export function editSize(diff: PlanDiff): { touched: number; total: number; frac
 /**
  * Rebuilds `after.steps` from `before` and a diff computed by `diffPlans(before, after)`
  * (also after a JSON round trip of the diff). Removes `removed`, inserts `added`, applies every
- * `changed[].fields` entry, applies `metadataChanged`, then orders by `diff.order`. The result
- * equals `after.steps` in tool, args (canonically), author and provenance. Inputs are not
+ * `changed[].fields` entry (args, and reasons: fields not under `args`), applies `metadataChanged`,
+ * then orders by `diff.order`. The result equals `after.steps` in tool, args (canonically), reasons,
+ * author and provenance. Inputs are not
  * mutated. Used by property tests and to double-check a stored diff.
  * @throws PlanDiffError `diff_does_not_apply` if the diff does not fit `before` (a removed or
  *   changed step is missing, a field's `before` value differs, `order` is inconsistent).
@@ -211,7 +217,14 @@ export function applyDiff(before: Plan, diff: PlanDiff): Step[] {
     if (!s || s.tool !== c.tool || diff.added.some((a) => a.id === c.stepId)) {
       fail(`changed step ${c.stepId} (${c.tool}) is not a common step of the base plan`, c.stepId);
     }
-    s!.args = applyFields(s!.args, c.fields, c.stepId);
+    s!.args = applyFields(s!.args, c.fields.filter((f) => f.segments[0] === "args"), c.stepId);
+    const reasonFields = c.fields.filter((f) => f.segments[0] !== "args");
+    if (reasonFields.length > 0) {
+      // The reasons are applied like args: the same checks, on an object of the step's reasons.
+      const reasons = applyFields(reasonsOf(s!) as Record<string, unknown>, reasonFields.map((f) => ({ ...f, segments: ["args", ...f.segments] })), c.stepId);
+      for (const k of STEP_REASON_KEYS) delete (s as Record<string, unknown>)[k];
+      Object.assign(s!, reasons);
+    }
   }
   for (const m of diff.metadataChanged ?? []) {
     const s = result.get(m.stepId);

@@ -1,6 +1,6 @@
 /**
  * Sign-in limits: how many sign-in attempts a client address, and how many failed
- * attempts an account, may make in a window. Pure: the counters live in the database
+ * attempts an account (from one address, and from all addresses together), may make in a window. Pure: the counters live in the database
  * (lib/server/auth/sign-in-limits.ts) so every instance shares them.
  *
  * Each counter is a FIXED window that starts at its first attempt and lasts `windowSeconds`;
@@ -86,4 +86,13 @@ function ipv6Prefix64(a: string): string {
 /** The counter key of an account: `account:<email>`, trimmed, lower case, at most 320 characters. */
 export function accountKey(email: string): string {
   return `account:${email.trim().toLowerCase().slice(0, 320)}`;
+}
+
+/**
+ * The counter key of an account seen from one client address: `account:<email>|<addressKey>`
+ * (the email as in `accountKey`, the address as in `addressKey`, so an IPv6 /64 is one address).
+ * Failed passwords lock this pair only: a stranger elsewhere cannot lock a person out.
+ */
+export function accountAddressKey(email: string, address: string | null | undefined): string {
+  return `${accountKey(email)}|${addressKey(address)}`;
 }

@@ -10,7 +10,7 @@ import { listDenials } from "@/lib/server/audit/list-denials";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { loadViewer } from "@/lib/server/auth/session";
-import { TEST_ORIGIN } from "@/testing/test-auth";
+import { FOREIGN_ORIGIN, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 
 beforeAll(async () => {
@@ -20,13 +20,16 @@ beforeAll(async () => {
 afterEach(() => {
   delete process.env.PLANDESK_SIGNIN_LIMIT;
   delete process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT;
+  delete process.env.PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT;
 });
 
 const NO_PROXIES = parseTrustedProxies("");
 
 /** A sign-in as it reaches Next.js through the custom server from `peer` (the client also claims an address of its own). */
-function signIn(email: string, password: string, opts: { peer: string; xff?: string; trusted?: TrustedProxies }) {
-  const headers: Record<string, string> = { origin: TEST_ORIGIN, "content-type": "application/json", "x-plandesk-client-ip": "6.6.6.6" };
+function signIn(email: string, password: string | undefined, opts: { peer: string; xff?: string; trusted?: TrustedProxies; origin?: string | null }) {
+  const headers: Record<string, string> = { "content-type": "application/json", "x-plandesk-client-ip": "6.6.6.6" };
+  const origin = opts.origin === undefined ? TEST_ORIGIN : opts.origin;
+  if (origin !== null) headers.origin = origin;
   if (opts.xff) headers["x-forwarded-for"] = opts.xff;
   const node = { socket: { remoteAddress: opts.peer }, headers: headers as Record<string, string | string[] | undefined> };
   applyClientAddress(node, opts.trusted ?? NO_PROXIES);
@@ -82,26 +85,81 @@ describe("sign-in limits per address (the socket's, not X-Forwarded-For's)", () 
   });
 });
 
-describe("sign-in limits per account (across addresses)", () => {
-  it("10 wrong passwords from 10 addresses lock the account: the 11th attempt, even with the right password from a fresh address, gets 429; the lock ends with its window", async () => {
+describe("sign-in limits per account and address: a stranger cannot lock a person out", () => {
+  it("11 wrong passwords from address A lock A out of the account (the right password too); the same person signs in from address B; the lock ends with its window", async () => {
     process.env.PLANDESK_SIGNIN_LIMIT = "1000";
     process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "10";
     const before = await lastSeq();
-    for (let i = 1; i <= 10; i++) expect((await signIn("senior@plandesk.test", `wrong-${i}`, { peer: `198.51.100.${i}` })).status).toBe(401);
-    const locked = await signIn("Senior@Plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.200" });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 11; i++) statuses.push((await signIn("senior@plandesk.test", `wrong-${i}`, { peer: "198.51.100.1" })).status);
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    const locked = await signIn("Senior@Plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.1" });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(60);
 
     const lockouts = await lockoutsSince(before);
     expect(lockouts).toHaveLength(1);
-    expect(lockouts[0].data).toMatchObject({ scope: "account", email: "Senior@Plandesk.test", address: "198.51.100.200", windowSeconds: 900 });
+    expect(lockouts[0].data).toMatchObject({ scope: "account", email: "senior@plandesk.test", address: "198.51.100.1", windowSeconds: 900, limit: 10 });
 
-    // other accounts from the same addresses are not affected
+    // the same person from another address is not locked out
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.2" })).status).toBe(200);
+    // other accounts from address A are not affected
     expect((await signIn("supervisor@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.1" })).status).toBe(200);
 
-    // the window ends (moved 15 minutes into the past): the real user signs in again
-    await prisma.signInLimit.update({ where: { key: "account:senior@plandesk.test" }, data: { windowStart: new Date(Date.now() - 15 * 60 * 1000 - 1000) } });
-    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.200" })).status).toBe(200);
+    // the window ends (moved 15 minutes into the past): A signs in again
+    await prisma.signInLimit.update({ where: { key: "account:senior@plandesk.test|address:198.51.100.1" }, data: { windowStart: new Date(Date.now() - 15 * 60 * 1000 - 1000) } });
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.1" })).status).toBe(200);
+  });
+
+  it("wrong passwords sent with a foreign Origin are refused 403 cross_origin before the password check and do not count against the account", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "2";
+    for (let i = 1; i <= 6; i++) {
+      const res = await signIn("operator@plandesk.test", `wrong-${i}`, { peer: "198.51.100.30", origin: FOREIGN_ORIGIN });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("cross_origin");
+    }
+    // even the right password from a foreign Origin is refused, and not counted either
+    expect((await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.30", origin: FOREIGN_ORIGIN })).status).toBe(403);
+    expect(await prisma.signInLimit.findUnique({ where: { key: "account:operator@plandesk.test|address:198.51.100.30" } })).toBeNull();
+    expect((await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.30" })).status).toBe(200);
+  });
+
+  it("a sign-in without an Origin header is refused 403 cross_origin, the right password too, and does not count against the account", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "2";
+    for (let i = 1; i <= 4; i++) {
+      const res = await signIn("operator@plandesk.test", `wrong-${i}`, { peer: "198.51.100.31", origin: null });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("cross_origin");
+    }
+    const right = await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.31", origin: null });
+    expect(right.status).toBe(403);
+    expect(right.headers.getSetCookie().some((c) => c.includes("session_token"))).toBe(false);
+    expect((await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.31" })).status).toBe(200);
+  });
+
+  it("a malformed body (no password) does not count against the account", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "2";
+    for (let i = 1; i <= 4; i++) expect((await signIn("operator@plandesk.test", undefined, { peer: "198.51.100.32" })).status).toBe(400);
+    expect((await signIn("operator@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.32" })).status).toBe(200);
+  });
+
+  it("the slower bound across all addresses: PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT failed passwords from different addresses lock the account for its hour", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "10";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT = "5";
+    const before = await lastSeq();
+    for (let i = 1; i <= 5; i++) expect((await signIn("distributed@example.com", `wrong-${i}`, { peer: `198.51.100.${40 + i}` })).status).toBe(401);
+    const res = await signIn("distributed@example.com", "wrong-6", { peer: "198.51.100.60" });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(15 * 60);
+    const lockouts = await lockoutsSince(before);
+    expect(lockouts).toHaveLength(1);
+    expect(lockouts[0].data).toMatchObject({ scope: "account_all_addresses", email: "distributed@example.com", limit: 5, windowSeconds: 3600 });
+    // the refusal by the global bound did not count against that address's own pair
+    expect((await prisma.signInLimit.findUnique({ where: { key: "account:distributed@example.com|address:198.51.100.60" } }))?.attempts ?? 0).toBe(0);
   });
 
   it("successful sign-ins do not count against the account", async () => {
@@ -115,14 +173,14 @@ describe("sign-in limits per account (across addresses)", () => {
     process.env.PLANDESK_SIGNIN_LIMIT = "1000";
     process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "2";
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await signIn("nobody@example.com", "wrong-password", { peer: `192.0.2.${20 + i}` })).status);
+    for (let i = 0; i < 3; i++) statuses.push((await signIn("nobody@example.com", "wrong-password", { peer: "192.0.2.20" })).status);
     expect(statuses).toEqual([401, 401, 429]);
   });
 
   it("parallel wrong passwords cannot slip past the limit", async () => {
     process.env.PLANDESK_SIGNIN_LIMIT = "1000";
     process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "5";
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => signIn("parallel@example.com", `wrong-${i}`, { peer: `192.0.2.${100 + i}` })));
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => signIn("parallel@example.com", `wrong-${i}`, { peer: "192.0.2.100" })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);

@@ -1,5 +1,5 @@
 import { betterAuth } from "better-auth";
-import { APIError, createAuthMiddleware } from "better-auth/api";
+import { APIError, createAuthMiddleware, getSessionFromCtx } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { DB_PROVIDER, prisma } from "../db/db";
 import { assertStartable, serverConfig } from "../config/config";
@@ -46,10 +46,28 @@ export const auth = betterAuth({
   // A display name shows in presence, the audit trail and "who acts next": people cannot change
   // their own (nor their picture); an admin renames them (lib/server/admin/admin.ts updateUser,
   // audited). better-auth's /update-user is refused for everyone.
+  //
+  // A changed password ends the person's other sessions (whoever held the old password is out):
+  // /change-password always runs with revokeOtherSessions, whatever the body says.
+  //
+  // /revoke-session with an empty token, an unknown one or another person's answers 404
+  // `session_not_found` (better-auth answered `{status: true}` and revoked nothing).
   hooks: {
     before: createAuthMiddleware(async (ctx) => {
       if (ctx.path === "/update-user") {
         throw new APIError("FORBIDDEN", { code: "NAME_CHANGE_BY_ADMIN_ONLY", message: "Display names are changed by an admin (Admin → Users); ask one to rename you." });
+      }
+      if (ctx.path === "/change-password" && ctx.body && typeof ctx.body === "object") {
+        return { context: { body: { ...(ctx.body as Record<string, unknown>), revokeOtherSessions: true } } };
+      }
+      if (ctx.path === "/revoke-session") {
+        const current = await getSessionFromCtx(ctx);
+        if (!current) return; // better-auth answers 401
+        const token: unknown = (ctx.body as { token?: unknown } | undefined)?.token;
+        const target = typeof token === "string" && token ? await prisma.session.findUnique({ where: { token }, select: { userId: true } }) : null;
+        if (!target || target.userId !== current.user.id) {
+          throw new APIError("NOT_FOUND", { code: "SESSION_NOT_FOUND", message: "No session of yours has that token." });
+        }
       }
     }),
   },

@@ -1,4 +1,4 @@
-import { accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../../people/sign-in-limit";
+import { accountAddressKey, accountKey, addressKey, decide, type LimitDecision, type LimitRule, type LimitWindow } from "../../people/sign-in-limit";
 import { appendAudit } from "../audit-log/append-audit";
 import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
@@ -7,70 +7,113 @@ import { inTransaction, ok, type Tx } from "../db/transaction";
 /**
  * Sign-in limits stored in the database, so several instances share them:
  * - per client address: PLANDESK_SIGNIN_LIMIT attempts (default 20) per 60 seconds, every
- *   attempt counted — the address comes from the `x-plandesk-client-ip` header the custom
- *   server sets from the TCP socket (scripts/server.mjs), never from X-Forwarded-For directly;
- * - per account (the email asked for, whether or not it exists, so refusals reveal nothing):
- *   PLANDESK_SIGNIN_ACCOUNT_LIMIT failed attempts (default 10) per 15 minutes, from any address.
- *   An attempt is counted before the password check and handed back when the sign-in succeeds.
+ *   attempt counted (whatever its origin, body or outcome) — the address comes from the
+ *   `x-plandesk-client-ip` header the custom server sets from the TCP socket (scripts/server.mjs),
+ *   never from X-Forwarded-For directly;
+ * - per account and client address: PLANDESK_SIGNIN_ACCOUNT_LIMIT failed passwords (default 10)
+ *   per 15 minutes — the account is the email asked for, whether or not it exists, so refusals
+ *   reveal nothing. A stranger's wrong passwords lock their own address out of the account, never
+ *   the person at another address;
+ * - per account from all addresses: PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT failed passwords
+ *   (default 100) per hour, so a guesser spread over many addresses is still slowed.
+ * Only a failed password counts against the account counters: better-auth's invalid-credentials
+ * answer to a same-origin request. The account counters are checked before the password check
+ * and an attempt is reserved on them then (so parallel attempts cannot slip past), and handed
+ * back afterwards unless the password failed: successes, foreign-origin refusals and malformed
+ * bodies do not count. Attempts refused by a full window stay counted but never extend it.
  * Windows are fixed (lib/people/sign-in-limit.ts): a lockout ends by itself when its window ends.
  * Each lockout (the first refused attempt of a window) is audited once as `denied`
  * {action: "sign_in", code: "rate_limited", scope, email, address, limit, windowSeconds}, actor
- * anonymous, so admins and supervisors see it on /denials.
+ * anonymous, so admins and supervisors see it on /denials. `scope` is "address", "account" (the
+ * account from this address) or "account_all_addresses".
  */
 
 /** Window of the per-address limit (seconds). */
 export const ADDRESS_WINDOW_SECONDS = 60;
-/** Window of the per-account limit (seconds). */
+/** Window of the per-account-and-address limit (seconds). */
 export const ACCOUNT_WINDOW_SECONDS = 15 * 60;
+/** Window of the per-account limit across all addresses (seconds). */
+export const ACCOUNT_GLOBAL_WINDOW_SECONDS = 60 * 60;
 
 /** The rules in force (read from the environment on every call, so tests may change them). */
-export function signInRules(env: Record<string, string | undefined> = process.env): { address: LimitRule; account: LimitRule } {
+export function signInRules(env: Record<string, string | undefined> = process.env): { address: LimitRule; account: LimitRule; accountGlobal: LimitRule } {
   const config = serverConfig(env);
   return {
     address: { max: config.signInLimit, windowSeconds: ADDRESS_WINDOW_SECONDS },
     account: { max: config.signInAccountLimit, windowSeconds: ACCOUNT_WINDOW_SECONDS },
+    accountGlobal: { max: config.signInAccountGlobalLimit, windowSeconds: ACCOUNT_GLOBAL_WINDOW_SECONDS },
   };
 }
 
-/** Admitted (keep `accountWindow` to hand the attempt back on success), or refused with the seconds until a retry can pass. */
+/** Which counter refused an attempt. */
+export type SignInScope = "address" | "account" | "account_all_addresses";
+
+/** One attempt reserved on an account counter: its key and the window it was counted in. */
+export interface ReservedAttempt {
+  key: string;
+  windowStart: Date;
+}
+
+/** Admitted (keep `reserved` to settle the attempt after the password check), or refused with the seconds until a retry can pass. */
 export type SignInAdmission =
-  | { allowed: true; accountKey: string | null; accountWindow: Date | null }
-  | { allowed: false; scope: "address" | "account"; retryAfterSeconds: number };
+  | { allowed: true; reserved: ReservedAttempt[] }
+  | { allowed: false; scope: SignInScope; retryAfterSeconds: number };
 
 /**
- * Counts one sign-in attempt by `email` (null when the request named none) from `address`
+ * Admits one sign-in attempt by `email` (null when the request named none) from `address`
  * (the custom server's client address; null/garbage counts as "unknown"). The address is
- * checked first; an attempt its address may not make is not counted against the account (an
- * attacker's refused flood must not lock the real user out from their own address).
+ * counted and checked first; an attempt its address may not make touches no account counter.
+ * When `sameOrigin` and an email is named, the attempt is then checked against (and reserved
+ * on) the account-and-address counter, then the account's all-address counter; a refusal by the
+ * second hands the first's reservation back. Settle an admitted attempt with `settleSignIn`.
  * One transaction; the counters are updated with atomic conditional writes.
  */
-export async function admitSignIn(input: { email: string | null; address: string | null }, now = new Date()): Promise<SignInAdmission> {
+export async function admitSignIn(input: { email: string | null; address: string | null; sameOrigin: boolean }, now = new Date()): Promise<SignInAdmission> {
   const rules = signInRules();
   const aKey = addressKey(input.address);
-  const eKey = input.email ? accountKey(input.email) : null;
+  const pairKey = input.email ? accountAddressKey(input.email, input.address) : null;
+  const globalKey = input.email ? accountKey(input.email) : null;
   return inTransaction<SignInAdmission>(async (tx) => {
     const byAddress = decide(await count(tx, aKey, rules.address, now), rules.address, now);
     if (!byAddress.allowed) {
       if (byAddress.lockedNow) await auditLockout(tx, "address", input, rules.address, byAddress);
       return ok({ allowed: false, scope: "address", retryAfterSeconds: byAddress.retryAfterSeconds });
     }
-    if (!eKey) return ok({ allowed: true, accountKey: null, accountWindow: null });
-    const byAccount = decide(await count(tx, eKey, rules.account, now), rules.account, now);
-    if (!byAccount.allowed) {
-      if (byAccount.lockedNow) await auditLockout(tx, "account", input, rules.account, byAccount);
-      return ok({ allowed: false, scope: "account", retryAfterSeconds: byAccount.retryAfterSeconds });
+    if (!pairKey || !globalKey || !input.sameOrigin) return ok({ allowed: true, reserved: [] });
+    const byPair = decide(await count(tx, pairKey, rules.account, now), rules.account, now);
+    if (!byPair.allowed) {
+      if (byPair.lockedNow) await auditLockout(tx, "account", input, rules.account, byPair);
+      return ok({ allowed: false, scope: "account", retryAfterSeconds: byPair.retryAfterSeconds });
     }
-    return ok({ allowed: true, accountKey: eKey, accountWindow: byAccount.window.windowStart });
+    const byAccount = decide(await count(tx, globalKey, rules.accountGlobal, now), rules.accountGlobal, now);
+    if (!byAccount.allowed) {
+      await handBack(tx, { key: pairKey, windowStart: byPair.window.windowStart });
+      if (byAccount.lockedNow) await auditLockout(tx, "account_all_addresses", input, rules.accountGlobal, byAccount);
+      return ok({ allowed: false, scope: "account_all_addresses", retryAfterSeconds: byAccount.retryAfterSeconds });
+    }
+    return ok({
+      allowed: true,
+      reserved: [
+        { key: pairKey, windowStart: byPair.window.windowStart },
+        { key: globalKey, windowStart: byAccount.window.windowStart },
+      ],
+    });
   });
 }
 
-/** Hands back the account attempt of a sign-in that succeeded (same window only; never below zero). */
-export async function refundSignIn(admission: SignInAdmission): Promise<void> {
-  if (!admission.allowed || !admission.accountKey || !admission.accountWindow) return;
-  await prisma.signInLimit.updateMany({
-    where: { key: admission.accountKey, windowStart: admission.accountWindow, attempts: { gt: 0 } },
-    data: { attempts: { decrement: 1 } },
-  });
+/**
+ * Settles an admitted attempt after the password check: `passwordFailed` (better-auth answered
+ * invalid credentials) keeps its reservations counted; anything else (a success, a refusal for
+ * the origin, a malformed body, an error) hands them back (same window only; never below zero).
+ */
+export async function settleSignIn(admission: SignInAdmission, passwordFailed: boolean): Promise<void> {
+  if (!admission.allowed || passwordFailed) return;
+  for (const r of admission.reserved) await handBack(prisma, r);
+}
+
+/** Takes one attempt off counter `r.key` if it is still in window `r.windowStart` and above zero. */
+async function handBack(db: Pick<Tx, "signInLimit">, r: ReservedAttempt): Promise<void> {
+  await db.signInLimit.updateMany({ where: { key: r.key, windowStart: r.windowStart, attempts: { gt: 0 } }, data: { attempts: { decrement: 1 } } });
 }
 
 /**
@@ -93,8 +136,13 @@ async function count(tx: Tx, key: string, rule: LimitRule, now: Date): Promise<L
   return { windowStart: row.windowStart, attempts: row.attempts };
 }
 
-async function auditLockout(tx: Tx, scope: "address" | "account", input: { email: string | null; address: string | null }, rule: LimitRule, d: LimitDecision) {
-  const what = scope === "address" ? `${rule.max} sign-in attempts per ${rule.windowSeconds} s from one address` : `${rule.max} failed sign-ins per ${rule.windowSeconds / 60} min for one account`;
+async function auditLockout(tx: Tx, scope: SignInScope, input: { email: string | null; address: string | null }, rule: LimitRule, d: LimitDecision) {
+  const what =
+    scope === "address"
+      ? `${rule.max} sign-in attempts per ${rule.windowSeconds} s from one address`
+      : scope === "account"
+        ? `${rule.max} failed sign-ins per ${rule.windowSeconds / 60} min for one account from one address`
+        : `${rule.max} failed sign-ins per ${rule.windowSeconds / 60} min for one account from all addresses`;
   await appendAudit(tx, {
     type: "denied",
     actor: { kind: "anonymous" },

@@ -6,7 +6,10 @@
  * - `PLANDESK_DEMO`: demo mode (demo users and key exist) unless "0";
  * - `BETTER_AUTH_SECRET`: session signing secret (a fixed demo secret in demo mode only);
  * - `PLANDESK_SIGNIN_LIMIT`: sign-in attempts per client address per minute (default 20);
- * - `PLANDESK_SIGNIN_ACCOUNT_LIMIT`: failed sign-ins per account per 15 minutes (default 10);
+ * - `PLANDESK_SIGNIN_ACCOUNT_LIMIT`: failed sign-ins (wrong password, same origin) per account and
+ *   client address per 15 minutes (default 10);
+ * - `PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT`: failed sign-ins per account per hour from all addresses
+ *   together (default 100), a slower backoff for a guesser spread over many addresses;
  * - `PLANDESK_TRUSTED_PROXIES`: proxies whose X-Forwarded-For is believed (read by scripts/server.mjs);
  * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600);
  * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600);
@@ -22,6 +25,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     (demo ? "plandesk-demo-secret-not-for-production-0123456789" : undefined);
   const signInLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_LIMIT ?? 20) || 20);
   const signInAccountLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_ACCOUNT_LIMIT ?? 10) || 10);
+  const signInAccountGlobalLimit = Math.max(1, Number(env.PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT ?? 100) || 100);
   const claimLeaseSeconds = Math.min(3600, Math.max(5, Number(env.PLANDESK_CLAIM_LEASE_SECONDS ?? 300) || 300));
   const sweepSeconds = Math.min(3600, Math.max(1, Math.floor(Number(env.PLANDESK_SWEEP_SECONDS ?? 30) || 30)));
   const reopenRaw = Math.floor(Number(env.PLANDESK_REOPEN_WINDOW_DAYS ?? 7));
@@ -34,6 +38,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     secret,
     signInLimit,
     signInAccountLimit,
+    signInAccountGlobalLimit,
     claimLeaseSeconds,
     sweepSeconds,
     reopenWindowDays,

@@ -12,7 +12,8 @@ import type { DbOrTx, Tx } from "../db/transaction";
  * hash of the request it answered. A repeat of the same request returns the saved answer and
  * does nothing new; the same key with another request is refused (409 `idempotency_conflict`),
  * never answered with what it did not ask for. A racing duplicate fails on the unique key, its
- * transaction is retried (lib/server/db/transaction.ts) and then finds the saved answer.
+ * transaction is retried (lib/server/db/transaction.ts) and then finds the saved answer. A
+ * refusal that may change saves no answer but binds the key to its request (`bindKey`).
  * Source: docs/design.md §5 ("a repeated click or callback with the same idempotency key returns the
  * saved result and dispatches nothing new").
  */
@@ -52,13 +53,38 @@ export interface SavedAnswer<T = unknown> {
  */
 export async function findSavedAnswer<T = unknown>(db: DbOrTx, scope: string, key: string, requestHash: string): Promise<SavedAnswer<T> | null> {
   const rec = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope, key } } });
-  if (!rec || rec.status === 0) return null;
+  if (!rec) return null;
   if (rec.requestHash && rec.requestHash !== requestHash) {
     throw new DomainError("idempotency_conflict", "This idempotency key was already used for a different request; use a new key for a new request.", {
       idempotencyKey: key,
     });
   }
+  if (rec.status === 0) return null; // bound to this request by a refusal, no answer saved (`bindKey`)
   return { status: rec.status, body: rec.body as T };
+}
+
+/**
+ * Binds `key` in `scope` to the request `requestHash` without saving an answer (status 0): what a
+ * refusal that may change does (a submission refused against live data). The same request with
+ * the key is then decided afresh (`findSavedAnswer` answers null), another request is refused 409
+ * `idempotency_conflict`, and the answer a later success saves replaces the binding
+ * (`saveAnswerOverBinding`). A key already bound or answered is left as it is.
+ */
+export async function bindKey(db: DbOrTx, scope: string, key: string, requestHash: string): Promise<void> {
+  try {
+    await db.idempotencyRecord.create({ data: { id: nanoid(), scope, key, requestHash, status: 0, body: {} } });
+  } catch (e) {
+    if (!(e instanceof Error && "code" in e && (e as { code?: unknown }).code === "P2002")) throw e;
+  }
+}
+
+/** `saveAnswer` for a key `bindKey` may have bound to this same request: the binding becomes the answer; otherwise a new record. */
+export async function saveAnswerOverBinding(tx: Tx, scope: string, key: string, requestHash: string, answer: SavedAnswer): Promise<void> {
+  const bound = await tx.idempotencyRecord.updateMany({
+    where: { scope, key, requestHash, status: 0 },
+    data: { status: answer.status, body: answer.body as Prisma.InputJsonValue },
+  });
+  if (bound.count === 0) await saveAnswer(tx, scope, key, requestHash, answer);
 }
 
 /**

@@ -25,6 +25,17 @@ export async function moveApprovalsReturningIds(tx: Tx, event: Exclude<ApprovalE
 }
 
 /**
+ * `moveApprovals`, returning how many records moved per run (one statement: an UPDATE …
+ * RETURNING the runs), for a caller that withdraws the approvals of many runs at once.
+ */
+export async function moveApprovalsCountingByRun(tx: Tx, event: Exclude<ApprovalEvent, "give">, where: Prisma.ApprovalWhereInput): Promise<Map<string, number>> {
+  const rows = await tx.approval.updateManyAndReturn({ where: { ...where, state: { in: approvalFromStates(event) } }, data: { state: approvalToState(event) }, select: { runId: true } });
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.runId, (counts.get(r.runId) ?? 0) + 1);
+  return counts;
+}
+
+/**
  * Creates an approval record in the state the `give` event leads to (`active`), in the caller's
  * transaction: a person's approval, the gate policy's, or one carried to a new plan version.
  * `data` is everything but the state. Returns the record.

@@ -42,6 +42,21 @@ export async function moveRun(tx: Tx, runId: string, event: RunEvent, opts: { wh
 }
 
 /**
+ * Applies `event` to every run matching `where` at once: ONE conditional update
+ * `UPDATE run SET status = <to>, <data> WHERE status IN (<from>) AND <where> RETURNING id, createdAt`
+ * (no cap: a set-based write, however many runs match). Returns the runs this call moved, newest
+ * first; the caller audits each (a run another decision moved first is not among them).
+ */
+export async function moveRunsReturning(tx: Tx, event: RunEvent, where: RunGuard, data: RunChanges = {}): Promise<{ id: string; createdAt: Date }[]> {
+  const rows = await tx.run.updateManyAndReturn({
+    where: { ...where, status: { in: fromStates(event) } },
+    data: { ...data, status: toState(event) },
+    select: { id: true, createdAt: true },
+  });
+  return rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+}
+
+/**
  * Inserts a new run in the state `event` creates it in (`submit_for_review` → pending_review,
  * `submit_auto_approved` → approved). The run's other columns come from the caller.
  */

@@ -10,9 +10,9 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import type { AccountSnapshot } from "../../desk/snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency";
+import { bindKey, findSavedAnswer, requestHashOf, saveAnswerOverBinding } from "../http/idempotency";
 import { fromStates, isTerminal } from "../../lifecycle/run-state";
-import { createRun, moveRun } from "../lifecycle/run-lifecycle";
+import { createRun, moveRunsReturning } from "../lifecycle/run-lifecycle";
 import { agentDesk, type AgentCaller } from "../auth/session";
 import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type DbOrTx, type Tx } from "../db/transaction";
@@ -27,7 +27,7 @@ import { toRunView, type RunView, type RunWithRelations } from "../plans/run-vie
 import { planFacts, toStoredRequirements } from "../plans/stored-plan";
 import { splitAgentPlan } from "../../reads/agent-plan";
 import { stepWithoutStrictNulls } from "../../plan/strict-nulls";
-import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { moveApprovalsCountingByRun } from "../lifecycle/approval-lifecycle";
 
 /**
  * An agent may not record that a person set a value (docs/design.md §3: provenance is never
@@ -65,15 +65,9 @@ function prepareAgentSteps(raw: unknown[]): unknown[] {
   });
 }
 
-/**
- * One task, one live plan: every run of `taskId` still waiting for a decision or for
- * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
- * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
- * executing are left alone (their writes are under way). Returns the superseded run ids, newest first.
- */
-/** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them. */
+/** Ids of the task's waiting runs a new run (not an addition) supersedes — as `supersedeWaitingRuns` selects them, all of them. */
 async function runsToSupersede(taskId: string, agentId: string, now: Date): Promise<Set<string>> {
-  const rows = await prisma.run.findMany({ where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true }, take: 50 });
+  const rows = await prisma.run.findMany({ where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } }, select: { id: true } });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -87,22 +81,22 @@ function withoutHoldsOfRunsToSupersede(desk: AccountSnapshot, superseded: Set<st
   for (const [invoiceId, holds] of Object.entries(desk.inFlight)) desk.inFlight[invoiceId] = holds.filter((h) => !superseded.has(h.runId));
 }
 
+/**
+ * One task, one live plan: every run of `taskId` by `agentId` still waiting for a decision or for
+ * its first claim (pending_review or approved, not expired at `now`) is superseded by `newRunId`
+ * (lifecycle `supersede`), its active approvals withdrawn, audited `superseded`. Runs already
+ * executing are left alone (their writes are under way). Set-based, without a ceiling: one UPDATE
+ * of the runs, one of their approvals, then one audit event per superseded run. Returns the
+ * superseded run ids, newest first.
+ */
 async function supersedeWaitingRuns(tx: Tx, taskId: string, agentId: string, newRunId: string, actor: Actor, now: Date): Promise<string[]> {
-  const waiting = await tx.run.findMany({
-    where: { taskId, agentId, status: { in: fromStates("supersede") }, expiresAt: { gt: now } },
-    select: { id: true },
-    orderBy: { createdAt: "desc" },
-    take: 50,
-  });
-  const done: string[] = [];
-  for (const r of waiting) {
-    const moved = await moveRun(tx, r.id, "supersede", { where: { agentId, expiresAt: { gt: now } }, data: { supersededById: newRunId } });
-    if (!moved) continue;
-    const withdrawn = await moveApprovals(tx, "invalidate", { runId: r.id });
-    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn } });
-    done.push(r.id);
+  const moved = await moveRunsReturning(tx, "supersede", { taskId, agentId, expiresAt: { gt: now } }, { supersededById: newRunId });
+  if (moved.length === 0) return [];
+  const withdrawn = await moveApprovalsCountingByRun(tx, "invalidate", { run: { supersededById: newRunId } });
+  for (const r of moved) {
+    await appendAudit(tx, { runId: r.id, type: "superseded", actor, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn.get(r.id) ?? 0 } });
   }
-  return done;
+  return moved.map((r) => r.id);
 }
 
 /**
@@ -155,6 +149,8 @@ const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
  * `body.addition`, supersedes the task's other waiting runs (one task, one live plan).
  * Idempotent per (agent, `idempotencyKey`): a repeat of the same request returns the run as it
  * is now with `replayed: true` — or, once that run has ended, 409 `already_completed`; the same key with another task or body is 409 `idempotency_conflict`.
+ * A refusal saves no answer (it may change: live data, the catalog, the task) but binds the key to
+ * the request, so the same request is decided afresh and another one with the key is 409 `idempotency_conflict`.
  * Errors: 404 `not_found`; 409 `stale_task` {boundRevision, liveRevision}; 409 `task_has_live_run`
  * {runId, agentId, status}; 409 `already_completed` {runId, status, outcome}; 422 `validation_failed`
  * {issues} (audited `submission_refused`).
@@ -165,6 +161,29 @@ export async function submitRun(
   body: SubmitRunBody,
   idempotencyKey: string | null,
   now = new Date(),
+): Promise<{ run: RunView; replayed: boolean }> {
+  try {
+    return await submitRunOnce(agent, taskId, body, idempotencyKey, now);
+  } catch (e) {
+    // A refused submission binds its key to its request (docs/api-extensions.md "Idempotency of a
+    // refused submission"): the same body again is decided afresh, another body is idempotency_conflict.
+    if (idempotencyKey && e instanceof DomainError && BINDING_REFUSALS.has(e.code)) {
+      await bindKey(prisma, scopeOf(agent), idempotencyKey, requestHashOf({ taskId, body }));
+    }
+    throw e;
+  }
+}
+
+/** The refusals of a submission that bind its key to its request (not a conflict, not a replay, not the database's). */
+const BINDING_REFUSALS: ReadonlySet<string> = new Set(["validation_failed", "stale_task", "task_has_live_run", "not_found"]);
+
+/** `submitRun` without the binding of a refused submission's key. */
+async function submitRunOnce(
+  agent: AgentCaller,
+  taskId: string,
+  body: SubmitRunBody,
+  idempotencyKey: string | null,
+  now: Date,
 ): Promise<{ run: RunView; replayed: boolean }> {
   const requestHash = requestHashOf({ taskId, body });
   if (idempotencyKey) {
@@ -246,7 +265,7 @@ export async function submitRun(
     const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
-    if (idempotencyKey) await saveAnswer(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
+    if (idempotencyKey) await saveAnswerOverBinding(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });
     const row: RunWithRelations = {
       ...data,
       ...stake,

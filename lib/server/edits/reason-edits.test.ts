@@ -1,0 +1,66 @@
+/**
+ * A step's reasons (title, rationale, evidence, risk, stop condition) are part of the plan a person
+ * reviews and the executor receives (docs/design.md "The task contract and what the agent saw": the stop
+ * condition travels with the claim), though not of the digest (§4). An edit that changes only them
+ * is a new plan version with its diff (it answered 200 `unchanged` and saved nothing); the
+ * approvals, bound to the unchanged digests, carry over.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "../db/db";
+import { submitEdit } from "./submit-edit";
+import { loadRun } from "../plans/load-run";
+import { toRunView } from "../plans/run-view";
+import { loadViewer, type Viewer } from "../auth/session";
+import { approveAllAs, editable, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
+import { storedSteps } from "../plans/stored-plan";
+
+let senior: Viewer;
+beforeAll(async () => {
+  await prepareTestDatabase();
+  senior = (await loadViewer("usr_senior"))!;
+});
+
+async function runOfTicket(ticketId: string) {
+  const run = await prisma.run.findFirstOrThrow({ where: { task: { ticketId }, idempotencyKey: { startsWith: "seed:" } } });
+  return toRunView(await loadRun(run.id), TEST_NOW);
+}
+
+describe("an edit of a step's reasons only", () => {
+  it("changing the stop condition and title is a new plan version with its diff; the approvals carry over", async () => {
+    const run = await runOfTicket("75002");
+    await approveAllAs(run.id, "usr_supervisor");
+    const approvedBefore = await prisma.approval.count({ where: { runId: run.id, planVersion: 1, state: "active" } });
+    expect(approvedBefore).toBeGreaterThan(0);
+
+    const steps = editable(run.steps as never).map((s, i) => (i === 0 ? { ...s, stopCondition: "Stop if the customer already had an answer today.", title: "Answer the customer" } : s));
+    const res = await submitEdit(senior, run.id, { baseVersion: 1, steps }, TEST_NOW);
+    expect(res.unchanged).toBe(false);
+    expect(res.planVersion.version).toBe(2);
+    expect(res.diff.changeCount).toBe(1);
+    expect(res.diff.changed).toHaveLength(1);
+    const c = res.diff.changed[0];
+    expect(c.stepId).toBe(steps[0].id);
+    expect(c.digestAfter).toBe(c.digestBefore);
+    expect(c.fields.map((f) => f.path).sort()).toEqual(["stopCondition", "title"]);
+    expect(c.fields.find((f) => f.path === "stopCondition")).toMatchObject({ after: "Stop if the customer already had an answer today." });
+    expect(res.diff.summary.join("\n")).toMatch(/stopCondition/);
+    expect(res.diff.reapprovalRequired).toEqual([]);
+
+    // stored: the new version carries the reasons, the edit row its diff
+    const stored = await prisma.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: run.id, version: 2 } } });
+    expect(storedSteps(stored.steps)[0]).toMatchObject({ stopCondition: "Stop if the customer already had an answer today.", title: "Answer the customer" });
+    expect(await prisma.planEdit.count({ where: { runId: run.id, toVersion: 2 } })).toBe(1);
+    // approvals bound to the unchanged digests carry to version 2
+    expect(await prisma.approval.count({ where: { runId: run.id, planVersion: 2, state: "active" } })).toBe(approvedBefore);
+  });
+
+  it("changing only the risk is a change too; sending the same reasons again is not", async () => {
+    const run = await runOfTicket("75002");
+    const steps = editable(run.steps as never).map((s, i) => (i === 0 ? { ...s, risk: "The customer may read it as a promise." } : s));
+    const res = await submitEdit(senior, run.id, { baseVersion: run.planVersion, steps }, TEST_NOW);
+    expect(res.unchanged).toBe(false);
+    expect(res.diff.changed[0].fields.map((f) => f.path)).toEqual(["risk"]);
+    const same = await submitEdit(senior, run.id, { baseVersion: res.planVersion.version, steps }, TEST_NOW);
+    expect(same.unchanged).toBe(true);
+  });
+});
