@@ -74,7 +74,7 @@ export const recordBatchEndpoint = defineEndpoint({
   method: "POST",
   path: "/api/v1/records/batch",
   summary: "A system of record sends many records at once: one JSON record per line (NDJSON), read as a stream, each line answered on its own",
-  description: `${WHO} Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 512 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.`,
+  description: `${WHO} Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.`,
   caller: INTEGRATION,
   query: z.object(deskQuery),
   streamBody: { contentType: "application/x-ndjson", lineSchema: batchLineSchema, description: "One record per line" },

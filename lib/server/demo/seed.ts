@@ -12,6 +12,9 @@ import { toJsonColumn } from "../db/json-column";
 import { formatISO } from "date-fns";
 import { DEMO_INTENTS, demoContracts } from "../../task-contract/demo-catalog";
 import { taskContractSchema } from "../../task-contract/schema";
+import type { RecordInput } from "../../records/record-kinds";
+import { applyRecords } from "../records/apply-records";
+import { openTask } from "../tasks/open-task";
 
 /** Demo sign-ins (docs/api.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
@@ -85,11 +88,7 @@ export async function seedDemoDesk(now = new Date()) {
   const desk = buildDemoDesk(now);
   const retail = buildRetailDesk(now);
   for (const d of [{ id: DEFAULT_DESK, name: "Freight" }, RETAIL_DESK]) await prisma.desk.upsert({ where: { id: d.id }, create: d, update: {} });
-  for (const a of retail.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
-  desk.tickets.push(...retail.tickets);
-  desk.invoices.push(...retail.invoices);
-  desk.shipments.push(...retail.shipments);
-  for (const a of desk.accounts) await prisma.customerAccount.upsert({ where: { id: a.id }, create: a, update: {} });
+  // The intent catalogs first: a task's contract is checked against its desk's catalog when it is opened.
   // The freight desk's intent catalog and each demo task's contract (the intent must be in the catalog).
   for (const [position, i] of DEMO_INTENTS.entries()) {
     await prisma.deskIntent.upsert({
@@ -107,37 +106,23 @@ export async function seedDemoDesk(now = new Date()) {
       update: {},
     });
   }
+  // Account data through the records door, as any team's systems of record send it (there is no
+  // second way in): version 1 of every record; a rerun sends version 1 again and changes nothing.
+  await loadDemoRecords(DEFAULT_DESK, desk, now);
+  // The retail desk ships to the same ports: its own copy of their calendars.
+  await loadDemoRecords(RETAIL_DESK.id, { ...retail, holidays: desk.holidays }, now);
+  // Tickets through the ticketing integration's door: each opens its task at revision 1.
   const contracts = { ...demoContracts((n) => formatISO(addHours(now, 24 * n), { representation: "date" })), ...retailContracts() };
-  for (const t of desk.tickets) {
-    await prisma.ticket.upsert({
-      where: { id: t.id },
-      create: { id: t.id, accountId: t.accountId, subject: t.subject, createdAt: addHours(now, -t.ageHours) },
-      update: {},
-    });
-    const taskId = `task_${t.id}`;
-    const exists = await prisma.task.findUnique({ where: { id: taskId } });
-    if (!exists) {
-      const contract = contracts[t.id] ? toJsonColumn(taskContractSchema.parse(contracts[t.id])) : undefined;
-      await prisma.task.create({ data: { id: taskId, ticketId: t.id, revision: 1, body: t.body, contract, createdAt: addHours(now, -t.ageHours) } });
-      await prisma.taskRevision.create({
-        data: { id: `${taskId}_r1`, taskId, revision: 1, body: t.body, contract, actorKind: "integration", createdAt: addHours(now, -t.ageHours) },
-      });
-    }
-  }
-  for (const i of desk.invoices) {
-    await prisma.invoice.upsert({
-      where: { id: i.id },
-      create: { ...i, currency: "USD", fees: toJsonColumn(i.fees) },
-      update: {},
-    });
-  }
-  for (const s of desk.shipments) await prisma.shipment.upsert({ where: { id: s.id }, create: s, update: {} });
-  for (const h of desk.holidays) {
-    await prisma.holiday.upsert({
-      where: { id: `hol_${h.destination}_${h.date}` },
-      create: { id: `hol_${h.destination}_${h.date}`, ...h },
-      update: {},
-    });
+  const integration = { kind: "integration" as const, id: DEMO_INTEGRATION_ID };
+  for (const t of [...desk.tickets, ...retail.tickets]) {
+    // Keyed by ticket: a rerun on a later day (other relative dates in a contract) opens nothing.
+    if (await prisma.task.findUnique({ where: { id: `task_${t.id}` }, select: { id: true } })) continue;
+    const contract = contracts[t.id] ? taskContractSchema.parse(contracts[t.id]) : undefined;
+    await openTask(
+      { ticketId: t.id, accountId: t.accountId, subject: t.subject, parts: [{ source: "system", text: t.body }], ...(contract ? { contract } : {}) },
+      integration,
+      { at: addHours(now, -t.ageHours) },
+    );
   }
 
   await prisma.agent.upsert({
@@ -208,6 +193,30 @@ export async function seedDemoDesk(now = new Date()) {
     shipments: await prisma.shipment.count(),
     runs: await prisma.run.count(),
   };
+}
+
+/**
+ * Loads one demo desk's account data through the records door (lib/server/records/apply-records.ts,
+ * what `POST /api/v1/records/batch` applies): its accounts, invoices (USD), shipments and the
+ * holidays of its destinations, each at source version 1 changed at `now`. Holiday ids are per desk
+ * (`hol_<dest>_<date>` on the freight desk, `hol_<desk>_<dest>_<date>` elsewhere). Errors: throws
+ * naming the first record the door refused (a bug of the demo data).
+ */
+async function loadDemoRecords(deskId: string, data: Pick<ReturnType<typeof buildDemoDesk>, "accounts" | "invoices" | "shipments" | "holidays">, now: Date): Promise<void> {
+  const envelope = { op: "put" as const, sourceVersion: 1, sourceUpdatedAt: now };
+  const holidayId = (h: { destination: string; date: string }) => (deskId === DEFAULT_DESK ? `hol_${h.destination}_${h.date}` : `hol_${deskId}_${h.destination}_${h.date}`);
+  const records: RecordInput[] = [
+    ...data.accounts.map((a) => ({ ...envelope, kind: "account" as const, id: a.id, fields: { name: a.name, ...(a.tags ? { tags: a.tags } : {}) } })),
+    ...data.invoices.map(({ id, ...f }) => ({ ...envelope, kind: "invoice" as const, id, fields: { ...f, currency: "USD" } })),
+    ...data.shipments.map(({ id, ...f }) => ({ ...envelope, kind: "shipment" as const, id, fields: f })),
+    ...data.holidays.map((h) => ({ ...envelope, kind: "holiday" as const, id: holidayId(h), fields: h })),
+  ];
+  const outcomes = await applyRecords(deskId, records, { now });
+  const refused = outcomes.findIndex((o) => !o.ok);
+  if (refused >= 0) {
+    const o = outcomes[refused] as { ok: false; error: { code: string; message: string } };
+    throw new Error(`demo seed: the records door refused ${records[refused].kind} ${records[refused].id}: ${o.error.code} ${o.error.message}`);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { approvalFromStates, approvalToState, type ApprovalEvent } from "../../lifecycle/approval-state";
 import { Prisma, type Approval } from "../../generated/prisma/client";
-import type { Tx } from "../db/transaction";
+import type { DbOrTx, Tx } from "../db/transaction";
 import { insertRows, jsonText } from "../db/insert-rows";
 
 /**
@@ -87,4 +87,29 @@ export async function giveApprovals(tx: Tx, inputs: readonly ApprovalInput[], no
   const rows = records.map((r) => Object.fromEntries(columns.map((c) => [c, APPROVAL_JSON_COLUMNS.has(c) ? jsonText(r[c]) : r[c]])));
   await insertRows(tx, "approval", columns, rows);
   return records;
+}
+
+/**
+ * Releases the money holds a synced version of a record reflects
+ * (docs/design.md "Systems of record: the one door"): a succeeded write keeps holding its amount on its target
+ * (`approval.holdOpen`) until the local copy shows it — a synced version at least the one the
+ * executor reported after its write (`holdUntilVersion`), or, when it reported none, a version the
+ * source changed at or after the write was reported (`holdSince` ≤ `sourceUpdatedAt`). Until then
+ * the amount is neither available twice (the old balance plus no hold) nor counted twice (the new
+ * balance plus the hold) — the hold ends in the same transaction that applies the version.
+ * Not a state change (a consumed approval stays consumed): the end of its money hold. One indexed UPDATE (approval `targetKind, targetId, state`). Returns how many holds ended.
+ * `kind`/`id`: the record applied; `sourceVersion`; `sourceUpdatedAt` (UTC).
+ */
+export async function releaseSyncHolds(db: DbOrTx, kind: string, id: string, sourceVersion: bigint, sourceUpdatedAt: Date): Promise<number> {
+  const released = await db.approval.updateMany({
+    where: {
+      targetKind: kind,
+      targetId: id,
+      state: "consumed",
+      holdOpen: true,
+      OR: [{ holdUntilVersion: { lte: sourceVersion } }, { holdUntilVersion: null, holdSince: { lte: sourceUpdatedAt } }],
+    },
+    data: { holdOpen: false },
+  });
+  return released.count;
 }

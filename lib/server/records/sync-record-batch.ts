@@ -10,8 +10,8 @@ import { applyRecordChunk, RECORDS_PER_CHUNK } from "./apply-records";
 export const MAX_RECORD_LINE_BYTES = 64 * 1024;
 /** At most this many per-line errors are listed in a batch's answer (`moreErrors` counts the rest). */
 export const MAX_LISTED_ERRORS = 100;
-/** The default bound of one batch request's bytes (PLANDESK_RECORDS_BATCH_MAX_BYTES overrides it): 512 MiB. */
-export const DEFAULT_BATCH_MAX_BYTES = 512 * 1024 * 1024;
+/** The default bound of one batch request's bytes (PLANDESK_RECORDS_BATCH_MAX_BYTES overrides it): 256 MiB, the custom server's bound for this path too (lib/net/body-limit.mjs). */
+export const DEFAULT_BATCH_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The bound of one batch request's bytes: PLANDESK_RECORDS_BATCH_MAX_BYTES (a positive integer), else DEFAULT_BATCH_MAX_BYTES. */
 export function batchMaxBytes(env: Record<string, string | undefined> = process.env): number {

@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * A system of record sends many records at once: one JSON record per line (NDJSON), read as a stream, each line answered on its own
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 512 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
          */
         post: operations["syncRecordBatch"];
         delete?: never;
