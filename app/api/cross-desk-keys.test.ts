@@ -20,7 +20,7 @@ import { ENDPOINTS } from "@/lib/api/endpoints";
 import { prisma } from "@/lib/server/db/db";
 import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
-import { apiRequest, routeCtx } from "@/testing/test-auth";
+import { apiRequest, routeCtx, TEST_ORIGIN } from "@/testing/test-auth";
 import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 
 type Json = Record<string, any>;
@@ -32,6 +32,9 @@ const APP_DIR = path.resolve(__dirname, "..");
 const FREIGHT_TICKET = "75006";
 const FREIGHT_TASK = `task_${FREIGHT_TICKET}`;
 
+/** An invoice of the retail desk's own account: what another desk's key sends under the freight invoice's id. */
+const RETAIL_INVOICE_FIELDS = { accountId: "acc_brightside", status: "open", currency: "USD", totalMinor: 1000, openMinor: 1000, fees: [], dueDate: "2027-01-31" };
+
 /** The freight desk's things the cases name: a run approved with step s1 claimed (token) and s2 not. */
 const freight = { runId: "", token: "", digestS2: "", revision: 0 };
 
@@ -41,6 +44,8 @@ interface CrossDeskCase {
   params: () => Record<string, string>;
   query?: () => string;
   body?: () => unknown;
+  /** A body sent as is (NDJSON), with its content type, instead of `body` as JSON. */
+  rawBody?: () => { text: string; contentType: string };
   /** The other desk's key that the endpoint accepts. */
   key: string;
   /**
@@ -105,6 +110,42 @@ const CASES: Record<string, CrossDeskCase> = {
     key: RETAIL_INTEGRATION_KEY,
     expect: { refused: [404] },
   },
+  // The records door: the freight desk's invoice in_74119, written, deleted or read with the retail desk's integration key.
+  "PUT /api/v1/records/{kind}/{id}": {
+    params: () => ({ kind: "invoice", id: "in_74119" }),
+    body: () => ({ ...RETAIL_INVOICE_FIELDS, sourceVersion: 99, sourceUpdatedAt: new Date().toISOString() }),
+    key: RETAIL_INTEGRATION_KEY,
+    expect: { refused: [409], codes: ["record_id_taken"] },
+  },
+  "DELETE /api/v1/records/{kind}/{id}": {
+    params: () => ({ kind: "invoice", id: "in_74119" }),
+    query: () => `?sourceVersion=99&sourceUpdatedAt=${encodeURIComponent(new Date().toISOString())}`,
+    key: RETAIL_INTEGRATION_KEY,
+    expect: { refused: [404], codes: ["not_found"] },
+  },
+  "GET /api/v1/records/{kind}/{id}": { params: () => ({ kind: "invoice", id: "in_74119" }), key: RETAIL_INTEGRATION_KEY, expect: { refused: [404], codes: ["not_found"] } },
+  "POST /api/v1/records/batch": {
+    params: () => ({}),
+    rawBody: () => ({
+      text: [
+        { kind: "invoice", id: "in_74119", ...RETAIL_INVOICE_FIELDS, sourceVersion: 99, sourceUpdatedAt: new Date().toISOString() },
+        { kind: "shipment", id: "sh_9001", accountId: "acc_halvorsen", destination: "NO-OSL", windowFrom: "2027-01-04", windowTo: "2027-01-05", status: "scheduled", address: "Karl Johans gate 1", sourceVersion: 1, sourceUpdatedAt: new Date().toISOString() },
+        { kind: "invoice", id: "in_74119", op: "delete", sourceVersion: 99, sourceUpdatedAt: new Date().toISOString() },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n"),
+      contentType: "application/x-ndjson",
+    }),
+    key: RETAIL_INTEGRATION_KEY,
+    expect: {
+      empty: (b) => {
+        expect(b).toMatchObject({ lines: 3, applied: 0 });
+        expect(b.errors.map((e: Json) => e.code)).toEqual(["record_id_taken", "unknown_account", "not_found"]);
+        // the ids are the caller's own input; nothing else of the freight desk (its name, an account name) is said
+        expect(JSON.stringify(b), JSON.stringify(b)).not.toMatch(/freight/i);
+      },
+    },
+  },
 };
 
 /** Every declared endpoint an agent or integration key reaches. */
@@ -132,6 +173,8 @@ async function freightState(): Promise<Json> {
     executions: await prisma.stepExecution.findMany({ where: { runId: freight.runId }, select: { stepId: true, status: true, reportedAt: true, leaseExpiresAt: true }, orderBy: { stepId: "asc" } }),
     timeline: await prisma.auditEvent.count({ where: { runId: freight.runId } }),
     ticketEvents: await prisma.ticketEvent.count({ where: { taskId: FREIGHT_TASK } }),
+    invoice: await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74119" } }),
+    shipments: await prisma.shipment.count(),
   };
 }
 
@@ -177,7 +220,10 @@ describe.each(KEY_ENDPOINTS.filter((e) => nameOf(e) in CASES).map((e) => [nameOf
     const handler = await handlerOf(e);
     const before = await freightState();
     const urlPath = e.path.replace(/\{(\w+)\}/g, (_m, k: string) => encodeURIComponent(c.params()[k]));
-    const req = apiRequest(e.method, `${urlPath}${c.query?.() ?? ""}`, { key: c.key }, e.method === "GET" ? undefined : c.body?.());
+    const raw = c.rawBody?.();
+    const req = raw
+      ? new Request(`${TEST_ORIGIN}${urlPath}${c.query?.() ?? ""}`, { method: e.method, headers: { authorization: `Bearer ${c.key}`, "content-type": raw.contentType }, body: raw.text })
+      : apiRequest(e.method, `${urlPath}${c.query?.() ?? ""}`, { key: c.key }, e.method === "GET" || e.method === "DELETE" ? undefined : c.body?.());
     const res = await handler(req, routeCtx(c.params()));
     const text = await res.text();
     const body = JSON.parse(text) as Json;
