@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   prerequisite_pending: 409,
   prerequisite_failed: 409,
   claim_fenced: 409,
+  target_changed: 409, // the fence: a record the step writes is at another source version than its approval saw
   run_not_approved: 409,
   run_not_pending: 409,
   expired: 409,

@@ -24,6 +24,7 @@ import type { ClaimView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
 import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
+import { readRecordVersions } from "../../records/record-key";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
@@ -152,6 +153,7 @@ export async function claimStep(
         claimedAt: now.toISOString(),
         leaseExpiresAt: new Date(now.getTime() + serverConfig().claimLeaseSeconds * 1000).toISOString(),
         stopCondition: typeof step.stopCondition === "string" && step.stopCondition.trim() !== "" ? step.stopCondition : null,
+        recordVersions: readRecordVersions(approval.recordVersions),
       };
       await tx.stepExecution.create({
         data: {
@@ -285,10 +287,10 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       where: { runId, planVersion: run.approvedVersion, stepId },
       orderBy: [{ approverSlot: "asc" }, { createdAt: "desc" }],
       take: 20,
-      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true, approvalsRequired: true },
+      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true, approvalsRequired: true, recordVersions: true },
     });
     const first = rows.find((r) => r.state === "active") ?? rows[0];
-    snap.approval = first ? { id: first.id, state: first.state, digest: first.digest, expiresAt: first.expiresAt, boundTaskRevision: first.boundTaskRevision, approverId: first.approverId, createdAt: first.createdAt } : null;
+    snap.approval = first ? { id: first.id, state: first.state, digest: first.digest, expiresAt: first.expiresAt, boundTaskRevision: first.boundTaskRevision, approverId: first.approverId, createdAt: first.createdAt, recordVersions: first.recordVersions } : null;
     snap.approvals = rows.map((r) => ({ approverId: r.approverId, state: r.state, digest: r.digest, approvalsRequired: r.approvalsRequired }));
   }
   return snap;
