@@ -220,6 +220,9 @@ export const demoEffectSchema = open({
   summary: z.string(),
   record: open({ type: z.string(), id: z.string(), before: z.record(z.string(), z.unknown()), after: z.record(z.string(), z.unknown()) }).nullable(),
   appliedAt: isoTime,
+  targetVersions: recordVersionsSchema
+    .optional()
+    .meta({ description: "The source version the written record has now ({\"invoice:in_74119\": 9}; {} when no record changed): report it with the outcome as targetVersions." }),
 }).meta({ id: "DemoEffect" });
 
 const planVersionSummary = open({ version: z.number().int(), createdById: z.string().nullable(), createdAt: isoTime, stepCount: z.number().int() });

@@ -9,7 +9,7 @@ import { getTool } from "../../tools/builtin-tools";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { serverConfig } from "../config/config";
-import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { heldWrittenWhere, loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { resolveDatabaseUrl } from "../db/database-url";
@@ -351,7 +351,8 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
  * Money in flight, atomically with the claim: for a step that moves money out of an
  * invoice, takes the invoice row's lock (a no-op conditional update: PostgreSQL row lock, SQLite
  * write lock) and re-sums, inside the claim's transaction, what approvals given before this one
- * still hold on it (active or claimed, other runs, not expired). If the open balance no longer
+ * still hold on it (active or claimed, other runs, not expired) and what succeeded writes hold
+ * until the local copy shows them (`written`, any run). If the open balance no longer
  * covers them plus this step, the claim lost a race: it is decided again (and refused by the
  * dispatch-time validation with `amount_exceeds_available`). Two executors claiming refunds of
  * different runs on one invoice are serialised by the lock, so never more than the open balance
@@ -369,11 +370,9 @@ async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], ap
     where: {
       targetKind: "invoice",
       targetId: invoiceId,
-      state: { in: ["active", "claimed"] },
       amountCurrency: invoice.currency,
-      expiresAt: { gt: now },
-      createdAt: { lt: approval.createdAt },
-      NOT: { runId },
+      // written amounts the local copy does not show yet hold too, whoever's and whenever approved
+      OR: [{ state: { in: ["active", "claimed"] }, expiresAt: { gt: now }, createdAt: { lt: approval.createdAt }, NOT: { runId } }, heldWrittenWhere],
     },
     _sum: { amountMinor: true },
   });
