@@ -1,5 +1,6 @@
 import { readRecordVersions, recordKey, type RecordVersions } from "../../records/record-key";
 import type { Tx } from "../db/transaction";
+import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approval-lifecycle";
 
 /**
  * Keeps a succeeded write's money holding until the local copy shows it (docs/design.md "The
@@ -23,7 +24,7 @@ export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersio
     const stored = await tx.invoice.findUnique({ where: { id: approval.targetId }, select: { sourceVersion: true } });
     if (stored?.sourceVersion != null && stored.sourceVersion >= until) return false;
   }
-  await tx.approval.update({ where: { id: approvalId }, data: { holdOpen: true, holdSince: now, holdUntilVersion: until } });
+  await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: now, holdUntilVersion: until });
   return true;
 }
 
@@ -51,7 +52,7 @@ export async function carryOwnWriteVersions(tx: Tx, runId: string, approvalId: s
       if (Object.prototype.hasOwnProperty.call(mine, key) && seen[key] === mine[key]) next[key] = version;
     }
     if (Object.keys(next).some((k) => next[k] !== seen[k])) {
-      await tx.approval.update({ where: { id: r.id }, data: { recordVersions: next } });
+      await setApprovalRecordVersions(tx, r.id, next);
       moved++;
     }
   }
