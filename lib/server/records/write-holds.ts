@@ -3,8 +3,8 @@ import type { Tx } from "../db/transaction";
 import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approval-lifecycle";
 
 /**
- * Keeps a succeeded write's money holding until the local copy shows it (docs/design.md "The
- * moment of the write", "Systems of record: the one door"), in the outcome's transaction: for the
+ * Keeps a succeeded write's money holding until the local copy shows it, in the outcome's
+ * transaction (docs/design.md "The moment of the write"): for the
  * consumed approval `approvalId` that moved an amount out of an invoice, sets `holdOpen`,
  * `holdSince = now` (UTC) and `holdUntilVersion` = the invoice's version the executor reported after
  * its write (`targetVersions["invoice:<id>"]`; null when it reported none: the hold then ends with
@@ -29,8 +29,8 @@ export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersio
 }
 
 /**
- * A run's own write moves what its later steps' approvals expect (docs/design.md "The moment of
- * the write"): after step `approvalId`'s write succeeded and the executor reported the versions it
+ * A run's own write moves what its later steps' approvals expect at their fence
+ * (docs/design.md "The moment of the write"): after step `approvalId`'s write succeeded and the executor reported the versions it
  * produced (`targetVersions`), every other `active` or `claimed` approval of run `runId` that saw a
  * reported record at the SAME version as this step's approval saw it (both saw it before this
  * write, and this write's fence confirmed that version was still live) now expects the reported
