@@ -20,6 +20,8 @@ import { loadHolds } from "../account-data/load-account-snapshot";
 import { DEFAULT_DESK } from "../../desk/desks";
 import { releaseSyncHolds } from "../records/sync-holds";
 import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { recordVersionsSeen } from "../approvals/approval-columns";
+import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { claimStep } from "./claim-step";
 import { fenceClaim } from "./fence-claim";
 import { reportOutcome } from "./report-outcome";
@@ -115,6 +117,20 @@ describe("the approval records what it saw; the fence compares it with the live 
     const done = await reportOutcome(agent, run.id, "r2", { token: c2.claim.token, status: "succeeded", targetVersions: e2.effect.targetVersions }, LATER);
     expect(done.run.status).toBe("completed");
     expect(await heldOn()).toEqual([]);
+  });
+});
+
+describe("what every approval records (a person's, the policy's, a carried one: one function)", () => {
+  it("the source versions of the records the step's arguments name, from the snapshot of the decision; pre-door records left out", async () => {
+    await freshInvoice(389000, 41);
+    await prisma.shipment.update({ where: { id: "sh_5521" }, data: { sourceVersion: null } });
+    const steps = [refund(1000), { id: "m1", tool: "reschedule_delivery", args: { shipmentId: "sh_5521", window: { from: "2027-01-05", to: "2027-01-05" }, reason: "x" } }];
+    const ticketId = (await prisma.task.findUniqueOrThrow({ where: { id: "task_75006" } })).ticketId;
+    const desk = await loadAccountSnapshot({ ticketId, desk: DEFAULT_DESK, steps, now: LATER });
+    expect(recordVersionsSeen(steps[0], desk)).toEqual({ [`invoice:${INVOICE}`]: 41 });
+    expect(recordVersionsSeen(steps[1], desk)).toEqual({});
+    await prisma.shipment.update({ where: { id: "sh_5521" }, data: { sourceVersion: BigInt(3) } });
+    expect(recordVersionsSeen(steps[1], await loadAccountSnapshot({ ticketId, desk: DEFAULT_DESK, steps, now: LATER }))).toEqual({ "shipment:sh_5521": 3 });
   });
 });
 
