@@ -208,6 +208,8 @@ async function execute(p: Pass, scenario: string, run: Run, o: ExecOptions = {})
     const effect = await p.client.applyDemoEffect({ runId: run.id, stepId: step.id, token: claim.claim.token });
     let status: "succeeded" | "failed" | "unknown";
     let detail: string;
+    // What the system of record answered: the written record's new source version, reported with the outcome.
+    const targetVersions = effect.ok ? effect.effect.targetVersions : undefined;
     if (effect.ok) {
       status = "succeeded";
       detail = effect.effect.summary;
@@ -219,7 +221,7 @@ async function execute(p: Pass, scenario: string, run: Run, o: ExecOptions = {})
       p.log(scenario, `write of ${step.id} did not happen: ${describeError(effect.error)}`);
     }
     status = o.report?.(step.id) ?? status;
-    const out = await p.client.reportOutcome(run.id, step.id, { token: claim.claim.token, status, detail: detail.slice(0, 4000) });
+    const out = await p.client.reportOutcome(run.id, step.id, { token: claim.claim.token, status, detail: detail.slice(0, 4000), ...(status === "succeeded" && targetVersions ? { targetVersions } : {}) });
     if (!out.ok) {
       p.log(scenario, `outcome of ${step.id} refused: ${describeError(out.error)}`);
       return { refusal: out.error, stepId: step.id };
@@ -350,7 +352,7 @@ async function duplicateClaim(p: Pass) {
   const w1 = await p.client.applyDemoEffect({ runId: run.id, stepId: "s1", token: winner.claim.token });
   const w2 = await p.client.applyDemoEffect({ runId: run.id, stepId: "s1", token: winner.claim.token });
   p.expect(s, "the write happens once (the repeat is a replay)", w1.ok && !w1.replayed && w2.ok && w2.replayed, `first call: ${w1.ok ? (w1.replayed ? "replayed" : "written") : w1.error.code}, repeat: ${w2.ok ? (w2.replayed ? "replayed" : "written AGAIN") : w2.error.code}`);
-  const out = await p.client.reportOutcome(run.id, "s1", { token: winner.claim.token, status: "succeeded" });
+  const out = await p.client.reportOutcome(run.id, "s1", { token: winner.claim.token, status: "succeeded", ...(w1.ok && w1.effect.targetVersions ? { targetVersions: w1.effect.targetVersions } : {}) });
   p.log(s, `reported s1 succeeded → run ${out.ok ? out.run?.status : describeError(out.error)}`);
   p.expect(s, "run completed", out.ok && out.run?.status === "completed");
 }

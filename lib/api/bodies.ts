@@ -34,6 +34,31 @@ export const claimBodySchema = z
   .strict();
 export type ClaimBody = z.infer<typeof claimBodySchema>;
 
+/** At most this many records in one `targetVersions` (a step names a handful of records). */
+export const MAX_TARGET_VERSIONS = 50;
+
+/**
+ * Record versions by record key (lib/records/record-key.ts `RecordVersions`): `{"invoice:in_74119": 8}`
+ * — the key `<kind>:<id>`, the system of record's version a non-negative safe integer. The claim's
+ * `recordVersions` (what the approval saw), the fence's and the outcome's `targetVersions` (what the
+ * executor read of its target right before, or right after, its write).
+ */
+export const recordVersionsSchema = z
+  .record(z.string().regex(/^[a-z_]+:.{1,128}$/, "a record key is <kind>:<id>, e.g. invoice:in_74119"), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER))
+  .refine((o) => Object.keys(o).length <= MAX_TARGET_VERSIONS, { message: `At most ${MAX_TARGET_VERSIONS} record versions` });
+
+/**
+ * `POST /api/v1/claims/{token}/fence` (optional body): the live versions of the step's target
+ * records, read by the executor right before its write. A record whose live version differs from
+ * the one its approval saw is refused `target_changed`; a key the approval did not see is ignored.
+ */
+export const fenceBodySchema = z
+  .object({
+    targetVersions: recordVersionsSchema.nullish(),
+  })
+  .strict();
+export type FenceBody = z.infer<typeof fenceBodySchema>;
+
 /** `POST /api/v1/runs/{runId}/steps/{stepId}/outcome`: what the write did. */
 export const outcomeBodySchema = z
   .object({
@@ -51,6 +76,13 @@ export const outcomeBodySchema = z
      * `stop_condition_met`); `detail` says what it found.
      */
     stopConditionMet: z.boolean().nullish(),
+    /**
+     * With `succeeded`: the versions the system of record gave the target after the write
+     * (`{"invoice:in_74119": 9}`). The written amount keeps holding on the invoice until the local
+     * copy syncs a version at least this one; without it, until a synced version changed at or
+     * after the report. Ignored with other statuses.
+     */
+    targetVersions: recordVersionsSchema.nullish(),
   })
   .strict()
   .refine((b) => !b.stopConditionMet || b.status === "failed", { path: ["stopConditionMet"], message: "A met stop condition means nothing was written: report it with status failed" });

@@ -13,6 +13,7 @@ import { stepEffectSchema } from "../effects/schema";
 import type { AccountSnapshot } from "../desk/snapshot";
 import { importedToolSpecSchema } from "../tools/json-schema-tool";
 import { currencySchema } from "../money/money";
+import { recordVersionsSchema } from "./bodies";
 
 /*
  * Response shapes of the HTTP API (docs/api.md), declared once: the endpoint declarations
@@ -125,6 +126,9 @@ export const claimSchema = open({
     .nullable()
     .optional()
     .meta({ description: "When not to write this step (the step's stop condition as approved), or null. If it is met, write nothing and report the outcome with stopConditionMet: true (status failed): the run stops." }),
+  recordVersions: recordVersionsSchema
+    .optional()
+    .meta({ description: "The source versions of the records the step's arguments name, as the approval saw them ({\"invoice:in_74119\": 8}; records without a source version left out). Send the live versions to the fence as targetVersions right before the write: one that moved is refused target_changed." }),
 }).meta({ id: "Claim" });
 
 const outcomeStatus = z.enum(["claimed", "succeeded", "failed", "unknown"]);
@@ -218,6 +222,9 @@ export const demoEffectSchema = open({
   summary: z.string(),
   record: open({ type: z.string(), id: z.string(), before: z.record(z.string(), z.unknown()), after: z.record(z.string(), z.unknown()) }).nullable(),
   appliedAt: isoTime,
+  targetVersions: recordVersionsSchema
+    .optional()
+    .meta({ description: "The source version the written record has now ({\"invoice:in_74119\": 9}; {} when no record changed): report it with the outcome as targetVersions." }),
 }).meta({ id: "DemoEffect" });
 
 const planVersionSummary = open({ version: z.number().int(), createdById: z.string().nullable(), createdAt: isoTime, stepCount: z.number().int() });

@@ -42,6 +42,7 @@ export const EVENT_LABELS: Record<string, string> = {
   outcome: "Outcome",
   reconciled: "Reconciled",
   stopped_stale: "Stopped (task changed)",
+  stopped_target_changed: "Stopped (record changed)",
   task_revised: "Task revised",
   task_opened: "Task opened",
   expired: "Expired",
@@ -117,6 +118,8 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       return `${step(data.stepId)} was reconciled as ${str(data.resolution) ?? "?"} (was ${str(data.previousStatus) ?? "?"}): “${str(data.note) ?? ""}”.`;
     case "stopped_stale":
       return `Stopped before ${step(data.blockedStepId)}: the task moved from revision ${num(data.boundRevision) ?? "?"} to ${num(data.liveRevision) ?? "?"}. Already executed: ${steps(data.executedStepIds)}.`;
+    case "stopped_target_changed":
+      return `Stopped before writing ${step(data.stepId)}: ${str(data.record) ?? "its record"} is at version ${num(data.liveVersion) ?? "?"} at its source, not the version ${num(data.approvedVersion) ?? "?"} the approval saw. Nothing of it was written.`;
     case "task_revised":
       return `The task changed to revision ${num(data.liveRevision) ?? "?"} (this run is bound to ${num(data.boundRevision) ?? "?"})${str(data.comment) ? `: “${str(data.comment)}”` : ""}.`;
     case "task_opened":

@@ -33,6 +33,7 @@ export const AUDIT_EVENT_DATA = {
   outcome: z.looseObject({ stepId: z.string(), status: z.enum(["succeeded", "failed", "unknown"]), detail: z.string().nullable(), approvalConsumed: z.boolean(), runStatus: z.string(), needsReconciliation: z.boolean() }),
   reconciled: z.looseObject({ stepId: z.string(), resolution: z.enum(["succeeded", "failed"]), note: z.string(), previousStatus: z.string(), reason: z.enum(["no_report", "unknown_outcome", "flagged_report"]), approvalConsumed: z.boolean(), runStatus: z.string() }),
   stopped_condition: z.looseObject({ code: z.literal("stop_condition_met"), stepId: z.string(), stopCondition: z.string().nullable(), approvalsInvalidated: z.number().int() }),
+  stopped_target_changed: z.looseObject({ code: z.literal("target_changed"), stepId: z.string(), record: z.string(), approvedVersion: z.number().int(), liveVersion: z.number().int(), approvalsInvalidated: z.number().int() }),
   stopped_stale: z.looseObject({ code: z.literal("stopped_stale_task"), boundRevision: z.number().int(), liveRevision: z.number().int(), blockedStepId: z.string(), approvalsInvalidated: z.number().int() }),
   superseded: z.looseObject({ supersededById: z.string(), taskId: z.string(), approvalsWithdrawn: z.number().int() }),
   task_revised: z.looseObject({ taskId: z.string(), boundRevision: z.number().int(), liveRevision: z.number().int(), comment: z.string().nullable(), bodyChanged: z.boolean() }),

@@ -41,14 +41,20 @@ export const accountSnapshotSchema = z.object({
 });
 export type AccountSnapshot = z.output<typeof accountSnapshotSchema>;
 
-/** Money an approval holds on a record until its step is reported (or the approval lapses). Times ISO UTC. */
+/**
+ * Money an approval holds on a record: until its step is reported (or the approval lapses), and
+ * after a succeeded write until the local copy syncs a version that shows it. Times ISO UTC.
+ */
 export const moneyHoldSchema = z.object({
   runId: z.string(),
   stepId: z.string(),
   approvalId: z.string(),
   amount: money,
-  /** `active` (approved) or `claimed` (the executor is writing it). */
-  state: z.enum(["active", "claimed"]),
+  /**
+   * `active` (approved), `claimed` (the executor is writing it) or `written` (written at the system
+   * of record, not yet in the synced balance: the hold ends when a synced version reflects it).
+   */
+  state: z.enum(["active", "claimed", "written"]),
   approvedAt: z.string(),
 });
 export type MoneyHold = z.output<typeof moneyHoldSchema>;

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   prerequisite_failed: 409,
   stale_account_data: 409, // a step's target record was synced longer ago than its gate rule's maxRecordAgeMinutes (or never): sync it, then approve or claim
   claim_fenced: 409,
+  target_changed: 409, // the fence: a record the step writes is at another source version than its approval saw
   run_not_approved: 409,
   run_not_pending: 409,
   expired: 409,

@@ -86,6 +86,10 @@ export function runOutcomeOf(facts: OutcomeFacts): RunOutcome | null {
         };
       }
       const reason = typeof stop.code === "string" ? stop.code : "stopped";
+      if (reason === "target_changed") {
+        const { record, approvedVersion, liveVersion } = facts.stopReason as { record?: unknown; approvedVersion?: unknown; liveVersion?: unknown };
+        return { code: "stopped", reason, message: `Run ${facts.id} was stopped before a write: ${String(record ?? "a record")} is at version ${String(liveVersion ?? "?")} at its source, not the version ${String(approvedVersion ?? "?")} its approval saw. Nothing of that step was written; read the record again and submit a new plan.` };
+      }
       return { code: "stopped", reason, message: `Run ${facts.id} was stopped (${reason}); nothing more of it will run.` };
     }
     case "rejected": {

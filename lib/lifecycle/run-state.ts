@@ -98,6 +98,13 @@ export const RUN_EVENTS = {
     by: ["executor"],
     trigger: "The executor found a step's stop condition met and wrote nothing (stopReason stop_condition_met); later steps never run.",
   },
+  stop_target_changed: {
+    from: ["executing"],
+    to: "stopped",
+    by: ["executor"],
+    trigger:
+      "The fence found a record the step writes at another source version than its approval saw (target_changed, stopReason target_changed): nothing of that step is written and later steps never run; a person decides again on a new plan.",
+  },
   complete: {
     from: ["executing"],
     to: "completed",

@@ -19,3 +19,17 @@ export function parseRecordKey(key: string): { kind: string; id: string } | null
  * record's version (a non-negative safe integer). Plain data.
  */
 export type RecordVersions = Record<string, number>;
+
+/**
+ * Stored or received record versions as `RecordVersions`: an object's entries whose key parses as
+ * a record key and whose value is a non-negative safe integer; anything else (null, an older
+ * approval's missing column, a malformed entry) is left out, so `{}` when there is nothing.
+ */
+export function readRecordVersions(value: unknown): RecordVersions {
+  const out: RecordVersions = {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return out;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (parseRecordKey(key) && typeof v === "number" && Number.isSafeInteger(v) && v >= 0) out[key] = v;
+  }
+  return out;
+}

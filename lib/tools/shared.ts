@@ -142,12 +142,12 @@ export function checkInvoiceMoney(
   } else {
     const held = moneyHeldOn(ctx, invoice);
     if (held.holds.length > 0) {
-      const line = `open ${formatMoney(invoice.openBalance)} − ${held.holds.map((h) => `${formatMoney(h.amount)} ${h.state === "claimed" ? "being written" : "approved"} in run ${h.runId}`).join(" − ")} = ${formatMoney(held.available)} available`;
+      const line = `open ${formatMoney(invoice.openBalance)} − ${held.holds.map((h) => `${formatMoney(h.amount)} ${holdWords(h)} in run ${h.runId}`).join(" − ")} = ${formatMoney(held.available)} available`;
       const details = { amount: args.amount, openBalance: invoice.openBalance, available: held.available, holds: held.holds };
       issues.push(
         args.amount.minor > held.available.minor
           ? { code: "amount_exceeds_available", severity: "error", path: "amount.minor", message: `${what} of ${formatMoney(args.amount)} is more than what is left on ${ref}: ${line}`, details }
-          : { code: "money_in_flight", severity: "warning", path: "amount.minor", message: `Other runs draw on ${ref} too: ${line}`, details },
+          : { code: "money_in_flight", severity: "warning", path: "amount.minor", message: `${held.holds.every((h) => h.runId === ctx.runId) ? "Earlier steps of this run draw" : "Other runs draw"} on ${ref} too: ${line}`, details },
       );
     }
   }
@@ -155,14 +155,22 @@ export function checkInvoiceMoney(
 }
 
 /**
- * Money in flight on `invoice`: the approved or claimed, not yet reported amounts of
- * OTHER runs' approvals in the invoice's currency (from `ctx.desk.inFlight`), and what is left of
- * the open balance after them (never below zero). `{holds, available}`; money in minor units.
+ * Money in flight on `invoice`: the approved or claimed, not yet reported amounts of OTHER runs'
+ * approvals, and the written amounts not yet in the synced balance of ANY run (state `written`: an
+ * earlier step of this run too — the local copy does not show it yet), in the invoice's currency
+ * (from `ctx.desk.inFlight`), and what is left of the open balance after them (never below zero).
+ * `{holds, available}`; money in minor units.
  */
 export function moneyHeldOn(ctx: BoundsContext, invoice: InvoiceRecord): { holds: MoneyHold[]; available: Money } {
-  const holds = (own(ctx.desk.inFlight ?? {}, invoice.id) ?? []).filter((h) => h.runId !== ctx.runId && h.amount.currency === invoice.openBalance.currency);
+  const holds = (own(ctx.desk.inFlight ?? {}, invoice.id) ?? []).filter((h) => (h.runId !== ctx.runId || h.state === "written") && h.amount.currency === invoice.openBalance.currency);
   const held = holds.reduce((a, h) => a + h.amount.minor, 0);
   return { holds, available: { minor: Math.max(0, invoice.openBalance.minor - held), currency: invoice.openBalance.currency } };
+}
+
+/** How a hold reads in a message: "approved", "being written", or — a written amount the local copy does not show yet — "written, not yet in the synced balance" ("$1,489.00 written, not yet in the synced balance in run r_1"). */
+export function holdWords(h: Pick<MoneyHold, "state">): string {
+  if (h.state === "written") return "written, not yet in the synced balance";
+  return h.state === "claimed" ? "being written" : "approved";
 }
 
 /** `unknown_id` issue list for a ticket id that does not exist; `[]` when it does. */

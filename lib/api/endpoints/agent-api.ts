@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RUN_STATES } from "../../lifecycle/run-state";
 import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { openTaskBodySchema } from "../../task-contract/task-open";
-import { claimBodySchema, demoEffectBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
+import { claimBodySchema, demoEffectBodySchema, fenceBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
 import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { idParam, runParams, stepParams, taskParams, AGENT } from "./common";
@@ -122,11 +122,12 @@ export const fenceClaimEndpoint = defineEndpoint({
   path: "/api/v1/claims/{token}/fence",
   summary: "Does this claim token still hold? (call it inside the write it guards)",
   description:
-    "Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. A refusal means: write nothing. A task that moved on also stops the run.",
+    "Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. With the optional body {targetVersions: {\"invoice:in_74119\": 8}} (the live source versions of the step's records, read right before the write) it also compares them with the versions the approval saw (the claim's recordVersions): one that differs is refused target_changed {record, approvedVersion, liveVersion} and stops the run; a key the approval did not see is ignored. A refusal means: write nothing. A task that moved on also stops the run.",
   caller: AGENT,
   params: z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{10,200}$/, "not a claim token") }),
+  body: fenceBodySchema,
   success: { status: [200], schema: z.object({ fence: fenceSchema }), description: "{fence: {token, runId, stepId, digest, taskRevision, leaseExpiresAt, holds: true}}" },
-  refusals: ["invalid_claim_token", "claim_fenced"],
+  refusals: ["invalid_claim_token", "claim_fenced", "target_changed"],
 });
 
 export const reportOutcomeEndpoint = defineEndpoint({

@@ -103,10 +103,13 @@ export async function loadAccountSnapshot(
 const HOLD_LIMIT = 1000;
 
 /**
- * Money in flight on `invoiceIds`: approvals still `active` or `claimed`, not
- * expired at `now`, that draw an amount on one of them — by the approval's indexed
- * (targetKind, targetId, state) columns. `before` keeps only approvals given earlier (a claim
- * counts what was approved before its own approval: the earlier approval holds first).
+ * Money in flight on `invoiceIds`: approvals still `active` or `claimed`, not expired at `now`,
+ * that draw an amount on one of them, and — state `written` — succeeded writes whose amount the
+ * local copy does not show yet (`consumed` with `holdOpen`, lib/server/records/sync-holds.ts; they
+ * hold whatever their approval's deadline, until a synced version reflects them) — by the
+ * approval's indexed (targetKind, targetId, state) columns. `before` keeps only approvals given
+ * earlier (a claim counts what was approved before its own approval: the earlier approval holds
+ * first); a written amount counts whenever it was approved — it is gone from the balance already.
  * `desk` counts only the approvals of that desk's runs: a count never reveals another desk's work.
  */
 export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before: Date | undefined, desk: string): Promise<Record<string, MoneyHold[]>> {
@@ -115,11 +118,9 @@ export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, bef
     where: {
       targetKind: "invoice",
       targetId: { in: invoiceIds },
-      state: { in: ["active", "claimed"] },
       amountMinor: { not: null },
-      expiresAt: { gt: now },
-      ...(before ? { createdAt: { lt: before } } : {}),
       run: { desk },
+      OR: [{ state: { in: ["active", "claimed"] }, expiresAt: { gt: now }, ...(before ? { createdAt: { lt: before } } : {}) }, heldWrittenWhere],
     },
     select: { id: true, runId: true, stepId: true, targetId: true, amountMinor: true, amountCurrency: true, state: true, createdAt: true },
     orderBy: { createdAt: "asc" },
@@ -132,12 +133,18 @@ export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, bef
       stepId: r.stepId,
       approvalId: r.id,
       amount: { minor: r.amountMinor!, currency: (r.amountCurrency ?? "USD") as Currency },
-      state: r.state as MoneyHold["state"],
+      state: r.state === "consumed" ? "written" : (r.state as "active" | "claimed"),
       approvedAt: r.createdAt.toISOString(),
     });
   }
   return out;
 }
+
+/**
+ * The approvals whose written amount still holds (a succeeded write the local copy does not show
+ * yet: `consumed` with `holdOpen`); a `where` fragment for the money-in-flight queries.
+ */
+export const heldWrittenWhere = { state: "consumed", holdOpen: true } as const;
 
 /** At most this many of the ticket account's own invoices and shipments (each) for the run page. */
 export const ACCOUNT_RECORD_LIMIT = 100;

@@ -1,12 +1,16 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Step } from "../../plan/schema";
+import { recordKey, type RecordVersions } from "../../records/record-key";
 import { getTool } from "../../tools/builtin-tools";
+import { referencedIds } from "../account-data/load-account-snapshot";
 import { toJsonColumn } from "../db/json-column";
 
 /**
  * What an approval of `step` binds besides the digest: the record the step writes to (as JSON and
- * as indexed columns) and the money it lets move (minor units + currency), so money in flight on a
- * record is summed in SQL. `target` is null when the step's id does not resolve.
+ * as indexed columns), the money it lets move (minor units + currency), so money in flight on a
+ * record is summed in SQL, and the source versions of the records it names (`recordVersions`,
+ * see `recordVersionsSeen`), which the fence compares with the live target before the write.
+ * `target` is null when the step's id does not resolve.
  */
 export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot) {
   const tool = getTool(step.tool);
@@ -18,5 +22,28 @@ export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: A
     targetId: target?.id ?? null,
     amountMinor: amount?.minor ?? null,
     amountCurrency: amount?.currency ?? null,
+    recordVersions: toJsonColumn(recordVersionsSeen(step, desk)),
   };
+}
+
+/**
+ * The record versions a decision on `step` saw (docs/design.md "The moment of the write"): for
+ * every record the step's ARGUMENTS name (invoice, shipment, account; `referencedIds(…,
+ * {argumentsOnly: true})`), its source version in `desk` — the account snapshot the decision was
+ * made on — keyed `recordKey(kind, id)`, e.g. `{"invoice:in_74119": 8}`. A record absent from the
+ * snapshot, or with a null source version (written before the records door), is left out: the fence
+ * has nothing to compare it with. Tickets have no source version. `{}` when nothing is versioned.
+ */
+export function recordVersionsSeen(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot): RecordVersions {
+  const refs = referencedIds([step], { argumentsOnly: true });
+  const maps = { invoice: desk.invoices, shipment: desk.shipments, account: desk.accounts } as const;
+  const out: RecordVersions = {};
+  for (const kind of ["invoice", "shipment", "account"] as const) {
+    for (const id of refs[kind]) {
+      const record = Object.prototype.hasOwnProperty.call(maps[kind], id) ? maps[kind][id] : undefined;
+      const version = record?.sync?.sourceVersion;
+      if (typeof version === "number") out[recordKey(kind, id)] = version;
+    }
+  }
+  return out;
 }

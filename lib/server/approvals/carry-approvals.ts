@@ -61,6 +61,8 @@ export async function carryOrInvalidateApprovals(
         acknowledged: a.acknowledged as Prisma.InputJsonValue,
         // the effect its approver saw travels with the consent
         expectedEffect: (a.expectedEffect ?? undefined) as Prisma.InputJsonValue | undefined,
+        // and so do the record versions it saw: the fence compares the write's target with them
+        recordVersions: (a.recordVersions ?? undefined) as Prisma.InputJsonValue | undefined,
         expiresAt: a.expiresAt,
         approverSlot: a.approverSlot,
         approvalsRequired: a.approvalsRequired,

@@ -9,7 +9,7 @@ import { getTool } from "../../tools/builtin-tools";
 import { taskContractContext } from "../tasks/task-contract";
 import { validatePlan } from "../../validation/pipeline";
 import { serverConfig } from "../config/config";
-import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { heldWrittenWhere, loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { resolveDatabaseUrl } from "../db/database-url";
@@ -25,6 +25,7 @@ import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
 import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
 import { staleRecordAtClaim } from "./stale-records-at-claim";
+import { readRecordVersions } from "../../records/record-key";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
 
@@ -154,6 +155,7 @@ export async function claimStep(
         claimedAt: now.toISOString(),
         leaseExpiresAt: new Date(now.getTime() + serverConfig().claimLeaseSeconds * 1000).toISOString(),
         stopCondition: typeof step.stopCondition === "string" && step.stopCondition.trim() !== "" ? step.stopCondition : null,
+        recordVersions: readRecordVersions(approval.recordVersions),
       };
       await tx.stepExecution.create({
         data: {
@@ -287,10 +289,10 @@ async function readClaimSnapshot(db: Db, agent: AgentCaller, runId: string, step
       where: { runId, planVersion: run.approvedVersion, stepId },
       orderBy: [{ approverSlot: "asc" }, { createdAt: "desc" }],
       take: 20,
-      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true, approvalsRequired: true },
+      select: { id: true, state: true, digest: true, expiresAt: true, boundTaskRevision: true, approverId: true, createdAt: true, approvalsRequired: true, recordVersions: true },
     });
     const first = rows.find((r) => r.state === "active") ?? rows[0];
-    snap.approval = first ? { id: first.id, state: first.state, digest: first.digest, expiresAt: first.expiresAt, boundTaskRevision: first.boundTaskRevision, approverId: first.approverId, createdAt: first.createdAt } : null;
+    snap.approval = first ? { id: first.id, state: first.state, digest: first.digest, expiresAt: first.expiresAt, boundTaskRevision: first.boundTaskRevision, approverId: first.approverId, createdAt: first.createdAt, recordVersions: first.recordVersions } : null;
     snap.approvals = rows.map((r) => ({ approverId: r.approverId, state: r.state, digest: r.digest, approvalsRequired: r.approvalsRequired }));
   }
   return snap;
@@ -354,7 +356,8 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
  * Money in flight, atomically with the claim: for a step that moves money out of an
  * invoice, takes the invoice row's lock (a no-op conditional update: PostgreSQL row lock, SQLite
  * write lock) and re-sums, inside the claim's transaction, what approvals given before this one
- * still hold on it (active or claimed, other runs, not expired). If the open balance no longer
+ * still hold on it (active or claimed, other runs, not expired) and what succeeded writes hold
+ * until the local copy shows them (`written`, any run). If the open balance no longer
  * covers them plus this step, the claim lost a race: it is decided again (and refused by the
  * dispatch-time validation with `amount_exceeds_available`). Two executors claiming refunds of
  * different runs on one invoice are serialised by the lock, so never more than the open balance
@@ -372,11 +375,9 @@ async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], ap
     where: {
       targetKind: "invoice",
       targetId: invoiceId,
-      state: { in: ["active", "claimed"] },
       amountCurrency: invoice.currency,
-      expiresAt: { gt: now },
-      createdAt: { lt: approval.createdAt },
-      NOT: { runId },
+      // written amounts the local copy does not show yet hold too, whoever's and whenever approved
+      OR: [{ state: { in: ["active", "claimed"] }, expiresAt: { gt: now }, createdAt: { lt: approval.createdAt }, NOT: { runId } }, heldWrittenWhere],
     },
     _sum: { amountMinor: true },
   });

@@ -50,7 +50,7 @@ export interface ClaimSnapshot {
   /** Every claim of the run so far (`resolution`: what a person recorded for an unknown outcome). */
   executions: { stepId: string; status: string; resolution: string | null; claimedAt: Date }[];
   /** The latest approval of (run, approvedVersion, step), when there is an approved version. */
-  approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null; createdAt: Date };
+  approval: null | { id: string; state: string; digest: string; expiresAt: Date; boundTaskRevision: number; approverId: string | null; createdAt: Date; recordVersions?: unknown };
   /**
    * Four eyes: every approval of (run, approvedVersion, step) — `approval` is the one
    * the claim records (the first approver's). Absent: `approval` alone is the set.

@@ -1,4 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client";
+import type { RecordVersions } from "../../records/record-key";
 
 /**
  * A claim with no outcome report after this many seconds may be reconciled by a supervisor
@@ -25,6 +26,13 @@ export interface ClaimView {
    * `stopConditionMet: true` (status `failed`: nothing written), which stops the run.
    */
   stopCondition: string | null;
+  /**
+   * The source versions of the records the step's arguments name, as the approval saw them
+   * (`{"invoice:in_74119": 8}`; records without a source version left out). Read the live
+   * versions of your target right before the write and send them to the fence (`targetVersions`):
+   * one that moved is refused `target_changed`.
+   */
+  recordVersions: RecordVersions;
 }
 
 /**

@@ -4,7 +4,9 @@ import { targetsOffDesk } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit-log/append-audit";
 import { storedSteps } from "../plans/stored-plan";
 import { prisma } from "../db/db";
-import { stopForStaleTask } from "../lifecycle/run-lifecycle";
+import { stopForStaleTask, stopForTargetChanged } from "../lifecycle/run-lifecycle";
+import { readRecordVersions, type RecordVersions } from "../../records/record-key";
+import type { FenceBody } from "../../api/bodies";
 import type { AgentCaller } from "../auth/session";
 import { inTransaction, ok, refuse, type Tx } from "../db/transaction";
 
@@ -29,10 +31,20 @@ export interface FenceView {
  * task row, which also holds back a concurrent task revision until this transaction ends — and the
  * step's approval is still `claimed`, and every record the step targets still belongs to the
  * run's desk (`not_on_desk` otherwise). Refusals are 409 `claim_fenced` {reason, …}; a task that
- * moved on also stops the run (`stopped_stale_task`, as a claim would). Every refusal is audited
- * `fenced`. Returns `{ok: true, fence}` or `{ok: false, error}`; the caller commits either way.
+ * moved on also stops the run (`stopped_stale_task`, as a claim would). Last, `targetVersions` (the
+ * executor's live source versions of the step's records, read right before its write; see
+ * `targetChange`): a record at another version than the approval saw is 409 `target_changed`
+ * {record, approvedVersion, liveVersion} and stops the run (`stopForTargetChanged`: nothing of the
+ * step is written, later steps never run). Every refusal is audited `fenced`. Returns
+ * `{ok: true, fence}` or `{ok: false, error}`; the caller commits either way.
  */
-export async function checkFence(tx: Tx, token: string, now: Date, agentId: string | null): Promise<{ ok: true; fence: FenceView } | { ok: false; error: DomainError }> {
+export async function checkFence(
+  tx: Tx,
+  token: string,
+  now: Date,
+  agentId: string | null,
+  targetVersions: RecordVersions | null = null,
+): Promise<{ ok: true; fence: FenceView } | { ok: false; error: DomainError }> {
   const exec = await tx.stepExecution.findUnique({ where: { token }, include: { run: { select: { id: true, agentId: true, desk: true, status: true, taskId: true, boundTaskRevision: true, executions: { select: { stepId: true, status: true, resolution: true } } } } } });
   if (!exec || (agentId !== null && exec.run.agentId !== agentId)) {
     return { ok: false, error: new DomainError("invalid_claim_token", "This token is not a claim of yours; nothing may be written with it.") };
@@ -68,7 +80,7 @@ export async function checkFence(tx: Tx, token: string, now: Date, agentId: stri
       liveRevision: live,
     });
   }
-  const approval = await tx.approval.findUnique({ where: { id: exec.approvalId }, select: { state: true } });
+  const approval = await tx.approval.findUnique({ where: { id: exec.approvalId }, select: { state: true, recordVersions: true } });
   if (approval?.state !== "claimed") {
     return fenced("approval_withdrawn", `The approval of step ${exec.stepId} is ${approval?.state ?? "gone"}; do not write.`, { approvalState: approval?.state ?? null });
   }
@@ -80,6 +92,21 @@ export async function checkFence(tx: Tx, token: string, now: Date, agentId: stri
     const what = offDesk.map((t) => describeRecord(t.kind, t.id)).join(", ");
     return fenced("not_on_desk", `Step ${exec.stepId} targets ${what}, which is not found on this desk; do not write.`, { targets: offDesk });
   }
+  // The local copy's gap closes here: the target as the executor reads it now vs. as the approval saw it.
+  const changed = targetChange(readRecordVersions(approval.recordVersions), targetVersions ?? {});
+  if (changed) {
+    const actor = agentId ? ({ kind: "agent", id: agentId } as const) : ({ kind: "system" } as const);
+    await stopForTargetChanged(tx, exec.runId, { code: "target_changed", stepId: exec.stepId, ...changed, at: now.toISOString() }, actor);
+    await appendAudit(tx, { runId: exec.runId, type: "fenced", actor, data: { stepId: exec.stepId, reason: "target_changed", ...changed } });
+    return {
+      ok: false,
+      error: new DomainError(
+        "target_changed",
+        `${changed.record} is at version ${changed.liveVersion} at its source, but the approval of step ${exec.stepId} saw version ${changed.approvedVersion}; do not write. The run is stopped: a person decides again on what the record is now.`,
+        { ...changed, runId: exec.runId, stepId: exec.stepId },
+      ),
+    };
+  }
   return {
     ok: true,
     fence: { token, runId: exec.runId, stepId: exec.stepId, digest: exec.digest, taskRevision: exec.taskRevision, leaseExpiresAt: exec.leaseExpiresAt.toISOString(), holds: true },
@@ -87,13 +114,29 @@ export async function checkFence(tx: Tx, token: string, now: Date, agentId: stri
 }
 
 /**
- * `POST /api/v1/claims/{token}/fence` (docs/api.md): asks, in one transaction, whether `token` still
- * holds (see `checkFence`) — what a system of record calls inside its own write. Answers the fence,
- * or 409 `claim_fenced` {reason} / `invalid_claim_token`, committed (a stale task stops the run).
+ * The first record (by key order) whose live version in `live` differs from the version the
+ * approval saw in `approved`, as `{record, approvedVersion, liveVersion}`; null when none does. A key
+ * the approval did not see (not a record the step's arguments name, or one without a source version
+ * then) is ignored: there is nothing to compare it with. Pure.
  */
-export async function fenceClaim(agent: AgentCaller, token: string, now = new Date()): Promise<FenceView> {
+export function targetChange(approved: RecordVersions, live: RecordVersions): { record: string; approvedVersion: number; liveVersion: number } | null {
+  for (const record of Object.keys(live).sort()) {
+    if (!Object.prototype.hasOwnProperty.call(approved, record)) continue;
+    if (approved[record] !== live[record]) return { record, approvedVersion: approved[record], liveVersion: live[record] };
+  }
+  return null;
+}
+
+/**
+ * `POST /api/v1/claims/{token}/fence` (docs/api.md): asks, in one transaction, whether `token` still
+ * holds (see `checkFence`) — what a system of record calls inside its own write — and, with
+ * `body.targetVersions`, whether the target is still at the versions its approval saw. Answers the
+ * fence, or 409 `claim_fenced` {reason} / `target_changed` {record, approvedVersion, liveVersion} /
+ * `invalid_claim_token`, committed (a stale task or a changed target stops the run).
+ */
+export async function fenceClaim(agent: AgentCaller, token: string, body: FenceBody = {}, now = new Date()): Promise<FenceView> {
   return inTransaction(async (tx) => {
-    const res = await checkFence(tx, token, now, agent.id);
+    const res = await checkFence(tx, token, now, agent.id, body.targetVersions ?? null);
     return res.ok ? ok(res.fence) : refuse(res.error.code, res.error.message, res.error.details);
   }, prisma);
 }

@@ -64,7 +64,7 @@ describe("1. a write after the run was stopped is fenced", () => {
     await reportOutcome(agent, run.id, "s1", { token: c1.claim.token, status: "succeeded" }, LATER);
     const c2 = await claim(run.id, "s2"); // keep this token
     expect(c2.claim.leaseExpiresAt > LATER.toISOString()).toBe(true);
-    expect(await fenceClaim(agent, c2.claim.token, LATER)).toMatchObject({ holds: true, stepId: "s2" });
+    expect(await fenceClaim(agent, c2.claim.token, {}, LATER)).toMatchObject({ holds: true, stepId: "s2" });
 
     await reviseTask(run.taskId, { comment: "customer called" }, { kind: "integration", id: "int_demo" });
     const windowBefore = await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5521" } });
@@ -86,9 +86,9 @@ describe("1. a write after the run was stopped is fenced", () => {
     const run = await submit("task_75006", [{ id: "n1", tool: "add_ticket_note", args: { ticketId: "75006", note: "Window confirmed." } }]);
     const c = await claim(run.id, "n1");
     const afterLease = new Date(new Date(c.claim.leaseExpiresAt).getTime() + 1000);
-    expect((await refused(fenceClaim(agent, c.claim.token, afterLease))).details).toMatchObject({ reason: "lease_expired" });
+    expect((await refused(fenceClaim(agent, c.claim.token, {}, afterLease))).details).toMatchObject({ reason: "lease_expired" });
     expect((await refused(applyDemoEffect(agent, { runId: run.id, stepId: "n1", token: c.claim.token }, afterLease))).code).toBe("claim_fenced");
-    expect((await refused(fenceClaim({ ...agent, id: "agent_other" }, c.claim.token, LATER))).code).toBe("invalid_claim_token");
+    expect((await refused(fenceClaim({ ...agent, id: "agent_other" }, c.claim.token, {}, LATER))).code).toBe("invalid_claim_token");
   });
 });
 

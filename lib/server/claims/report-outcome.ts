@@ -12,12 +12,15 @@ import { settleExecution } from "./settle-execution";
 import { EXECUTED_END_STATUSES, recordRunOutcome } from "../outcomes/record-run-outcome";
 import { CANNOT_EXECUTE_FLAG } from "../../lifecycle/run-outcome";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { carryOwnWriteVersions, holdWrittenAmount } from "../records/write-holds";
 
 /**
  * Records the executor's report on a claimed step (docs/design.md §9, docs/api.md
  * `POST /api/v1/runs/{runId}/steps/{stepId}/outcome`). `body.token` must be the token of that
  * step's claim, for a run of `agent`. Recorded once (status, detail, reportedAt = `now`, UTC):
- * `succeeded`/`failed` consume the approval (`claimed → consumed`); `unknown` leaves it `claimed`
+ * `succeeded`/`failed` consume the approval (`claimed → consumed`); a `succeeded` one that moved
+ * money keeps holding it until the local copy shows the write (`holdWrittenAmount`, with the
+ * target version the executor reports in `body.targetVersions`); `unknown` leaves it `claimed`
  * and the step waits for a supervisor (never re-claimable, never replayed); `cannot_execute` (the
  * executor cannot run the step at all, nothing written) is recorded `failed` with flag
  * `cannot_execute`: the run fails with outcome `cannot_execute` and the step is listed for
@@ -108,6 +111,10 @@ export async function reportOutcome(
     const approvalConsumed =
       status !== "unknown" && (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
+    // The written amount keeps holding until the local copy shows it (a synced version).
+    const moneyHeld = approvalConsumed && status === "succeeded" && (await holdWrittenAmount(tx, exec.approvalId, body.targetVersions, now));
+    // The run's later steps on the same record now expect the version this write produced.
+    if (approvalConsumed && status === "succeeded") await carryOwnWriteVersions(tx, runId, exec.approvalId, body.targetVersions);
     // A met stop condition stops the run (typed), instead of settling it as failed.
     let runStatus: RunStatus;
     if (body.stopConditionMet) {
@@ -123,7 +130,7 @@ export async function reportOutcome(
       runId,
       type: "outcome",
       actor: { kind: "agent", id: agent.id },
-      data: { stepId, status, detail, approvalConsumed, runStatus, needsReconciliation: status === "unknown" || cannotExecute, ...(cannotExecute ? { flag } : {}), ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
+      data: { stepId, status, detail, approvalConsumed, runStatus, ...(moneyHeld ? { moneyHeldUntilSync: true } : {}), ...(body.targetVersions ? { targetVersions: body.targetVersions } : {}), needsReconciliation: status === "unknown" || cannotExecute, ...(cannotExecute ? { flag } : {}), ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
     });
     const after = { ...exec, status, detail, reportedAt: now, flag };
     return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });

@@ -15,6 +15,8 @@ import type { ReferenceWriteResult } from "../../tools/reference-write";
 import { REFERENCE_WRITES } from "./reference-writes";
 import { inTransaction, ok, type Result, type Tx } from "../db/transaction";
 import type { DemoEffectBody } from "../../api/bodies";
+import { recordKey, type RecordVersions } from "../../records/record-key";
+import { referencedIds } from "../account-data/load-account-snapshot";
 
 /**
  * The demo executor's "write" (demo mode only): applies the effect of a claimed step to the demo
@@ -29,12 +31,18 @@ import type { DemoEffectBody } from "../../api/bodies";
  */
 
 
-/** What a demo write did: the tool's reference write result (`summary`, `record` before/after or null) for one claimed step. */
+/**
+ * What a demo write did: the tool's reference write result (`summary`, `record` before/after or
+ * null) for one claimed step, and `targetVersions` — the source version the written record has now
+ * (`{"invoice:in_74119": 9}`, `{}` when no record changed), which the executor reports with the
+ * outcome like the answer of a real system of record.
+ */
 export interface DemoEffect extends ReferenceWriteResult {
   runId: string;
   stepId: string;
   tool: string;
   appliedAt: string;
+  targetVersions: RecordVersions;
 }
 
 const fail = (message: string, details: Record<string, unknown> = {}) => new DomainError("effect_failed", message, details);
@@ -45,7 +53,11 @@ const fail = (message: string, details: Record<string, unknown> = {}) => new Dom
  * `reschedule_delivery` moves the shipment window, ticket tools are recorded only). A repeat with
  * the same claim returns the saved effect (`replayed: true`) and writes nothing.
  * The write happens only if the claim's fence holds, checked in the write's own transaction
- * (claims/fence-claim.ts): a fenced or lapsed token writes nothing.
+ * (claims/fence-claim.ts) with the live source versions of the step's records (an honest executor's
+ * `targetVersions`): a fenced or lapsed token, or a target changed since the approval, writes
+ * nothing. The write changes the record as its source would: source version + 1, source time and
+ * sync time `now` (the demo's local copy IS its system of record), and the answer carries the new
+ * version (`targetVersions`), so the outcome's report leaves no money hold waiting for a sync.
  * Errors: 404 `not_found` when demo mode is off; 409 `invalid_claim_token` (not this agent's
  * claim of that step), `claim_fenced` {reason} (outcome already reported, lease lapsed, run not
  * executing, task revised, approval withdrawn); 409 `effect_failed` {reason} when
@@ -74,18 +86,19 @@ export async function applyDemoEffect(
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
       if (saved) return ok({ effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true });
       // The reference executor checks the fence in the same transaction as its write.
-      const fence = await checkFence(tx, body.token, now, agent.id);
+      const pv = await tx.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } } });
+      const step = storedSteps(pv.steps).find((s) => s.id === exec.stepId);
+      const fence = await checkFence(tx, body.token, now, agent.id, step ? await liveVersionsOf(tx, step) : null);
       if (!fence.ok) {
         return { ok: false, error: fence.error };
       }
-      const pv = await tx.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } } });
-      const step = storedSteps(pv.steps).find((s) => s.id === exec.stepId);
       if (!step || digest(step) !== exec.digest) {
         return { ok: false, error: fail(`Step ${exec.stepId} as stored is not the step that was claimed; nothing is written.`, { reason: "digest" }) };
       }
       let effect: DemoEffect;
       try {
-        effect = { runId: exec.runId, stepId: exec.stepId, tool: step.tool, appliedAt: now.toISOString(), ...(await writeEffect(tx, step.tool, step.args)) };
+        const written = await writeEffect(tx, step.tool, step.args);
+        effect = { runId: exec.runId, stepId: exec.stepId, tool: step.tool, appliedAt: now.toISOString(), ...written, targetVersions: await advanceSource(tx, written.record, now) };
       } catch (e) {
         if (e instanceof DomainError) return { ok: false, error: e };
         throw e;
@@ -97,6 +110,45 @@ export async function applyDemoEffect(
     },
     db,
   );
+}
+
+/**
+ * The live source versions of the records `step`'s arguments name, as an executor reads them right
+ * before its write (the fence's `targetVersions`): by primary key, records without a source
+ * version left out.
+ */
+async function liveVersionsOf(tx: Tx, step: { tool: string; args: unknown }): Promise<RecordVersions> {
+  const refs = referencedIds([step], { argumentsOnly: true });
+  const out: RecordVersions = {};
+  const put = (kind: string, rows: { id: string; sourceVersion: bigint | null }[]) => {
+    for (const r of rows) if (r.sourceVersion !== null) out[recordKey(kind, r.id)] = Number(r.sourceVersion);
+  };
+  const select = { id: true, sourceVersion: true } as const;
+  if (refs.invoice.size) put("invoice", await tx.invoice.findMany({ where: { id: { in: [...refs.invoice] } }, select }));
+  if (refs.shipment.size) put("shipment", await tx.shipment.findMany({ where: { id: { in: [...refs.shipment] } }, select }));
+  if (refs.account.size) put("account", await tx.customerAccount.findMany({ where: { id: { in: [...refs.account] } }, select }));
+  return out;
+}
+
+/**
+ * What the demo's system of record does to a record it changed (`record` of a reference write):
+ * source version + 1 (from 0 for a record written before the door), source time = sync time =
+ * `now` (UTC), in the write's transaction. Returns the new version as `{"<kind>:<id>": v}`, `{}`
+ * when no record changed.
+ */
+async function advanceSource(tx: Tx, record: ReferenceWriteResult["record"], now: Date): Promise<RecordVersions> {
+  if (!record) return {};
+  const where = { id: record.id };
+  const row =
+    record.type === "invoice"
+      ? await tx.invoice.findUniqueOrThrow({ where, select: { sourceVersion: true } })
+      : await tx.shipment.findUniqueOrThrow({ where, select: { sourceVersion: true } });
+  const next = (row.sourceVersion ?? BigInt(0)) + BigInt(1);
+  const data = { sourceVersion: next, sourceUpdatedAt: now, syncedAt: now };
+  if (record.type === "invoice") await tx.invoice.update({ where, data });
+  else await tx.shipment.update({ where, data });
+  record.after = { ...record.after, sourceVersion: Number(next) };
+  return { [recordKey(record.type, record.id)]: Number(next) };
 }
 
 /**

@@ -113,3 +113,23 @@ export async function releaseSyncHolds(db: DbOrTx, kind: string, id: string, sou
   });
   return released.count;
 }
+
+/**
+ * Writes an approval's money hold columns (not its state), in the caller's transaction: `holdOpen`,
+ * `holdSince` (UTC) and `holdUntilVersion` of a consumed approval whose written amount the local
+ * copy does not show yet (lib/server/records/write-holds.ts). Returns how many records changed.
+ */
+export async function setApprovalHold(tx: Tx, approvalId: string, hold: { holdOpen: boolean; holdSince: Date | null; holdUntilVersion: bigint | null }): Promise<number> {
+  const res = await tx.approval.updateMany({ where: { id: approvalId }, data: hold });
+  return res.count;
+}
+
+/**
+ * Writes the record versions an approval expects at its fence (not its state), in the caller's
+ * transaction: after the run's own earlier write moved a record it saw
+ * (lib/server/records/write-holds.ts `carryOwnWriteVersions`). Returns how many records changed.
+ */
+export async function setApprovalRecordVersions(tx: Tx, approvalId: string, recordVersions: Record<string, number>): Promise<number> {
+  const res = await tx.approval.updateMany({ where: { id: approvalId }, data: { recordVersions } });
+  return res.count;
+}

@@ -18,6 +18,7 @@ import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
+import { fenceClaim } from "../claims/fence-claim";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { prisma } from "../db/db";
@@ -231,6 +232,18 @@ const ACTIONS: { event: RunEvent; apply: (runId: string, now: Date) => Promise<u
       return reportOutcome(agent, id, stepId, { token, status: "failed", stopConditionMet: true, detail: "The invoice was paid meanwhile" }, now);
     },
   },
+  {
+    // The fence found the step's record at another source version than its approval saw (only an executing run holds a claim).
+    event: "stop_target_changed",
+    apply: async (id, now) => {
+      const run = await loadRun(id);
+      if (run.status !== "executing") return;
+      const token = run.executions.find((x) => x.status === "claimed")?.token ?? (await claimNext(id, now)).claim.token;
+      const exec = await prisma.stepExecution.findUniqueOrThrow({ where: { token } });
+      await prisma.approval.update({ where: { id: exec.approvalId }, data: { recordVersions: { "shipment:sh_5521": 4 } } });
+      return fenceClaim(agent, token, { targetVersions: { "shipment:sh_5521": 5 } }, now);
+    },
+  },
   { event: "supersede", apply: (id, now) => resubmit(id, now) },
   { event: "needs_decision", apply: (id, now) => blockAtDispatch(id, now) },
 ];
@@ -263,7 +276,7 @@ describe("every (state, event) pair of the transition table, through the service
         const after = effectiveStatus(row.status as RunState, row.expiresAt, now);
         if (fromStates(action.event).includes(state)) {
           // The event happens; a stale-task claim does so by being refused with its typed reason.
-          const expected = action.event === "stop_stale_task" ? "stopped_stale_task" : null;
+          const expected = action.event === "stop_stale_task" ? "stopped_stale_task" : action.event === "stop_target_changed" ? "target_changed" : null;
           expect({ after, refusal }).toEqual({ after: toState(action.event), refusal: expected });
         } else {
           // Not allowed from here: nothing moves (a stale-task claim on a waiting run stays waiting).

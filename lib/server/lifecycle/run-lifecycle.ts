@@ -189,6 +189,27 @@ export async function stopForCondition(tx: Tx, runId: string, stopReason: StopCo
 }
 
 /**
+ * Why a run stopped because its write's target moved since the approval (`run.stopReason`, the
+ * fence's `target_changed`): the step, the record key (`invoice:in_74119`), the source version the
+ * approval saw and the live one the executor read before its write, when (ISO UTC).
+ */
+export type TargetChangedReason = { code: "target_changed"; stepId: string; record: string; approvedVersion: number; liveVersion: number; at: string };
+
+/**
+ * Stops an executing run whose fence found a step's target at another source version than its
+ * approval saw (`stop_target_changed`, docs/design.md "The moment of the write"): nothing of that
+ * step is written and no later step may run. Saves `stopReason`, invalidates the approvals not
+ * yet claimed, audited `stopped_target_changed`. Returns true when this call stopped it.
+ */
+export async function stopForTargetChanged(tx: Tx, runId: string, stopReason: TargetChangedReason, actor: AuditInput["actor"]): Promise<boolean> {
+  const moved = await moveRun(tx, runId, "stop_target_changed", { data: { stopReason: stopReason as Prisma.InputJsonValue } });
+  if (!moved) return false;
+  const inv = await moveApprovals(tx, "invalidate", { runId });
+  await appendAudit(tx, { runId, type: "stopped_target_changed", actor, data: { ...stopReason, approvalsInvalidated: inv } });
+  return true;
+}
+
+/**
  * Moves an approved or executing run whose next step cannot be claimed for a reason no executor
  * can fix (`needs_decision`, lib/lifecycle/needs-decision.ts) to a person: status `needs_decision` with the
  * stored `decisionReason`, a fresh escalation time (`needsDecisionEscalateAt`, UTC `now`; the

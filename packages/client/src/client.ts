@@ -40,6 +40,12 @@ export type Run = Schemas["Run"];
 export type Claim = Schemas["Claim"];
 /** The stored execution of a step after an outcome report or reconciliation. */
 export type StepExecution = Schemas["StepExecution"];
+/**
+ * Source versions by record key (`"<kind>:<id>"`, e.g. `{"invoice:in_74119": 8}`): the claim's
+ * `recordVersions` (what the approval saw), the fence's and the outcome's `targetVersions`.
+ */
+export type RecordVersions = Record<string, number>;
+
 /** A claim token that still holds (`POST /api/v1/claims/{token}/fence`). */
 export type Fence = Schemas["Fence"];
 /** Demo mode only: what the console's demo executor wrote for a claimed step. */
@@ -143,12 +149,18 @@ export interface AgentClient {
   /** `opts.waitSeconds` (1–30): long poll — held while the run waits for review, until it changes or the time passes. */
   getRun(runId: string, opts?: { waitSeconds?: number }): Promise<Result<{ run: Run }, RefusalOf<"getRun">>>;
   claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
-  /** Whether a claim token still holds — call it inside the write it guards. */
-  fenceClaim(token: string): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
+  /**
+   * Whether a claim token still holds — call it inside the write it guards. `body.targetVersions`:
+   * the live source versions of the step's records read right before the write
+   * (`{"invoice:in_74119": 8}`); one that differs from the claim's `recordVersions` is refused
+   * `target_changed` (and the run stops).
+   */
+  fenceClaim(token: string, body?: { targetVersions?: RecordVersions }): Promise<Result<{ fence: Fence }, FenceRefusalCode>>;
+  /** `body.targetVersions` (with `succeeded`): the versions the system of record gave the target after the write. */
   reportOutcome(
     runId: string,
     stepId: string,
-    body: { token: string; status: StepOutcomeStatus | "cannot_execute"; detail?: string },
+    body: { token: string; status: StepOutcomeStatus | "cannot_execute"; detail?: string; stopConditionMet?: boolean; targetVersions?: RecordVersions },
   ): Promise<Result<{ step: StepExecution; run: { id: string; status: RunStatus } }, OutcomeRefusalCode>>;
   /** The ticketing integration's call (needs `integrationKey`): records a change of the task. */
   reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }, RefusalOf<"reviseTask">>>;
@@ -219,7 +231,7 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
       ),
     claimStep: (runId, stepId, body, o) =>
       settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/claim", { params: { path: { runId, stepId } }, body, headers: idem(o.idempotencyKey), ...text })),
-    fenceClaim: (token) => settle(baseUrl, () => api.POST("/api/v1/claims/{token}/fence", { params: { path: { token } }, ...text })),
+    fenceClaim: (token, body) => settle(baseUrl, () => api.POST("/api/v1/claims/{token}/fence", { params: { path: { token } }, ...(body ? { body } : {}), ...text })),
     reportOutcome: (runId, stepId, body) => settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/outcome", { params: { path: { runId, stepId } }, body, ...text })),
     reviseTask: (taskId, body) => settle(baseUrl, () => integration.POST("/api/v1/tasks/{taskId}/revisions", { params: { path: { taskId } }, body, ...text })),
     applyDemoEffect: (body) => settle(baseUrl, () => api.POST("/api/v1/demo/effects", { body, ...text })),

@@ -13,12 +13,16 @@ import { toolArgumentsSchema } from "./tool-schemas.js";
 /**
  * Refusals of the demo executor that mean nothing was written: the write failed
  * (`effect_failed`), or the fence blocked it in the write's own transaction (`claim_fenced`,
- * `invalid_claim_token`, `not_found`). Anything else (a network error, a 5xx) leaves the write
+ * `target_changed`: the record moved since the approval, `invalid_claim_token`, `not_found`). Anything else (a network error, a 5xx) leaves the write
  * unknown.
  */
-const NOT_WRITTEN = new Set(["effect_failed", "claim_fenced", "invalid_claim_token", "not_found"]);
+const NOT_WRITTEN = new Set(["effect_failed", "claim_fenced", "target_changed", "invalid_claim_token", "not_found"]);
 
-/** Writes the claimed step with the demo executor; a refusal that wrote nothing → ToolFailure (reported `failed`). */
+/**
+ * Writes the claimed step with the demo executor; a refusal that wrote nothing → ToolFailure
+ * (reported `failed`). A write reports the source version the record has now (the effect's
+ * `targetVersions`) with its outcome, like a real system of record's answer.
+ */
 async function demoWrite(client: AgentClient, ctx: ExecutionContext): Promise<ToolOutcome> {
   const res = await client.applyDemoEffect({ runId: ctx.runId, stepId: ctx.stepId, token: ctx.claim.token });
   if (!res.ok) {
@@ -28,6 +32,7 @@ async function demoWrite(client: AgentClient, ctx: ExecutionContext): Promise<To
   const rec = res.effect.record;
   return {
     status: "succeeded",
+    ...(res.effect.targetVersions && Object.keys(res.effect.targetVersions).length > 0 ? { targetVersions: res.effect.targetVersions } : {}),
     detail: res.effect.summary,
     output: rec ? { record: `${rec.type} ${rec.id}`, before: JSON.parse(JSON.stringify(rec.before)), after: JSON.parse(JSON.stringify(rec.after)) } : { summary: res.effect.summary },
   };

@@ -29,6 +29,7 @@ const TYPE_STYLE: Record<string, string> = {
   claim_refused: "bg-red-100 text-red-900",
   edit_refused: "bg-red-100 text-red-900",
   stopped_stale: "bg-red-700 text-white",
+  stopped_target_changed: "bg-red-700 text-white",
   needs_decision: "bg-red-100 text-red-900",
   approved_again: "bg-emerald-700 text-white",
 };

@@ -161,7 +161,8 @@ export class PlanExecutor {
     const stop = outcome.stopConditionMet === true;
     const status = stop ? "failed" : outcome.status;
     const detail = outcome.detail ?? (stop ? `Stop condition met: ${claim.stopCondition ?? "(none stated)"}` : outcome.status);
-    const res = await this.client.reportOutcome(this.run.id, step.id, { token: claim.token, status, detail: detail.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}) });
+    const versions = !stop && status === "succeeded" && outcome.targetVersions ? { targetVersions: outcome.targetVersions } : {};
+    const res = await this.client.reportOutcome(this.run.id, step.id, { token: claim.token, status, detail: detail.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}), ...versions });
     (this.opts.log ?? (() => {}))(`reported ${step.id} (${step.tool}) ${outcome.status}: ${detail}${res.ok ? "" : ` (report refused: ${res.error.code})`}`);
     return {
       status,

@@ -85,6 +85,12 @@ export interface ToolOutcome {
    * stopReason `stop_condition_met`). Say what you found in `detail`.
    */
   stopConditionMet?: boolean;
+  /**
+   * With `succeeded`: the versions the system of record gave the written records
+   * (`{"invoice:in_74119": 9}`), reported with the outcome, so the written amount holds until the
+   * console's local copy syncs that version and the run's later steps on the record pass the fence.
+   */
+  targetVersions?: Record<string, number>;
 }
 
 /**

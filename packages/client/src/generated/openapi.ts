@@ -129,7 +129,7 @@ export interface paths {
         put?: never;
         /**
          * Does this claim token still hold? (call it inside the write it guards)
-         * @description Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. A refusal means: write nothing. A task that moved on also stops the run.
+         * @description Answers in one transaction whether the run is still executing, the task still at the claimed revision, the approval still claimed and the lease not lapsed. With the optional body {targetVersions: {"invoice:in_74119": 8}} (the live source versions of the step's records, read right before the write) it also compares them with the versions the approval saw (the claim's recordVersions): one that differs is refused target_changed {record, approvedVersion, liveVersion} and stops the run; a key the approval did not see is ignored. A refusal means: write nothing. A task that moved on also stops the run.
          */
         post: operations["fenceClaim"];
         delete?: never;
@@ -594,6 +594,10 @@ export interface components {
             leaseExpiresAt: string;
             /** @description When not to write this step (the step's stop condition as approved), or null. If it is met, write nothing and report the outcome with stopConditionMet: true (status failed): the run stops. */
             stopCondition?: string | null;
+            /** @description The source versions of the records the step's arguments name, as the approval saw them ({"invoice:in_74119": 8}; records without a source version left out). Send the live versions to the fence as targetVersions right before the write: one that moved is refused target_changed. */
+            recordVersions?: {
+                [key: string]: number;
+            };
         };
         Fence: {
             token: string;
@@ -646,6 +650,10 @@ export interface components {
              * @description ISO-8601 instant, UTC
              */
             appliedAt: string;
+            /** @description The source version the written record has now ({"invoice:in_74119": 9}; {} when no record changed): report it with the outcome as targetVersions. */
+            targetVersions?: {
+                [key: string]: number;
+            };
         };
         TicketEvent: {
             id: string;
@@ -1762,7 +1770,15 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    targetVersions?: {
+                        [key: string]: number;
+                    } | null;
+                };
+            };
+        };
         responses: {
             /** @description {fence: {token, runId, stepId, digest, taskRevision, leaseExpiresAt, holds: true}} */
             200: {
@@ -1775,7 +1791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: bad_request */
+            /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1784,7 +1800,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "bad_request";
+                            code: "bad_request" | "invalid_json" | "invalid_encoding";
                             message: string;
                         };
                     };
@@ -1835,7 +1851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: invalid_claim_token | claim_fenced */
+            /** @description error.code: invalid_claim_token | claim_fenced | target_changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +1860,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_claim_token" | "claim_fenced";
+                            code: "invalid_claim_token" | "claim_fenced" | "target_changed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
                             message: string;
                         };
                     };
@@ -1915,6 +1946,9 @@ export interface operations {
                     status: "succeeded" | "failed" | "unknown" | "cannot_execute";
                     detail?: string | null;
                     stopConditionMet?: boolean | null;
+                    targetVersions?: {
+                        [key: string]: number;
+                    } | null;
                 };
             };
         };

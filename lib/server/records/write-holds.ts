@@ -1,0 +1,60 @@
+import { readRecordVersions, recordKey, type RecordVersions } from "../../records/record-key";
+import type { Tx } from "../db/transaction";
+import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approval-lifecycle";
+
+/**
+ * Keeps a succeeded write's money holding until the local copy shows it, in the outcome's
+ * transaction (docs/design.md "The moment of the write"): for the
+ * consumed approval `approvalId` that moved an amount out of an invoice, sets `holdOpen`,
+ * `holdSince = now` (UTC) and `holdUntilVersion` = the invoice's version the executor reported after
+ * its write (`targetVersions["invoice:<id>"]`; null when it reported none: the hold then ends with
+ * the first synced version the source changed at or after `now`). No hold when the local copy
+ * already reflects the write (its stored source version ≥ the reported one). Takes the invoice
+ * row's lock before reading its version (the lock order: task, run, approvals, invoice), so a sync
+ * that applies the version concurrently either committed before (seen here: no hold) or runs
+ * after this commits (its `releaseSyncHolds` ends the hold). Returns whether a hold was opened.
+ */
+export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersions: RecordVersions | null | undefined, now: Date): Promise<boolean> {
+  const approval = await tx.approval.findUnique({ where: { id: approvalId }, select: { targetKind: true, targetId: true, amountMinor: true, state: true } });
+  if (!approval || approval.state !== "consumed" || approval.amountMinor === null || approval.targetKind !== "invoice" || !approval.targetId) return false;
+  const reported = targetVersions?.[recordKey(approval.targetKind, approval.targetId)];
+  const until = typeof reported === "number" ? BigInt(reported) : null;
+  if (until !== null) {
+    await tx.invoice.updateMany({ where: { id: approval.targetId }, data: { version: { increment: 0 } } });
+    const stored = await tx.invoice.findUnique({ where: { id: approval.targetId }, select: { sourceVersion: true } });
+    if (stored?.sourceVersion != null && stored.sourceVersion >= until) return false;
+  }
+  await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: now, holdUntilVersion: until });
+  return true;
+}
+
+/**
+ * A run's own write moves what its later steps' approvals expect at their fence
+ * (docs/design.md "The moment of the write"): after step `approvalId`'s write succeeded and the executor reported the versions it
+ * produced (`targetVersions`), every other `active` or `claimed` approval of run `runId` that saw a
+ * reported record at the SAME version as this step's approval saw it (both saw it before this
+ * write, and this write's fence confirmed that version was still live) now expects the reported
+ * version — so a later step on the same record passes the fence after the run's own write, and
+ * a change by anyone else still is `target_changed`. Keys this approval did not see are left as
+ * they are. One indexed read of the run's approvals (`runId, state`), one update per approval
+ * that moves. Returns how many approvals moved.
+ */
+export async function carryOwnWriteVersions(tx: Tx, runId: string, approvalId: string, targetVersions: RecordVersions | null | undefined): Promise<number> {
+  if (!targetVersions || Object.keys(targetVersions).length === 0) return 0;
+  const rows = await tx.approval.findMany({ where: { runId, state: { in: ["active", "claimed", "consumed"] } }, select: { id: true, state: true, recordVersions: true } });
+  const mine = readRecordVersions(rows.find((r) => r.id === approvalId)?.recordVersions);
+  let moved = 0;
+  for (const r of rows) {
+    if (r.id === approvalId || r.state === "consumed") continue;
+    const seen = readRecordVersions(r.recordVersions);
+    const next = { ...seen };
+    for (const [key, version] of Object.entries(targetVersions)) {
+      if (Object.prototype.hasOwnProperty.call(mine, key) && seen[key] === mine[key]) next[key] = version;
+    }
+    if (Object.keys(next).some((k) => next[k] !== seen[k])) {
+      await setApprovalRecordVersions(tx, r.id, next);
+      moved++;
+    }
+  }
+  return moved;
+}
