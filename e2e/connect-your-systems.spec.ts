@@ -201,25 +201,57 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
       const approved = await call("POST", `/api/runs/${run.id}/approvals`, operator, { planVersion: run.planVersion, stepIds: "all", idempotencyKey: `approve-${run.id}` });
       expect(approved.status, JSON.stringify(approved.body)).toBe(200);
 
-      // Step 7: the executor claims each step, fences with the live versions, writes, reports.
-      const refundStep = run.steps.find((s) => s.id === "s2")!;
-      for (const step of run.steps) {
-        const claim = await call("POST", `/api/v1/runs/${run.id}/steps/${step.id}/claim`, agent, { digest: step.digest, taskRevision: task.revision });
+      // Step 7: the executor claims each step, fences with the live versions right before its write, writes, reports.
+      const claimOf = async (runId: string, step: { id: string; digest: string }) => {
+        const claim = await call("POST", `/api/v1/runs/${runId}/steps/${step.id}/claim`, agent, { digest: step.digest, taskRevision: task.revision });
         expect(claim.status, JSON.stringify(claim.body)).toBe(200);
-        const token = claim.body.token as string;
-        if (step === refundStep) {
-          expect(claim.body.recordVersions).toEqual({ "invoice:INV-2026-0001": 7 });
-          // A moved target is refused and names the record; the unmoved one passes.
-          const moved = await call("POST", `/api/v1/claims/${token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0001": 8 } });
-          expect(moved.status, JSON.stringify(moved.body)).toBe(409);
-          expect(moved.body.error).toMatchObject({ code: "target_changed", record: "invoice:INV-2026-0001", approvedVersion: 7, liveVersion: 8 });
-          break;
-        }
-        const fence = await call("POST", `/api/v1/claims/${token}/fence`, agent, { targetVersions: {} });
-        expect(fence.status, JSON.stringify(fence.body)).toBe(200);
-        const outcome = await call("POST", `/api/v1/runs/${run.id}/steps/${step.id}/outcome`, agent, { token, status: "succeeded" });
-        expect(outcome.status, JSON.stringify(outcome.body)).toBe(200);
-      }
+        return claim.body.claim as { token: string; recordVersions?: Record<string, number> };
+      };
+      const note = await claimOf(run.id, run.steps.find((s) => s.id === "s1")!);
+      expect((await call("POST", `/api/v1/claims/${note.token}/fence`, agent, {})).status).toBe(200);
+      expect((await call("POST", `/api/v1/runs/${run.id}/steps/s1/outcome`, agent, { token: note.token, status: "succeeded" })).status).toBe(200);
+      // The invoice moved at its source after the approval (live version 8): the fence refuses, nothing is written, the run stops.
+      const moved = await claimOf(run.id, run.steps.find((s) => s.id === "s2")!);
+      expect(moved.recordVersions).toEqual({ "invoice:INV-2026-0001": 7 });
+      const refusedFence = await call("POST", `/api/v1/claims/${moved.token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0001": 8 } });
+      expect(refusedFence.status, JSON.stringify(refusedFence.body)).toBe(409);
+      expect(refusedFence.body.error).toMatchObject({ code: "target_changed", record: "invoice:INV-2026-0001", approvedVersion: 7, liveVersion: 8 });
+      const stopped = await call("GET", `/api/v1/runs/${run.id}`, agent);
+      expect((stopped.body.run as { status: string }).status).toBe("stopped");
+
+      // The billing system's version 8 arrives (another refund of 300.00 was booked there); the agent plans again on it.
+      const v8 = await call("PUT", "/api/v1/records/invoice/INV-2026-0001", integrationAuth, {
+        accountId: "cus_1001", status: "open", currency: "EUR", totalMinor: 250000, openMinor: 220000, fees: [], dueDate: isoDay(30), sourceVersion: 8, sourceUpdatedAt: new Date().toISOString(),
+      });
+      expect(v8.body).toMatchObject({ applied: true });
+      const again = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "r1", tool: "issue_refund", args: refund }] });
+      expect(again.status, JSON.stringify(again.body)).toBe(201);
+      const run2 = again.body.run as { id: string; planVersion: number; steps: { id: string; digest: string }[] };
+      const approved2 = await call("POST", `/api/runs/${run2.id}/approvals`, operator, { planVersion: run2.planVersion, stepIds: "all", idempotencyKey: `approve-${run2.id}` });
+      expect(approved2.status, JSON.stringify(approved2.body)).toBe(200);
+      const claim2 = await claimOf(run2.id, run2.steps[0]);
+      expect(claim2.recordVersions).toEqual({ "invoice:INV-2026-0001": 8 });
+      expect((await call("POST", `/api/v1/claims/${claim2.token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0001": 8 } })).status).toBe(200);
+      // ...the billing system books the refund (its version 9), and the executor reports it.
+      const reported = await call("POST", `/api/v1/runs/${run2.id}/steps/r1/outcome`, agent, { token: claim2.token, status: "succeeded", targetVersions: { "invoice:INV-2026-0001": 9 } });
+      expect(reported.status, JSON.stringify(reported.body)).toBe(200);
+      expect(((await call("GET", `/api/v1/runs/${run2.id}`, agent)).body.run as { status: string }).status).toBe("completed");
+
+      // Until version 9 is synced, the refunded 1,200.00 still holds: 2,200.00 open less 1,200.00 written leaves 1,000.00.
+      const tooMuch = { ...refund, amount: { minor: 100001, currency: "EUR" }, reason: "Second claim for the same pallets" };
+      const plan3 = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x1", tool: "issue_refund", args: tooMuch }] });
+      expect(plan3.status, JSON.stringify(plan3.body).slice(0, 500)).toBe(422);
+      expect(JSON.stringify(plan3.body)).toMatch(/not yet in the synced balance/);
+      // Version 9 (1,000.00 open) releases the hold: 1,000.00 is what can be refunded, counted once.
+      const v9 = await call("PUT", "/api/v1/records/invoice/INV-2026-0001", integrationAuth, {
+        accountId: "cus_1001", status: "open", currency: "EUR", totalMinor: 250000, openMinor: 100000, fees: [], dueDate: isoDay(30), sourceVersion: 9, sourceUpdatedAt: new Date().toISOString(),
+      });
+      expect(v9.body).toMatchObject({ applied: true });
+      const exact = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x2", tool: "issue_refund", args: { ...tooMuch, amount: { minor: 100000, currency: "EUR" } } }] });
+      expect(exact.status, JSON.stringify(exact.body).slice(0, 500)).toBe(201);
+      const over = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x3", tool: "issue_refund", args: tooMuch }] });
+      expect(over.status, JSON.stringify(over.body).slice(0, 500)).toBe(422);
+      expect(JSON.stringify(over.body)).not.toMatch(/not yet in the synced balance/);
     });
   });
 }

@@ -117,7 +117,10 @@ describe("the portable path (Prisma createMany, as on PostgreSQL)", () => {
       const records = [await prisma.ticket.findUnique({ where: { id: "200005" } }), await prisma.invoice.findUnique({ where: { id: "in_1000007" } }), await prisma.user.findUnique({ where: { id: "usr_s0001" }, include: { grants: true } })];
       const events = await prisma.auditEvent.findMany({ where: { runId: { in: ids } }, orderBy: { seq: "asc" }, select: { id: true, type: true, actorKind: true, actorId: true, data: true, createdAt: true } });
       const sort = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
-      return JSON.stringify({ runs: runs.map((r) => ({ ...r, planVersions: sort(r.planVersions), approvals: sort(r.approvals), executions: sort(r.executions), edits: sort(r.edits) })), records, events });
+      // Source versions are BigInt columns (the records door): written as strings.
+      return JSON.stringify({ runs: runs.map((r) => ({ ...r, planVersions: sort(r.planVersions), approvals: sort(r.approvals), executions: sort(r.executions), edits: sort(r.edits) })), records, events }, (_k, v: unknown) =>
+        typeof v === "bigint" ? v.toString() : v,
+      );
     };
     // A second database with what the scale desk needs of the demo desk (its agent and holidays).
     // On PostgreSQL (PLANDESK_TEST_DB=postgres) both paths are the portable one; the comparison still holds.

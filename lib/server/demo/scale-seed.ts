@@ -1,3 +1,5 @@
+import type { RecordInput } from "../../records/record-kinds";
+import { applyRecords } from "../records/apply-records";
 import { atStakeFacts, runStepRows, type RunStepRow } from "../plans/write-run-steps";
 import type { Step } from "../../plan/schema";
 import { builtinTools } from "../../tools/builtin-tools";
@@ -41,6 +43,9 @@ const INSERTS_PER_TX = 5;
 const json = (v: unknown) => v as Prisma.InputJsonValue;
 
 /** A group of rows for `BulkWriter.write`: the SQL table name, the rows, and the Prisma `createMany` of the same rows. */
+/** Records per round of the scale desk's door loads (each desk's share applied in chunks of the door's own size). */
+const DOOR_CHUNK = 5000;
+
 function ins<T>(table: string, rows: T[], createMany: (rows: T[]) => Prisma.PrismaPromise<unknown>): Insert {
   return { table, rows: rows as Record<string, unknown>[], createMany: createMany as Insert["createMany"] };
 }
@@ -142,7 +147,7 @@ export async function seedScaleDesk(
   const counts: Record<string, number> = {};
   const holidays: Record<string, string[]> = {};
   // Only the destinations the scale desk ships to, bounded (a few years of holidays each).
-  const rows = await prisma.holiday.findMany({ where: { destination: { in: [...SCALE_DESTINATIONS] } }, select: { destination: true, date: true }, take: 20_000 });
+  const rows = await prisma.holiday.findMany({ where: { desk: "freight", destination: { in: [...SCALE_DESTINATIONS] } }, select: { destination: true, date: true }, take: 20_000 });
   for (const h of rows) (holidays[h.destination] ??= []).push(h.date);
   const ctx: ScaleContext = { seed, sizes, now, holidays, agentId: DEMO_AGENT_ID };
   const writer = new BulkWriter(!opts.portable, opts.url ?? resolveDatabaseUrl().url, prisma);
@@ -153,6 +158,30 @@ export async function seedScaleDesk(
   }
 
   async function fillAll(): Promise<ScaleSeedReport> {
+
+  /**
+   * Sends `total` generated records through the records door (applyRecords, what
+   * `POST /api/v1/records/batch` applies) in chunks, each desk's records for that desk; `make(i)`
+   * builds record i. Errors: throws naming the first record the door refused (a bug of the generator).
+   */
+  async function viaDoor(table: string, total: number, make: (i: number) => { desk: string; record: RecordInput }) {
+    for (let done = 0; done < total; ) {
+      const byDesk = new Map<string, RecordInput[]>();
+      const n = Math.min(DOOR_CHUNK, total - done);
+      for (let i = done; i < done + n; i++) {
+        const { desk, record } = make(i);
+        (byDesk.get(desk) ?? byDesk.set(desk, []).get(desk)!).push(record);
+      }
+      for (const [desk, records] of byDesk) {
+        const outcomes = await applyRecords(desk, records, { db: prisma, now });
+        const refused = outcomes.findIndex((o) => !o.ok);
+        if (refused >= 0) throw new Error(`scale seed: the records door refused ${records[refused].kind} ${records[refused].id}: ${JSON.stringify(outcomes[refused])}`);
+      }
+      done += n;
+      progress(table, done, total, elapsed());
+    }
+    counts[table] = (counts[table] ?? 0) + total;
+  }
 
   /** Inserts `total` generated rows of one table in batches; `make(i)` builds row i. */
   async function fill<T>(table: string, total: number, make: (i: number) => T, insert: (rows: T[]) => Insert[]) {
@@ -169,7 +198,18 @@ export async function seedScaleDesk(
 
   // Every desk the scale accounts belong to is a desk row (admins list and assign them).
   for (const id of new Set(SCALE_DESKS)) await prisma.desk.upsert({ where: { id }, create: { id, name: id.charAt(0).toUpperCase() + id.slice(1) }, update: {} });
-  await fill("accounts", sizes.accounts, (i) => scaleAccount(seed, i), (rows) => [ins("customer_account", rows, (data) => prisma.customerAccount.createMany({ data }))]);
+  // Each scale desk gets its own copy of the ports' calendars (holidays are per desk), through the door.
+  const calendar = await prisma.holiday.findMany({ where: { desk: "freight", destination: { in: [...SCALE_DESTINATIONS] }, deletedAt: null }, select: { destination: true, date: true, name: true }, take: 20_000 });
+  for (const desk of new Set(SCALE_DESKS)) {
+    if (desk === "freight") continue;
+    const records: RecordInput[] = calendar.map((h) => ({ op: "put", kind: "holiday", id: `hol_${desk}_${h.destination}_${h.date}`, sourceVersion: 1, sourceUpdatedAt: now, fields: h }));
+    await applyRecords(desk, records, { db: prisma, now });
+  }
+  // Account data through the records door (as the demo desk's and every team's): version 1 of each record.
+  await viaDoor("accounts", sizes.accounts, (i) => {
+    const a = scaleAccount(seed, i);
+    return { desk: a.desk, record: { op: "put", kind: "account", id: a.id, sourceVersion: 1, sourceUpdatedAt: now, fields: { name: a.name } } };
+  });
   await fill(
     "tickets",
     sizes.tickets,
@@ -184,8 +224,14 @@ export async function seedScaleDesk(
       ),
     ],
   );
-  await fill("invoices", sizes.invoices, (j) => scaleInvoice(seed, j, sizes, now), (rows) => [ins("invoice", rows.map((r) => ({ ...r, version: 1 })), (data) => prisma.invoice.createMany({ data: data.map((r) => ({ ...r, fees: json(r.fees) })) }))]);
-  await fill("shipments", sizes.shipments, (j) => scaleShipment(seed, j, sizes, now), (rows) => [ins("shipment", rows.map((r) => ({ ...r, version: 1 })), (data) => prisma.shipment.createMany({ data }))]);
+  await viaDoor("invoices", sizes.invoices, (j) => {
+    const { id, ...fields } = scaleInvoice(seed, j, sizes, now);
+    return { desk: scaleAccount(seed, j % sizes.accounts).desk, record: { op: "put", kind: "invoice", id, sourceVersion: 1, sourceUpdatedAt: now, fields } };
+  });
+  await viaDoor("shipments", sizes.shipments, (j) => {
+    const { id, ...fields } = scaleShipment(seed, j, sizes, now);
+    return { desk: scaleAccount(seed, j % sizes.accounts).desk, record: { op: "put", kind: "shipment", id, sourceVersion: 1, sourceUpdatedAt: now, fields } };
+  });
   await fill(
     "users",
     sizes.users,
