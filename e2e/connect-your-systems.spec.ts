@@ -177,7 +177,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
         ticketId: "ZD-88231",
         accountId: "cus_1001",
         subject: "Refund for the damaged pallets on INV-2026-0001",
-        parts: [{ source: "customer", text: "Two pallets arrived crushed. Please refund 1,200.00 EUR on invoice INV-2026-0001." }],
+        parts: [{ source: "customer_message", text: "Two pallets arrived crushed. Please refund 1,200.00 EUR on invoice INV-2026-0001." }],
       });
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
       const task = opened.body.task as { id: string; revision: number };
@@ -199,7 +199,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
       // Step 6: the operator approves it (signed in through another instance on PostgreSQL).
       const operator = { cookie: await signIn(OPERATOR.email, OPERATOR.password) };
       const approved = await call("POST", `/api/runs/${run.id}/approvals`, operator, { planVersion: run.planVersion, stepIds: "all", idempotencyKey: `approve-${run.id}` });
-      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      expect(approved.status, JSON.stringify(approved.body)).toBe(201);
 
       // Step 7: the executor claims each step, fences with the live versions right before its write, writes, reports.
       const claimOf = async (runId: string, step: { id: string; digest: string }) => {
@@ -216,42 +216,49 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
       const refusedFence = await call("POST", `/api/v1/claims/${moved.token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0001": 8 } });
       expect(refusedFence.status, JSON.stringify(refusedFence.body)).toBe(409);
       expect(refusedFence.body.error).toMatchObject({ code: "target_changed", record: "invoice:INV-2026-0001", approvedVersion: 7, liveVersion: 8 });
+      // The executor wrote nothing and says so; the claimed refund no longer holds money.
+      const notWritten = await call("POST", `/api/v1/runs/${run.id}/steps/s2/outcome`, agent, { token: moved.token, status: "failed", detail: "target_changed at the fence: nothing written" });
+      expect(notWritten.status, JSON.stringify(notWritten.body)).toBe(200);
       const stopped = await call("GET", `/api/v1/runs/${run.id}`, agent);
       expect((stopped.body.run as { status: string }).status).toBe("stopped");
 
-      // The billing system's version 8 arrives (another refund of 300.00 was booked there); the agent plans again on it.
+      // The billing system's version 8 arrives (another refund of 300.00 was booked there). The claimed refund
+      // of the stopped run waits for a person to reconcile it, and holds its money until then.
       const v8 = await call("PUT", "/api/v1/records/invoice/INV-2026-0001", integrationAuth, {
         accountId: "cus_1001", status: "open", currency: "EUR", totalMinor: 250000, openMinor: 220000, fees: [], dueDate: isoDay(30), sourceVersion: 8, sourceUpdatedAt: new Date().toISOString(),
       });
       expect(v8.body).toMatchObject({ applied: true });
-      const again = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "r1", tool: "issue_refund", args: refund }] });
-      expect(again.status, JSON.stringify(again.body)).toBe(201);
+
+      // A refund on another of the account's invoices (INV-2026-0003: 2,500.02 open at version 7) runs to the end.
+      const refund3 = { invoiceId: "INV-2026-0003", amount: { minor: 120000, currency: "EUR" }, reason: "Two pallets damaged in transit" };
+      const again = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "r1", tool: "issue_refund", args: refund3 }] });
+      expect(again.status, JSON.stringify(again.body).slice(0, 600)).toBe(201);
       const run2 = again.body.run as { id: string; planVersion: number; steps: { id: string; digest: string }[] };
       const approved2 = await call("POST", `/api/runs/${run2.id}/approvals`, operator, { planVersion: run2.planVersion, stepIds: "all", idempotencyKey: `approve-${run2.id}` });
-      expect(approved2.status, JSON.stringify(approved2.body)).toBe(200);
+      expect(approved2.status, JSON.stringify(approved2.body)).toBe(201);
       const claim2 = await claimOf(run2.id, run2.steps[0]);
-      expect(claim2.recordVersions).toEqual({ "invoice:INV-2026-0001": 8 });
-      expect((await call("POST", `/api/v1/claims/${claim2.token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0001": 8 } })).status).toBe(200);
-      // ...the billing system books the refund (its version 9), and the executor reports it.
-      const reported = await call("POST", `/api/v1/runs/${run2.id}/steps/r1/outcome`, agent, { token: claim2.token, status: "succeeded", targetVersions: { "invoice:INV-2026-0001": 9 } });
+      expect(claim2.recordVersions).toEqual({ "invoice:INV-2026-0003": 7 });
+      expect((await call("POST", `/api/v1/claims/${claim2.token}/fence`, agent, { targetVersions: { "invoice:INV-2026-0003": 7 } })).status).toBe(200);
+      // ...the billing system books the refund (its version 8), and the executor reports that version.
+      const reported = await call("POST", `/api/v1/runs/${run2.id}/steps/r1/outcome`, agent, { token: claim2.token, status: "succeeded", targetVersions: { "invoice:INV-2026-0003": 8 } });
       expect(reported.status, JSON.stringify(reported.body)).toBe(200);
       expect(((await call("GET", `/api/v1/runs/${run2.id}`, agent)).body.run as { status: string }).status).toBe("completed");
 
-      // Until version 9 is synced, the refunded 1,200.00 still holds: 2,200.00 open less 1,200.00 written leaves 1,000.00.
-      const tooMuch = { ...refund, amount: { minor: 100001, currency: "EUR" }, reason: "Second claim for the same pallets" };
+      // Until version 8 is synced, the refunded 1,200.00 still holds: 2,500.02 open less 1,200.00 written leaves 1,300.02.
+      const tooMuch = { ...refund3, amount: { minor: 130003, currency: "EUR" }, reason: "Second claim for the same pallets" };
       const plan3 = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x1", tool: "issue_refund", args: tooMuch }] });
       expect(plan3.status, JSON.stringify(plan3.body).slice(0, 500)).toBe(422);
       expect(JSON.stringify(plan3.body)).toMatch(/not yet in the synced balance/);
-      // Version 9 (1,000.00 open) releases the hold: 1,000.00 is what can be refunded, counted once.
-      const v9 = await call("PUT", "/api/v1/records/invoice/INV-2026-0001", integrationAuth, {
-        accountId: "cus_1001", status: "open", currency: "EUR", totalMinor: 250000, openMinor: 100000, fees: [], dueDate: isoDay(30), sourceVersion: 9, sourceUpdatedAt: new Date().toISOString(),
+      // Version 8 (1,300.02 open) ends the hold: 1,300.02 is what can be refunded, counted once.
+      const synced = await call("PUT", "/api/v1/records/invoice/INV-2026-0003", integrationAuth, {
+        accountId: "cus_1001", status: "open", currency: "EUR", totalMinor: 250002, openMinor: 130002, fees: [], dueDate: isoDay(30), sourceVersion: 8, sourceUpdatedAt: new Date().toISOString(),
       });
-      expect(v9.body).toMatchObject({ applied: true });
-      const exact = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x2", tool: "issue_refund", args: { ...tooMuch, amount: { minor: 100000, currency: "EUR" } } }] });
-      expect(exact.status, JSON.stringify(exact.body).slice(0, 500)).toBe(201);
+      expect(synced.body).toMatchObject({ applied: true });
       const over = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x3", tool: "issue_refund", args: tooMuch }] });
       expect(over.status, JSON.stringify(over.body).slice(0, 500)).toBe(422);
       expect(JSON.stringify(over.body)).not.toMatch(/not yet in the synced balance/);
+      const exact = await call("POST", `/api/v1/tasks/${task.id}/runs`, agent, { taskRevision: task.revision, steps: [{ id: "x2", tool: "issue_refund", args: { ...tooMuch, amount: { minor: 130002, currency: "EUR" } } }] });
+      expect(exact.status, JSON.stringify(exact.body).slice(0, 500)).toBe(201);
     });
   });
 }
