@@ -7,6 +7,11 @@
  * as it is read — the handler's own streaming, chunking and SQL, no HTTP socket or server. Then
  * the same stream again (every version already stored: the replay path). Reports records/s and
  * the process's peak RSS, and writes them to bench/results/records-import.json (by database).
+ * Then decisions while an import runs: an agent's plan submission (a refund against one of the
+ * imported invoices, through the submit route handler: snapshot, validation, gate, the writes) is
+ * timed one at a time while nothing else runs (idle), then while the same stream is imported again
+ * at source version 2 (every record applied), in the same process as a single instance would be;
+ * reports p50/p99 of both and their ratio (the goal: p99 during an import within 2× of idle).
  * Run it under the server's heap cap to see the memory a server would use:
  * `NODE_OPTIONS=--max-old-space-size=256 npm run bench:import -- --db sqlite` (lib/net/server-heap.mjs).
  */
@@ -43,7 +48,7 @@ async function onPgServer(sql: string): Promise<void> {
 }
 
 /** The NDJSON of the benchmark, generated as the reader pulls it (1,000 lines per chunk). */
-function recordStream(): ReadableStream<Uint8Array> {
+function recordStream(version = 1): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   let i = 0;
   const total = ACCOUNTS + N;
@@ -52,7 +57,7 @@ function recordStream(): ReadableStream<Uint8Array> {
       if (i >= total) return c.close();
       let s = "";
       for (let k = 0; k < 1000 && i < total; k++, i++) {
-        if (i < ACCOUNTS) s += JSON.stringify({ kind: "account", id: `acc_b${i}`, name: `Bench account ${i}`, tags: ["good_standing"], sourceVersion: 1, sourceUpdatedAt: "2026-03-01T10:00:00Z" });
+        if (i < ACCOUNTS) s += JSON.stringify({ kind: "account", id: `acc_b${i}`, name: `Bench account ${i}`, tags: ["good_standing"], sourceVersion: version, sourceUpdatedAt: "2026-03-01T10:00:00Z" });
         else {
           const n = i - ACCOUNTS;
           s += JSON.stringify({
@@ -65,7 +70,7 @@ function recordStream(): ReadableStream<Uint8Array> {
             openMinor: 50_000,
             fees: [{ code: "LATE_FEE", amount: { minor: 2_500, currency: "USD" } }],
             dueDate: "2026-04-30",
-            sourceVersion: 1,
+            sourceVersion: version,
             sourceUpdatedAt: "2026-03-01T10:00:00Z",
           });
         }
@@ -88,12 +93,12 @@ async function main() {
 
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-  const pass = async () => {
+  const pass = async (version = 1) => {
     const t = performance.now();
     const req = new Request("http://bench.local/api/v1/records/batch", {
       method: "POST",
       headers: { authorization: `Bearer ${KEY}`, "content-type": "application/x-ndjson" },
-      body: recordStream(),
+      body: recordStream(version),
       duplex: "half",
     } as RequestInit);
     const res = await POST(req);
@@ -104,6 +109,45 @@ async function main() {
   };
   const first = await pass();
   const replay = await pass();
+
+  // Decisions: an agent submitting a refund plan on a ticket of acc_b0, against its imported invoices.
+  const { openTask } = await import("../lib/server/tasks/open-task");
+  const { POST: SUBMIT } = await import("../app/api/v1/tasks/[taskId]/runs/route");
+  const AGENT_KEY = "pd_bench_records_agent";
+  await prisma.agent.create({ data: { id: "agent_bench", name: "Bench agent", desk: "freight", allowedTools: ["issue_refund", "add_ticket_note"] } });
+  await prisma.apiKey.create({ data: { id: "key_bench", agentId: "agent_bench", hash: hashApiKey(AGENT_KEY), prefix: AGENT_KEY.slice(0, 8) } });
+  const { task } = await openTask(
+    { ticketId: "B-1", accountId: "acc_b0", subject: "Refund the late fee", parts: [{ source: "customer_message", text: "Please refund the late fee." }] },
+    { kind: "integration", id: "ik_bench" },
+    { desk: "freight" },
+  );
+  let k = 0;
+  const decide = async (): Promise<number> => {
+    const invoice = `in_b${(k++ % Math.floor(N / ACCOUNTS)) * ACCOUNTS}`; // invoices of acc_b0
+    const t = performance.now();
+    const res = await SUBMIT(
+      new Request(`http://bench.local/api/v1/tasks/${task.id}/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${AGENT_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ taskRevision: task.revision, steps: [{ id: "s1", tool: "issue_refund", args: { invoiceId: invoice, amount: { minor: 2_500, currency: "USD" }, reason: "Late fee waived as agreed" } }] }),
+      }),
+      { params: Promise.resolve({ taskId: task.id }) },
+    );
+    const ms = performance.now() - t;
+    if (res.status !== 201) throw new Error(`a decision failed: ${res.status} ${(await res.text()).slice(0, 400)}`);
+    return ms;
+  };
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
+  const summary = (xs: number[]) => ({ n: xs.length, p50Ms: Math.round(pct(xs, 50) * 10) / 10, p99Ms: Math.round(pct(xs, 99) * 10) / 10 });
+  for (let w = 0; w < 10; w++) await decide(); // warm-up
+  const idle: number[] = [];
+  for (let i = 0; i < 150; i++) idle.push(await decide());
+  const during: number[] = [];
+  let importing = true;
+  const importDuring = pass(2).finally(() => (importing = false));
+  while (importing && during.length < 2000) during.push(await decide());
+  const secondImport = await importDuring;
+  const decisions = { idle: summary(idle), duringImport: summary(during), p99Ratio: Math.round((pct(during, 99) / pct(idle, 99)) * 100) / 100, importDuringDecisions: secondImport };
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const invoices = await prisma.invoice.count();
@@ -117,6 +161,7 @@ async function main() {
     how: "one in-process Request with a streamed NDJSON body through the batch route handler (no HTTP socket); chunks of 1,000 records per transaction",
     import: first,
     replay,
+    decisions,
     peakRssMB: Math.round(peakRss / 1024 / 1024),
     maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
     heapLimitMB: Math.round(v8.getHeapStatistics().heap_size_limit / 1024 / 1024),
