@@ -167,5 +167,5 @@ export const demoEffectEndpoint = defineEndpoint({
   caller: AGENT,
   body: demoEffectBodySchema,
   success: { status: [200], schema: z.object({ effect: demoEffectSchema }), description: "{effect}" },
-  refusals: ["not_found", "invalid_claim_token", "claim_fenced", "effect_failed"],
+  refusals: ["not_found", "invalid_claim_token", "claim_fenced", "target_changed", "effect_failed"],
 });

@@ -1,3 +1,4 @@
+import { holdWrittenAmount } from "../records/write-holds";
 import { consumeCoApprovals } from "../approvals/consume-co-approvals";
 import { DomainError } from "../../errors/domain-error";
 import type { ReconcileBody } from "../../api/reconcile-body";
@@ -60,6 +61,8 @@ export async function reconcileStep(
     if (res.count !== 1) throw new LostRace("step reported concurrently");
     const approvalConsumed = (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
+    // A write a person confirms holds its money like a reported one, until a synced version shows it.
+    if (approvalConsumed && body.resolution === "succeeded") await holdWrittenAmount(tx, exec.approvalId, null, exec.claimedAt);
     const runStatus = await settleExecution(tx, runId, now);
     if ((EXECUTED_END_STATUSES as readonly string[]).includes(runStatus)) await recordRunOutcome(tx, runId, now);
     await appendAudit(tx, {

@@ -112,7 +112,7 @@ export async function reportOutcome(
       status !== "unknown" && (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
     if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
     // The written amount keeps holding until the local copy shows it (a synced version).
-    const moneyHeld = approvalConsumed && status === "succeeded" && (await holdWrittenAmount(tx, exec.approvalId, body.targetVersions, now));
+    const moneyHeld = approvalConsumed && status === "succeeded" && (await holdWrittenAmount(tx, exec.approvalId, body.targetVersions, exec.claimedAt));
     // The run's later steps on the same record now expect the version this write produced.
     if (approvalConsumed && status === "succeeded") await carryOwnWriteVersions(tx, runId, exec.approvalId, body.targetVersions);
     // A met stop condition stops the run (typed), instead of settling it as failed.

@@ -25,6 +25,7 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { claimStep } from "./claim-step";
 import { fenceClaim } from "./fence-claim";
 import { reportOutcome } from "./report-outcome";
+import { reconcileStep } from "./reconcile-step";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const LATER = new Date(TEST_NOW.getTime() + 60_000);
@@ -188,5 +189,46 @@ describe("money in flight across sync", () => {
     const cu = await claim(u.id, "r1");
     await reportOutcome(agent, u.id, "r1", { token: cu.claim.token, status: "unknown" }, LATER);
     expect(await heldOn()).toMatchObject([{ runId: u.id, state: "claimed" }]);
+  });
+  it("the write comes before its report: a version changed after the claim but before a late report ends the hold", async () => {
+    await freshInvoice(389000, 40);
+    const a = await submit("task_75006", [refund(50000)]);
+    await approveAll(a.id);
+    const c = await claim(a.id, "r1"); // claimed at LATER
+    const lateReport = new Date(LATER.getTime() + 30_000); // within the lease
+    await reportOutcome(agent, a.id, "r1", { token: c.claim.token, status: "succeeded" }, lateReport);
+    expect(await heldOn(lateReport)).toMatchObject([{ runId: a.id, state: "written" }]);
+    // the source booked the refund 5 s after the claim, before the executor got round to reporting it
+    expect(await syncInvoice(339000, 41, new Date(LATER.getTime() + 5000))).toBe(1);
+    expect(await heldOn(lateReport)).toEqual([]);
+  });
+
+  it("a reported version not newer than the one approved is not the write's: the amount holds until a later version shows it", async () => {
+    await freshInvoice(389000, 50);
+    const a = await submit("task_75006", [refund(50000)]);
+    await approveAll(a.id);
+    const c = await claim(a.id, "r1");
+    expect(c.claim.recordVersions).toEqual({ [`invoice:${INVOICE}`]: 50 });
+    // the executor sends back the version it read before writing (50), not the one its write made
+    await reportOutcome(agent, a.id, "r1", { token: c.claim.token, status: "succeeded", targetVersions: { [`invoice:${INVOICE}`]: 50 } }, LATER);
+    expect(await heldOn()).toMatchObject([{ runId: a.id, state: "written" }]);
+    expect((await prisma.approval.findFirstOrThrow({ where: { runId: a.id } })).holdUntilVersion).toBeNull();
+    expect(await syncInvoice(339000, 51, new Date(LATER.getTime() + 1000))).toBe(1);
+    expect(await heldOn()).toEqual([]);
+  });
+
+  it("a supervisor's reconciliation 'succeeded' of an unknown outcome holds the amount like a report, until the sync", async () => {
+    await freshInvoice(389000, 60);
+    const a = await submit("task_75006", [refund(70000)]);
+    await approveAll(a.id);
+    const c = await claim(a.id, "r1");
+    await reportOutcome(agent, a.id, "r1", { token: c.claim.token, status: "unknown" }, LATER);
+    await reconcileStep(supervisor, a.id, "r1", { resolution: "succeeded", note: "The billing system shows the refund." }, new Date(LATER.getTime() + 1000));
+    expect(await heldOn()).toMatchObject([{ runId: a.id, state: "written", amount: { minor: 70000 } }]);
+    // never approvable twice: 389,000 − 70,000 held leaves 319,000
+    const err = await refused(submit("task_75006", [refund(319001)]));
+    expect(err.code).toBe("validation_failed");
+    expect(await syncInvoice(319000, 61, new Date(LATER.getTime() + 2000))).toBe(1);
+    expect(await heldOn()).toEqual([]);
   });
 });

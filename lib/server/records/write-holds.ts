@@ -6,25 +6,31 @@ import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approva
  * Keeps a succeeded write's money holding until the local copy shows it, in the outcome's
  * transaction (docs/design.md "The moment of the write"): for the
  * consumed approval `approvalId` that moved an amount out of an invoice, sets `holdOpen`,
- * `holdSince = now` (UTC) and `holdUntilVersion` = the invoice's version the executor reported after
- * its write (`targetVersions["invoice:<id>"]`; null when it reported none: the hold then ends with
- * the first synced version the source changed at or after `now`). No hold when the local copy
- * already reflects the write (its stored source version ≥ the reported one). Takes the invoice
+ * `holdSince = since` (UTC: when the write could first have happened — the step's claim, since the
+ * write comes before its report) and `holdUntilVersion` = the invoice's version the executor
+ * reported after its write (`targetVersions["invoice:<id>"]`; null when it reported none: the hold
+ * then ends with the first synced version the source changed at or after `since`). A reported
+ * version not newer than the one the approval saw cannot be the write's (it is the version read
+ * before it) and counts as none. No hold when the local copy already reflects the write (its stored
+ * source version ≥ a reported newer one). Also for a supervisor's reconciliation "succeeded"
+ * (no version: the time path). Takes the invoice
  * row's lock before reading its version (the lock order: task, run, approvals, invoice), so a sync
  * that applies the version concurrently either committed before (seen here: no hold) or runs
  * after this commits (its `releaseSyncHolds` ends the hold). Returns whether a hold was opened.
  */
-export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersions: RecordVersions | null | undefined, now: Date): Promise<boolean> {
-  const approval = await tx.approval.findUnique({ where: { id: approvalId }, select: { targetKind: true, targetId: true, amountMinor: true, state: true } });
+export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersions: RecordVersions | null | undefined, since: Date): Promise<boolean> {
+  const approval = await tx.approval.findUnique({ where: { id: approvalId }, select: { targetKind: true, targetId: true, amountMinor: true, state: true, recordVersions: true } });
   if (!approval || approval.state !== "consumed" || approval.amountMinor === null || approval.targetKind !== "invoice" || !approval.targetId) return false;
-  const reported = targetVersions?.[recordKey(approval.targetKind, approval.targetId)];
-  const until = typeof reported === "number" ? BigInt(reported) : null;
+  const key = recordKey(approval.targetKind, approval.targetId);
+  const reported = targetVersions?.[key];
+  const seen = readRecordVersions(approval.recordVersions)[key];
+  const until = typeof reported === "number" && (seen === undefined || reported > seen) ? BigInt(reported) : null;
   if (until !== null) {
     await tx.invoice.updateMany({ where: { id: approval.targetId }, data: { version: { increment: 0 } } });
     const stored = await tx.invoice.findUnique({ where: { id: approval.targetId }, select: { sourceVersion: true } });
     if (stored?.sourceVersion != null && stored.sourceVersion >= until) return false;
   }
-  await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: now, holdUntilVersion: until });
+  await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: since, holdUntilVersion: until });
   return true;
 }
 
