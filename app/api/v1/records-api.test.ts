@@ -5,6 +5,7 @@
  * typed error with nothing half-written, desks kept apart, and the money hold a synced invoice
  * version releases.
  */
+import { loadAccountSnapshot } from "@/lib/server/account-data/load-account-snapshot";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { prisma } from "@/lib/server/db/db";
@@ -99,6 +100,18 @@ describe("single records: versions decide", () => {
     const back = await ok(await put("shipment", "sh_door_2", { accountId: "acc_door_2", destination: "NO-OSL", windowFrom: "2026-04-06", windowTo: "2026-04-07", status: "scheduled", address: "Dock 5", sourceVersion: 4, sourceUpdatedAt: at(4) }));
     expect(back).toMatchObject({ applied: true, record: { deletedAt: null, sourceVersion: 4, fields: { windowFrom: "2026-04-06", address: "Dock 5" } } });
     await refusal(await del("shipment", "sh_door_none", 1, at(1)), 404, "not_found");
+  });
+
+  it("a tombstoned account takes no new invoice, and its invoices are absent from decisions until it is revived", async () => {
+    await ok(await put("account", "acc_door_t", account("Door Tomb", 1)));
+    await ok(await put("invoice", "in_door_t1", invoice("acc_door_t", 1)));
+    await ok(await del("account", "acc_door_t", 2, at(2)));
+    await refusal(await put("invoice", "in_door_t2", invoice("acc_door_t", 1)), 422, "unknown_account");
+    const snapshot = await loadAccountSnapshot({ ticketId: "74991", desk: "freight", steps: [{ tool: "issue_refund", args: { invoiceId: "in_door_t1", amount: { minor: 100, currency: "USD" }, reason: "x" } }] });
+    expect(snapshot.invoices.in_door_t1).toBeUndefined();
+    await ok(await put("account", "acc_door_t", account("Door Tomb", 3)));
+    const revived = await loadAccountSnapshot({ ticketId: "74991", desk: "freight", steps: [{ tool: "issue_refund", args: { invoiceId: "in_door_t1", amount: { minor: 100, currency: "USD" }, reason: "x" } }] });
+    expect(revived.invoices.in_door_t1).toMatchObject({ accountId: "acc_door_t" });
   });
 
   it("bad records get typed refusals and write nothing", async () => {

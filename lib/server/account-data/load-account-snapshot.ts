@@ -234,7 +234,7 @@ export async function targetsOffDesk(db: DbOrTx, desk: string, steps: readonly u
 /** Loads the named records of tenant desk `deskId` by primary key into `desk`; another desk's are left out. */
 async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs, deskId: string): Promise<void> {
   // A tombstoned record (deleted at its source) is absent, like one of another desk.
-  const onDesk = { deletedAt: null, account: { desk: deskId } };
+  const onDesk = { deletedAt: null, account: { desk: deskId, deletedAt: null } };
   if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] }, ...onDesk } })) desk.invoices[i.id] = toInvoice(i);
   if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] }, ...onDesk } })) desk.shipments[s.id] = toShipment(s);
   if (refs.ticket.size) {

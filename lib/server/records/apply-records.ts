@@ -153,8 +153,7 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
   for (const r of records) if (r.op === "put" && (r.kind === "invoice" || r.kind === "shipment")) named.add(r.fields.accountId as string);
   const accountsOfDesk = new Set<string>();
   if (named.size > 0) {
-    const rows = await tx.$queryRaw<{ id: string; desk: string }[]>`SELECT "id", "desk" FROM "customer_account" WHERE "id" IN (${Prisma.join([...named])})`;
-    for (const a of rows) if (a.desk === desk) accountsOfDesk.add(a.id);
+    for (const id of await liveAccountsOfDesk(tx, desk, [...named])) accountsOfDesk.add(id);
   }
 
   // decide, accounts first (an invoice of the round may name an account of the round)
@@ -186,7 +185,21 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
 
   // write
   const appliedInvoices: RecordInput[] = [];
-  for (const [kind, idx] of writes) {
+  for (const [kind, all] of writes) {
+    let idx = all;
+    if (kind === "invoice" || kind === "shipment") {
+      // Read again after the round's accounts were written: an account this round meant to create may
+      // have been created first by another desk (its upsert then wrote nothing). An account's desk never
+      // changes once stored (the upsert's WHERE), so this reading cannot be overtaken.
+      const named = [...new Set(all.flatMap((i) => { const r = records[i]; return r.op === "put" ? [r.fields.accountId as string] : []; }))];
+      const live = named.length > 0 ? await liveAccountsOfDesk(tx, desk, named) : new Set<string>();
+      idx = all.filter((i) => {
+        const r = records[i];
+        if (r.op !== "put" || live.has(r.fields.accountId as string)) return true;
+        out[i] = refusal("unknown_account", `There is no account ${r.fields.accountId as string} on this desk.`, "accountId");
+        return false;
+      });
+    }
     const puts = idx.filter((i) => records[i].op === "put");
     const written = await upsert(tx, kind, desk, puts.map((i) => records[i]), now);
     for (const i of idx.filter((i) => records[i].op === "delete")) if (await tombstone(tx, kind, desk, records[i], now)) written.add(records[i].id);
@@ -209,6 +222,12 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
     for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt);
   }
   return out as RecordOutcome[];
+}
+
+/** Of `ids`, the accounts stored on `desk` and not tombstoned (one indexed read by primary key). */
+async function liveAccountsOfDesk(tx: Tx, desk: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "customer_account" WHERE "id" IN (${Prisma.join([...ids])}) AND "desk" = ${desk} AND "deletedAt" IS NULL`;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The list under `key` in `map`, made empty when absent. */
