@@ -162,6 +162,21 @@ describe("sign-in limits per account and address: a stranger cannot lock a perso
     expect((await prisma.signInLimit.findUnique({ where: { key: "account:distributed@example.com|address:198.51.100.60" } }))?.attempts ?? 0).toBe(0);
   });
 
+  it("a stranger filling the all-address bound does not keep the person out from an address they signed in from", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "10";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_GLOBAL_LIMIT = "5";
+    await prisma.signInLimit.deleteMany({ where: { key: { startsWith: "account:senior@plandesk.test" } } }); // earlier tests' guesses
+    // the senior signs in from the office today
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "192.0.2.77" })).status).toBe(200);
+    // a stranger spreads wrong passwords over five addresses: the bound across addresses is full
+    for (let i = 1; i <= 5; i++) expect((await signIn("senior@plandesk.test", `guess-${i}`, { peer: `198.51.100.${140 + i}` })).status).toBe(401);
+    expect((await signIn("senior@plandesk.test", "guess-6", { peer: "198.51.100.160" })).status).toBe(429);
+    // ...and a new address of the stranger's is refused too, but the office still signs in
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.161" })).status).toBe(429);
+    expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "192.0.2.77" })).status).toBe(200);
+  });
+
   it("successful sign-ins do not count against the account", async () => {
     process.env.PLANDESK_SIGNIN_LIMIT = "1000";
     process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "3";

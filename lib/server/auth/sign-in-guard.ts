@@ -26,13 +26,13 @@ export async function guardSignIn(req: Request, next: (req: Request) => Promise<
     return refusal(429, "rate_limited", message, { retryAfterSeconds: admission.retryAfterSeconds }, { "retry-after": String(admission.retryAfterSeconds) });
   }
   if (!sameOrigin) return refusal(403, "cross_origin", "Sign-in must come from the Plandesk console itself.", {});
-  let passwordFailed = false;
+  let outcome: "failed" | "succeeded" | "other" = "other";
   try {
     const res = await next(req);
-    passwordFailed = res.status === 401 && (await codeOf(res)) === "INVALID_EMAIL_OR_PASSWORD";
+    outcome = res.status === 401 && (await codeOf(res)) === "INVALID_EMAIL_OR_PASSWORD" ? "failed" : res.status >= 200 && res.status < 300 ? "succeeded" : "other";
     return res;
   } finally {
-    await settleSignIn(admission, passwordFailed);
+    await settleSignIn(admission, outcome);
   }
 }
 

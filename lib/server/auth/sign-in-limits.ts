@@ -56,7 +56,7 @@ export interface ReservedAttempt {
 
 /** Admitted (keep `reserved` to settle the attempt after the password check), or refused with the seconds until a retry can pass. */
 export type SignInAdmission =
-  | { allowed: true; reserved: ReservedAttempt[] }
+  | { allowed: true; reserved: ReservedAttempt[]; knownKey?: string }
   | { allowed: false; scope: SignInScope; retryAfterSeconds: number };
 
 /**
@@ -86,7 +86,10 @@ export async function admitSignIn(input: { email: string | null; address: string
       return ok({ allowed: false, scope: "account", retryAfterSeconds: byPair.retryAfterSeconds });
     }
     const byAccount = decide(await count(tx, globalKey, rules.accountGlobal, now), rules.accountGlobal, now);
-    if (!byAccount.allowed) {
+    // The slower bound across all addresses slows a guesser spread over many addresses; it does not
+    // keep the person out from an address they signed in from within the last day (KNOWN_ADDRESS).
+    const known = !byAccount.allowed && (await tx.signInLimit.findUnique({ where: { key: knownAddressKey(pairKey) }, select: { key: true } })) !== null;
+    if (!byAccount.allowed && !known) {
       await handBack(tx, { key: pairKey, windowStart: byPair.window.windowStart });
       if (byAccount.lockedNow) await auditLockout(tx, "account_all_addresses", input, rules.accountGlobal, byAccount);
       return ok({ allowed: false, scope: "account_all_addresses", retryAfterSeconds: byAccount.retryAfterSeconds });
@@ -97,18 +100,27 @@ export async function admitSignIn(input: { email: string | null; address: string
         { key: pairKey, windowStart: byPair.window.windowStart },
         { key: globalKey, windowStart: byAccount.window.windowStart },
       ],
+      knownKey: knownAddressKey(pairKey),
     });
   });
 }
 
+/** The marker of an account-and-address pair that signed in successfully (its `windowStart`: the last success; forgotten a day later like every counter). */
+const knownAddressKey = (pairKey: string) => `known:${pairKey}`;
+
 /**
- * Settles an admitted attempt after the password check: `passwordFailed` (better-auth answered
+ * Settles an admitted attempt after the password check: `outcome` "failed" (better-auth answered
  * invalid credentials) keeps its reservations counted; anything else (a success, a refusal for
  * the origin, a malformed body, an error) hands them back (same window only; never below zero).
+ * A success also marks the account-and-address pair as known for a day: from there the person
+ * passes the all-address bound a stranger may have filled (never the per-pair or per-address ones).
  */
-export async function settleSignIn(admission: SignInAdmission, passwordFailed: boolean): Promise<void> {
-  if (!admission.allowed || passwordFailed) return;
+export async function settleSignIn(admission: SignInAdmission, outcome: "failed" | "succeeded" | "other", now = new Date()): Promise<void> {
+  if (!admission.allowed || outcome === "failed") return;
   for (const r of admission.reserved) await handBack(prisma, r);
+  if (outcome === "succeeded" && admission.knownKey) {
+    await prisma.signInLimit.upsert({ where: { key: admission.knownKey }, create: { key: admission.knownKey, windowStart: now, attempts: 0 }, update: { windowStart: now } });
+  }
 }
 
 /** Takes one attempt off counter `r.key` if it is still in window `r.windowStart` and above zero. */
