@@ -114,7 +114,7 @@ function KnownRecordAge({ desk, kind, id }: { desk: AccountSnapshot; kind: Kind;
   const what = AGE_WORD[kind];
   const sync = what && id ? syncOfRecord(desk, kind as "invoice" | "shipment" | "account", id) : undefined;
   if (!what || !sync?.syncedAt) return null;
-  return <SyncAge sync={sync} what={what} prefix={`${id}: `} className="mt-1 block text-xs text-slate-500" />;
+  return <SyncAge sync={sync} what={what} prefix={`${id}: `} className="mt-1 block text-xs text-slate-600" />;
 }
 
 /** The fees of invoice `invoiceId`: from the page's records, else from the search endpoint (exact id). */

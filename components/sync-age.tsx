@@ -28,7 +28,7 @@ function useMountedNow(fixed?: string): Date | null {
   return now;
 }
 
-export function SyncAge({ sync, what, serverNow, prefix = "", className = "text-xs text-slate-500" }: { sync: RecordSync | undefined; what?: string; serverNow?: string; prefix?: string; className?: string }) {
+export function SyncAge({ sync, what, serverNow, prefix = "", className = "text-xs text-slate-600" }: { sync: RecordSync | undefined; what?: string; serverNow?: string; prefix?: string; className?: string }) {
   const now = useMountedNow(serverNow);
   if (!sync?.syncedAt) return null;
   const text = now && describeSync(sync, now, what);
