@@ -158,7 +158,7 @@ async function main() {
     at: new Date().toISOString(),
     accounts: ACCOUNTS,
     invoices,
-    how: "one in-process Request with a streamed NDJSON body through the batch route handler (no HTTP socket); chunks of 1,000 records per transaction",
+    how: "one in-process Request with a streamed NDJSON body through the batch route handler (no HTTP socket); transactions of 250 records (BATCH_CHUNK), the event loop yielded between two",
     import: first,
     replay,
     decisions,
