@@ -2365,7 +2365,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: invalid_claim_token | claim_fenced | effect_failed */
+            /** @description error.code: invalid_claim_token | claim_fenced | target_changed | effect_failed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2374,7 +2374,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_claim_token" | "claim_fenced" | "effect_failed";
+                            code: "invalid_claim_token" | "claim_fenced" | "target_changed" | "effect_failed";
                             message: string;
                         };
                     };
