@@ -5,13 +5,6 @@ import type { AccountSnapshot, RecordSync } from "@/lib/desk/snapshot";
 import { argumentTargets, describeSync, staleRecordMessage, staleTarget } from "@/lib/records/record-age";
 import { getToolMeta } from "@/lib/tools/builtin-meta";
 
-/**
- * How old the local copy of a record is, in words (lib/records/record-age.ts `describeSync`):
- * "balance as of 14:02 UTC, synced 2 min ago". Nothing for a record never synced. The age is
- * relative to `serverNow` when the page gives it; otherwise it shows once mounted (the server's
- * markup and the browser's first render are empty alike, so they match), on the browser's clock,
- * renewed every minute. `prefix` (e.g. " · ") is shown with the words only.
- */
 /** The browser's clock once mounted (null on the server and in the first render, so markups match), renewed every minute. */
 function useMountedNow(fixed?: string): Date | null {
   const [now, setNow] = useState<Date | null>(fixed ? new Date(fixed) : null);
@@ -28,6 +21,13 @@ function useMountedNow(fixed?: string): Date | null {
   return now;
 }
 
+/**
+ * How old the local copy of a record is, in words (lib/records/record-age.ts `describeSync`):
+ * "balance as of 14:02 UTC, synced 2 min ago". Nothing for a record never synced. The age is
+ * relative to `serverNow` when the page gives it; otherwise it shows once mounted (the server's
+ * markup and the browser's first render are empty alike, so they match), on the browser's clock,
+ * renewed every minute. `prefix` (e.g. " · ") is shown with the words only.
+ */
 export function SyncAge({ sync, what, serverNow, prefix = "", className = "text-xs text-slate-600" }: { sync: RecordSync | undefined; what?: string; serverNow?: string; prefix?: string; className?: string }) {
   const now = useMountedNow(serverNow);
   if (!sync?.syncedAt) return null;

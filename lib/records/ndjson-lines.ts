@@ -47,7 +47,7 @@ export async function* readNdjsonLines(
       size = 0;
       return { line, ok: false, code: "line_too_long", terminated };
     }
-    const bytes = join(parts, size);
+    const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
     parts = [];
     size = 0;
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
@@ -98,17 +98,6 @@ export async function* readNdjsonLines(
   } finally {
     reader.releaseLock();
   }
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 function isBlank(bytes: Uint8Array): boolean {

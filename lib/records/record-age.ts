@@ -14,6 +14,7 @@ import { recordKey } from "./record-key";
 
 /** The kinds of record the records door syncs (a ticket is Plandesk's own, never synced). */
 export const SYNCED_KINDS = ["invoice", "shipment", "account"] as const;
+/** One of `SYNCED_KINDS`. */
 export type SyncedKind = (typeof SYNCED_KINDS)[number];
 
 /** A target record synced longer ago than the bound allows (or never): what `stale_account_data` reports. */

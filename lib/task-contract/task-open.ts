@@ -26,6 +26,7 @@ export const openTaskBodySchema = z
     contract: taskContractSchema.optional(),
   })
   .strict();
+/** The parsed body of `POST /api/v1/tasks` (see `openTaskBodySchema`). */
 export type OpenTaskBody = z.output<typeof openTaskBodySchema>;
 
 /**

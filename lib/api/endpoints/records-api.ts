@@ -12,6 +12,7 @@ const deskQuery = { desk: z.string().min(1).max(64).optional() };
 const WHO =
   "Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist).";
 
+/** `PUT /api/v1/records/{kind}/{id}`: a system of record writes one record (integration key; docs/api-extensions.md "Records door"). */
 export const putRecordEndpoint = defineEndpoint({
   id: "putRecord",
   method: "PUT",
@@ -31,6 +32,7 @@ export const putRecordEndpoint = defineEndpoint({
   refusals: ["not_found", "invalid_record", "currency_mismatch", "unknown_account", "record_id_taken", "unknown_desk"],
 });
 
+/** `DELETE /api/v1/records/{kind}/{id}`: a tombstone at the source's version (integration key). */
 export const deleteRecordEndpoint = defineEndpoint({
   id: "deleteRecord",
   method: "DELETE",
@@ -48,6 +50,7 @@ export const deleteRecordEndpoint = defineEndpoint({
   refusals: ["not_found", "invalid_record", "unknown_desk"],
 });
 
+/** `GET /api/v1/records/{kind}/{id}`: the stored record with its source version and sync time (integration key). */
 export const getRecordEndpoint = defineEndpoint({
   id: "getRecord",
   method: "GET",
@@ -69,6 +72,7 @@ export const batchLineSchema = z.looseObject({
   ...envelopeShape,
 });
 
+/** `POST /api/v1/records/batch`: NDJSON records streamed, answered per line (integration key). */
 export const recordBatchEndpoint = defineEndpoint({
   id: "syncRecordBatch",
   method: "POST",
