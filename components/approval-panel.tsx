@@ -20,6 +20,7 @@ import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { approveAllText } from "@/lib/text/approve-all-text";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { StaleWarning } from "./sync-age";
+import { useHydrated } from "./use-hydrated";
 
 /** Why this person may not approve `step`, or null (docs/design.md §1.7; grants with ceilings). */
 export function approveBlock(grants: Grant[], step: Pick<RunStepView, "tool" | "args">): string | null {
@@ -176,6 +177,8 @@ export function ApprovalPanel({
   const reasonMessage = (reasonTouched ? reasonProblem : null) ?? serverReasonError;
 
   const busy = approve.isPending || reject.isPending;
+  // a press before hydration would do nothing: the buttons wait for it
+  const hydrated = useHydrated();
   const stepBlock = (s: RunStepView) => blockedReason ?? fourEyesBlock(s, viewerId) ?? approveBlock(grants, s);
   const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0;
   const allBlock =
@@ -276,7 +279,7 @@ export function ApprovalPanel({
                 ) : (
                   <button
                     type="button"
-                    disabled={!!block || busy || missingAck(s)}
+                    disabled={!hydrated || !!block || busy || missingAck(s)}
                     title={block ?? (missingAck(s) ? "acknowledge the warning first" : undefined)}
                     aria-describedby={block ? `why-${s.id}` : undefined}
                     onClick={() => approve.mutate({ stepIds: [s.id], key: newIdempotencyKey() })}
@@ -312,7 +315,7 @@ export function ApprovalPanel({
       <DecisionBar summary={<DecisionSummary steps={steps} pending={pending} issues={issues} allBlock={allBlock} blockedReason={blockedReason} allLabel={allLabel} />}>
         <button
           type="button"
-          disabled={!!allBlock || busy}
+          disabled={!hydrated || !!allBlock || busy}
           data-testid="approve-all"
           aria-keyshortcuts="a Shift+A"
           onClick={() => approve.mutate({ stepIds: "all", key: newIdempotencyKey() })}
@@ -322,7 +325,7 @@ export function ApprovalPanel({
         </button>
         <button
           type="button"
-          disabled={!canReject || busy}
+          disabled={!hydrated || !canReject || busy}
           onClick={() => {
             setShowReject((v) => !v);
             setFocusReason((n) => n + 1);

@@ -2,9 +2,9 @@
 
 import { useSyncExternalStore } from "react";
 import { formatUtcSeconds } from "@/lib/audit/describe";
+import { noSubscription } from "./use-hydrated";
 import { formatInstant, formatInstantIn } from "@/lib/text/format";
 
-const noSubscription = () => () => {};
 const browserTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /**

@@ -4,6 +4,7 @@ import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useHydrated } from "./use-hydrated";
 import { deadlineUrgency } from "@/lib/deadline/urgency";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
 import { formatAge, formatTimeLeft, statusLabel } from "@/lib/text/format";
@@ -40,9 +41,6 @@ async function fetchQueue(status: string, cursor: string | null, filters: QueueF
   return (await res.json()) as QueuePage;
 }
 
-/** No store to subscribe to: `useSyncExternalStore` only tells server render (false) from client (true). */
-const noSubscription = () => () => {};
-
 /**
  * The run queue: the newest page first and "Load more" for the next (keyset cursor);
  * refreshes the loaded pages every 5 s, sortable by column (over the loaded rows), filterable by status.
@@ -69,7 +67,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
   const [sort, setSort] = useState<{ key: SortKey; dir: 1 | -1 }>(initialFilters.sort === "at_stake" ? { key: "stake", dir: -1 } : { key: "expiry", dir: 1 });
   // deadlines and ages in words on the server's clock (a browser's clock may be hours off)
   const { now, sync: syncClock } = useServerClock(initialNow);
-  const mounted = useSyncExternalStore(noSubscription, () => true, () => false);
+  const mounted = useHydrated();
   const liveUp = useRef(false);
   const phone = useSyncExternalStore(subscribePhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
   const { data, isError, error, dataUpdatedAt, fetchNextPage, hasNextPage, isFetchingNextPage, isPending, isPlaceholderData } = useInfiniteQuery({

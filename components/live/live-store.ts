@@ -6,15 +6,21 @@ import { PRESENCE_TTL_MS, type LiveEvent, type LiveHello, type PresenceEntry } f
 /**
  * The browser side of the live feed: ONE EventSource on `GET /api/live` per tab,
  * opened while at least one component uses it and closed after the last one unmounts. It keeps
- * the presence of everyone on the viewer's desk (from the `hello` snapshot and `presence` events)
- * and passes `change` events to listeners. `connected` is false while the stream is down (the
+ * the presence of everyone on the viewer's desk (from the `hello` snapshot and `presence` events),
+ * passes `change` events to listeners, and a `resync` on every (re)connect. `connected` is false while the stream is down (the
  * browser reconnects by itself; pages poll meanwhile).
  */
 type Snapshot = { connected: boolean; you: string | null; presence: PresenceEntry[] };
+/**
+ * What a page's `onChange` hears: a run change, or `resync` when the stream (re)connects — a change
+ * made before the stream was open (between the page's render and the stream's `hello`, or while it
+ * was down) is never pushed, so a page refetches what it shows.
+ */
+export type LiveChange = Extract<LiveEvent, { kind: "change" }> | { kind: "resync" };
 let snapshot: Snapshot = { connected: false, you: null, presence: [] };
 const presence = new Map<string, PresenceEntry>();
 const subscribers = new Set<() => void>();
-const changeListeners = new Set<(e: Extract<LiveEvent, { kind: "change" }>) => void>();
+const changeListeners = new Set<(e: LiveChange) => void>();
 let source: EventSource | null = null;
 let users = 0;
 let sweep: ReturnType<typeof setInterval> | null = null;
@@ -42,6 +48,7 @@ function open() {
     for (const p of hello.presence) presence.set(`${p.userId}|${p.runId}`, p);
     publish({ connected: true, you: hello.you });
     refreshPresence();
+    for (const l of changeListeners) l({ kind: "resync" });
   });
   es.addEventListener("presence", (m) => {
     const e = JSON.parse((m as MessageEvent<string>).data) as Extract<LiveEvent, { kind: "presence" }>;
@@ -77,7 +84,7 @@ const SERVER_SNAPSHOT: Snapshot = { connected: false, you: null, presence: [] };
  * ({connected, you, presence}); `onChange` (optional) is called for every run change the viewer
  * may see.
  */
-export function useLive(onChange?: (e: Extract<LiveEvent, { kind: "change" }>) => void): Snapshot {
+export function useLive(onChange?: (e: LiveChange) => void): Snapshot {
   useEffect(() => {
     users++;
     open();

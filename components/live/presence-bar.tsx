@@ -2,8 +2,8 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect } from "react";
-import { PRESENCE_HEARTBEAT_MS, presenceSentences, type LiveEvent } from "@/lib/live/live-event";
-import { othersOn, useLive } from "./live-store";
+import { PRESENCE_HEARTBEAT_MS, presenceSentences } from "@/lib/live/live-event";
+import { othersOn, useLive, type LiveChange } from "./live-store";
 
 /**
  * The run page's live part: says this person has the run open — `editing` while their
@@ -14,8 +14,8 @@ import { othersOn, useLive } from "./live-store";
 export function PresenceBar({ runId, editing }: { runId: string; editing: boolean }) {
   const qc = useQueryClient();
   const onChange = useCallback(
-    (e: Extract<LiveEvent, { kind: "change" }>) => {
-      if (e.runId === runId) void qc.invalidateQueries({ queryKey: ["run", runId] });
+    (e: LiveChange) => {
+      if (e.kind === "resync" || e.runId === runId) void qc.invalidateQueries({ queryKey: ["run", runId] });
       void qc.invalidateQueries({ queryKey: ["queue"] });
     },
     [qc, runId],
