@@ -4,10 +4,14 @@ import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { inTransaction, ok, type Db } from "../db/transaction";
 import { nulPath } from "../http/http";
+import { yieldToForeground } from "../load/foreground";
 import { applyRecordChunk } from "./apply-records";
 
 /** Records per transaction of a batch request: small, so decisions on the same instance wait for at most one short write (bench:import measures both). */
 export const BATCH_CHUNK = 250;
+
+/** The longest a batch waits between two chunks for the instance's foreground requests to finish (milliseconds; lib/server/load/foreground.ts). */
+export const FOREGROUND_WAIT_MS = 200;
 
 /** The longest line a batch reads (64 KiB); a longer one is `line_too_long`, skipped unread. */
 export const MAX_RECORD_LINE_BYTES = 64 * 1024;
@@ -80,8 +84,9 @@ export async function syncRecordBatch(
       else result.ignored++;
     });
     // Let the instance's other requests (decisions) run between two chunks: an import never holds
-    // the event loop, or SQLite's write lock, for more than one short transaction at a time.
-    await new Promise((resolve) => setImmediate(resolve));
+    // the event loop, or SQLite's write lock, for more than one short transaction at a time, and
+    // waits (at most FOREGROUND_WAIT_MS) while a decision is in flight on the instance.
+    await yieldToForeground(FOREGROUND_WAIT_MS);
   };
   const state: NdjsonReadState = { bytes: 0, overLimit: false };
   if (stream) {

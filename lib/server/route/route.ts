@@ -9,6 +9,7 @@ import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } fro
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
+import { enterForeground } from "../load/foreground";
 
 /**
  * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a
@@ -61,15 +62,23 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
     if (privateAnswer && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
     return res;
   };
+  // Streamed bulk endpoints (the records batch) are background work; every other answer is
+  // waited on by a person or an agent, and bulk work on the instance yields to it.
+  const foreground = !endpoint.streamBody;
   return async (req, ctx) => {
-    const raw = await rawParams(ctx);
-    return runWithRequestContext(
-      req,
-      raw,
-      async () => finish(await answer()),
-      `${endpoint.method} ${endpoint.path}`,
-    );
-    async function answer(): Promise<Response> {
+    const release = foreground ? enterForeground() : null;
+    try {
+      const raw = await rawParams(ctx);
+      return await runWithRequestContext(
+        req,
+        raw,
+        async () => finish(await answer(raw)),
+        `${endpoint.method} ${endpoint.path}`,
+      );
+    } finally {
+      release?.();
+    }
+    async function answer(raw: Record<string, string>): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
         const params = parseParams(endpoint, raw);
