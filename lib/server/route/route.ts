@@ -9,7 +9,7 @@ import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } fro
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
-import { enterForeground } from "../load/foreground";
+import { asForeground } from "../load/foreground";
 
 /**
  * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a
@@ -66,18 +66,16 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
   // waited on by a person or an agent, and bulk work on the instance yields to it.
   const foreground = !endpoint.streamBody;
   return async (req, ctx) => {
-    const release = foreground ? enterForeground() : null;
-    try {
+    const respond = async () => {
       const raw = await rawParams(ctx);
-      return await runWithRequestContext(
+      return runWithRequestContext(
         req,
         raw,
         async () => finish(await answer(raw)),
         `${endpoint.method} ${endpoint.path}`,
       );
-    } finally {
-      release?.();
-    }
+    };
+    return foreground ? asForeground(respond) : respond();
     async function answer(raw: Record<string, string>): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);

@@ -1,4 +1,5 @@
 import { subscribeLive } from "../feed/live-feed";
+import { idleWhile } from "../load/foreground";
 
 /** Longest a long poll holds a request open (`GET /api/v1/runs/{id}?wait=`), in seconds. */
 export const MAX_WAIT_SECONDS = 30;
@@ -21,7 +22,8 @@ export async function waitForRun<T>(runId: string, seconds: number, check: () =>
       const seen = await check();
       const left = until - Date.now();
       if (seen !== null || left <= 0 || signal?.aborted) return seen;
-      await new Promise<void>((resolve) => {
+      // waiting uses nothing of the instance: bulk work may run meanwhile (lib/server/load/foreground.ts)
+      await idleWhile(new Promise<void>((resolve) => {
         const timer = setTimeout(done, left);
         function done() {
           clearTimeout(timer);
@@ -31,7 +33,7 @@ export async function waitForRun<T>(runId: string, seconds: number, check: () =>
         }
         wake = done;
         signal?.addEventListener("abort", done, { once: true });
-      });
+      }));
     }
   } finally {
     unsubscribe();
