@@ -8,11 +8,14 @@
  * (`--now <ISO time>`, default now); `--scale=<factor>` scales every size (e.g. `--scale=0.1`).
  * Prints progress and timing. A second run adds nothing.
  *
+ * `--if-empty` (what `npm start` runs): in demo mode, seeds only a database that does not hold the
+ * demo desk yet; production mode's steps (retiring demo access) always run.
+ *
  * `npm run db:seed -- --scenario <name>` then makes one named scenario (docs/testing.md) and
  * prints the ids it made as JSON; `--scenario list` lists them.
  */
 import { prisma } from "../lib/server/db/db";
-import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, seedForEnvironment } from "../lib/server/demo/seed";
+import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, demoDeskPresent, seedForEnvironment } from "../lib/server/demo/seed";
 import { seedScaleDesk } from "../lib/server/demo/scale-seed";
 import { listScenarios, makeScenario } from "../lib/server/scenarios/scenarios";
 
@@ -54,6 +57,10 @@ async function main() {
   const nowArg = argOf("now");
   const now = nowArg ? new Date(nowArg) : new Date();
   if (Number.isNaN(now.getTime())) throw new Error(`--now takes an ISO time (got "${nowArg}")`);
+  if (process.argv.includes("--if-empty") && process.env.PLANDESK_DEMO !== "0" && (await demoDeskPresent())) {
+    console.log("The demo desk is already in this database; left as it is (npm run db:seed seeds it again).");
+    return;
+  }
   const report = await seedForEnvironment(process.env, now);
   if (!report.demo) {
     if (argOf("scale") !== undefined) throw new Error("--scale adds to the demo desk; it needs demo mode (PLANDESK_DEMO must not be 0).");

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm start`: install what is missing, generate the Prisma client, migrate, seed the demo
-// desk, build when sources changed, and serve. Plain Node (no dependencies) so it runs on a
+// `npm start`: install what is missing, generate the Prisma clients when the schema changed,
+// migrate, seed the demo desk into a database without it, build when sources changed, and serve. Plain Node (no dependencies) so it runs on a
 // fresh clone before `npm ci`.
 import { spawnSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { serverNodeArgs } from "../lib/net/server-heap.mjs";
+import { clientsUpToDate } from "./client-stamp.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -59,10 +60,13 @@ if (/^postgres(ql)?:\/\//.test(dbUrl)) {
   console.log(`Database: PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname} (several instances may share it; README "PostgreSQL and several instances").`);
 }
 
-// 3. Client, migrations, demo seed.
-run("npm", ["run", "--silent", "db:generate"]);
+// 3. Client, migrations, demo seed — each only when needed. The Prisma clients are generated again
+// only when what they are made from changed (the schema, its PostgreSQL derivation, the installed
+// Prisma): regenerating rewrites lib/generated, which the build's source hash covers. The demo
+// desk is seeded only into a database that does not hold it yet (`npm run db:seed` seeds again).
+if (!clientsUpToDate()) run("npm", ["run", "--silent", "db:generate"]);
 run("npm", ["run", "--silent", "db:migrate"]);
-run("npm", ["run", "--silent", "db:seed"]);
+run("npm", ["run", "--silent", "db:seed", "--", "--if-empty"]);
 
 // 4. Build when any source file changed since the last build. The hash is taken AFTER the build
 // (which may rewrite next-env.d.ts), and files the build writes are left out, so a second

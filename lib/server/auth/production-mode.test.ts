@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { auth } from "./auth";
 import { MIN_SECRET_LENGTH, startupProblem } from "../config/config";
 import { prisma } from "../db/db";
-import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_RETAIL_AGENT_KEY, DEMO_USERS, seedDemoDesk, seedForEnvironment } from "../demo/seed";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_PASSWORD, DEMO_RETAIL_AGENT_KEY, DEMO_USERS, demoDeskPresent, seedDemoDesk, seedForEnvironment } from "../demo/seed";
 import { requireAgent, requireIntegration } from "./session";
 import { apiRequest, signInCookie } from "../../../testing/test-auth";
 import { prepareTestDatabase } from "../../../testing/test-support";
@@ -96,8 +96,18 @@ describe("a fresh production desk", { timeout: 120_000 }, () => {
 
 describe("the same database seeded in demo mode, then started with PLANDESK_DEMO=0 again", () => {
   beforeAll(async () => {
+    expect(await demoDeskPresent()).toBe(false);
     await seedDemoDesk(new Date());
   });
+
+  it("`npm start`'s seed (--if-empty) leaves a database that holds the demo desk as it is", async () => {
+    expect(await demoDeskPresent()).toBe(true);
+    const before = await prisma.auditEvent.count();
+    const r = spawnSync(TSX, [path.join(ROOT, "scripts", "seed.ts"), "--if-empty"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, PLANDESK_DEMO: "1", DATABASE_URL: process.env.DATABASE_URL }, timeout: 60_000 });
+    expect(r.status).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toContain("The demo desk is already in this database; left as it is");
+    expect(await prisma.auditEvent.count()).toBe(before);
+  }, 120_000);
 
   it("no demo sign-in or demo key works any more; the people stay (audit names resolve) but are disabled", async () => {
     expect(await signInCookie("operator@plandesk.test", DEMO_PASSWORD)).toContain("session_token"); // works in demo mode

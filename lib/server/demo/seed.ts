@@ -259,6 +259,16 @@ export async function retireDemoAccess(): Promise<{ users: string[]; keys: numbe
 }
 
 /**
+ * True when this database already holds the demo desk — every demo person and the reference
+ * case's task (`task_74991`) — so `npm start` leaves it as it is (`npm run db:seed` seeds again).
+ * Two indexed counts; no error of its own.
+ */
+export async function demoDeskPresent(): Promise<boolean> {
+  const [users, reference] = await Promise.all([prisma.user.count({ where: { id: { in: DEMO_USERS.map((u) => u.id) } } }), prisma.task.count({ where: { id: "task_74991" } })]);
+  return users === DEMO_USERS.length && reference === 1;
+}
+
+/**
  * What `npm run db:seed` does for `env`: in demo mode (PLANDESK_DEMO != "0") seeds the demo desk;
  * in production mode creates nothing and retires any demo access (see `retireDemoAccess`).
  * `adminCount` = enabled admins afterwards (0 in a fresh production desk: run `npm run admin:create`).
