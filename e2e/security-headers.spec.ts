@@ -52,7 +52,8 @@ for (const c of PAGES) {
     test("security headers, no CSP violation, hydrated", async ({ page }) => {
       const violations: string[] = [];
       page.on("console", (m) => {
-        if (/Content[- ]Security[- ]Policy/i.test(m.text())) violations.push(m.text());
+        // a CSP violation, or a Permissions-Policy feature the browser does not know (it warns on every page)
+        if (/Content[- ]Security[- ]Policy|Permissions[- ]Policy|Unrecognized feature/i.test(m.text())) violations.push(m.text());
       });
       page.on("pageerror", (e) => violations.push(`page error: ${e.message}`));
       await page.addInitScript(() => {
