@@ -1,6 +1,7 @@
 /**
- * A small carrier's MCP server, shipped with Plandesk as the demo desk's upstream tool server
- * (issue #41) and the tests' real upstream. Built with the official MCP SDK (`McpServer`). Tools:
+ * A small carrier's MCP server, shipped with Plandesk as the demo desk's upstream tool server and
+ * the tests' real upstream (docs/api-extensions.md "Upstream MCP servers of a desk"). Built with
+ * the official MCP SDK (`McpServer`). Tools:
  *
  * - `get_tracking {shipmentId}` — read-only (`readOnlyHint: true`): the shipment's tracking state;
  * - `book_redelivery {shipmentId, date}` — a write (not read-only, not destructive): books a
@@ -20,7 +21,8 @@
  *
  * Diagnostics go to stderr only (stdout is the stdio transport's channel).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { timingSafeEqual, createHash } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -45,6 +47,7 @@ const token = argOf("token") ?? process.env.CARRIER_TOKEN;
 /** Appends one received call to the call log (synchronously: a line is complete before the answer). */
 function logCall(tool: string, args: unknown, meta: unknown): void {
   if (!callLog) return;
+  mkdirSync(dirname(callLog), { recursive: true });
   appendFileSync(callLog, JSON.stringify({ at: new Date().toISOString(), tool, arguments: args, _meta: meta ?? null }) + "\n");
 }
 

@@ -1,5 +1,5 @@
 /**
- * Secrets Plandesk must keep and use again (an upstream MCP server's credential, issue #41),
+ * Secrets Plandesk must keep and use again (an upstream MCP server's credential),
  * encrypted at rest with AES-256-GCM (node:crypto) under one key from the environment:
  *
  * - `PLANDESK_SECRETS_KEY`: 32 bytes, base64 (e.g. `openssl rand -base64 32`). Keep it stable:
