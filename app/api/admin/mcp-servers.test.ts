@@ -8,6 +8,8 @@
  * nothing written.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -150,6 +152,20 @@ describe("upstream MCP servers of a desk", () => {
     expect(await prisma.toolCatalogVersion.count()).toBe(before);
     const refusals = await prisma.auditEvent.findMany({ where: { type: "refused" }, orderBy: { seq: "desc" }, take: 3 });
     expect(refusals.map((r) => (r.data as Json).code)).toEqual(expect.arrayContaining(["upstream_auth_failed", "bad_request"]));
+  }, 60_000);
+
+  it("an upstream that echoes the credential in its error text: the refusal says [credential] instead", async () => {
+    const echo = createServer((req, res) => res.writeHead(500, { "content-type": "text/plain" }).end(`cannot serve ${req.headers["x-api-key"]} (${encodeURIComponent(String(req.headers["x-api-key"]))})`));
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/mcp`;
+      const server = (await register("freight", { transport: "http", name: "echoing", url, credential: { kind: "header", header: "x-api-key", value: HEADER_SECRET } })).body.server;
+      const res = await importFrom("freight", server.id);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain("cannot serve [credential] ([credential])");
+    } finally {
+      await new Promise((r) => echo.close(r));
+    }
   }, 60_000);
 
   it("a changed ciphertext, or one moved to another server, is refused credential_unreadable", async () => {
