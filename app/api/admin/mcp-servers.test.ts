@@ -10,9 +10,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
@@ -266,6 +268,23 @@ describe("upstream MCP servers of a desk", () => {
     expect(await events()).toBe(n);
     expect((await importFrom("freight", server.id)).body.error.code).toBe("mcp_upstream_disabled");
     expect((await register("freight", { transport: "http", name: "to-disable", url: carrierUrl })).body.error.code).toBe("mcp_upstream_taken");
+  });
+
+  it("the carrier logs every call it receives, with its arguments and _meta (the idempotency key), once per call", async () => {
+    const client = new Client({ name: "carrier-log-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(carrierUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    try {
+      const booked = await client.callTool({ name: "book_redelivery", arguments: { shipmentId: "sh_5531", date: "2026-01-09" }, _meta: { "plandesk/idempotencyKey": "step-key-1" } });
+      expect(JSON.parse((booked.content as { text: string }[])[0].text)).toMatchObject({ shipmentId: "sh_5531", date: "2026-01-09", status: "booked" });
+      await client.callTool({ name: "get_tracking", arguments: { shipmentId: "sh_5531" } });
+    } finally {
+      await client.close();
+    }
+    const lines = readFileSync(path.join(workDir, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Json);
+    expect(lines.map((l) => [l.tool, l.arguments, l._meta?.["plandesk/idempotencyKey"] ?? null])).toEqual([
+      ["book_redelivery", { shipmentId: "sh_5531", date: "2026-01-09" }, "step-key-1"],
+      ["get_tracking", { shipmentId: "sh_5531" }, null],
+    ]);
   });
 
   it("no credential appears in any answer, audit event or console line of this file", async () => {
