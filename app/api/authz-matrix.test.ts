@@ -23,6 +23,7 @@ import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db/db";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
+import { registerMcpUpstream } from "@/lib/server/tools/mcp-upstreams";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { createDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
@@ -379,6 +380,22 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  // a desk's upstream MCP servers: admins only (the import starts the demo desk's stdio carrier)
+  "POST /api/admin/desks/[deskId]/mcp-servers": {
+    prepare: async () => ({ path: "/api/admin/desks/retail/mcp-servers", params: { deskId: "retail" }, body: { transport: "http", name: `matrix-${nanoid(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`, url: "http://127.0.0.1:9/mcp" } }),
+    ok: 201,
+  },
+  "DELETE /api/admin/desks/[deskId]/mcp-servers/[upstreamId]": {
+    prepare: async () => {
+      const made = await registerMcpUpstream(viewers.admin, "retail", { transport: "http", name: `matrix-${nanoid(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`, url: "http://127.0.0.1:9/mcp" });
+      return { path: `/api/admin/desks/retail/mcp-servers/${made.id}`, params: { deskId: "retail", upstreamId: made.id } };
+    },
+    ok: 200,
+  },
+  "POST /api/admin/desks/[deskId]/mcp-servers/[upstreamId]/import": {
+    prepare: async () => ({ path: "/api/admin/desks/freight/mcp-servers/mcp_demo_carrier/import", params: { deskId: "freight", upstreamId: "mcp_demo_carrier" } }),
+    ok: 201,
+  },
   "PUT /api/admin/gate-policy": {
     prepare: async () => {
       const live = await loadGatePolicy(prisma);
@@ -599,6 +616,7 @@ describe("reads", () => {
     ["GET /api/admin/tools", "/api/admin/tools", {}],
     ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
     ["GET /api/admin/desks/[deskId]/intents", "/api/admin/desks/freight/intents", { deskId: "freight" }],
+    ["GET /api/admin/desks/[deskId]/mcp-servers", "/api/admin/desks/freight/mcp-servers", { deskId: "freight" }],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {

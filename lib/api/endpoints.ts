@@ -11,6 +11,7 @@ import * as demoApi from "./endpoints/demo-api";
 import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
 import * as outcomesApi from "./endpoints/outcomes-api";
 import * as recordsApi from "./endpoints/records-api";
+import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -29,6 +30,7 @@ export * from "./endpoints/live-api";
 export * from "./endpoints/demo-api";
 export * from "./endpoints/outcomes-api";
 export * from "./endpoints/records-api";
+export * from "./endpoints/mcp-upstream-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -87,6 +89,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
   importToolsEndpoint,
   setAllowedToolsEndpoint,
   setExecutesToolsEndpoint,
+  // a desk's upstream MCP servers
+  mcpUpstreamApi.listMcpUpstreamsEndpoint,
+  mcpUpstreamApi.registerMcpUpstreamEndpoint,
+  mcpUpstreamApi.disableMcpUpstreamEndpoint,
+  mcpUpstreamApi.importMcpUpstreamToolsEndpoint,
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,

@@ -53,6 +53,11 @@ export const ERROR_STATUS = {
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   not_labelable: 409, // only an edited run that executed (has an outcome record) is labelled better / same / worse
   record_id_taken: 409, // records door: the id is another desk's record (which desk is not said)
+  mcp_upstream_taken: 409, // the desk already has an upstream MCP server of that name (a disabled one keeps its name)
+  mcp_upstream_disabled: 409, // the upstream MCP server was disabled; its tools cannot be imported from it
+  secrets_key_missing: 409, // PLANDESK_SECRETS_KEY is unset (outside demo mode) or not 32 bytes of base64: no credential can be stored or used
+  credential_unreadable: 409, // a stored credential failed AES-GCM authentication (changed, or sealed under another key)
+  upstream_auth_failed: 422, // the upstream MCP server refused the stored credential (it answered 401 or 403)
   payload_too_large: 413,
   rate_limited: 429,
   validation_failed: 422,

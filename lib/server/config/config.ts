@@ -13,6 +13,7 @@
  * - `PLANDESK_TRUSTED_PROXIES`: proxies whose X-Forwarded-For is believed (read by scripts/server.mjs);
  * - `PLANDESK_CLAIM_LEASE_SECONDS`: how long a claim token fences writes (default 300, 5–3600);
  * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600);
+ * - `PLANDESK_SECRETS_KEY`: the key sealing stored credentials (read by lib/server/secrets/secret-box.ts);
  * - `PLANDESK_REOPEN_WINDOW_DAYS`: a ticket reopened at most this many days after its run executed
  *   counts against the run (default 7, 0–365; docs/design.md "Did the edit help?").
  */

@@ -15,6 +15,7 @@ import { taskContractSchema } from "../../task-contract/schema";
 import type { RecordInput } from "../../records/record-kinds";
 import { applyRecords } from "../records/apply-records";
 import { openTask } from "../tasks/open-task";
+import { CARRIER_STDIO_SERVER } from "../tools/mcp-upstreams";
 
 /** Demo sign-ins (docs/api.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
@@ -171,6 +172,14 @@ export async function seedDemoDesk(now = new Date()) {
       },
     });
   }
+
+  // The freight desk's upstream MCP server: the carrier shipped in examples/carrier-mcp (stdio),
+  // registered, not imported (an admin imports its tools in the console or by the API).
+  await prisma.mcpUpstream.upsert({
+    where: { desk_name: { desk: DEFAULT_DESK, name: "carrier" } },
+    create: { id: "mcp_demo_carrier", desk: DEFAULT_DESK, name: "carrier", transport: "stdio", command: CARRIER_STDIO_SERVER.command, args: [...CARRIER_STDIO_SERVER.args], createdById: "usr_admin" },
+    update: {},
+  });
 
   await seedGatePolicy(prisma, now); // today's gate policy as data, version 1
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

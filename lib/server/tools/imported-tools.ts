@@ -11,6 +11,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { nanoid } from "nanoid";
 import { z } from "zod";
 import { DomainError } from "../../errors/domain-error";
@@ -124,20 +125,40 @@ export function configuredMcpServers(env: Record<string, string | undefined> = p
  * Errors: throws DomainError `bad_request` when the server cannot be started or answered.
  */
 export async function listMcpServerTools(command: string, args: string[], timeoutMs = 20_000): Promise<McpToolEntry[]> {
+  return listMcpTools(new StdioClientTransport({ command, args, stderr: "pipe" }), `"${[command, ...args].join(" ")}"`, { timeoutMs });
+}
+
+/**
+ * Lists the tools of the MCP server at the other end of `transport` (any SDK client transport:
+ * stdio, Streamable HTTP) with the official SDK `Client`: `initialize`, `tools/list` (all pages),
+ * close. `label` names the server in messages. `refusal` may turn a failure into a more precise
+ * typed refusal (e.g. a refused credential); `redact` cleans a failure's text before it is put in
+ * a message (e.g. removes a credential an upstream echoed).
+ * Errors: DomainError `bad_request` when the server cannot be reached, started or answered (or
+ * what `refusal` returns).
+ */
+export async function listMcpTools(
+  transport: Transport,
+  label: string,
+  opts: { timeoutMs?: number; refusal?: (e: unknown) => DomainError | null; redact?: (text: string) => string } = {},
+): Promise<McpToolEntry[]> {
+  const timeout = opts.timeoutMs ?? 20_000;
   const client = new Client({ name: "plandesk-tool-import", version: "1.0.0" });
-  const transport = new StdioClientTransport({ command, args, stderr: "pipe" });
   try {
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, { timeout });
     const tools: McpToolEntry[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+      const page = await client.listTools(cursor ? { cursor } : {}, { timeout });
       tools.push(...(page.tools as McpToolEntry[]));
       cursor = page.nextCursor;
     } while (cursor);
     return tools;
   } catch (e) {
-    throw new DomainError("bad_request", `The MCP server "${[command, ...args].join(" ")}" could not be listed: ${e instanceof Error ? e.message : String(e)}`);
+    const refusal = opts.refusal?.(e);
+    if (refusal) throw refusal;
+    const text = (opts.redact ?? ((t: string) => t))(e instanceof Error ? e.message : String(e)).slice(0, 500);
+    throw new DomainError("bad_request", `The MCP server ${label} could not be listed: ${text}`);
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -222,24 +243,34 @@ function capped<T>(list: T[]): T[] {
  */
 export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, body: ImportToolsBody): Promise<ImportResult> {
   await requireRole(admin, ["admin"], "admin.import_tools");
-  let drafts: ReturnType<typeof draftsFromMcpTools>;
-  let source: { kind: "mcp" | "openai"; ref: string };
+  const actor: Actor = { kind: "user", id: admin.id };
   if (body.source === "mcp_server") {
     const server = Object.prototype.hasOwnProperty.call(configuredMcpServers(), body.server) ? configuredMcpServers()[body.server] : undefined;
     if (!server) throw new DomainError("bad_request", `No MCP server "${body.server}" is configured (PLANDESK_MCP_SERVERS).`);
-    source = { kind: "mcp", ref: `server ${body.server}` };
-    drafts = draftsFromMcpTools(capped(await listMcpServerTools(server.command, server.args)), source.ref, BUILT_IN);
-  } else if (body.source === "mcp_tools_list") {
-    source = { kind: "mcp", ref: body.label };
-    drafts = draftsFromMcpTools(capped(mcpEntries(body.payload)), body.label, BUILT_IN);
-  } else {
-    source = { kind: "openai", ref: body.label };
-    drafts = draftsFromOpenAiFunctions(capped(openAiEntries(body.payload)), body.label, BUILT_IN, new Set(body.readOnly ?? []));
+    return importMcpTools(await listMcpServerTools(server.command, server.args), `server ${body.server}`, actor);
   }
+  if (body.source === "mcp_tools_list") return importMcpTools(mcpEntries(body.payload), body.label, actor);
+  const source = { kind: "openai" as const, ref: body.label };
+  return importOrRefuse(draftsFromOpenAiFunctions(capped(openAiEntries(body.payload)), body.label, BUILT_IN, new Set(body.readOnly ?? [])), source, actor);
+}
+
+/**
+ * Imports an MCP server's `tools/list` entries into the catalog, as every MCP import does (the
+ * console's paste and configured servers, a desk's upstream servers): at most
+ * MAX_TOOLS_PER_IMPORT, drafts by json-schema-tool.ts, written by `importDrafts` as source `mcp`
+ * with `ref` (which names the server; never a credential).
+ * Errors: 422 `validation_failed` {problems} when no tool could be imported, {limit} when there are too many.
+ */
+export async function importMcpTools(tools: McpToolEntry[], ref: string, actor: Actor): Promise<ImportResult> {
+  return importOrRefuse(draftsFromMcpTools(capped(tools), ref, BUILT_IN), { kind: "mcp", ref }, actor);
+}
+
+/** `importDrafts`, or 422 `validation_failed` {problems} when there is no draft to import. */
+async function importOrRefuse(drafts: ReturnType<typeof draftsFromMcpTools>, source: { kind: "mcp" | "openai"; ref: string }, actor: Actor): Promise<ImportResult> {
   if (drafts.drafts.length === 0) {
     throw new DomainError("validation_failed", drafts.problems.length ? `No tool could be imported: ${drafts.problems.map((p) => `${p.name}: ${p.reason}`).join("; ")}` : "The payload lists no tools.", { problems: drafts.problems });
   }
-  return importDrafts(drafts, source, { kind: "user", id: admin.id });
+  return importDrafts(drafts, source, actor);
 }
 
 /**

@@ -1,0 +1,26 @@
+-- CreateTable
+CREATE TABLE "mcp_upstream" (
+    "id" TEXT NOT NULL,
+    "desk" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "transport" TEXT NOT NULL,
+    "command" TEXT,
+    "args" JSON,
+    "url" TEXT,
+    "credentialKind" TEXT,
+    "credentialHeader" TEXT,
+    "credentialCiphertext" TEXT,
+    "credentialHint" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdById" TEXT NOT NULL,
+    "disabledAt" TIMESTAMP(3),
+    "disabledById" TEXT,
+
+    CONSTRAINT "mcp_upstream_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "mcp_upstream_desk_createdAt_idx" ON "mcp_upstream"("desk", "createdAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "mcp_upstream_desk_name_key" ON "mcp_upstream"("desk", "name");
