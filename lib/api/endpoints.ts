@@ -9,6 +9,7 @@ import { nextRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
 import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
+import { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint } from "./record-kind-endpoints";
 import * as outcomesApi from "./endpoints/outcomes-api";
 import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
@@ -35,6 +36,7 @@ export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, 
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
 export { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint };
+export { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint };
 
 const { listTasksEndpoint, openTaskEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
@@ -80,6 +82,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
   createDeskEndpoint,
   getIntentCatalogEndpoint,
   saveIntentCatalogEndpoint,
+  // record kinds a desk declares as data
+  listRecordKindsEndpoint,
+  getRecordKindEndpoint,
+  saveRecordKindEndpoint,
   createApiKeyEndpoint,
   revokeApiKeyEndpoint,
   listIntegrationKeysEndpoint,

@@ -44,6 +44,8 @@ export const ERROR_STATUS = {
   ticket_taken: 409, // the ticket id is in use (by another desk, or on another account)
   unknown_account: 422, // no live account with that id on the caller's desk (opening a task, the records door: absent or another desk's alike)
   unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
+  unknown_owner: 422, // records door: a declared kind's record names an owner record (of a declared kind) this desk does not have
+  stale_record_kind: 409, // a desk's record kind declaration was saved by someone else since baseVersion
   already_assigned: 409, // someone else has taken the run
   suggestion_closed: 409, // the suggestion was already accepted or declined
   already_approved_by_you: 409,

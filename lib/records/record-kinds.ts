@@ -91,6 +91,7 @@ export function isRecordKind(kind: string): kind is RecordKind {
  * - `invalid_record`: a field missing, mistyped, out of range, or one the kind does not have;
  * - `currency_mismatch`: a fee in another currency than its invoice;
  * - `unknown_account`: the account named is not on this desk (absent or another desk's: the same words);
+ * - `unknown_owner`: a record of a declared kind names an owner record (of the declared kind its owner role names) this desk does not have, or has tombstoned;
  * - `record_id_taken`: the id is another desk's record (which desk is not said);
  * - `not_found`: a delete of a record this desk does not have;
  * - `invalid_json`, `invalid_utf8`, `line_too_long`, `truncated_line`, `payload_too_large`: a batch line that could not be read.
@@ -100,6 +101,7 @@ export type RecordErrorCode =
   | "invalid_record"
   | "currency_mismatch"
   | "unknown_account"
+  | "unknown_owner"
   | "record_id_taken"
   | "not_found"
   | "invalid_json"
@@ -115,6 +117,9 @@ export interface RecordError {
   path?: string;
 }
 
+/** What became of one record the door applied: applied (a newer version), ignored (`not_newer`: the stored `sourceVersion` is at least the one sent), or a typed refusal. */
+export type RecordOutcome = { ok: true; applied: true; sourceVersion: number } | { ok: true; applied: false; reason: "not_newer"; sourceVersion: number | null } | { ok: false; error: RecordError };
+
 /** A record as the door applies it: a put (fields parsed by its kind) or a delete (a tombstone), with the source's version and time. */
 export type RecordInput =
   | { op: "put"; kind: RecordKind; id: string; sourceVersion: number; sourceUpdatedAt: Date; fields: Record<string, unknown> }
@@ -122,6 +127,51 @@ export type RecordInput =
 
 /** `{ok: true, record}` or the typed refusal. */
 export type ParsedRecord = { ok: true; record: RecordInput } | { ok: false; error: RecordError };
+
+/**
+ * A record of a kind a desk declared (lib/records/record-kind-declaration.ts) as the door applies
+ * it: the envelope checked, the fields (a put's body without the envelope) not yet — they are
+ * validated against the desk's declaration inside the applying transaction
+ * (lib/server/records/apply-declared-records.ts), which also says `unknown_kind` when the desk
+ * declared no such kind.
+ */
+export type DeclaredRecordInput =
+  | { op: "put"; declared: true; kind: string; id: string; sourceVersion: number; sourceUpdatedAt: Date; fields: Record<string, unknown> }
+  | { op: "delete"; declared: true; kind: string; id: string; sourceVersion: number; sourceUpdatedAt: Date };
+
+/** Any record the door applies: of a built-in kind (`RecordInput`) or of a declared kind (`DeclaredRecordInput`). */
+export type DoorRecordInput = RecordInput | DeclaredRecordInput;
+
+/** Whether `r` is of a declared kind. */
+export function isDeclaredRecord(r: DoorRecordInput): r is DeclaredRecordInput {
+  return "declared" in r && r.declared === true;
+}
+
+/** A declared kind's name: 2–40 lower-case letters, digits and `_`, starting with a letter (e.g. `order`, `payout_batch`); lib/records/record-kind-declaration.ts refuses the reserved ones. */
+export const DECLARED_KIND_NAME = /^[a-z][a-z0-9_]{1,39}$/;
+
+/**
+ * Parses one record of any kind the door may accept: a built-in kind through `parseRecord`; a
+ * name a declared kind may have (lower-case letters, digits, `_`) as a `DeclaredRecordInput` whose
+ * envelope is checked and whose fields wait for the desk's declaration; anything else
+ * `unknown_kind`. Never throws.
+ */
+export function parseDoorRecord(kind: unknown, id: unknown, op: unknown, body: Record<string, unknown>): { ok: true; record: DoorRecordInput } | { ok: false; error: RecordError } {
+  if (typeof kind !== "string" || isRecordKind(kind) || !DECLARED_KIND_NAME.test(kind)) return parseRecord(kind, id, op, body);
+  const idParsed = recordIdSchema.safeParse(id);
+  if (!idParsed.success) return fail("invalid_record", `id: ${idParsed.error.issues[0]?.message ?? "not a record id"}`, "id");
+  const opParsed = opSchema.safeParse(op ?? "put");
+  if (!opParsed.success) return fail("invalid_record", `op: give "put" or "delete".`, "op");
+  const { sourceVersion, sourceUpdatedAt, ...fields } = body;
+  if (opParsed.data === "delete") {
+    const d = deleteSchema.safeParse(body);
+    if (!d.success) return zodFail(d.error);
+    return { ok: true, record: { op: "delete", declared: true, kind, id: idParsed.data, sourceVersion: d.data.sourceVersion, sourceUpdatedAt: new Date(d.data.sourceUpdatedAt) } };
+  }
+  const env = envelopeSchema.safeParse({ sourceVersion, sourceUpdatedAt });
+  if (!env.success) return zodFail(env.error);
+  return { ok: true, record: { op: "put", declared: true, kind, id: idParsed.data, sourceVersion: env.data.sourceVersion, sourceUpdatedAt: new Date(env.data.sourceUpdatedAt), fields } };
+}
 
 const opSchema = z.enum(["put", "delete"]);
 const deleteSchema = z.strictObject(envelopeShape);
@@ -135,7 +185,7 @@ const envelopeSchema = z.strictObject(envelopeShape);
  */
 export function parseRecord(kind: unknown, id: unknown, op: unknown, body: Record<string, unknown>): ParsedRecord {
   if (typeof kind !== "string" || !isRecordKind(kind)) {
-    return fail("unknown_kind", `The door accepts records of kind ${RECORD_KIND_NAMES.join(", ")}; not ${typeof kind === "string" ? JSON.stringify(kind.slice(0, 40)) : "that"}.`, "kind");
+    return fail("unknown_kind", `The door accepts records of kind ${RECORD_KIND_NAMES.join(", ")} and of the kinds declared for the desk; not ${typeof kind === "string" ? JSON.stringify(kind.slice(0, 40)) : "that"}.`, "kind");
   }
   const idParsed = recordIdSchema.safeParse(id);
   if (!idParsed.success) return fail("invalid_record", `id: ${idParsed.error.issues[0]?.message ?? "not a record id"}`, "id");
@@ -159,18 +209,26 @@ export function parseRecord(kind: unknown, id: unknown, op: unknown, body: Recor
   return { ok: true, record: { op: "put", kind, id: idParsed.data, sourceVersion: env.data.sourceVersion, sourceUpdatedAt: new Date(env.data.sourceUpdatedAt), fields: f.data as Record<string, unknown> } };
 }
 
-function fail(code: RecordErrorCode, message: string, path?: string): ParsedRecord {
+function fail(code: RecordErrorCode, message: string, path?: string): { ok: false; error: RecordError } {
   return { ok: false, error: { code, message, ...(path ? { path } : {}) } };
 }
 
 /** The first zod issue as `invalid_record` (an unknown field is named as the path). */
-function zodFail(error: z.ZodError): ParsedRecord {
+function zodFail(error: z.ZodError): { ok: false; error: RecordError } {
+  return { ok: false, error: zodRecordError(error) };
+}
+
+/**
+ * The first issue of a record's zod error as an `invalid_record` RecordError: `<path>: <message>`
+ * with the dotted path (an unknown field is named as the path, "not a field of this kind of record").
+ */
+export function zodRecordError(error: z.ZodError): RecordError {
   const issue = error.issues[0];
-  if (!issue) return fail("invalid_record", "The record has the wrong shape.");
+  if (!issue) return { code: "invalid_record", message: "The record has the wrong shape." };
   if (issue.code === "unrecognized_keys") {
     const key = String(issue.keys[0]).slice(0, 64);
-    return fail("invalid_record", `${key}: not a field of this kind of record.`, key);
+    return { code: "invalid_record", message: `${key}: not a field of this kind of record.`, path: key };
   }
   const path = issue.path.map(String).join(".");
-  return fail("invalid_record", `${path || "record"}: ${issue.message}`, path || undefined);
+  return { code: "invalid_record", message: `${path || "record"}: ${issue.message}`, ...(path ? { path } : {}) };
 }

@@ -1,12 +1,17 @@
-/** Declarations of the records door: systems of record push accounts, invoices, shipments and holidays into Plandesk's local copy (docs/api-extensions.md "Records door"). */
+/** Declarations of the records door: systems of record push accounts, invoices, shipments, holidays and records of the kinds a desk declared into Plandesk's local copy (docs/api-extensions.md "Records door"). */
 import { z } from "zod";
-import { envelopeShape, RECORD_KIND_NAMES, recordIdSchema } from "../../records/record-kinds";
+import { DECLARED_KIND_NAME, envelopeShape, RECORD_KIND_NAMES, recordIdSchema } from "../../records/record-kinds";
 import { storedRecordSchema } from "../../records/stored-record";
 import { defineEndpoint } from "../contract";
 
 const INTEGRATION = { kind: "integration" } as const;
-/** `{kind, id}` path params: a kind the door accepts (another is 404) and a record id. */
-const recordParams = z.object({ kind: z.enum(RECORD_KIND_NAMES as ["account", ...("account" | "invoice" | "shipment" | "holiday")[]]), id: recordIdSchema });
+/** A kind as the door's paths and lines name it: a built-in kind or a kind the desk declared (lower-case letters, digits and `_`). */
+const kindSchema = z
+  .string()
+  .regex(DECLARED_KIND_NAME, "A kind is lower-case letters, digits and _")
+  .meta({ description: `A built-in kind (${RECORD_KIND_NAMES.join(", ")}) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}).` });
+/** `{kind, id}` path params: a kind the door accepts for the desk (another is 404) and a record id. */
+const recordParams = z.object({ kind: kindSchema, id: recordIdSchema });
 /** `?desk=`: the desk the records belong to; required of a key bound to no desk, and only its own desk for a bound key. */
 const deskQuery = { desk: z.string().min(1).max(64).optional() };
 const WHO =
@@ -17,8 +22,8 @@ export const putRecordEndpoint = defineEndpoint({
   id: "putRecord",
   method: "PUT",
   path: "/api/v1/records/{kind}/{id}",
-  summary: "A system of record sends a version of one record (account, invoice, shipment or holiday); only a newer source version changes it",
-  description: `${WHO} The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.`,
+  summary: "A system of record sends a version of one record (account, invoice, shipment, holiday or a kind declared for the desk); only a newer source version changes it",
+  description: `${WHO} The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.`,
   caller: INTEGRATION,
   params: recordParams,
   query: z.object(deskQuery),
@@ -29,7 +34,7 @@ export const putRecordEndpoint = defineEndpoint({
     schema: z.object({ record: storedRecordSchema, applied: z.boolean(), reason: z.literal("not_newer").optional() }),
     description: "{record, applied, reason?}",
   },
-  refusals: ["not_found", "invalid_record", "currency_mismatch", "unknown_account", "record_id_taken", "unknown_desk"],
+  refusals: ["not_found", "invalid_record", "currency_mismatch", "unknown_account", "unknown_owner", "record_id_taken", "unknown_desk"],
 });
 
 /** `DELETE /api/v1/records/{kind}/{id}`: a tombstone at the source's version (integration key). */
@@ -66,7 +71,7 @@ export const getRecordEndpoint = defineEndpoint({
 
 /** One line of a batch: a record with its kind and id, `op` put (default) or delete. */
 export const batchLineSchema = z.looseObject({
-  kind: z.enum(RECORD_KIND_NAMES as ["account", ...("account" | "invoice" | "shipment" | "holiday")[]]),
+  kind: kindSchema,
   id: recordIdSchema,
   op: z.enum(["put", "delete"]).optional(),
   ...envelopeShape,

@@ -1,10 +1,12 @@
 import { Prisma } from "../../generated/prisma/client";
 import { recordKey } from "../../records/record-key";
-import { RECORD_KIND_NAMES, type RecordError, type RecordInput, type RecordKind } from "../../records/record-kinds";
+import { isDeclaredRecord, RECORD_KIND_NAMES, type DeclaredRecordInput, type DoorRecordInput, type RecordError, type RecordOutcome, type RecordInput, type RecordKind } from "../../records/record-kinds";
 import { jsonText, type RowValue } from "../db/insert-rows";
 import { prisma } from "../db/db";
 import { inTransaction, ok, type Db, type Tx } from "../db/transaction";
 import { releaseSyncHolds } from "./sync-holds";
+import { applyDeclaredRound } from "./apply-declared-records";
+import { liveAccountsOfDesk } from "./live-accounts";
 
 /*
  * The records door's writer (docs/design.md "Systems of record: the one door"): applies records a
@@ -14,11 +16,13 @@ import { releaseSyncHolds } from "./sync-holds";
  * indexed read of the chunk's existing ids (with their desks and versions) per kind, one of the
  * accounts its invoices and shipments name, and one multi-row INSERT … ON CONFLICT(id) DO UPDATE
  * … WHERE <stored version older and same desk> … RETURNING per 500 rows of a kind, on SQLite and
- * PostgreSQL alike (raw SQL, bound values, as lib/server/db/insert-rows.ts does).
+ * PostgreSQL alike (raw SQL, bound values, as lib/server/db/insert-rows.ts does). Records of kinds
+ * a desk declared go to `desk_record` (lib/server/records/apply-declared-records.ts), after the
+ * built-in kinds of the same round, so they may name an account the round writes.
  */
 
-/** What became of one record: applied (a newer version), ignored (`not_newer`: the stored `sourceVersion` is at least the one sent), or a typed refusal. */
-export type RecordOutcome = { ok: true; applied: true; sourceVersion: number } | { ok: true; applied: false; reason: "not_newer"; sourceVersion: number | null } | { ok: false; error: RecordError };
+/** What became of one record (lib/records/record-kinds.ts). */
+export type { RecordOutcome };
 
 /** Records per transaction `applyRecords` uses by default. */
 export const RECORDS_PER_CHUNK = 1000;
@@ -95,7 +99,7 @@ interface Stored {
  * still land. Usable without HTTP (the demo desk is loaded through it). `now` is the sync time
  * (`syncedAt`). The desk must exist (the caller checks). Errors: the database's.
  */
-export async function applyRecords(desk: string, records: readonly RecordInput[], opts: { db?: Db; now?: Date; chunkSize?: number } = {}): Promise<RecordOutcome[]> {
+export async function applyRecords(desk: string, records: readonly DoorRecordInput[], opts: { db?: Db; now?: Date; chunkSize?: number } = {}): Promise<RecordOutcome[]> {
   const size = opts.chunkSize ?? RECORDS_PER_CHUNK;
   const out: RecordOutcome[] = [];
   for (let k = 0; k < records.length; k += size) {
@@ -117,9 +121,10 @@ export async function applyRecords(desk: string, records: readonly RecordInput[]
  *   `now`, clears `deletedAt` (a newer put revives a tombstone) and increments the local
  *   `version`; a delete keeps the fields and sets `deletedAt` = its `sourceUpdatedAt`.
  * After an invoice version is applied, the money holds it reflects end (`releaseSyncHolds`).
- * The same record twice in one call is applied in order (the second sees the first).
+ * The same record twice in one call is applied in order (the second sees the first). Records of
+ * declared kinds follow their own rules (`applyDeclaredRound`), after the round's built-in ones.
  */
-export async function applyRecordChunk(tx: Tx, desk: string, records: readonly RecordInput[], now: Date): Promise<RecordOutcome[]> {
+export async function applyRecordChunk(tx: Tx, desk: string, records: readonly DoorRecordInput[], now: Date): Promise<RecordOutcome[]> {
   const out: RecordOutcome[] = new Array(records.length);
   // rounds of distinct records: a record repeated in the call waits for the next round
   let start = 0;
@@ -130,8 +135,18 @@ export async function applyRecordChunk(tx: Tx, desk: string, records: readonly R
       seen.add(recordKey(records[end].kind, records[end].id));
       end++;
     }
-    const round = await applyRound(tx, desk, records.slice(start, end), now);
-    for (let i = 0; i < round.length; i++) out[start + i] = round[i];
+    // the round's built-in records first (accounts a declared record may name), then its declared ones
+    const builtIn: number[] = [];
+    const declared: number[] = [];
+    for (let i = start; i < end; i++) (isDeclaredRecord(records[i]) ? declared : builtIn).push(i);
+    if (builtIn.length > 0) {
+      const round = await applyRound(tx, desk, builtIn.map((i) => records[i] as RecordInput), now);
+      builtIn.forEach((at, k) => (out[at] = round[k]));
+    }
+    if (declared.length > 0) {
+      const round = await applyDeclaredRound(tx, desk, declared.map((i) => records[i] as DeclaredRecordInput), now);
+      declared.forEach((at, k) => (out[at] = round[k]));
+    }
     start = end;
   }
   return out;
@@ -222,12 +237,6 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
     for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt);
   }
   return out as RecordOutcome[];
-}
-
-/** Of `ids`, the accounts stored on `desk` and not tombstoned (one indexed read by primary key). */
-async function liveAccountsOfDesk(tx: Tx, desk: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "customer_account" WHERE "id" IN (${Prisma.join([...ids])}) AND "desk" = ${desk} AND "deletedAt" IS NULL`;
-  return new Set(rows.map((r) => r.id));
 }
 
 /** The list under `key` in `map`, made empty when absent. */

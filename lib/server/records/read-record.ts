@@ -1,4 +1,4 @@
-import type { RecordKind } from "../../records/record-kinds";
+import { DECLARED_KIND_NAME, isRecordKind } from "../../records/record-kinds";
 import type { StoredRecord } from "../../records/stored-record";
 import type { DbOrTx } from "../db/transaction";
 
@@ -6,7 +6,7 @@ type Envelope = { sourceVersion: bigint | null; sourceUpdatedAt: Date | null; sy
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function stored(kind: RecordKind, id: string, desk: string | null, fields: Record<string, unknown>, e: Envelope): StoredRecord {
+function stored(kind: string, id: string, desk: string | null, fields: Record<string, unknown>, e: Envelope): StoredRecord {
   return {
     kind,
     id,
@@ -22,9 +22,16 @@ function stored(kind: RecordKind, id: string, desk: string | null, fields: Recor
 /**
  * The record `kind`/`id` as `desk` holds it (tombstoned ones too, with `deletedAt`), or null when
  * this desk has none — absent and another desk's are the same null. One read by primary key
- * (an invoice or shipment with its account's desk).
+ * (an invoice or shipment with its account's desk; a declared kind's record by desk, kind and id,
+ * with the declaration version it was validated against as `kindVersion`).
  */
-export async function readRecord(db: DbOrTx, desk: string, kind: RecordKind, id: string): Promise<StoredRecord | null> {
+export async function readRecord(db: DbOrTx, desk: string, kind: string, id: string): Promise<StoredRecord | null> {
+  if (!isRecordKind(kind)) {
+    if (!DECLARED_KIND_NAME.test(kind)) return null;
+    const r = await db.deskRecord.findUnique({ where: { desk_kind_id: { desk, kind, id } } });
+    if (!r) return null;
+    return { ...stored(kind, id, desk, (r.fields ?? {}) as Record<string, unknown>, r), kindVersion: r.kindVersion };
+  }
   switch (kind) {
     case "account": {
       const a = await db.customerAccount.findUnique({ where: { id } });

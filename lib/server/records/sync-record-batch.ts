@@ -1,5 +1,5 @@
 import { readNdjsonLines, type NdjsonReadState } from "../../records/ndjson-lines";
-import { parseRecord, type RecordError, type RecordInput } from "../../records/record-kinds";
+import { parseDoorRecord, type DoorRecordInput, type RecordError } from "../../records/record-kinds";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { inTransaction, ok, type Db } from "../db/transaction";
@@ -51,7 +51,9 @@ export interface BatchResult {
  * transactions of `chunkSize` records. A line that cannot be read or parsed gets its typed error
  * (`line_too_long`, `invalid_utf8`, `invalid_json`, `truncated_line` for a final line without its
  * newline that does not parse, `invalid_record`, `unknown_kind`, `currency_mismatch`,
- * `unknown_account`, `record_id_taken`, `not_found`) and writes nothing; the good lines land.
+ * `unknown_account`, `unknown_owner`, `record_id_taken`, `not_found`) and writes nothing; the good
+ * lines land. A line of a kind the desk declared is validated against the declaration in force
+ * when its chunk is applied.
  * When the stream passes `maxBytes`, reading stops (`stoppedAtBytes`; a `payload_too_large`
  * error names the line being read) — the chunks before it are kept. One `records_synced` audit
  * event for the whole batch (desk and counts). Errors: the database's.
@@ -69,7 +71,7 @@ export async function syncRecordBatch(
     if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, ...e });
     else result.moreErrors++;
   };
-  let chunk: RecordInput[] = [];
+  let chunk: DoorRecordInput[] = [];
   let chunkLines: number[] = [];
   const flush = async () => {
     if (chunk.length === 0) return;
@@ -120,8 +122,8 @@ export async function syncRecordBatch(
   return result;
 }
 
-/** One line's record: JSON (a final line without its newline that does not parse is `truncated_line`), an object, no NUL character, then `parseRecord`. */
-function parseLine(text: string, terminated: boolean): { ok: true; record: RecordInput } | { ok: false; error: RecordError } {
+/** One line's record: JSON (a final line without its newline that does not parse is `truncated_line`), an object, no NUL character, then `parseDoorRecord` (a declared kind's fields are checked when its chunk is applied). */
+function parseLine(text: string, terminated: boolean): { ok: true; record: DoorRecordInput } | { ok: false; error: RecordError } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -135,5 +137,5 @@ function parseLine(text: string, terminated: boolean): { ok: true; record: Recor
   const nul = text.includes("\\u0000") || text.includes("\u0000") ? nulPath(raw) : null;
   if (nul !== null) return { ok: false, error: { code: "invalid_record", message: `Text may not contain NUL characters (U+0000); found one at ${nul}.`, path: nul } };
   const { kind, id, op, ...body } = raw as Record<string, unknown>;
-  return parseRecord(kind, id, op, body);
+  return parseDoorRecord(kind, id, op, body);
 }

@@ -1,5 +1,5 @@
 import { DomainError, type ErrorCode } from "../../errors/domain-error";
-import { parseRecord, type RecordError, type RecordKind } from "../../records/record-kinds";
+import { parseDoorRecord, type RecordError } from "../../records/record-kinds";
 import type { StoredRecord } from "../../records/stored-record";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { inTransaction, ok, type Db } from "../db/transaction";
@@ -13,6 +13,7 @@ const STATUS_CODE: Record<RecordError["code"], ErrorCode> = {
   invalid_record: "invalid_record",
   currency_mismatch: "currency_mismatch",
   unknown_account: "unknown_account",
+  unknown_owner: "unknown_owner",
   record_id_taken: "record_id_taken",
   not_found: "not_found",
   invalid_json: "invalid_json",
@@ -32,22 +33,24 @@ export interface SyncRecordResult {
 /**
  * Applies one record a system of record sent for `desk`
  * (docs/design.md "Systems of record: the one door"): `op` put with `body` = the kind's fields plus `sourceVersion` and `sourceUpdatedAt`,
- * or delete (a tombstone) with `body` = the envelope only. One transaction: the conditional write
+ * or delete (a tombstone) with `body` = the envelope only. `kind` is a built-in kind or one the
+ * desk declared (validated against its current declaration). One transaction: the conditional write
  * (lib/server/records/apply-records.ts), the holds it releases, and one `records_synced` audit
  * event (counts only). Errors (DomainError): 422 `invalid_record`, `currency_mismatch`,
- * `unknown_account`; 409 `record_id_taken`; 404 `not_found` (a delete of a record this desk does
- * not have). A version not newer than the stored one is no error: `applied: false`.
+ * `unknown_account`, `unknown_owner`; 409 `record_id_taken`; 404 `not_found` (a delete of a record
+ * this desk does not have, or a kind the desk neither has built in nor declared). A version not
+ * newer than the stored one is no error: `applied: false`.
  */
 export async function syncRecord(
   desk: string,
-  kind: RecordKind,
+  kind: string,
   id: string,
   op: "put" | "delete",
   body: Record<string, unknown>,
   actor: Actor,
   opts: { db?: Db; now?: Date } = {},
 ): Promise<SyncRecordResult> {
-  const parsed = parseRecord(kind, id, op, body);
+  const parsed = parseDoorRecord(kind, id, op, body);
   if (!parsed.ok) throw asDomainError(parsed.error);
   const db = opts.db ?? prisma;
   return inTransaction(async (tx) => {
