@@ -396,6 +396,14 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/admin/desks/freight/mcp-servers/mcp_demo_carrier/import", params: { deskId: "freight", upstreamId: "mcp_demo_carrier" } }),
     ok: 201,
   },
+  "PUT /api/admin/desks/[deskId]/record-kinds/[kind]": {
+    prepare: async () => {
+      const current = await prisma.recordKind.findUnique({ where: { desk_kind: { desk: "retail", kind: "matrix_kind" } }, select: { version: true } });
+      const body = { schema: { type: "object", properties: { ref: { type: "string" } }, required: ["ref"] }, roles: { title: "ref" }, baseVersion: current?.version ?? 0, note: "matrix: a kind declared again" };
+      return { path: "/api/admin/desks/retail/record-kinds/matrix_kind", params: { deskId: "retail", kind: "matrix_kind" }, body };
+    },
+    ok: 200,
+  },
   "PUT /api/admin/gate-policy": {
     prepare: async () => {
       const live = await loadGatePolicy(prisma);
@@ -617,6 +625,9 @@ describe("reads", () => {
     ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
     ["GET /api/admin/desks/[deskId]/intents", "/api/admin/desks/freight/intents", { deskId: "freight" }],
     ["GET /api/admin/desks/[deskId]/mcp-servers", "/api/admin/desks/freight/mcp-servers", { deskId: "freight" }],
+    ["GET /api/admin/desks/[deskId]/record-kinds", "/api/admin/desks/freight/record-kinds", { deskId: "freight" }],
+    // declared by the matrix's PUT row above
+    ["GET /api/admin/desks/[deskId]/record-kinds/[kind]", "/api/admin/desks/retail/record-kinds/matrix_kind", { deskId: "retail", kind: "matrix_kind" }],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {

@@ -5,7 +5,7 @@ import { defineEndpoint } from "./contract";
 import { ADMIN } from "./endpoints/common";
 
 /*
- * The record kinds a desk declares as data (issue #38; lib/records/record-kind-declaration.ts,
+ * The record kinds a desk declares as data (lib/records/record-kind-declaration.ts,
  * docs/api-extensions.md "Declared record kinds"): an admin reads a desk's kinds and one kind's
  * version history, and saves a kind's next version. Declared once like every endpoint
  * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).

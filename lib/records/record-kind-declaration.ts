@@ -5,12 +5,12 @@ import { assertSafeSchema, normaliseInputSchema, zodFromInputSchema, type JsonSc
 import { DECLARED_KIND_NAME, RECORD_KIND_NAMES } from "./record-kinds";
 
 /*
- * Record kinds declared as data (docs/design.md "Systems of record: the one door", issue #38): a
+ * Record kinds declared as data (docs/design.md "Systems of record: the one door"): a
  * desk's admin declares a kind — its name, the JSON Schema of its fields, and the roles Plandesk
  * reasons with — and records of that kind then arrive through the records door like the built-in
  * kinds. This module checks a declaration and says, with typed problems, why one is refused. Pure:
  * the desk's state it needs (its other kinds, the kind's current declaration, whether records of
- * it exist) is handed in by lib/server/records/save-record-kind.ts.
+ * it exist) is handed in by lib/server/records/record-kinds-admin.ts.
  *
  * The JSON Schema is taken exactly as an imported tool's is (lib/tools/json-schema-tool.ts): the
  * root must be `type: "object"`, an object without `additionalProperties` is closed, `default` and
@@ -146,7 +146,7 @@ export type DeclarationCheck = { ok: true; declaration: RecordKindDeclaration } 
  * Checks the declaration of kind `kind` with fields `schema` and `roles` (both as the admin sent
  * them, unknown shapes included) against the desk `ctx`. Returns the normalised declaration, or
  * every problem found (see DeclarationProblemCode) — never throws. The rules are this module's
- * comment; the source is issue #38 ("Record kinds as data", "Bad input").
+ * comment.
  */
 export function checkRecordKindDeclaration(kind: string, schema: unknown, roles: unknown, ctx: DeclarationContext): DeclarationCheck {
   const problems: DeclarationProblem[] = [];

@@ -7,8 +7,8 @@ import { lockDeclarations } from "./declarations";
 import { liveAccountsOfDesk } from "./live-accounts";
 
 /*
- * The records door's writer for kinds a desk declared (docs/design.md "Systems of record: the one
- * door"; lib/records/record-kind-declaration.ts): one generic table, `desk_record`, keyed by
+ * The records door's writer for kinds a desk declared (lib/records/record-kind-declaration.ts;
+ * docs/design.md "Systems of record: the one door"): one generic table, `desk_record`, keyed by
  * (desk, kind, id) — ids are per desk and kind, so two desks may both have an order o_1 — with the
  * fields stored whole and the roles' values in indexed columns. The same version rules as the
  * built-in kinds (lib/server/records/apply-records.ts): a conditional upsert per record, so only a

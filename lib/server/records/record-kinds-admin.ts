@@ -175,6 +175,6 @@ export async function saveRecordKind(admin: Admin, deskId: string, kind: string,
 
 /** Sets `closed` of every stored record of `kind` on `desk` from its status and `closedValues` (one statement over the primary key's prefix). */
 async function recomputeClosed(tx: Tx, desk: string, kind: string, closedValues: readonly string[]): Promise<void> {
-  await tx.$executeRaw`UPDATE "desk_record" SET "closed" = CASE WHEN "status" IN (${Prisma.join([...closedValues])}) THEN ${true} ELSE ${false} END
+  await tx.$executeRaw`UPDATE "desk_record" SET "closed" = CASE WHEN "status" IN (${Prisma.join([...closedValues])}) THEN TRUE ELSE FALSE END
     WHERE "desk" = ${desk} AND "kind" = ${kind} AND "status" IS NOT NULL`;
 }

@@ -245,8 +245,8 @@ export interface paths {
          */
         get: operations["getRecord"];
         /**
-         * A system of record sends a version of one record (account, invoice, shipment or holiday); only a newer source version changes it
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.
+         * A system of record sends a version of one record (account, invoice, shipment, holiday or a kind declared for the desk); only a newer source version changes it
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.
          */
         put: operations["putRecord"];
         post?: never;
@@ -2757,7 +2757,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                kind: "account" | "invoice" | "shipment" | "holiday";
+                /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
+                kind: string;
                 id: string;
             };
             cookie?: never;
@@ -2772,13 +2773,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         record: {
-                            /** @enum {string} */
-                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            kind: string;
                             id: string;
                             desk: string | null;
                             fields: {
                                 [key: string]: unknown;
                             };
+                            /** @description A declared kind's record: the version of the desk's declaration its fields were validated against. */
+                            kindVersion?: number;
                             sourceVersion: number | null;
                             sourceUpdatedAt: string | null;
                             syncedAt: string | null;
@@ -2901,7 +2903,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                kind: "account" | "invoice" | "shipment" | "holiday";
+                /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
+                kind: string;
                 id: string;
             };
             cookie?: never;
@@ -2922,13 +2925,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         record: {
-                            /** @enum {string} */
-                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            kind: string;
                             id: string;
                             desk: string | null;
                             fields: {
                                 [key: string]: unknown;
                             };
+                            /** @description A declared kind's record: the version of the desk's declaration its fields were validated against. */
+                            kindVersion?: number;
                             sourceVersion: number | null;
                             sourceUpdatedAt: string | null;
                             syncedAt: string | null;
@@ -3030,7 +3034,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: invalid_record | currency_mismatch | unknown_account | unknown_desk | validation_failed */
+            /** @description error.code: invalid_record | currency_mismatch | unknown_account | unknown_owner | unknown_desk | validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3039,7 +3043,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "invalid_record" | "currency_mismatch" | "unknown_account" | "unknown_desk" | "validation_failed";
+                            code: "invalid_record" | "currency_mismatch" | "unknown_account" | "unknown_owner" | "unknown_desk" | "validation_failed";
                             message: string;
                         };
                     };
@@ -3086,7 +3090,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                kind: "account" | "invoice" | "shipment" | "holiday";
+                /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
+                kind: string;
                 id: string;
             };
             cookie?: never;
@@ -3101,13 +3106,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         record: {
-                            /** @enum {string} */
-                            kind: "account" | "invoice" | "shipment" | "holiday";
+                            kind: string;
                             id: string;
                             desk: string | null;
                             fields: {
                                 [key: string]: unknown;
                             };
+                            /** @description A declared kind's record: the version of the desk's declaration its fields were validated against. */
+                            kindVersion?: number;
                             sourceVersion: number | null;
                             sourceUpdatedAt: string | null;
                             syncedAt: string | null;
@@ -3239,8 +3245,8 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/x-ndjson": {
-                    /** @enum {string} */
-                    kind: "account" | "invoice" | "shipment" | "holiday";
+                    /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
+                    kind: string;
                     id: string;
                     /** @enum {string} */
                     op?: "put" | "delete";
