@@ -306,6 +306,24 @@ describe("a kind in use", () => {
   });
 });
 
+describe("a record and a role removal at once", () => {
+  it("never leave a record stored against a declaration that lost its role: either the removal is refused, or the record follows the new version", async () => {
+    const schema = { type: "object", properties: { ref: { type: "string" } }, required: ["ref"] };
+    for (let round = 0; round < 12; round++) {
+      const kind = `race_${round}`;
+      await ok(await saveKind("retail", kind, { schema, roles: { title: "ref" }, baseVersion: 0, note: "titled" }));
+      const [record, removal] = await Promise.all([put(kind, "r_1", { ref: "R-1", sourceVersion: 1, sourceUpdatedAt: at(1) }), saveKind("retail", kind, { schema, roles: {}, baseVersion: 1, note: "untitled" })]);
+      expect(record.status).toBe(200);
+      const stored = await prisma.deskRecord.findUniqueOrThrow({ where: { desk_kind_id: { desk: "retail", kind, id: "r_1" } } });
+      if (removal.status === 200) expect(stored).toMatchObject({ kindVersion: 2, title: null });
+      else {
+        expect((await refusal(removal, 422, "validation_failed")).issues.map((i: Json) => i.code)).toEqual(["role_in_use"]);
+        expect(stored).toMatchObject({ kindVersion: 1, title: "R-1" });
+      }
+    }
+  });
+});
+
 describe("a declared kind's records read through indexes", () => {
   const target = resolveDatabaseUrl();
   it(`put, batch, get and the read by owner account use the primary key and the (desk, ownerAccountId) index (${target.provider})`, async () => {
