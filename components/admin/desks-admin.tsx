@@ -36,7 +36,7 @@ export function DesksAdmin({ desks }: { desks: DeskView[] }) {
                 <th scope="col" className="px-4 py-2 text-right font-medium">Agents</th>
                 <th scope="col" className="px-4 py-2 text-right font-medium">Accounts</th>
                 <th scope="col" className="px-4 py-2 font-medium">Created</th>
-                <th scope="col" className="px-4 py-2 font-medium">Task intents</th>
+                <th scope="col" className="px-4 py-2 font-medium">Intents and record kinds</th>
               </tr>
             </thead>
             <tbody>
@@ -52,6 +52,10 @@ export function DesksAdmin({ desks }: { desks: DeskView[] }) {
                   <td className="whitespace-nowrap px-4 py-2">
                     <Link href={`/admin/desks/${d.id}/intents`} className="text-blue-700 underline" aria-label={`Edit the intent catalog of ${d.name}`}>
                       Edit intents
+                    </Link>
+                    {" · "}
+                    <Link href={`/admin/desks/${d.id}/record-kinds`} className="text-blue-700 underline" aria-label={`Edit the record kinds of ${d.name}`}>
+                      Record kinds
                     </Link>
                   </td>
                 </tr>
