@@ -4,9 +4,11 @@ import { currencySchema, MAX_MONEY_MINOR } from "../money/money";
 
 /*
  * The records door's kinds (docs/design.md "Systems of record: the one door"): what a system of
- * record may push into Plandesk's local copy, one table of kind → field schema, so a kind can
- * later become data. Plain data and zod schemas, no I/O (lib/server/records/apply-records.ts
- * writes them). Dates are ISO `YYYY-MM-DD`, times ISO-8601 UTC, money integer minor units.
+ * record may push into Plandesk's local copy — the built-in kinds, one table of kind → field
+ * schema, and the kinds a desk declares as data (lib/records/record-kind-declaration.ts, whose
+ * records' envelopes are read here and fields in lib/records/declared-records.ts). Plain data and
+ * zod schemas, no I/O (lib/server/records/apply-records.ts writes them). Dates are ISO
+ * `YYYY-MM-DD`, times ISO-8601 UTC, money integer minor units.
  */
 
 /** A record id as the API names it: 1–200 characters of letters, digits and `._:~-`, starting with a letter or digit (e.g. `in_74119`). */
