@@ -140,6 +140,8 @@ describe("owner chains", () => {
     const chain: [string, RecordKindRoles][] = Array.from({ length: MAX_OWNER_HOPS }, (_, i) => [`k${i + 1}`, { owner: { field: "x", kind: i + 1 === MAX_OWNER_HOPS ? "account" : `k${i + 2}` } }]);
     expect(problems("top", LINE_SCHEMA, owned("k2"), desk(chain))).toBe("ok");
     expect(problems("top", LINE_SCHEMA, owned("k1"), desk(chain))).toEqual(["owner_chain_too_long roles.owner.kind"]);
+    // k1's chain is as long as it may be: giving k4 (owned by an account) another owner makes it too long
+    expect(problems(`k${MAX_OWNER_HOPS}`, LINE_SCHEMA, owned("k0"), desk([...chain.filter(([k]) => k !== `k${MAX_OWNER_HOPS}`), ["k0", { owner: { field: "x", kind: "account" } }]]))).toEqual(["owner_chain_too_long roles.owner.kind"]);
   });
 
   it("a kind another kind's owner names cannot lose its owner role", () => {

@@ -374,33 +374,51 @@ function currencyProblem(n: JsonSchema): string | null {
   return `constrain it with an enum of ISO 4217 codes (${CURRENCIES.join(", ")}) or the pattern ${CURRENCY_PATTERN}.`;
 }
 
-/** Following owners from `kind` (with `roles` as its new roles) ends at an account, without a loop, within MAX_OWNER_HOPS declared kinds. */
-function checkOwnerChain(kind: string, roles: RecordKindRoles, others: ReadonlyMap<string, RecordKindRoles>, add: Add): void {
-  if (!roles.owner || roles.owner.kind === "account") return;
-  const rolesOfKind = (k: string): RecordKindRoles | undefined => (k === kind ? roles : others.get(k));
-  const passed = [kind];
-  let current = roles.owner.kind;
+/** What following owners from a kind found: nothing wrong, or the problem and the kinds passed. */
+type ChainProblem = { code: "circular_owner" | "unknown_owner_kind" | "unowned_owner_kind" | "owner_chain_too_long"; trail: string[] } | null;
+
+/** Follows owners from `start` (roles by `rolesOfKind`) to an account: a loop, an unknown or unowned owner kind, or more than MAX_OWNER_HOPS declared kinds is a problem. */
+function followOwners(start: string, rolesOfKind: (k: string) => RecordKindRoles | undefined): ChainProblem {
+  const passed = [start];
+  let current = rolesOfKind(start)?.owner?.kind ?? "account";
   for (let hops = 1; ; hops++) {
-    if (current === "account") return;
-    if (passed.includes(current)) {
-      add("circular_owner", "roles.owner.kind", `The owners go round in a loop: ${[...passed, current].join(" → ")}. An owner chain must end at an account.`);
-      return;
-    }
+    if (current === "account") return null;
+    if (passed.includes(current)) return { code: "circular_owner", trail: [...passed, current] };
     const next = RESERVED_KIND_NAMES.has(current) ? undefined : rolesOfKind(current);
-    if (!next) {
-      add("unknown_owner_kind", "roles.owner.kind", `${current === roles.owner.kind ? "The owner kind" : `${passed[passed.length - 1]}'s owner kind`} "${current.slice(0, 64)}" is neither account nor a kind declared on this desk.`);
-      return;
-    }
-    if (!next.owner) {
-      add("unowned_owner_kind", "roles.owner.kind", `${current} has no owner role, so ${kind}'s records would belong to no account (${[...passed, current].join(" → ")}).`);
-      return;
-    }
-    if (hops >= MAX_OWNER_HOPS) {
-      add("owner_chain_too_long", "roles.owner.kind", `The owners pass more than ${MAX_OWNER_HOPS} declared kinds before an account (${[...passed, current].join(" → ")} → …).`);
-      return;
-    }
+    if (!next) return { code: "unknown_owner_kind", trail: [...passed, current] };
+    if (!next.owner) return { code: "unowned_owner_kind", trail: [...passed, current] };
+    if (hops >= MAX_OWNER_HOPS) return { code: "owner_chain_too_long", trail: [...passed, current] };
     passed.push(current);
     current = next.owner.kind;
+  }
+}
+
+/**
+ * Following owners from `kind` (with `roles` as its new roles) ends at an account, without a
+ * loop, within MAX_OWNER_HOPS declared kinds; and so do the owner chains of the desk's other
+ * kinds that pass through `kind` (a new owner kind may make theirs too long).
+ */
+function checkOwnerChain(kind: string, roles: RecordKindRoles, others: ReadonlyMap<string, RecordKindRoles>, add: Add): void {
+  const rolesOfKind = (k: string): RecordKindRoles | undefined => (k === kind ? roles : others.get(k));
+  const own = roles.owner && roles.owner.kind !== "account" ? followOwners(kind, rolesOfKind) : null;
+  if (own) {
+    const trail = own.trail.join(" → ");
+    const last = own.trail[own.trail.length - 1];
+    const messages: Record<NonNullable<ChainProblem>["code"], string> = {
+      circular_owner: `The owners go round in a loop: ${trail}. An owner chain must end at an account.`,
+      unknown_owner_kind: `The owner kind "${last.slice(0, 64)}" (${trail}) is neither account nor a kind declared on this desk.`,
+      unowned_owner_kind: `${last} has no owner role, so ${kind}'s records would belong to no account (${trail}).`,
+      owner_chain_too_long: `The owners pass more than ${MAX_OWNER_HOPS} declared kinds before an account (${trail} → …).`,
+    };
+    add(own.code, "roles.owner.kind", messages[own.code]);
+    return;
+  }
+  for (const other of [...others.keys()].filter((k) => k !== kind).sort()) {
+    const theirs = followOwners(other, rolesOfKind);
+    if (theirs?.code === "owner_chain_too_long" && theirs.trail.includes(kind)) {
+      add("owner_chain_too_long", "roles.owner.kind", `${other}'s owners would pass more than ${MAX_OWNER_HOPS} declared kinds before an account (${theirs.trail.join(" → ")} → …).`);
+      return;
+    }
   }
 }
 
