@@ -817,6 +817,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1000,6 +1015,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1124,6 +1154,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -1300,6 +1345,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1431,6 +1491,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1555,6 +1630,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -1729,6 +1819,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1891,6 +1996,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -2074,6 +2194,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2245,6 +2380,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2410,6 +2560,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2539,6 +2704,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -2718,6 +2898,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2857,6 +3052,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3045,6 +3255,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3189,6 +3414,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "invalid_record" | "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3364,6 +3604,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3489,6 +3744,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3630,6 +3900,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3762,6 +4047,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
