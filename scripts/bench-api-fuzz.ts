@@ -16,12 +16,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { liftRateLimits } from "../testing/unlimited-rates";
 
 // The database must be chosen before any server module creates the Prisma client.
 const dbFile = path.join(os.tmpdir(), `plandesk-bench-api-fuzz-${process.pid}-${Date.now()}.db`);
 process.env.DATABASE_URL = `file:${dbFile}`;
 process.env.PLANDESK_DEMO = "1";
 process.env.PLANDESK_URL ||= "http://localhost:3999";
+liftRateLimits(); // 10,000 cases from one agent key: a deliberate flood
 
 const total = Math.max(10000, Number(process.argv[2] ?? 10000) || 10000);
 const SEED = 20260403;

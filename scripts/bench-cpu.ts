@@ -32,6 +32,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { freePort, migrateAndSeed, signInCookieAt, startAppInstance, stopAppInstance } from "../testing/app-instances";
+import { UNLIMITED_RATES } from "../testing/unlimited-rates";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -135,7 +136,7 @@ async function main() {
   migrateAndSeed(databaseUrl);
   if (profileDir) fs.mkdirSync(profileDir, { recursive: true });
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const instance = await startAppInstance({ databaseUrl, port, publicOrigin, env: { PLANDESK_BENCH: "1", PLANDESK_SWEEP: "0" }, nodeArgs });
+  const instance = await startAppInstance({ databaseUrl, port, publicOrigin, env: { ...UNLIMITED_RATES, PLANDESK_BENCH: "1", PLANDESK_SWEEP: "0" }, nodeArgs });
   /** Each measured request's window in microseconds of CLOCK_MONOTONIC (what V8's profile timestamps count). */
   const windows: { phase: string; startUs: number; endUs: number }[] = [];
   const monoUs = () => Number(process.hrtime.bigint() / 1000n);

@@ -28,6 +28,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import type { LoadMeasurement } from "./bench-load-support";
 import { freePort, signInCookieAt, startAppInstance, type AppInstance } from "../testing/app-instances";
+import { UNLIMITED_RATES } from "../testing/unlimited-rates";
 import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -197,7 +198,7 @@ type Server = AppInstance;
  * `--node-options "<flags>"` replaces the server's NODE_OPTIONS (e.g. another heap cap).
  */
 const startServer = (url: string, port: number, publicOrigin: string): Promise<Server> =>
-  startAppInstance({ databaseUrl: url, port, publicOrigin, command: "server", readyPath: "/api/bench/bare", env: { PLANDESK_BENCH: "1", ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) } });
+  startAppInstance({ databaseUrl: url, port, publicOrigin, command: "server", readyPath: "/api/bench/bare", env: { ...UNLIMITED_RATES, PLANDESK_BENCH: "1", ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) } });
 
 /** VmRSS (bytes) of `pid` and its descendants, from /proc: their sum and the largest single process (one process for scripts/server.mjs). */
 function treeRss(pid: number): { sum: number; max: number } {

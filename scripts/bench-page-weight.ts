@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { freePort, migrateAndSeed, signInCookieAt, startAppInstance, stopAppInstance } from "../testing/app-instances";
+import { UNLIMITED_RATES } from "../testing/unlimited-rates";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const TARGET_KIB = 200;
@@ -37,7 +38,7 @@ async function main() {
   const databaseUrl = `file:${file}`;
   migrateAndSeed(databaseUrl);
   const port = await freePort();
-  const instance = await startAppInstance({ databaseUrl, port, publicOrigin: `http://127.0.0.1:${port}`, env: { PLANDESK_SWEEP: "0" } });
+  const instance = await startAppInstance({ databaseUrl, port, publicOrigin: `http://127.0.0.1:${port}`, env: { ...UNLIMITED_RATES, PLANDESK_SWEEP: "0" } });
   try {
     const cookie = await signInCookieAt(instance, "supervisor@plandesk.test");
     const get = (p: string) => fetch(`${instance.origin}${p}`, { headers: { cookie } });

@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
 import pg from "pg";
+import { liftRateLimits } from "../testing/unlimited-rates";
 
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(name);
@@ -36,6 +37,7 @@ const pgServer = process.env.PLANDESK_TEST_PG_SERVER ?? "postgresql://postgres@1
 const pgName = `plandesk_bench_records_${suffix}`;
 const sqliteFile = path.join(os.tmpdir(), `plandesk-bench-records-${suffix}.db`);
 process.env.DATABASE_URL = dbKind === "postgresql" ? `${pgServer}/${pgName}` : `file:${sqliteFile}`;
+liftRateLimits(); // the decisions are a deliberate flood from one agent key
 
 async function onPgServer(sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: `${pgServer}/postgres` });

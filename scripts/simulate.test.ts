@@ -13,6 +13,7 @@ import { prisma } from "../lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "../lib/server/demo/seed";
 import { approveAllAs, prepareTestDatabase } from "../testing/test-support";
 import { FAULTS, parseArgs, simulatePass, type SimOptions } from "./simulate";
+import { liftRateLimits } from "../testing/unlimited-rates";
 
 const client = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: DEMO_AGENT_KEY, integrationKey: DEMO_INTEGRATION_KEY, fetch: inProcessFetch });
 const base: SimOptions = { url: "http://localhost:3999", key: DEMO_AGENT_KEY, integrationKey: DEMO_INTEGRATION_KEY, once: true, faults: [], waitSeconds: 0, intervalSeconds: 30, pollMs: 25 };
@@ -31,6 +32,10 @@ async function decideWhenSubmitted(decide: (runId: string) => Promise<void>): Pr
 }
 
 const approveAsPerson = (runId: string) => approveAllAs(runId, "usr_operator");
+
+// pass after pass of the demo agent, polling every 25 ms, far faster than real time: past its
+// key's rate limit (about 60 requests a pass; the limits have their own tests)
+liftRateLimits();
 
 beforeAll(async () => {
   await prepareTestDatabase(new Date());

@@ -84,21 +84,22 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
         {counted && (
           <section aria-labelledby="counted-refusals" className="mt-8">
             <h2 id="counted-refusals" className="text-base font-semibold">
-              Unidentified callers, counted
+              Counted refusals
             </h2>
             <p className="mt-1 text-sm text-slate-600">
-              Refusals of callers with no session or key are counted per address, route and minute instead of being recorded one by one.
+              Refusals of callers with no session or key are counted per address, route and minute instead of being recorded one by one; so are refusals of a key or
+              person beyond their rate limit, per key or person (the first of each minute is also a denial above).
             </p>
             {counted.rows.length === 0 ? (
-              <p className="mt-3 text-sm text-slate-600">No refusals of unidentified callers.</p>
+              <p className="mt-3 text-sm text-slate-600">No counted refusals.</p>
             ) : (
               <div className="relative mt-3 max-w-full overflow-x-auto rounded-lg border border-slate-200 bg-white" data-scrolls-inside tabIndex={0} role="region" aria-label="Counted refusals (scrolls sideways)">
                 <table className="w-full text-sm">
-                  <caption className="sr-only">Refusals of unidentified callers, per address, route and minute</caption>
+                  <caption className="sr-only">Counted refusals, per address (or key or person), route and minute</caption>
                   <thead className="bg-slate-50 text-left text-slate-600">
                     <tr>
                       <th scope="col" className="px-3 py-2 font-medium">Minute</th>
-                      <th scope="col" className="px-3 py-2 font-medium">Address</th>
+                      <th scope="col" className="px-3 py-2 font-medium">Address or key</th>
                       <th scope="col" className="px-3 py-2 font-medium">Route</th>
                       <th scope="col" className="px-3 py-2 font-medium">Refusal</th>
                       <th scope="col" className="px-3 py-2 text-right font-medium">Count</th>
@@ -111,7 +112,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
                         <td className="px-3 py-2 font-mono text-xs">{r.address}</td>
                         <td className="px-3 py-2 font-mono text-xs">{r.route}</td>
                         <td className="px-3 py-2 text-xs">
-                          <code className="rounded bg-slate-100 px-1">{r.code}</code> {r.missing.replace(/_/g, " ")} missing
+                          <code className="rounded bg-slate-100 px-1">{r.code}</code> {r.missing === "rate" ? "beyond the rate limit" : `${r.missing.replace(/_/g, " ")} missing`}
                           {r.origin && <div className="break-all text-slate-500">Origin {r.origin}</div>}
                         </td>
                         <td className="px-3 py-2 text-right tabular-nums">{r.count.toLocaleString("en-US")}</td>

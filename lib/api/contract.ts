@@ -62,7 +62,7 @@ export function defineEndpoint<const E extends Endpoint>(e: E): E {
 /**
  * Every refusal `e` can answer: its own, those any request can get (malformed input, a body too
  * large, an unexpected failure, a path id that names nothing), and those of its caller kind (no or a wrong credential; the
- * wrong role; a mutating request from another origin).
+ * wrong role; a mutating request from another origin; more requests than the caller's rate limit).
  */
 export function refusalsOf(e: Endpoint): ErrorCode[] {
   const codes = new Set<ErrorCode>(e.refusals);
@@ -83,6 +83,9 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   }
   if (e.params) codes.add("not_found"); // a path id that does not parse names nothing that exists
   if (e.caller.kind !== "public") codes.add("unauthorized");
+  // Beyond the caller's rate (per agent key, integration key or person): 429 with Retry-After,
+  // before anything of the request is read (lib/server/rate-limits/rate-limit.ts).
+  if (e.caller.kind !== "public") codes.add("rate_limited");
   if (e.caller.kind === "session") {
     if (e.method !== "GET") codes.add("cross_origin");
     codes.add("forbidden");

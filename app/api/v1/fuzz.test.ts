@@ -13,9 +13,13 @@ import { DEMO_FUZZ_TARGET, FAMILIES, fuzzCaseArb, runFuzzCase, toBodyText, type 
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
 import { prepareTestDatabase } from "@/testing/test-support";
+import { liftRateLimits } from "@/testing/unlimited-rates";
 import { POST as submitRun } from "./tasks/[taskId]/runs/route";
 
 let allowedTools: string[] = [];
+
+// hundreds of submissions from the demo key at once: a deliberate flood, past any rate limit
+liftRateLimits();
 
 beforeAll(async () => {
   await prepareTestDatabase();

@@ -82,6 +82,17 @@ export async function countCurrentAnonymousRefusal(code: string, missing: string
   }
 }
 
+/**
+ * Counts one refusal of an API caller beyond its rate (docs/security.md "Per-key and per-person
+ * rate limits"): the same upsert of `refusal_count`, with the caller's bucket key
+ * ("agent-key:<apiKeyId>", "integration-key:<id>", "person:<userId>"; at most MAX_ADDRESS_CHARS
+ * characters) in place of the address, code `rate_limited` and `missing` "rate" — so a runaway
+ * agent grows a number per (minute, key, route), not the append-only log.
+ */
+export async function countRateRefusal(r: { key: string; route: string }, now = new Date()): Promise<void> {
+  await countAnonymousRefusal({ route: r.route, address: r.key, code: "rate_limited", missing: "rate", origin: null }, now);
+}
+
 /** One row of counted refusals as the denials page shows it. */
 export interface RefusalCountRow {
   minute: string;
@@ -95,7 +106,7 @@ export interface RefusalCountRow {
 }
 
 /**
- * The latest counted refusals of unidentified callers, newest minute first, at most `limit`
+ * The latest counted refusals (of unidentified callers, and of callers beyond their rate), newest first, at most `limit`
  * (1–200, default 50) rows, plus the total of refusals those rows count. For supervisors and
  * admins (the caller authorises; see listDenials).
  */

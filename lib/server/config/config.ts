@@ -15,7 +15,13 @@
  * - `PLANDESK_SWEEP_SECONDS`: seconds between two background deadline sweeps (default 30, 1–3600);
  * - `PLANDESK_SECRETS_KEY`: the key sealing stored credentials (read by lib/server/secrets/secret-box.ts);
  * - `PLANDESK_REOPEN_WINDOW_DAYS`: a ticket reopened at most this many days after its run executed
- *   counts against the run (default 7, 0–365; docs/design.md "Did the edit help?").
+ *   counts against the run (default 7, 0–365; docs/design.md "Did the edit help?");
+ * - the API's rate limits (docs/security.md "Per-key and per-person rate limits"), a token bucket
+ *   per caller: `PLANDESK_AGENT_RATE` / `PLANDESK_AGENT_BURST` per agent API key (default 10 requests
+ *   per second, 60 at once), `PLANDESK_INTEGRATION_RATE` / `PLANDESK_INTEGRATION_BURST` per
+ *   integration key (default 10 / 60), `PLANDESK_PERSON_RATE` / `PLANDESK_PERSON_BURST` per person
+ *   on the console API (default 20 / 200). A rate is requests per second (a decimal,
+ *   0.001–1,000,000), a burst whole requests (1–1,000,000); anything else is the default.
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
   const port = Number(env.PORT ?? 3000);
@@ -31,6 +37,11 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
   const sweepSeconds = Math.min(3600, Math.max(1, Math.floor(Number(env.PLANDESK_SWEEP_SECONDS ?? 30) || 30)));
   const reopenRaw = Math.floor(Number(env.PLANDESK_REOPEN_WINDOW_DAYS ?? 7));
   const reopenWindowDays = Number.isFinite(reopenRaw) ? Math.min(365, Math.max(0, reopenRaw)) : 7;
+  const rateLimits = {
+    agent: bucketRule(env.PLANDESK_AGENT_RATE, env.PLANDESK_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_AGENT_BURST),
+    integration: bucketRule(env.PLANDESK_INTEGRATION_RATE, env.PLANDESK_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE, DEFAULT_INTEGRATION_BURST),
+    person: bucketRule(env.PLANDESK_PERSON_RATE, env.PLANDESK_PERSON_BURST, DEFAULT_PERSON_RATE, DEFAULT_PERSON_BURST),
+  };
   return {
     port,
     publicUrl,
@@ -43,8 +54,33 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     claimLeaseSeconds,
     sweepSeconds,
     reopenWindowDays,
+    /** The token bucket of each kind of API caller: `capacity` (the burst) and `refillPerSecond` (the rate). */
+    rateLimits,
     /** Served over https (PLANDESK_URL): HSTS and secure cookies. */
     https: publicUrl.startsWith("https://"),
+  };
+}
+
+/** Requests per second of one agent API key, sustained (PLANDESK_AGENT_RATE's default). */
+export const DEFAULT_AGENT_RATE = 10;
+/** Requests of one agent API key at once, its bucket's capacity (PLANDESK_AGENT_BURST's default). */
+export const DEFAULT_AGENT_BURST = 60;
+/** Requests per second of one integration key (PLANDESK_INTEGRATION_RATE's default). */
+export const DEFAULT_INTEGRATION_RATE = 10;
+/** Requests of one integration key at once (PLANDESK_INTEGRATION_BURST's default). */
+export const DEFAULT_INTEGRATION_BURST = 60;
+/** Console API requests per second of one person, sustained (PLANDESK_PERSON_RATE's default): far above what a person's clicks make. */
+export const DEFAULT_PERSON_RATE = 20;
+/** Console API requests of one person at once (PLANDESK_PERSON_BURST's default). */
+export const DEFAULT_PERSON_BURST = 200;
+
+/** A bucket rule from a rate (decimal, 0.001–1,000,000 per second) and a burst (whole, 1–1,000,000); either malformed or out of range is its default. */
+function bucketRule(rate: string | undefined, burst: string | undefined, defaultRate: number, defaultBurst: number): { capacity: number; refillPerSecond: number } {
+  const r = Number(rate?.trim() || NaN);
+  const b = Number(burst?.trim() || NaN);
+  return {
+    capacity: Number.isInteger(b) && b >= 1 && b <= 1_000_000 ? b : defaultBurst,
+    refillPerSecond: Number.isFinite(r) && r >= 0.001 && r <= 1_000_000 ? r : defaultRate,
   };
 }
 

@@ -8,6 +8,7 @@ import { prisma } from "../db/db";
 import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "../http/http";
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
+import { takeCallerToken } from "../rate-limits/rate-limit";
 import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 import { asForeground } from "../load/foreground";
 
@@ -16,6 +17,7 @@ import { asForeground } from "../load/foreground";
  * handler body into a Next.js route handler. From the declaration it authenticates the caller
  * (agent key, integration key or session — a mutating session request must come from the
  * console's own Origin), authorises the role, audits every refused authorisation as `denied`,
+ * takes one token of the caller's rate limit (429 `rate_limited`; lib/server/rate-limits),
  * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
  * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
  * refusals to docs/api.md's `{error: {code, message, …details}}` with their status; anything
@@ -79,6 +81,8 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
     async function answer(raw: Record<string, string>): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
+        // one token of the caller's rate limit, before anything of the request is read (429 beyond it)
+        await takeCallerToken(endpoint.caller.kind, caller);
         const params = parseParams(endpoint, raw);
         const query = parseQuery(endpoint, req);
         const idempotencyKey = endpoint.idempotencyKey ? idempotencyKeyOf(req) : null;

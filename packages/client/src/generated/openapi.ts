@@ -817,6 +817,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1000,6 +1015,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1124,6 +1154,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -1300,6 +1345,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1431,6 +1491,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1555,6 +1630,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -1729,6 +1819,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -1891,6 +1996,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -2074,6 +2194,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2245,6 +2380,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2410,6 +2560,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2539,6 +2704,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -2718,6 +2898,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -2859,6 +3054,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3049,6 +3259,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3195,6 +3420,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "invalid_record" | "unknown_desk" | "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3370,6 +3610,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3495,6 +3750,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
@@ -3636,6 +3906,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
             /** @description error.code: internal */
             500: {
                 headers: {
@@ -3768,6 +4053,21 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
                             message: string;
                         };
                     };
