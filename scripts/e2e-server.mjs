@@ -24,6 +24,14 @@ const env = {
   PLANDESK_DEMO: "1",
   // every e2e browser signs in from 127.0.0.1; the guard itself is covered by its own test
   PLANDESK_SIGNIN_LIMIT: "500",
+  // the specs share a handful of people and the demo keys across parallel workers; the rate limits
+  // themselves are proven by app/api/rate-limits.test.ts and lib/server/rate-limits on both databases
+  PLANDESK_AGENT_RATE: "1000",
+  PLANDESK_AGENT_BURST: "10000",
+  PLANDESK_INTEGRATION_RATE: "1000",
+  PLANDESK_INTEGRATION_BURST: "10000",
+  PLANDESK_PERSON_RATE: "1000",
+  PLANDESK_PERSON_BURST: "10000",
   NEXT_TELEMETRY_DISABLED: "1",
 };
 for (const script of ["db:migrate", "db:seed"]) {
