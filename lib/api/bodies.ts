@@ -106,7 +106,7 @@ export const approveBodySchema = z
     acknowledgedWarnings: z.array(z.object({ code: z.string().max(100), stepId: z.string().max(64) }).strict()).max(200).optional(),
     /**
      * Ids of the other runs of this task being executed that the person acknowledges (the run
-     * details' `concurrentRuns`, issue #45): approving while one is unacknowledged is 409
+     * details' `concurrentRuns`): approving while one is unacknowledged is 409
      * `concurrent_run_unacknowledged`. An id of a run not (or no longer) being executed is ignored.
      */
     acknowledgedConcurrentRuns: z.array(z.string().min(1).max(64)).max(50).optional(),

@@ -169,10 +169,13 @@ export const approvalSchema = open({
 
 /**
  * Another run of the same task whose plan is being executed (lib/lifecycle/run-state.ts
- * `isBeingExecuted`): approving a run while one is needs it acknowledged (issue #45).
+ * `isBeingExecuted`): approving a run while one is needs it acknowledged, so two plans for one
+ * task never both write unnoticed.
  */
 export const concurrentRunSchema = open({ id: z.string(), status: runStatusSchema })
   .meta({ id: "ConcurrentRun", description: "Another plan for this task being executed: status executing, needs_decision after a claim, or a claim or unknown outcome still open" });
+/** A parsed {@link concurrentRunSchema}. */
+export type ConcurrentRun = z.output<typeof concurrentRunSchema>;
 
 export const queueRowSchema = open({
   id: z.string(),

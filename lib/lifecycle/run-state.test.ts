@@ -217,7 +217,7 @@ describe("runFacts", () => {
   });
 });
 
-describe("isBeingExecuted (issue #45: another plan for the task is being executed)", () => {
+describe("isBeingExecuted: another plan for the task is being executed", () => {
   it("executing always; needs_decision only once a step was claimed; waiting runs never", () => {
     expect(isBeingExecuted("executing")).toBe(true);
     expect(isBeingExecuted("needs_decision", { claimedSteps: 0 })).toBe(false);

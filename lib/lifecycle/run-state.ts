@@ -432,8 +432,9 @@ export function hasDeadline(status: string): boolean {
 
 /**
  * Whether a run's plan is being executed — written in the system of record now or about to go on
- * being written — so that another plan for the same task must not be approved unnoticed (issue
- * #45: "two plans for one task run"). The rule, from the lifecycle above:
+ * being written — so that another plan for the same task is not approved unnoticed (docs/design.md
+ * "The moment of the write": two plans for one task never both write unnoticed). The rule, from the
+ * lifecycle above:
  * - status `executing`: a step was claimed and the run has not ended (`complete`, `fail`, a stop
  *   or `expire_unclaimed` end it); more steps may be claimed;
  * - status `needs_decision` with a step already claimed (`claimedSteps` > 0): partially executed;

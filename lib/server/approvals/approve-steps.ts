@@ -145,7 +145,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
       throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
     }
-    // Another plan for this task being executed (issue #45), read now, under the run's lock: a run
+    // Another plan for this task being executed, read now, under the run's lock: a run
     // that began executing after the page was loaded is seen here, and refuses until acknowledged.
     const concurrent = targets.length || decideAgain ? await concurrentRunsOf(tx, { id: runId, taskId: run.taskId, desk: run.desk, status: current.status }) : [];
     refuseUnacknowledgedConcurrentRuns(concurrent, ackedRuns);
@@ -319,8 +319,8 @@ function requireSupervisorFor(issues: ValidationIssue[], targets: Step[], viewer
 /**
  * Every other run of the task being executed (`concurrent`) must be named in the approval's
  * `acknowledgedConcurrentRuns` (`acked`): else 409 `concurrent_run_unacknowledged` {runs: [{id,
- * status}]} naming the ones missing. Source: issue #45 ("a new plan while the task has an executing
- * run … its approval needs that acknowledged").
+ * status}]} naming the ones missing. Source: docs/design.md "The moment of the write" (two plans
+ * for one task never both write unnoticed).
  */
 function refuseUnacknowledgedConcurrentRuns(concurrent: ConcurrentRun[], acked: readonly string[]): void {
   const missing = concurrent.filter((r) => !acked.includes(r.id));

@@ -1,5 +1,5 @@
 /**
- * Two plans for one task (issue #45 item 5): an agent's new plan while its earlier run of the task
+ * Two plans for one task (docs/design.md "The moment of the write"): an agent's new plan while its earlier run of the task
  * is being executed says so (run details and queue row, `concurrentRuns`), and approving it needs
  * that acknowledged — 409 `concurrent_run_unacknowledged` otherwise, nothing written — checked
  * inside the approval's transaction, so a run that began executing after the page was loaded is

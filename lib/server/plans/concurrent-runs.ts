@@ -1,16 +1,14 @@
+import type { ConcurrentRun } from "../../api/schemas";
 import type { Prisma } from "../../generated/prisma/client";
 import { isTerminal, type RunStatus } from "../../lifecycle/run-state";
 import type { DbOrTx } from "../db/transaction";
 
 /**
- * Another run of the same task whose plan is being executed (lib/lifecycle/run-state.ts
- * `isBeingExecuted`): its id and stored status. The API's `concurrentRuns` entries (run details,
- * queue rows) and the details of 409 `concurrent_run_unacknowledged`.
+ * Another run of the same task whose plan is being executed: its id and stored status — the API's
+ * `ConcurrentRun` (lib/api/schemas.ts), the entries of `concurrentRuns` (run details, queue rows)
+ * and of 409 `concurrent_run_unacknowledged`'s `runs`.
  */
-export interface ConcurrentRun {
-  id: string;
-  status: RunStatus;
-}
+export type { ConcurrentRun };
 
 /**
  * `isBeingExecuted` in SQL: status `executing`; or `needs_decision` with a step execution (a step
