@@ -274,6 +274,7 @@ export function ApprovalPanel({
         <ConcurrentRunsNotice
           runs={concurrentRuns}
           acknowledged={unackedRuns.length === 0}
+          disabled={!hydrated}
           onAcknowledge={blockedReason ? undefined : (checked) => setAcks((a) => ({ ...a, ...Object.fromEntries(concurrentRuns.map((r) => [runAckKey(r), checked])) }))}
         />
       )}
@@ -478,10 +479,13 @@ export function ConcurrentRunsNotice({
   runs,
   acknowledged = false,
   onAcknowledge,
+  disabled = false,
 }: {
   runs: ConcurrentRun[];
   acknowledged?: boolean;
   onAcknowledge?: (checked: boolean) => void;
+  /** The checkbox waits for hydration like the buttons it unlocks (a tick before it would be lost). */
+  disabled?: boolean;
 }) {
   return (
     <div role="note" aria-labelledby="concurrent-runs-h" className="mt-2 rounded-md border-2 border-amber-500 bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="concurrent-runs">
@@ -501,7 +505,7 @@ export function ConcurrentRunsNotice({
       {onAcknowledge && <p className="mt-1">Approving this plan lets both plans write for the same task. Look at what the other plan does before you approve.</p>}
       {onAcknowledge && (
         <label className="mt-2 flex items-start gap-2">
-          <input type="checkbox" checked={acknowledged} onChange={(e) => onAcknowledge(e.target.checked)} className="mt-0.5" />
+          <input type="checkbox" checked={acknowledged} disabled={disabled} onChange={(e) => onAcknowledge(e.target.checked)} className="mt-0.5" />
           <span>I acknowledge that another plan for this task is being executed, and approve this one as well.</span>
         </label>
       )}
