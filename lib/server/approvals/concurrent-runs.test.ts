@@ -1,10 +1,10 @@
 /**
- * Two plans for one task (docs/design.md "The moment of the write"): an agent's new plan while its earlier run of the task
- * is being executed says so (run details and queue row, `concurrentRuns`), and approving it needs
- * that acknowledged — 409 `concurrent_run_unacknowledged` otherwise, nothing written — checked
- * inside the approval's transaction, so a run that began executing after the page was loaded is
- * seen. Once the other run ended, a new plan needs no acknowledgement. Service level, on this
- * file's own database (SQLite or PostgreSQL).
+ * Two plans for one task (docs/design.md "The moment of the write"): an agent's new plan while its
+ * earlier run of the task is being executed says so (run details and queue row, `concurrentRuns`),
+ * and approving it needs that acknowledged — 409 `concurrent_run_unacknowledged` otherwise, nothing
+ * written — checked inside the approval's transaction, so a run that began executing after the
+ * page was loaded is seen. Once the other run ended, a new plan needs no acknowledgement. Service
+ * level, on this file's own database (SQLite or PostgreSQL).
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
