@@ -7,7 +7,8 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/people/grants";
 import { formatMoney } from "@/lib/money/format-money";
-import type { RunStepView } from "@/lib/api/schemas";
+import type { ConcurrentRun, RunStepView } from "@/lib/api/schemas";
+import { statusLabel } from "@/lib/text/format";
 import { getToolMeta } from "@/lib/tools/builtin-meta";
 import { moneyOf } from "@/lib/tools/tool-meta";
 import type { ValidationIssue } from "@/lib/validation/types";
@@ -71,7 +72,10 @@ export const REJECT_REASON_MAX = 2000;
 /**
  * Approve and reject controls for the current plan version. Buttons a person cannot use stay
  * visible, disabled, with the reason. Warnings that need acknowledgement are checkboxes next to
- * the step they concern. Each click carries a fresh idempotency key, so a double click approves once.
+ * the step they concern; another plan for the task being executed (`concurrentRuns`) is said at
+ * the top of the card with its own checkbox, and approving needs it ticked (the server refuses
+ * `concurrent_run_unacknowledged` otherwise). Each click carries a fresh idempotency key, so a
+ * double click approves once.
  */
 export function ApprovalPanel({
   runId,
@@ -86,6 +90,7 @@ export function ApprovalPanel({
   users = {},
   decideAgain = null,
   desk,
+  concurrentRuns = [],
 }: {
   runId: string;
   planVersion: number;
@@ -107,6 +112,8 @@ export function ApprovalPanel({
   decideAgain?: string | null;
   /** The account records the page has (with their sync): a step whose target is older than its bound is flagged before approving. */
   desk?: AccountSnapshot;
+  /** Other runs of this task being executed now (run details' `concurrentRuns`): approving needs them acknowledged. */
+  concurrentRuns?: ConcurrentRun[];
 }) {
   const qc = useQueryClient();
   const [acks, setAcks] = useState<Record<string, boolean>>({});
@@ -125,18 +132,25 @@ export function ApprovalPanel({
       return !(Array.isArray(backedBy) && backedBy.some((b) => approving.includes(b as string)));
     });
 
+  /** Another plan for the task being executed, acknowledged per run id (a run that starts executing later needs its own tick). */
+  const runAckKey = (r: ConcurrentRun) => `run:${r.id}`;
+  const unackedRuns = concurrentRuns.filter((r) => !acks[runAckKey(r)]);
+
   const router = useRouter();
   const approve = useMutation({
-    mutationFn: ({ stepIds, key, alsoAcknowledged = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; thenNext?: boolean }) =>
-      apiFetch<{ added?: number; alreadyApproved?: string[]; approvedAgain?: string[] }>(`/api/runs/${runId}/approvals`, {
+    mutationFn: ({ stepIds, key, alsoAcknowledged = [], alsoAcknowledgedRuns = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; alsoAcknowledgedRuns?: ConcurrentRun[]; thenNext?: boolean }) => {
+      const acknowledgedConcurrentRuns = concurrentRuns.filter((r) => acks[runAckKey(r)] || alsoAcknowledgedRuns.includes(r)).map((r) => r.id);
+      return apiFetch<{ added?: number; alreadyApproved?: string[]; approvedAgain?: string[] }>(`/api/runs/${runId}/approvals`, {
         method: "POST",
         body: {
           planVersion,
           stepIds,
           idempotencyKey: key,
           acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)] || alsoAcknowledged.includes(i)).map((i) => ({ code: i.code, stepId: i.stepId! })),
+          ...(acknowledgedConcurrentRuns.length ? { acknowledgedConcurrentRuns } : {}),
         },
-      }),
+      });
+    },
     onSuccess: async (r, vars) => {
       const already = (r.alreadyApproved ?? []).map((id) => steps.find((s) => s.id === id)?.position).filter((p): p is number => p !== undefined);
       if (r.approvedAgain?.length) toast("Approved again: the executor may claim it now.");
@@ -152,6 +166,8 @@ export function ApprovalPanel({
     // a refusal is shown once, in the panel (role=alert); a toast only when there is nothing to show there
     onError: (e) => {
       if (!(e instanceof ApiError)) toast("The approval failed; nothing was approved.", "error");
+      // another plan began executing since the page loaded: show it (with its checkbox) now
+      else if (e.code === "concurrent_run_unacknowledged") void qc.invalidateQueries({ queryKey: ["run", runId] });
     },
   });
   const reject = useMutation({
@@ -180,18 +196,19 @@ export function ApprovalPanel({
   // a press before hydration would do nothing: the buttons wait for it
   const hydrated = useHydrated();
   const stepBlock = (s: RunStepView) => blockedReason ?? fourEyesBlock(s, viewerId) ?? approveBlock(grants, s);
-  const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0;
+  const missingAck = (s: RunStepView) => unacknowledged([s.id]).length > 0 || unackedRuns.length > 0;
   const allBlock =
     blockedReason ??
     (pending.length === 0 ? (steps.every(stepComplete) ? "every step is already approved" : "the remaining approvals must come from other people") : null) ??
     pending.map((s) => approveBlock(grants, s)).find(Boolean) ??
+    (unackedRuns.length ? "acknowledge the other plan being executed first" : null) ??
     (unacknowledged(pending.map((s) => s.id)).length ? "acknowledge the warnings above first" : null);
 
   // ── keyboard: a approves what the approve-all button approves, with the same
   // acknowledgements (asked for in a dialog that opens on Cancel, confirmed by Alt+A or Shift+Tab
   // then Enter); Shift+A then opens the next
   // waiting run; r opens the rejection with focus in the reason.
-  const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[] } | null>(null);
+  const [confirming, setConfirming] = useState<{ thenNext: boolean; warnings: ValidationIssue[]; runs: ConcurrentRun[] } | null>(null);
   const confirmRef = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -227,7 +244,7 @@ export function ApprovalPanel({
       return;
     }
     const warnings = unacknowledged(pending.map((s) => s.id));
-    if (warnings.length > 0) setConfirming({ thenNext, warnings });
+    if (warnings.length > 0 || unackedRuns.length > 0) setConfirming({ thenNext, warnings, runs: unackedRuns });
     else approve.mutate({ stepIds: "all", key: newIdempotencyKey(), thenNext });
   };
   useShortcut("approve", () => approveOnScreen(false));
@@ -252,6 +269,14 @@ export function ApprovalPanel({
         <p className="mt-2 rounded-md bg-slate-100 px-3 py-2 text-sm text-slate-800" role="note">
           {blockedReason}
         </p>
+      )}
+      {concurrentRuns.length > 0 && (
+        <ConcurrentRunsNotice
+          runs={concurrentRuns}
+          acknowledged={unackedRuns.length === 0}
+          disabled={!hydrated}
+          onAcknowledge={blockedReason ? undefined : (checked) => setAcks((a) => ({ ...a, ...Object.fromEntries(concurrentRuns.map((r) => [runAckKey(r), checked])) }))}
+        />
       )}
       {approve.error instanceof ApiError && (
         <p role="alert" className="mt-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
@@ -364,9 +389,9 @@ export function ApprovalPanel({
             onSubmit={(e) => {
               e.preventDefault();
               const c = confirming;
-              setAcks((a) => ({ ...a, ...Object.fromEntries(c.warnings.map((i) => [ackKey(i), true])) }));
+              setAcks((a) => ({ ...a, ...Object.fromEntries(c.warnings.map((i) => [ackKey(i), true])), ...Object.fromEntries(c.runs.map((r) => [runAckKey(r), true])) }));
               confirmRef.current?.close();
-              approve.mutate({ stepIds: "all", key: newIdempotencyKey(), alsoAcknowledged: c.warnings, thenNext: c.thenNext });
+              approve.mutate({ stepIds: "all", key: newIdempotencyKey(), alsoAcknowledged: c.warnings, alsoAcknowledgedRuns: c.runs, thenNext: c.thenNext });
             }}
           >
             <h2 id="confirm-approve-h" className="text-lg font-semibold">
@@ -375,6 +400,11 @@ export function ApprovalPanel({
             </h2>
             <p className="mt-2 text-sm">Approving means you acknowledge:</p>
             <ul className="mt-1 list-disc space-y-1 pl-5 text-sm text-amber-950">
+              {confirming.runs.map((r) => (
+                <li key={runAckKey(r)} className="rounded bg-amber-50 px-1">
+                  Another plan for this task is being executed: run {r.id} ({statusLabel(r.status)}).
+                </li>
+              ))}
               {confirming.warnings.map((i) => (
                 <li key={ackKey(i)} className="rounded bg-amber-50 px-1">
                   Step {steps.find((s) => s.id === i.stepId)?.position}: {withVisibleMarkers(i.message)}
@@ -436,6 +466,50 @@ export function ApprovalPanel({
         </form>
       )}
     </section>
+  );
+}
+
+/**
+ * Another plan for this task being executed (run details' `concurrentRuns`): each run's id, linked,
+ * and its status in words, in words and a border (never colour alone). In the decision card it has
+ * the checkbox that acknowledges them (`onAcknowledge`); without `onAcknowledge` (a run that is not
+ * waiting for a decision, or cannot be approved anyway) it only says so.
+ */
+export function ConcurrentRunsNotice({
+  runs,
+  acknowledged = false,
+  onAcknowledge,
+  disabled = false,
+}: {
+  runs: ConcurrentRun[];
+  acknowledged?: boolean;
+  onAcknowledge?: (checked: boolean) => void;
+  /** The checkbox waits for hydration like the buttons it unlocks (a tick before it would be lost). */
+  disabled?: boolean;
+}) {
+  return (
+    <div role="note" aria-labelledby="concurrent-runs-h" className="mt-2 rounded-md border-2 border-amber-500 bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="concurrent-runs">
+      <p id="concurrent-runs-h" className="font-semibold">
+        Another plan for this task is being executed:{" "}
+        {runs.map((r, n) => (
+          <span key={r.id}>
+            {n > 0 && ", "}
+            <a href={`/runs/${r.id}`} className="break-all text-blue-800 underline">
+              run {r.id}
+            </a>{" "}
+            ({statusLabel(r.status)})
+          </span>
+        ))}
+        .
+      </p>
+      {onAcknowledge && <p className="mt-1">Approving this plan lets both plans write for the same task. Look at what the other plan does before you approve.</p>}
+      {onAcknowledge && (
+        <label className="mt-2 flex items-start gap-2">
+          <input type="checkbox" checked={acknowledged} disabled={disabled} onChange={(e) => onAcknowledge(e.target.checked)} className="mt-0.5" />
+          <span>I acknowledge that another plan for this task is being executed, and approve this one as well.</span>
+        </label>
+      )}
+    </div>
   );
 }
 

@@ -273,6 +273,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               {r.warningCount > 0 && <span className="rounded bg-amber-100 px-1.5 text-amber-900">{r.warningCount} warning{r.warningCount === 1 ? "" : "s"}</span>}
               <span>{formatAge(r.createdAt, now)}</span>
               {r.status === "needs_decision" && <NeedsDecisionBadge />}
+              {r.concurrentRuns?.length ? <ConcurrentRunBadge runs={r.concurrentRuns} /> : null}
               {hasDeadline(r.status) && (
                 <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
                   {formatExpiry(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
@@ -342,6 +343,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>
                 <td className="px-3 py-2">
                   {statusLabel(r.status)} {r.status === "needs_decision" && <NeedsDecisionBadge />}
+                  {r.concurrentRuns?.length ? <ConcurrentRunBadge runs={r.concurrentRuns} /> : null}
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
@@ -375,6 +377,18 @@ function NeedsDecisionBadge() {
   return (
     <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-medium text-red-900" data-testid="needs-decision-badge">
       a person must decide again
+    </span>
+  );
+}
+
+/**
+ * The queue's mark of a run whose task has another plan being executed (the row's
+ * `concurrentRuns`): words, never colour alone; approving the run needs that acknowledged on its page.
+ */
+function ConcurrentRunBadge({ runs }: { runs: NonNullable<QueueRow["concurrentRuns"]> }) {
+  return (
+    <span className="mt-1 block w-fit rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950" data-testid="concurrent-run-badge" title={runs.map((r) => `run ${r.id} (${statusLabel(r.status)})`).join(", ")}>
+      another plan for this task is being executed
     </span>
   );
 }

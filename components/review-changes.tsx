@@ -7,7 +7,7 @@ import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/people/grants";
 import type { Plan } from "@/lib/plan/schema";
-import type { RunStepView } from "@/lib/api/schemas";
+import type { ConcurrentRun, RunStepView } from "@/lib/api/schemas";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { ApprovalPanel } from "./approval-panel";
 import { StepArgList } from "./arg-value";
@@ -35,6 +35,7 @@ export function ReviewChanges({
   status,
   users = {},
   effects,
+  concurrentRuns = [],
   onDone,
 }: {
   /** The effects preview of version `toVersion`, shown before the approval panel. */
@@ -51,6 +52,8 @@ export function ReviewChanges({
   status?: string;
   /** Display names by user id, for the confirmation that names whose approvals a change withdraws. */
   users?: Record<string, string>;
+  /** Other runs of the task being executed (run details' `concurrentRuns`): the approval panel asks to acknowledge them. */
+  concurrentRuns?: ConcurrentRun[];
   onDone: () => void;
 }) {
   // Steps a person approved on this version: removing a step or discarding the edit withdraws
@@ -193,6 +196,7 @@ export function ReviewChanges({
         grants={grants}
         blockedReason={blockedReason}
         canReject={!blockedReason}
+        concurrentRuns={concurrentRuns}
       />}
     </section>
   );

@@ -15,7 +15,7 @@ import type { RunDetails } from "@/lib/api/schemas";
 import { getToolMeta } from "@/lib/tools/builtin-meta";
 import { nextActions, runFacts } from "@/lib/lifecycle/run-state";
 import { formatExpiry } from "@/lib/deadline/expiry-words";
-import { ApprovalPanel } from "./approval-panel";
+import { ApprovalPanel, ConcurrentRunsNotice } from "./approval-panel";
 import { useServerExpiry } from "./use-server-expiry";
 import { focusHeading, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
@@ -185,6 +185,8 @@ export function RunWorkspace({
           </button>
         </div>
       )}
+      {/* a waiting run says it in its decision card, with the checkbox approving needs */}
+      {!waiting && d.run.status !== "expired" && (d.concurrentRuns?.length ?? 0) > 0 && <ConcurrentRunsNotice runs={d.concurrentRuns} />}
       <NextActionsPanel next={next} runId={runId} />
       {d.run.steps.some((s) => s.execution && !s.execution.resolution) && <ReconcilePanel runId={runId} steps={d.run.steps} canReconcile={viewerRole === "supervisor"} />}
       {mode.kind === "view" && (
@@ -220,7 +222,7 @@ export function RunWorkspace({
           <ReadSteps reads={d.run.reads ?? []} issues={d.validation.issues} desk={desk} />
           <PlanSteps steps={d.run.steps} desk={desk} issues={d.validation.issues} users={initial.users} catalog={catalog} effects={d.effects} reads={d.run.reads ?? []} taskText={d.task.body} />
           {(waiting || d.run.status === "expired") && (
-            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} decideAgain={d.run.status === "needs_decision" ? (d.run.decisionReason?.stepId ?? null) : null} desk={desk} />
+            <ApprovalPanel runId={runId} planVersion={d.run.planVersion} steps={d.run.steps} issues={d.validation.issues} grants={grants} blockedReason={block} canReject={d.run.status !== "expired" && !(waiting && expiry.expired)} viewerId={viewerId} users={d.users} decideAgain={d.run.status === "needs_decision" ? (d.run.decisionReason?.stepId ?? null) : null} desk={desk} concurrentRuns={d.concurrentRuns ?? []} />
           )}
         </>
       )}
@@ -270,6 +272,7 @@ export function RunWorkspace({
           status={d.run.status}
           users={initial.users}
           effects={d.effects}
+          concurrentRuns={d.concurrentRuns ?? []}
           onDone={() => setMode({ kind: "view" })}
         />
       )}

@@ -14,6 +14,7 @@ import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
 import { approvalTargetColumns } from "../lib/server/approvals/approval-columns";
 import { inTransaction, ok } from "../lib/server/db/transaction";
+import { concurrentRunsOf } from "../lib/server/plans/concurrent-runs";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
@@ -131,4 +132,16 @@ export function withRequiredReasons<T>(steps: readonly T[]): T[] {
       ...step,
     } as unknown as T;
   });
+}
+
+/**
+ * What an approval of `runId` must add to acknowledge every other run of its task being executed
+ * now (`acknowledgedConcurrentRuns`, lib/server/plans/concurrent-runs.ts), or nothing when there is
+ * none — for tests of other rules whose task still has an earlier run being executed (tests build
+ * many runs on a few seeded tasks). Spread it into the approval's body.
+ */
+export async function concurrentAcks(runId: string): Promise<{ acknowledgedConcurrentRuns?: string[] }> {
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { id: true, taskId: true, desk: true, status: true } });
+  const ids = (await concurrentRunsOf(prisma, run)).map((r) => r.id);
+  return ids.length ? { acknowledgedConcurrentRuns: ids } : {};
 }

@@ -97,13 +97,19 @@ export const submitEditBodySchema = z
   .strict();
 export type SubmitEditBody = z.infer<typeof submitEditBodySchema>;
 
-/** `POST /api/runs/{runId}/approvals`: which steps of which version, the idempotency key, acknowledged warnings. */
+/** `POST /api/runs/{runId}/approvals`: which steps of which version, the idempotency key, acknowledged warnings and concurrent runs. */
 export const approveBodySchema = z
   .object({
     planVersion: z.number().int().min(1),
     stepIds: z.union([z.literal("all"), z.array(z.string().min(1).max(64)).min(1).max(100)]),
     idempotencyKey: z.string().min(1).max(200),
     acknowledgedWarnings: z.array(z.object({ code: z.string().max(100), stepId: z.string().max(64) }).strict()).max(200).optional(),
+    /**
+     * Ids of the other runs of this task being executed that the person acknowledges (the run
+     * details' `concurrentRuns`): approving while one is unacknowledged is 409
+     * `concurrent_run_unacknowledged`. An id of a run not (or no longer) being executed is ignored.
+     */
+    acknowledgedConcurrentRuns: z.array(z.string().min(1).max(64)).max(50).optional(),
   })
   .strict();
 export type ApproveBody = z.infer<typeof approveBodySchema>;

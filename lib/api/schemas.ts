@@ -167,6 +167,16 @@ export const approvalSchema = open({
   expiresAt: isoTime,
 }).meta({ id: "Approval" });
 
+/**
+ * Another run of the same task whose plan is being executed (lib/lifecycle/run-state.ts
+ * `isBeingExecuted`): approving a run while one is needs it acknowledged, so two plans for one
+ * task never both write unnoticed.
+ */
+export const concurrentRunSchema = open({ id: z.string(), status: runStatusSchema })
+  .meta({ id: "ConcurrentRun", description: "Another plan for this task being executed: status executing, needs_decision after a claim, or a claim or unknown outcome still open" });
+/** A parsed {@link concurrentRunSchema}. */
+export type ConcurrentRun = z.output<typeof concurrentRunSchema>;
+
 export const queueRowSchema = open({
   id: z.string(),
   status: runStatusSchema,
@@ -191,6 +201,10 @@ export const queueRowSchema = open({
   // money out per currency and risky-step counts of the current plan
   atStake: z.array(z.object({ minor: z.number().int(), currency: currencySchema })).optional().describe("Money the current plan's steps move, per currency (minor units), largest first"),
   risks: open({ irreversible: z.number().int(), otherAccount: z.number().int(), moneyOut: z.number().int() }).optional(),
+  concurrentRuns: z
+    .array(concurrentRunSchema)
+    .optional()
+    .describe("Other runs of this run's task being executed now (absent: none; never for an ended run): approving this run needs them acknowledged (acknowledgedConcurrentRuns)"),
 }).meta({ id: "QueueRow" });
 /** A queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units). */
 export type QueueRow = z.output<typeof queueRowSchema>;
@@ -247,6 +261,9 @@ export const runDetailsSchema = open({
   /** The run's tool catalog version and its imported tools (the form and card render them). */
   catalog: open({ version: z.number().int().nullable(), imported: z.array(importedToolSpecSchema) }),
   effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it" }),
+  concurrentRuns: z
+    .array(concurrentRunSchema)
+    .describe("Other runs of this run's task being executed now, newest first (empty for an ended run): approving this run needs each acknowledged (acknowledgedConcurrentRuns), else 409 concurrent_run_unacknowledged"),
 }).meta({ id: "RunDetails" });
 /**
  * What the run page loads: the API's run details plus `desk`, the account snapshot the page

@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   task_has_live_run: 409, // another agent's plan for the task is still live (one task, one live plan, per agent)
   already_completed: 409, // the session's run already ended; its outcome is in the answer
+  concurrent_run_unacknowledged: 409, // another plan for the run's task is being executed and the approval did not acknowledge it (acknowledgedConcurrentRuns)
   email_taken: 409,
   last_admin: 409,
   desk_taken: 409, // a desk with that id exists already

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   canTransition,
+  isBeingExecuted,
   isTerminal,
   nextActions,
   RUN_STATES,
@@ -213,5 +214,31 @@ describe("runFacts", () => {
     const facts = runFacts(done, { now: new Date("2026-04-02T00:00:00Z"), liveRevision: 2 });
     expect(facts).toMatchObject({ deadlinePassed: true, taskStale: false, openClaims: 0, unknownSteps: 0 });
     expect(nextActions("executing", facts)).toMatchObject({ status: "expired", owner: "nobody (final)" });
+  });
+});
+
+describe("isBeingExecuted: another plan for the task is being executed", () => {
+  it("executing always; needs_decision only once a step was claimed; waiting runs never", () => {
+    expect(isBeingExecuted("executing")).toBe(true);
+    expect(isBeingExecuted("needs_decision", { claimedSteps: 0 })).toBe(false);
+    expect(isBeingExecuted("needs_decision", { claimedSteps: 1 })).toBe(true);
+    for (const s of ["pending_review", "approved", "superseded"] as const) expect(isBeingExecuted(s)).toBe(false);
+  });
+
+  it("an ended run is being executed only while a claim or an unknown outcome is still open", () => {
+    for (const s of TERMINAL_STATES) {
+      expect(isBeingExecuted(s, { claimedSteps: 3 })).toBe(false);
+      expect(isBeingExecuted(s, { claimedSteps: 3, openClaims: 1 })).toBe(true);
+      expect(isBeingExecuted(s, { claimedSteps: 3, unknownSteps: 1 })).toBe(true);
+    }
+  });
+
+  it("agrees with runFacts: a reconciled unknown outcome closes it", () => {
+    const now = new Date("2026-04-01T12:00:00Z");
+    const base = { expiresAt: "2026-04-01T18:00:00Z", boundTaskRevision: 1 };
+    const unknown = { ...base, steps: [{ execution: { status: "unknown", claimedAt: "2026-04-01T11:00:00Z" } }] };
+    const reconciled = { ...base, steps: [{ execution: { status: "unknown", claimedAt: "2026-04-01T11:00:00Z", resolution: "failed" } }] };
+    expect(isBeingExecuted("stopped", runFacts(unknown, { now }))).toBe(true);
+    expect(isBeingExecuted("stopped", runFacts(reconciled, { now }))).toBe(false);
   });
 });

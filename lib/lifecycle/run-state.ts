@@ -429,3 +429,25 @@ export const EXPIRING_STATES: readonly RunState[] = fromStates("expire");
 export function hasDeadline(status: string): boolean {
   return (EXPIRING_STATES as readonly string[]).includes(status);
 }
+
+/**
+ * Whether a run's plan is being executed — written in the system of record now or about to go on
+ * being written — so that another plan for the same task is not approved unnoticed (docs/design.md
+ * "The moment of the write": two plans for one task never both write unnoticed). The rule, from the
+ * lifecycle above:
+ * - status `executing`: a step was claimed and the run has not ended (`complete`, `fail`, a stop
+ *   or `expire_unclaimed` end it); more steps may be claimed;
+ * - status `needs_decision` with a step already claimed (`claimedSteps` > 0): partially executed;
+ *   approving it again resumes its writes (before any claim it is a plan waiting for a decision);
+ * - any status with a claim still open (`openClaims`: claimed, not reported, not reconciled) or an
+ *   outcome `unknown` not yet reconciled (`unknownSteps`): the write may still land, e.g. a run
+ *   that failed or stopped on one step while another step's claim was out.
+ * Not being executed: `pending_review` and `approved` before their first claim (nothing was
+ * written; an agent's newer plan supersedes them), and a run that ended with every claim reported
+ * or reconciled. Pure; `lib/server/plans/concurrent-runs.ts` states the same rule in SQL.
+ */
+export function isBeingExecuted(status: RunState, facts: Pick<RunFacts, "claimedSteps" | "openClaims" | "unknownSteps"> = {}): boolean {
+  if (status === "executing") return true;
+  if (status === "needs_decision" && (facts.claimedSteps ?? 0) > 0) return true;
+  return (facts.openClaims ?? 0) + (facts.unknownSteps ?? 0) > 0;
+}

@@ -31,6 +31,7 @@ import { authorsOf } from "../../gate-policy/authors";
 import { suggestersOf } from "./suggesters";
 import { giveApproval } from "../lifecycle/approval-lifecycle";
 import { refuseStaleRecords } from "../account-data/stale-records";
+import { concurrentRunsOf, type ConcurrentRun } from "../plans/concurrent-runs";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -63,11 +64,19 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * `validation_failed` {issues}; 400 `bad_request` for a step id not in the plan; 409
  * `stale_account_data` {stepId, record, syncedAt, ageMinutes, maxRecordAgeMinutes}: a target step's
  * record was synced longer ago than its governing rule's `maxRecordAgeMinutes` (or never) — nothing
- * is approved (lib/server/account-data/stale-records.ts).
+ * is approved (lib/server/account-data/stale-records.ts); 409 `concurrent_run_unacknowledged` {runs:
+ * [{id, status}]}: another run of the task is being executed (lib/lifecycle/run-state.ts
+ * `isBeingExecuted`) and `acknowledgedConcurrentRuns` does not name it — nothing is approved.
+ * That check is made inside the transaction, under the run's lock, so a run that started executing
+ * after the page was loaded is seen; the acknowledged runs are recorded in each `approved` (and
+ * `approved_again`) audit event as `concurrentRunsAcknowledged`. A decision that adds nothing needs
+ * no acknowledgement.
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
   const scope = scopeOf(viewer, runId);
-  const requestHash = requestHashOf({ planVersion: body.planVersion, stepIds: body.stepIds, acknowledgedWarnings: body.acknowledgedWarnings ?? [] });
+  const ackedRuns = [...new Set(body.acknowledgedConcurrentRuns ?? [])].sort();
+  // (the acknowledged runs join the hash only when given, so earlier saved answers keep their hash)
+  const requestHash = requestHashOf({ planVersion: body.planVersion, stepIds: body.stepIds, acknowledgedWarnings: body.acknowledgedWarnings ?? [], ...(ackedRuns.length ? { acknowledgedConcurrentRuns: ackedRuns } : {}) });
   const saved = await findSavedAnswer<ApproveResult>(prisma, scope, body.idempotencyKey, requestHash);
   if (saved) return saved.body;
 
@@ -136,6 +145,11 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     if (current.planVersion !== plan.version || !WAITING_STATES.includes(effectiveStatus(current.status as RunStatus, current.expiresAt, now))) {
       throw new DomainError("stale_plan_version", "The plan changed while you were approving.", { currentVersion: current.planVersion });
     }
+    // Another plan for this task being executed, read now, under the run's lock: a run
+    // that began executing after the page was loaded is seen here, and refuses until acknowledged.
+    const concurrent = targets.length || decideAgain ? await concurrentRunsOf(tx, { id: runId, taskId: run.taskId, desk: run.desk, status: current.status }) : [];
+    refuseUnacknowledgedConcurrentRuns(concurrent, ackedRuns);
+    const concurrentAudit = concurrent.length ? { concurrentRunsAcknowledged: concurrent } : {};
     // Re-read inside the run's lock: another approver may have completed a step or taken its slot meanwhile.
     const rows = targets.length === 0 ? [] : await tx.approval.findMany({
       where: { runId, planVersion: plan.version, stepId: { in: targets.map((s) => s.id) } },
@@ -200,6 +214,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           approvalsRequired: need,
           approvalsGiven: live.length + 1,
           approverIds: [...live.map((r) => r.approverId).filter((a): a is string => a !== null), viewer.id],
+          ...concurrentAudit,
         },
       });
     }
@@ -210,7 +225,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         runId,
         type: "approved_again",
         actor: { kind: "user", id: viewer.id },
-        data: { stepId: decideAgain.id, tool: decideAgain.tool, planVersion: plan.version, digest: digest(decideAgain), reasonCode: reason!.code, reason: reason!.message },
+        data: { stepId: decideAgain.id, tool: decideAgain.tool, planVersion: plan.version, digest: digest(decideAgain), reasonCode: reason!.code, reason: reason!.message, ...concurrentAudit },
       });
     }
     await settleReview(tx, runId, plan.version, plan.steps.map((s) => s.id));
@@ -299,6 +314,23 @@ function requireSupervisorFor(issues: ValidationIssue[], targets: Step[], viewer
   const targetIds = new Set(targets.map((s) => s.id));
   const stepIds = [...new Set(issues.filter((i) => i.stepId && targetIds.has(i.stepId) && i.details?.decisionBy === "supervisor").map((i) => i.stepId!))];
   if (stepIds.length) throw new DomainError("approval_denied", "A step outside the task's contract needs a supervisor's approval.", { stepIds });
+}
+
+/**
+ * Every other run of the task being executed (`concurrent`) must be named in the approval's
+ * `acknowledgedConcurrentRuns` (`acked`): else 409 `concurrent_run_unacknowledged` {runs: [{id,
+ * status}]} naming the ones missing. Source: docs/design.md "The moment of the write" (two plans
+ * for one task never both write unnoticed).
+ */
+function refuseUnacknowledgedConcurrentRuns(concurrent: ConcurrentRun[], acked: readonly string[]): void {
+  const missing = concurrent.filter((r) => !acked.includes(r.id));
+  if (missing.length === 0) return;
+  const named = missing.map((r) => `run ${r.id} (${r.status.replace(/_/g, " ")})`).join(", ");
+  throw new DomainError(
+    "concurrent_run_unacknowledged",
+    `Another plan for this task is being executed: ${named}. Approving this plan lets both write; acknowledge ${missing.length === 1 ? "it" : "them"} to approve (acknowledgedConcurrentRuns). Nothing was approved.`,
+    { runs: missing },
+  );
 }
 
 /** Every warning needing acknowledgement on a target step must be acknowledged (422 `acknowledgement_required`). */

@@ -25,7 +25,7 @@ import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import type { AgentCaller } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
-import { approveAllAs, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { approveAllAs, concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 const LATER = new Date(TEST_NOW.getTime() + 60_000);
@@ -513,7 +513,7 @@ describe("claimStep: validated again at dispatch", () => {
     expect((await view(run2.id)).status).toBe("needs_decision");
     const { approveSteps } = await import("../approvals/approve-steps");
     const { loadViewer } = await import("../auth/session");
-    await approveSteps((await loadViewer("usr_supervisor"))!, run2.id, { planVersion: 1, stepIds: "all", idempotencyKey: `again-${run2.id}` }, LATER);
+    await approveSteps((await loadViewer("usr_supervisor"))!, run2.id, { planVersion: 1, stepIds: "all", idempotencyKey: `again-${run2.id}`, ...(await concurrentAcks(run2.id)) }, LATER);
     const ok = await claimStep(agent, run2.id, "r2", await claimBody(run2.id, "r2"), null, LATER);
     expect(ok.claim.token).toBeTruthy();
   });
@@ -539,7 +539,7 @@ describe("a restart between approval and claim", () => {
     const { loadViewer } = await import("../auth/session");
     const run = await submit("75013", [{ id: "r1", tool: "reschedule_delivery", args: { shipmentId: "sh_5650", window: { from: "2026-04-10", to: "2026-04-10" }, reason: "Customer asked" } }]);
     const senior = (await loadViewer("usr_senior"))!;
-    const approved = await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `restart-${run.id}` }, TEST_NOW);
+    const approved = await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `restart-${run.id}`, ...(await concurrentAcks(run.id)) }, TEST_NOW);
     expect(approved.run.status).toBe("approved");
     await prisma.$disconnect(); // this "server" goes away
     const results = await raceInProcesses(1, { runId: run.id, stepId: "r1", ...(await claimBody(run.id, "r1")), count: 1, keyPrefix: null });

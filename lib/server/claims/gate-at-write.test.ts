@@ -18,7 +18,7 @@ import { toRunView, type RunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
-import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { approveAllAs, concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { fenceClaim } from "./fence-claim";
 import { listNeedsReconciliation } from "./list-reconciliation";
@@ -46,8 +46,8 @@ const claim = async (runId: string, stepId: string, now = LATER) => {
   const run = await view(runId);
   return claimStep(agent, runId, stepId, { digest: run.steps.find((s) => s.id === stepId)!.digest, taskRevision: run.boundTaskRevision }, null, now);
 };
-const approveAll = (runId: string, who: Viewer = supervisor, acknowledgedWarnings: { code: string; stepId: string }[] = []) =>
-  approveSteps(who, runId, { planVersion: 1, stepIds: "all", idempotencyKey: nanoid(), acknowledgedWarnings }, LATER);
+const approveAll = async (runId: string, who: Viewer = supervisor, acknowledgedWarnings: { code: string; stepId: string }[] = []) =>
+  approveSteps(who, runId, { planVersion: 1, stepIds: "all", idempotencyKey: nanoid(), acknowledgedWarnings, ...(await concurrentAcks(runId)) }, LATER);
 
 /** The reference plan of ticket #74991: note, reschedule sh_5521, reply. */
 const referencePlan = (): StepInput[] => [

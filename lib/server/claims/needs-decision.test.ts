@@ -23,7 +23,7 @@ import { countNeedsDecision, listQueue } from "../runs/list-queue";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../auth/session";
-import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { reportOutcome } from "./report-outcome";
 
@@ -46,7 +46,8 @@ const claimBody = async (runId: string, stepId: string) => {
   const run = await view(runId);
   return { digest: run.steps.find((s) => s.id === stepId)!.digest, taskRevision: run.boundTaskRevision };
 };
-const approveAll = async (runId: string, who = senior, now = LATER) => approveSteps(who, runId, { planVersion: (await view(runId, now)).planVersion, stepIds: "all", idempotencyKey: nanoid() }, now);
+const approveAll = async (runId: string, who = senior, now = LATER) =>
+  approveSteps(who, runId, { planVersion: (await view(runId, now)).planVersion, stepIds: "all", idempotencyKey: nanoid(), ...(await concurrentAcks(runId)) }, now);
 /** Earlier tests' approvals and claims on in_74203 no longer hold money on it (each test starts from its open balance). */
 const releaseHolds = () => prisma.approval.updateMany({ where: { targetId: "in_74203", state: { in: ["active", "claimed"] } }, data: { state: "consumed" } });
 const setOpen = (minor: number) => prisma.invoice.update({ where: { id: "in_74203" }, data: { openMinor: minor } });

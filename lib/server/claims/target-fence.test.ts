@@ -19,7 +19,7 @@ import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { loadHolds } from "../account-data/load-account-snapshot";
 import { DEFAULT_DESK } from "../../desk/desks";
 import { releaseSyncHolds } from "../records/sync-holds";
-import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { recordVersionsSeen } from "../approvals/approval-columns";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { claimStep } from "./claim-step";
@@ -42,7 +42,7 @@ async function submit(taskId: string, steps: StepInput[]) {
   const task = await prisma.task.findUniqueOrThrow({ where: { id: taskId } });
   return (await submitRun(agent, taskId, { taskRevision: task.revision, steps: withRequiredReasons(steps), addition: true }, `tf:${nanoid()}`, TEST_NOW)).run;
 }
-const approveAll = (runId: string) => approveSteps(supervisor, runId, { planVersion: 1, stepIds: "all", idempotencyKey: nanoid(), acknowledgedWarnings: [] }, LATER);
+const approveAll = async (runId: string) => approveSteps(supervisor, runId, { planVersion: 1, stepIds: "all", idempotencyKey: nanoid(), acknowledgedWarnings: [], ...(await concurrentAcks(runId)) }, LATER);
 const claim = async (runId: string, stepId: string) => {
   const run = toRunView(await loadRun(runId), LATER);
   return claimStep(agent, runId, stepId, { digest: run.steps.find((s) => s.id === stepId)!.digest, taskRevision: run.boundTaskRevision }, null, LATER);

@@ -20,7 +20,7 @@ import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
-import { editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { getGatePolicyForAdmin } from "./list-gate-policy";
 import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
@@ -230,11 +230,12 @@ describe("four eyes", () => {
   it("parallel approvals by three people and by one person twice: exactly two rows, one per person", async () => {
     const run = await submitReply("75003");
     const { version, refundId } = await addRefund(run.id, "in_74201", 110000);
-    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: ["st_reply"], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
-    const same = await Promise.allSettled([1, 2, 3].map(() => approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW)));
+    const acks = await concurrentAcks(run.id); // an earlier test's run of the task is still being executed
+    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: ["st_reply"], idempotencyKey: `a-${nanoid()}`, ...acks }, TEST_NOW);
+    const same = await Promise.allSettled([1, 2, 3].map(() => approveSteps(senior, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}`, ...acks }, TEST_NOW)));
     expect(same.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of same.filter((x): x is PromiseRejectedResult => x.status === "rejected")) expect(r.reason.code).toBe("already_approved_by_you");
-    const others = await Promise.allSettled([supervisor, senior2, supervisor].map((who) => approveSteps(who, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW)));
+    const others = await Promise.allSettled([supervisor, senior2, supervisor].map((who) => approveSteps(who, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}`, ...acks }, TEST_NOW)));
     for (const r of others) if (r.status === "rejected") expect(r.reason.code).toBe("already_approved_by_you");
     const rows = await prisma.approval.findMany({ where: { runId: run.id, stepId: refundId, planVersion: version, state: "active" } });
     expect(rows).toHaveLength(2);

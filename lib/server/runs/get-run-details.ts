@@ -3,6 +3,7 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db/db";
 import { deskScope, type Viewer } from "../auth/session";
 import { loadRun } from "../plans/load-run";
+import { concurrentRunsOf } from "../plans/concurrent-runs";
 import { toRunView } from "../plans/run-view";
 import { storedReads, storedSteps, storedValidation } from "../plans/stored-plan";
 import { checkReads } from "../../reads/check-reads";
@@ -21,7 +22,9 @@ export type { RunDetails };
 /**
  * Loads the run page's data for `viewer` — the run within the viewer's desk scope, its task,
  * ticket and agent, and the account data its plan versions name plus the ticket account's own
- * records (bounded). Errors: 404 `not_found` for an unknown run or one of another desk.
+ * records (bounded), and the other runs of its task being executed now (`concurrentRuns`, computed
+ * on this read: approving needs them acknowledged). Errors: 404 `not_found` for an unknown run or
+ * one of another desk.
  */
 export async function getRunDetails(runId: string, viewer: Viewer, now = new Date()): Promise<RunDetails> {
   const run = await loadRun(runId, deskScope(viewer));
@@ -76,5 +79,6 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     users: Object.fromEntries(users.map((u) => [u.id, u.name])),
     catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
     effects: previewEffects(currentSteps, desk, catalog),
+    concurrentRuns: await concurrentRunsOf(prisma, run),
   };
 }

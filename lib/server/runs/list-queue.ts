@@ -6,6 +6,7 @@ import type { Money } from "../../money/format-money";
 import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";
+import { concurrentRunsByRun } from "../plans/concurrent-runs";
 
 /** The queue row is the API's `QueueRow` (lib/api/schemas.ts), declared once. */
 export type { QueueRow };
@@ -78,7 +79,9 @@ export async function countNeedsDecision(scope: Prisma.RunWhereInput, now = new 
  * One page of the queue, newest first (or, with `sort: "at_stake"`, most money at stake first:
  * `run.atStakeMinor` descending, then id), filtered by effective status and scoped by `scope` (the
  * viewer's desk, from `deskScope`), all in SQL: an indexed keyset page (`cursor` from the
- * previous page's `nextCursor`), never a whole table. `limit` is clamped to 1–200.
+ * previous page's `nextCursor`), never a whole table. `limit` is clamped to 1–200. A live row whose
+ * task has another run being executed carries it in `concurrentRuns` (one more indexed read over
+ * the page's tasks, lib/server/plans/concurrent-runs.ts).
  * Errors: 400 `bad_request` for a malformed cursor.
  */
 export async function listQueue(
@@ -105,6 +108,7 @@ export async function listQueue(
     select: {
       id: true,
       status: true,
+      taskId: true,
       ticketId: true,
       accountId: true,
       stepCount: true,
@@ -123,6 +127,7 @@ export async function listQueue(
   const page = rows.slice(0, limit);
   const ownership = await queueRowOwnership(page, filter.viewer);
   const stake = await queueAtStake(page.map((r) => r.id));
+  const concurrent = await concurrentRunsByRun(prisma, page.map((r) => ({ id: r.id, taskId: r.taskId, status: effectiveStatus(r.status as RunStatus, r.expiresAt, now) })), filter.scope);
   return {
     runs: page.map((r) => ({
       id: r.id,
@@ -141,6 +146,7 @@ export async function listQueue(
       escalateAt: r.escalateAt.toISOString(),
       ...ownership.get(r.id),
       ...stake.get(r.id),
+      ...(concurrent.has(r.id) ? { concurrentRuns: concurrent.get(r.id) } : {}),
     })),
     nextCursor: nextCursorOf(rows, limit, (r) => (byStake ? r.atStakeMinor : r.createdAt)),
     serverNow: now.toISOString(),

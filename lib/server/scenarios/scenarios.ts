@@ -10,6 +10,7 @@ import { prisma } from "../db/db";
 import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID, DEMO_RETAIL_AGENT_ID } from "../demo/seed";
 import { buildRetailDesk, RETAIL_DESK } from "../../demo/retail-desk";
 import { submitEdit } from "../edits/submit-edit";
+import { concurrentRunsOf } from "../plans/concurrent-runs";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
@@ -70,9 +71,14 @@ async function submitFor(ctx: ScenarioContext, ticketId: string, steps: StepInpu
 /** The ids every result carries for one run. */
 const idsOf = (run: { id: string }, ticketId: string) => ({ runIds: [run.id], taskIds: [`task_${ticketId}`], ticketIds: [ticketId] });
 
-/** Approves every step of the run's current version as `who`. */
+/**
+ * Approves every step of the run's current version as `who`, acknowledging any other run of its
+ * task being executed (an earlier scenario may have left one, e.g. `unknown-outcome` on #74991).
+ */
 async function approveAll(ctx: ScenarioContext, runId: string, planVersion: number, who: Viewer) {
-  await approveSteps(who, runId, { planVersion, stepIds: "all", idempotencyKey: `scenario:${runId}:${planVersion}:${who.id}` }, ctx.now);
+  const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { id: true, taskId: true, desk: true, status: true } });
+  const acknowledgedConcurrentRuns = (await concurrentRunsOf(prisma, run)).map((r) => r.id);
+  await approveSteps(who, runId, { planVersion, stepIds: "all", idempotencyKey: `scenario:${runId}:${planVersion}:${who.id}`, ...(acknowledgedConcurrentRuns.length ? { acknowledgedConcurrentRuns } : {}) }, ctx.now);
 }
 
 /** The reference case's plan with the operator's edit of docs/design.md "The demo domain": date +4 days, refund on in_74119. */
