@@ -5,7 +5,7 @@ import { prisma } from "../../../lib/server/db/db";
 import { submitEdit } from "../../../lib/server/edits/submit-edit";
 import { loadRun } from "../../../lib/server/plans/load-run";
 import { toRunView } from "../../../lib/server/plans/run-view";
-import { prepareTestDatabase } from "../../../testing/test-support";
+import { concurrentAcks, prepareTestDatabase } from "../../../testing/test-support";
 import { argChanges, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "@plandesk/client";
 import { implementationsOf, splitReasons } from "@plandesk/client";
 import { demoDeskTools } from "@plandesk/client/demo";
@@ -24,12 +24,12 @@ async function propose(tag: string) {
   return res.pending;
 }
 
-/** A person edits the plan (a function of the current steps) and approves all. */
+/** A person edits the plan (a function of the current steps) and approves all, acknowledging an earlier run of the task a test left executing. */
 async function editAndApprove(runId: string, edit: (steps: { id: string; tool: string; args: Record<string, unknown> }[]) => { id: string; tool: string; args: Record<string, unknown> }[]) {
   const who = await senior();
   const run = toRunView(await loadRun(runId));
   const e = await submitEdit(who, runId, { baseVersion: run.planVersion, steps: edit(run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args }))) });
-  await approveSteps(who, runId, { planVersion: e.planVersion.version, stepIds: "all", idempotencyKey: `a:${runId}` });
+  await approveSteps(who, runId, { planVersion: e.planVersion.version, stepIds: "all", idempotencyKey: `a:${runId}`, ...(await concurrentAcks(runId)) });
 }
 
 beforeAll(async () => {
