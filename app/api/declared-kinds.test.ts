@@ -19,6 +19,7 @@ import { GET as listKinds } from "./admin/desks/[deskId]/record-kinds/route";
 import { GET as getKind, PUT as putKind } from "./admin/desks/[deskId]/record-kinds/[kind]/route";
 import { DELETE as deleteRecordRoute, GET as getRecordRoute, PUT as putRecordRoute } from "./v1/records/[kind]/[id]/route";
 import { POST as batchRoute } from "./v1/records/batch/route";
+import { ORDER_ROLES, ORDER_SCHEMA } from "../../testing/fixtures/order-kind";
 
 type Json = Record<string, any>;
 const RETAIL_KEY = "pd_test_retail_declared_key";
@@ -62,27 +63,6 @@ async function refusal(res: Response, status: number, code: string): Promise<Jso
   return body.error;
 }
 
-const ORDER_SCHEMA = {
-  type: "object",
-  properties: {
-    customerId: { type: "string" },
-    refundableMinor: { type: "integer", minimum: 0 },
-    currency: { type: "string", enum: ["USD", "EUR"] },
-    status: { type: "string", enum: ["open", "refunded", "cancelled"] },
-    shipFrom: { type: "string", format: "date" },
-    shipTo: { type: "string", format: "date" },
-    number: { type: "string" },
-    channel: { type: "string" },
-  },
-  required: ["customerId", "refundableMinor", "currency", "status", "shipFrom", "shipTo", "number"],
-};
-const ORDER_ROLES = {
-  owner: "customerId",
-  balance: { available: "refundableMinor", currency: "currency" },
-  status: { field: "status", closedValues: ["refunded", "cancelled"] },
-  window: { start: "shipFrom", end: "shipTo" },
-  title: "number",
-};
 const order = (customerId: string, v: number, extra: Json = {}) => ({
   customerId,
   refundableMinor: 4_000,
@@ -146,7 +126,7 @@ describe("declaring a kind", () => {
       ["subscription", { schema: ORDER_SCHEMA, roles: { ...ORDER_ROLES, balance: { available: "totalMinor", currency: "currency" } } }, "missing_field"],
       ["subscription", { schema: with_({ refundableMinor: { type: "string" } }), roles: ORDER_ROLES }, "wrong_field_type"],
       ["subscription", { schema: with_({ currency: { type: "string" } }), roles: ORDER_ROLES }, "wrong_field_type"],
-      ["subscription", { schema: ORDER_SCHEMA, roles: { ...ORDER_ROLES, title: "channel" } }, "optional_field"],
+      ["subscription", { schema: ORDER_SCHEMA, roles: { ...ORDER_ROLES, title: "note" } }, "optional_field"],
       ["subscription", { schema: ORDER_SCHEMA, roles: { ...ORDER_ROLES, owner: { field: "customerId", kind: "subscription" } } }, "circular_owner"],
       ["subscription", { schema: ORDER_SCHEMA, roles: { ...ORDER_ROLES, owner: { field: "customerId", kind: "plan" } } }, "unknown_owner_kind"],
     ];

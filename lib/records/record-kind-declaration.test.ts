@@ -6,28 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { parseDeclaredFields } from "./declared-records";
 import { checkRecordKindDeclaration, MAX_OWNER_HOPS, type DeclarationContext, type RecordKindRoles } from "./record-kind-declaration";
+import { ORDER_ROLES, ORDER_SCHEMA } from "../../testing/fixtures/order-kind";
 
-const ORDER_SCHEMA = {
-  type: "object",
-  properties: {
-    customerId: { type: "string" },
-    refundableMinor: { type: "integer", minimum: 0 },
-    currency: { type: "string", enum: ["USD", "EUR"] },
-    status: { type: "string", enum: ["open", "refunded", "cancelled"] },
-    shipFrom: { type: "string", format: "date" },
-    shipTo: { type: "string", format: "date" },
-    number: { type: "string" },
-    note: { type: "string" },
-  },
-  required: ["customerId", "refundableMinor", "currency", "status", "shipFrom", "shipTo", "number"],
-};
-const ORDER_ROLES = {
-  owner: "customerId",
-  balance: { available: "refundableMinor", currency: "currency" },
-  status: { field: "status", closedValues: ["refunded", "cancelled"] },
-  window: { start: "shipFrom", end: "shipTo" },
-  title: "number",
-};
 const NEW: DeclarationContext = { others: new Map(), previous: null, inUse: false };
 
 /** The problems' codes and paths, or "ok". */

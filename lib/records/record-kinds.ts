@@ -160,6 +160,26 @@ export const DECLARED_KIND_NAME = /^[a-z][a-z0-9_]{1,39}$/;
  */
 export function parseDoorRecord(kind: unknown, id: unknown, op: unknown, body: Record<string, unknown>): { ok: true; record: DoorRecordInput } | { ok: false; error: RecordError } {
   if (typeof kind !== "string" || isRecordKind(kind) || !DECLARED_KIND_NAME.test(kind)) return parseRecord(kind, id, op, body);
+  const e = parseEnvelope(id, op, body);
+  if (!e.ok) return e;
+  const { id: recordId, sourceVersion, sourceUpdatedAt } = e.envelope;
+  if (e.envelope.op === "delete") return { ok: true, record: { op: "delete", declared: true, kind, id: recordId, sourceVersion, sourceUpdatedAt } };
+  return { ok: true, record: { op: "put", declared: true, kind, id: recordId, sourceVersion, sourceUpdatedAt, fields: e.envelope.fields } };
+}
+
+const opSchema = z.enum(["put", "delete"]);
+const deleteSchema = z.strictObject(envelopeShape);
+const envelopeSchema = z.strictObject(envelopeShape);
+
+/** A record's envelope as every kind carries it: id, op, source version and time, and (a put's) fields not yet checked. */
+type Envelope = { id: string; sourceVersion: number; sourceUpdatedAt: Date } & ({ op: "delete" } | { op: "put"; fields: Record<string, unknown> });
+
+/**
+ * The envelope of one record of any kind: the id (`recordIdSchema`), `op` (`put`, the default, or
+ * `delete`; a delete carries nothing but the envelope) and `sourceVersion` / `sourceUpdatedAt`;
+ * a put's other body fields are handed on unchecked. Never throws: `invalid_record` with its path.
+ */
+function parseEnvelope(id: unknown, op: unknown, body: Record<string, unknown>): { ok: true; envelope: Envelope } | { ok: false; error: RecordError } {
   const idParsed = recordIdSchema.safeParse(id);
   if (!idParsed.success) return fail("invalid_record", `id: ${idParsed.error.issues[0]?.message ?? "not a record id"}`, "id");
   const opParsed = opSchema.safeParse(op ?? "put");
@@ -168,16 +188,12 @@ export function parseDoorRecord(kind: unknown, id: unknown, op: unknown, body: R
   if (opParsed.data === "delete") {
     const d = deleteSchema.safeParse(body);
     if (!d.success) return zodFail(d.error);
-    return { ok: true, record: { op: "delete", declared: true, kind, id: idParsed.data, sourceVersion: d.data.sourceVersion, sourceUpdatedAt: new Date(d.data.sourceUpdatedAt) } };
+    return { ok: true, envelope: { op: "delete", id: idParsed.data, sourceVersion: d.data.sourceVersion, sourceUpdatedAt: new Date(d.data.sourceUpdatedAt) } };
   }
   const env = envelopeSchema.safeParse({ sourceVersion, sourceUpdatedAt });
   if (!env.success) return zodFail(env.error);
-  return { ok: true, record: { op: "put", declared: true, kind, id: idParsed.data, sourceVersion: env.data.sourceVersion, sourceUpdatedAt: new Date(env.data.sourceUpdatedAt), fields } };
+  return { ok: true, envelope: { op: "put", id: idParsed.data, sourceVersion: env.data.sourceVersion, sourceUpdatedAt: new Date(env.data.sourceUpdatedAt), fields } };
 }
-
-const opSchema = z.enum(["put", "delete"]);
-const deleteSchema = z.strictObject(envelopeShape);
-const envelopeSchema = z.strictObject(envelopeShape);
 
 /**
  * Parses one record as a system of record sends it: `kind`, `id`, `op` (`put`, the default, or
@@ -189,26 +205,18 @@ export function parseRecord(kind: unknown, id: unknown, op: unknown, body: Recor
   if (typeof kind !== "string" || !isRecordKind(kind)) {
     return fail("unknown_kind", `The door accepts records of kind ${RECORD_KIND_NAMES.join(", ")} and of the kinds declared for the desk; not ${typeof kind === "string" ? JSON.stringify(kind.slice(0, 40)) : "that"}.`, "kind");
   }
-  const idParsed = recordIdSchema.safeParse(id);
-  if (!idParsed.success) return fail("invalid_record", `id: ${idParsed.error.issues[0]?.message ?? "not a record id"}`, "id");
-  const opParsed = opSchema.safeParse(op ?? "put");
-  if (!opParsed.success) return fail("invalid_record", `op: give "put" or "delete".`, "op");
-  const { sourceVersion, sourceUpdatedAt, ...fields } = body;
-  if (opParsed.data === "delete") {
-    const d = deleteSchema.safeParse(body);
-    if (!d.success) return zodFail(d.error);
-    return { ok: true, record: { op: "delete", kind, id: idParsed.data, sourceVersion: d.data.sourceVersion, sourceUpdatedAt: new Date(d.data.sourceUpdatedAt) } };
-  }
-  const env = envelopeSchema.safeParse({ sourceVersion, sourceUpdatedAt });
-  if (!env.success) return zodFail(env.error);
-  const f = RECORD_KINDS[kind].fields.safeParse(fields);
+  const e = parseEnvelope(id, op, body);
+  if (!e.ok) return e;
+  const { id: recordId, sourceVersion, sourceUpdatedAt } = e.envelope;
+  if (e.envelope.op === "delete") return { ok: true, record: { op: "delete", kind, id: recordId, sourceVersion, sourceUpdatedAt } };
+  const f = RECORD_KINDS[kind].fields.safeParse(e.envelope.fields);
   if (!f.success) return zodFail(f.error);
   if (kind === "invoice") {
     const inv = f.data as RecordFields<"invoice">;
     const at = inv.fees.findIndex((fee) => fee.amount.currency !== inv.currency);
     if (at >= 0) return fail("currency_mismatch", `Fee ${at + 1} is in ${inv.fees[at].amount.currency}; the invoice is in ${inv.currency}.`, `fees.${at}.amount.currency`);
   }
-  return { ok: true, record: { op: "put", kind, id: idParsed.data, sourceVersion: env.data.sourceVersion, sourceUpdatedAt: new Date(env.data.sourceUpdatedAt), fields: f.data as Record<string, unknown> } };
+  return { ok: true, record: { op: "put", kind, id: recordId, sourceVersion, sourceUpdatedAt, fields: f.data as Record<string, unknown> } };
 }
 
 function fail(code: RecordErrorCode, message: string, path?: string): { ok: false; error: RecordError } {
