@@ -77,7 +77,8 @@ export type RecordKindDetail = z.output<typeof recordKindDetailSchema>;
 
 const deskParams = z.object({ deskId: deskIdSchema });
 /** A kind in a path: any short name (one that is not a valid kind name is refused by the save with `invalid_kind_name`, and found by no read). */
-const kindParams = z.object({ deskId: deskIdSchema, kind: z.string().min(1).max(64) });
+/** A kind as a path segment: 1–64 characters without control characters (a malformed one is 404); whether it can name a kind is the declaration check's (422 `invalid_kind_name`). */
+const kindParams = z.object({ deskId: deskIdSchema, kind: z.string().min(1).max(64).regex(/^[^\u0000-\u001f\u007f]+$/, "A kind has no control characters") });
 
 export const listRecordKindsEndpoint = defineEndpoint({
   id: "listRecordKinds",
