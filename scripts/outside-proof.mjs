@@ -138,7 +138,9 @@ async function main() {
     const dependencies = { "@plandesk/client": `file:${tarball}` };
     for (const name of PEERS) dependencies[name] = installedVersion(name);
     fs.writeFileSync(path.join(scratch, "package.json"), JSON.stringify({ name: "plandesk-outside-proof", private: true, type: "module", dependencies }, null, 2));
-    fs.cpSync(path.join(root, "examples"), path.join(scratch, "examples"), { recursive: true });
+    // The agent examples and the QA suite, as a team copies them; not examples/carrier-mcp — that is
+    // the demo desk's upstream MCP server, run by Plandesk, not an agent, and checked with the repository.
+    fs.cpSync(path.join(root, "examples"), path.join(scratch, "examples"), { recursive: true, filter: (src) => !src.includes(`${path.sep}carrier-mcp`) });
     fs.writeFileSync(
       path.join(scratch, "tsconfig.json"),
       JSON.stringify({ compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "Bundler", strict: true, skipLibCheck: true, noEmit: true, types: ["node"] }, include: ["examples/**/*.ts"] }, null, 2),
