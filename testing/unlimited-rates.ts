@@ -3,7 +3,8 @@
  * for suites and benchmarks that are deliberately a flood from one key or one person (the
  * hostile-input suite, the fuzzers, the load benchmarks): each request still takes its token, so
  * the cost is measured, but none is refused. The limits themselves are tested with real, small
- * values in app/api/rate-limits.test.ts; every other suite runs with the defaults.
+ * values in app/api/rate-limits.test.ts; vitest.setup.ts applies these values to every test file
+ * (a limit that depends on the wall clock would make a suite pass or fail with the machine's speed).
  */
 export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(
   ["AGENT", "INTEGRATION", "PERSON"].flatMap((who) => [
