@@ -52,6 +52,10 @@ test.describe("ownership, hand-offs and suggested steps", () => {
     await sug.locator('[id="steps.0.args.reason"]').fill("Storage fee goodwill");
     await sug.getByRole("button", { name: "Attach suggestion" }).click();
     await expect(panel.getByTestId("suggestion")).toContainText("Olivia Operator suggests issue_refund on version 1 ($100.00)");
+    // she cannot accept her own refund suggestion: the button says why instead of answering 403
+    const own = panel.getByRole("button", { name: "Accept as my edit" });
+    await expect(own).toBeDisabled();
+    await expect(own).toHaveAccessibleDescription("You cannot accept it: needs a grant to author issue_refund steps.");
 
     // the senior sees the notification and accepts the suggestion as their own edit
     const senior = await browser.newContext({ storageState: STORAGE.senior });
