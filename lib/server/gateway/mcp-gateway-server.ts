@@ -44,10 +44,25 @@ function gatewayServer(agent: AgentCaller): Server {
 }
 
 /**
+ * `req` with an Accept header the transport takes: Plandesk answers JSON only (no stream), so a
+ * plain HTTP client that accepts JSON (or says nothing) is served like an MCP client that also
+ * lists `text/event-stream`.
+ */
+function acceptingJson(req: Request): Request {
+  const accept = req.headers.get("accept") ?? "";
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return req;
+  if (accept && !/application\/json|\*\/\*/.test(accept)) return req; // the transport refuses it (406)
+  const headers = new Headers(req.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return new Request(req.url, { method: req.method, headers, body: req.body, signal: req.signal, duplex: "half" } as RequestInit);
+}
+
+/**
  * Answers one Streamable HTTP request `req` of `agent` (JSON-RPC over POST; the transport answers
  * other methods and malformed messages itself, with JSON-RPC errors). Returns the Response.
  */
 export async function handleMcpRequest(agent: AgentCaller, req: Request): Promise<Response> {
+  req = acceptingJson(req);
   const server = gatewayServer(agent);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
