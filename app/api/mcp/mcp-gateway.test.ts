@@ -8,7 +8,6 @@
  * executor instances; a rejected run never reaches it; a lost answer is `unknown` and never called
  * again. No credential appears in any answer or audit event.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,7 +34,6 @@ const TOKEN = "gateway-test-token-5e4d3c2b1a09";
 let workDir: string;
 let admin: string;
 let operator: string;
-let carrier: ChildProcess | null = null;
 const answers: string[] = [];
 const CARRIER = ["--import", "tsx", "examples/carrier-mcp/server.ts"];
 
@@ -113,7 +111,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   delete process.env.PLANDESK_MCP_SERVERS;
-  if (carrier && carrier.exitCode === null) carrier.kill("SIGTERM");
   rmSync(workDir, { recursive: true, force: true });
 });
 
