@@ -1,10 +1,11 @@
 /**
  * The tools an agent reaches through Plandesk's MCP gateway (docs/design.md "MCP gateway"): the
- * imported tools of the current catalog whose source is an enabled upstream MCP server of the
- * agent's desk (`sourceRef` "mcp server <desk>/<name>", written by every upstream import,
- * lib/server/tools/mcp-upstreams.ts) and that the agent's allowlist permits. A tool of another
- * desk's upstream, a disabled upstream's tool, or a tool outside the allowlist is not listed and
- * cannot be called (the same "unknown tool" as a name that does not exist).
+ * tools the last import of each enabled upstream MCP server of the agent's desk listed
+ * (`mcp_upstream.toolNames`, recorded by lib/server/tools/mcp-upstreams.ts), as the current catalog
+ * defines them, that the agent's allowlist permits. Of two servers of a desk listing one tool, the
+ * one imported last serves it. A tool of another desk's upstream, a disabled upstream's tool, or a
+ * tool outside the allowlist is not listed and cannot be called (the same "unknown tool" as a name
+ * that does not exist).
  */
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { agentDesk, type AgentCaller } from "../auth/session";
@@ -20,29 +21,25 @@ export interface GatewayTool {
   read: boolean;
 }
 
-/** "mcp server <desk>/<name>" → {desk, name}, or null for another source. */
-function upstreamOfRef(ref: string): { desk: string; name: string } | null {
-  const m = /^mcp server ([^/\s]+)\/([^/\s]+)$/.exec(ref);
-  return m ? { desk: m[1], name: m[2] } : null;
-}
-
 /**
  * The agent's gateway tools, in name order (see the module comment). Reads the desk's upstream
  * rows (a handful, indexed by desk) and the catalog's imported tools (a small configuration table).
  */
 export async function gatewayToolsOf(agent: AgentCaller): Promise<GatewayTool[]> {
-  const desk = agentDesk(agent);
-  const upstreams = await prisma.mcpUpstream.findMany({ where: { desk, disabledAt: null } });
+  const upstreams = await prisma.mcpUpstream.findMany({ where: { desk: agentDesk(agent), disabledAt: null, toolsImportedAt: { not: null } }, orderBy: { toolsImportedAt: "asc" } });
   if (upstreams.length === 0) return [];
-  const byName = new Map(upstreams.map((u) => [u.name, u]));
   const allowed = new Set(agent.allowedTools);
+  // later imports override earlier ones
+  const serverOf = new Map<string, McpUpstreamRow>();
+  for (const u of upstreams) {
+    for (const name of Array.isArray(u.toolNames) ? u.toolNames : []) if (typeof name === "string" && allowed.has(name)) serverOf.set(name, u);
+  }
+  if (serverOf.size === 0) return [];
   const specs = await importedToolsAt(await latestCatalogVersion());
   const tools: GatewayTool[] = [];
   for (const spec of specs) {
-    const ref = spec.source === "mcp" ? upstreamOfRef(spec.sourceRef) : null;
-    const upstream = ref && ref.desk === desk ? byName.get(ref.name) : undefined;
-    if (!upstream || !allowed.has(spec.name)) continue;
-    tools.push({ spec, upstream, read: spec.annotations?.readOnlyHint === true });
+    const upstream = spec.source === "mcp" ? serverOf.get(spec.name) : undefined;
+    if (upstream) tools.push({ spec, upstream, read: spec.annotations?.readOnlyHint === true });
   }
   return tools.sort((a, b) => a.spec.name.localeCompare(b.spec.name));
 }

@@ -1,6 +1,10 @@
+-- AlterTable
+ALTER TABLE "mcp_upstream" ADD COLUMN     "toolNames" JSON,
+ADD COLUMN     "toolsImportedAt" TIMESTAMP(3);
+
 -- CreateTable
 CREATE TABLE "gateway_call" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "desk" TEXT NOT NULL,
     "agentId" TEXT NOT NULL,
     "upstreamId" TEXT NOT NULL,
@@ -9,14 +13,16 @@ CREATE TABLE "gateway_call" (
     "taskId" TEXT,
     "runId" TEXT,
     "stepId" TEXT,
-    "arguments" JSONB NOT NULL,
+    "arguments" JSON NOT NULL,
     "status" TEXT NOT NULL,
-    "result" JSONB,
+    "result" JSON,
     "error" TEXT,
     "idempotencyKey" TEXT,
-    "callingSince" DATETIME,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "callingSince" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "gateway_call_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateIndex
@@ -24,6 +30,9 @@ CREATE INDEX "gateway_call_kind_status_createdAt_idx" ON "gateway_call"("kind", 
 
 -- CreateIndex
 CREATE INDEX "gateway_call_desk_agentId_createdAt_idx" ON "gateway_call"("desk", "agentId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "gateway_call_agentId_stepId_idx" ON "gateway_call"("agentId", "stepId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "gateway_call_runId_stepId_key" ON "gateway_call"("runId", "stepId");

@@ -1,6 +1,10 @@
+-- AlterTable
+ALTER TABLE "mcp_upstream" ADD COLUMN "toolNames" JSONB;
+ALTER TABLE "mcp_upstream" ADD COLUMN "toolsImportedAt" DATETIME;
+
 -- CreateTable
 CREATE TABLE "gateway_call" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "desk" TEXT NOT NULL,
     "agentId" TEXT NOT NULL,
     "upstreamId" TEXT NOT NULL,
@@ -9,16 +13,14 @@ CREATE TABLE "gateway_call" (
     "taskId" TEXT,
     "runId" TEXT,
     "stepId" TEXT,
-    "arguments" JSON NOT NULL,
+    "arguments" JSONB NOT NULL,
     "status" TEXT NOT NULL,
-    "result" JSON,
+    "result" JSONB,
     "error" TEXT,
     "idempotencyKey" TEXT,
-    "callingSince" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "gateway_call_pkey" PRIMARY KEY ("id")
+    "callingSince" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateIndex
@@ -26,6 +28,9 @@ CREATE INDEX "gateway_call_kind_status_createdAt_idx" ON "gateway_call"("kind", 
 
 -- CreateIndex
 CREATE INDEX "gateway_call_desk_agentId_createdAt_idx" ON "gateway_call"("desk", "agentId", "createdAt");
+
+-- CreateIndex
+CREATE INDEX "gateway_call_agentId_stepId_idx" ON "gateway_call"("agentId", "stepId");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "gateway_call_runId_stepId_key" ON "gateway_call"("runId", "stepId");
