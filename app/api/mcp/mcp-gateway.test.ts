@@ -8,6 +8,7 @@
  * executor instances; a rejected run never reaches it; a lost answer is `unknown` and never called
  * again. No credential appears in any answer or audit event.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -289,6 +290,63 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     await executeGatewaySteps();
     expect(callLog()).toHaveLength(before);
   }, 60_000);
+
+  it("an HTTP upstream with a bearer token: Plandesk reads and writes through it with its stored credential; a repeated call answers where the write stands, then the upstream's own answer", async () => {
+    const log = path.join(workDir, "http.jsonl");
+    const carrier = spawn(process.execPath, [...CARRIER, "--http", "0", "--token", TOKEN, "--call-log", log], { stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        carrier.stderr!.on("data", (d: Buffer) => {
+          err += d.toString();
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+          if (m) resolve(m[1]);
+        });
+        carrier.on("exit", (code) => reject(new Error(`the carrier exited (${code}): ${err}`)));
+      });
+      const registered = await call(registerServer(session("POST", "/api/admin/desks/freight/mcp-servers", { transport: "http", name: "carrier-http", url, credential: { kind: "bearer", token: TOKEN } }, admin), routeCtx({ deskId: "freight" })));
+      expect(registered.status).toBe(201);
+      // imported after the stdio carrier: it serves the carrier's tools from now on
+      const imported = await call(importServer(session("POST", `/api/admin/desks/freight/mcp-servers/${registered.body.server.id}/import`, undefined, admin), routeCtx({ deskId: "freight", upstreamId: registered.body.server.id })));
+      expect(imported.status).toBe(201);
+      const stdioCalls = callLog().length;
+      const httpLog = () => callLog("http.jsonl");
+
+      const client = await agentClient();
+      try {
+        const read = (await client.callTool({ name: "get_tracking", arguments: { shipmentId: "sh_5522" } })) as Json;
+        expect(read.isError).toBeFalsy();
+        expect(httpLog().map((l) => l.tool)).toEqual(["get_tracking"]);
+
+        const meta = { "plandesk/idempotencyKey": "agent-call-77" };
+        const first = await bookThroughGateway(client, { shipmentId: "sh_5522", date: "2026-12-28" }, meta);
+        expect(first.answer).toMatchObject({ status: "pending", runStatus: "pending_review" });
+        const again = await bookThroughGateway(client, { shipmentId: "sh_5522", date: "2026-12-28" }, meta);
+        expect(again.answer).toMatchObject({ status: "pending", runId: first.answer.runId, stepId: first.answer.stepId });
+        expect(await prisma.gatewayCall.count({ where: { runId: first.answer.runId } })).toBe(1);
+
+        expect((await approve(first.answer.runId, 1)).status).toBe(201);
+        await executeGatewaySteps();
+        const writes = httpLog().filter((l) => l.tool === "book_redelivery");
+        expect(writes).toHaveLength(1);
+        expect(writes[0]).toMatchObject({ arguments: { shipmentId: "sh_5522", date: "2026-12-28" }, _meta: { "plandesk/idempotencyKey": `plandesk:${first.answer.runId}:${first.answer.stepId}` } });
+
+        // the same call once more: the upstream's own answer, nothing called again
+        const done = (await client.callTool({ name: "book_redelivery", arguments: { shipmentId: "sh_5522", date: "2026-12-28" }, _meta: { "plandesk/taskId": "task_74991", ...meta } })) as Json;
+        expect(done.isError).toBeFalsy();
+        expect(JSON.parse(done.content[0].text)).toMatchObject({ shipmentId: "sh_5522", date: "2026-12-28", status: "booked" });
+        expect(done._meta).toMatchObject({ "plandesk/runId": first.answer.runId, "plandesk/status": "succeeded" });
+        expect(httpLog().filter((l) => l.tool === "book_redelivery")).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+      expect(callLog()).toHaveLength(stdioCalls);
+    } finally {
+      const exited = new Promise((r) => carrier.once("exit", r));
+      carrier.kill("SIGTERM");
+      await exited;
+    }
+  }, 90_000);
 
   it("no credential appears in any answer or audit event; the gateway's events are on the record", async () => {
     const texts = [...answers, ...(await prisma.auditEvent.findMany({ select: { data: true } })).map((e) => JSON.stringify(e.data))];

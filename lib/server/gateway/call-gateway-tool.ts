@@ -23,6 +23,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { submitRunBodySchema } from "../../api/bodies";
 import { DomainError, isDomainError } from "../../errors/domain-error";
 import { Prisma } from "../../generated/prisma/client";
+import { isTerminal, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { agentDesk, type AgentCaller } from "../auth/session";
 import { prisma } from "../db/db";
@@ -49,11 +50,12 @@ const MAX_RESULT_CHARS = 64_000;
 /** The typed answer of a gateway call the agent sees in `structuredContent`. */
 export type GatewayAnswer =
   | { status: "pending"; runId: string; stepId: string; runStatus: string; poll: string; gatewayCallId: string }
-  | { status: "rejected"; code: string; message: string; issues?: unknown[]; runId?: string };
+  | { status: "rejected"; code: string; message: string; issues?: unknown[]; runId?: string }
+  | { status: "unknown"; runId: string; stepId: string; message: string };
 
 /** A result answering `answer` (a text for clients that read only content, the same in structuredContent). */
 function answerResult(answer: GatewayAnswer, text: string): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: answer as unknown as Record<string, unknown>, isError: answer.status === "rejected" };
+  return { content: [{ type: "text", text }], structuredContent: answer as unknown as Record<string, unknown>, isError: answer.status !== "pending" };
 }
 
 /** A typed refusal as a tools/call result (isError, with its code, message and issues). */
@@ -161,6 +163,11 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
   const key = typeof meta[META_IDEMPOTENCY_KEY] === "string" ? `mcp:${(meta[META_IDEMPOTENCY_KEY] as string).slice(0, 150)}` : null;
   // with a key, the step id is derived from it, so a repeat of the call is the same submission (a replay)
   const stepId = key ? `st_${createHash("sha256").update(key).digest("hex").slice(0, 16)}` : `st_${nanoid(10)}`;
+  if (key) {
+    // the same call again: answered with where it stands (the upstream's own answer once executed), nothing submitted again
+    const earlier = await prisma.gatewayCall.findFirst({ where: { agentId: agent.id, stepId, kind: "write", desk: agentDesk(agent) } });
+    if (earlier?.runId) return answerOf(earlier as typeof earlier & { runId: string; stepId: string });
+  }
   const step = { id: stepId, tool: tool.spec.name, args, title: text(META_TITLE, 200) ?? tool.spec.label, ...(text(META_RATIONALE, 4000) ? { rationale: text(META_RATIONALE, 4000) } : {}), ...(evidence.length ? { evidence } : {}) };
   const body = submitRunBodySchema.parse({ taskRevision: revision, steps: [step], addition: true });
   const { run } = await submitRun(agent, taskId, body, key);
@@ -181,6 +188,32 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
     answer,
     `Plandesk holds ${tool.spec.name} as step ${runStepId} of run ${run.id} (${run.status}); a person reviews it and Plandesk performs exactly what is approved, once. Poll GET /api/v1/runs/${run.id} for the decision and the outcome.`,
   );
+}
+
+/**
+ * Where an earlier gateway write stands, as the answer to the same call repeated (same
+ * `plandesk/idempotencyKey`): still waiting → `pending` (with the run's status); executed → the
+ * upstream's own answer (its content, structuredContent and isError) with `_meta` naming the run;
+ * answer lost → `unknown` (isError; a person reconciles); the run ended without executing →
+ * `rejected` with code `run_<status>` and the run's reason.
+ */
+async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown }): Promise<CallToolResult> {
+  const run = await prisma.run.findUnique({ where: { id: row.runId }, select: { status: true, rejectionReason: true } });
+  const runStatus = run?.status ?? "unknown";
+  if ((row.status === "succeeded" || row.status === "failed") && isObject(row.result)) {
+    const result = row.result as CallToolResult;
+    return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), "plandesk/runId": row.runId, "plandesk/stepId": row.stepId, "plandesk/status": row.status } };
+  }
+  if (row.status === "unknown") {
+    const message = `Plandesk called ${row.tool} but its answer was lost; whether it wrote is unknown. It is not called again: a person reconciles step ${row.stepId} of run ${row.runId}.`;
+    return answerResult({ status: "unknown", runId: row.runId, stepId: row.stepId, message }, message);
+  }
+  if (row.status === "ended" || (run && isTerminal(run.status as RunStatus) && row.status === "pending")) {
+    const message = `Run ${row.runId} ended ${runStatus} without executing ${row.tool}${run?.rejectionReason ? `: ${run.rejectionReason}` : ""}.`;
+    return answerResult({ status: "rejected", code: `run_${runStatus}`, message, runId: row.runId }, message);
+  }
+  const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id };
+  return answerResult(answer, `Step ${row.stepId} of run ${row.runId} (${runStatus}) is not executed yet. Poll GET /api/v1/runs/${row.runId}, or repeat this call with the same plandesk/idempotencyKey.`);
 }
 
 /**

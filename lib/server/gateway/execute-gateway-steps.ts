@@ -15,7 +15,8 @@
  * 4. call the upstream tool **once** with exactly those arguments and `_meta`
  *    `{"plandesk/idempotencyKey": "plandesk:<runId>:<stepId>", "plandesk/runId", "plandesk/stepId"}`;
  * 5. **report** the outcome (`reportOutcome`): the tool's answer → `succeeded`, an answer with
- *    `isError` → `failed`, a timeout or a lost answer → `unknown` (it waits for a person on
+ *    `isError` → `failed` (with `_meta["plandesk/stopConditionMet"]: true` the tool found the step's
+ *    stop condition met and wrote nothing: the run stops), a timeout or a lost answer → `unknown` (it waits for a person on
  *    /reconciliation; Plandesk never calls again — the claim is spent). An upstream that could not
  *    be reached before anything was sent → `cannot_execute` (nothing written).
  *
@@ -192,7 +193,11 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
   }
   const text = (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ").slice(0, 1000);
   const status = result.isError ? "failed" : "succeeded";
-  if (await finish(db, row, "calling", status, result, result.isError ? text : null, upstream.name)) await report(status, `${upstream.name}/${approval.tool}: ${text}`);
+  if (await finish(db, row, "calling", status, result, result.isError ? text : null, upstream.name)) {
+    // a tool that found the step's stop condition met (it says so in its answer's _meta, and wrote nothing) ends the run
+    const stop = result.isError === true && result._meta?.["plandesk/stopConditionMet"] === true;
+    await reportOutcome(agent, row.runId, row.stepId, { token: claim.token, status, detail: `${upstream.name}/${approval.tool}: ${text}`.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}) }, now(), db);
+  }
   return "executed";
 }
 
