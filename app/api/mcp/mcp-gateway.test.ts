@@ -291,6 +291,27 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect(callLog()).toHaveLength(before);
   }, 60_000);
 
+  it("a gateway step some other executor claimed is never called by Plandesk", async () => {
+    const before = callLog().length;
+    const client = await agentClient();
+    let answer: Json;
+    try {
+      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-27" }));
+    } finally {
+      await client.close();
+    }
+    expect((await approve(answer.runId, 1)).status).toBe(201);
+    const run = await agentRun(answer.runId);
+    const { claimStep } = await import("@/lib/server/claims/claim-step");
+    const agent = { id: DEMO_AGENT_ID, name: "agent", allowedTools: ["book_redelivery"], keyId: "k", desk: "freight" };
+    await claimStep(agent, answer.runId, answer.stepId, { digest: run.steps[0].digest, taskRevision: (await task()).revision }, null, new Date(Date.now() - 3 * 60_000));
+    // a claim minutes old that the gateway never moved to "calling": not the gateway's, so it calls nothing and ends the row
+    const pass = await executeGatewaySteps();
+    expect(pass.ended).toEqual([answer.gatewayCallId]);
+    expect(pass.executed).toEqual([]);
+    expect(callLog()).toHaveLength(before);
+  }, 60_000);
+
   it("an HTTP upstream with a bearer token: Plandesk reads and writes through it with its stored credential; a repeated call answers where the write stands, then the upstream's own answer", async () => {
     const log = path.join(workDir, "http.jsonl");
     const carrier = spawn(process.execPath, [...CARRIER, "--http", "0", "--token", TOKEN, "--call-log", log], { stdio: ["ignore", "ignore", "pipe"] });

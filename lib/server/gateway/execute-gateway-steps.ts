@@ -47,6 +47,9 @@ import { storableResult } from "./call-gateway-tool";
 /** How long Plandesk waits for an upstream's answer to an execution (ms) unless told otherwise. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
+/** A claim of a gateway step older than this whose gateway row never moved to `calling` was not made by the gateway's call (ms). */
+const FOREIGN_CLAIM_MS = 120_000;
+
 /** What one pass did, by gateway call id. */
 export interface GatewayPass {
   /** Calls answered by the upstream (succeeded or failed). */
@@ -144,6 +147,15 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     // already claimed (another instance is calling), not approved yet, needs a person…: not ours now
     if (["stopped_stale_task", "expired"].includes(e.code)) {
       return (await finish(db, row, "pending", "ended", null, `The claim was refused (${e.code}); nothing was sent upstream.`, upstream.name)) ? "ended" : null;
+    }
+    if (e.code === "already_claimed") {
+      // Another gateway instance moves its row to calling right after its claim; a claim that old
+      // with the row still pending is another executor's (the agent's own), or an instance that
+      // died between claim and call: Plandesk does not call (the claim waits on /reconciliation).
+      const exec = await db.stepExecution.findUnique({ where: { runId_stepId: { runId: row.runId, stepId: row.stepId } }, select: { claimedAt: true } });
+      if (exec && exec.claimedAt.getTime() < now().getTime() - FOREIGN_CLAIM_MS) {
+        return (await finish(db, row, "pending", "ended", null, "The step was claimed without this gateway call being made; nothing was sent upstream by Plandesk.", upstream.name)) ? "ended" : null;
+      }
     }
     return null;
   }
