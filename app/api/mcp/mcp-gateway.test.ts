@@ -291,6 +291,45 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect(callLog()).toHaveLength(before);
   }, 60_000);
 
+  it("kill -9 of the instance executing a call leaves its outcome unknown after the timeout; no instance calls again", async () => {
+    const before = callLog().length;
+    const client = await agentClient();
+    let answer: Json;
+    try {
+      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-29" }));
+    } finally {
+      await client.close();
+    }
+    expect((await approve(answer.runId, 1)).status).toBe(201);
+    const servers = JSON.parse(process.env.PLANDESK_MCP_SERVERS!);
+    await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: servers["carrier-gw-slow"].args } });
+    // another instance: a separate process on the same database, executing with the slow carrier
+    const instance = spawn(process.execPath, ["--import", "tsx", "-e", "import('./lib/server/gateway/execute-gateway-steps.ts').then((m) => (m.executeGatewaySteps ?? m.default.executeGatewaySteps)({ callTimeoutMs: 60000 }))"], {
+      env: { ...process.env, PLANDESK_TEST_DB_SET: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      // the carrier received the call (it logs before it answers): kill the instance mid-call
+      await expect.poll(() => callLog().length, { timeout: 30_000, interval: 100 }).toBe(before + 1);
+      const killed = new Promise((r) => instance.once("exit", r));
+      instance.kill("SIGKILL");
+      await killed;
+    } finally {
+      if (instance.exitCode === null && instance.signalCode === null) instance.kill("SIGKILL");
+      await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: servers["carrier-gw"].args } });
+    }
+    expect((await prisma.gatewayCall.findUniqueOrThrow({ where: { id: answer.gatewayCallId } })).status).toBe("calling");
+    // before the call's timeout has passed nothing happens; after it, any instance reports unknown and calls nothing
+    expect((await executeGatewaySteps({ callTimeoutMs: 60_000 })).unknown).toEqual([]);
+    const later = () => new Date(Date.now() + 2 * 60_000 + 5_000);
+    expect((await executeGatewaySteps({ callTimeoutMs: 60_000, now: later })).unknown).toEqual([answer.gatewayCallId]);
+    expect((await prisma.stepExecution.findFirstOrThrow({ where: { runId: answer.runId } })).status).toBe("unknown");
+    await executeGatewaySteps({ callTimeoutMs: 60_000, now: later });
+    const calls = callLog().slice(before);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].arguments).toEqual({ shipmentId: "sh_5531", date: "2026-12-29" });
+  }, 90_000);
+
   it("a gateway step some other executor claimed is never called by Plandesk", async () => {
     const before = callLog().length;
     const client = await agentClient();
