@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
@@ -36,6 +36,7 @@ let workDir: string;
 let admin: string;
 let operator: string;
 const answers: string[] = [];
+const consoleLines: string[] = [];
 const CARRIER = ["--import", "tsx", "examples/carrier-mcp/server.ts"];
 
 const callLog = (file = "calls.jsonl") => {
@@ -85,6 +86,13 @@ async function bookThroughGateway(client: Client, args: Json, meta: Json = {}): 
 }
 
 beforeAll(async () => {
+  for (const m of ["log", "info", "warn", "error", "debug"] as const) {
+    const original = console[m].bind(console);
+    vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
+      consoleLines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      original(...args);
+    });
+  }
   workDir = mkdtempSync(path.join(tmpdir(), "plandesk-gateway-"));
   // the stdio servers this Plandesk server may start: the carrier with this file's call logs, and the same carrier answering slowly
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
@@ -111,6 +119,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  vi.restoreAllMocks();
   delete process.env.PLANDESK_MCP_SERVERS;
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -408,9 +417,12 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     }
   }, 90_000);
 
-  it("no credential appears in any answer or audit event; the gateway's events are on the record", async () => {
-    const texts = [...answers, ...(await prisma.auditEvent.findMany({ select: { data: true } })).map((e) => JSON.stringify(e.data))];
-    expect(texts.filter((t) => t.includes(TOKEN) || t.includes("ciphertext") || t.includes("v1."))).toEqual([]);
+  it("no credential appears in any answer, console line, gateway record or audit event; the gateway's events are on the record", async () => {
+    const stored = await prisma.gatewayCall.findMany();
+    const texts = [...answers, ...consoleLines, ...stored.map((r) => JSON.stringify(r)), ...(await prisma.auditEvent.findMany({ select: { data: true } })).map((e) => JSON.stringify(e.data))];
+    // the token itself, or a sealed credential (v1.<iv>.<tag>.<ciphertext>)
+    expect(texts.filter((t) => t.includes(TOKEN) || /v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\./.test(t))).toEqual([]);
+    expect(consoleLines.length + answers.length).toBeGreaterThan(20);
     expect(await prisma.auditEvent.count({ where: { type: "gateway_call" } })).toBeGreaterThan(5);
   });
 });

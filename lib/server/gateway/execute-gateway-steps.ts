@@ -188,10 +188,12 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     return "ended";
   }
   const key = row.idempotencyKey ?? `plandesk:${row.runId}:${row.stepId}`;
+  // the call ends within the claim's lease: an answer after it could no longer be reported as a fenced write
+  const callTimeoutMs = Math.max(1000, Math.min(timeoutMs, new Date(claim.leaseExpiresAt).getTime() - now().getTime() - 1000));
   let result: CallToolResult | null = null;
   let lost: string | null = null;
   try {
-    result = (await connected.client.callTool({ name: approval.tool, arguments: approval.args as Record<string, unknown>, _meta: { "plandesk/idempotencyKey": key, "plandesk/runId": row.runId, "plandesk/stepId": row.stepId } }, undefined, { timeout: timeoutMs })) as CallToolResult;
+    result = (await connected.client.callTool({ name: approval.tool, arguments: approval.args as Record<string, unknown>, _meta: { "plandesk/idempotencyKey": key, "plandesk/runId": row.runId, "plandesk/stepId": row.stepId } }, undefined, { timeout: callTimeoutMs })) as CallToolResult;
   } catch (e) {
     lost = connected.redact(e instanceof Error ? e.message : String(e)).slice(0, 500);
   } finally {
