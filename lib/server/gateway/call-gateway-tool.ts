@@ -82,19 +82,17 @@ export async function callGatewayTool(agent: AgentCaller, name: string, args: un
   try {
     const tool = await gatewayToolOf(agent, name);
     if (!tool) throw new DomainError("not_found", `There is no tool "${name}" for this agent on Plandesk's MCP gateway (tools/list names them).`);
-    const parsedArgs = checkArguments(tool, args);
-    return tool.read ? await forwardRead(agent, tool, parsedArgs, meta) : await submitWrite(agent, tool, parsedArgs, meta);
+    const object = argumentsObject(args);
+    // a read's arguments are checked here, by the tool's schema; a write's by the one validator, at submission
+    return tool.read ? await forwardRead(agent, tool, object, meta) : await submitWrite(agent, tool, object, meta);
   } catch (e) {
     if (isDomainError(e)) return refusalResult(e);
     throw e;
   }
 }
 
-/**
- * The arguments checked by the tool's own argument schema (the catalog's, from its JSON Schema;
- * the one the validator uses). Errors: 422 `validation_failed` {issues}.
- */
-function checkArguments(tool: GatewayTool, args: unknown): Record<string, unknown> {
+/** The call's arguments as a JSON object (absent: `{}`). Errors: 422 `validation_failed` {issues} for anything else. */
+function argumentsObject(args: unknown): Record<string, unknown> {
   const raw = args ?? {};
   if (!isObject(raw)) throw new DomainError("validation_failed", "The arguments must be a JSON object.", { issues: [{ path: "arguments", message: "must be an object" }] });
   return raw;
