@@ -451,6 +451,11 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  // Plandesk's MCP endpoint: a JSON-RPC tools/list (the agent's desk tools; none imported here)
+  "POST /api/mcp": {
+    prepare: async () => ({ path: "/api/mcp", params: {}, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }),
+    ok: 200,
+  },
   "POST /api/v1/claims/[token]/fence": {
     prepare: async () => {
       const run = await freshNoteRun();
