@@ -68,6 +68,8 @@ export function describeDenial(data: unknown): DenialSummary {
         const why = cred === "revoked_key" ? " (the key is revoked)" : cred === "unknown_key" ? " (unknown key)" : cred === "integration_key" ? " (an integration key is refused on the agent API)" : cred === "session_cookie" ? " (a session cookie is refused on /api/v1)" : "";
         return out(`a valid agent API key${why}`);
       }
+      case "scope":
+        return out(`the integration key's scope "${str(m.scope) ?? "?"}"`);
       case "same_origin":
         return out(`a same-origin request (Origin: ${str(m.origin) ?? "missing"})`);
     }

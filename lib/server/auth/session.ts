@@ -4,6 +4,7 @@ import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../people/grants";
 import type { Currency } from "../../money/format-money";
+import { INTEGRATION_SCOPES, parseStoredScopes, type IntegrationScope } from "../../api/integration-scopes";
 import { auth } from "./auth";
 import { serverConfig } from "../config/config";
 import { hashApiKey, keyPrefix } from "./api-keys";
@@ -27,12 +28,14 @@ export interface Viewer {
   grants: Grant[];
 }
 
-/** The calling ticketing integration of a task-revision request (its own credential, not an agent's). */
+/** The calling integration (a ticketing or record system; its own credential, not an agent's). */
 export interface IntegrationCaller {
   id: string;
   name: string;
   /** The desk whose tasks the key may post ticket events for; null or absent: every desk. */
   desk?: string | null;
+  /** What the key may do (lib/api/integration-scopes.ts); absent (hand-built callers in tests): every scope. */
+  scopes?: readonly IntegrationScope[];
 }
 
 /** The calling agent of an `/api/v1` request. */
@@ -132,6 +135,7 @@ export type MissingAuthority =
   | { kind: "person" }
   | { kind: "agent_key" }
   | { kind: "integration_key" }
+  | { kind: "scope"; scope: IntegrationScope; keyScopes: IntegrationScope[] }
   | { kind: "same_origin"; origin: string | null };
 
 /**
@@ -378,7 +382,7 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
         where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - 60_000) } }] },
         data: { lastUsedAt: now },
       });
-      return { id: key.id, name: key.name, desk: key.desk ?? null };
+      return { id: key.id, name: key.name, desk: key.desk ?? null, scopes: parseStoredScopes(key.scopes) };
     }
     const agent = await agentOfKey(req);
     if (agent && !agent.revoked) {
@@ -402,6 +406,25 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
     missing: { kind: "integration_key" },
     extra: cookie ? { credential: "session_cookie" } : {},
   });
+}
+
+/**
+ * Refuses an integration key that does not hold `scope` (lib/api/integration-scopes.ts): 403
+ * `key_scope_missing` {scope, keyScopes}, audited as `denied` {action, missing: {kind: "scope",
+ * scope, keyScopes}} naming the integration — after the key's rate-limit token, so its rate bounds
+ * these events. The route wrapper calls it with the scope an endpoint declares; `action` names what
+ * was tried ("POST /api/v1/records/batch").
+ */
+export async function requireIntegrationScope(caller: Pick<IntegrationCaller, "id" | "scopes">, scope: IntegrationScope, action: string): Promise<void> {
+  const keyScopes = [...(caller.scopes ?? INTEGRATION_SCOPES)];
+  if (keyScopes.includes(scope)) return;
+  const held = keyScopes.length ? `it holds only ${keyScopes.map((s) => `"${s}"`).join(" and ")}` : "it holds none";
+  throw await recordDenial(
+    null,
+    { kind: "integration", id: caller.id },
+    new DomainError("key_scope_missing", `This integration key lacks the scope "${scope}" (${held}); an admin creates a key with it.`, { scope, keyScopes }),
+    { action, missing: { kind: "scope", scope, keyScopes } },
+  );
 }
 
 /**

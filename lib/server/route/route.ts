@@ -9,7 +9,7 @@ import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } fro
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { takeCallerToken } from "../rate-limits/rate-limit";
-import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
+import { requireAgent, requireIntegration, requireIntegrationScope, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 import { asForeground } from "../load/foreground";
 
 /**
@@ -18,7 +18,8 @@ import { asForeground } from "../load/foreground";
  * (agent key, integration key or session — a mutating session request must come from the
  * console's own Origin; a refused credential is counted, and audited once a minute, by
  * lib/server/auth/auth-refusals.ts), takes one token of the caller's rate limit (429
- * `rate_limited`; lib/server/rate-limits), authorises the role (a refusal audited as `denied`),
+ * `rate_limited`; lib/server/rate-limits), authorises the role or the integration key's scope (a
+ * refusal audited as `denied`),
  * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
  * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
  * refusals to docs/api.md's `{error: {code, message, …details}}` with their status; anything
@@ -133,11 +134,16 @@ async function authenticate(endpoint: Endpoint, req: Request): Promise<AgentCall
   }
 }
 
-/** Authorises the authenticated caller for the declaration: a person's role (403 `forbidden`, audited as `denied` by session.ts). */
+/**
+ * Authorises the authenticated caller for the declaration: a person's role (403 `forbidden`), an
+ * integration key's scope (403 `key_scope_missing`) — each audited as `denied` by session.ts.
+ */
 async function authorise(endpoint: Endpoint, caller: AgentCaller | IntegrationCaller | Viewer | null): Promise<void> {
-  if (endpoint.caller.kind === "session" && caller && !endpoint.caller.roles.includes((caller as Viewer).role)) {
+  if (!caller) return;
+  if (endpoint.caller.kind === "session" && !endpoint.caller.roles.includes((caller as Viewer).role)) {
     await requireRole(caller as Viewer, endpoint.caller.roles, `${endpoint.method} ${endpoint.path}`, { runId: currentRequest()?.params.runId ?? null });
   }
+  if (endpoint.caller.kind === "integration") await requireIntegrationScope(caller as IntegrationCaller, endpoint.caller.scope, `${endpoint.method} ${endpoint.path}`);
 }
 
 /** Path parameters by their schema; one that does not parse names nothing that exists: 404. */
