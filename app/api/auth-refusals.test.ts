@@ -1,6 +1,6 @@
 /**
- * Refused credentials are counted, not each written to the audit log (issue #45, "refusals
- * beyond a rate are counted"; lib/server/auth/auth-refusals.ts), through the real route handlers
+ * Refused credentials are counted, not each written to the audit log (refusals beyond a rate are
+ * counted, so a flood of bad keys cannot grow the log; lib/server/auth/auth-refusals.ts), through the real route handlers
  * on SQLite and PostgreSQL: a revoked key, a key of the wrong kind, an integration key on the
  * agent API, an agent key on the console API. Each is counted per (minute, key or person, route,
  * code) in `refusal_count`, audited once a minute as `denied`, and a client address past its

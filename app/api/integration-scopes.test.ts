@@ -1,5 +1,5 @@
 /**
- * Integration keys have scopes (issue #37: "a ticketing key can also write records";
+ * Integration keys have scopes (least privilege: a ticketing key should not also write records;
  * lib/api/integration-scopes.ts): `tasks` opens and revises tasks and reports ticket events,
  * `records` is the records door. Set when an admin creates the key, shown in the list, enforced on
  * every endpoint that takes an integration key (403 `key_scope_missing`, audited, nothing

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /*
- * What an integration key may do (issue #37: "a ticketing key can also write records"). A key
+ * What an integration key may do (least privilege: a ticketing key need not write records). A key
  * holds one or more scopes, chosen when an admin creates it; every endpoint that takes an
  * integration key declares the one scope it needs (lib/api/contract.ts `Caller`), the route
  * wrapper refuses a key without it (403 `key_scope_missing {scope, keyScopes}`), and the OpenAPI
