@@ -19,6 +19,7 @@ import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps"
 import { CARRIER_STDIO_SERVER } from "@/lib/server/tools/mcp-upstreams";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
+import { runGatewayAgent } from "../../../examples/mcp-gateway/agent";
 import { POST as mcpPost } from "./route";
 import { POST as approveRun } from "../runs/[runId]/approvals/route";
 import { GET as getAgentRun } from "../v1/runs/[runId]/route";
@@ -30,17 +31,19 @@ const CALL_LOG = path.resolve(CARRIER_STDIO_SERVER.args[CARRIER_STDIO_SERVER.arg
 /** The call log's lines (other test files may append theirs: each is told apart by its step's idempotency key). */
 const callLog = (): Json[] => (existsSync(CALL_LOG) ? readFileSync(CALL_LOG, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Json) : []);
 
+/** The /api/mcp route handler as a fetch (Next answers methods other than POST 405). */
+const gatewayFetch: typeof fetch = async (url, init) => {
+  const req = new Request(url, init);
+  return req.method === "POST" ? mcpPost(req) : new Response(null, { status: 405 });
+};
+
 /** An MCP SDK client on the /api/mcp route handler with the demo agent's key, as a client pointed at http://localhost:3000/api/mcp. */
 async function demoAgent(): Promise<Client> {
   const client = new Client({ name: "demo-agent", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/api/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${DEMO_AGENT_KEY}` } },
-      // the route handler answers POST; Next answers other methods 405
-      fetch: async (url, init) => {
-        const req = new Request(url, init);
-        return req.method === "POST" ? mcpPost(req) : new Response(null, { status: 405 });
-      },
+      fetch: gatewayFetch,
     }),
   );
   return client;
@@ -108,4 +111,35 @@ describe("the MCP gateway on the seeded demo desk, with no admin step", () => {
     expect(steps.map((d) => d.what)).toEqual(["tool_catalog.import", "agent.allowed_tools", "grant.set", "grant.set", "grant.set", "desk.intents.save"]);
     expect(steps.filter((d) => d.what === "grant.set").map((d) => d.userId)).toEqual(["usr_operator", "usr_senior", "usr_supervisor"]);
   });
+
+  it("the client package's recipe (examples/mcp-gateway, the official MCP SDK client): the task named once in the connection's header; the held write, once approved and executed, answers the carrier's own result", async () => {
+    const date = formatISO(addDays(new Date(), 4), { representation: "date" });
+    const lines: string[] = [];
+    const agent = runGatewayAgent({ url: TEST_ORIGIN, key: DEMO_AGENT_KEY, taskId: "task_74991", shipmentId: "sh_5531", date, pollMs: 100, timeoutMs: 60_000, idempotencyKey: "recipe-test-1", log: (l) => lines.push(l), fetch: gatewayFetch });
+    // the write is held: a person approves it, an executor pass calls the carrier
+    const heldRun = () => prisma.run.findFirst({ where: { idempotencyKey: "mcp:recipe-test-1" }, select: { id: true } });
+    await expect.poll(heldRun, { timeout: 30_000, interval: 100 }).toBeTruthy();
+    const row = await prisma.gatewayCall.findFirstOrThrow({ where: { kind: "write", runId: (await heldRun())!.id } });
+    expect(row.taskId).toBe("task_74991");
+    const senior = await signInCookie("senior@plandesk.test");
+    const approved = await approveRun(
+      apiRequest("POST", `/api/runs/${row.runId}/approvals`, { cookie: senior, origin: TEST_ORIGIN }, { planVersion: 1, stepIds: "all", idempotencyKey: `approve-${row.runId}` }),
+      routeCtx({ runId: row.runId! }),
+    );
+    expect(approved.status, await approved.clone().text()).toBe(201);
+    expect((await executeGatewaySteps()).executed).toHaveLength(1);
+
+    const outcome = await agent;
+    expect(outcome.tools).toEqual(["book_redelivery", "get_tracking"]);
+    expect(outcome.readId).toMatch(/^gwc_/);
+    expect(outcome.held).toMatchObject({ kind: "pending", runId: row.runId });
+    expect(outcome.final).toMatchObject({ kind: "result", runId: row.runId });
+    const text = (outcome.final as { result: { content: { text: string }[] } }).result.content[0].text;
+    expect(JSON.parse(text)).toMatchObject({ shipmentId: "sh_5531", date, status: "booked" });
+    const run = (await (await getAgentRun(apiRequest("GET", `/api/v1/runs/${row.runId}`, { key: DEMO_AGENT_KEY }), routeCtx({ runId: row.runId! }))).json()).run as Json;
+    expect(run.steps[0].evidence).toEqual([expect.objectContaining({ recordType: "gateway_read", recordId: outcome.readId })]);
+    // the carrier was called once for it
+    expect(callLog().filter((l) => l._meta?.["plandesk/idempotencyKey"] === `plandesk:${row.runId}:${row.stepId}`)).toHaveLength(1);
+    expect(lines.some((l) => l.startsWith("book_redelivery held for approval"))).toBe(true);
+  }, 90_000);
 });
