@@ -117,9 +117,13 @@ describe("the MCP gateway on the seeded demo desk, with no admin step", () => {
     const lines: string[] = [];
     const agent = runGatewayAgent({ url: TEST_ORIGIN, key: DEMO_AGENT_KEY, taskId: "task_74991", shipmentId: "sh_5531", date, pollMs: 100, timeoutMs: 60_000, idempotencyKey: "recipe-test-1", log: (l) => lines.push(l), fetch: gatewayFetch });
     // the write is held: a person approves it, an executor pass calls the carrier
-    const heldRun = () => prisma.run.findFirst({ where: { idempotencyKey: "mcp:recipe-test-1" }, select: { id: true } });
-    await expect.poll(heldRun, { timeout: 30_000, interval: 100 }).toBeTruthy();
-    const row = await prisma.gatewayCall.findFirstOrThrow({ where: { kind: "write", runId: (await heldRun())!.id } });
+    // the run is submitted first, its gateway call recorded right after: wait for both
+    const heldCall = async () => {
+      const run = await prisma.run.findFirst({ where: { idempotencyKey: "mcp:recipe-test-1" }, select: { id: true } });
+      return run ? prisma.gatewayCall.findFirst({ where: { kind: "write", runId: run.id } }) : null;
+    };
+    await expect.poll(heldCall, { timeout: 30_000, interval: 100 }).toBeTruthy();
+    const row = (await heldCall())!;
     expect(row.taskId).toBe("task_74991");
     const senior = await signInCookie("senior@plandesk.test");
     const approved = await approveRun(
