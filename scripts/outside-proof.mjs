@@ -28,7 +28,7 @@ const origin = `http://localhost:${port}`;
 const keep = process.argv.includes("--keep");
 const FRAMEWORKS = ["ai-sdk", "openai-agents", "langgraph", "langchain"];
 /** What the scratch project installs besides the tarball, at the versions the repository has installed (its lockfile's). */
-const PEERS = ["ai", "@openai/agents", "@langchain/core", "@langchain/langgraph", "langchain", "zod", "@playwright/test", "tsx", "typescript", "@types/node"];
+const PEERS = ["ai", "@openai/agents", "@langchain/core", "@langchain/langgraph", "langchain", "zod", "@playwright/test", "@modelcontextprotocol/sdk", "tsx", "typescript", "@types/node"];
 
 const started = Date.now();
 const timings = [];

@@ -1,8 +1,9 @@
 /**
  * A desk's upstream MCP servers (route level, SQLite and PostgreSQL; docs/api-extensions.md
- * "Upstream MCP servers of a desk"): an admin registers the shipped carrier over stdio and over
- * Streamable HTTP with a bearer token (the carrier runs as a real HTTP server on a free port for
- * this file), imports their tools into the one tool catalog, and the credential never shows: not
+ * "Upstream MCP servers of a desk"): the demo desk has the shipped carrier over stdio (its tools
+ * imported by the seed); an admin registers it over Streamable HTTP with a bearer token (the
+ * carrier runs as a real HTTP server on a free port for this file) and imports its tools into the
+ * one tool catalog, and the credential never shows: not
  * in any API answer, audit event or console line. A wrong credential, a changed ciphertext, a
  * missing key, another desk's id and a caller who is not an admin are each refused, typed, with
  * nothing written.
@@ -93,24 +94,29 @@ afterAll(async () => {
 });
 
 describe("upstream MCP servers of a desk", () => {
-  it("the demo desk has the shipped carrier registered over stdio; importing it adds get_tracking (read-only, auto) and book_redelivery (a write, approval)", async () => {
+  it("the demo desk has the shipped carrier registered over stdio, its tools imported by the seed: get_tracking (read-only, auto) and book_redelivery (a write, approval); importing again changes nothing", async () => {
     const listed = await list("freight");
     expect(listed.status).toBe(200);
     const carrierRow = (listed.body.servers as Json[]).find((s) => s.name === "carrier");
     expect(carrierRow).toMatchObject({ desk: "freight", transport: "stdio", command: "node", url: null, credential: null, disabledAt: null });
     expect(carrierRow!.args).toContain("examples/carrier-mcp/server.ts");
 
-    const imported = await importFrom("freight", carrierRow!.id);
-    expect(imported.status).toBe(201);
-    expect(imported.body).toMatchObject({ created: true, problems: [] });
-    expect([...imported.body.added].sort()).toEqual(["book_redelivery", "get_tracking"]);
     const catalog = (await call(listCatalog(send("GET", "/api/admin/tools")))).body;
     const tool = (name: string) => (catalog.imported as Json[]).find((t) => t.name === name);
     expect(tool("get_tracking")).toMatchObject({ gate: "auto", annotations: { readOnlyHint: true }, sourceRef: "mcp server freight/carrier" });
     expect(tool("book_redelivery")).toMatchObject({ gate: "approval" });
     expect(tool("book_redelivery")!.inputSchema.required.sort()).toEqual(["date", "shipmentId"]);
-    const audit = await prisma.auditEvent.findFirst({ where: { type: "admin_change" }, orderBy: { seq: "desc" } });
-    expect(audit?.data).toMatchObject({ what: "tool_catalog.import", source: "mcp", sourceRef: "mcp server freight/carrier" });
+    // the seed imported them as the demo admin, through the same import
+    const seeded = await prisma.auditEvent.findMany({ where: { type: "admin_change", actorId: "usr_admin" }, orderBy: { seq: "asc" } });
+    expect(seeded.map((e) => e.data as Json).find((d) => d.what === "tool_catalog.import")).toMatchObject({ source: "mcp", sourceRef: "mcp server freight/carrier", added: expect.arrayContaining(["book_redelivery", "get_tracking"]) });
+
+    // an admin imports again: the carrier is started and listed, the catalog does not change (no new version, no event)
+    const events = await prisma.auditEvent.count({ where: { type: "admin_change" } });
+    const imported = await importFrom("freight", carrierRow!.id);
+    expect(imported.status).toBe(201);
+    expect(imported.body).toMatchObject({ created: false, added: [], changed: [], problems: [] });
+    expect([...imported.body.unchanged].sort()).toEqual(["book_redelivery", "get_tracking"]);
+    expect(await prisma.auditEvent.count({ where: { type: "admin_change" } })).toBe(events);
   }, 60_000);
 
   it("an HTTP server with a bearer token: the answer shows only the token's last 4 characters, the row holds only ciphertext, the audit event no token; its import lists the same tools (unchanged)", async () => {

@@ -16,6 +16,7 @@ import type { RecordInput } from "../../records/record-kinds";
 import { applyRecords } from "../records/apply-records";
 import { openTask } from "../tasks/open-task";
 import { CARRIER_STDIO_SERVER } from "../tools/mcp-upstreams";
+import { enableDemoGateway } from "./demo-gateway";
 
 /** Demo sign-ins (docs/api.md "Demo desk"); exist only in demo mode. */
 export const DEMO_PASSWORD = "plandesk-demo";
@@ -80,10 +81,15 @@ export const DEMO_USERS: { id: string; email: string; name: string; role: string
   },
 ];
 
+/** The freight desk's people who may approve and author the carrier's write (as every plain built-in tool). */
+const DEMO_GATEWAY_PEOPLE = ["usr_operator", "usr_senior", "usr_supervisor"] as const;
+
 /**
  * Seeds the demo freight desk relative to `now` (UTC). Idempotent: records are keyed by fixed
  * ids (upsert without overwriting state) and runs by the idempotency key `seed:<scenario>`, so
- * a rerun adds nothing. Returns counts of what exists afterwards.
+ * a rerun adds nothing. On a database where the demo carrier's tools were never imported it
+ * starts the carrier (examples/carrier-mcp over stdio, about a second) to import them (see
+ * demo-gateway.ts). Returns counts of what exists afterwards.
  */
 export async function seedDemoDesk(now = new Date()) {
   const desk = buildDemoDesk(now);
@@ -174,12 +180,15 @@ export async function seedDemoDesk(now = new Date()) {
   }
 
   // The freight desk's upstream MCP server: the carrier shipped in examples/carrier-mcp (stdio),
-  // registered, not imported (an admin imports its tools in the console or by the API).
-  await prisma.mcpUpstream.upsert({
+  // registered, then made ready for the gateway as an admin would (demo-gateway.ts: its tools
+  // imported, allowed for the demo agent, granted to the freight desk's people, permitted for
+  // delivery exceptions) — once, on a database where it was never imported.
+  const carrier = await prisma.mcpUpstream.upsert({
     where: { desk_name: { desk: DEFAULT_DESK, name: "carrier" } },
     create: { id: "mcp_demo_carrier", desk: DEFAULT_DESK, name: "carrier", transport: "stdio", command: CARRIER_STDIO_SERVER.command, args: [...CARRIER_STDIO_SERVER.args], createdById: "usr_admin" },
     update: {},
   });
+  await enableDemoGateway({ upstreamId: carrier.id, agentId: DEMO_AGENT_ID, userIds: DEMO_GATEWAY_PEOPLE, adminId: "usr_admin" });
 
   await seedGatePolicy(prisma, now); // today's gate policy as data, version 1
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

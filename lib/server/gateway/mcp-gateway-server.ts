@@ -7,22 +7,29 @@
  * - `tools/list`: the agent's gateway tools (./gateway-tools.ts) with the catalog's schema,
  *   description and annotations — what Plandesk validates against;
  * - `tools/call`: ./call-gateway-tool.ts (a read forwarded and recorded; a write held as a plan step).
+ *
+ * The task a call serves is `_meta["plandesk/taskId"]`, or else the request's `Plandesk-Task-Id`
+ * header: a client whose framework sets no per-call `_meta` (AI SDK, OpenAI Agents, LangChain)
+ * names its task once, in the headers its MCP transport sends with every request.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentCaller } from "../auth/session";
-import { callGatewayTool } from "./call-gateway-tool";
+import { callGatewayTool, META_TASK_ID } from "./call-gateway-tool";
 import { gatewayToolsOf } from "./gateway-tools";
 
-/** The MCP server Plandesk shows `agent` (one per request). */
-function gatewayServer(agent: AgentCaller): Server {
+/** The request header naming the task of every call of the request that names none in `_meta`. */
+export const TASK_HEADER = "plandesk-task-id";
+
+/** The MCP server Plandesk shows `agent` (one per request); `taskId`: the request's Plandesk-Task-Id, if any. */
+function gatewayServer(agent: AgentCaller, taskId: string | null): Server {
   const server = new Server(
     { name: "plandesk", version: "1.0.0" },
     {
       capabilities: { tools: {} },
       instructions:
-        'Plandesk holds every write for a person\'s approval. Name the task a write serves with _meta {"plandesk/taskId": "<task id>"}; a write answers {status: "pending", runId} at once — poll GET /api/v1/runs/{runId}. Reads are forwarded and answer _meta "plandesk/readId", which a write may cite in _meta "plandesk/evidence".',
+        'Plandesk holds every write for a person\'s approval. Name the task a write serves with _meta {"plandesk/taskId": "<task id>"} (or the Plandesk-Task-Id request header); a write answers {status: "pending", runId} at once — poll GET /api/v1/runs/{runId}. Reads are forwarded and answer _meta "plandesk/readId", which a write may cite in _meta "plandesk/evidence".',
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -37,7 +44,7 @@ function gatewayServer(agent: AgentCaller): Server {
     ),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const meta = (req.params._meta ?? {}) as Record<string, unknown>;
+    const meta = { ...(taskId ? { [META_TASK_ID]: taskId } : {}), ...((req.params._meta ?? {}) as Record<string, unknown>) };
     return callGatewayTool(agent, req.params.name, req.params.arguments ?? {}, meta);
   });
   return server;
@@ -63,7 +70,8 @@ function acceptingJson(req: Request): Request {
  */
 export async function handleMcpRequest(agent: AgentCaller, req: Request): Promise<Response> {
   req = acceptingJson(req);
-  const server = gatewayServer(agent);
+  const taskId = req.headers.get(TASK_HEADER)?.trim().slice(0, 200) || null;
+  const server = gatewayServer(agent, taskId);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -39,13 +39,14 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("tool catalog imported from a local MCP server", () => {
-  it("imports its tools as catalog version 1 with gate defaults from annotations, refusing a name Plandesk cannot use", async () => {
+  it("imports its tools as the catalog's next version (2: the demo seed imported the carrier as version 1) with gate defaults from annotations, refusing a name Plandesk cannot use", async () => {
+    expect((await currentCatalog()).version).toBe(1);
     expect(tools.map((t) => t.name)).toEqual(["book_inspection", "lookup_carrier_status", "cancel_pickup", "carrier.notify"]);
     const res = await importDrafts(draftsFromMcpTools(tools, "node testing/mcp-test-server.ts", BUILT_IN), { kind: "mcp", ref: "node testing/mcp-test-server.ts" }, { kind: "system" });
-    expect(res).toMatchObject({ catalogVersion: 1, created: true, added: ["book_inspection", "lookup_carrier_status", "cancel_pickup"], changed: [], unchanged: [] });
+    expect(res).toMatchObject({ catalogVersion: 2, created: true, added: ["book_inspection", "lookup_carrier_status", "cancel_pickup"], changed: [], unchanged: [] });
     expect(res.problems.map((p) => p.name)).toEqual(["carrier.notify"]);
     const catalog = await currentCatalog();
-    expect(catalog.version).toBe(1);
+    expect(catalog.version).toBe(2);
     expect(["book_inspection", "lookup_carrier_status", "cancel_pickup"].map((n) => [catalog.get(n)?.effect, catalog.get(n)?.gate])).toEqual([
       ["reversible", "approval"],
       ["internal", "auto"],
@@ -53,7 +54,7 @@ describe("tool catalog imported from a local MCP server", () => {
     ]);
     // the same tools again: nothing changed, no new version
     const again = await importDrafts(draftsFromMcpTools(tools, "again", BUILT_IN), { kind: "mcp", ref: "again" }, { kind: "system" });
-    expect(again).toMatchObject({ catalogVersion: 1, created: false, unchanged: ["book_inspection", "lookup_carrier_status", "cancel_pickup"] });
+    expect(again).toMatchObject({ catalogVersion: 2, created: false, unchanged: ["book_inspection", "lookup_carrier_status", "cancel_pickup"] });
   });
 
   it("the agent's allowlist decides whether it may call an imported tool", async () => {
@@ -86,17 +87,17 @@ describe("tool catalog imported from a local MCP server", () => {
     const { run } = await submitRun(agent, "task_74991", { taskRevision: 1, steps: [inspection()] }, null);
     expect(run.steps[0].gate).toBe("approval_required");
     const row = await prisma.run.findUniqueOrThrow({ where: { id: run.id } });
-    expect(row.catalogVersion).toBe(1);
+    expect(row.catalogVersion).toBe(2);
 
-    // Version 2: the same tool now allows at most 2 inspectors (an OpenAI-style redefinition).
-    const v1 = (await catalogAt(1)).imported.find((t) => t.name === "book_inspection")!;
+    // Version 3: the same tool now allows at most 2 inspectors (an OpenAI-style redefinition).
+    const v1 = (await catalogAt(2)).imported.find((t) => t.name === "book_inspection")!;
     const tighter = { ...v1.inputSchema, properties: { ...(v1.inputSchema.properties as object), inspectors: { type: "integer", minimum: 1, maximum: 2 } } };
     const res = await importDrafts(draftsFromOpenAiFunctions([{ type: "function", function: { name: "book_inspection", description: v1.description, parameters: tighter } }], "tighter", BUILT_IN), { kind: "openai", ref: "tighter" }, { kind: "system" });
-    expect(res).toMatchObject({ catalogVersion: 2, changed: ["book_inspection"] });
+    expect(res).toMatchObject({ catalogVersion: 3, changed: ["book_inspection"] });
     const fresh = await refused(submitRun(agent, "task_74991", { taskRevision: 1, steps: [inspection({ inspectors: 3 })] }, null));
     expect((fresh.details.issues as { code: string }[]).map((i) => i.code)).toEqual(["too_big"]);
 
-    // The earlier run is still judged by version 1: a person with a grant approves it and the executor claims it.
+    // The earlier run is still judged by version 2: a person with a grant approves it and the executor claims it.
     await setGrant(admin, senior.id, "book_inspection", { canApprove: true, approveLimit: null, canAuthor: true, authorLimit: null });
     const approver = (await loadViewer(senior.id))!;
     await approveSteps(approver, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `approve-${run.id}` });
@@ -108,11 +109,11 @@ describe("tool catalog imported from a local MCP server", () => {
     const payload = { tools: [{ name: "print_label", title: "Print label", inputSchema: { type: "object", properties: { copies: { type: "integer", minimum: 1 } }, required: ["copies"] }, annotations: { readOnlyHint: false, destructiveHint: false } }] };
     await expect(importToolsAsAdmin(senior, { source: "mcp_tools_list", label: "pasted", payload })).rejects.toMatchObject({ code: "forbidden" });
     const res = await importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "pasted", payload });
-    expect(res).toMatchObject({ catalogVersion: 3, added: ["print_label"] });
+    expect(res).toMatchObject({ catalogVersion: 4, added: ["print_label"] });
     await expect(importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "x", payload: { tools: [{ name: "bad name", inputSchema: { type: "object" } }] } })).rejects.toMatchObject({ code: "validation_failed" });
     await expect(importToolsAsAdmin(admin, { source: "mcp_server", server: "not-configured" })).rejects.toMatchObject({ code: "bad_request" });
     const audit = await prisma.auditEvent.findMany({ where: { type: "admin_change" }, orderBy: { seq: "desc" }, take: 1 });
-    expect(audit[0].data).toMatchObject({ what: "tool_catalog.import", catalogVersion: 3, added: ["print_label"] });
+    expect(audit[0].data).toMatchObject({ what: "tool_catalog.import", catalogVersion: 4, added: ["print_label"] });
   });
 
   it("an import is capped at 200 tools, and hostile names and recursive schemas are refused with nothing stored", async () => {

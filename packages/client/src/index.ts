@@ -1,7 +1,8 @@
 /**
  * `@plandesk/client`: the typed client of Plandesk's agent and executor API, the claim → fence →
  * write → outcome helper, the framework-independent adapter core (propose, wait, execute through
- * claims) and gated tools. The framework adapters are subpath exports (`/ai-sdk`,
+ * claims), gated tools, and the connection to Plandesk's MCP gateway (`mcpGatewayConnection`,
+ * `readGatewayAnswer`). The framework adapters are subpath exports (`/ai-sdk`,
  * `/openai-agents`, `/langgraph`, `/langchain`), the demo desk's tools `/demo`, the Playwright
  * fixtures and page objects `/testing`.
  */
@@ -10,6 +11,7 @@ export * from "./execute-step.js";
 export * from "./digest.js";
 export * from "./canonical-json.js";
 export * from "./tool-schemas.js";
+export * from "./mcp-gateway.js";
 export * from "./adapters/core.js";
 export * from "./adapters/gated-tool.js";
 export type { AdapterOptions, AdapterProposal } from "./adapters/adapter-session.js";

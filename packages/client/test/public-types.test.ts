@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 
 /** The package's entry points and the modules they re-export (packages/client/src). */
 const SRC = path.resolve(__dirname, "../src");
-const ADAPTERS = ["index.ts", "client.ts", "execute-step.ts", "adapters/core.ts", "adapters/gated-tool.ts", "adapters/ai-sdk.ts", "adapters/openai-agents.ts", "adapters/langgraph.ts", "adapters/langchain.ts", "demo.ts", "testing/index.ts"].map((f) => path.join(SRC, f));
+const ADAPTERS = ["index.ts", "client.ts", "execute-step.ts", "adapters/core.ts", "adapters/gated-tool.ts", "adapters/ai-sdk.ts", "adapters/openai-agents.ts", "adapters/langgraph.ts", "adapters/langchain.ts", "demo.ts", "mcp-gateway.ts", "testing/index.ts"].map((f) => path.join(SRC, f));
 
 describe("the client package's public types", () => {
   it("have no `any`: the declarations TypeScript emits for them never say any", () => {
