@@ -100,7 +100,7 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
       const target = s.tool.target(s.step.args, desk);
       const accountId = target ? accountIdOf(desk, target.kind, target.id) : undefined;
       if (accountId !== undefined && !scope.includes(accountId)) {
-        const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id`)?.name;
+        const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id` || f.record === target!.kind)?.name;
         out.push(
           supervised(
             issue(

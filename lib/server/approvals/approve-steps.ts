@@ -173,7 +173,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const amount = tool.amount(step.args as never);
       const grant = viewer.grants.find((g) => g.tool === step.tool)!;
       const acks = acknowledged.filter((a) => a.stepId === step.id);
-      const columns = approvalTargetColumns(step, desk);
+      const columns = approvalTargetColumns(step, desk, catalog);
       added++;
       await giveApproval(tx, {
         id: `apr_${nanoid(12)}`,

@@ -30,7 +30,7 @@ import { prisma } from "../db/db";
 import { pageSize } from "../db/pagination";
 import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { openSecret, sealSecret, secretsKey } from "../secrets/secret-box";
-import { configuredMcpServers, importMcpTools, listMcpServerTools, listMcpTools } from "./imported-tools";
+import { configuredMcpServers, importMcpTools, listMcpServerTools, listMcpTools, type ImportBinding } from "./imported-tools";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
@@ -206,7 +206,8 @@ function redactor(secret: string | null): (text: string) => string {
  * Connects to desk `deskId`'s upstream `id` and imports its tools into the tool catalog exactly as
  * every MCP import (imported-tools.ts `importMcpTools`: drafts, at most 200 tools, catalog
  * version N+1 when something changed, audited `tool_catalog.import` with source ref
- * "mcp server <desk>/<name>"). stdio: its stored command, only while the configuration still allows
+ * "mcp server <desk>/<name>"), its tools bound to the desk's declared record kinds by their schemas'
+ * `x-plandesk-…` keywords and `bindings` (lib/tools/tool-bindings.ts). stdio: its stored command, only while the configuration still allows
  * it; http: Streamable HTTP (SDK `StreamableHTTPClientTransport`) with the decrypted credential as
  * its header. Returns the import's result.
  * Errors: 403 `forbidden`; 404 `not_found`; 409 `mcp_upstream_disabled`; 409 `credential_unreadable`
@@ -215,7 +216,8 @@ function redactor(secret: string | null): (text: string) => string {
  * server is no longer configured or no tool could be imported; 400 `bad_request` when the upstream
  * cannot be reached or listed (the message never carries the credential).
  */
-export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string): Promise<ImportResult> {
+export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string, bindings?: ImportBinding["bindings"]): Promise<ImportResult> {
+  const binding: ImportBinding = { desk: deskId, bindings };
   await requireRole(admin, ["admin"], "admin.import_mcp_server_tools");
   const row = await upstreamOf(prisma, deskId, id);
   if (row.disabledAt) throw new DomainError("mcp_upstream_disabled", `The MCP server "${row.name}" of desk "${deskId}" is disabled; register it again under another name to import from it.`);
@@ -228,7 +230,7 @@ export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: s
       const message = `The stdio command of MCP server ${label} is no longer configured on this Plandesk server (PLANDESK_MCP_SERVERS); it is not started.`;
       throw new DomainError("validation_failed", message, { issues: [{ path: "command", message }] });
     }
-    return importMcpTools(await listMcpServerTools(row.command, args), ref, actor);
+    return importMcpTools(await listMcpServerTools(row.command, args), ref, actor, binding);
   }
   const secret = row.credentialCiphertext ? openSecret(row.credentialCiphertext, credentialAad(row.id, row.desk), secretsKey()) : null;
   const headers: Record<string, string> = {};
@@ -241,5 +243,5 @@ export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: s
         ? new DomainError("upstream_auth_failed", `The MCP server ${label} refused Plandesk's credential (HTTP ${e.code}); register it again with a valid one.`, { upstreamStatus: e.code })
         : null,
   });
-  return importMcpTools(tools, ref, actor);
+  return importMcpTools(tools, ref, actor, binding);
 }
