@@ -1,4 +1,3 @@
-import type { RecordKindRoles } from "../records/record-kind-declaration";
 import type { JsonSchema } from "./meta-catalog";
 
 /*
@@ -144,8 +143,19 @@ function dateShape(root: JsonSchema, node: unknown): "date" | "window" | null {
   return isDateNode(root, props.from) && isDateNode(root, props.to) && req.has("from") && req.has("to") ? "window" : null;
 }
 
+/**
+ * What a binding needs of a declared kind's roles (`RecordKindRoles` of
+ * lib/records/record-kind-declaration.ts is one; not imported, which would close an import cycle
+ * through the declaration's use of the JSON Schema conversion): the balance's available field, and
+ * whether there is a window.
+ */
+export interface BoundKindRoles {
+  balance?: { available: string };
+  window?: unknown;
+}
+
 /** The roles a binding's kind has (null: not declared on the desk). */
-export type KindRolesOf = (kind: string) => RecordKindRoles | null;
+export type KindRolesOf = (kind: string) => BoundKindRoles | null;
 
 /**
  * Reads the bindings of a normalised input schema (see the module comment) and checks them:
