@@ -6,7 +6,7 @@
  * (testing/retail-mcp-server.ts) with the admin's bindings, and the one validator then refuses what
  * it refuses for `issue_refund` — an over-refund, a refund on another account's order (for the
  * agent; an acknowledgement for a person, named in the diff), two refunds that together exceed the
- * order, across runs too (money in flight), another desk's order ("not found on this desk") and a
+ * order, across runs too (money in flight, also after the write until a synced version shows it), another desk's order ("not found on this desk") and a
  * day outside the order's window. Bad bindings are refused at import with their typed reasons and
  * nothing is imported.
  */
@@ -31,6 +31,7 @@ import { POST as editRoute } from "./runs/[runId]/edits/route";
 import { POST as approveRoute } from "./runs/[runId]/approvals/route";
 import { PUT as putRecordRoute } from "./v1/records/[kind]/[id]/route";
 import { POST as claimRoute } from "./v1/runs/[runId]/steps/[stepId]/claim/route";
+import { POST as outcomeRoute } from "./v1/runs/[runId]/steps/[stepId]/outcome/route";
 import { POST as submitRoute } from "./v1/tasks/[taskId]/runs/route";
 
 type Json = Record<string, any>;
@@ -186,7 +187,7 @@ describe("the validator checks a bound tool as it checks issue_refund", () => {
     const step = storedSteps((await prisma.planVersion.findFirstOrThrow({ where: { runId: a.id } })).steps)[0];
     const task = await prisma.task.findFirstOrThrow({ where: { ticketId: "81001" } });
     const { value: claim, statements } = await statementsOf(() => claimRoute(agentRequest("POST", `/api/v1/runs/${a.id}/steps/st_refund/claim`, { digest: digest(step), taskRevision: task.revision }), routeCtx({ runId: a.id, stepId: "st_refund" })));
-    await status(claim, 200);
+    const claimed = await status(claim, 200);
     const target = resolveDatabaseUrl();
     const onRecords = statements.filter((s) => /desk_record/.test(s.sql) && !readsNoTable(s.sql));
     expect(onRecords.length).toBeGreaterThan(0);
@@ -197,6 +198,18 @@ describe("the validator checks a bound tool as it checks issue_refund", () => {
       for (const read of wholeTableReads(target.provider, plan, { sql: s.sql })) found.push(`${read} — ${s.sql.replace(/\s+/g, " ").slice(0, 200)}`);
     }
     expect(found).toEqual([]);
+
+    // the refund is written at the shop (its order now at version 2): the money keeps holding until a synced version shows it
+    await status(await outcomeRoute(agentRequest("POST", `/api/v1/runs/${a.id}/steps/st_refund/outcome`, { token: claimed.claim.token, status: "succeeded", targetVersions: { "order:o_119": 2 } }), routeCtx({ runId: a.id, stepId: "st_refund" })), 200);
+    expect(await prisma.approval.findFirstOrThrow({ where: { runId: a.id, stepId: "st_refund" } })).toMatchObject({ state: "consumed", holdOpen: true, holdUntilVersion: 2n });
+    const whileWritten = errorsOf(await status(await submit("81001", [refund("st_refund", "o_119", 1_500)]), 422)).find((i: Json) => i.code === "amount_exceeds_available");
+    expect(whileWritten.message).toContain(`$30.00 written, not yet in the synced balance in run ${a.id}`);
+    // the shop's next version of the order reflects it: the hold ends, and the balance alone bounds the refund
+    await status(await put("order", "o_119", order("acc_brightside", 2, { refundableMinor: 1_000 })), 200);
+    expect(await prisma.approval.findFirstOrThrow({ where: { runId: a.id, stepId: "st_refund" } })).toMatchObject({ holdOpen: false });
+    const afterSync = errorsOf(await status(await submit("81001", [refund("st_refund", "o_119", 1_500)]), 422));
+    expect(afterSync.map((i: Json) => i.code)).toEqual(["amount_exceeds_balance"]);
+    expect(afterSync[0].message).toBe("Refund order of $15.00 is more than the available amount of order o_119 ($10.00)");
   });
 
   it("a day outside the order's window is refused (reschedule_order binds it in its own schema)", async () => {
