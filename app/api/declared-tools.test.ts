@@ -172,7 +172,7 @@ describe("the validator checks a bound tool as it checks issue_refund", () => {
     const a = (await status(await submit("81001", [refund("st_refund", "o_119", 3_000)]), 201)).run;
     await status(await approveRoute(mutate(`/api/runs/${a.id}/approvals`, { planVersion: 1, stepIds: "all", idempotencyKey: nanoid(), acknowledgedWarnings: [] }), routeCtx({ runId: a.id })), 201);
     const held = await prisma.approval.findFirstOrThrow({ where: { runId: a.id, stepId: "st_refund" } });
-    expect(held).toMatchObject({ targetKind: "order", targetId: "o_119", amountMinor: 3_000, amountCurrency: "USD", state: "active" });
+    expect(held).toMatchObject({ targetKind: "order", targetId: "o_119", amountMinor: 3_000, amountCurrency: "USD", state: "active", recordVersions: { "order:o_119": 1 } });
 
     // run B's $20.00 fits the order alone, not what run A leaves of it
     const b = await status(await submit("81001", [refund("st_refund", "o_119", 2_000)]), 422);
