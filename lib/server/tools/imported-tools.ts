@@ -278,7 +278,7 @@ export interface ImportBinding {
  * the whole import — 422 `validation_failed` {problems: [{name, code, path, reason}]}, nothing
  * written — so a tool is never imported without the bindings it was meant to have.
  */
-async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, binding: ImportBinding): Promise<ReturnType<typeof draftsFromMcpTools>> {
+export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, binding: ImportBinding): Promise<ReturnType<typeof draftsFromMcpTools>> {
   const admin = binding.bindings ?? {};
   const problems: ImportProblem[] = [];
   const names = new Set(drafts.drafts.map((d) => d.name));
