@@ -171,11 +171,11 @@ function ImportForm({ servers }: { servers: string[] }) {
           </div>
           <div>
             <label htmlFor="import-bindings" className="block text-sm font-medium">
-              Bindings (JSON)
+              Bindings
             </label>
             <textarea id="import-bindings" rows={5} className={inputClass + " font-mono text-xs"} value={bindings} onChange={(e) => setBindings(e.target.value)} aria-describedby="import-bindings-help" placeholder='{"refund_order": {"orderId": {"record": "order"}, "amount": {"max": "order.available", "effect": {"lower": "order.available"}}}}' />
             <p id="import-bindings-help" className="mt-1 text-xs text-slate-500">
-              Tool → argument → record, max, window, effect, naming kinds the desk declared. A bound tool gets the refund checks: the record on this desk, its owner account in the task, money within what is available less what other runs hold. A binding that does not hold refuses the whole import.
+              JSON: tool → argument → record, max, window, effect, naming kinds the desk declared. A bound tool gets the refund checks: the record on this desk, its owner account in the task, money within what is available less what other runs hold. A binding that does not hold refuses the whole import.
             </p>
           </div>
         </div>
