@@ -314,7 +314,7 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
   const catalog = await catalogAt(run.catalogVersion, db);
   const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt, known, catalog }, db);
   // A target record older than the approval's rule allows: sync first (before judging the step on it).
-  const stale = await staleRecordAtClaim(db, snap.approval?.id, step, desk, snap.now);
+  const stale = await staleRecordAtClaim(db, snap.approval?.id, step, desk, snap.now, catalog);
   if (stale) return stale;
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
