@@ -125,6 +125,19 @@ describe("importing tools bound to declared kinds", () => {
   });
 });
 
+describe("a kind keeps the roles a tool relies on", () => {
+  it("a kind with no records yet cannot lose the balance an imported tool bounds money by", async () => {
+    const voucher = { type: "object", properties: { holder: { type: "string" }, leftMinor: { type: "integer" }, currency: { type: "string", enum: ["USD"] } }, required: ["holder", "leftMinor", "currency"] };
+    const saveVoucher = (roles: Json, baseVersion: number) => putKind(apiRequest("PUT", "/api/admin/desks/retail/record-kinds/voucher", { cookie: admin, origin: TEST_ORIGIN }, { schema: voucher, roles, baseVersion, note: "vouchers" }), routeCtx({ deskId: "retail", kind: "voucher" }));
+    await status(await saveVoucher({ owner: "holder", balance: { available: "leftMinor", currency: "currency" } }, 0), 200);
+    const spend = { name: "spend_voucher", inputSchema: { type: "object", properties: { voucherId: { type: "string", "x-plandesk-record": "voucher" }, amount: { type: "object", properties: { minor: { type: "integer" }, currency: { type: "string" } }, required: ["minor", "currency"], "x-plandesk-max": "voucher.available" } }, required: ["voucherId", "amount"] } };
+    await status(await importTools({ source: "mcp_tools_list", label: "vouchers", payload: { tools: [spend] }, desk: "retail" }), 201);
+    const refused = await status(await saveVoucher({ owner: "holder" }, 1), 422);
+    expect(refused.error.issues).toEqual([{ code: "role_in_use", path: "roles.balance", message: "spend_voucher (an imported tool) binds amount to voucher's balance; a kind a tool relies on keeps that role." }]);
+    expect((await prisma.recordKind.findUniqueOrThrow({ where: { desk_kind: { desk: "retail", kind: "voucher" } } })).version).toBe(1);
+  });
+});
+
 describe("the validator checks a bound tool as it checks issue_refund", () => {
   it("an over-refund is refused: more than the order's available amount", async () => {
     const body = await status(await submit("81001", [refund("st_refund", "o_118", 4_001)]), 422);

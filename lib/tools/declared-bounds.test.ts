@@ -47,6 +47,20 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   refunds: fc.array(fc.record({ minor: fc.integer({ min: 0, max: 12_000 }), currency }), { minLength: 1, maxLength: 3 }),
 });
 
+/** Scenarios that reach each shared check for sure (the random ones then vary them). */
+const base: Scenario = { balance: 4_000, currency: "USD", closed: false, owner: "acc_nordkapp", exists: true, holds: [], refunds: [{ minor: 1_000, currency: "USD" }] };
+const EXAMPLES: Scenario[] = [
+  { ...base, exists: false },
+  { ...base, closed: true },
+  { ...base, refunds: [{ minor: 0, currency: "USD" }] },
+  { ...base, refunds: [{ minor: 1_000, currency: "EUR" }] },
+  { ...base, refunds: [{ minor: 4_001, currency: "USD" }] },
+  { ...base, holds: [{ runId: "run_other", minor: 3_500, state: "active", currency: "USD" }] },
+  { ...base, holds: [{ runId: "run_other", minor: 1_000, state: "written", currency: "USD" }] },
+  { ...base, refunds: [{ minor: 2_500, currency: "USD" }, { minor: 2_500, currency: "USD" }] },
+  { ...base, owner: "acc_halvorsen" },
+];
+
 const holdsOf = (s: Scenario): MoneyHold[] => s.holds.map((h, i) => ({ runId: h.runId, stepId: `s${i}`, approvalId: `apr_${i}`, amount: { minor: h.minor, currency: h.currency }, state: h.state, approvedAt: NOW.toISOString() }));
 
 /** The issues of the argument-bounds and task-contract stages as comparable rows: code (the invoice's closed code as the order's), severity, path with the record argument named alike. */
@@ -81,7 +95,7 @@ describe("a declared tool is checked as the equivalent built-in", () => {
         expect(got).toEqual(rows(builtIn(s)));
         for (const r of got) seen.add(r.split(" ")[0]);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, examples: EXAMPLES.map((e) => [e]) },
     );
     // the runs reached every check the two share
     for (const code of ["unknown_id", "record_closed", "amount_not_positive", "currency_mismatch", "amount_exceeds_balance", "amount_exceeds_available", "money_in_flight", "amounts_exceed_balance", "cross_account_target"]) expect(seen, code).toContain(code);

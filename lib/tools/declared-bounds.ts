@@ -50,7 +50,8 @@ export function declaredAmount(b: ToolBindings, args: Record<string, unknown>): 
  *   not found on this desk": another desk's record is absent from the snapshot, so the words never
  *   tell whether it exists elsewhere);
  * - a record the money is taken from is not closed (`record_closed`, its status named);
- * - the money: `amount_not_positive`, `currency_mismatch`, `amount_exceeds_balance` (more than the
+ * - the money: `record_without_balance` (the desk's kind declares no balance: nothing bounds it),
+ *   `amount_not_positive`, `currency_mismatch`, `amount_exceeds_balance` (more than the
  *   record's available amount), `amount_exceeds_available` / `money_in_flight` (other runs'
  *   approvals and written amounts held on it) — shared with the invoice tools;
  * - a date (or each end of a `{from, to}` window) bound by the record's window lies inside it
@@ -80,6 +81,9 @@ export function checkDeclaredBounds(b: ToolBindings, args: Record<string, unknow
         if (record.available) {
           const holds = countingHolds(ctx, record.holds, record.available.currency);
           issues.push(...checkAgainstBalance(amount, { ref, balance: record.available, balanceWord: "available amount", holds }, ctx, what, b.max.arg));
+        } else {
+          // closed, never open: money with nothing to bound it by is not moved
+          issues.push({ code: "record_without_balance", severity: "error", path: `${b.max.arg}.minor`, message: `${capitalise(ref)} has no available amount to bound the ${what.toLowerCase()} by (this desk's ${record.kind.replace(/_/g, " ")} declares no balance)`, details: { kind: record.kind, id: record.id } });
         }
       }
     }

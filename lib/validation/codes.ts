@@ -42,6 +42,7 @@ const CORE_ISSUE_CODES = {
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
   date_beyond_horizon: { stage: "argument_bounds", severity: "error", meaning: "A date argument of an imported tool (format date or date-time) lies further ahead than the date horizon (the governing gate-policy rule's dateHorizonDays; one year by default)." },
   record_closed: { stage: "argument_bounds", severity: "error", meaning: "An imported tool bound to a declared kind takes money from a record whose status is one of the kind's closed values." },
+  record_without_balance: { stage: "argument_bounds", severity: "error", meaning: "An imported tool bounds its money by a declared record's available amount, and the run's desk declares that kind without a balance: nothing bounds the money, so it is not moved." },
   outside_record_window: { stage: "argument_bounds", severity: "error", meaning: "A date an imported tool binds to a declared record's window (x-plandesk-window) lies outside it." },
   waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },

@@ -168,6 +168,7 @@ describe("validatePlan: all issues, all stages", () => {
       [plan(step("h", "add_ticket_note", { ...validArgs.add_ticket_note, note: "zero\u200bwidth" }))],
       [plan(step("o", "refund_order", { orderId: "o_closed", amount: usd(100), reason: "Broken" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "refund_order"], desk: withOrders }],
       [plan(step("o", "reschedule_order", { orderId: "o_open", shipOn: "2026-05-01" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "reschedule_order"], desk: withOrders }],
+      [plan(step("o", "refund_order", { orderId: "o_open", amount: usd(100), reason: "Broken" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "refund_order"], desk: { ...withOrders, declared: { order: { o_open: { ...withOrders.declared.order.o_open, available: null } } } } }],
       [plan(step("v", "book_visit", { visitOn: "9999-12-31" })), { catalog: datedCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "book_visit"] }],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],

@@ -29,9 +29,8 @@ import {
   type McpToolEntry,
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
-import type { RecordKindRoles } from "../../records/record-kind-declaration";
+import { storedRolesSchema, type RecordKindRoles } from "../../records/record-kind-declaration";
 import { mergeAdminBindings, readToolBindings, schemaMentionsBindings, type AdminToolBindings } from "../../tools/tool-bindings";
-import { readDeclaration } from "../records/declarations";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
@@ -307,7 +306,7 @@ export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, 
     }
     const desk = binding.desk;
     const kinds = kindsNamed(schema);
-    for (const k of kinds) if (!cache.has(k)) cache.set(k, (await readDeclaration(prisma, desk, k))?.roles ?? null);
+    for (const k of kinds) if (!cache.has(k)) cache.set(k, await declaredRoles(desk, k));
     const read = readToolBindings(schema, (k) => (cache.has(k) ? cache.get(k)! : null));
     if (!read.ok) {
       problems.push(...read.problems.map((p) => ({ name: d.name, code: p.code, path: p.path, reason: p.message })));
@@ -319,6 +318,17 @@ export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, 
     throw new DomainError("validation_failed", `Nothing was imported: ${problems.map((p) => `${p.name}: ${p.path ? `${p.path}: ` : ""}${p.reason}`).join("; ").slice(0, 2000)}`, { problems });
   }
   return { drafts: out, problems: drafts.problems };
+}
+
+/**
+ * The roles of kind `kind` as desk `desk` currently declares it, or null when it does not (one read
+ * by the primary key of `record_kind`; lib/server/records owns the declarations, this only reads their roles).
+ */
+async function declaredRoles(desk: string, kind: string): Promise<RecordKindRoles | null> {
+  const row = await prisma.recordKind.findUnique({ where: { desk_kind: { desk, kind } }, select: { roles: true } });
+  if (!row) return null;
+  const parsed = storedRolesSchema.safeParse(typeof row.roles === "string" ? JSON.parse(row.roles) : row.roles);
+  return parsed.success ? parsed.data : null;
 }
 
 /** The kinds a schema's top-level bindings name (`order` of `"order.available"`), at most a few dozen. */
