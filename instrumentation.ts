@@ -1,7 +1,8 @@
 /**
  * Next.js instrumentation hook: runs once when a server process starts. On the Node.js runtime
  * it starts the deadline sweep (escalate, then expire waiting runs; lib/server/deadlines/sweep-deadlines.ts)
- * every PLANDESK_SWEEP_SECONDS (default 30 s). The Edge runtime has no database access and skips it.
+ * every PLANDESK_SWEEP_SECONDS (default 30 s), and the MCP gateway's executor loop (every
+ * PLANDESK_GATEWAY_SECONDS, default 2 s; PLANDESK_GATEWAY_EXECUTOR=0 turns it off). The Edge runtime has no database access and skips it.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -10,6 +11,11 @@ export async function register() {
   assertStartable();
   const { startWebhookWorker } = await import("./lib/server/webhooks/deliver-webhooks");
   startWebhookWorker(); // escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL
+  if (process.env.PLANDESK_GATEWAY_EXECUTOR !== "0") {
+    // Plandesk executes the approved writes its MCP gateway holds (docs/design.md "MCP gateway"); every instance may: the claim decides who calls
+    const { startGatewayExecutor } = await import("./lib/server/gateway/execute-gateway-steps");
+    startGatewayExecutor(Math.max(500, Number(process.env.PLANDESK_GATEWAY_SECONDS ?? 2) * 1000 || 2000));
+  }
   if (process.env.PLANDESK_SWEEP === "0") return;
   const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");
   startDeadlineSweeper(serverConfig().sweepSeconds * 1000);

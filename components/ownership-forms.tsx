@@ -84,7 +84,7 @@ export function RequestApprovalForm({ runId, data, viewerId, onDone }: { runId: 
   );
 }
 
-/** The run's suggestions with Accept / Decline for open ones. */
+/** The run's suggestions with Accept / Decline for open ones (Accept disabled, with the reason, when the viewer may not author the step; absent when the plan moved on). */
 export function Suggestions({ runId, data, canDecide, onChanged }: { runId: string; data: RunOwnership; canDecide: boolean; onChanged: () => void }) {
   const [declining, setDeclining] = useState<string | null>(null);
   const [reason, setReason] = useState("");
@@ -110,16 +110,29 @@ export function Suggestions({ runId, data, canDecide, onChanged }: { runId: stri
               {s.note && <>: “{s.note}”</>}
             </p>
             <p className="text-xs text-slate-600">
-              {s.state === "open" ? "Open" : s.state === "accepted" ? `Accepted by ${s.decidedByName} (plan version ${s.acceptedVersion})` : `Declined by ${s.decidedByName}: ${s.reason}`}
+              {s.state === "open"
+                ? s.stale
+                  ? `Out of date: made on plan version ${s.planVersion}, the plan is now at version ${data.planVersion}`
+                  : "Open"
+                : s.state === "accepted"
+                  ? `Accepted by ${s.decidedByName} (plan version ${s.acceptedVersion})`
+                  : `Declined by ${s.decidedByName}: ${s.reason}`}
             </p>
             {s.state === "open" && canDecide && (
-              <div className="mt-1 flex flex-wrap gap-2">
-                <button type="button" className={primary} disabled={accept.isPending} onClick={() => accept.mutate(s.id)}>
-                  Accept as my edit
-                </button>
+              <div className="mt-1 flex flex-wrap items-center gap-2">
+                {!s.stale && (
+                  <button type="button" className={primary} disabled={accept.isPending || s.acceptBlocked !== null} aria-describedby={s.acceptBlocked ? `accept-why-${s.id}` : undefined} onClick={() => accept.mutate(s.id)}>
+                    Accept as my edit
+                  </button>
+                )}
                 <button type="button" className={btn} onClick={() => setDeclining(declining === s.id ? null : s.id)}>
                   Decline
                 </button>
+                {!s.stale && s.acceptBlocked && (
+                  <span id={`accept-why-${s.id}`} className="text-xs text-slate-600">
+                    You cannot accept it: {s.acceptBlocked}.
+                  </span>
+                )}
               </div>
             )}
             {declining === s.id && (

@@ -15,6 +15,8 @@ export interface RecordOption {
   id: string;
   label: string;
   accountId: string;
+  /** The owning account's name (the search endpoint answers it; the page's own records look it up). */
+  accountName?: string;
   fees?: { code: string; amount: { minor: number; currency: string } }[];
 }
 
@@ -102,7 +104,23 @@ export function RecordIdField(props: {
         ))}
       </datalist>
       <KnownRecordAge desk={props.desk} kind={props.kind} id={value.trim()} />
+      <OtherAccountHint desk={props.desk} option={options.find((o) => o.id === value.trim())} ticketAccountId={props.ticketAccountId} />
     </>
+  );
+}
+
+/**
+ * Below an id field: the typed record belongs to another customer than the ticket's ("in_74119 is
+ * Halvorsen Freight's, not this ticket's customer"), said while typing — the server's validator
+ * makes it a warning the approver must acknowledge (an agent's step is refused).
+ */
+function OtherAccountHint({ desk, option, ticketAccountId }: { desk: AccountSnapshot; option: RecordOption | undefined; ticketAccountId: string }) {
+  if (!option || !ticketAccountId || option.accountId === ticketAccountId) return null;
+  const owner = option.accountName ?? desk.accounts[option.accountId]?.name ?? option.accountId;
+  return (
+    <span className="mt-1 block text-xs font-medium text-amber-800" data-testid="record-other-account">
+      {option.id} is {owner}&rsquo;s, not this ticket&rsquo;s customer: whoever approves the step must acknowledge it.
+    </span>
   );
 }
 

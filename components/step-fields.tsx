@@ -12,6 +12,7 @@ import { checkMoneyField } from "@/lib/validation/money-field-check";
 import { followFrom } from "@/lib/time/date-window";
 import { addDaysIso, isIsoDate } from "@/lib/time/dates";
 import { textLimit } from "@/lib/tools/text-limit";
+import { formatIsoDate } from "@/lib/text/format";
 import { CharacterCount } from "./character-count";
 import { RecordIdField, useInvoiceFees } from "./record-id-field";
 import { SchemaField } from "./schema-field";
@@ -304,6 +305,7 @@ function TypedStepField({ stepIndex, field, desk, ticketAccountId, tool, grants,
               />
             </div>
           </div>
+          <WindowInWords fromPath={fromPath} toPath={toPath} />
           <p className="mt-1 text-xs text-slate-600">The last day moves with the first; + / − move a date by one day.</p>
         </fieldset>
       );
@@ -394,4 +396,22 @@ function TextCount({ id, name, max }: { id: string; name: string; max: number })
   const { control } = useFormContext<PlanFormValues>();
   const value = useWatch({ control, name: name as `steps.${number}.args.${string}` });
   return <CharacterCount id={id} length={typeof value === "string" ? value.length : 0} max={max} />;
+}
+
+/**
+ * The window being typed, in the words the rest of the page uses ("Sat 12 Dec 2026 → Mon 14 Dec
+ * 2026"): the date inputs show the browser's own format (12/12/2026 in en-US), which reads
+ * differently from the plan, the diff and the reply.
+ */
+function WindowInWords({ fromPath, toPath }: { fromPath: string; toPath: string }) {
+  const { control } = useFormContext<PlanFormValues>();
+  const [from, to] = useWatch({ control, name: [fromPath, toPath] as [`steps.${number}.args.${string}`, `steps.${number}.args.${string}`] }) as [unknown, unknown];
+  if (typeof from !== "string" || !isIsoDate(from)) return null;
+  const end = typeof to === "string" && isIsoDate(to) && to !== from ? ` → ${formatIsoDate(to)}` : "";
+  return (
+    <p className="mt-1 text-sm text-slate-800" data-testid="window-in-words">
+      {formatIsoDate(from)}
+      {end}
+    </p>
+  );
 }

@@ -47,11 +47,19 @@ test.describe("ownership, hand-offs and suggested steps", () => {
     await panel.getByRole("button", { name: "Suggest a step" }).click();
     const sug = page.getByRole("form", { name: "Suggest a step" });
     await sug.getByLabel("Tool").selectOption("issue_refund");
+    // an invoice of another customer is named while she types
+    await sug.locator('[id="steps.0.args.invoiceId"]').fill("in_74119");
+    await expect(sug.getByTestId("record-other-account")).toHaveText("in_74119 is Halvorsen Freight’s, not this ticket’s customer: whoever approves the step must acknowledge it.");
     await sug.locator('[id="steps.0.args.invoiceId"]').fill("in_74804");
+    await expect(sug.getByTestId("record-other-account")).toHaveCount(0);
     await sug.locator('[id="steps.0.args.amount"]').fill("100.00");
     await sug.locator('[id="steps.0.args.reason"]').fill("Storage fee goodwill");
     await sug.getByRole("button", { name: "Attach suggestion" }).click();
     await expect(panel.getByTestId("suggestion")).toContainText("Olivia Operator suggests issue_refund on version 1 ($100.00)");
+    // she cannot accept her own refund suggestion: the button says why instead of answering 403
+    const own = panel.getByRole("button", { name: "Accept as my edit" });
+    await expect(own).toBeDisabled();
+    await expect(own).toHaveAccessibleDescription("You cannot accept it: needs a grant to author issue_refund steps.");
 
     // the senior sees the notification and accepts the suggestion as their own edit
     const senior = await browser.newContext({ storageState: STORAGE.senior });

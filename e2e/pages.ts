@@ -1,8 +1,8 @@
 /**
  * Every page of app/ once, with a role that may open it and how to fill its dynamic segments:
- * the one list e2e/security-headers.spec.ts (headers, CSP, hydration) and e2e/themes.spec.ts (axe
- * in light and dark) walk. `pageRoutes()` reads app/ itself, so a new page without a case here
- * fails both specs' "every page" test.
+ * the one list e2e/every-page.spec.ts (headers, CSP, axe in light and dark, hydration) and
+ * e2e/security-headers.spec.ts (hostile paths) walk. `pageRoutes()` reads app/ itself, so a new page without a case here
+ * fails the first test of e2e/every-page.spec.ts.
  */
 import fs from "node:fs";
 import path from "node:path";

@@ -54,6 +54,8 @@ test.describe("reference case, senior operator", () => {
     const newDate = addDays(oldDate, 4);
     await from.fill(newDate);
     await to.fill(newDate);
+    // the date inputs show the browser's format; the form also says it as the page does
+    await expect(page.getByTestId("window-in-words")).toHaveText(formatIsoDate(newDate));
 
     await page.getByLabel("Add step").selectOption("issue_refund");
     await page.getByRole("button", { name: "Add step", exact: true }).click();

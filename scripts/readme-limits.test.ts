@@ -20,7 +20,7 @@ import { MAX_STORED_MINOR } from "../lib/people/admin-schemas";
 import { MAX_DATE_HORIZON_DAYS, MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS, IRREVERSIBLE_EXPIRY_SECONDS, RESCHEDULE_HORIZON_DAYS } from "../lib/plan/policy";
 import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/schema";
 import { DEFAULT_RECORDS_BATCH_MAX_BYTES, MAX_BODY_BYTES as SERVER_MAX_BODY_BYTES } from "../lib/net/body-limit.mjs";
-import { DEFAULT_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE, DEFAULT_PERSON_BURST, DEFAULT_PERSON_RATE } from "../lib/server/config/config";
+import { DEFAULT_AUTH_FAILURE_BURST, DEFAULT_AUTH_FAILURE_RATE, DEFAULT_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE, DEFAULT_PERSON_BURST, DEFAULT_PERSON_RATE } from "../lib/server/config/config";
 
 const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
 const start = readme.indexOf("## Security: limits and what exceeding them answers");
@@ -42,6 +42,7 @@ describe("the README's security section", () => {
     ["the agent keys' rate limit (DEFAULT_AGENT_BURST, DEFAULT_AGENT_RATE)", `each agent API key ${n(DEFAULT_AGENT_BURST)} at once, then ${n(DEFAULT_AGENT_RATE)} per second (\`PLANDESK_AGENT_BURST\`, \`PLANDESK_AGENT_RATE\`)`],
     ["the integration keys' rate limit (DEFAULT_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE)", `each integration key ${n(DEFAULT_INTEGRATION_BURST)}, then ${n(DEFAULT_INTEGRATION_RATE)} per second (\`PLANDESK_INTEGRATION_BURST\`, \`PLANDESK_INTEGRATION_RATE\`)`],
     ["the people's rate limit (DEFAULT_PERSON_BURST, DEFAULT_PERSON_RATE)", `each person on the console API ${n(DEFAULT_PERSON_BURST)}, then ${n(DEFAULT_PERSON_RATE)} per second (\`PLANDESK_PERSON_BURST\`, \`PLANDESK_PERSON_RATE\`)`],
+    ["the refused credentials' limit (DEFAULT_AUTH_FAILURE_BURST, DEFAULT_AUTH_FAILURE_RATE)", `each client address ${n(DEFAULT_AUTH_FAILURE_BURST)} at once, then ${n(DEFAULT_AUTH_FAILURE_RATE)} per second (\`PLANDESK_AUTH_FAILURE_BURST\`, \`PLANDESK_AUTH_FAILURE_RATE\`)`],
     ["the rate limit's answer", "`429 rate_limited {retryAfterSeconds}` with `Retry-After`"],
     ["MAX_PLAN_STEPS", `at most ${MAX_PLAN_STEPS} steps per plan`],
     ["MAX_PLAN_READS", `at most ${MAX_PLAN_READS} read steps`],

@@ -7,7 +7,7 @@
  * (a limit that depends on the wall clock would make a suite pass or fail with the machine's speed).
  */
 export const UNLIMITED_RATES: Record<string, string> = Object.fromEntries(
-  ["AGENT", "INTEGRATION", "PERSON"].flatMap((who) => [
+  ["AGENT", "INTEGRATION", "PERSON", "AUTH_FAILURE"].flatMap((who) => [
     [`PLANDESK_${who}_BURST`, "1000000"],
     [`PLANDESK_${who}_RATE`, "1000000"],
   ]),

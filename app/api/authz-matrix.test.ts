@@ -451,6 +451,11 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  // Plandesk's MCP endpoint: a JSON-RPC tools/list (the agent's desk tools; none imported here)
+  "POST /api/mcp": {
+    prepare: async () => ({ path: "/api/mcp", params: {}, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }),
+    ok: 200,
+  },
   "POST /api/v1/claims/[token]/fence": {
     prepare: async () => {
       const run = await freshNoteRun();
@@ -547,6 +552,10 @@ async function call(route: { method: Method; handler: Handler }, c: Call, creds:
 async function expectCall(route: { method: Method; handler: Handler; key: string; endpoint: Endpoint }, spec: Spec, who: Principal) {
   const c = await spec.prepare();
   const [status, code] = spec.override?.[who] ?? expectedFor(route.endpoint, who, spec.ok);
+  // Every call is the first refusal of its minute: a refused credential is audited once per
+  // (minute, key or person, route, code) and counted after (app/api/auth-refusals.test.ts), and
+  // principals share people (a cookie alone, the same cookie from a foreign origin).
+  await prisma.refusalCount.deleteMany({});
   const before = await lastSeq();
   const countedBefore = await countedRefusals();
   const { status: got, body } = await call(route, c, credentialsOf(who));

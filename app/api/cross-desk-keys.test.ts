@@ -103,6 +103,13 @@ const CASES: Record<string, CrossDeskCase> = {
     key: DEMO_RETAIL_AGENT_KEY,
     expect: { refused: [404, 409], codes: ["not_found", "invalid_claim_token"] },
   },
+  // Plandesk's MCP endpoint: a write for the freight task is an MCP result refusing the tool (no tool of another desk is reachable)
+  "POST /api/mcp": {
+    params: () => ({}),
+    body: () => ({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "book_redelivery", arguments: { shipmentId: "sh_5522", date: "2027-01-05" }, _meta: { "plandesk/taskId": FREIGHT_TASK } } }),
+    key: DEMO_RETAIL_AGENT_KEY,
+    expect: { empty: (b) => expect(b.result).toMatchObject({ isError: true, structuredContent: { status: "rejected", code: "not_found" } }) },
+  },
   "GET /api/v1/guidance": { params: () => ({}), key: DEMO_RETAIL_AGENT_KEY, expect: { empty: (b) => expect(b.desk).toBe("retail") } },
   "POST /api/v1/tasks/{taskId}/events": {
     params: () => ({ taskId: FREIGHT_TASK }),

@@ -117,8 +117,11 @@ describe("refusals of unidentified callers are counted, not written one by one",
     expect(rows.every((r) => !r.route.includes(runId))).toBe(true);
   });
 
-  it("an authenticated caller's refusal stays an individual denied event", async () => {
+  it("a cross-site request riding on a valid session: the first of its minute is a denied event naming the person, the repeats are counted under the person", async () => {
     await prisma.refusalCount.deleteMany({});
+    // at least 5 s left in the UTC minute, so both requests fall in one
+    while (new Date().getUTCSeconds() > 55) await new Promise((r) => setTimeout(r, 250));
+    const operatorId = (await prisma.user.findUniqueOrThrow({ where: { email: "operator@plandesk.test" } })).id;
     const since = await lastSeq();
     const res = await approve(
       apiRequest("POST", `/api/runs/${runId}/approvals`, { cookie: operatorCookie, origin: "https://evil.example" }, { planVersion: 1, stepIds: "all", idempotencyKey: "x" }),
@@ -127,14 +130,19 @@ describe("refusals of unidentified callers are counted, not written one by one",
     expect(res.status).toBe(403);
     const denied = await eventsSince(since, "denied");
     expect(denied).toHaveLength(1);
-    expect(await refusalCounts()).toHaveLength(0);
-    // bounded there too: a long Origin is kept as 64 characters and a hash
+    expect(denied[0]).toMatchObject({ actorKind: "user", actorId: operatorId });
+    expect(denied[0].data).toMatchObject({ code: "cross_origin", missing: { kind: "same_origin", origin: "https://evil.example" }, repeatsCounted: true });
+    // the repeat is answered the same and counted; its long Origin bounded to 64 characters and a hash
     const long = await approve(
       apiRequest("POST", `/api/runs/${runId}/approvals`, { cookie: operatorCookie, origin: `https://${"b".repeat(8000)}.example` }, { planVersion: 1, stepIds: "all", idempotencyKey: "y" }),
       routeCtx({ runId }),
     );
     expect(long.status).toBe(403);
-    const [e] = await eventsSince(since, "denied").then((d) => d.slice(-1));
-    expect(((e.data as { missing: { origin: string } }).missing.origin).length).toBeLessThanOrEqual(90);
+    expect(await eventsSince(since, "denied")).toHaveLength(1);
+    const rows = await refusalCounts();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ address: `person:${operatorId}`, code: "cross_origin", missing: "same_origin", count: 2 });
+    expect(rows[0].origin!.length).toBeLessThanOrEqual(90);
+    expect(rows[0].origin!.startsWith("https://bbbb")).toBe(true);
   });
 });

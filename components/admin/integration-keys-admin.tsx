@@ -8,6 +8,7 @@ import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "@/li
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
 import type { IntegrationKeyView } from "@/lib/api/schemas";
+import { INTEGRATION_SCOPES, SCOPE_DESCRIPTIONS } from "@/lib/api/integration-scopes";
 import { toast } from "../toaster";
 import { KeyStatusCell, RevokeKeyCell } from "./key-bits";
 import { LoadMore, usePagedList } from "./paged-list";
@@ -17,7 +18,7 @@ const KEYS = ["admin", "integration-keys"] as const;
 /** One page of `GET /api/admin/integration-keys`. */
 export type IntegrationKeysPage = { integrationKeys: IntegrationKeyView[]; nextCursor: string | null };
 
-/** Ticketing-integration keys: the list (prefix, created, last used, status), create (the key is shown once), revoke. */
+/** Integration keys: the list (prefix, scopes, created, last used, status), create with its scopes (the key is shown once), revoke. */
 export function IntegrationKeysAdmin({ initialPage }: { initialPage: IntegrationKeysPage }) {
   const list = usePagedList(KEYS, "/api/admin/integration-keys", initialPage);
   const keys = (list.data?.pages ?? []).flatMap((p) => p.integrationKeys);
@@ -28,7 +29,7 @@ export function IntegrationKeysAdmin({ initialPage }: { initialPage: Integration
           Integration keys
         </h2>
         {keys.length === 0 ? (
-          <p className="mt-1 text-sm text-slate-600">No integration keys: no ticketing system can record task changes.</p>
+          <p className="mt-1 text-sm text-slate-600">No integration keys: no ticketing system can open or change tasks, and no system of record can push records.</p>
         ) : (
           // a phone scrolls the key table inside its own box, never the page
           <div className="mt-2 overflow-x-auto" data-scrolls-inside>
@@ -40,6 +41,9 @@ export function IntegrationKeysAdmin({ initialPage }: { initialPage: Integration
                 </th>
                 <th scope="col" className="py-1 font-medium">
                   Key
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  Scopes
                 </th>
                 <th scope="col" className="py-1 font-medium">
                   Created
@@ -75,6 +79,7 @@ function KeyRow({ integrationKey: k }: { integrationKey: IntegrationKeyView }) {
     <tr className="border-t border-slate-100 align-top">
       <td className="py-1.5">{k.name}</td>
       <td className="py-1.5 font-mono text-xs">{k.prefix}…</td>
+      <td className="py-1.5 text-xs">{k.scopes.join(", ") || "none"}</td>
       <td className="py-1.5 text-xs">{formatInstant(k.createdAt)}</td>
       <td className="py-1.5 text-xs">{k.lastUsedAt ? formatInstant(k.lastUsedAt) : "never"}</td>
       <KeyStatusCell revokedAt={k.revokedAt} />
@@ -87,7 +92,7 @@ function CreateKeyForm() {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const form = useForm<CreateIntegrationKeyInput>({ resolver: zodResolver(createIntegrationKeySchema), defaultValues: { name: "" } });
+  const form = useForm<CreateIntegrationKeyInput>({ resolver: zodResolver(createIntegrationKeySchema), defaultValues: { name: "", scopes: [...INTEGRATION_SCOPES] } });
   const {
     register,
     handleSubmit,
@@ -101,7 +106,7 @@ function CreateKeyForm() {
       void qc.invalidateQueries({ queryKey: KEYS });
       form.reset();
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["name"])),
+    onError: (e) => setFormError(applyServerError(e, form.setError, ["name", "scopes"])),
   });
   const key = created?.key ?? "";
   return (
@@ -121,6 +126,24 @@ function CreateKeyForm() {
             className={inputClass}
           />
         </Field>
+        <fieldset aria-describedby={errors.scopes ? "integration-scopes-error" : undefined}>
+          <legend className="text-sm font-medium">What it may do</legend>
+          <div className="mt-1 space-y-1">
+            {INTEGRATION_SCOPES.map((scope) => (
+              <label key={scope} className="flex items-start gap-2 text-sm">
+                <input type="checkbox" value={scope} className="mt-1" {...register("scopes")} />
+                <span>
+                  <span className="font-mono text-xs">{scope}</span>: {SCOPE_DESCRIPTIONS[scope]}
+                </span>
+              </label>
+            ))}
+          </div>
+          {errors.scopes && (
+            <p id="integration-scopes-error" className="mt-1 text-sm text-red-700">
+              {errors.scopes.message}
+            </p>
+          )}
+        </fieldset>
         <button type="submit" disabled={create.isPending} className={buttonClass}>
           {create.isPending ? "Creating…" : "Create integration key"}
         </button>

@@ -19,6 +19,9 @@
  *   to stderr. With `--token <t>` or `CARRIER_TOKEN` every request must carry
  *   `Authorization: Bearer <t>` (else 401, the token never echoed).
  *
+ * `--answer-delay-ms <n>` makes book_redelivery answer n ms after it logged (and performed) the
+ * call — a slow carrier whose answer a caller may lose.
+ *
  * Diagnostics go to stderr only (stdout is the stdio transport's channel).
  */
 import { appendFileSync, mkdirSync } from "node:fs";
@@ -43,6 +46,8 @@ function argOf(name: string): string | undefined {
 const callLog = argOf("call-log") ?? process.env.CARRIER_CALL_LOG;
 const httpPort = argOf("http");
 const token = argOf("token") ?? process.env.CARRIER_TOKEN;
+/** `--answer-delay-ms <n>`: book_redelivery logs the call, then waits n ms before answering (tests of a lost answer). */
+const answerDelayMs = Math.max(0, Number(argOf("answer-delay-ms") ?? 0) || 0);
 
 /** Appends one received call to the call log (synchronously: a line is complete before the answer). */
 function logCall(tool: string, args: unknown, meta: unknown): void {
@@ -87,6 +92,7 @@ function carrierServer(): McpServer {
     },
     async ({ shipmentId, date }, extra) => {
       logCall("book_redelivery", { shipmentId, date }, extra._meta);
+      if (answerDelayMs > 0) await new Promise((r) => setTimeout(r, answerDelayMs));
       const ref = `rd_${createHash("sha256").update(`${shipmentId}:${date}`).digest("hex").slice(0, 10)}`;
       return { content: [{ type: "text" as const, text: JSON.stringify({ shipmentId, date, booking: ref, status: "booked" }) }] };
     },

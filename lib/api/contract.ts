@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ErrorCode } from "../errors/domain-error";
+import type { IntegrationScope } from "./integration-scopes";
 
 /*
  * How one HTTP endpoint is declared (docs/style.md §11): path and method, who may call
@@ -16,12 +17,14 @@ export type Role = "operator" | "supervisor" | "admin";
 /**
  * Who may call an endpoint:
  * - `agent`: an agent API key (`Authorization: Bearer`), never a session;
- * - `integration`: a ticketing-integration key (scoped to task revisions);
+ * - `integration`: an integration key holding `scope` (lib/api/integration-scopes.ts: `tasks` to
+ *   open and revise tasks and report ticket events, `records` for the records door); a key without
+ *   it is refused 403 `key_scope_missing`;
  * - `session`: a signed-in person holding one of `roles` (mutating methods also need the
  *   console's own Origin);
  * - `public`: anyone (the OpenAPI document).
  */
-export type Caller = { kind: "agent" } | { kind: "integration" } | { kind: "session"; roles: readonly Role[] } | { kind: "public" };
+export type Caller = { kind: "agent" } | { kind: "integration"; scope: IntegrationScope } | { kind: "session"; roles: readonly Role[] } | { kind: "public" };
 
 /** One endpoint of the API. Type parameters carry the zod schemas so handlers and clients are typed from them. */
 export interface Endpoint<
@@ -91,5 +94,7 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
     codes.add("forbidden");
   }
   if (e.caller.kind === "agent" || e.caller.kind === "integration") codes.add("forbidden");
+  // an integration key that does not hold the endpoint's scope (lib/api/integration-scopes.ts)
+  if (e.caller.kind === "integration") codes.add("key_scope_missing");
   return [...codes];
 }

@@ -13,6 +13,7 @@ import { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint 
 import * as outcomesApi from "./endpoints/outcomes-api";
 import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
+import { mcpGatewayEndpoint } from "./endpoints/mcp-gateway-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -32,6 +33,7 @@ export * from "./endpoints/demo-api";
 export * from "./endpoints/outcomes-api";
 export * from "./endpoints/records-api";
 export * from "./endpoints/mcp-upstream-api";
+export * from "./endpoints/mcp-gateway-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -56,6 +58,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   agentReviseTaskEndpoint,
   demoEffectEndpoint,
   guidanceEndpoint,
+  mcpGatewayEndpoint,
   listQueueEndpoint,
   searchRecordsEndpoint,
   getRunDetailsEndpoint,

@@ -2,6 +2,7 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../errors/domain-error";
 import { refusalsOf, type Endpoint } from "./contract";
+import { INTEGRATION_SCOPES, SCOPE_DESCRIPTIONS } from "./integration-scopes";
 import { ENDPOINTS } from "./endpoints";
 import { builtinTools } from "../tools/builtin-tools";
 import { errorSchema } from "./schemas";
@@ -35,7 +36,11 @@ export function buildOpenApi(endpoints: readonly Endpoint[] = ENDPOINTS): Return
       schemas: Object.fromEntries(builtinTools().map((t) => [`${t.name}Arguments`, t.argsSchema])),
       securitySchemes: {
         agentKey: { type: "http", scheme: "bearer", description: "Agent API key (/api/v1)" },
-        integrationKey: { type: "http", scheme: "bearer", description: "Ticketing-integration key (task revisions)" },
+        integrationKey: {
+          type: "http",
+          scheme: "bearer",
+          description: `Integration key of a ticketing or record system. Each key holds scopes chosen at its creation; an operation lists the one it needs in its security requirement, and a key without it is refused 403 key_scope_missing. ${INTEGRATION_SCOPES.map((s) => `${s}: ${SCOPE_DESCRIPTIONS[s]}`).join("; ")}.`,
+        },
         session: { type: "apiKey", in: "cookie", name: "better-auth.session_token", description: "A person's session (same-origin only)" },
       },
     },
@@ -48,7 +53,7 @@ function operationOf(e: Endpoint): ZodOpenApiOperationObject {
     e.caller.kind === "agent"
       ? [{ agentKey: [] }]
       : e.caller.kind === "integration"
-        ? [{ integrationKey: [] }]
+        ? [{ integrationKey: [e.caller.scope] }]
         : e.caller.kind === "session"
           ? [{ session: [] }]
           : [];

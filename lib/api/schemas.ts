@@ -1,5 +1,6 @@
 import { decisionReasonSchema } from "../lifecycle/needs-decision";
 import { z } from "zod";
+import { integrationScopeSchema } from "./integration-scopes";
 import { intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { instructionFlagSchema } from "../task-contract/instruction-scan";
 import { planDiffSchema } from "../diff/plan-diff";
@@ -358,6 +359,8 @@ export const integrationKeySchema = open({
   revokedAt: isoTime.nullable(),
   /** The desk whose tasks the key may post ticket events for; null: every desk. */
   desk: z.string().nullable(),
+  /** What the key may do (lib/api/integration-scopes.ts): `tasks`, `records`. */
+  scopes: z.array(integrationScopeSchema),
 }).meta({ id: "IntegrationKey" });
 /** An integration key as admins see it (`lastUsedAt` null = never used). */
 export type IntegrationKeyView = z.output<typeof integrationKeySchema>;

@@ -44,6 +44,13 @@ describe("describeDenial", () => {
     expect(describeDenial({ missing: { kind: "agent_key" }, credential: "session_cookie" }).missing).toMatch(/session cookie is refused/);
     expect(describeDenial({ missing: { kind: "same_origin", origin: "https://evil.example" } }).missing).toBe("a same-origin request (Origin: https://evil.example)");
     expect(describeDenial({ missing: { kind: "same_origin", origin: null } }).missing).toBe("a same-origin request (Origin: missing)");
+    expect(describeDenial({ missing: { kind: "agent_key" }, credential: "integration_key" }).missing).toBe("a valid agent API key (an integration key is refused on the agent API)");
+  });
+
+  it("says when a refused credential's repeats of the minute were counted instead of listed", () => {
+    expect(describeDenial({ missing: { kind: "agent_key" }, credential: "revoked_key", repeatsCounted: true }).missing).toBe(
+      "a valid agent API key (the key is revoked); repeats in the same minute are counted, not listed",
+    );
   });
 
   it("reads the shapes other writers use, and never throws on junk", () => {

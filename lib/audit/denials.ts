@@ -50,7 +50,9 @@ function roleList(v: unknown): string {
 export function describeDenial(data: unknown): DenialSummary {
   const d = isRec(data) ? data : {};
   const action = str(d.action) ?? str(d.endpoint) ?? "unknown action";
-  const out = (missing: string): DenialSummary => ({ action, endpoint: str(d.endpoint), missing, code: str(d.code), reason: str(d.reason) });
+  // A refused credential's first refusal of a minute stands for the rest of that minute (lib/server/auth/auth-refusals.ts).
+  const repeats = d.repeatsCounted === true ? "; repeats in the same minute are counted, not listed" : "";
+  const out = (missing: string): DenialSummary => ({ action, endpoint: str(d.endpoint), missing: missing + repeats, code: str(d.code), reason: str(d.reason) });
   if (typeof d.missing === "string" && d.missing) return out(d.missing);
   const m = isRec(d.missing) ? d.missing : null;
   if (m) {
@@ -63,9 +65,11 @@ export function describeDenial(data: unknown): DenialSummary {
         return out("a person's session (agent keys are refused on the operator API)");
       case "agent_key": {
         const cred = str(d.credential);
-        const why = cred === "revoked_key" ? " (the key is revoked)" : cred === "unknown_key" ? " (unknown key)" : cred === "session_cookie" ? " (a session cookie is refused on /api/v1)" : "";
+        const why = cred === "revoked_key" ? " (the key is revoked)" : cred === "unknown_key" ? " (unknown key)" : cred === "integration_key" ? " (an integration key is refused on the agent API)" : cred === "session_cookie" ? " (a session cookie is refused on /api/v1)" : "";
         return out(`a valid agent API key${why}`);
       }
+      case "scope":
+        return out(`the integration key's scope "${str(m.scope) ?? "?"}"`);
       case "same_origin":
         return out(`a same-origin request (Origin: ${str(m.origin) ?? "missing"})`);
     }

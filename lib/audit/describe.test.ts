@@ -43,3 +43,10 @@ it("formats instants in UTC with seconds", () => {
   expect(formatUtcSeconds("2026-04-01T09:00:05.123Z")).toBe("1 Apr 2026, 09:00:05 UTC");
   expect(formatUtcSeconds("nonsense")).toBe("nonsense");
 });
+
+it("describes the MCP gateway's read, held write and execution", () => {
+  const ctx = { users: {}, stepLabel: () => undefined };
+  expect(describeEvent("gateway_call", { kind: "read", tool: "get_tracking", upstream: "carrier", status: "ok" }, ctx)).toBe("The agent read get_tracking on the MCP server carrier through Plandesk's MCP gateway (ok).");
+  expect(describeEvent("gateway_call", { kind: "write", tool: "book_redelivery", upstream: "carrier", status: "pending" }, ctx)).toContain("holds it as this plan's step");
+  expect(describeEvent("gateway_call", { kind: "execute", tool: "book_redelivery", upstream: "carrier", status: "unknown" }, ctx)).toBe("Plandesk executed book_redelivery on the MCP server carrier: unknown.");
+});

@@ -53,6 +53,7 @@ export const EVENT_LABELS: Record<string, string> = {
   admin_change: "Admin change",
   ticket_event: "Ticket event",
   outcome_labelled: "Outcome labelled",
+  gateway_call: "MCP gateway",
   ...OWNERSHIP_EVENT_LABELS,
 };
 
@@ -136,6 +137,13 @@ export function describeEvent(type: string, data: Record<string, unknown>, ctx: 
       const action = str(data.action)?.replace(/_/g, " ") ?? "an action";
       const reason = str(data.reason) ?? (arr(data.issues) as { message?: string }[]).map((i) => i.message).filter(Boolean).join(" ");
       return `Refused: ${action}${str(data.tool) ? ` (${str(data.tool)})` : ""}${reason ? ` — ${reason}` : " without the required authority."}`;
+    }
+    case "gateway_call": {
+      const tool = str(data.tool) ?? "a tool";
+      const on = str(data.upstream) ? ` on the MCP server ${str(data.upstream)}` : "";
+      if (data.kind === "read") return `The agent read ${tool}${on} through Plandesk's MCP gateway (${str(data.status) ?? "?"}).`;
+      if (data.kind === "write") return `The agent called ${tool}${on} through Plandesk's MCP gateway; Plandesk holds it as this plan's step until it is approved.`;
+      return `Plandesk executed ${tool}${on}: ${str(data.status) ?? "?"}.`;
     }
     case "ticket_event":
       return `The ticketing integration reported the ticket ${String(data.type ?? "?").replace(/_/g, " ")} at ${str(data.at) ?? "?"}${str(data.detail) ? `: “${str(data.detail)}”` : ""}.`;

@@ -58,6 +58,8 @@ export const AUDIT_EVENT_DATA = {
     after: z.looseObject({ label: z.string(), reason: z.string() }),
     suggestion: z.string().nullable(),
   }),
+  // the MCP gateway (lib/server/gateway): a read forwarded to a desk's upstream, a write held as a step, Plandesk's own execution of it — never a credential
+  gateway_call: z.looseObject({ callId: z.string(), kind: z.enum(["read", "write", "execute"]), tool: z.string(), upstream: z.string(), status: z.string(), taskId: z.string().nullable() }),
   // the records door: one per batch or single put/delete — counts only, never a record's data (lib/server/records)
   records_synced: z.looseObject({ desk: z.string(), via: z.enum(["batch", "put", "delete"]), lines: z.number().int(), applied: z.number().int(), ignored: z.number().int(), errors: z.number().int() }),
 } as const;

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   invalid_encoding: 400, // a body whose bytes are not UTF-8
   unauthorized: 401,
   forbidden: 403,
+  key_scope_missing: 403, // an integration key without the scope the endpoint declares ({scope, keyScopes}; lib/api/integration-scopes.ts)
   cross_origin: 403,
   authorship_denied: 403,
   approval_denied: 403,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INTEGRATION_SCOPES, integrationScopeSchema } from "../api/integration-scopes";
 import { deskIdSchema } from "../desk/desks";
 import { currencySchema } from "../money/money";
 import { getTool } from "../tools/builtin-tools";
@@ -105,13 +106,21 @@ export const createAgentSchema = z
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
 /**
- * Creating a ticketing-integration key: a name saying which system holds it, and optionally the
- * desk whose tasks it may post ticket events for (absent or null: every desk).
+ * Creating an integration key: a name saying which system holds it, optionally the desk whose
+ * tasks and records it reaches (absent or null: every desk), and its scopes
+ * (lib/api/integration-scopes.ts: at least one, each at most once; absent: every scope, as keys
+ * made before scopes existed).
  */
 export const createIntegrationKeySchema = z
   .object({
     name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters"),
     desk: z.string().min(1).max(32).nullish(),
+    scopes: z
+      .array(integrationScopeSchema)
+      .min(1, "Choose at least one scope")
+      .max(INTEGRATION_SCOPES.length)
+      .refine((a) => new Set(a).size === a.length, "Each scope at most once")
+      .optional(),
   })
   .strict();
 export type CreateIntegrationKeyInput = z.infer<typeof createIntegrationKeySchema>;

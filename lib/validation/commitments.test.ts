@@ -55,6 +55,8 @@ describe("findCommitments", () => {
   it("finds delivery dates only in sentences about delivery, and not in the past", () => {
     expect(kinds("Your delivery will arrive on April 6.")).toEqual(["date:2026-04-06"]);
     expect(kinds("We rescheduled the shipment to 2026-04-09.")).toEqual(["date:2026-04-09"]);
+    expect(kinds("Your order is rebooked with the carrier for 2026-04-12.")).toEqual(["date:2026-04-12"]);
+    expect(kinds("We re-booked it for April 7.")).toEqual(["date:2026-04-07"]);
     expect(kinds("It will be delivered tomorrow.")).toEqual(["date:2026-04-02"]);
     expect(kinds("Your invoice from April 6 is attached.")).toEqual([]);
     expect(kinds("The shipment was due on March 30.")).toEqual([]);

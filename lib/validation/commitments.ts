@@ -20,7 +20,7 @@ import { toDisplayOrder } from "../text/hidden-characters";
  *   delay", "not only", "no later than"…) are ignored, so "we will refund you $150.00 with no
  *   questions asked" stays a promise. Money amounts in the same clause ("$1,489.00",
  *   "USD 1489"; "1.489,00" is NOT understood) are the promised amounts.
- * - Dates: in a sentence about delivery (deliver, arrive, ship, reschedule, dispatch…), every
+ * - Dates: in a sentence about delivery (deliver, arrive, ship, reschedule, rebook, dispatch…), every
  *   non-negated clause's date phrase — ISO "2026-04-06", "April 6", "Apr 6th, 2026",
  *   "6 April", "tomorrow" — is a promised delivery day ("today" is left out: replies use it
  *   for what happened, far more than for a promise). Dates before today are
@@ -84,7 +84,7 @@ const MONEY_WORD =
   /\b(refund(?:s|ed|ing)?|reimburs(?:e|ed|es|ing|ement|ements)|compensat(?:e|ed|es|ing|ion)|credit(?:s|ed|ing)?(?!\s+(?:card|check|score|limit|rating|history)\b)|waiv(?:e|ed|es|ing|er)|money back)\b/i;
 
 const DELIVERY_WORD =
-  /\b(deliver\w*|redeliver\w*|arriv\w*|reschedul\w*|ship(?:s|ped|ping|ment|ments)?|dispatch\w*|collect(?:ion|ed)?|pick(?:ed)?[- ]up|drop[- ]off)\b/i;
+  /\b(deliver\w*|redeliver\w*|arriv\w*|reschedul\w*|re-?book\w*|ship(?:s|ped|ping|ment|ments)?|dispatch\w*|collect(?:ion|ed)?|pick(?:ed)?[- ]up|drop[- ]off)\b/i;
 
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?`;
 const CODES = "USD|EUR|GBP|NOK|SEK|DKK";

@@ -7,7 +7,7 @@ import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-acces
 export const metadata: Metadata = { title: "Integration keys · Admin" };
 export const dynamic = "force-dynamic";
 
-/** Admins' list of ticketing-integration keys: create (shown once), last used, revoke. */
+/** Admins' list of integration keys: create with scopes (shown once), scopes, last used, revoke. */
 export default async function AdminIntegrationsPage() {
   const viewer = await requirePageViewer("/admin/integrations");
   await requirePageRole(viewer, ["admin"], "view /admin/integrations");
@@ -16,8 +16,10 @@ export default async function AdminIntegrationsPage() {
       <main className="mx-auto max-w-7xl px-6 py-6">
         <h1 className="text-xl font-semibold">Admin</h1>
         <p className="mt-1 text-sm text-slate-600">
-          The ticketing system records changes of a task with an integration key (<code>POST /api/v1/tasks/&#123;taskId&#125;/revisions</code>); it can do nothing
-          else, and agent keys cannot revise tasks. A new key is shown once; only its hash is stored. Revoking takes effect on the next request.
+          Your ticketing system and systems of record reach Plandesk with integration keys. A key holds the scopes chosen when it is made:{" "}
+          <code>tasks</code> opens and revises tasks and reports ticket events, <code>records</code> pushes and reads records through the records door; a
+          request outside its scopes is refused (<code>key_scope_missing</code>). Agent keys cannot revise tasks. A new key is shown once; only its hash is
+          stored. Revoking takes effect on the next request.
         </p>
         <AdminNav current="integrations" />
         <IntegrationKeysAdmin initialPage={await listIntegrationKeys(viewer)} />

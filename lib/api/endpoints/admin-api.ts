@@ -125,7 +125,9 @@ export const createIntegrationKeyEndpoint = defineEndpoint({
   id: "createIntegrationKey",
   method: "POST",
   path: "/api/admin/integration-keys",
-  summary: "Create a ticketing-integration key (shown once); it may post task revisions and nothing else",
+  summary: "Create an integration key (shown once) with its scopes: tasks, records, or both",
+  description:
+    "scopes (at least one; absent: both, as keys made before scopes existed): `tasks` opens and revises tasks and reports ticket events (POST /api/v1/tasks, …/revisions, …/events); `records` writes and reads the records door (PUT/DELETE/GET /api/v1/records/{kind}/{id}, POST /api/v1/records/batch). A key used outside its scopes is refused 403 key_scope_missing {scope, keyScopes}. desk (optional) binds the key to one desk's tasks and records.",
   caller: ADMIN,
   body: createIntegrationKeySchema,
   success: { status: [201], schema: z.object({ integrationKey: integrationKeySchema, key: z.string() }), description: "{integrationKey, key} — the key is shown only here" },

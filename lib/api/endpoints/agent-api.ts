@@ -28,7 +28,7 @@ export const openTaskEndpoint = defineEndpoint({
   summary: "The ticketing integration opens the task of a new ticket (revision 1)",
   description:
     "Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Idempotent per ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account).",
-  caller: { kind: "integration" },
+  caller: { kind: "integration", scope: "tasks" },
   body: openTaskBodySchema,
   success: { status: [201, 200], schema: z.object({ task: taskSchema, created: z.boolean() }), description: "{task, created}: 201 when created, 200 when the same ticket was opened with the same body before" },
   refusals: ["validation_failed", "unknown_account", "task_exists", "ticket_taken"],
@@ -152,7 +152,7 @@ export const agentReviseTaskEndpoint = defineEndpoint({
   path: "/api/v1/tasks/{taskId}/revisions",
   summary: "The ticketing integration records a change of the task (bumps its revision)",
   description: "Needs an integration key; an agent key is refused (403) — an agent may not rewrite the task its approvals are bound to.",
-  caller: { kind: "integration" },
+  caller: { kind: "integration", scope: "tasks" },
   params: taskParams,
   body: reviseTaskBodySchema,
   success: { status: [201], schema: z.object({ task: taskSchema }), description: "{task}" },

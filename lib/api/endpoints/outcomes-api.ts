@@ -12,7 +12,7 @@ export const ticketEventEndpoint = defineEndpoint({
   summary: "The ticketing integration reports what happened to the task's ticket (reopened, customer_replied, resolved, chargeback)",
   description:
     "Needs an integration key (an agent key is refused, 403). Recomputes the outcome of every ended run of the task: a reopen within the reopen window (PLANDESK_REOPEN_WINDOW_DAYS, default 7) after a run executed counts against it. A repeated Idempotency-Key with the same body returns the saved answer (Idempotent-Replayed: true).",
-  caller: { kind: "integration" },
+  caller: { kind: "integration", scope: "tasks" },
   params: taskParams,
   body: ticketEventBodySchema,
   idempotencyKey: "optional",

@@ -67,8 +67,13 @@ export const runOwnershipSchema = z.object({
   beyondMyLimit: z.boolean(),
   /** Open hand-offs of this run, newest first (at most 20), with names. */
   requests: z.array(approvalRequestSchema.extend({ byName: z.string(), toName: z.string().nullable() })),
-  /** The run's suggestions, newest first (at most 20), with names. */
-  suggestions: z.array(suggestionSchema.extend({ byName: z.string(), decidedByName: z.string().nullable() })),
+  /**
+   * The run's suggestions, newest first (at most 20), with names; for an open one, `stale` when the
+   * plan moved on since it was made (accepting it is refused `stale_plan_version`), and
+   * `acceptBlocked`: why the viewer cannot accept it as their own edit (no author grant for its
+   * tool, or its amount over their author limit), null when they can.
+   */
+  suggestions: z.array(suggestionSchema.extend({ byName: z.string(), decidedByName: z.string().nullable(), stale: z.boolean(), acceptBlocked: z.string().nullable() })),
   /** Who may be asked or assigned: active operators of the run's desk and supervisors (at most 50). */
   people: z.array(person),
 });

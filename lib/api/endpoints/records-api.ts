@@ -4,7 +4,7 @@ import { DECLARED_KIND_NAME, envelopeShape, RECORD_KIND_NAMES, recordIdSchema } 
 import { storedRecordSchema } from "../../records/stored-record";
 import { defineEndpoint } from "../contract";
 
-const INTEGRATION = { kind: "integration" } as const;
+const INTEGRATION = { kind: "integration", scope: "records" } as const;
 /** A kind as the door's paths and lines name it: a built-in kind or a kind the desk declared (lower-case letters, digits and `_`). */
 const kindSchema = z
   .string()

@@ -1,5 +1,6 @@
 import { nanoid } from "nanoid";
 import type { IntegrationKeyView } from "../../api/schemas";
+import { INTEGRATION_SCOPES, parseStoredScopes, storedScopes } from "../../api/integration-scopes";
 import { createIntegrationKeySchema, type CreateIntegrationKeyInput } from "../../people/admin-schemas";
 import { DomainError } from "../../errors/domain-error";
 import { generateIntegrationKey, hashApiKey, keyPrefix } from "../auth/api-keys";
@@ -11,8 +12,9 @@ import { inTransaction, ok } from "../db/transaction";
 import { assertDeskExists } from "./desks";
 
 /**
- * Ticketing-integration keys: the credential a ticketing system uses to post task
- * revisions (`POST /api/v1/tasks/{taskId}/revisions`) — nothing else. Admins create them (the key
+ * Integration keys: the credential a ticketing system uses to open and revise tasks and report
+ * ticket events (scope `tasks`), and a system of record uses for the records door (scope
+ * `records`; lib/api/integration-scopes.ts) — nothing else. Admins create them (the key
  * is shown once; only its SHA-256 and first characters are stored), list them with when each was
  * last used, and revoke them. Every function checks the admin role itself (`requireRole`, which
  * audits a refusal as `denied`) and audits every change as `admin_change`.
@@ -23,7 +25,7 @@ type Admin = Pick<Viewer, "id" | "role">;
 /** The API's integration key shape (lib/api/schemas.ts), declared once. */
 export type { IntegrationKeyView };
 
-type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; desk: string | null };
+type Row = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; desk: string | null; scopes: string };
 
 function toView(k: Row): IntegrationKeyView {
   return {
@@ -34,6 +36,7 @@ function toView(k: Row): IntegrationKeyView {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
     desk: k.desk,
+    scopes: parseStoredScopes(k.scopes),
   };
 }
 
@@ -53,11 +56,11 @@ export async function listIntegrationKeys(
 }
 
 /**
- * Creates an integration key named `name` (bound to `desk` when given: its ticket events reach only
- * that desk's tasks); returns it with the key itself, which is never shown again. Audited
- * `admin_change` {what: "integration_key.create"} with the prefix only.
- * Errors: 403 `forbidden`; 400 `bad_request` {issues} (name empty or over 100 characters); 422
- * `unknown_desk`.
+ * Creates an integration key named `name` (bound to `desk` when given: it reaches only that desk's
+ * tasks and records) holding `scopes` (absent: every scope); returns it with the key itself, which
+ * is never shown again. Audited `admin_change` {what: "integration_key.create"} with the prefix and
+ * scopes only. Errors: 403 `forbidden`; 400 `bad_request` {issues} (name empty or over 100
+ * characters; no scope, an unknown or repeated one); 422 `unknown_desk`.
  */
 export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationKeyInput): Promise<{ integrationKey: IntegrationKeyView; key: string }> {
   await requireRole(admin, ["admin"], "admin.create_integration_key");
@@ -70,11 +73,12 @@ export async function createIntegrationKey(admin: Admin, raw: CreateIntegrationK
   const key = generateIntegrationKey();
   const row = await inTransaction(async (tx) => {
     if (parsed.data.desk) await assertDeskExists(tx, parsed.data.desk);
-    const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key), desk: parsed.data.desk ?? null } });
+    const scopes = storedScopes(parsed.data.scopes ?? INTEGRATION_SCOPES);
+    const k = await tx.integrationKey.create({ data: { id: `ikey_${nanoid(12)}`, name: parsed.data.name, hash: hashApiKey(key), prefix: keyPrefix(key), desk: parsed.data.desk ?? null, scopes } });
     await appendAudit(tx, {
       type: "admin_change",
       actor: { kind: "user", id: admin.id },
-      data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix, desk: k.desk } },
+      data: { what: "integration_key.create", target: { kind: "integration_key", id: k.id }, before: null, after: { name: k.name, prefix: k.prefix, desk: k.desk, scopes: parseStoredScopes(k.scopes) } },
     });
     return ok(k);
   });

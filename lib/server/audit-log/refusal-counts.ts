@@ -43,9 +43,11 @@ export interface AnonymousRefusal {
  * anonymous requests grows a number, not the append-only log. Every stored field is bounded
  * (address, route truncated; Origin via {@link boundedOrigin}). Authenticated callers' refusals
  * stay individual `denied` audit events. A lost race between two first refusals of the same
- * minute (a unique violation) is retried once as an increment.
+ * minute (a unique violation) is retried once as an increment. Returns the row's count after this
+ * refusal: exactly one of the refusals of a (minute, address, route, code) sees 1, on any instance
+ * (the increment is one statement), which is how a first refusal of the minute is told apart.
  */
-export async function countAnonymousRefusal(r: AnonymousRefusal, now = new Date()): Promise<void> {
+export async function countAnonymousRefusal(r: AnonymousRefusal, now = new Date()): Promise<number> {
   const key = {
     minute: minuteOf(now),
     address: (r.address?.trim() || "unknown").slice(0, MAX_ADDRESS_CHARS),
@@ -61,10 +63,10 @@ export async function countAnonymousRefusal(r: AnonymousRefusal, now = new Date(
       select: { count: true },
     });
   try {
-    await upsert();
+    return (await upsert()).count;
   } catch (e) {
     if ((e as { code?: string }).code !== "P2002") throw e;
-    await upsert();
+    return (await upsert()).count;
   }
 }
 

@@ -4,11 +4,13 @@ import { DomainError } from "../../errors/domain-error";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Grant } from "../../people/grants";
 import type { Currency } from "../../money/format-money";
+import { INTEGRATION_SCOPES, parseStoredScopes, type IntegrationScope } from "../../api/integration-scopes";
 import { auth } from "./auth";
 import { serverConfig } from "../config/config";
 import { hashApiKey, keyPrefix } from "./api-keys";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { boundedOrigin, countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
+import { refuseCredential } from "./auth-refusals";
 import { prisma } from "../db/db";
 import { resolveDatabaseUrl } from "../db/database-url";
 import { markDenialHandled, setRequestActor } from "../http/request-context";
@@ -26,12 +28,14 @@ export interface Viewer {
   grants: Grant[];
 }
 
-/** The calling ticketing integration of a task-revision request (its own credential, not an agent's). */
+/** The calling integration (a ticketing or record system; its own credential, not an agent's). */
 export interface IntegrationCaller {
   id: string;
   name: string;
   /** The desk whose tasks the key may post ticket events for; null or absent: every desk. */
   desk?: string | null;
+  /** What the key may do (lib/api/integration-scopes.ts); absent (hand-built callers in tests): every scope. */
+  scopes?: readonly IntegrationScope[];
 }
 
 /** The calling agent of an `/api/v1` request. */
@@ -131,14 +135,20 @@ export type MissingAuthority =
   | { kind: "person" }
   | { kind: "agent_key" }
   | { kind: "integration_key" }
+  | { kind: "scope"; scope: IntegrationScope; keyScopes: IntegrationScope[] }
   | { kind: "same_origin"; origin: string | null };
 
 /**
- * Writes one `denied` audit event (docs/design.md §11: denials are data) and returns the error to
- * throw. `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the
- * endpoint is added by `appendAudit` while an API request is handled.
- * A caller nobody identified (`who` null) is counted, not audited one by one
- * (`countAnonymousRefusal`: per client address, route and minute, bounded fields).
+ * Deals with one refusal and returns the error to throw (docs/design.md §11: denials are data).
+ * `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the endpoint
+ * is added by `appendAudit` while an API request is handled.
+ * - A refusal while authenticating (`req` given: a refused credential, a foreign Origin) goes
+ *   through `refuseCredential` (lib/server/auth/auth-refusals.ts): counted per (minute, the key's
+ *   or person's id — or the client address when nobody is identified —, route, code); only the
+ *   first of each minute is a `denied` event; past the client address's refused-credential rate
+ *   the answer is 429 `rate_limited` instead.
+ * - A refusal of an authenticated person (`req` null: the role) is one `denied` event each; the
+ *   person's rate limit bounds them.
  * Not recorded (but still refused): a read (GET) with no credential at all, or an expired one —
  * a signed-out browser tab polling the queue would otherwise fill the log with nobody's refusals.
  */
@@ -158,11 +168,14 @@ async function recordDenial(
     markDenialHandled();
     return err;
   }
+  if (req !== null) {
+    const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req.headers.get("origin") ?? null);
+    return refuseCredential({ who, err, action: detail.action, missing: detail.missing, origin, extra: detail.extra, runId: detail.runId });
+  }
   if (!who) {
     // Nobody identified: counted per (address, route, minute), not written as its own event (a
     // flood of anonymous requests must not grow the append-only log); see audit-log/refusal-counts.ts.
-    const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req?.headers.get("origin") ?? null);
-    await countCurrentAnonymousRefusal(err.code, detail.missing.kind, origin, detail.action);
+    await countCurrentAnonymousRefusal(err.code, detail.missing.kind, null, detail.action);
     markDenialHandled();
     return err;
   }
@@ -191,13 +204,13 @@ async function agentOfKey(req: Request): Promise<{ agentId: string; keyId: strin
   return key ? { agentId: key.agentId, keyId: key.id, revoked: key.revokedAt != null } : null;
 }
 
-/** Who a Bearer key belongs to — an agent or a ticketing integration — for attributing a refusal. */
-async function ownerOfKey(req: Request): Promise<Actor | null> {
+/** Who a Bearer key belongs to — an agent or a ticketing integration — and the key's id, for attributing a refusal. */
+async function ownerOfKey(req: Request): Promise<{ actor: Actor; keyId: string } | null> {
   const agent = await agentOfKey(req);
-  if (agent) return { kind: "agent", id: agent.agentId };
+  if (agent) return { actor: { kind: "agent", id: agent.agentId }, keyId: agent.keyId };
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
   const integration = m ? await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) }, select: { id: true } }) : null;
-  return integration ? { kind: "integration", id: integration.id } : null;
+  return integration ? { actor: { kind: "integration", id: integration.id }, keyId: integration.id } : null;
 }
 
 /** The user behind the session cookie, even a disabled one (for attribution only). */
@@ -218,11 +231,12 @@ export async function requireViewer(req: Request, opts: { mutating?: boolean } =
   const action = endpointOf(req);
   // An agent key first: it is the more specific mistake (agents send no Origin either).
   if (req.headers.get("authorization")) {
+    const owner = await ownerOfKey(req);
     throw await recordDenial(
       req,
-      await ownerOfKey(req),
+      owner?.actor ?? null,
       new DomainError("unauthorized", "Agent API keys are not accepted here; sign in as a person."),
-      { action, missing: { kind: "person" }, extra: { credential: "agent_key" } },
+      { action, missing: { kind: "person" }, extra: { credential: "agent_key", ...(owner ? { keyId: owner.keyId } : {}) } },
     );
   }
   if (opts.mutating && !isSameOrigin(req)) {
@@ -309,11 +323,17 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
   }
   const key = await agentKeyByHash(hashApiKey(m[1]));
   if (!key || key.revoked) {
+    // Not an agent key: an integration key is named (by its id) as what was presented; an unknown key is nobody's.
+    const owner = key ? null : await ownerOfKey(req);
     throw await recordDenial(
       req,
-      key ? { kind: "agent", id: key.agentId } : await ownerOfKey(req),
+      key ? { kind: "agent", id: key.agentId } : (owner?.actor ?? null),
       new DomainError("unauthorized", "This API key is unknown or revoked."),
-      { action, missing: { kind: "agent_key" }, extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) } },
+      {
+        action,
+        missing: { kind: "agent_key" },
+        extra: key ? { credential: "revoked_key", keyId: key.id } : owner ? { credential: "integration_key", keyId: owner.keyId } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) },
+      },
     );
   }
   setRequestActor({ kind: "agent", id: key.agentId });
@@ -362,7 +382,7 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
         where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - 60_000) } }] },
         data: { lastUsedAt: now },
       });
-      return { id: key.id, name: key.name, desk: key.desk ?? null };
+      return { id: key.id, name: key.name, desk: key.desk ?? null, scopes: parseStoredScopes(key.scopes) };
     }
     const agent = await agentOfKey(req);
     if (agent && !agent.revoked) {
@@ -386,6 +406,25 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
     missing: { kind: "integration_key" },
     extra: cookie ? { credential: "session_cookie" } : {},
   });
+}
+
+/**
+ * Refuses an integration key that does not hold `scope` (lib/api/integration-scopes.ts): 403
+ * `key_scope_missing` {scope, keyScopes}, audited as `denied` {action, missing: {kind: "scope",
+ * scope, keyScopes}} naming the integration — after the key's rate-limit token, so its rate bounds
+ * these events. The route wrapper calls it with the scope an endpoint declares; `action` names what
+ * was tried ("POST /api/v1/records/batch").
+ */
+export async function requireIntegrationScope(caller: Pick<IntegrationCaller, "id" | "scopes">, scope: IntegrationScope, action: string): Promise<void> {
+  const keyScopes = [...(caller.scopes ?? INTEGRATION_SCOPES)];
+  if (keyScopes.includes(scope)) return;
+  const held = keyScopes.length ? `it holds only ${keyScopes.map((s) => `"${s}"`).join(" and ")}` : "it holds none";
+  throw await recordDenial(
+    null,
+    { kind: "integration", id: caller.id },
+    new DomainError("key_scope_missing", `This integration key lacks the scope "${scope}" (${held}); an admin creates a key with it.`, { scope, keyScopes }),
+    { action, missing: { kind: "scope", scope, keyScopes } },
+  );
 }
 
 /**

@@ -20,7 +20,9 @@
  *   per caller: `PLANDESK_AGENT_RATE` / `PLANDESK_AGENT_BURST` per agent API key (default 10 requests
  *   per second, 60 at once), `PLANDESK_INTEGRATION_RATE` / `PLANDESK_INTEGRATION_BURST` per
  *   integration key (default 10 / 60), `PLANDESK_PERSON_RATE` / `PLANDESK_PERSON_BURST` per person
- *   on the console API (default 20 / 200). A rate is requests per second (a decimal,
+ *   on the console API (default 20 / 200), and `PLANDESK_AUTH_FAILURE_RATE` /
+ *   `PLANDESK_AUTH_FAILURE_BURST` per client address for refused credentials (a revoked or unknown
+ *   key, a key on the wrong API…; default 1 / 60; lib/server/auth/auth-refusals.ts). A rate is requests per second (a decimal,
  *   0.001–1,000,000), a burst whole requests (1–1,000,000); anything else is the default.
  */
 export function serverConfig(env: Record<string, string | undefined> = process.env) {
@@ -41,6 +43,7 @@ export function serverConfig(env: Record<string, string | undefined> = process.e
     agent: bucketRule(env.PLANDESK_AGENT_RATE, env.PLANDESK_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_AGENT_BURST),
     integration: bucketRule(env.PLANDESK_INTEGRATION_RATE, env.PLANDESK_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE, DEFAULT_INTEGRATION_BURST),
     person: bucketRule(env.PLANDESK_PERSON_RATE, env.PLANDESK_PERSON_BURST, DEFAULT_PERSON_RATE, DEFAULT_PERSON_BURST),
+    authFailure: bucketRule(env.PLANDESK_AUTH_FAILURE_RATE, env.PLANDESK_AUTH_FAILURE_BURST, DEFAULT_AUTH_FAILURE_RATE, DEFAULT_AUTH_FAILURE_BURST),
   };
   return {
     port,
@@ -73,6 +76,11 @@ export const DEFAULT_INTEGRATION_BURST = 60;
 export const DEFAULT_PERSON_RATE = 20;
 /** Console API requests of one person at once (PLANDESK_PERSON_BURST's default). */
 export const DEFAULT_PERSON_BURST = 200;
+
+/** Refused credentials per second of one client address, sustained (PLANDESK_AUTH_FAILURE_RATE's default): a client retrying a revoked key now and then is answered 401, a flood 429. */
+export const DEFAULT_AUTH_FAILURE_RATE = 1;
+/** Refused credentials of one client address at once (PLANDESK_AUTH_FAILURE_BURST's default). */
+export const DEFAULT_AUTH_FAILURE_BURST = 60;
 
 /** A bucket rule from a rate (decimal, 0.001–1,000,000 per second) and a burst (whole, 1–1,000,000); either malformed or out of range is its default. */
 function bucketRule(rate: string | undefined, burst: string | undefined, defaultRate: number, defaultBurst: number): { capacity: number; refillPerSecond: number } {

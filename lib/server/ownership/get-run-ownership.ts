@@ -8,8 +8,19 @@ import { grantsOf, deskScope, type Viewer } from "../auth/session";
 import { storedSteps, storedValidation, type StoredRequirement } from "../plans/stored-plan";
 import { authorsOf } from "../../gate-policy/authors";
 import type { Step } from "../../plan/schema";
-import type { RunOwnership } from "../../api/endpoints/ownership-api";
+import type { RunOwnership, SuggestionView } from "../../api/endpoints/ownership-api";
+import { authorBlock, checkGrant } from "../../people/grants";
+import { formatMoney, type Money } from "../../money/format-money";
 import { suggestionView } from "./suggest-step";
+
+/** The money a built-in tool's step moves (its `amount`), or null: another tool, or arguments it cannot read. */
+function stepAmount(tool: string, args: unknown): Money | null {
+  try {
+    return getTool(tool)?.amount(args as never) ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** Approval states that count as "approved" for the current plan version (the step needs no more approval). */
 export const APPROVED_STATES = ["active", "claimed", "consumed"] as const;
@@ -45,12 +56,7 @@ export function waitingSteps(
     const by = given.get(s.id) ?? [];
     const missing = Math.max(req?.approvalsRequired ?? 1, 1) - by.length;
     if (missing <= 0) return [];
-    let amount = null;
-    try {
-      amount = getTool(s.tool)?.amount(s.args as never) ?? null;
-    } catch {
-      amount = null;
-    }
+    const amount = stepAmount(s.tool, s.args);
     const excluded = [...by.filter((x): x is string => x !== null), ...(req && !req.authorMayApprove ? authorsOf(s) : [])];
     return [{ stepId: s.id, position: i + 1, tool: s.tool, amount, missing, excluded: [...new Set(excluded)] }];
   });
@@ -66,13 +72,20 @@ function decideAgainStep(steps: readonly Pick<Step, "id" | "tool" | "args">[], d
   const at = reason ? steps.findIndex((s) => s.id === reason.stepId) : -1;
   if (!reason || at < 0 || waiting.some((w) => w.stepId === reason.stepId)) return [];
   const s = steps[at];
-  let amount = null;
-  try {
-    amount = getTool(s.tool)?.amount(s.args as never) ?? null;
-  } catch {
-    amount = null;
-  }
+  const amount = stepAmount(s.tool, s.args);
   return [{ stepId: s.id, position: at + 1, tool: s.tool, amount, missing: 1, excluded: [] }];
+}
+
+/**
+ * Why `viewer` cannot accept suggestion `s` as their own edit, in the editor's words, or null: the
+ * author grant for its tool and the author limit for its amount (`checkGrant`, docs/design.md §1.7).
+ * The server checks authorship again when the suggestion is accepted (`acceptSuggestion`).
+ */
+function acceptBlock(viewer: Viewer, s: SuggestionView): string | null {
+  const denial = checkGrant(viewer.grants, "author", s.step.tool, stepAmount(s.step.tool, s.step.args) ?? undefined);
+  if (!denial) return null;
+  if (denial.code === "over_limit") return `${formatMoney(denial.amount)} is over your author limit of ${formatMoney(denial.limit)} for ${s.step.tool}`;
+  return authorBlock(viewer.grants, s.step.tool) ?? `needs a grant to author ${s.step.tool} steps`;
 }
 
 /**
@@ -143,7 +156,11 @@ export async function getRunOwnership(viewer: Viewer, runId: string, now = new D
       createdAt: r.createdAt.toISOString(), resolvedAt: r.resolvedAt?.toISOString() ?? null,
       byName: nameOf(r.byUserId)!, toName: nameOf(r.toUserId),
     })),
-    suggestions: suggestions.map((s) => ({ ...suggestionView(s), byName: nameOf(s.byUserId)!, decidedByName: nameOf(s.decidedById) })),
+    suggestions: suggestions.map((s) => {
+      const view = suggestionView(s);
+      const open = view.state === "open";
+      return { ...view, byName: nameOf(s.byUserId)!, decidedByName: nameOf(s.decidedById), stale: open && view.planVersion !== run.planVersion, acceptBlocked: open ? acceptBlock(viewer, view) : null };
+    }),
     people,
   };
 }

@@ -120,7 +120,16 @@ describe("suggest a step (issue #16)", () => {
     expect(s.state).toBe("open");
     // the operator may not accept it: it would be their edit, and they may not author refunds
     expect((await refused(acceptSuggestion(operator, runId, s.id, TEST_NOW))).code).toBe("authorship_denied");
+    // … and the panel says so before she tries; the senior may
+    const other = await suggestStep(operator, runId, { planVersion: 1, tool: "add_ticket_note", args: { ticketId: "74991", note: "Refund suggested." } }, TEST_NOW);
+    const shown = async (who: Viewer, id: string) => (await getRunOwnership(who, runId, TEST_NOW)).suggestions.find((x) => x.id === id)!;
+    expect(await shown(operator, s.id)).toMatchObject({ stale: false, acceptBlocked: "needs a grant to author issue_refund steps" });
+    expect(await shown(senior, s.id)).toMatchObject({ stale: false, acceptBlocked: null });
     const { suggestion, edit } = await acceptSuggestion(senior, runId, s.id, TEST_NOW);
+    // the other suggestion was made on version 1: it is shown out of date, and accepting it is refused as such
+    expect(await shown(senior, other.id)).toMatchObject({ state: "open", stale: true });
+    expect((await refused(acceptSuggestion(senior, runId, other.id, TEST_NOW))).code).toBe("stale_plan_version");
+    expect(await shown(senior, s.id)).toMatchObject({ state: "accepted", stale: false, acceptBlocked: null });
     expect(suggestion.state).toBe("accepted");
     expect(edit.planVersion.version).toBe(2);
     const added = edit.planVersion.steps.find((x) => x.tool === "issue_refund")!;

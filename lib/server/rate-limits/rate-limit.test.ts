@@ -8,21 +8,32 @@ import { DEFAULT_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_PERSON_BURST, DEFAULT_
 import { bucketOf, ruleInWords } from "./rate-limit";
 
 describe("the rate limits' configuration", () => {
-  it("defaults: 10 per second and 60 at once per agent or integration key, 20 and 200 per person", () => {
+  it("defaults: 10 per second and 60 at once per agent or integration key, 20 and 200 per person, 1 and 60 refused credentials per address", () => {
     expect(serverConfig({}).rateLimits).toEqual({
       agent: { capacity: 60, refillPerSecond: 10 },
       integration: { capacity: 60, refillPerSecond: 10 },
       person: { capacity: 200, refillPerSecond: 20 },
+      authFailure: { capacity: 60, refillPerSecond: 1 },
     });
     expect([DEFAULT_AGENT_RATE, DEFAULT_AGENT_BURST, DEFAULT_PERSON_RATE, DEFAULT_PERSON_BURST]).toEqual([10, 60, 20, 200]);
   });
 
   it("reads each variable; a rate may be a fraction, a burst is whole; anything malformed or out of range is the default", () => {
-    const env = { PLANDESK_AGENT_RATE: "0.5", PLANDESK_AGENT_BURST: "5", PLANDESK_INTEGRATION_RATE: "100", PLANDESK_INTEGRATION_BURST: "1000", PLANDESK_PERSON_RATE: " 2 ", PLANDESK_PERSON_BURST: "30" };
+    const env = {
+      PLANDESK_AGENT_RATE: "0.5",
+      PLANDESK_AGENT_BURST: "5",
+      PLANDESK_INTEGRATION_RATE: "100",
+      PLANDESK_INTEGRATION_BURST: "1000",
+      PLANDESK_PERSON_RATE: " 2 ",
+      PLANDESK_PERSON_BURST: "30",
+      PLANDESK_AUTH_FAILURE_RATE: "0.25",
+      PLANDESK_AUTH_FAILURE_BURST: "8",
+    };
     expect(serverConfig(env).rateLimits).toEqual({
       agent: { capacity: 5, refillPerSecond: 0.5 },
       integration: { capacity: 1000, refillPerSecond: 100 },
       person: { capacity: 30, refillPerSecond: 2 },
+      authFailure: { capacity: 8, refillPerSecond: 0.25 },
     });
     for (const bad of ["", "0", "-3", "ten", "1e9", "NaN", "Infinity"]) {
       expect(serverConfig({ PLANDESK_AGENT_RATE: bad, PLANDESK_AGENT_BURST: bad }).rateLimits.agent, bad).toEqual({ capacity: 60, refillPerSecond: 10 });

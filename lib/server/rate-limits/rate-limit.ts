@@ -3,7 +3,6 @@ import { DomainError } from "../../errors/domain-error";
 import type { BucketRule } from "../../limits/token-bucket";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { countRateRefusal, minuteOf } from "../audit-log/refusal-counts";
-import type { AgentCaller, IntegrationCaller, Viewer } from "../auth/session";
 import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { currentRequest, markDenialHandled } from "../http/request-context";
@@ -57,16 +56,23 @@ export function ruleInWords(bucket: Pick<CallerBucket, "rule" | "per">): string 
 }
 
 /**
+ * An authenticated caller as the route wrapper has it (lib/server/auth/session.ts's `AgentCaller`,
+ * `IntegrationCaller` or `Viewer`, described by shape so this module does not depend on auth):
+ * its id — the agent's, the integration key's or the person's — and, for an agent, its key's id.
+ */
+export interface AuthenticatedCaller {
+  id: string;
+  keyId?: string;
+}
+
+/**
  * The rate limit of one API request, as the route wrapper calls it right after authenticating the
  * caller its declaration names (`kind`): an agent key's, an integration key's or a person's bucket
  * gives one token ({@link takeRequestToken}); a public endpoint has no caller and no limit.
  */
-export async function takeCallerToken(kind: Caller["kind"], caller: AgentCaller | IntegrationCaller | Viewer | null, now = new Date()): Promise<void> {
+export async function takeCallerToken(kind: Caller["kind"], caller: AuthenticatedCaller | null, now = new Date()): Promise<void> {
   if (!caller || kind === "public") return;
-  if (kind === "agent") {
-    const agent = caller as AgentCaller;
-    return takeRequestToken({ kind: "agent", agentId: agent.id, keyId: agent.keyId }, now);
-  }
+  if (kind === "agent") return takeRequestToken({ kind: "agent", agentId: caller.id, keyId: caller.keyId ?? caller.id }, now);
   if (kind === "integration") return takeRequestToken({ kind: "integration", keyId: caller.id }, now);
   return takeRequestToken({ kind: "person", userId: caller.id }, now);
 }

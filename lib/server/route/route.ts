@@ -9,15 +9,17 @@ import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } fro
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { takeCallerToken } from "../rate-limits/rate-limit";
-import { requireAgent, requireIntegration, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
+import { requireAgent, requireIntegration, requireIntegrationScope, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 import { asForeground } from "../load/foreground";
 
 /**
  * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a
  * handler body into a Next.js route handler. From the declaration it authenticates the caller
  * (agent key, integration key or session — a mutating session request must come from the
- * console's own Origin), authorises the role, audits every refused authorisation as `denied`,
- * takes one token of the caller's rate limit (429 `rate_limited`; lib/server/rate-limits),
+ * console's own Origin; a refused credential is counted, and audited once a minute, by
+ * lib/server/auth/auth-refusals.ts), takes one token of the caller's rate limit (429
+ * `rate_limited`; lib/server/rate-limits), authorises the role or the integration key's scope (a
+ * refusal audited as `denied`),
  * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
  * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
  * refusals to docs/api.md's `{error: {code, message, …details}}` with their status; anything
@@ -81,8 +83,10 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
     async function answer(raw: Record<string, string>): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
-        // one token of the caller's rate limit, before anything of the request is read (429 beyond it)
+        // one token of the caller's rate limit, before anything of the request is read (429 beyond it);
+        // taken before the role is checked, so the rate bounds a person's refused (audited) requests too
         await takeCallerToken(endpoint.caller.kind, caller);
+        await authorise(endpoint, caller);
         const params = parseParams(endpoint, raw);
         const query = parseQuery(endpoint, req);
         const idempotencyKey = endpoint.idempotencyKey ? idempotencyKeyOf(req) : null;
@@ -112,7 +116,10 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
   };
 }
 
-/** Authenticates and authorises the caller the declaration names. Refusals are audited by session.ts. */
+/**
+ * Authenticates the caller the declaration names (a credential refused here is counted, and
+ * audited once a minute, by session.ts / auth-refusals.ts).
+ */
 async function authenticate(endpoint: Endpoint, req: Request): Promise<AgentCaller | IntegrationCaller | Viewer | null> {
   const caller = endpoint.caller;
   switch (caller.kind) {
@@ -122,12 +129,21 @@ async function authenticate(endpoint: Endpoint, req: Request): Promise<AgentCall
       return requireAgent(req);
     case "integration":
       return requireIntegration(req);
-    case "session": {
-      const viewer = await requireViewer(req, { mutating: endpoint.method !== "GET" });
-      if (!caller.roles.includes(viewer.role)) await requireRole(viewer, caller.roles, `${endpoint.method} ${endpoint.path}`, { runId: currentRequest()?.params.runId ?? null });
-      return viewer;
-    }
+    case "session":
+      return requireViewer(req, { mutating: endpoint.method !== "GET" });
   }
+}
+
+/**
+ * Authorises the authenticated caller for the declaration: a person's role (403 `forbidden`), an
+ * integration key's scope (403 `key_scope_missing`) — each audited as `denied` by session.ts.
+ */
+async function authorise(endpoint: Endpoint, caller: AgentCaller | IntegrationCaller | Viewer | null): Promise<void> {
+  if (!caller) return;
+  if (endpoint.caller.kind === "session" && !endpoint.caller.roles.includes((caller as Viewer).role)) {
+    await requireRole(caller as Viewer, endpoint.caller.roles, `${endpoint.method} ${endpoint.path}`, { runId: currentRequest()?.params.runId ?? null });
+  }
+  if (endpoint.caller.kind === "integration") await requireIntegrationScope(caller as IntegrationCaller, endpoint.caller.scope, `${endpoint.method} ${endpoint.path}`);
 }
 
 /** Path parameters by their schema; one that does not parse names nothing that exists: 404. */

@@ -14,7 +14,10 @@
  * every query has the desk in its `where`, so a server id named under another desk is not found.
  * Agent and integration keys reach none of it.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { nanoid } from "nanoid";
 import {
   registerMcpUpstreamBodySchema,
@@ -30,7 +33,7 @@ import { prisma } from "../db/db";
 import { pageSize } from "../db/pagination";
 import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { openSecret, sealSecret, secretsKey } from "../secrets/secret-box";
-import { configuredMcpServers, importMcpTools, listMcpServerTools, listMcpTools, type ImportBinding } from "./imported-tools";
+import { configuredMcpServers, importMcpTools, listMcpTools, type ImportBinding } from "./imported-tools";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
@@ -209,7 +212,8 @@ function redactor(secret: string | null): (text: string) => string {
  * "mcp server <desk>/<name>"), its tools bound to the desk's declared record kinds by their schemas'
  * `x-plandesk-…` keywords and `bindings` (lib/tools/tool-bindings.ts). stdio: its stored command, only while the configuration still allows
  * it; http: Streamable HTTP (SDK `StreamableHTTPClientTransport`) with the decrypted credential as
- * its header. Returns the import's result.
+ * its header. Records the tools it listed on the row (`toolNames`: what the MCP gateway calls on
+ * it). Returns the import's result.
  * Errors: 403 `forbidden`; 404 `not_found`; 409 `mcp_upstream_disabled`; 409 `credential_unreadable`
  * / `secrets_key_missing` (the stored credential cannot be opened); 422 `upstream_auth_failed`
  * {upstreamStatus} when the upstream answers 401 or 403; 422 `validation_failed` when the stdio
@@ -221,27 +225,74 @@ export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: s
   await requireRole(admin, ["admin"], "admin.import_mcp_server_tools");
   const row = await upstreamOf(prisma, deskId, id);
   if (row.disabledAt) throw new DomainError("mcp_upstream_disabled", `The MCP server "${row.name}" of desk "${deskId}" is disabled; register it again under another name to import from it.`);
-  const label = `"${row.name}" of desk "${deskId}"`;
   const ref = `mcp server ${deskId}/${row.name}`;
   const actor = { kind: "user" as const, id: admin.id };
+  // the one way to reach an upstream (stdio only while configured; http with the opened credential), as the gateway reaches it
+  const { transport, redact, refusal } = upstreamTransport(row);
+  const tools = await listMcpTools(transport, `"${row.name}" of desk "${deskId}"`, { redact, refusal });
+  return recordToolNames(row.id, await importMcpTools(tools, ref, actor, binding));
+}
+
+/**
+ * Records on upstream `id` the tools its import put in the catalog (added, changed or unchanged):
+ * the tools the MCP gateway calls on it (lib/server/gateway/gateway-tools.ts). Returns `result`.
+ */
+async function recordToolNames(id: string, result: ImportResult): Promise<ImportResult> {
+  const names = [...new Set([...result.added, ...result.changed, ...result.unchanged])].sort();
+  await prisma.mcpUpstream.update({ where: { id }, data: { toolNames: names, toolsImportedAt: new Date() } });
+  return result;
+}
+
+/** An upstream row (table `mcp_upstream`). */
+export type McpUpstreamRow = Row;
+
+/**
+ * The SDK client transport to upstream `row` and the redactor of its credential, for the MCP
+ * gateway (lib/server/gateway): stdio — its stored command, only while the configuration still
+ * allows it; http — Streamable HTTP with the decrypted credential as its header. The credential
+ * lives only in the transport's headers and the returned redactor.
+ * Errors: 409 `mcp_upstream_disabled`; 422 `validation_failed` (stdio command no longer
+ * configured); 409 `credential_unreadable` / `secrets_key_missing`.
+ */
+export function upstreamTransport(row: Row): { transport: Transport; redact: (text: string) => string; refusal: (e: unknown) => DomainError | null } {
+  if (row.disabledAt) throw new DomainError("mcp_upstream_disabled", `The MCP server "${row.name}" of desk "${row.desk}" is disabled.`);
   if (row.transport === "stdio") {
     const args = Array.isArray(row.args) ? row.args.filter((a): a is string => typeof a === "string") : [];
     if (!row.command || !stdioAllowed(row.command, args)) {
-      const message = `The stdio command of MCP server ${label} is no longer configured on this Plandesk server (PLANDESK_MCP_SERVERS); it is not started.`;
+      const message = `The stdio command of MCP server "${row.name}" of desk "${row.desk}" is no longer configured on this Plandesk server (PLANDESK_MCP_SERVERS); it is not started.`;
       throw new DomainError("validation_failed", message, { issues: [{ path: "command", message }] });
     }
-    return importMcpTools(await listMcpServerTools(row.command, args), ref, actor, binding);
+    return { transport: new StdioClientTransport({ command: row.command, args, stderr: "pipe" }), redact: (t) => t, refusal: () => null };
   }
   const secret = row.credentialCiphertext ? openSecret(row.credentialCiphertext, credentialAad(row.id, row.desk), secretsKey()) : null;
   const headers: Record<string, string> = {};
   if (secret !== null) headers[row.credentialHeader ?? "authorization"] = row.credentialKind === "bearer" ? `Bearer ${secret}` : secret;
-  const transport = new StreamableHTTPClientTransport(new URL(row.url ?? ""), { requestInit: { headers } });
-  const tools = await listMcpTools(transport, label, {
+  return {
+    transport: new StreamableHTTPClientTransport(new URL(row.url ?? ""), { requestInit: { headers } }),
     redact: redactor(secret),
     refusal: (e) =>
       e instanceof StreamableHTTPError && (e.code === 401 || e.code === 403)
-        ? new DomainError("upstream_auth_failed", `The MCP server ${label} refused Plandesk's credential (HTTP ${e.code}); register it again with a valid one.`, { upstreamStatus: e.code })
+        ? new DomainError("upstream_auth_failed", `The MCP server "${row.name}" of desk "${row.desk}" refused Plandesk's credential (HTTP ${e.code}); register it again with a valid one.`, { upstreamStatus: e.code })
         : null,
-  });
-  return importMcpTools(tools, ref, actor, binding);
+  };
+}
+
+/**
+ * A connected SDK `Client` to upstream `row` (see {@link upstreamTransport}), initialised within
+ * `timeoutMs`. The caller closes it. Errors: those of upstreamTransport; 422 `upstream_auth_failed`;
+ * 400 `bad_request` when the upstream cannot be started or reached (nothing was sent to it; the
+ * message never carries the credential).
+ */
+export async function connectUpstream(row: Row, timeoutMs = 20_000): Promise<{ client: Client; redact: (text: string) => string }> {
+  const { transport, redact, refusal } = upstreamTransport(row);
+  const client = new Client({ name: "plandesk-gateway", version: "1.0.0" });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    const typed = refusal(e);
+    if (typed) throw typed;
+    throw new DomainError("bad_request", `The MCP server "${row.name}" could not be reached: ${redact(e instanceof Error ? e.message : String(e)).slice(0, 500)}`);
+  }
+  return { client, redact };
 }

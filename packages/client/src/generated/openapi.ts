@@ -955,7 +955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -964,7 +964,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -2320,7 +2320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2329,7 +2329,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -2823,7 +2823,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2832,7 +2832,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -3014,7 +3014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3023,7 +3023,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -3184,7 +3184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,7 +3193,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -3380,7 +3380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3389,7 +3389,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };
@@ -3550,7 +3550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: forbidden */
+            /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3559,7 +3559,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "forbidden";
+                            code: "forbidden" | "key_scope_missing";
                             message: string;
                         };
                     };

@@ -1,0 +1,267 @@
+/**
+ * Plandesk executes the writes its MCP gateway holds (docs/design.md "MCP gateway"): for every
+ * gateway write (`gateway_call`, kind write, status pending) whose run is approved or executing,
+ * Plandesk itself is the executor — through the same functions an outside executor reaches over
+ * HTTP, never a copy of them:
+ *
+ * 1. **claim** the step (`claimStep`, lib/server/claims/claim-step.ts) as the run's agent with the
+ *    digest of the step as now stored: the run approved, the approval active on that digest, the
+ *    reviewed plan version, the bound task revision, live validation, the approver's authority —
+ *    one conditional write, so exactly one claimer in any number of instances wins;
+ * 2. take the **approved arguments** from the claimed approval and check that their digest is the
+ *    claim's (else nothing is called: `cannot_execute`);
+ * 3. **fence** the claim (`checkFence`): lease, run, task revision and approval still hold, else
+ *    nothing is called and the step is reported `failed` (nothing written);
+ * 4. call the upstream tool **once** with exactly those arguments and `_meta`
+ *    `{"plandesk/idempotencyKey": "plandesk:<runId>:<stepId>", "plandesk/runId", "plandesk/stepId"}`;
+ * 5. **report** the outcome (`reportOutcome`): the tool's answer → `succeeded`, an answer with
+ *    `isError` → `failed` (with `_meta["plandesk/stopConditionMet"]: true` the tool found the step's
+ *    stop condition met and wrote nothing: the run stops), a timeout or a lost answer → `unknown` (it waits for a person on
+ *    /reconciliation; Plandesk never calls again — the claim is spent). An upstream that could not
+ *    be reached before anything was sent → `cannot_execute` (nothing written).
+ *
+ * The gateway row moves pending → calling (conditional, after the claim) → succeeded | failed |
+ * unknown; a row whose run ended without executing moves to `ended`. A row left `calling` longer
+ * than the call's timeout plus a grace period (the instance died mid-call) is reported `unknown`
+ * by whichever instance sweeps next — never called again.
+ *
+ * Triggered by a per-instance loop (`startGatewayExecutor`, from instrumentation.ts, every
+ * PLANDESK_GATEWAY_SECONDS, default 2 s); every instance may run it: the claim decides who calls.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isDomainError } from "../../errors/domain-error";
+import { RUN_STATES, isTerminal } from "../../lifecycle/run-state";
+import { digest } from "../../plan/digest";
+import { appendAudit } from "../audit-log/append-audit";
+import type { AgentCaller } from "../auth/session";
+import { claimStep } from "../claims/claim-step";
+import { checkFence } from "../claims/fence-claim";
+import { reportOutcome } from "../claims/report-outcome";
+import { prisma } from "../db/db";
+import { inTransaction, ok, type Db } from "../db/transaction";
+import { loadPlanVersionRow } from "../plans/load-run";
+import { storedSteps } from "../plans/stored-plan";
+import { connectUpstream } from "../tools/mcp-upstreams";
+import { storableResult } from "./call-gateway-tool";
+
+/** How long Plandesk waits for an upstream's answer to an execution (ms) unless told otherwise. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/** A claim of a gateway step older than this whose gateway row never moved to `calling` was not made by the gateway's call (ms). */
+const FOREIGN_CLAIM_MS = 120_000;
+
+/** What one pass did, by gateway call id. */
+export interface GatewayPass {
+  /** Calls answered by the upstream (succeeded or failed). */
+  executed: string[];
+  /** Calls whose answer was lost (timeout, connection lost, instance died): outcome `unknown`. */
+  unknown: string[];
+  /** Calls whose run ended without executing them (rejected, expired, stopped…), or that could not be started. */
+  ended: string[];
+}
+
+/** Options of a pass: the clock, the upstream call's timeout, the database (tests model instances), how many rows. */
+export interface GatewayPassOptions {
+  now?: () => Date;
+  callTimeoutMs?: number;
+  db?: Db;
+  limit?: number;
+}
+
+const TERMINAL = RUN_STATES.filter((s) => isTerminal(s));
+
+/** The call timeout from PLANDESK_GATEWAY_CALL_TIMEOUT_MS (1,000–600,000 ms), else DEFAULT_CALL_TIMEOUT_MS. */
+export function gatewayCallTimeoutMs(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.PLANDESK_GATEWAY_CALL_TIMEOUT_MS);
+  return Number.isFinite(n) && n >= 1000 ? Math.min(600_000, n) : DEFAULT_CALL_TIMEOUT_MS;
+}
+
+type PendingRow = { id: string; runId: string; stepId: string; upstreamId: string; tool: string; agentId: string; idempotencyKey: string | null; taskId: string | null; runStatus: string };
+
+/**
+ * One pass of the gateway executor (see the module comment): ends the rows of ended runs, sweeps
+ * calls an instance left mid-call, then executes up to `limit` (default 20) approved gateway steps,
+ * oldest first, one after another. Never throws for one row's failure (logged; the next pass
+ * decides again). Returns what it did.
+ */
+export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promise<GatewayPass> {
+  const db = opts.db ?? prisma;
+  const now = opts.now ?? (() => new Date());
+  const timeoutMs = opts.callTimeoutMs ?? gatewayCallTimeoutMs();
+  const pass: GatewayPass = { executed: [], unknown: [], ended: [] };
+  const rows = await db.$queryRawUnsafe<PendingRow[]>(
+    `SELECT g."id", g."runId", g."stepId", g."upstreamId", g."tool", g."agentId", g."idempotencyKey", g."taskId", r."status" AS "runStatus"
+     FROM "gateway_call" g JOIN "run" r ON r."id" = g."runId"
+     WHERE g."kind" = 'write' AND g."status" = 'pending' AND r."status" IN (${["approved", "executing", ...TERMINAL].map((s) => `'${s}'`).join(", ")})
+     ORDER BY g."createdAt" ASC LIMIT ${Math.max(1, Math.min(100, opts.limit ?? 20))}`,
+  );
+  for (const row of rows) {
+    try {
+      if (TERMINAL.includes(row.runStatus as (typeof TERMINAL)[number])) {
+        if (await finish(db, row, "pending", "ended", null, `The run ended ${row.runStatus} before Plandesk executed the step; nothing was sent upstream.`)) pass.ended.push(row.id);
+        continue;
+      }
+      const done = await executeOne(db, row, now, timeoutMs);
+      if (done) pass[done].push(row.id);
+    } catch (e) {
+      console.error(`plandesk: gateway execution of ${row.id} failed`, e instanceof Error ? e.message : e);
+    }
+  }
+  pass.unknown.push(...(await sweepAbandonedCalls(db, now(), timeoutMs)));
+  return pass;
+}
+
+/** The run's agent as the executor's caller (Plandesk acts for the agent whose plan it is). */
+async function agentOf(db: Db, agentId: string): Promise<AgentCaller | null> {
+  const a = await db.agent.findUnique({ where: { id: agentId }, select: { id: true, name: true, desk: true, allowedTools: true } });
+  if (!a) return null;
+  return { id: a.id, name: a.name, desk: a.desk, keyId: "plandesk-gateway", allowedTools: Array.isArray(a.allowedTools) ? a.allowedTools.filter((t): t is string => typeof t === "string") : [] };
+}
+
+/** Moves row `row.id` from `from` to `to` (conditional: one mover wins) with its result; true when this call moved it. */
+async function finish(db: Db, row: { id: string; runId: string; tool: string; taskId: string | null; agentId: string }, from: string, to: string, result: unknown, error: string | null, upstream = ""): Promise<boolean> {
+  return inTransaction(async (tx) => {
+    const moved = await tx.gatewayCall.updateMany({ where: { id: row.id, status: from }, data: { status: to, ...(result !== null ? { result: storableResult(result) } : {}), error } });
+    if (moved.count === 0) return ok(false);
+    await appendAudit(tx, { runId: row.runId, type: "gateway_call", actor: { kind: "system" }, data: { callId: row.id, kind: "execute", tool: row.tool, upstream, status: to, taskId: row.taskId } });
+    return ok(true);
+  }, db);
+}
+
+/** Claims, fences, calls and reports one gateway step. Returns the pass list it belongs to, or null when it was not this instance's to execute. */
+async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: number): Promise<keyof GatewayPass | null> {
+  const agent = await agentOf(db, row.agentId);
+  const run = await db.run.findUnique({ where: { id: row.runId }, select: { planVersion: true, boundTaskRevision: true } });
+  const upstream = await db.mcpUpstream.findUnique({ where: { id: row.upstreamId } });
+  if (!agent || !run || !upstream) return null;
+  const step = storedSteps((await loadPlanVersionRow(db, row.runId, run.planVersion)).steps).find((s) => s.id === row.stepId);
+  if (!step) {
+    return (await finish(db, row, "pending", "ended", null, `Step ${row.stepId} is no longer in the plan (a person removed it); nothing was sent upstream.`, upstream.name)) ? "ended" : null;
+  }
+  // 1. claim — the one conditional write that makes exactly one executor the holder
+  let claim;
+  try {
+    claim = (await claimStep(agent, row.runId, row.stepId, { digest: digest(step), taskRevision: run.boundTaskRevision }, null, now(), db)).claim;
+  } catch (e) {
+    if (!isDomainError(e)) throw e;
+    // already claimed (another instance is calling), not approved yet, needs a person…: not ours now
+    if (["stopped_stale_task", "expired"].includes(e.code)) {
+      return (await finish(db, row, "pending", "ended", null, `The claim was refused (${e.code}); nothing was sent upstream.`, upstream.name)) ? "ended" : null;
+    }
+    if (e.code === "already_claimed") {
+      // Another gateway instance moves its row to calling right after its claim; a claim that old
+      // with the row still pending is another executor's (the agent's own), or an instance that
+      // died between claim and call: Plandesk does not call (the claim waits on /reconciliation).
+      const exec = await db.stepExecution.findUnique({ where: { runId_stepId: { runId: row.runId, stepId: row.stepId } }, select: { claimedAt: true } });
+      if (exec && exec.claimedAt.getTime() < now().getTime() - FOREIGN_CLAIM_MS) {
+        return (await finish(db, row, "pending", "ended", null, "The step was claimed without this gateway call being made; nothing was sent upstream by Plandesk.", upstream.name)) ? "ended" : null;
+      }
+    }
+    return null;
+  }
+  const moved = await db.gatewayCall.updateMany({ where: { id: row.id, status: "pending" }, data: { status: "calling", callingSince: now() } });
+  if (moved.count === 0) return null;
+  const report = async (status: "succeeded" | "failed" | "unknown" | "cannot_execute", detail: string) => {
+    await reportOutcome(agent, row.runId, row.stepId, { token: claim.token, status, detail: detail.slice(0, 4000) }, now(), db);
+  };
+  // 2. exactly the approved arguments: the claimed approval's, whose digest is the claim's
+  const approval = await db.approval.findUnique({ where: { id: claim.approvalId }, select: { tool: true, args: true, digest: true } });
+  if (!approval || approval.digest !== claim.digest || digest({ tool: approval.tool, args: approval.args }) !== claim.digest || approval.tool !== row.tool) {
+    const why = "The approved arguments do not match the claim's digest; nothing was sent upstream.";
+    if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("cannot_execute", why);
+    return "ended";
+  }
+  // 3. the fence, as an outside executor asks it inside its write
+  const fence = await inTransaction(async (tx) => ok(await checkFence(tx, claim.token, now(), agent.id, null)), db);
+  if (!fence.ok) {
+    const why = `The fence refused the claim (${String(fence.error.details.reason ?? fence.error.code)}): ${fence.error.message} Nothing was sent upstream.`;
+    if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("failed", why).catch(() => undefined);
+    return "ended";
+  }
+  // 4. one call, with the idempotency key derived from the step
+  let connected: Awaited<ReturnType<typeof connectUpstream>>;
+  try {
+    connected = await connectUpstream(upstream, Math.min(timeoutMs, 20_000));
+  } catch (e) {
+    const why = `The upstream MCP server "${upstream.name}" could not be reached; nothing was sent: ${isDomainError(e) ? e.message : "connection failed"}`;
+    if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("cannot_execute", why);
+    return "ended";
+  }
+  const key = row.idempotencyKey ?? `plandesk:${row.runId}:${row.stepId}`;
+  // the call ends within the claim's lease: an answer after it could no longer be reported as a fenced write
+  const callTimeoutMs = Math.max(1000, Math.min(timeoutMs, new Date(claim.leaseExpiresAt).getTime() - now().getTime() - 1000));
+  let result: CallToolResult | null = null;
+  let lost: string | null = null;
+  try {
+    result = (await connected.client.callTool({ name: approval.tool, arguments: approval.args as Record<string, unknown>, _meta: { "plandesk/idempotencyKey": key, "plandesk/runId": row.runId, "plandesk/stepId": row.stepId } }, undefined, { timeout: callTimeoutMs })) as CallToolResult;
+  } catch (e) {
+    lost = connected.redact(e instanceof Error ? e.message : String(e)).slice(0, 500);
+  } finally {
+    await connected.client.close().catch(() => undefined);
+  }
+  // 5. the outcome: the answer, or unknown — never a second call
+  if (result === null) {
+    const why = `The upstream's answer was lost (${lost}); whether it wrote is unknown. Plandesk does not call again: a person reconciles the step.`;
+    if (await finish(db, row, "calling", "unknown", null, why, upstream.name)) await report("unknown", why);
+    return "unknown";
+  }
+  const text = (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ").slice(0, 1000);
+  const status = result.isError ? "failed" : "succeeded";
+  if (await finish(db, row, "calling", status, result, result.isError ? text : null, upstream.name)) {
+    // a tool that found the step's stop condition met (it says so in its answer's _meta, and wrote nothing) ends the run
+    const stop = result.isError === true && result._meta?.["plandesk/stopConditionMet"] === true;
+    await reportOutcome(agent, row.runId, row.stepId, { token: claim.token, status, detail: `${upstream.name}/${approval.tool}: ${text}`.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}) }, now(), db);
+  }
+  return "executed";
+}
+
+/**
+ * Calls an instance began and never finished (it died, or lost its database mid-call): rows
+ * `calling` since before `now - timeoutMs - 60 s`. Each is moved to `unknown` (conditional: one
+ * sweeper wins) and its claim reported `unknown` — never called again. Returns their ids.
+ */
+async function sweepAbandonedCalls(db: Db, now: Date, timeoutMs: number): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - timeoutMs - 60_000);
+  const rows = await db.gatewayCall.findMany({ where: { kind: "write", status: "calling", callingSince: { lt: cutoff } }, take: 20, orderBy: { callingSince: "asc" } });
+  const swept: string[] = [];
+  for (const row of rows) {
+    if (!row.runId || !row.stepId) continue;
+    const why = "The Plandesk instance calling the upstream stopped before its answer arrived; whether it wrote is unknown. Plandesk does not call again: a person reconciles the step.";
+    if (!(await finish(db, { ...row, runId: row.runId }, "calling", "unknown", null, why))) continue;
+    swept.push(row.id);
+    const exec = await db.stepExecution.findUnique({ where: { runId_stepId: { runId: row.runId, stepId: row.stepId } }, select: { token: true, status: true } });
+    const agent = await agentOf(db, row.agentId);
+    if (exec?.status === "claimed" && agent) {
+      await reportOutcome(agent, row.runId, row.stepId, { token: exec.token, status: "unknown", detail: why }, now, db).catch((e) => console.error(`plandesk: could not report ${row.id} unknown`, e instanceof Error ? e.message : e));
+    }
+  }
+  return swept;
+}
+
+const g = globalThis as unknown as { plandeskGatewayExecutor?: ReturnType<typeof setInterval> };
+
+/**
+ * Starts the gateway executor loop once per server process: a pass every `intervalMs` (never
+ * overlapping itself; unref'd so it keeps no process alive). Returns false when already running.
+ */
+export function startGatewayExecutor(intervalMs = 2000): boolean {
+  if (g.plandeskGatewayExecutor) return false;
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const pass = await executeGatewaySteps();
+      if (pass.executed.length || pass.unknown.length || pass.ended.length) {
+        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}`);
+      }
+    } catch (e) {
+      console.error("plandesk: gateway executor pass failed", e instanceof Error ? e.message : e);
+    } finally {
+      running = false;
+    }
+  };
+  g.plandeskGatewayExecutor = setInterval(tick, intervalMs);
+  g.plandeskGatewayExecutor.unref?.();
+  return true;
+}

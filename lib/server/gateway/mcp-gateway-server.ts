@@ -1,0 +1,75 @@
+/**
+ * Plandesk as the agent's MCP server (`POST /api/mcp`; docs/design.md "MCP gateway"): the official
+ * SDK's low-level `Server` over its web-standard Streamable HTTP server transport, stateless (a
+ * fresh server per request, JSON answers, no session id: every instance answers every request,
+ * nothing is kept in memory). The caller is the agent the route authenticated by its API key.
+ *
+ * - `tools/list`: the agent's gateway tools (./gateway-tools.ts) with the catalog's schema,
+ *   description and annotations — what Plandesk validates against;
+ * - `tools/call`: ./call-gateway-tool.ts (a read forwarded and recorded; a write held as a plan step).
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentCaller } from "../auth/session";
+import { callGatewayTool } from "./call-gateway-tool";
+import { gatewayToolsOf } from "./gateway-tools";
+
+/** The MCP server Plandesk shows `agent` (one per request). */
+function gatewayServer(agent: AgentCaller): Server {
+  const server = new Server(
+    { name: "plandesk", version: "1.0.0" },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Plandesk holds every write for a person\'s approval. Name the task a write serves with _meta {"plandesk/taskId": "<task id>"}; a write answers {status: "pending", runId} at once — poll GET /api/v1/runs/{runId}. Reads are forwarded and answer _meta "plandesk/readId", which a write may cite in _meta "plandesk/evidence".',
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await gatewayToolsOf(agent)).map(
+      (t): Tool => ({
+        name: t.spec.name,
+        title: t.spec.label,
+        description: t.spec.description,
+        inputSchema: { ...t.spec.inputSchema, type: "object" } as Tool["inputSchema"],
+        annotations: t.spec.annotations,
+      }),
+    ),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const meta = (req.params._meta ?? {}) as Record<string, unknown>;
+    return callGatewayTool(agent, req.params.name, req.params.arguments ?? {}, meta);
+  });
+  return server;
+}
+
+/**
+ * `req` with an Accept header the transport takes: Plandesk answers JSON only (no stream), so a
+ * plain HTTP client that accepts JSON (or says nothing) is served like an MCP client that also
+ * lists `text/event-stream`.
+ */
+function acceptingJson(req: Request): Request {
+  const accept = req.headers.get("accept") ?? "";
+  if (accept.includes("application/json") && accept.includes("text/event-stream")) return req;
+  if (accept && !/application\/json|\*\/\*/.test(accept)) return req; // the transport refuses it (406)
+  const headers = new Headers(req.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return new Request(req.url, { method: req.method, headers, body: req.body, signal: req.signal, duplex: "half" } as RequestInit);
+}
+
+/**
+ * Answers one Streamable HTTP request `req` of `agent` (JSON-RPC over POST; the transport answers
+ * other methods and malformed messages itself, with JSON-RPC errors). Returns the Response.
+ */
+export async function handleMcpRequest(agent: AgentCaller, req: Request): Promise<Response> {
+  req = acceptingJson(req);
+  const server = gatewayServer(agent);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(req);
+  } finally {
+    await transport.close().catch(() => undefined);
+    await server.close().catch(() => undefined);
+  }
+}
