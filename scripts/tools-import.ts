@@ -6,16 +6,22 @@
  *   npm run tools:import -- --mcp "node ./my-mcp-server.js --stdio"
  *   npm run tools:import -- --openai functions.json [--read-only get_eta,lookup_x]
  *   [--allow-agent <agentId>]…   also add the imported tools to that agent's allowlist
+ *   [--desk <deskId>] [--bindings bindings.json]   bind the tools' arguments to the desk's declared
+ *                                 record kinds (x-plandesk-… in the schemas, or the file's
+ *                                 {tool: {arg: {record?, max?, window?, effect?}}}; docs/adapters.md)
  *
- * Prints what was added, changed, unchanged and refused; exits 1 when nothing could be imported.
+ * Prints what was added, changed, unchanged and refused; exits 1 when nothing could be imported or
+ * a binding does not hold (then nothing is imported, each problem printed with its path).
  */
 import fs from "node:fs";
 import { toolNames } from "../lib/tools/builtin-tools";
 import { draftsFromMcpTools, draftsFromOpenAiFunctions } from "../lib/tools/json-schema-tool";
 import { prisma } from "../lib/server/db/db";
-import { importDrafts, listMcpServerTools } from "../lib/server/tools/imported-tools";
+import { bindDrafts, importDrafts, listMcpServerTools } from "../lib/server/tools/imported-tools";
+import { toolBindingsBodySchema } from "../lib/api/endpoints/tool-import-api";
+import { DomainError } from "../lib/errors/domain-error";
 
-const USAGE = `Usage: npm run tools:import -- (--mcp "<command>" | --openai <file.json> [--read-only a,b]) [--allow-agent <agentId>]…`;
+const USAGE = `Usage: npm run tools:import -- (--mcp "<command>" | --openai <file.json> [--read-only a,b]) [--desk <deskId>] [--bindings <file.json>] [--allow-agent <agentId>]…`;
 
 /** Splits a command line into words (double or single quotes group; no shell expansion). */
 export function splitCommand(line: string): string[] {
@@ -30,10 +36,14 @@ async function main(argv: string[]): Promise<number> {
   let openai: string | undefined;
   let readOnly = new Set<string>();
   const agents: string[] = [];
+  let desk: string | undefined;
+  let bindingsFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (!v || !["--mcp", "--openai", "--read-only", "--allow-agent"].includes(argv[i])) throw new Error(`Unknown argument "${argv[i]}".\n${USAGE}`);
+    if (!v || !["--mcp", "--openai", "--read-only", "--allow-agent", "--desk", "--bindings"].includes(argv[i])) throw new Error(`Unknown argument "${argv[i]}".\n${USAGE}`);
     if (argv[i] === "--mcp") mcp = v;
+    else if (argv[i] === "--desk") desk = v;
+    else if (argv[i] === "--bindings") bindingsFile = v;
     else if (argv[i] === "--openai") openai = v;
     else if (argv[i] === "--read-only") readOnly = new Set(v.split(",").filter(Boolean));
     else agents.push(v);
@@ -53,6 +63,17 @@ async function main(argv: string[]): Promise<number> {
     if (!Array.isArray(list)) throw new Error(`${openai} holds no list of function definitions.`);
     source = { kind: "openai", ref: openai! };
     drafts = draftsFromOpenAiFunctions(list, openai!, builtIn, readOnly);
+  }
+  const bindings = bindingsFile ? toolBindingsBodySchema.parse(JSON.parse(fs.readFileSync(bindingsFile, "utf8"))) : undefined;
+  try {
+    drafts = await bindDrafts(drafts, { desk, bindings });
+  } catch (e) {
+    if (e instanceof DomainError) {
+      for (const p of (e.details.problems as { name: string; path?: string; reason: string }[] | undefined) ?? []) console.error(`binding refused: ${p.name} ${p.path ?? ""} — ${p.reason}`);
+      console.error("Nothing was imported.");
+      return 1;
+    }
+    throw e;
   }
   for (const p of drafts.problems) console.log(`not imported: ${p.name} — ${p.reason}`);
   if (drafts.drafts.length === 0) {

@@ -137,6 +137,7 @@ beforeAll(async () => {
     deliveryId: "no_such_delivery",
     deskId: "freight",
     ruleId: "no_such_rule",
+    upstreamId: "mcp_no_such_upstream",
     id: "in_74119",
   });
 });

@@ -75,18 +75,30 @@ function ImportForm({ servers }: { servers: string[] }) {
   const [label, setLabel] = useState("");
   const [payload, setPayload] = useState("");
   const [server, setServer] = useState(servers[0] ?? "");
+  const [desk, setDesk] = useState("");
+  const [bindings, setBindings] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<ImportResult | null>(null);
   const run = useMutation({
     mutationFn: async () => {
-      if (source === "mcp_server") return apiFetch<ImportResult>("/api/admin/tools/import", { method: "POST", body: { source, server } });
+      // Bindings to a desk's declared record kinds (docs/adapters.md): optional, checked by the server.
+      let bound: unknown;
+      if (bindings.trim()) {
+        try {
+          bound = JSON.parse(bindings);
+        } catch {
+          throw new Error("The bindings are not JSON.");
+        }
+      }
+      const binding = { ...(desk.trim() ? { desk: desk.trim() } : {}), ...(bound !== undefined ? { bindings: bound } : {}) };
+      if (source === "mcp_server") return apiFetch<ImportResult>("/api/admin/tools/import", { method: "POST", body: { source, server, ...binding } });
       let parsed: unknown;
       try {
         parsed = JSON.parse(payload);
       } catch {
         throw new Error("The pasted text is not JSON.");
       }
-      return apiFetch<ImportResult>("/api/admin/tools/import", { method: "POST", body: { source, label: label || (source === "openai_functions" ? "OpenAI functions" : "MCP tools/list"), payload: parsed } });
+      return apiFetch<ImportResult>("/api/admin/tools/import", { method: "POST", body: { source, label: label || (source === "openai_functions" ? "OpenAI functions" : "MCP tools/list"), payload: parsed, ...binding } });
     },
     onSuccess: (r) => {
       setError(null);
@@ -148,6 +160,26 @@ function ImportForm({ servers }: { servers: string[] }) {
           </div>
         </>
       )}
+      <details>
+        <summary className="cursor-pointer text-sm font-medium">Bind arguments to a desk&apos;s record kinds (optional)</summary>
+        <div className="mt-2 space-y-3">
+          <div>
+            <label htmlFor="import-desk" className="block text-sm font-medium">
+              Desk
+            </label>
+            <input id="import-desk" className={inputClass} value={desk} onChange={(e) => setDesk(e.target.value)} placeholder="e.g. retail" aria-describedby="import-bindings-help" />
+          </div>
+          <div>
+            <label htmlFor="import-bindings" className="block text-sm font-medium">
+              Bindings
+            </label>
+            <textarea id="import-bindings" rows={5} className={inputClass + " font-mono text-xs"} value={bindings} onChange={(e) => setBindings(e.target.value)} aria-describedby="import-bindings-help" placeholder='{"refund_order": {"orderId": {"record": "order"}, "amount": {"max": "order.available", "effect": {"lower": "order.available"}}}}' />
+            <p id="import-bindings-help" className="mt-1 text-xs text-slate-500">
+              JSON: tool → argument → record, max, window, effect, naming kinds the desk declared. A bound tool gets the refund checks: the record on this desk, its owner account in the task, money within what is available less what other runs hold. A binding that does not hold refuses the whole import.
+            </p>
+          </div>
+        </div>
+      </details>
       <FormError message={error} />
       {result && (
         <div role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-2 text-sm">

@@ -1,4 +1,4 @@
-import type { AccountRecord, AccountSnapshot, InvoiceRecord, ShipmentRecord, TicketRecord } from "./snapshot";
+import type { AccountRecord, AccountSnapshot, DeclaredRecord, InvoiceRecord, ShipmentRecord, TicketRecord } from "./snapshot";
 import { nearest } from "../text/confusables";
 
 /** The kinds of record a tool argument can reference by id. Source: docs/design.md "The demo domain". */
@@ -41,8 +41,23 @@ export function findRecord<K extends RecordKind>(desk: AccountSnapshot, kind: K,
   return own(recordsOf(desk, kind), id);
 }
 
-/** The account id a record belongs to (an account belongs to itself); `undefined` when absent. */
-export function accountIdOf(desk: AccountSnapshot, kind: RecordKind, id: string): string | undefined {
+/** Whether `kind` is one of the built-in kinds (the others are kinds a desk declared). */
+export function isBuiltinKind(kind: string): kind is RecordKind {
+  return kind === "invoice" || kind === "shipment" || kind === "ticket" || kind === "account";
+}
+
+/** A record of declared kind `kind` in the snapshot (loaded by desk, kind and id); `undefined` when absent. */
+export function findDeclared(desk: Pick<AccountSnapshot, "declared">, kind: string, id: string): DeclaredRecord | undefined {
+  const byId = desk.declared ? own(desk.declared, kind) : undefined;
+  return byId ? own(byId, id) : undefined;
+}
+
+/**
+ * The account id a record belongs to (an account belongs to itself; a declared kind's record, its
+ * owner account); `undefined` when absent or when the record belongs to no account of this desk.
+ */
+export function accountIdOf(desk: AccountSnapshot, kind: RecordKind | (string & {}), id: string): string | undefined {
+  if (!isBuiltinKind(kind)) return findDeclared(desk, kind, id)?.accountId ?? undefined;
   if (kind === "account") return findRecord(desk, "account", id)?.id;
   return findRecord(desk, kind, id)?.accountId;
 }
@@ -99,7 +114,7 @@ export const KIND_LABEL: Record<RecordKind, string> = {
   account: "Account",
 };
 
-/** Human reference to a record, e.g. "ticket #74991", "invoice in_74119". */
-export function describeRecord(kind: RecordKind, id: string): string {
+/** Human reference to a record, e.g. "ticket #74991", "invoice in_74119", "order o_118" (a declared kind). */
+export function describeRecord(kind: RecordKind | (string & {}), id: string): string {
   return kind === "ticket" ? `ticket #${id}` : `${kind} ${id}`;
 }

@@ -38,6 +38,12 @@ export const accountSnapshotSchema = z.object({
    * amounts of every run's approvals that draw on it — what is not available any more.
    */
   inFlight: z.record(z.string(), z.array(z.lazy(() => moneyHoldSchema))).optional(),
+  /**
+   * Records of kinds the desk declared (lib/records/record-kind-declaration.ts) that the plan's
+   * bound arguments name (lib/tools/tool-bindings.ts): kind → id → the record's role values, read
+   * by (desk, kind, id). A record of another desk, or a tombstone, is absent.
+   */
+  declared: z.record(z.string(), z.record(z.string(), z.lazy(() => declaredRecordSchema))).optional(),
 });
 export type AccountSnapshot = z.output<typeof accountSnapshotSchema>;
 
@@ -72,6 +78,27 @@ export const recordSyncSchema = z.object({
   syncedAt: z.string().nullable(),
 });
 export type RecordSync = z.output<typeof recordSyncSchema>;
+
+/**
+ * A record of a declared kind as decisions read it: its kind and id, the owner account (null: no
+ * owner role, or an owner chain that does not reach an account of this desk), the title, the
+ * available amount (balance role; minor units) with the money approvals hold on it (`holds`, as
+ * the snapshot's `inFlight` for invoices), the status and whether it is closed, the window (ISO
+ * dates, inclusive) and the local copy's sync. Null where the declaration has no such role.
+ */
+export const declaredRecordSchema = z.object({
+  kind: z.string(),
+  id: z.string(),
+  accountId: z.string().nullable(),
+  title: z.string().nullable(),
+  available: money.nullable(),
+  holds: z.array(z.lazy(() => moneyHoldSchema)),
+  status: z.string().nullable(),
+  closed: z.boolean().nullable(),
+  window: z.object({ from: z.string(), to: z.string() }).nullable(),
+  sync: recordSyncSchema.optional(),
+});
+export type DeclaredRecord = z.output<typeof declaredRecordSchema>;
 
 /** A customer account, e.g. `{id: "acc_halvorsen", name: "Halvorsen Freight"}`. */
 export const accountRecordSchema = z.object({ id: z.string(), name: z.string(), sync: recordSyncSchema.optional() });

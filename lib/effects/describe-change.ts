@@ -40,5 +40,7 @@ export function describeChange(c: EffectChange): string {
       return `Internal note on ticket ${c.ticketId} (the customer does not see it)`;
     case "ticket_escalation":
       return `Ticket ${c.ticketId} handed to ${c.after}${c.before ? ` (was ${c.before})` : ""}`;
+    case "record_balance":
+      return `${c.recordKind.replace(/_/g, " ")} ${c.recordId}${c.title ? ` (${c.title})` : ""}${whose(c.otherAccount)} available ${formatMoney(c.before)} → ${formatMoney(c.after)}`;
   }
 }

@@ -52,7 +52,7 @@ export function applyStepEffect(
     // A record of another account than the ticket's: the change names that account.
     const ownerId = accountIdOf(desk, target.kind, target.id);
     const otherAccount = ownerId !== undefined && ownerId !== desk.ticket.accountId ? accountName(desk, ownerId) : undefined;
-    const changes = otherAccount ? out.changes.map((c) => (c.kind === "invoice_balance" || c.kind === "invoice_fee" || c.kind === "account_credit" || c.kind === "shipment_window" || c.kind === "shipment_status" ? { ...c, otherAccount } : c)) : out.changes;
+    const changes = otherAccount ? out.changes.map((c) => (c.kind === "invoice_balance" || c.kind === "invoice_fee" || c.kind === "account_credit" || c.kind === "shipment_window" || c.kind === "shipment_status" || c.kind === "record_balance" ? { ...c, otherAccount } : c)) : out.changes;
     return { state: out.state, effect: { status: "previewed", ...base, changes, customerTold: [...out.state.told] } };
   } catch (e) {
     return fail(`No preview: ${e instanceof Error ? e.message : "the step could not be previewed"}`);

@@ -21,7 +21,9 @@ const window = z.object({ from: z.string(), to: z.string() });
  * - `shipment_status`: a shipment's status (e.g. `scheduled` → `cancelled`);
  * - `customer_message`: a reply the customer receives on a ticket (`text` as sent);
  * - `ticket_note`: an internal note on a ticket (customers never see it);
- * - `ticket_escalation`: the team a ticket is handed to (`before` null: not escalated by this plan).
+ * - `ticket_escalation`: the team a ticket is handed to (`before` null: not escalated by this plan);
+ * - `record_balance`: the available amount of a record of a declared kind (`recordKind`, e.g.
+ *   `order`; `title` its title role) that a bound tool's `x-plandesk-effect` lowers.
  * A money or shipment change on a record of another account than the ticket's carries that account's
  * name as `otherAccount` (so the line says whose record it is).
  */
@@ -34,6 +36,7 @@ export const effectChangeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("customer_message"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_note"), ticketId: z.string(), text: z.string() }),
   z.object({ kind: z.literal("ticket_escalation"), ticketId: z.string(), before: z.string().nullable(), after: z.string() }),
+  z.object({ kind: z.literal("record_balance"), recordKind: z.string(), recordId: z.string(), title: z.string().optional(), before: money, after: money, otherAccount: z.string().optional() }),
 ]);
 /** See {@link effectChangeSchema}. */
 export type EffectChange = z.infer<typeof effectChangeSchema>;

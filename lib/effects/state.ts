@@ -34,6 +34,18 @@ export interface EffectState {
   told: readonly { ticketId: string; text: string }[];
   notes: readonly { ticketId: string; text: string }[];
   escalations: Readonly<Record<string, string>>;
+  /**
+   * Records of declared kinds by `"<kind>:<id>"` (lib/records/record-key.ts): the available amount
+   * (balance role), whether closed, the title — what a bound tool's `x-plandesk-effect` lowers.
+   */
+  records?: Readonly<Record<string, DeclaredState>>;
+}
+
+/** One record of a declared kind as the preview tracks it: available amount (null: no balance role), closed, title. */
+export interface DeclaredState {
+  available: Money | null;
+  closed: boolean;
+  title: string | null;
 }
 
 /**
@@ -63,7 +75,9 @@ export function initialEffectState(desk: AccountSnapshot): EffectState {
   for (const [id, i] of Object.entries(desk.invoices)) invoices[id] = { status: i.status, openBalance: i.openBalance, fees: i.fees };
   const shipments: Record<string, ShipmentState> = {};
   for (const [id, s] of Object.entries(desk.shipments)) shipments[id] = { status: s.status, window: s.window };
-  return { invoices, shipments, credit: {}, told: [], notes: [], escalations: {} };
+  const records: Record<string, DeclaredState> = {};
+  for (const [kind, byId] of Object.entries(desk.declared ?? {})) for (const [id, r] of Object.entries(byId)) records[`${kind}:${id}`] = { available: r.available as Money | null, closed: r.closed === true, title: r.title };
+  return { invoices, shipments, credit: {}, told: [], notes: [], escalations: {}, records };
 }
 
 /** Own-property lookup in a state map (never finds `constructor` or `__proto__`). */

@@ -74,3 +74,17 @@ describe("a step's target records, as the card reads them", () => {
     expect(argumentTargets(refund, { invoiceId: "" })).toEqual([]);
   });
 });
+
+describe("the freshness bound on a record of a declared kind", () => {
+  it("an order synced longer ago than the bound is stale, as an invoice would be; a ticket never is", () => {
+    const withOrder = (syncedAt: string | null): AccountSnapshot => ({
+      ...desk(),
+      declared: { order: { o_118: { kind: "order", id: "o_118", accountId: "acc_halvorsen", title: "O-118", available: usd(4000), holds: [], status: "open", closed: false, window: null, sync: synced(syncedAt) } } },
+    });
+    const order = [{ kind: "order", id: "o_118" }];
+    expect(staleTarget(order, withOrder("2026-12-05T12:00:00Z"), 60, now)).toEqual({ record: "order:o_118", kind: "order", id: "o_118", syncedAt: "2026-12-05T12:00:00Z", ageMinutes: 124, maxRecordAgeMinutes: 60 });
+    expect(staleTarget(order, withOrder("2026-12-05T13:30:00Z"), 60, now)).toBeNull();
+    expect(staleTarget(order, withOrder(null), 60, now)).toMatchObject({ record: "order:o_118", syncedAt: null, ageMinutes: null });
+    expect(staleTarget([{ kind: "ticket", id: "74991" }], withOrder(null), 60, now)).toBeNull();
+  });
+});

@@ -2,6 +2,7 @@ import { differenceInMinutes } from "date-fns";
 import type { AccountSnapshot, RecordSync } from "../desk/snapshot";
 import { formatMinutes } from "../text/format";
 import { recordKey } from "./record-key";
+import { findDeclared, isBuiltinKind } from "../desk/lookup";
 
 /**
  * How old Plandesk's local copy of a record is, and the freshness bound a gate-policy rule sets on
@@ -21,7 +22,8 @@ export type SyncedKind = (typeof SYNCED_KINDS)[number];
 export interface StaleRecord {
   /** Record key, e.g. "invoice:in_74119" (lib/records/record-key.ts). */
   record: string;
-  kind: SyncedKind;
+  /** A synced built-in kind, or a kind the desk declared (its records come through the door too). */
+  kind: SyncedKind | (string & {});
   id: string;
   /** When Plandesk last applied the source's change (ISO UTC); null: never synced. */
   syncedAt: string | null;
@@ -42,16 +44,18 @@ export function syncOfRecord(desk: AccountSnapshot, kind: SyncedKind, id: string
 /**
  * The first of `targets` (in the order given) whose local copy in `desk` is older than
  * `maxRecordAgeMinutes` at `now` — synced more than that many minutes ago, or never synced — or
- * null when all are fresh enough, the bound is null, or a target is not in `desk` (a record that
+ * null when all are fresh enough, the bound is null, or a target is not in `desk` (a target of a
+ * declared kind is read from `desk.declared`; a record that
  * does not resolve is the validator's `not found`, not a freshness question). Exactly the bound is
  * still fresh.
  */
 export function staleTarget(targets: readonly { kind: string; id: string }[], desk: AccountSnapshot, maxRecordAgeMinutes: number | null, now: Date): StaleRecord | null {
   if (maxRecordAgeMinutes == null) return null;
   for (const t of targets) {
-    if (!(SYNCED_KINDS as readonly string[]).includes(t.kind)) continue;
-    const kind = t.kind as SyncedKind;
-    const sync = syncOfRecord(desk, kind, t.id);
+    const builtIn = (SYNCED_KINDS as readonly string[]).includes(t.kind);
+    if (!builtIn && isBuiltinKind(t.kind)) continue; // a ticket is Plandesk's own
+    const kind = t.kind;
+    const sync = builtIn ? syncOfRecord(desk, kind as SyncedKind, t.id) : findDeclared(desk, kind, t.id)?.sync;
     if (!sync) continue;
     const base = { record: recordKey(kind, t.id), kind, id: t.id, maxRecordAgeMinutes };
     if (!sync.syncedAt) return { ...base, syncedAt: null, ageMinutes: null };

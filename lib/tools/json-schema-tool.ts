@@ -33,6 +33,8 @@ import { z } from "zod";
 import { RESCHEDULE_HORIZON_DAYS } from "../plan/policy";
 import { daysFromNow, utcDateOf } from "../time/dates";
 import { fieldsFromSchema, toolMetaFromSpec, type JsonSchema } from "./meta-catalog";
+import { checkDeclaredBounds, declaredAmount, declaredEffectModel, declaredTarget } from "./declared-bounds";
+import { bindingsOfSchema, hasBindings } from "./tool-bindings";
 import type { BoundsContext, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
 
 /** A JSON Schema node as imported (plain JSON; defined in ./meta-catalog.ts). */
@@ -80,10 +82,12 @@ export type ImportedToolSpec = z.infer<typeof importedToolSpecSchema>;
 /** The most tools one import may list; a longer list is refused whole (a catalog is reviewed by people). */
 export const MAX_TOOLS_PER_IMPORT = 200;
 
-/** A tool the import refused, with the reason (the rest of the import goes on). */
+/** A tool the import refused, with the reason (the rest of the import goes on); a binding problem (lib/tools/tool-bindings.ts) also has its code and path, and refuses the whole import. */
 export interface ImportProblem {
   name: string;
   reason: string;
+  code?: string;
+  path?: string;
 }
 
 /**
@@ -269,18 +273,26 @@ export { fieldsFromSchema };
 
 /**
  * The ToolDefinition of an imported tool: its arguments parsed by the zod schema of its input
- * schema; no target in account data, no money, and one bound check: no date argument beyond the
- * date horizon ({@link dateHorizonIssues}). The catalog knows nothing else of its semantics — the
- * shape stage, allowlist, authorship and gate still apply.
+ * schema, and one bound check every imported tool gets: no date argument beyond the date horizon
+ * ({@link dateHorizonIssues}). A tool whose schema binds arguments to declared record kinds
+ * (lib/tools/tool-bindings.ts) also gets, from its bindings: its target (the bound record), its
+ * money (the `x-plandesk-max` argument), the checks `issue_refund` gets (record on this desk,
+ * not closed, money ≤ available less money in flight, dates in the record's window:
+ * lib/tools/declared-bounds.ts) and, with `x-plandesk-effect`, its effects preview. Otherwise the
+ * catalog knows nothing else of its semantics — the shape stage, allowlist, authorship and gate
+ * still apply. Throws when the schema or its bindings cannot be used (the catalog leaves it out).
  */
 export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
+  const bindings = bindingsOfSchema(spec.inputSchema);
+  const meta = toolMetaFromSpec(spec);
+  const bound = hasBindings(bindings);
   return {
-    ...toolMetaFromSpec(spec),
-    effectModel: UNKNOWN_EFFECT,
+    ...meta,
+    effectModel: (declaredEffectModel(bindings) as ToolDefinition["effectModel"] | null) ?? UNKNOWN_EFFECT,
     argsSchema: zodFromInputSchema(spec.inputSchema),
-    target: () => null,
-    amount: () => undefined,
-    checkBounds: (args, ctx) => dateHorizonIssues(spec.inputSchema, args, ctx),
+    target: (args, desk) => (bound ? declaredTarget(bindings, args, desk) : null),
+    amount: (args) => declaredAmount(bindings, args),
+    checkBounds: (args, ctx) => [...dateHorizonIssues(spec.inputSchema, args, ctx), ...(bound ? checkDeclaredBounds(bindings, args, ctx, spec.label) : [])],
   };
 }
 

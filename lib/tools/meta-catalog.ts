@@ -52,13 +52,20 @@ export function fieldsFromSchema(schema: JsonSchema): FieldSpec[] {
     kind: "schema" as const,
     schema: node,
     required: required.has(name),
+    ...(typeof node["x-plandesk-record"] === "string" ? { record: node["x-plandesk-record"] } : {}),
     ...(typeof node.description === "string" ? { help: node.description } : {}),
   }));
 }
 
-/** An imported tool's page-facing data, from its stored spec: plain grant class, moves no money. */
+/**
+ * An imported tool's page-facing data, from its stored spec: plain grant class and no money,
+ * unless an argument is bound by a record's available amount (`x-plandesk-max`,
+ * lib/tools/tool-bindings.ts): that argument is then the money it moves, and it is granted like money.
+ */
 export function toolMetaFromSpec(spec: ImportedToolMetaSource): ToolMeta {
-  return { name: spec.name, label: spec.label, description: spec.description, effect: spec.effect, gate: spec.gate, grantClass: "plain", fields: fieldsFromSchema(spec.inputSchema), moneyArg: null };
+  const props = (spec.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const moneyArg = Object.keys(props).find((k) => typeof props[k] === "object" && props[k] !== null && typeof props[k]["x-plandesk-max"] === "string") ?? null;
+  return { name: spec.name, label: spec.label, description: spec.description, effect: spec.effect, gate: spec.gate, grantClass: moneyArg ? "money" : "plain", fields: fieldsFromSchema(spec.inputSchema), moneyArg };
 }
 
 /**

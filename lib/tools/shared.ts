@@ -123,35 +123,64 @@ export function checkInvoiceMoney(
       details: { invoiceId: invoice.id, status: invoice.status },
     });
   }
-  if (args.amount.currency !== invoice.openBalance.currency) {
-    issues.push({
-      code: "currency_mismatch",
-      severity: "error",
-      path: "amount.currency",
-      message: `${what} is in ${args.amount.currency} but ${ref} is in ${invoice.openBalance.currency}`,
-      details: { currency: args.amount.currency, invoiceCurrency: invoice.openBalance.currency },
-    });
-  } else if (args.amount.minor > invoice.openBalance.minor) {
-    issues.push({
-      code: "amount_exceeds_balance",
-      severity: "error",
-      path: "amount.minor",
-      message: `${what} of ${formatMoney(args.amount)} is more than the open balance of ${ref} (${formatMoney(invoice.openBalance)})`,
-      details: { amount: args.amount, openBalance: invoice.openBalance },
-    });
-  } else {
-    const held = moneyHeldOn(ctx, invoice);
-    if (held.holds.length > 0) {
-      const line = `open ${formatMoney(invoice.openBalance)} − ${held.holds.map((h) => `${formatMoney(h.amount)} ${holdWords(h)} in run ${h.runId}`).join(" − ")} = ${formatMoney(held.available)} available`;
-      const details = { amount: args.amount, openBalance: invoice.openBalance, available: held.available, holds: held.holds };
-      issues.push(
-        args.amount.minor > held.available.minor
-          ? { code: "amount_exceeds_available", severity: "error", path: "amount.minor", message: `${what} of ${formatMoney(args.amount)} is more than what is left on ${ref}: ${line}`, details }
-          : { code: "money_in_flight", severity: "warning", path: "amount.minor", message: `${held.holds.every((h) => h.runId === ctx.runId) ? "Earlier steps of this run draw" : "Other runs draw"} on ${ref} too: ${line}`, details },
-      );
-    }
-  }
+  issues.push(...checkAgainstBalance(args.amount, { ref, balance: invoice.openBalance, balanceWord: "open balance", holds: moneyHeldOn(ctx, invoice).holds }, ctx, what, "amount"));
   return { issues, invoice };
+}
+
+/**
+ * A record money is taken from, as the money bound sees it: how messages name it (`ref`, "invoice
+ * in_74119", "order o_118"), its balance (minor units) and what the balance is called ("open
+ * balance", "available amount"), and the money other approvals hold on it (already filtered as
+ * `heldOn` filters: other runs' active or claimed, any run's written).
+ */
+export interface BalanceTarget {
+  ref: string;
+  balance: Money;
+  balanceWord: string;
+  holds: MoneyHold[];
+}
+
+/**
+ * The money bound every tool that takes money from a record shares (docs/design.md §1.4), in the
+ * currency of the balance: `currency_mismatch`; `amount_exceeds_balance` (exactly the balance is
+ * allowed, one minor unit more is not); else, with money in flight, `amount_exceeds_available`
+ * (more than what the holds leave) or the `money_in_flight` warning naming the runs. `amountPath`
+ * is the money argument ("amount"); issue paths are `<amountPath>.currency` / `.minor`. Details
+ * keep the invoice's keys (`openBalance`: the balance) for every kind of record.
+ */
+export function checkAgainstBalance(amount: Money, target: BalanceTarget, ctx: BoundsContext, what: string, amountPath: string): ToolIssue[] {
+  const { ref, balance, balanceWord } = target;
+  if (amount.currency !== balance.currency) {
+    return [{ code: "currency_mismatch", severity: "error", path: `${amountPath}.currency`, message: `${what} is in ${amount.currency} but ${ref} is in ${balance.currency}`, details: { currency: amount.currency, invoiceCurrency: balance.currency } }];
+  }
+  if (amount.minor > balance.minor) {
+    return [{ code: "amount_exceeds_balance", severity: "error", path: `${amountPath}.minor`, message: `${what} of ${formatMoney(amount)} is more than the ${balanceWord} of ${ref} (${formatMoney(balance)})`, details: { amount, openBalance: balance } }];
+  }
+  const held = heldOn(target.holds, balance);
+  if (held.holds.length === 0) return [];
+  const first = balanceWord === "open balance" ? "open" : "available";
+  const line = `${first} ${formatMoney(balance)} − ${held.holds.map((h) => `${formatMoney(h.amount)} ${holdWords(h)} in run ${h.runId}`).join(" − ")} = ${formatMoney(held.available)} available`;
+  const details = { amount, openBalance: balance, available: held.available, holds: held.holds };
+  return [
+    amount.minor > held.available.minor
+      ? { code: "amount_exceeds_available", severity: "error", path: `${amountPath}.minor`, message: `${what} of ${formatMoney(amount)} is more than what is left on ${ref}: ${line}`, details }
+      : { code: "money_in_flight", severity: "warning", path: `${amountPath}.minor`, message: `${held.holds.every((h) => h.runId === ctx.runId) ? "Earlier steps of this run draw" : "Other runs draw"} on ${ref} too: ${line}`, details },
+  ];
+}
+
+/** `{holds, available}`: what `holds` (already filtered) leave of `balance`, never below zero; money in minor units. */
+export function heldOn(holds: MoneyHold[], balance: Money): { holds: MoneyHold[]; available: Money } {
+  const held = holds.reduce((a, h) => a + h.amount.minor, 0);
+  return { holds, available: { minor: Math.max(0, balance.minor - held), currency: balance.currency } };
+}
+
+/**
+ * The holds that count against a balance in `currency` for the run being checked (`ctx.runId`):
+ * other runs' approved or claimed amounts, and every run's written amounts not yet in the synced
+ * balance (an earlier step of this run too).
+ */
+export function countingHolds(ctx: BoundsContext, holds: readonly MoneyHold[], currency: string): MoneyHold[] {
+  return holds.filter((h) => (h.runId !== ctx.runId || h.state === "written") && h.amount.currency === currency);
 }
 
 /**
@@ -162,9 +191,7 @@ export function checkInvoiceMoney(
  * `{holds, available}`; money in minor units.
  */
 export function moneyHeldOn(ctx: BoundsContext, invoice: InvoiceRecord): { holds: MoneyHold[]; available: Money } {
-  const holds = (own(ctx.desk.inFlight ?? {}, invoice.id) ?? []).filter((h) => (h.runId !== ctx.runId || h.state === "written") && h.amount.currency === invoice.openBalance.currency);
-  const held = holds.reduce((a, h) => a + h.amount.minor, 0);
-  return { holds, available: { minor: Math.max(0, invoice.openBalance.minor - held), currency: invoice.openBalance.currency } };
+  return heldOn(countingHolds(ctx, own(ctx.desk.inFlight ?? {}, invoice.id) ?? [], invoice.openBalance.currency), invoice.openBalance);
 }
 
 /** How a hold reads in a message: "approved", "being written", or — a written amount the local copy does not show yet — "written, not yet in the synced balance" ("$1,489.00 written, not yet in the synced balance in run r_1"). */

@@ -74,11 +74,17 @@ export interface FieldSpec {
   schema?: { [key: string]: unknown };
   /** For kind `schema`: whether the argument is required. */
   required?: boolean;
+  /** For kind `schema`: the declared record kind whose id the argument holds (`x-plandesk-record`, lib/tools/tool-bindings.ts). */
+  record?: string;
 }
 
-/** What a step writes to: one record of account data. Source: docs/design.md §1.5, §5 (target). */
+/**
+ * What a step writes to: one record of account data — of a built-in kind, or of a kind the desk
+ * declared (an imported tool's `x-plandesk-record` argument, lib/tools/tool-bindings.ts, e.g.
+ * `{kind: "order", id: "o_118"}`). Source: docs/design.md §1.5, §5 (target).
+ */
 export interface TargetRef {
-  kind: "invoice" | "shipment" | "ticket" | "account";
+  kind: "invoice" | "shipment" | "ticket" | "account" | (string & {});
   id: string;
 }
 

@@ -1,6 +1,7 @@
-import { own } from "../desk/lookup";
-import { formatMoney } from "../money/format-money";
-import { moneyHeldOn } from "../tools/shared";
+import { findDeclared, isBuiltinKind, own } from "../desk/lookup";
+import { formatMoney, type Money } from "../money/format-money";
+import { declaredRef } from "../tools/declared-bounds";
+import { countingHolds, heldOn, moneyHeldOn } from "../tools/shared";
 import type { BoundsContext } from "../tools/types";
 import { parsedSteps, type ParsedStepView, type StepView, type ValidationIssue } from "./types";
 
@@ -72,11 +73,12 @@ function checkCombinedFeeWaivers(steps: readonly StepView[], ctx: BoundsContext)
 }
 
 /**
- * Plan-level bound (docs/design.md §1.4): money several steps take from ONE invoice (refunds, fee
- * waivers — any step whose target is an invoice and that moves an amount) must together stay
- * within its open balance; each step alone passing is not enough. The step whose running total
- * crosses the balance gets `amounts_exceed_balance` (error). Same-currency amounts only; a
- * currency mismatch is reported per step already.
+ * Plan-level bound (docs/design.md §1.4): money several steps take from ONE record — an invoice
+ * (refunds, fee waivers: any step whose target is an invoice and that moves an amount) or a record
+ * of a declared kind with a balance (a bound tool's `x-plandesk-max` money) — must together stay
+ * within its balance less the money other runs hold on it; each step alone passing is not enough.
+ * The step whose running total crosses it gets `amounts_exceed_balance` (error). Same-currency
+ * amounts only; a currency mismatch is reported per step already.
  */
 function checkCombinedInvoiceMoney(steps: readonly StepView[], ctx: BoundsContext): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -84,23 +86,42 @@ function checkCombinedInvoiceMoney(steps: readonly StepView[], ctx: BoundsContex
   for (const s of parsedSteps(steps)) {
     const target = s.tool.target(s.step.args, ctx.desk);
     const amount = s.tool.amount(s.step.args);
-    if (!target || target.kind !== "invoice" || !amount || amount.minor <= 0) continue;
-    const invoice = own(ctx.desk.invoices, target.id);
-    if (!invoice || invoice.openBalance.currency !== amount.currency) continue;
-    const { available, holds } = moneyHeldOn(ctx, invoice);
-    const total = (running.get(target.id) ?? 0) + amount.minor;
-    running.set(target.id, total);
+    if (!target || !amount || amount.minor <= 0) continue;
+    let ref: string;
+    let balance: Money;
+    let balanceWord: string;
+    let held: { holds: unknown[]; available: Money };
+    if (target.kind === "invoice") {
+      const invoice = own(ctx.desk.invoices, target.id);
+      if (!invoice) continue;
+      balance = invoice.openBalance;
+      ref = target.id;
+      balanceWord = "open balance";
+      held = moneyHeldOn(ctx, invoice);
+    } else if (!isBuiltinKind(target.kind)) {
+      const record = findDeclared(ctx.desk, target.kind, target.id);
+      if (!record?.available) continue;
+      balance = record.available as Money;
+      ref = declaredRef(record.kind, record.id);
+      balanceWord = "available amount";
+      held = heldOn(countingHolds(ctx, record.holds, balance.currency), balance);
+    } else continue;
+    if (balance.currency !== amount.currency) continue;
+    const key = `${target.kind}:${target.id}`;
+    const { available, holds } = held;
+    const total = (running.get(key) ?? 0) + amount.minor;
+    running.set(key, total);
     const before = total - amount.minor;
     if (total > available.minor && before <= available.minor && amount.minor <= available.minor) {
-      const left = holds.length ? `what other runs leave of its open balance (${formatMoney(available)} of ${formatMoney(invoice.openBalance)})` : `its open balance of ${formatMoney(invoice.openBalance)}`;
+      const left = holds.length ? `what other runs leave of its ${balanceWord} (${formatMoney(available)} of ${formatMoney(balance)})` : `its ${balanceWord} of ${formatMoney(balance)}`;
       issues.push({
         stage: "argument_bounds",
         code: "amounts_exceed_balance",
         severity: "error",
         stepId: s.id,
-        path: `${s.path}.args.amount`,
-        message: `Together the steps of this plan take ${formatMoney({ minor: total, currency: amount.currency })} from ${target.id}, more than ${left}`,
-        details: { invoiceId: target.id, total: { minor: total, currency: amount.currency }, openBalance: invoice.openBalance, available },
+        path: `${s.path}.args.${s.tool.moneyArg ?? "amount"}`,
+        message: `Together the steps of this plan take ${formatMoney({ minor: total, currency: amount.currency })} from ${ref}, more than ${left}`,
+        details: { ...(target.kind === "invoice" ? { invoiceId: target.id } : { kind: target.kind, id: target.id }), total: { minor: total, currency: amount.currency }, openBalance: balance, available },
       });
     }
   }

@@ -32,7 +32,7 @@ const CORE_ISSUE_CODES = {
   tool_not_allowed: { stage: "allowlist", severity: "error", meaning: "This agent may not call the tool." },
   tool_not_executable: { stage: "allowlist", severity: "error", meaning: "An edit added a step whose tool the run's agent cannot execute." },
   // argument bounds (docs/design.md §1.4)
-  unknown_id: { stage: "argument_bounds", severity: "error", meaning: "An invoice/shipment/ticket/account id that does not exist exactly (lookalikes never resolve; hint names the nearest)." },
+  unknown_id: { stage: "argument_bounds", severity: "error", meaning: "An invoice/shipment/ticket/account id (or a record id of a declared kind an imported tool binds) that does not exist exactly on this desk (lookalikes never resolve; hint names the nearest)." },
   amount_not_positive: { stage: "argument_bounds", severity: "error", meaning: "A refund, credit or waiver of zero or less." },
   invoice_not_open: { stage: "argument_bounds", severity: "error", meaning: "The invoice is paid or void." },
   currency_mismatch: { stage: "argument_bounds", severity: "error", meaning: "The amount's currency is not the invoice's." },
@@ -41,6 +41,9 @@ const CORE_ISSUE_CODES = {
   amount_exceeds_available: { stage: "argument_bounds", severity: "error", meaning: "More than the invoice's open balance less what other runs' approvals and claims already hold on it." },
   money_in_flight: { stage: "argument_bounds", severity: "warning", meaning: "Other runs' approved or claimed money draws on the same invoice; the step fits what is left." },
   date_beyond_horizon: { stage: "argument_bounds", severity: "error", meaning: "A date argument of an imported tool (format date or date-time) lies further ahead than the date horizon (the governing gate-policy rule's dateHorizonDays; one year by default)." },
+  record_closed: { stage: "argument_bounds", severity: "error", meaning: "An imported tool bound to a declared kind takes money from a record whose status is one of the kind's closed values." },
+  record_without_balance: { stage: "argument_bounds", severity: "error", meaning: "An imported tool bounds its money by a declared record's available amount, and the run's desk declares that kind without a balance: nothing bounds the money, so it is not moved." },
+  outside_record_window: { stage: "argument_bounds", severity: "error", meaning: "A date an imported tool binds to a declared record's window (x-plandesk-window) lies outside it." },
   waivers_exceed_fee: { stage: "argument_bounds", severity: "error", meaning: "Several waivers of one fee together take more than the fee." },
   unverified_evidence: { stage: "argument_bounds", severity: "warning", meaning: "A step's evidence names a record that does not exist in account data, or a record type Plandesk cannot check." },
   // task contract (docs/design.md §1.5)

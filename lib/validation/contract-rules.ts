@@ -75,7 +75,7 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
       out.push(issue(s, "outside_task_window", `${s.path}.args.window.to`, `The task says deliver not after ${c.deliveryNotAfter}; this window ends ${window.to}`, { constraint: "deliveryNotAfter", limit: c.deliveryNotAfter, value: window.to }));
     }
     const amount = s.tool.amount(s.step.args as never);
-    const moneyField = s.tool.fields.find((f) => f.kind === "money")?.name ?? "amount";
+    const moneyField = s.tool.moneyArg ?? s.tool.fields.find((f) => f.kind === "money")?.name ?? "amount";
     if (amount && c.compensationCap) {
       const cap = c.compensationCap;
       if (amount.currency !== cap.currency) {
@@ -100,7 +100,7 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
       const target = s.tool.target(s.step.args, desk);
       const accountId = target ? accountIdOf(desk, target.kind, target.id) : undefined;
       if (accountId !== undefined && !scope.includes(accountId)) {
-        const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id`)?.name;
+        const argPath = s.tool.fields.find((f) => f.kind === `${target!.kind}_id` || f.record === target!.kind)?.name;
         out.push(
           supervised(
             issue(

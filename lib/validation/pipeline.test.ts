@@ -8,6 +8,7 @@ import { digest } from "../plan/digest";
 import { toolNames } from "../tools/builtin-tools";
 import { draftsFromMcpTools } from "../tools/json-schema-tool";
 import { catalogWith } from "../tools/versioned-catalog";
+import { REFUND_ORDER_TOOL, RESCHEDULE_ORDER_TOOL } from "../../testing/fixtures/bound-tools";
 import { ISSUE_CODES } from "./codes";
 import { validatePlan } from "./pipeline";
 import { VALIDATION_STAGES, argPathOf, type ValidationIssue, type ValidationResult } from "./types";
@@ -165,6 +166,9 @@ describe("validatePlan: all issues, all stages", () => {
       [move({ window: { from: "2026-04-01", to: "2026-04-03" } })],
       [move({ window: { from: "2026-04-04", to: "9999-12-31" } })],
       [plan(step("h", "add_ticket_note", { ...validArgs.add_ticket_note, note: "zero\u200bwidth" }))],
+      [plan(step("o", "refund_order", { orderId: "o_closed", amount: usd(100), reason: "Broken" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "refund_order"], desk: withOrders }],
+      [plan(step("o", "reschedule_order", { orderId: "o_open", shipOn: "2026-05-01" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "reschedule_order"], desk: withOrders }],
+      [plan(step("o", "refund_order", { orderId: "o_open", amount: usd(100), reason: "Broken" })), { catalog: boundCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "refund_order"], desk: { ...withOrders, declared: { order: { o_open: { ...withOrders.declared.order.o_open, available: null } } } } }],
       [plan(step("v", "book_visit", { visitOn: "9999-12-31" })), { catalog: datedCatalog, agentAllowedTools: [...ctx().agentAllowedTools!, "book_visit"] }],
       [move({ window: { from: "2026-04-06", to: "2026-04-06" } })],
       [move({ shipmentId: "sh_5523" })],
@@ -229,6 +233,22 @@ const datedCatalog = catalogWith(
   draftsFromMcpTools([{ name: "book_visit", inputSchema: { type: "object", properties: { visitOn: { type: "string", format: "date" } }, required: ["visitOn"] } }], "test", new Set(toolNames)).drafts.map((d) => ({ ...d, catalogVersion: 1 })),
   1,
 );
+
+/** A catalog with the retail shop's tools bound to the declared `order` kind (testing/fixtures/bound-tools.ts). */
+const boundCatalog = catalogWith(
+  draftsFromMcpTools([{ ...REFUND_ORDER_TOOL, inputSchema: { ...REFUND_ORDER_TOOL.inputSchema, properties: { ...REFUND_ORDER_TOOL.inputSchema.properties, orderId: { ...REFUND_ORDER_TOOL.inputSchema.properties.orderId, "x-plandesk-record": "order" }, amount: { ...REFUND_ORDER_TOOL.inputSchema.properties.amount, "x-plandesk-max": "order.available" } } } }, RESCHEDULE_ORDER_TOOL], "test", new Set(toolNames)).drafts.map((d) => ({ ...d, catalogVersion: 1 })),
+  1,
+);
+
+/** The reference desk with two orders of the ticket's account: `o_open` (open, $40.00, ships 1–3 Apr 2026) and `o_closed` (refunded). */
+const withOrders = {
+  ...referenceDesk(NOW),
+  declared: {
+    order: Object.fromEntries(
+      (["o_open", "o_closed"] as const).map((id) => [id, { kind: "order", id, accountId: "acc_nordkapp", title: id, available: usd(4000), holds: [], status: id === "o_open" ? "open" : "refunded", closed: id === "o_closed", window: { from: "2026-04-01", to: "2026-04-03" } }]),
+    ),
+  },
+};
 
 /** Money another run's approval holds on an invoice (money in flight). */
 function hold(runId: string, minor: number): MoneyHold {

@@ -25,7 +25,7 @@ export function checkTaskContract(steps: readonly StepView[], desk: AccountSnaps
     const target = s.tool.target(s.step.args, desk);
     if (!target) continue;
     const targetAccountId = accountIdOf(desk, target.kind, target.id);
-    const argPath = s.tool.fields.find((f) => f.kind === `${target.kind}_id`)?.name;
+    const argPath = s.tool.fields.find((f) => f.kind === `${target.kind}_id` || f.record === target.kind)?.name;
     const path = argPath ? `${s.path}.args.${argPath}` : `${s.path}.args`;
     if (target.kind === "ticket" && target.id !== ticket.id) {
       issues.push({

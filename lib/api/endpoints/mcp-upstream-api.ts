@@ -2,7 +2,7 @@ import { z } from "zod";
 import { deskIdSchema } from "../../desk/desks";
 import { defineEndpoint } from "../contract";
 import { ADMIN, idParam, page } from "./common";
-import { importResultSchema } from "./tool-import-api";
+import { importResultSchema, importUpstreamBodySchema } from "./tool-import-api";
 
 /*
  * A desk's upstream MCP tool servers (docs/api-extensions.md "Upstream MCP servers of a desk"): an admin registers a stdio server the server's
@@ -144,9 +144,10 @@ export const importMcpUpstreamToolsEndpoint = defineEndpoint({
   path: "/api/admin/desks/{deskId}/mcp-servers/{upstreamId}/import",
   summary: "Connect to a desk's upstream MCP server and import its tools into the tool catalog (as every MCP import)",
   description:
-    "stdio: the configured command is started; http: Streamable HTTP with the decrypted credential as its header. The upstream refusing the credential (401/403) is 422 `upstream_auth_failed`; any other failure to connect or list is 400 `bad_request` (messages never carry the credential). A stored credential that fails authentication (changed, or another key) is 409 `credential_unreadable`.",
+    "stdio: the configured command is started; http: Streamable HTTP with the decrypted credential as its header. The upstream refusing the credential (401/403) is 422 `upstream_auth_failed`; any other failure to connect or list is 400 `bad_request` (messages never carry the credential). A stored credential that fails authentication (changed, or another key) is 409 `credential_unreadable`. The optional body's `bindings` bind the tools' arguments to the desk's declared record kinds (as the tool import's); a binding that does not hold is 422 `validation_failed` {problems} and nothing is imported.",
   caller: ADMIN,
   params: upstreamParams,
+  body: importUpstreamBodySchema,
   success: { status: [201], schema: importResultSchema, description: "{catalogVersion, created, added, changed, unchanged, problems}" },
   refusals: ["not_found", "mcp_upstream_disabled", "upstream_auth_failed", "credential_unreadable", "secrets_key_missing", "validation_failed"],
 });

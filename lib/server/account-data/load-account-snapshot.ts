@@ -1,5 +1,7 @@
 import { subDays } from "date-fns";
-import type { AccountRecord, AccountSnapshot, InvoiceRecord, MoneyHold, RecordSync, ShipmentRecord } from "../../desk/snapshot";
+import type { AccountRecord, AccountSnapshot, DeclaredRecord, InvoiceRecord, MoneyHold, RecordSync, ShipmentRecord } from "../../desk/snapshot";
+import { MAX_OWNER_HOPS } from "../../records/record-kind-declaration";
+import { readDeclaration } from "../records/declarations";
 import type { RecordKind } from "../../desk/lookup";
 import type { Currency } from "../../money/format-money";
 import { lookalikeGuesses } from "../../text/confusables";
@@ -49,6 +51,7 @@ export async function loadAccountSnapshot(
     now?: Date;
     holdsBefore?: Date;
     known?: { ticket: { id: string; accountId: string; subject: string }; account: { id: string; name: string; desk: string } };
+    catalog?: DeclaredRefsCatalog;
   },
   db: DbOrTx = prisma,
 ): Promise<AccountSnapshot> {
@@ -65,6 +68,7 @@ export async function loadAccountSnapshot(
   if (known && known.account.desk === scope.desk) desk.accounts[known.account.id] = { id: known.account.id, name: known.account.name };
 
   await loadRecords(db, desk, refs, scope.desk);
+  const declaredOwners = scope.catalog ? await loadDeclaredRecords(db, desk, declaredRefs(scope.steps ?? [], scope.catalog), scope.desk, now, scope.holdsBefore) : [];
   if (scope.accountRecords) {
     const [invoices, shipments] = [
       await db.invoice.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
@@ -75,7 +79,7 @@ export async function loadAccountSnapshot(
   }
 
   // Who owns what was loaded: the ticket's account and the owners of every record.
-  const owners = new Set<string>([ticket.accountId, ...refs.account]);
+  const owners = new Set<string>([ticket.accountId, ...refs.account, ...declaredOwners]);
   for (const r of [...Object.values(desk.invoices), ...Object.values(desk.shipments), ...Object.values(desk.tickets)]) owners.add(r.accountId);
   const missingOwners = [...owners].filter((id) => !Object.prototype.hasOwnProperty.call(desk.accounts, id));
   if (missingOwners.length > 0) {
@@ -102,6 +106,110 @@ export async function loadAccountSnapshot(
 /** At most this many holds per snapshot (an invoice has a handful of runs drawing on it). */
 const HOLD_LIMIT = 1000;
 
+/** What the loader needs of a tool catalog to find the declared records a step names: its tools' form fields (`record`: the declared kind an argument references). */
+export interface DeclaredRefsCatalog {
+  get(name: string): { fields: readonly { name: string; record?: string }[] } | undefined;
+}
+
+/** Most declared records one snapshot reads per kind (a plan names a handful). */
+const DECLARED_LIMIT = 200;
+
+/**
+ * The declared records `steps` name through their tools' record arguments (`x-plandesk-record`,
+ * lib/tools/tool-bindings.ts), per kind (raw input tolerated; ids of at most 128 characters).
+ */
+export function declaredRefs(steps: readonly unknown[], catalog: DeclaredRefsCatalog): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const raw of steps) {
+    if (typeof raw !== "object" || raw === null) continue;
+    const { tool: name, args } = raw as { tool?: unknown; args?: unknown };
+    const tool = typeof name === "string" ? catalog.get(name) : undefined;
+    if (!tool || typeof args !== "object" || args === null) continue;
+    for (const f of tool.fields) {
+      if (!f.record) continue;
+      const value = Object.prototype.hasOwnProperty.call(args, f.name) ? (args as Record<string, unknown>)[f.name] : undefined;
+      if (typeof value === "string" && value.length > 0 && value.length <= 128) {
+        if (!out.has(f.record)) out.set(f.record, new Set());
+        if (out.get(f.record)!.size < DECLARED_LIMIT) out.get(f.record)!.add(value);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Loads the declared records `refs` names into `desk.declared`, each by (desk, kind, id) — the
+ * primary key of `desk_record`, never a scan of a kind — tombstones left out, with the money held
+ * on them (`loadHolds` by the approval's indexed target columns) and their owner account: the
+ * owner role's account, or, for an owner of another declared kind, the account its chain ends at
+ * (followed by primary key, at most MAX_OWNER_HOPS kinds; an owner record that is gone leaves the
+ * record without an account). Returns the owner accounts found, for the caller to load their names.
+ */
+export async function loadDeclaredRecords(db: DbOrTx, desk: AccountSnapshot, refs: Map<string, Set<string>>, deskId: string, now: Date, holdsBefore: Date | undefined): Promise<string[]> {
+  const owners: string[] = [];
+  for (const [kind, ids] of refs) {
+    const rows = await db.deskRecord.findMany({
+      where: { desk: deskId, kind, id: { in: [...ids] }, deletedAt: null },
+      select: { id: true, ownerId: true, ownerAccountId: true, availableMinor: true, currency: true, status: true, closed: true, windowStart: true, windowEnd: true, title: true, sourceVersion: true, sourceUpdatedAt: true, syncedAt: true },
+    });
+    if (rows.length === 0) continue;
+    const holds = await loadHolds(db, rows.map((r) => r.id), now, holdsBefore, deskId, kind);
+    const accountOf = await ownerAccounts(db, deskId, kind, rows);
+    const byId: Record<string, DeclaredRecord> = {};
+    for (const r of rows) {
+      const accountId = accountOf.get(r.id) ?? null;
+      if (accountId) owners.push(accountId);
+      const sync = toRecordSync(r);
+      byId[r.id] = {
+        kind,
+        id: r.id,
+        accountId,
+        title: r.title,
+        available: r.availableMinor !== null && r.currency ? { minor: Number(r.availableMinor), currency: r.currency as Currency } : null,
+        holds: Object.prototype.hasOwnProperty.call(holds, r.id) ? holds[r.id] : [],
+        status: r.status,
+        closed: r.closed,
+        window: r.windowStart && r.windowEnd ? { from: r.windowStart, to: r.windowEnd } : null,
+        ...(sync ? { sync } : {}),
+      };
+    }
+    (desk.declared ??= {})[kind] = byId;
+  }
+  return owners;
+}
+
+/**
+ * Record id → owner account of `rows` (records of declared kind `kind` on `deskId`): the indexed
+ * `ownerAccountId` when the owner is an account, else the chain of owner kinds followed by primary
+ * key (the declaration of each kind read by its primary key), at most MAX_OWNER_HOPS kinds.
+ */
+async function ownerAccounts(db: DbOrTx, deskId: string, kind: string, rows: { id: string; ownerId: string | null; ownerAccountId: string | null }[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  // record id → the owner record it waits on (kind, id)
+  let pending = new Map<string, string>();
+  for (const r of rows) {
+    if (r.ownerAccountId) out.set(r.id, r.ownerAccountId);
+    else if (r.ownerId) pending.set(r.id, r.ownerId);
+  }
+  let at = kind;
+  for (let hop = 0; hop < MAX_OWNER_HOPS && pending.size > 0; hop++) {
+    const declaration = await readDeclaration(db, deskId, at);
+    const ownerKind = declaration?.roles.owner?.kind;
+    if (!ownerKind || ownerKind === "account") break;
+    const owners = await db.deskRecord.findMany({ where: { desk: deskId, kind: ownerKind, id: { in: [...new Set(pending.values())] }, deletedAt: null }, select: { id: true, ownerId: true, ownerAccountId: true } });
+    const byId = new Map(owners.map((o) => [o.id, o]));
+    const next = new Map<string, string>();
+    for (const [recordId, ownerId] of pending) {
+      const o = byId.get(ownerId);
+      if (o?.ownerAccountId) out.set(recordId, o.ownerAccountId);
+      else if (o?.ownerId) next.set(recordId, o.ownerId);
+    }
+    pending = next;
+    at = ownerKind;
+  }
+  return out;
+}
+
 /**
  * Money in flight on `invoiceIds`: approvals still `active` or `claimed`, not expired at `now`,
  * that draw an amount on one of them, and — state `written` — succeeded writes whose amount the
@@ -111,12 +219,13 @@ const HOLD_LIMIT = 1000;
  * earlier (a claim counts what was approved before its own approval: the earlier approval holds
  * first); a written amount counts whenever it was approved — it is gone from the balance already.
  * `desk` counts only the approvals of that desk's runs: a count never reveals another desk's work.
+ * `kind` (default `invoice`) is the target kind: a declared kind's records (`order`) hold money the same way.
  */
-export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before: Date | undefined, desk: string): Promise<Record<string, MoneyHold[]>> {
+export async function loadHolds(db: DbOrTx, invoiceIds: string[], now: Date, before: Date | undefined, desk: string, kind = "invoice"): Promise<Record<string, MoneyHold[]>> {
   if (invoiceIds.length === 0) return {};
   const rows = await db.approval.findMany({
     where: {
-      targetKind: "invoice",
+      targetKind: kind,
       targetId: { in: invoiceIds },
       amountMinor: { not: null },
       run: { desk },

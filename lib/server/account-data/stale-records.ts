@@ -2,7 +2,7 @@ import type { AccountSnapshot } from "../../desk/snapshot";
 import { DomainError } from "../../errors/domain-error";
 import type { Step } from "../../plan/schema";
 import { staleRecordDetails, staleRecordMessage, staleTarget, type StaleRecord } from "../../records/record-age";
-import { referencedIds } from "./load-account-snapshot";
+import { declaredRefs, referencedIds, type DeclaredRefsCatalog } from "./load-account-snapshot";
 
 /**
  * The freshness bound at a decision, docs/design.md "How old the local copy may be": a step
@@ -12,11 +12,15 @@ import { referencedIds } from "./load-account-snapshot";
  * decision already loaded (its records carry `sync`); no read of its own.
  */
 
-/** The first stale target of `step` under `maxRecordAgeMinutes` (null: no bound, or all fresh). */
-export function staleRecordOf(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot, maxRecordAgeMinutes: number | null, now: Date): StaleRecord | null {
+/**
+ * The first stale target of `step` under `maxRecordAgeMinutes` (null: no bound, or all fresh);
+ * with `catalog` (the run's), also the records of declared kinds its bound arguments name.
+ */
+export function staleRecordOf(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot, maxRecordAgeMinutes: number | null, now: Date, catalog?: DeclaredRefsCatalog): StaleRecord | null {
   if (maxRecordAgeMinutes == null) return null;
   const refs = referencedIds([step], { argumentsOnly: true });
-  const targets = (["invoice", "shipment", "account"] as const).flatMap((kind) => [...refs[kind]].sort().map((id) => ({ kind, id })));
+  const targets: { kind: string; id: string }[] = (["invoice", "shipment", "account"] as const).flatMap((kind) => [...refs[kind]].sort().map((id) => ({ kind, id })));
+  if (catalog) for (const [kind, ids] of declaredRefs([step], catalog)) targets.push(...[...ids].sort().map((id) => ({ kind, id })));
   return staleTarget(targets, desk, maxRecordAgeMinutes, now);
 }
 
@@ -27,9 +31,9 @@ export function staleRecordOf(step: Pick<Step, "tool" | "args">, desk: AccountSn
  * whole request is refused, nothing is approved. Message e.g. "invoice in_74119 was last synced
  * 3 h 12 min ago; this desk's policy allows 60 min for issue_refund: sync it, then approve."
  */
-export function refuseStaleRecords(steps: readonly Step[], desk: AccountSnapshot, boundOf: (step: Step) => number | null, now: Date): void {
+export function refuseStaleRecords(steps: readonly Step[], desk: AccountSnapshot, boundOf: (step: Step) => number | null, now: Date, catalog?: DeclaredRefsCatalog): void {
   for (const step of steps) {
-    const stale = staleRecordOf(step, desk, boundOf(step), now);
+    const stale = staleRecordOf(step, desk, boundOf(step), now, catalog);
     if (stale) throw new DomainError("stale_account_data", staleRecordMessage(stale, step.tool, "approve"), staleRecordDetails(stale, step.id));
   }
 }

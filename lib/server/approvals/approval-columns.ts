@@ -1,7 +1,8 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
 import type { Step } from "../../plan/schema";
+import { findDeclared, isBuiltinKind } from "../../desk/lookup";
 import { recordKey, type RecordVersions } from "../../records/record-key";
-import { getTool } from "../../tools/builtin-tools";
+import { builtinCatalog, type ToolCatalog } from "../../tools/versioned-catalog";
 import { referencedIds } from "../account-data/load-account-snapshot";
 import { toJsonColumn } from "../db/json-column";
 
@@ -10,10 +11,12 @@ import { toJsonColumn } from "../db/json-column";
  * as indexed columns), the money it lets move (minor units + currency), so money in flight on a
  * record is summed in SQL, and the source versions of the records it names (`recordVersions`,
  * see `recordVersionsSeen`), which the fence compares with the live target before the write.
- * `target` is null when the step's id does not resolve.
+ * `target` is null when the step's id does not resolve. `catalog` (default: the built-in tools) is
+ * the run's: an imported tool bound to a declared kind targets that kind's record
+ * (`targetKind: "order"`), so its money is held like an invoice's.
  */
-export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot) {
-  const tool = getTool(step.tool);
+export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: AccountSnapshot, catalog: Pick<ToolCatalog, "get"> = builtinCatalog) {
+  const tool = catalog.get(step.tool);
   const target = tool?.target(step.args as never, desk) ?? null;
   const amount = tool?.amount(step.args as never);
   return {
@@ -22,8 +25,15 @@ export function approvalTargetColumns(step: Pick<Step, "tool" | "args">, desk: A
     targetId: target?.id ?? null,
     amountMinor: amount?.minor ?? null,
     amountCurrency: amount?.currency ?? null,
-    recordVersions: toJsonColumn(recordVersionsSeen(step, desk)),
+    recordVersions: toJsonColumn({ ...recordVersionsSeen(step, desk), ...declaredVersionsSeen(target, desk) }),
   };
+}
+
+/** The source version of a declared record the step targets, keyed `"<kind>:<id>"` (`{}` for a built-in kind or no version). */
+function declaredVersionsSeen(target: { kind: string; id: string } | null, desk: AccountSnapshot): RecordVersions {
+  if (!target || isBuiltinKind(target.kind)) return {};
+  const version = findDeclared(desk, target.kind, target.id)?.sync?.sourceVersion;
+  return typeof version === "number" ? { [recordKey(target.kind, target.id)]: version } : {};
 }
 
 /**

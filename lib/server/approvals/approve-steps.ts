@@ -121,7 +121,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   const blocked = reason ? plan.steps.find((s) => s.id === reason.stepId && !claimedIds.has(s.id)) : undefined;
   const decideAgain = blocked && !targets.some((t) => t.id === blocked.id) && (body.stepIds === "all" || body.stepIds.includes(blocked.id)) ? blocked : undefined;
   await checkAuthority(viewer, runId, plan.steps, decideAgain ? [...targets, decideAgain] : targets, active.filter((a) => a.approverId === viewer.id).map((a) => a.stepId));
-  refuseStaleRecords(decideAgain ? [...targets, decideAgain] : targets, desk, (s) => requirements[s.id]?.maxRecordAgeMinutes ?? null, now);
+  refuseStaleRecords(decideAgain ? [...targets, decideAgain] : targets, desk, (s) => requirements[s.id]?.maxRecordAgeMinutes ?? null, now, catalog);
   const acknowledged = body.acknowledgedWarnings ?? [];
   const completing = targets.filter((s) => progress.get(s.id)!.missing <= 1).map((s) => s.id);
   const decided = new Set([...approvedIds, ...completing, ...autoGated(check.gate)]);
@@ -173,7 +173,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
       const amount = tool.amount(step.args as never);
       const grant = viewer.grants.find((g) => g.tool === step.tool)!;
       const acks = acknowledged.filter((a) => a.stepId === step.id);
-      const columns = approvalTargetColumns(step, desk);
+      const columns = approvalTargetColumns(step, desk, catalog);
       added++;
       await giveApproval(tx, {
         id: `apr_${nanoid(12)}`,

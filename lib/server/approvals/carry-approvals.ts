@@ -1,3 +1,4 @@
+import type { ToolCatalog } from "../../tools/versioned-catalog";
 import { nanoid } from "nanoid";
 import type { Prisma } from "../../generated/prisma/client";
 import type { Plan } from "../../plan/schema";
@@ -101,11 +102,13 @@ export async function approvalsForNewVersion(
     gate: Record<string, GateDecision>;
     requirements: Readonly<Record<string, GateRequirement>>;
     desk: AccountSnapshot;
+    /** The run's tool catalog (an imported tool's target and money columns); default: the built-in tools. */
+    catalog?: Pick<ToolCatalog, "get">;
   },
 ): Promise<{ invalidated: string[]; carried: string[] }> {
   const { invalidated, carried } = await carryOrInvalidateApprovals(tx, run.id, change.prev, change.next, change.prevApprovals, change.reapprovalRequired);
   const fresh = Object.fromEntries(Object.entries(change.gate).filter(([id]) => !carried.includes(id)));
-  await createPolicyApprovals(tx, run.id, change.next, fresh, change.desk, run.boundTaskRevision, run.expiresAt, change.requirements);
+  await createPolicyApprovals(tx, run.id, change.next, fresh, change.desk, run.boundTaskRevision, run.expiresAt, change.requirements, change.catalog);
   await settleReview(tx, run.id, change.next.version, change.next.steps.map((s) => s.id));
   return { invalidated, carried };
 }

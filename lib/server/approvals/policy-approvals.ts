@@ -4,6 +4,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import { digest } from "../../plan/digest";
 import type { Plan } from "../../plan/schema";
 import { approvalTargetColumns } from "./approval-columns";
+import type { ToolCatalog } from "../../tools/versioned-catalog";
 import type { GateDecision } from "../../validation/types";
 import type { GateRequirement } from "../../gate-policy/evaluate";
 import type { Tx } from "../db/transaction";
@@ -29,6 +30,7 @@ export async function createPolicyApprovals(
   taskRevision: number,
   expiresAt: Date,
   requirements: Readonly<Record<string, GateRequirement>> = {},
+  catalog?: Pick<ToolCatalog, "get">,
 ) {
   const inputs: ApprovalInput[] = [];
   const expected = new Map(previewEffects(plan.steps, desk).map((e) => [e.stepId, e]));
@@ -41,7 +43,7 @@ export async function createPolicyApprovals(
       stepId: step.id,
       planVersion: plan.version,
       tool: step.tool,
-      ...approvalTargetColumns(step, desk),
+      ...approvalTargetColumns(step, desk, catalog),
       args: step.args as Prisma.InputJsonValue,
       digest: digest(step),
       boundTaskRevision: taskRevision,

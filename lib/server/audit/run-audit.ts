@@ -5,6 +5,7 @@ import type { Plan } from "../../plan/schema";
 import type { ValidationIssue, ValidationResult } from "../../validation/types";
 import { prisma } from "../db/db";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
+import { catalogAt } from "../tools/imported-tools";
 import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
 import { toStepViews, type RunStepView } from "../plans/run-view";
 import { storedSteps } from "../plans/stored-plan";
@@ -180,7 +181,7 @@ export async function getRunAudit(viewer: Viewer, runId: string, now = new Date(
   ];
   const agentIds = [run.agentId, ...rows.filter((r) => r.actorKind === "agent" && r.actorId).map((r) => r.actorId!)];
   const names = await loadNames(userIds, agentIds, rows.filter((r) => r.actorKind === "integration" && r.actorId).map((r) => r.actorId!));
-  const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, desk: run.desk, steps: allSteps, now });
+  const desk = await loadAccountSnapshot({ ticketId: run.task.ticketId, desk: run.desk, steps: allSteps, now, catalog: await catalogAt(run.catalogVersion) });
   const effectComparisons = await loadEffectComparisons(run);
   const editTo = new Set(run.edits.map((e) => e.toVersion));
   const planVersions: AuditPlanVersion[] = run.planVersions.map((pv) => {

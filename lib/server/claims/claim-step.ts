@@ -1,3 +1,4 @@
+import { isBuiltinKind } from "../../desk/lookup";
 import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import { nanoid } from "nanoid";
@@ -144,6 +145,7 @@ export async function claimStep(
       if (claimedApprovals.length < need) throw new LostRace("approvals no longer complete");
       if (!claimedApprovals.includes(approval.id)) throw new LostRace("approval no longer active");
       await holdMoneyAtClaim(tx, step, approval, runId, now);
+      await holdDeclaredMoneyAtClaim(tx, approval, runId, snap.run!.desk, now);
       const claim: ClaimView = {
         token: nanoid(32),
         stepId,
@@ -309,11 +311,11 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
   // Money in flight counts only what was approved before this step's approval: the earlier approval holds first.
   // The run's ticket and its account come from the claim's reading, not read again.
   const known = snap.task ? { ticket: snap.task.ticket, account: snap.task.ticket.account } : undefined;
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt, known }, db);
-  // A target record older than the approval's rule allows: sync first (before judging the step on it).
-  const stale = await staleRecordAtClaim(db, snap.approval?.id, step, desk, snap.now);
-  if (stale) return stale;
   const catalog = await catalogAt(run.catalogVersion, db);
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [step], now: snap.now, holdsBefore: snap.approval?.createdAt, known, catalog }, db);
+  // A target record older than the approval's rule allows: sync first (before judging the step on it).
+  const stale = await staleRecordAtClaim(db, snap.approval?.id, step, desk, snap.now, catalog);
+  if (stale) return stale;
   // The step alone: its place in the plan (dependsOn) was checked by decideClaim's plan order.
   const { dependsOn: _order, ...alone } = step;
   // The task contract holds at dispatch too (the task is at the bound revision, or the claim was already refused as stale).
@@ -382,6 +384,36 @@ async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], ap
     _sum: { amountMinor: true },
   });
   if (amount.currency === invoice.currency && invoice.openMinor - (held._sum.amountMinor ?? 0) < amount.minor) throw new LostRace("money on the invoice is held by an earlier approval");
+}
+
+/**
+ * Money in flight on a record of a declared kind (an imported tool bound by `x-plandesk-max`,
+ * lib/tools/tool-bindings.ts), atomically with the claim, as `holdMoneyAtClaim` does for an
+ * invoice: the approval's own target and money columns say what it draws on; the record's row
+ * (`desk_record`, by its primary key desk, kind, id) is locked by a no-op conditional update, and
+ * what approvals of this desk's runs given before this one still hold on it (active or claimed,
+ * other runs, not expired) plus the written amounts not yet synced is summed inside the claim's
+ * transaction. If the available amount no longer covers them plus this step, the claim lost a race.
+ */
+async function holdDeclaredMoneyAtClaim(tx: Tx, approval: { id: string; createdAt: Date }, runId: string, desk: string, now: Date): Promise<void> {
+  const row = await tx.approval.findUnique({ where: { id: approval.id }, select: { targetKind: true, targetId: true, amountMinor: true, amountCurrency: true } });
+  if (!row?.targetKind || !row.targetId || row.amountMinor === null || isBuiltinKind(row.targetKind)) return;
+  const key = { desk_kind_id: { desk, kind: row.targetKind, id: row.targetId } };
+  const locked = await tx.deskRecord.updateMany({ where: { desk, kind: row.targetKind, id: row.targetId, deletedAt: null }, data: { version: { increment: 0 } } });
+  if (locked.count !== 1) throw new LostRace("record gone");
+  const record = await tx.deskRecord.findUniqueOrThrow({ where: key, select: { availableMinor: true, currency: true } });
+  if (record.availableMinor === null || record.currency !== row.amountCurrency) return;
+  const held = await tx.approval.aggregate({
+    where: {
+      targetKind: row.targetKind,
+      targetId: row.targetId,
+      amountCurrency: record.currency,
+      run: { desk },
+      OR: [{ state: { in: ["active", "claimed"] }, expiresAt: { gt: now }, createdAt: { lt: approval.createdAt }, NOT: { runId } }, heldWrittenWhere],
+    },
+    _sum: { amountMinor: true },
+  });
+  if (Number(record.availableMinor) - (held._sum.amountMinor ?? 0) < row.amountMinor) throw new LostRace("money on the record is held by an earlier approval");
 }
 
 /**

@@ -3,6 +3,7 @@ import { DomainError } from "../../errors/domain-error";
 import type { Plan } from "../../plan/schema";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { loadRun } from "../plans/load-run";
+import { catalogAt } from "../tools/imported-tools";
 import { storedSteps, storedValidation } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/session";
 
@@ -19,7 +20,7 @@ export async function diffVersions(viewer: Viewer, runId: string, from: number, 
   if (!a || !b) throw new DomainError("not_found", `Run ${runId} has no version ${a ? to : from}.`);
   const before = { version: from, steps: storedSteps(a.steps) };
   const after = { version: to, steps: storedSteps(b.steps) };
-  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...before.steps, ...after.steps] });
+  const desk = await loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: [...before.steps, ...after.steps], catalog: await catalogAt(run.catalogVersion) });
   // The same rule the edit applied (lib/diff/reapproval.ts): the approvals `from` had when it was
   // replaced (now superseded = carried, or invalidated; still active if nothing replaced it) and
   // the issues stored with `to`.

@@ -103,7 +103,7 @@ export async function discardEdit(viewer: Viewer, runId: string, version: number
       data: { editCount: refolded.editCount, editTouched: refolded.editTouched ? toJsonColumn(refolded.editTouched) : Prisma.DbNull, editFraction: refolded.editFraction },
     });
     await storePlanVersion(tx, runId, restored, validation, viewer.id, now);
-    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: current, next: restored, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
+    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: current, next: restored, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk, catalog });
     if (invalidated.length > 0) {
       await appendAudit(tx, { runId, type: "invalidated", actor: { kind: "system" }, data: { planVersion: latest, stepIds: invalidated, reason: "edit discarded" } });
     }

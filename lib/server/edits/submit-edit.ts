@@ -146,7 +146,7 @@ export async function submitEdit(viewer: Viewer, runId: string, body: SubmitEdit
       },
     });
     await writeEditPatterns(tx, { id: editId, runId, desk: run.desk, createdAt: now }, diff);
-    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: base, next, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk });
+    const { invalidated } = await approvalsForNewVersion(tx, run, { prev: base, next, prevApprovals, reapprovalRequired: diff.reapprovalRequired, gate: result.gate, requirements, desk, catalog });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: next.version, ok: true, ...validation } });
     if (invalidated.length > 0) {
       const why = new Map((diff.reapproval ?? []).map((r) => [r.stepId, r.reasons]));

@@ -88,10 +88,11 @@ async function loadContextOfTask(
   task: PlanContext["task"],
   opts: { steps: Parameters<typeof loadAccountSnapshot>[0]["steps"]; reads: ReadStep[]; now: Date; policy: "live" | "recorded" },
 ): Promise<PlanContext> {
-  const [desk, agent, catalog, gateRules, taskContract, deskRules] = await Promise.all([
-    loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: opts.steps, reads: opts.reads, now: opts.now }),
+  // the catalog first: its bound tools say which declared records the snapshot reads
+  const catalog = await catalogAt(run.catalogVersion);
+  const [desk, agent, gateRules, taskContract, deskRules] = await Promise.all([
+    loadAccountSnapshot({ ticketId: run.ticketId, desk: run.desk, steps: opts.steps, reads: opts.reads, now: opts.now, catalog }),
     prisma.agent.findUniqueOrThrow({ where: { id: run.agentId }, select: { allowedTools: true, executesTools: true } }),
-    catalogAt(run.catalogVersion),
     gateRulesFor(prisma, { desk: run.desk, accountId: run.accountId }, opts.policy === "live" ? undefined : (run.policyVersion ?? 0)),
     taskContractContext(prisma, task, run.desk),
     deskRulesFor(prisma, run.desk),

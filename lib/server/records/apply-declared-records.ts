@@ -1,3 +1,4 @@
+import { releaseSyncHolds } from "../lifecycle/approval-lifecycle";
 import { Prisma } from "../../generated/prisma/client";
 import { parseDeclaredFields, type RoleValues, type StoredDeclaration } from "../../records/declared-records";
 import { RECORD_KIND_NAMES, type DeclaredRecordInput, type RecordError, type RecordOutcome } from "../../records/record-kinds";
@@ -127,6 +128,13 @@ export async function applyDeclaredRound(tx: Tx, desk: string, records: readonly
     for (const i of [...puts, ...deletes]) {
       const r = records[i];
       out[i] = written.has(r.id) ? { ok: true, applied: true, sourceVersion: r.sourceVersion } : { ok: true, applied: false, reason: "not_newer", sourceVersion: stored.get(r.id)?.sourceVersion ?? null };
+    }
+    // the money holds of succeeded writes the applied versions reflect (as for invoices: one indexed read, one update per held record)
+    const applied = puts.filter((i) => written.has(records[i].id)).map((i) => records[i]);
+    if (applied.length > 0 && declaration.roles.balance) {
+      const held = await tx.approval.findMany({ where: { targetKind: kind, targetId: { in: applied.map((r) => r.id) }, holdOpen: true, run: { desk } }, select: { targetId: true } });
+      const heldIds = new Set(held.map((h) => h.targetId));
+      for (const r of applied) if (heldIds.has(r.id)) await releaseSyncHolds(tx, kind, r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt, desk);
     }
   }
   return out as RecordOutcome[];

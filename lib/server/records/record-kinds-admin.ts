@@ -1,3 +1,5 @@
+import { readToolBindings } from "../../tools/tool-bindings";
+import { importedToolsAt, latestCatalogVersion } from "../tools/imported-tools";
 import type { RecordKindDetail, RecordKindList, RecordKindVersionView, RecordKindView } from "../../api/record-kind-endpoints";
 import { recordKindDraftSchema } from "../../api/record-kind-endpoints";
 import { DomainError, parseOrBadRequest } from "../../errors/domain-error";
@@ -145,6 +147,11 @@ export async function saveRecordKind(admin: Admin, deskId: string, kind: string,
       if (!check.ok) {
         throw new DomainError("validation_failed", check.problems.map((p) => p.message).join(" "), { issues: check.problems });
       }
+      const relied = previous ? rolesToolsRelyOn(kind, await importedToolsAt(await latestCatalogVersion(tx), tx)).filter((r) => previous.roles[r.role] && !check.declaration.roles[r.role]) : [];
+      if (relied.length > 0) {
+        const issues = relied.map((r) => ({ code: "role_in_use" as const, path: `roles.${r.role}`, message: `${r.tool} (an imported tool) binds ${r.arg} to ${kind}'s ${r.role}; a kind a tool relies on keeps that role.` }));
+        throw new DomainError("validation_failed", issues.map((i) => i.message).join(" "), { issues });
+      }
       const { schema, roles } = check.declaration;
       const version = currentVersion + 1;
       const row = { version, schema: toJsonColumn(schema), roles: toJsonColumn(roles), note: draft.note, createdById: admin.id, updatedAt: now };
@@ -171,6 +178,25 @@ export async function saveRecordKind(admin: Admin, deskId: string, kind: string,
     db,
     { isolation: "row-locks" },
   );
+}
+
+/**
+ * The roles of kind `kind` the imported tools of the current catalog rely on (their bindings,
+ * lib/tools/tool-bindings.ts): `balance` for a money bound or effect on the kind, `window` for a
+ * date bound. The catalog is one for every desk, so a tool bound to a kind of this name on any desk
+ * counts (a kind never loses a role some tool could be bounding money by).
+ */
+function rolesToolsRelyOn(kind: string, tools: readonly { name: string; inputSchema: Record<string, unknown> }[]): { tool: string; arg: string; role: "balance" | "window" }[] {
+  const out: { tool: string; arg: string; role: "balance" | "window" }[] = [];
+  for (const t of tools) {
+    const read = readToolBindings(t.inputSchema);
+    if (!read.ok) continue;
+    const b = read.bindings;
+    if (b.max?.kind === kind) out.push({ tool: t.name, arg: b.max.arg, role: "balance" });
+    else if (b.effect?.kind === kind) out.push({ tool: t.name, arg: b.effect.arg, role: "balance" });
+    for (const w of b.windows) if (w.kind === kind) out.push({ tool: t.name, arg: w.arg, role: "window" });
+  }
+  return out;
 }
 
 /** Sets `closed` of every stored record of `kind` on `desk` from its status and `closedValues` (one statement over the primary key's prefix). */

@@ -1,3 +1,4 @@
+import { isBuiltinKind } from "../../desk/lookup";
 import { readRecordVersions, recordKey, type RecordVersions } from "../../records/record-key";
 import type { Tx } from "../db/transaction";
 import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approval-lifecycle";
@@ -5,7 +6,8 @@ import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approva
 /**
  * Keeps a succeeded write's money holding until the local copy shows it, in the outcome's
  * transaction (docs/design.md "The moment of the write"): for the
- * consumed approval `approvalId` that moved an amount out of an invoice, sets `holdOpen`,
+ * consumed approval `approvalId` that moved an amount out of an invoice (or out of a record of a
+ * declared kind: an imported tool bound by `x-plandesk-max`, its row read by desk, kind and id), sets `holdOpen`,
  * `holdSince = since` (UTC: when the write could first have happened — the step's claim, since the
  * write comes before its report) and `holdUntilVersion` = the invoice's version the executor
  * reported after its write (`targetVersions["invoice:<id>"]`; null when it reported none: the hold
@@ -19,19 +21,32 @@ import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approva
  * after this commits (its `releaseSyncHolds` ends the hold). Returns whether a hold was opened.
  */
 export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersions: RecordVersions | null | undefined, since: Date): Promise<boolean> {
-  const approval = await tx.approval.findUnique({ where: { id: approvalId }, select: { targetKind: true, targetId: true, amountMinor: true, state: true, recordVersions: true } });
-  if (!approval || approval.state !== "consumed" || approval.amountMinor === null || approval.targetKind !== "invoice" || !approval.targetId) return false;
+  const approval = await tx.approval.findUnique({ where: { id: approvalId }, select: { targetKind: true, targetId: true, amountMinor: true, state: true, recordVersions: true, run: { select: { desk: true } } } });
+  if (!approval || approval.state !== "consumed" || approval.amountMinor === null || !approval.targetKind || !approval.targetId) return false;
+  const declared = !isBuiltinKind(approval.targetKind);
+  if (approval.targetKind !== "invoice" && !declared) return false;
   const key = recordKey(approval.targetKind, approval.targetId);
   const reported = targetVersions?.[key];
   const seen = readRecordVersions(approval.recordVersions)[key];
   const until = typeof reported === "number" && (seen === undefined || reported > seen) ? BigInt(reported) : null;
   if (until !== null) {
-    await tx.invoice.updateMany({ where: { id: approval.targetId }, data: { version: { increment: 0 } } });
-    const stored = await tx.invoice.findUnique({ where: { id: approval.targetId }, select: { sourceVersion: true } });
+    const stored = declared ? await lockedDeclaredVersion(tx, approval.run.desk, approval.targetKind, approval.targetId) : await lockedInvoiceVersion(tx, approval.targetId);
     if (stored?.sourceVersion != null && stored.sourceVersion >= until) return false;
   }
   await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: since, holdUntilVersion: until });
   return true;
+}
+
+/** The invoice's stored source version, after taking its row lock. */
+async function lockedInvoiceVersion(tx: Tx, id: string): Promise<{ sourceVersion: bigint | null } | null> {
+  await tx.invoice.updateMany({ where: { id }, data: { version: { increment: 0 } } });
+  return tx.invoice.findUnique({ where: { id }, select: { sourceVersion: true } });
+}
+
+/** A declared record's stored source version (by desk, kind, id), after taking its row lock. */
+async function lockedDeclaredVersion(tx: Tx, desk: string, kind: string, id: string): Promise<{ sourceVersion: bigint | null } | null> {
+  await tx.deskRecord.updateMany({ where: { desk, kind, id }, data: { version: { increment: 0 } } });
+  return tx.deskRecord.findUnique({ where: { desk_kind_id: { desk, kind, id } }, select: { sourceVersion: true } });
 }
 
 /**

@@ -35,7 +35,8 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
   const allSteps = run.planVersions.flatMap((p) => storedSteps(p.steps));
   const current = run.planVersions.find((p) => p.version === run.planVersion);
   const reads = storedReads(current?.reads);
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, reads, accountRecords: true, now });
+  const catalog = await catalogAt(run.catalogVersion);
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, reads, accountRecords: true, now, catalog });
   const accountId = task.ticket.accountId;
   const userIds = new Set<string>();
   for (const p of run.planVersions) if (p.createdById) userIds.add(p.createdById);
@@ -48,7 +49,6 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
   // Replies whose promise is backed by a step not approved yet need acknowledgement.
   const validation = storedValidation(current?.validation);
   const currentSteps = storedSteps(current?.steps);
-  const catalog = await catalogAt(run.catalogVersion);
   const approvedIds = run.approvals.filter((a) => a.planVersion === run.planVersion && a.state === "active").map((a) => a.stepId);
   const awaiting = promisesAwaitingApproval(
     currentSteps.map((step) => ({ step, tool: catalog.get(step.tool) })),

@@ -205,7 +205,7 @@ async function submitRunOnce(
   // Read steps (kind "read" in steps, or the body's reads) apart from the writes; a step's reads/writes folded (lib/reads/agent-plan.ts).
   const parts = splitAgentPlan(steps, body.reads ?? undefined, catalog);
   const candidate = { version: 1, steps: prepareAgentSteps(parts.steps), ...(parts.reads ? { reads: parts.reads } : {}) };
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, reads: parts.reads, now });
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, reads: parts.reads, now, catalog });
   if (!body.addition) {
     await refuseIfOtherAgentsLiveRun(prisma, taskId, agent.id, now);
     withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, agent.id, now));
@@ -262,7 +262,7 @@ async function submitRunOnce(
     };
     await createRun(tx, allAuto ? "submit_auto_approved" : "submit_for_review", data);
     const { row: version, stake } = await storePlanVersion(tx, runId, plan, validation, null, now);
-    const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements);
+    const approvals = await createPolicyApprovals(tx, runId, plan, result.gate, desk, task.revision, expiresAt, requirements, catalog);
     await appendAudit(tx, { runId, type: "submitted", actor, data: { taskId, taskRevision: task.revision, steps: plan.steps.length } });
     await appendAudit(tx, { runId, type: "validated", actor: { kind: "system" }, data: { planVersion: 1, ok: true, ...validation } });
     if (idempotencyKey) await saveAnswerOverBinding(tx, scopeOf(agent), idempotencyKey, requestHash, { status: 201, body: { runId } });

@@ -23,10 +23,14 @@ import {
   draftsFromOpenAiFunctions,
   MAX_TOOLS_PER_IMPORT,
   importedToolSpecSchema,
+  type ImportProblem,
   type ImportedToolSpec,
+  type JsonSchema,
   type McpToolEntry,
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
+import { storedRolesSchema, type RecordKindRoles } from "../../records/record-kind-declaration";
+import { mergeAdminBindings, readToolBindings, schemaMentionsBindings, type AdminToolBindings } from "../../tools/tool-bindings";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
@@ -237,36 +241,127 @@ function capped<T>(list: T[]): T[] {
 /**
  * An admin imports tools in the console (`POST /api/admin/tools/import`): from a pasted MCP
  * `tools/list` result, pasted OpenAI function definitions, or a configured MCP server by name.
+ * `body.desk` and `body.bindings` bind the tools to the desk's declared record kinds (`bindDrafts`).
  * Errors: 403 `forbidden` unless admin; 400 `bad_request` (unreadable payload, unknown server,
- * server failed); 422 `validation_failed` {problems} when no tool could be imported, or
+ * server failed); 422 `validation_failed` {problems} when no tool could be imported or a binding
+ * does not hold (nothing is imported), or
  * {limit} when the list holds more than MAX_TOOLS_PER_IMPORT tools (nothing is imported).
  */
 export async function importToolsAsAdmin(admin: Pick<Viewer, "id" | "role">, body: ImportToolsBody): Promise<ImportResult> {
   await requireRole(admin, ["admin"], "admin.import_tools");
   const actor: Actor = { kind: "user", id: admin.id };
+  const binding: ImportBinding = { desk: body.desk, bindings: body.bindings };
   if (body.source === "mcp_server") {
     const server = Object.prototype.hasOwnProperty.call(configuredMcpServers(), body.server) ? configuredMcpServers()[body.server] : undefined;
     if (!server) throw new DomainError("bad_request", `No MCP server "${body.server}" is configured (PLANDESK_MCP_SERVERS).`);
-    return importMcpTools(await listMcpServerTools(server.command, server.args), `server ${body.server}`, actor);
+    return importMcpTools(await listMcpServerTools(server.command, server.args), `server ${body.server}`, actor, binding);
   }
-  if (body.source === "mcp_tools_list") return importMcpTools(mcpEntries(body.payload), body.label, actor);
+  if (body.source === "mcp_tools_list") return importMcpTools(mcpEntries(body.payload), body.label, actor, binding);
   const source = { kind: "openai" as const, ref: body.label };
-  return importOrRefuse(draftsFromOpenAiFunctions(capped(openAiEntries(body.payload)), body.label, BUILT_IN, new Set(body.readOnly ?? [])), source, actor);
+  return importOrRefuse(draftsFromOpenAiFunctions(capped(openAiEntries(body.payload)), body.label, BUILT_IN, new Set(body.readOnly ?? [])), source, actor, binding);
+}
+
+/**
+ * How an import binds its tools to declared record kinds (lib/tools/tool-bindings.ts): `desk`, whose
+ * current declarations the kinds and roles are checked against, and the admin's `bindings`
+ * (tool → argument → {record?, max?, window?, effect?}) written into the tools' schemas.
+ */
+export interface ImportBinding {
+  desk?: string;
+  bindings?: Record<string, AdminToolBindings>;
+}
+
+/**
+ * The drafts with the admin's bindings written into their schemas, every binding checked against
+ * `binding.desk`'s current declarations (one primary-key read per kind named). Any problem refuses
+ * the whole import — 422 `validation_failed` {problems: [{name, code, path, reason}]}, nothing
+ * written — so a tool is never imported without the bindings it was meant to have.
+ */
+export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, binding: ImportBinding): Promise<ReturnType<typeof draftsFromMcpTools>> {
+  const admin = binding.bindings ?? {};
+  const problems: ImportProblem[] = [];
+  const names = new Set(drafts.drafts.map((d) => d.name));
+  for (const tool of Object.keys(admin)) {
+    if (!names.has(tool)) problems.push({ name: tool.slice(0, 64), code: "unknown_argument", path: `bindings.${tool.slice(0, 64)}`, reason: `The import lists no tool "${tool.slice(0, 64)}" to bind${drafts.problems.some((p) => p.name === tool) ? " (it was refused: see its problem)" : ""}.` });
+  }
+  const out: typeof drafts.drafts = [];
+  const cache = new Map<string, RecordKindRoles | null>();
+  for (const d of drafts.drafts) {
+    let schema = d.inputSchema;
+    if (Object.prototype.hasOwnProperty.call(admin, d.name)) {
+      const merged = mergeAdminBindings(schema, admin[d.name]);
+      if (!merged.ok) {
+        problems.push(...merged.problems.map((p) => ({ name: d.name, code: p.code, path: p.path.replace(/^bindings\./, `bindings.${d.name}.`), reason: p.message })));
+        continue;
+      }
+      schema = merged.schema;
+    }
+    if (!schemaMentionsBindings(schema)) {
+      out.push(d);
+      continue;
+    }
+    if (!binding.desk) {
+      problems.push({ name: d.name, code: "desk_required", path: "desk", reason: `${d.name} binds arguments to declared record kinds; name the desk that declares them (desk).` });
+      continue;
+    }
+    const desk = binding.desk;
+    const kinds = kindsNamed(schema);
+    for (const k of kinds) if (!cache.has(k)) cache.set(k, await declaredRoles(desk, k));
+    const read = readToolBindings(schema, (k) => (cache.has(k) ? cache.get(k)! : null));
+    if (!read.ok) {
+      problems.push(...read.problems.map((p) => ({ name: d.name, code: p.code, path: p.path, reason: p.message })));
+      continue;
+    }
+    out.push({ ...d, inputSchema: schema });
+  }
+  if (problems.length > 0) {
+    throw new DomainError("validation_failed", `Nothing was imported: ${problems.map((p) => `${p.name}: ${p.path ? `${p.path}: ` : ""}${p.reason}`).join("; ").slice(0, 2000)}`, { problems });
+  }
+  return { drafts: out, problems: drafts.problems };
+}
+
+/**
+ * The roles of kind `kind` as desk `desk` currently declares it, or null when it does not (one read
+ * by the primary key of `record_kind`; lib/server/records owns the declarations, this only reads their roles).
+ */
+async function declaredRoles(desk: string, kind: string): Promise<RecordKindRoles | null> {
+  const row = await prisma.recordKind.findUnique({ where: { desk_kind: { desk, kind } }, select: { roles: true } });
+  if (!row) return null;
+  const parsed = storedRolesSchema.safeParse(typeof row.roles === "string" ? JSON.parse(row.roles) : row.roles);
+  return parsed.success ? parsed.data : null;
+}
+
+/** The kinds a schema's top-level bindings name (`order` of `"order.available"`), at most a few dozen. */
+function kindsNamed(schema: JsonSchema): string[] {
+  const kinds = new Set<string>();
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const node of Object.values(props)) {
+    if (typeof node !== "object" || node === null) continue;
+    for (const key of ["x-plandesk-record", "x-plandesk-max", "x-plandesk-window"]) {
+      const v = node[key];
+      if (typeof v === "string") kinds.add(v.split(".")[0]);
+    }
+    const eff = node["x-plandesk-effect"];
+    if (eff && typeof eff === "object" && typeof (eff as { lower?: unknown }).lower === "string") kinds.add(((eff as { lower: string }).lower).split(".")[0]);
+  }
+  return [...kinds].filter((k) => /^[a-z][a-z0-9_]{1,39}$/.test(k)).slice(0, 50);
 }
 
 /**
  * Imports an MCP server's `tools/list` entries into the catalog, as every MCP import does (the
  * console's paste and configured servers, a desk's upstream servers): at most
- * MAX_TOOLS_PER_IMPORT, drafts by json-schema-tool.ts, written by `importDrafts` as source `mcp`
- * with `ref` (which names the server; never a credential).
+ * MAX_TOOLS_PER_IMPORT, drafts by json-schema-tool.ts, bound to `binding.desk`'s declared record
+ * kinds (`bindDrafts`), written by `importDrafts` as source `mcp` with `ref` (which names the
+ * server; never a credential).
  * Errors: 422 `validation_failed` {problems} when no tool could be imported, {limit} when there are too many.
  */
-export async function importMcpTools(tools: McpToolEntry[], ref: string, actor: Actor): Promise<ImportResult> {
-  return importOrRefuse(draftsFromMcpTools(capped(tools), ref, BUILT_IN), { kind: "mcp", ref }, actor);
+export async function importMcpTools(tools: McpToolEntry[], ref: string, actor: Actor, binding: ImportBinding = {}): Promise<ImportResult> {
+  return importOrRefuse(draftsFromMcpTools(capped(tools), ref, BUILT_IN), { kind: "mcp", ref }, actor, binding);
 }
 
-/** `importDrafts`, or 422 `validation_failed` {problems} when there is no draft to import. */
-async function importOrRefuse(drafts: ReturnType<typeof draftsFromMcpTools>, source: { kind: "mcp" | "openai"; ref: string }, actor: Actor): Promise<ImportResult> {
+/** `importDrafts` of the drafts with their bindings (`bindDrafts`: any binding problem refuses it all), or 422 `validation_failed` {problems} when there is no draft to import. */
+async function importOrRefuse(raw: ReturnType<typeof draftsFromMcpTools>, source: { kind: "mcp" | "openai"; ref: string }, actor: Actor, binding: ImportBinding = {}): Promise<ImportResult> {
+  const drafts = await bindDrafts(raw, binding);
   if (drafts.drafts.length === 0) {
     throw new DomainError("validation_failed", drafts.problems.length ? `No tool could be imported: ${drafts.problems.map((p) => `${p.name}: ${p.reason}`).join("; ")}` : "The payload lists no tools.", { problems: drafts.problems });
   }

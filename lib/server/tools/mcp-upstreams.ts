@@ -33,7 +33,7 @@ import { prisma } from "../db/db";
 import { pageSize } from "../db/pagination";
 import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { openSecret, sealSecret, secretsKey } from "../secrets/secret-box";
-import { configuredMcpServers, importMcpTools, listMcpTools } from "./imported-tools";
+import { configuredMcpServers, importMcpTools, listMcpTools, type ImportBinding } from "./imported-tools";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
@@ -209,7 +209,8 @@ function redactor(secret: string | null): (text: string) => string {
  * Connects to desk `deskId`'s upstream `id` and imports its tools into the tool catalog exactly as
  * every MCP import (imported-tools.ts `importMcpTools`: drafts, at most 200 tools, catalog
  * version N+1 when something changed, audited `tool_catalog.import` with source ref
- * "mcp server <desk>/<name>"). stdio: its stored command, only while the configuration still allows
+ * "mcp server <desk>/<name>"), its tools bound to the desk's declared record kinds by their schemas'
+ * `x-plandesk-…` keywords and `bindings` (lib/tools/tool-bindings.ts). stdio: its stored command, only while the configuration still allows
  * it; http: Streamable HTTP (SDK `StreamableHTTPClientTransport`) with the decrypted credential as
  * its header. Records the tools it listed on the row (`toolNames`: what the MCP gateway calls on
  * it). Returns the import's result.
@@ -219,7 +220,8 @@ function redactor(secret: string | null): (text: string) => string {
  * server is no longer configured or no tool could be imported; 400 `bad_request` when the upstream
  * cannot be reached or listed (the message never carries the credential).
  */
-export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string): Promise<ImportResult> {
+export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string, bindings?: ImportBinding["bindings"]): Promise<ImportResult> {
+  const binding: ImportBinding = { desk: deskId, bindings };
   await requireRole(admin, ["admin"], "admin.import_mcp_server_tools");
   const row = await upstreamOf(prisma, deskId, id);
   if (row.disabledAt) throw new DomainError("mcp_upstream_disabled", `The MCP server "${row.name}" of desk "${deskId}" is disabled; register it again under another name to import from it.`);
@@ -228,7 +230,7 @@ export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: s
   // the one way to reach an upstream (stdio only while configured; http with the opened credential), as the gateway reaches it
   const { transport, redact, refusal } = upstreamTransport(row);
   const tools = await listMcpTools(transport, `"${row.name}" of desk "${deskId}"`, { redact, refusal });
-  return recordToolNames(row.id, await importMcpTools(tools, ref, actor));
+  return recordToolNames(row.id, await importMcpTools(tools, ref, actor, binding));
 }
 
 /**
