@@ -32,7 +32,7 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { RESCHEDULE_HORIZON_DAYS } from "../plan/policy";
 import { daysFromNow, utcDateOf } from "../time/dates";
-import { fieldsFromSchema, toolMetaFromSpec, type JsonSchema } from "./meta-catalog";
+import { fieldsFromSchema, resolveLocalRef, toolMetaFromSpec, type JsonSchema } from "./meta-catalog";
 import { checkDeclaredBounds, declaredAmount, declaredEffectModel, declaredTarget } from "./declared-bounds";
 import { bindingsOfSchema, hasBindings } from "./tool-bindings";
 import type { BoundsContext, GateDefault, ToolDefinition, ToolEffect, ToolIssue } from "./types";
@@ -309,20 +309,7 @@ export function dateHorizonIssues(schema: JsonSchema, args: unknown, ctx: Bounds
   const horizonDays = ctx.dateHorizonDays ?? RESCHEDULE_HORIZON_DAYS;
   let horizon: string | undefined; // computed at the first date found (an invalid clock then fails the stage, closed)
   const issues: ToolIssue[] = [];
-  const resolve = (node: unknown): JsonSchema | null => {
-    let n = node;
-    for (let hops = 0; hops < 32 && n && typeof n === "object" && typeof (n as JsonSchema).$ref === "string"; hops++) {
-      const ref = (n as JsonSchema).$ref as string;
-      if (!ref.startsWith("#")) return null;
-      n = ref
-        .slice(1)
-        .split("/")
-        .filter(Boolean)
-        .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-        .reduce<unknown>((at, k) => (at && typeof at === "object" && Object.prototype.hasOwnProperty.call(at, k) ? (at as JsonSchema)[k] : undefined), schema);
-    }
-    return n && typeof n === "object" && !Array.isArray(n) ? (n as JsonSchema) : null;
-  };
+  const resolve = (node: unknown): JsonSchema | null => resolveLocalRef(schema, node);
   const walk = (node: unknown, value: unknown, path: string[]): void => {
     const s = resolve(node);
     if (!s) return;

@@ -23,6 +23,26 @@ export interface ToolMetaCatalog {
 export type JsonSchema = { [key: string]: unknown };
 
 /**
+ * The schema node `node` stands for: a local `$ref` ("#/$defs/money", JSON Pointer escapes `~1`
+ * and `~0`) is followed within `root`, up to 32 hops (a cycle ends there). Null for a remote
+ * `$ref`, a pointer into nothing, or a node that is not an object. Pure.
+ */
+export function resolveLocalRef(root: JsonSchema, node: unknown): JsonSchema | null {
+  let n = node;
+  for (let hops = 0; hops < 32 && n && typeof n === "object" && typeof (n as JsonSchema).$ref === "string"; hops++) {
+    const ref = (n as JsonSchema).$ref as string;
+    if (!ref.startsWith("#")) return null;
+    n = ref
+      .slice(1)
+      .split("/")
+      .filter(Boolean)
+      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+      .reduce<unknown>((at, k) => (at && typeof at === "object" && Object.prototype.hasOwnProperty.call(at, k) ? (at as JsonSchema)[k] : undefined), root);
+  }
+  return n && typeof n === "object" && !Array.isArray(n) ? (n as JsonSchema) : null;
+}
+
+/**
  * What the pages need of an imported tool's stored spec (`ImportedToolSpec` of
  * lib/tools/json-schema-tool.ts is one): its names, effect, default gate and input JSON Schema.
  */

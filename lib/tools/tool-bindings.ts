@@ -1,4 +1,4 @@
-import type { JsonSchema } from "./meta-catalog";
+import { resolveLocalRef, type JsonSchema } from "./meta-catalog";
 
 /*
  * Tools bound to declared record kinds (docs/design.md "Systems of record: the one door", issue
@@ -99,21 +99,8 @@ function kindPath(v: unknown): { kind: string; role: string } | null {
   return KIND.test(kind) && role.length > 0 && role.length <= 200 ? { kind, role } : null;
 }
 
-/** The node a local `$ref` points to (followed a few hops), or the node itself. */
-function resolve(root: JsonSchema, node: unknown): JsonSchema | null {
-  let n = node;
-  for (let hops = 0; hops < 8 && isObject(n) && typeof n.$ref === "string"; hops++) {
-    const ref = n.$ref as string;
-    if (!ref.startsWith("#")) return null;
-    n = ref
-      .slice(1)
-      .split("/")
-      .filter(Boolean)
-      .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-      .reduce<unknown>((at, k) => (isObject(at) && Object.prototype.hasOwnProperty.call(at, k) ? at[k] : undefined), root);
-  }
-  return isObject(n) ? n : null;
-}
+/** The node a local `$ref` points to, or the node itself (lib/tools/meta-catalog.ts `resolveLocalRef`). */
+const resolve = resolveLocalRef;
 
 const requiredOf = (s: JsonSchema): Set<string> => new Set(Array.isArray(s.required) ? (s.required.filter((r) => typeof r === "string") as string[]) : []);
 
