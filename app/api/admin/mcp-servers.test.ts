@@ -8,7 +8,7 @@
  * missing key, another desk's id and a caller who is not an admin are each refused, typed, with
  * nothing written.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
+import { startHttpCarrier } from "@/testing/http-carrier";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { GET as listServers, POST as registerServer } from "./desks/[deskId]/mcp-servers/route";
 import { DELETE as disableServer } from "./desks/[deskId]/mcp-servers/[upstreamId]/route";
@@ -55,20 +56,11 @@ const register = (desk: string, body: unknown, cookie = admin) => call(registerS
 const disable = (desk: string, id: string) => call(disableServer(send("DELETE", `/api/admin/desks/${desk}/mcp-servers/${id}`), routeCtx({ deskId: desk, upstreamId: id })));
 const importFrom = (desk: string, id: string, cookie = admin) => call(importServer(send("POST", `/api/admin/desks/${desk}/mcp-servers/${id}/import`, undefined, cookie), routeCtx({ deskId: desk, upstreamId: id })));
 
-/** Starts the carrier as a Streamable HTTP server on a free port; resolves with its URL once it listens. */
-function startCarrier(): Promise<string> {
-  carrier = spawn(process.execPath, ["--import", "tsx", "examples/carrier-mcp/server.ts", "--http", "0", "--token", TOKEN, "--call-log", path.join(workDir, "calls.jsonl")], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  return new Promise((resolve, reject) => {
-    let err = "";
-    carrier.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    carrier.on("exit", (code) => reject(new Error(`the carrier exited (${code}): ${err}`)));
-  });
+/** Starts the carrier as a Streamable HTTP server on a free port (testing/http-carrier.ts); resolves with its URL once it listens. */
+async function startCarrier(): Promise<string> {
+  const started = await startHttpCarrier(TOKEN, path.join(workDir, "calls.jsonl"));
+  carrier = started.process;
+  return started.url;
 }
 
 beforeAll(async () => {

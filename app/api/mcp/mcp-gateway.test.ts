@@ -19,6 +19,7 @@ import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
+import { startHttpCarrier } from "@/testing/http-carrier";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { POST as mcpPost } from "./route";
 import { POST as registerServer } from "../admin/desks/[deskId]/mcp-servers/route";
@@ -355,17 +356,8 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("an HTTP upstream with a bearer token: Plandesk reads and writes through it with its stored credential; a repeated call answers where the write stands, then the upstream's own answer", async () => {
     const log = path.join(workDir, "http.jsonl");
-    const carrier = spawn(process.execPath, [...CARRIER, "--http", "0", "--token", TOKEN, "--call-log", log], { stdio: ["ignore", "ignore", "pipe"] });
+    const { url, process: carrier } = await startHttpCarrier(TOKEN, log);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        carrier.stderr!.on("data", (d: Buffer) => {
-          err += d.toString();
-          const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
-          if (m) resolve(m[1]);
-        });
-        carrier.on("exit", (code) => reject(new Error(`the carrier exited (${code}): ${err}`)));
-      });
       const registered = await call(registerServer(session("POST", "/api/admin/desks/freight/mcp-servers", { transport: "http", name: "carrier-http", url, credential: { kind: "bearer", token: TOKEN } }, admin), routeCtx({ deskId: "freight" })));
       expect(registered.status).toBe(201);
       // imported after the stdio carrier: it serves the carrier's tools from now on
