@@ -98,6 +98,7 @@ beforeAll(async () => {
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
     "carrier-gw": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl")] },
     "carrier-gw-slow": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--answer-delay-ms", "6000"] },
+    "retail-impostor": { command: "node", args: ["--import", "tsx", "testing/retail-mcp-server.ts", "--impostor"] },
   });
   await prepareTestDatabase(new Date());
   admin = await signInCookie("admin@plandesk.test");
@@ -140,6 +141,29 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect(anonymous.status).toBe(401);
     expect(callLog()).toEqual([]);
   }, 60_000);
+
+  it("another desk's server cannot take over a tool: its read-only book_redelivery is refused at import, and the freight agent's book_redelivery stays a held write", async () => {
+    const registered = await call(registerServer(session("POST", "/api/admin/desks/retail/mcp-servers", { transport: "stdio", name: "impostor", server: "retail-impostor" }, admin), routeCtx({ deskId: "retail" })));
+    expect(registered.status).toBe(201);
+    const imported = await call(importServer(session("POST", `/api/admin/desks/retail/mcp-servers/${registered.body.server.id}/import`, undefined, admin), routeCtx({ deskId: "retail", upstreamId: registered.body.server.id })));
+    expect(imported.body).toMatchObject({ changed: [], problems: [expect.objectContaining({ name: "book_redelivery", code: "tool_name_taken" })] });
+    const client = await agentClient();
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === "book_redelivery")?.annotations?.readOnlyHint).not.toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a JSON-RPC batch (several calls for one request's rate token) is refused 400 and nothing is called", async () => {
+    const before = callLog().length;
+    const calls = [1, 2].map((id) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_tracking", arguments: { shipmentId: "sh_5522" } } }));
+    const res = await mcpPost(new Request(`${TEST_ORIGIN}/api/mcp`, { method: "POST", headers: { authorization: `Bearer ${DEMO_AGENT_KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(calls) }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toMatchObject({ code: -32600 });
+    expect(callLog().length).toBe(before);
+  });
 
   it("a read is forwarded to the upstream at once and recorded as a gateway read the plan can cite", async () => {
     const client = await agentClient();

@@ -15,7 +15,8 @@
  *   step itself once it is approved (./execute-gateway-steps.ts) — or `{status: "rejected", code,
  *   message, issues?}` (isError true).
  *
- * No answer carries a credential: upstream error text is cleaned by the upstream's redactor.
+ * No answer carries a credential: the upstream's answers and error text are cleaned by the upstream's
+ * redactor (every string of an answer, before it is stored, returned or reported).
  */
 import { createHash } from "node:crypto";
 import { nanoid } from "nanoid";
@@ -30,7 +31,7 @@ import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { submitRun } from "../runs/submit-run";
 import { currentCatalog } from "../tools/imported-tools";
-import { connectUpstream } from "../tools/mcp-upstreams";
+import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { gatewayToolOf, type GatewayTool } from "./gateway-tools";
 
 /** The `_meta` keys the gateway reads on a tools/call. */
@@ -102,8 +103,9 @@ function argumentsObject(args: unknown): Record<string, unknown> {
 async function forwardRead(agent: AgentCaller, tool: GatewayTool, args: Record<string, unknown>, meta: Record<string, unknown>): Promise<CallToolResult> {
   const catalog = await currentCatalog();
   const schema = catalog.get(tool.spec.name)?.argsSchema;
-  const parsed = schema?.safeParse(args);
-  if (parsed && !parsed.success) {
+  if (!schema) throw new DomainError("validation_failed", `${tool.spec.name} is not in the current tool catalog, so its arguments cannot be checked; nothing was sent.`, { issues: [{ path: "name", message: "not in the current catalog" }] });
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: ["arguments", ...i.path].join("."), message: i.message }));
     throw new DomainError("validation_failed", `The arguments of ${tool.spec.name} are not valid: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}.`, { issues });
   }
@@ -113,7 +115,7 @@ async function forwardRead(agent: AgentCaller, tool: GatewayTool, args: Record<s
   let failure: string | null = null;
   const { client, redact } = await connectUpstream(tool.upstream, READ_TIMEOUT_MS);
   try {
-    result = (await client.callTool({ name: tool.spec.name, arguments: args }, undefined, { timeout: READ_TIMEOUT_MS })) as CallToolResult;
+    result = redactAnswer((await client.callTool({ name: tool.spec.name, arguments: args }, undefined, { timeout: READ_TIMEOUT_MS })) as CallToolResult, redact);
   } catch (e) {
     failure = redact(e instanceof Error ? e.message : String(e)).slice(0, 500);
     result = { content: [{ type: "text", text: `The upstream MCP server did not answer the read: ${failure}` }], isError: true };

@@ -41,7 +41,7 @@ import { prisma } from "../db/db";
 import { inTransaction, ok, type Db } from "../db/transaction";
 import { loadPlanVersionRow } from "../plans/load-run";
 import { storedSteps } from "../plans/stored-plan";
-import { connectUpstream } from "../tools/mcp-upstreams";
+import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { storableResult } from "./call-gateway-tool";
 
 /** How long Plandesk waits for an upstream's answer to an execution (ms) unless told otherwise. */
@@ -171,14 +171,7 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("cannot_execute", why);
     return "ended";
   }
-  // 3. the fence, as an outside executor asks it inside its write
-  const fence = await inTransaction(async (tx) => ok(await checkFence(tx, claim.token, now(), agent.id, null)), db);
-  if (!fence.ok) {
-    const why = `The fence refused the claim (${String(fence.error.details.reason ?? fence.error.code)}): ${fence.error.message} Nothing was sent upstream.`;
-    if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("failed", why).catch(() => undefined);
-    return "ended";
-  }
-  // 4. one call, with the idempotency key derived from the step
+  // 3. the connection first (starting a stdio server can take seconds) …
   let connected: Awaited<ReturnType<typeof connectUpstream>>;
   try {
     connected = await connectUpstream(upstream, Math.min(timeoutMs, 20_000));
@@ -187,19 +180,29 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("cannot_execute", why);
     return "ended";
   }
+  // 4. … then the fence, as an outside executor asks it right before its write: a Stop, a rejection,
+  // a withdrawn approval or a new task revision that came while connecting is seen here
+  const fence = await inTransaction(async (tx) => ok(await checkFence(tx, claim.token, now(), agent.id, null)), db);
+  if (!fence.ok) {
+    await connected.client.close().catch(() => undefined);
+    const why = `The fence refused the claim (${String(fence.error.details.reason ?? fence.error.code)}): ${fence.error.message} Nothing was sent upstream.`;
+    if (await finish(db, row, "calling", "failed", null, why, upstream.name)) await report("failed", why).catch(() => undefined);
+    return "ended";
+  }
+  // 5. one call, with the idempotency key derived from the step
   const key = row.idempotencyKey ?? `plandesk:${row.runId}:${row.stepId}`;
   // the call ends within the claim's lease: an answer after it could no longer be reported as a fenced write
   const callTimeoutMs = Math.max(1000, Math.min(timeoutMs, new Date(claim.leaseExpiresAt).getTime() - now().getTime() - 1000));
   let result: CallToolResult | null = null;
   let lost: string | null = null;
   try {
-    result = (await connected.client.callTool({ name: approval.tool, arguments: approval.args as Record<string, unknown>, _meta: { "plandesk/idempotencyKey": key, "plandesk/runId": row.runId, "plandesk/stepId": row.stepId } }, undefined, { timeout: callTimeoutMs })) as CallToolResult;
+    result = redactAnswer((await connected.client.callTool({ name: approval.tool, arguments: approval.args as Record<string, unknown>, _meta: { "plandesk/idempotencyKey": key, "plandesk/runId": row.runId, "plandesk/stepId": row.stepId } }, undefined, { timeout: callTimeoutMs })) as CallToolResult, connected.redact);
   } catch (e) {
     lost = connected.redact(e instanceof Error ? e.message : String(e)).slice(0, 500);
   } finally {
     await connected.client.close().catch(() => undefined);
   }
-  // 5. the outcome: the answer, or unknown — never a second call
+  // 6. the outcome: the answer, or unknown — never a second call
   if (result === null) {
     const why = `The upstream's answer was lost (${lost}); whether it wrote is unknown. Plandesk does not call again: a person reconciles the step.`;
     if (await finish(db, row, "calling", "unknown", null, why, upstream.name)) await report("unknown", why);

@@ -66,16 +66,33 @@ function acceptingJson(req: Request): Request {
 
 /**
  * Answers one Streamable HTTP request `req` of `agent` (JSON-RPC over POST; the transport answers
- * other methods and malformed messages itself, with JSON-RPC errors). Returns the Response.
+ * other methods and malformed messages itself, with JSON-RPC errors). A batch (a JSON array of
+ * messages) is refused 400 with JSON-RPC error -32600: one message per request, so one request
+ * costs one rate-limit token. Returns the Response.
  */
 export async function handleMcpRequest(agent: AgentCaller, req: Request): Promise<Response> {
   req = acceptingJson(req);
+  // One message per request: a JSON-RPC batch (an array, up to 100 calls in the SDK) would run
+  // every call for the one rate-limit token the request took.
+  let parsedBody: unknown = undefined;
+  if (req.method === "POST") {
+    const text = await req.text();
+    try {
+      parsedBody = JSON.parse(text);
+    } catch {
+      parsedBody = undefined; // the transport answers the parse error itself
+    }
+    if (Array.isArray(parsedBody)) {
+      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: send one JSON-RPC message per request (batches are not accepted)." } }, { status: 400 });
+    }
+    req = new Request(req.url, { method: req.method, headers: req.headers, body: text, signal: req.signal });
+  }
   const taskId = req.headers.get(TASK_HEADER)?.trim().slice(0, 200) || null;
   const server = gatewayServer(agent, taskId);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(req);
+    return await transport.handleRequest(req, parsedBody === undefined ? undefined : { parsedBody });
   } finally {
     await transport.close().catch(() => undefined);
     await server.close().catch(() => undefined);

@@ -10,7 +10,12 @@ import { prisma } from "../db/db";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
-import { catalogAt, currentCatalog, importDrafts, importToolsAsAdmin, listMcpServerTools, setAgentAllowedTools } from "./imported-tools";
+import { catalogAt, currentCatalog, importDrafts, importedToolsAt, importToolsAsAdmin, latestCatalogVersion, listMcpServerTools, setAgentAllowedTools } from "./imported-tools";
+
+/** The current catalog's definition of imported tool `name`. */
+async function importedToolsOf(name: string) {
+  return (await importedToolsAt(await latestCatalogVersion())).find((t) => t.name === name)!;
+}
 import { digest } from "../../plan/digest";
 
 const BUILT_IN = new Set<string>(toolNames);
@@ -114,6 +119,16 @@ describe("tool catalog imported from a local MCP server", () => {
     await expect(importToolsAsAdmin(admin, { source: "mcp_server", server: "not-configured" })).rejects.toMatchObject({ code: "bad_request" });
     const audit = await prisma.auditEvent.findMany({ where: { type: "admin_change" }, orderBy: { seq: "desc" }, take: 1 });
     expect(audit[0].data).toMatchObject({ what: "tool_catalog.import", catalogVersion: 4, added: ["print_label"] });
+  });
+
+  it("a re-import cannot turn a write into a read-only tool (which the MCP gateway would forward without approval)", async () => {
+    const write = { name: "post_parcel", inputSchema: { type: "object", properties: { parcelId: { type: "string" } }, required: ["parcelId"] }, annotations: { readOnlyHint: false } };
+    const first = await importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "parcel service", payload: { tools: [write] } });
+    expect(first.added).toEqual(["post_parcel"]);
+    const flipped = await importToolsAsAdmin(admin, { source: "mcp_tools_list", label: "parcel service", payload: { tools: [{ ...write, annotations: { readOnlyHint: true } }] } });
+    expect(flipped).toMatchObject({ created: false, changed: [], problems: [expect.objectContaining({ name: "post_parcel", code: "read_only_changed" })] });
+    expect((await importedToolsOf("post_parcel")).gate).not.toBe("auto"); // still gated as a write
+    expect((await importedToolsOf("post_parcel")).annotations).toEqual({ readOnlyHint: false });
   });
 
   it("an import is capped at 200 tools, and hostile names and recursive schemas are refused with nothing stored", async () => {

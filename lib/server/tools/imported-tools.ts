@@ -191,16 +191,27 @@ export async function importDrafts(
     const added: string[] = [];
     const changed: string[] = [];
     const unchanged: string[] = [];
+    const problems = [...drafts.problems];
+    const enabledUpstreams = new Set((await tx.mcpUpstream.findMany({ where: { disabledAt: null }, select: { desk: true, name: true } })).map((u) => `${UPSTREAM_REF}${u.desk}/${u.name}`));
     const toWrite = drafts.drafts.filter((d) => {
       const prev = existing.get(d.name);
       if (same(prev, d)) {
         unchanged.push(d.name);
         return false;
       }
+      const taken = prev ? takenBy(prev, source, enabledUpstreams) : null;
+      if (taken) {
+        problems.push({ name: d.name, code: "tool_name_taken", reason: `${d.name} is provided by ${taken} with another definition; one server's import cannot change another's tool (rename it on this server, or disable the other server first).` });
+        return false;
+      }
+      if (prev && prev.annotations?.readOnlyHint !== true && d.annotations?.readOnlyHint === true) {
+        problems.push({ name: d.name, code: "read_only_changed", reason: `${d.name} was imported as a write; a re-import cannot make it a read-only tool (which the MCP gateway forwards without approval). Give the read another name.` });
+        return false;
+      }
       (prev ? changed : added).push(d.name);
       return true;
     });
-    if (toWrite.length === 0) return ok({ catalogVersion: current, created: false, added, changed, unchanged, problems: drafts.problems });
+    if (toWrite.length === 0) return ok({ catalogVersion: current, created: false, added, changed, unchanged, problems });
     const version = (current ?? 0) + 1;
     await tx.toolCatalogVersion.create({ data: { version, source: source.kind, sourceRef: source.ref.slice(0, 500), importedById: actor.kind === "user" ? actor.id : null } });
     for (const d of toWrite) {
@@ -219,12 +230,27 @@ export async function importDrafts(
         },
       });
     }
-    await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, added, changed, unchanged, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems: drafts.problems } });
-    return ok({ catalogVersion: version, created: true, added, changed, unchanged, problems: drafts.problems });
+    await appendAudit(tx, { type: "admin_change", actor, data: { what: "tool_catalog.import", target: { kind: "tool_catalog", id: String(version) }, before: null, after: { added, changed, unchanged }, added, changed, unchanged, catalogVersion: version, source: source.kind, sourceRef: source.ref, problems } });
+    return ok({ catalogVersion: version, created: true, added, changed, unchanged, problems });
   }, db);
 }
 
 const BUILT_IN = new Set<string>(toolNames);
+
+/** The prefix of the catalog source of tools imported from a desk's registered MCP server ("mcp server <desk>/<name>", lib/server/tools/mcp-upstreams.ts). */
+const UPSTREAM_REF = "mcp server ";
+
+/**
+ * Which registered MCP server (of any desk) provides tool `prev`, when it is not the importing
+ * `source` — the catalog is one list of names, and the gateway serves a desk's tool by its
+ * definition there, so another server's import must not replace it (its bindings, schema and
+ * whether it is a read). Null when the tool came from this source, or not from a registered server
+ * that is still enabled (`enabledUpstreams`: the refs of every enabled upstream — a handful of rows).
+ */
+function takenBy(prev: ImportedToolSpec, source: { ref: string }, enabledUpstreams: ReadonlySet<string>): string | null {
+  if (!enabledUpstreams.has(prev.sourceRef) || prev.sourceRef === source.ref.slice(0, 500)) return null;
+  return `the MCP server ${prev.sourceRef.slice(UPSTREAM_REF.length)}`;
+}
 
 /** `list` unchanged when it holds at most MAX_TOOLS_PER_IMPORT entries. Errors: 422 `validation_failed` {limit, listed}. */
 function capped<T>(list: T[]): T[] {

@@ -198,6 +198,21 @@ export async function disableMcpUpstream(admin: Admin, deskId: string, id: strin
   });
 }
 
+/**
+ * `value` (an upstream's answer: JSON) with `redact` applied to every string in it, keys included —
+ * a server that echoes the header it received ("invalid token sk_live_…") hands nobody the
+ * credential: not the agent, not the gateway's records, not a run's outcome. Pure.
+ */
+export function redactAnswer<T>(value: T, redact: (text: string) => string): T {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === "string") return redact(v);
+    if (depth > 64 || v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x, depth + 1)]));
+  };
+  return walk(value, 0) as T;
+}
+
 /** `text` with every occurrence of `secret` (and of its URL-encoded form) replaced by "[credential]". */
 function redactor(secret: string | null): (text: string) => string {
   if (!secret) return (t) => t;
