@@ -20,7 +20,8 @@
  *   `Authorization: Bearer <t>` (else 401, the token never echoed).
  *
  * `--answer-delay-ms <n>` makes book_redelivery answer n ms after it logged (and performed) the
- * call — a slow carrier whose answer a caller may lose.
+ * call — a slow carrier whose answer a caller may lose. `--start-delay-ms <n>` (stdio) waits n ms
+ * before it answers anything — a server slow to start, while its caller waits to connect.
  *
  * Diagnostics go to stderr only (stdout is the stdio transport's channel).
  */
@@ -48,6 +49,8 @@ const httpPort = argOf("http");
 const token = argOf("token") ?? process.env.CARRIER_TOKEN;
 /** `--answer-delay-ms <n>`: book_redelivery logs the call, then waits n ms before answering (tests of a lost answer). */
 const answerDelayMs = Math.max(0, Number(argOf("answer-delay-ms") ?? 0) || 0);
+/** `--start-delay-ms <n>`: the stdio server starts reading its input n ms late (tests of what happens while a caller connects). */
+const startDelayMs = Math.max(0, Number(argOf("start-delay-ms") ?? 0) || 0);
 
 /** Appends one received call to the call log (synchronously: a line is complete before the answer). */
 function logCall(tool: string, args: unknown, meta: unknown): void {
@@ -158,5 +161,5 @@ if (httpPort !== undefined) {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 } else {
-  void carrierServer().connect(new StdioServerTransport());
+  setTimeout(() => void carrierServer().connect(new StdioServerTransport()), startDelayMs);
 }

@@ -16,7 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { prisma } from "@/lib/server/db/db";
-import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { startHttpCarrier } from "@/testing/http-carrier";
@@ -28,6 +28,7 @@ import { POST as editRun } from "../runs/[runId]/edits/route";
 import { POST as approveRun } from "../runs/[runId]/approvals/route";
 import { POST as rejectRun } from "../runs/[runId]/rejections/route";
 import { GET as getAgentRun } from "../v1/runs/[runId]/route";
+import { POST as reviseTask } from "../v1/tasks/[taskId]/revisions/route";
 
 type Json = Record<string, any>;
 
@@ -98,6 +99,7 @@ beforeAll(async () => {
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
     "carrier-gw": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl")] },
     "carrier-gw-slow": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--answer-delay-ms", "6000"] },
+    "carrier-gw-late": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--start-delay-ms", "4000"] },
     "retail-impostor": { command: "node", args: ["--import", "tsx", "testing/retail-mcp-server.ts", "--impostor"] },
   });
   await prepareTestDatabase(new Date());
@@ -248,6 +250,37 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect(callLog()).toHaveLength(before);
     expect((await prisma.gatewayCall.findUniqueOrThrow({ where: { id: answer.gatewayCallId } })).status).toBe("ended");
   }, 60_000);
+
+  it("a task revision that arrives while Plandesk connects to a slow-starting upstream stops the run, and the call is never made (the fence is asked right before it)", async () => {
+    const before = callLog().length;
+    const client = await agentClient();
+    let answer: Json;
+    try {
+      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-23" }));
+    } finally {
+      await client.close();
+    }
+    expect((await approve(answer.runId, 1)).status).toBe(201);
+    const late = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw-late"];
+    await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: late.args } });
+    try {
+      const pass = executeGatewaySteps();
+      // the step is claimed and its call begun: Plandesk is now waiting for the carrier to start
+      await expect.poll(async () => (await prisma.gatewayCall.findUniqueOrThrow({ where: { id: answer.gatewayCallId } })).status, { timeout: 20_000, interval: 50 }).toBe("calling");
+      const revised = await reviseTask(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }, { comment: "The customer will collect the parcel instead." }), routeCtx({ taskId: "task_74991" }));
+      expect(revised.status).toBe(201);
+      const done = await pass;
+      expect(done.executed).not.toContain(answer.gatewayCallId);
+    } finally {
+      const fast = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw"];
+      await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: fast.args } });
+    }
+    expect(callLog()).toHaveLength(before);
+    const row = await prisma.gatewayCall.findUniqueOrThrow({ where: { id: answer.gatewayCallId } });
+    expect(row.status).toBe("failed");
+    expect(row.error).toContain("fence refused");
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: answer.runId } })).status).toBe("stopped");
+  }, 90_000);
 
   it("a write the validator refuses is a typed rejection at once; a write without a task names what is missing", async () => {
     const client = await agentClient();
