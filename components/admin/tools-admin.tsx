@@ -23,7 +23,7 @@ export function ToolsAdmin({ initial, agents, servers }: { initial: Catalog; age
   const { data: catalog = initial } = useQuery({ queryKey: KEY, queryFn: () => apiFetch<Catalog>("/api/admin/tools"), initialData: initial });
   return (
     <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_26rem]">
-      <div className="space-y-6">
+      <div className="min-w-0 space-y-6">
         <section aria-labelledby="imported-h" className="rounded-lg border border-slate-200 bg-white p-4">
           <h2 id="imported-h" className="font-semibold">
             Imported tools {catalog.catalogVersion !== null && <span className="text-sm font-normal text-slate-600">· catalog version {catalog.catalogVersion}</span>}
@@ -111,7 +111,7 @@ function ImportForm({ servers }: { servers: string[] }) {
   return (
     <form
       aria-labelledby="import-h"
-      className="space-y-3 rounded-lg border border-slate-200 bg-white p-4"
+      className="min-w-0 space-y-3 rounded-lg border border-slate-200 bg-white p-4"
       onSubmit={(e) => {
         e.preventDefault();
         run.mutate();
