@@ -86,6 +86,16 @@ async function bookThroughGateway(client: Client, args: Json, meta: Json = {}): 
   return { result, answer };
 }
 
+/** A book_redelivery for task_74991 through the gateway by the demo agent on a connection of its own: the held write's answer. */
+async function booked(args: { shipmentId: string; date: string }): Promise<Json> {
+  const client = await agentClient();
+  try {
+    return (await bookThroughGateway(client, args)).answer;
+  } finally {
+    await client.close();
+  }
+}
+
 beforeAll(async () => {
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     const original = console[m].bind(console);
@@ -196,13 +206,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("a write becomes a pending run; an operator's edit then approval → the upstream receives exactly the edited arguments, once, with the step's idempotency key (two executor instances)", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-21" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-21" });
     expect(answer, JSON.stringify(answer)).toMatchObject({ status: "pending", runStatus: "pending_review", poll: `/api/v1/runs/${answer.runId}` });
     // nothing executes before approval
     await executeGatewaySteps();
@@ -236,13 +240,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("a rejected run never reaches the upstream; its gateway call ends", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-22" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-22" });
     const rejected = await call(rejectRun(session("POST", `/api/runs/${answer.runId}/rejections`, { planVersion: 1, reason: "The customer asked for no redelivery" }, operator), routeCtx({ runId: answer.runId })));
     expect(rejected.status).toBe(201);
     const pass = await executeGatewaySteps();
@@ -253,13 +251,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("a task revision that arrives while Plandesk connects to a slow-starting upstream stops the run, and the call is never made (the fence is asked right before it)", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-23" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-23" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
     const late = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw-late"];
     await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: late.args } });
@@ -299,13 +291,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("a lost answer (the carrier answers after Plandesk's timeout) is unknown, waits for a person, and is never called again", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-24" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-24" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
     // the carrier becomes slow: it performs the booking, then answers after 6 s
     const slow = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw-slow"];
@@ -330,13 +316,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("an instance that died mid-call leaves its call unknown after the timeout, never called again", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-26" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-26" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
     // what a killed instance leaves: the step claimed, the gateway call "calling" since long ago
     const run = await agentRun(answer.runId);
@@ -353,13 +333,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("kill -9 of the instance executing a call leaves its outcome unknown after the timeout; no instance calls again", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-29" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-29" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
     const servers = JSON.parse(process.env.PLANDESK_MCP_SERVERS!);
     await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: servers["carrier-gw-slow"].args } });
@@ -392,13 +366,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
 
   it("a gateway step some other executor claimed is never called by Plandesk", async () => {
     const before = callLog().length;
-    const client = await agentClient();
-    let answer: Json;
-    try {
-      ({ answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-27" }));
-    } finally {
-      await client.close();
-    }
+    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-27" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
     const run = await agentRun(answer.runId);
     const { claimStep } = await import("@/lib/server/claims/claim-step");
