@@ -30,7 +30,7 @@ import { agentDesk, type AgentCaller } from "../auth/session";
 import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { submitRun } from "../runs/submit-run";
-import { currentCatalog } from "../tools/imported-tools";
+import { catalogWith } from "../../tools/versioned-catalog";
 import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { gatewayToolOf, type GatewayTool } from "./gateway-tools";
 
@@ -101,8 +101,8 @@ function argumentsObject(args: unknown): Record<string, unknown> {
 
 /** Forwards a read (see the module comment) and records it. */
 async function forwardRead(agent: AgentCaller, tool: GatewayTool, args: Record<string, unknown>, meta: Record<string, unknown>): Promise<CallToolResult> {
-  const catalog = await currentCatalog();
-  const schema = catalog.get(tool.spec.name)?.argsSchema;
+  // the tool's own definition, as gatewayToolsOf read it from the current catalog (no second read of the catalog)
+  const schema = catalogWith([tool.spec], tool.spec.catalogVersion).get(tool.spec.name)?.argsSchema;
   if (!schema) throw new DomainError("validation_failed", `${tool.spec.name} is not in the current tool catalog, so its arguments cannot be checked; nothing was sent.`, { issues: [{ path: "name", message: "not in the current catalog" }] });
   const parsed = schema.safeParse(args);
   if (!parsed.success) {

@@ -85,7 +85,7 @@ function acceptBlock(viewer: Viewer, s: SuggestionView): string | null {
   const denial = checkGrant(viewer.grants, "author", s.step.tool, stepAmount(s.step.tool, s.step.args) ?? undefined);
   if (!denial) return null;
   if (denial.code === "over_limit") return `${formatMoney(denial.amount)} is over your author limit of ${formatMoney(denial.limit)} for ${s.step.tool}`;
-  return authorBlock(viewer.grants, s.step.tool) ?? `needs a grant to author ${s.step.tool} steps`;
+  return authorBlock(viewer.grants, s.step.tool);
 }
 
 /**
