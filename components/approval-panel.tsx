@@ -15,7 +15,7 @@ import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
-import { moneyOutByCurrency, OTHER_ACCOUNT_CODES } from "@/lib/queue/risk";
+import { moneyOutByCurrency, OTHER_ACCOUNT_CODES, UNTRUSTED_AUTHORITY_CODE } from "@/lib/queue/risk";
 import type { Money } from "@/lib/money/format-money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 import { approveAllText } from "@/lib/text/approve-all-text";
@@ -123,6 +123,9 @@ export function ApprovalPanel({
   const pending = again ? [again] : steps.filter((s) => !stepComplete(s) && !fourEyesBlock(s, viewerId));
   const allLabel = approveAllLabel ?? approveAllText(pending, steps.length, !!again);
   const ackIssues = issues.filter((i) => i.needsAcknowledgement && i.stepId && pending.some((s) => s.id === i.stepId));
+  // A customer's words behind money or a commitment are acknowledged first, at the top of the decision
+  // in the risk callout's red; the step's other warnings stay with the step.
+  const topAcks = ackIssues.filter((i) => i.code === UNTRUSTED_AUTHORITY_CODE);
   const ackKey = (i: ValidationIssue) => `${i.code}:${i.stepId}:${i.message}`;
   /** Warnings a decision approving `approving` must acknowledge: a promise whose backing step is approved in the same decision needs none. */
   const unacknowledged = (approving: string[]) =>
@@ -278,6 +281,19 @@ export function ApprovalPanel({
           onAcknowledge={blockedReason ? undefined : (checked) => setAcks((a) => ({ ...a, ...Object.fromEntries(concurrentRuns.map((r) => [runAckKey(r), checked])) }))}
         />
       )}
+      {topAcks.length > 0 && (
+        <div data-testid="untrusted-acks" className="mt-2 space-y-2 rounded-md border-2 border-red-700 bg-red-50 p-2 text-red-950">
+          <p className="text-sm font-semibold">Untrusted text stands behind {topAcks.length === 1 ? "a step" : `${topAcks.length} steps`}: confirm from the account data</p>
+          {topAcks.map((i) => (
+            <label key={ackKey(i)} className="flex items-start gap-2 text-xs">
+              <input type="checkbox" checked={!!acks[ackKey(i)]} onChange={(e) => setAcks((a) => ({ ...a, [ackKey(i)]: e.target.checked }))} className="mt-0.5" />
+              <span>
+                <span className="font-semibold">Step {steps.find((s) => s.id === i.stepId)?.position}:</span> I acknowledge: {withVisibleMarkers(i.message)}
+              </span>
+            </label>
+          ))}
+        </div>
+      )}
       {approve.error instanceof ApiError && (
         <p role="alert" className="mt-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
           {approve.error.message}
@@ -288,7 +304,7 @@ export function ApprovalPanel({
           const block = stepBlock(s);
           const approved = stepComplete(s);
           const progress = approvalProgressText(s, users);
-          const stepAcks = ackIssues.filter((i) => i.stepId === s.id);
+          const stepAcks = ackIssues.filter((i) => i.stepId === s.id && i.code !== UNTRUSTED_AUTHORITY_CODE);
           const tool = getToolMeta(s.tool);
           return (
             <li key={s.id} className="border-t border-slate-100 pt-2 text-sm">

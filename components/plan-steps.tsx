@@ -9,6 +9,10 @@ import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
 import type { ReadStep } from "@/lib/reads/schema";
 import { valueAt, verifyProvenance } from "@/lib/validation/provenance-check";
+import { argIsUntrusted, untrustedArgs, UNTRUSTED_AUTHORITY_CODE, UNTRUSTED_TEXT_CODE } from "@/lib/queue/risk";
+
+/** Warnings about untrusted text: shown in the risk callout's red, never the pale amber of a missing rationale. */
+const UNTRUSTED_CODES: readonly string[] = [UNTRUSTED_TEXT_CODE, UNTRUSTED_AUTHORITY_CODE];
 import { AfterThisStep } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
@@ -59,6 +63,7 @@ export function PlanSteps({
       {steps.map((s) => {
         const tool = catalog.get(s.tool);
         const stepIssues = issues.filter((i) => i.stepId === s.id);
+        const untrusted = untrustedArgs(issues, s.id);
         return (
           <li key={s.id} data-step-position={s.position} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-labelledby={`step-${s.id}-title`}>
             <div className="flex flex-wrap items-center gap-2">
@@ -110,12 +115,20 @@ export function PlanSteps({
                         desk={desk}
                         value={s.args[f.name]}
                         check={s.provenance?.[f.name] ? verifyProvenance(s.provenance[f.name], s.args[f.name], { desk, taskText }) : null}
+                        untrusted={argIsUntrusted(untrusted, f.name)}
                       />
                     )}
                     {Object.entries(s.provenance ?? {})
                       .filter(([k]) => k.startsWith(`${f.name}.`))
                       .map(([k, p]) => (
-                        <ProvenanceBadge key={k} provenance={p} users={users} subPath={k.slice(f.name.length + 1)} check={verifyProvenance(p, valueAt(s.args, k), { desk, taskText })} />
+                        <ProvenanceBadge
+                          key={k}
+                          provenance={p}
+                          users={users}
+                          subPath={k.slice(f.name.length + 1)}
+                          check={verifyProvenance(p, valueAt(s.args, k), { desk, taskText })}
+                          untrusted={argIsUntrusted(untrusted, k)}
+                        />
                       ))}
                   </dd>
                 </div>
@@ -128,7 +141,9 @@ export function PlanSteps({
                 {stepIssues.map((i, n) => (
                   <li
                     key={n}
-                    className={`rounded-md px-3 py-1.5 text-sm ${i.severity === "error" ? "bg-red-50 text-red-900" : "bg-amber-50 text-amber-950"}`}
+                    className={`rounded-md px-3 py-1.5 text-sm ${
+                      i.severity === "error" ? "bg-red-50 text-red-900" : UNTRUSTED_CODES.includes(i.code) ? "border border-red-700 bg-red-50 text-red-950" : "bg-amber-50 text-amber-950"
+                    }`}
                   >
                     <span className="font-medium">{i.severity === "error" ? "Error" : "Warning"}:</span> {withVisibleMarkers(i.message)}
                     {i.needsAcknowledgement && <span className="ml-1 text-xs">(the approver must acknowledge this)</span>}

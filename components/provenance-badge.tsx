@@ -10,10 +10,25 @@ import { ArgValue } from "./arg-value";
  * What Plandesk found when it checked the stated origin (lib/validation/provenance-check.ts):
  * "checked" when the account data or the task text bears it out, "unverified" when it could not
  * be checked (never shown as fact), or the mismatch itself ("claimed $1,500.00, formula gives
- * $1,060.00"). Nothing for origins that make no claim (model, operator).
+ * $1,060.00"). Nothing for origins that make no claim (model, operator). With `untrusted` (the
+ * validator found the value comes from untrusted text) a found quote reads "untrusted · not checked"
+ * in red, never "checked".
  */
-export function VerificationMark({ check }: { check: ProvenanceCheck | null | undefined }) {
+export function VerificationMark({ check, untrusted = false }: { check: ProvenanceCheck | null | undefined; untrusted?: boolean }) {
   if (!check) return null;
+  if (untrusted && check.status !== "mismatch") {
+    // A quote found in untrusted text proves someone wrote it, not that it is owed: never green.
+    return (
+      <span
+        data-testid="provenance-check"
+        data-status="untrusted"
+        className="ml-1 rounded bg-red-700 px-1 text-[10px] font-semibold text-white"
+        title="The value is in text Plandesk does not trust (a customer's message, or text flagged as instructions): it shows what someone wrote, not what is owed. Confirm it from the account data."
+      >
+        untrusted · not checked
+      </span>
+    );
+  }
   if (check.status === "checked") {
     return (
       <span data-testid="provenance-check" data-status="checked" className="ml-1 rounded bg-emerald-100 px-1 text-[10px] font-semibold text-emerald-900" title={check.message}>
@@ -35,6 +50,19 @@ export function VerificationMark({ check }: { check: ProvenanceCheck | null | un
   );
 }
 
+/** "untrusted text" in red: the validator found the value repeats untrusted text, whatever origin the agent stated. */
+export function UntrustedTextMark() {
+  return (
+    <span
+      data-testid="untrusted-text-mark"
+      className="ml-1 rounded bg-red-700 px-1 text-[10px] font-semibold text-white"
+      title="The value repeats text Plandesk does not trust (a customer's message, or text flagged as instructions). Confirm it from the account data."
+    >
+      untrusted text
+    </span>
+  );
+}
+
 const BASE = "inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-[11px] font-medium leading-4";
 
 /**
@@ -51,6 +79,7 @@ export function ProvenanceBadge({
   subPath,
   value,
   check,
+  untrusted = false,
 }: {
   provenance: Provenance | undefined;
   /** The argument's value, so a computed money value reads "$3,180.00 × 2/6 = $1,060.00". */
@@ -62,12 +91,15 @@ export function ProvenanceBadge({
   subPath?: string;
   /** What Plandesk found when it checked this origin against live data ({@link VerificationMark}). */
   check?: ProvenanceCheck | null;
+  /** The validator found this value comes from untrusted text (`derived_from_untrusted_text`): badged red, never "checked". */
+  untrusted?: boolean;
 }) {
   const prefix = subPath ? <span className="font-mono text-[10px] opacity-80">{subPath}:</span> : null;
   if (!provenance) {
     return (
       <span data-testid="provenance" data-kind="none" className={`${BASE} border border-dashed border-slate-300 text-slate-500`} title="The agent did not say where this value came from.">
         {prefix}origin not stated
+        {untrusted && <UntrustedTextMark />}
       </span>
     );
   }
@@ -76,6 +108,7 @@ export function ProvenanceBadge({
       return (
         <span data-testid="provenance" data-kind="model" className={`${BASE} bg-slate-100 text-slate-700`} title="Written by the agent's model">
           {prefix}model
+          {untrusted && <UntrustedTextMark />}
         </span>
       );
     case "user_literal":
@@ -83,13 +116,15 @@ export function ProvenanceBadge({
         <span
           data-testid="provenance"
           data-kind="user_literal"
+          data-untrusted={untrusted ? "true" : undefined}
           tabIndex={0}
-          className={`${BASE} cursor-help bg-teal-50 text-teal-900 ring-1 ring-teal-200`}
-          title={provenance.quote ? `From the task text: “${provenance.quote}”` : "Taken from the task text"}
+          className={`${BASE} cursor-help ${untrusted ? "bg-red-50 text-red-950 ring-1 ring-red-300" : "bg-teal-50 text-teal-900 ring-1 ring-teal-200"}`}
+          title={provenance.quote ? `From the task text${untrusted ? " (untrusted)" : ""}: “${provenance.quote}”` : "Taken from the task text"}
         >
-          {prefix}task text
+          {prefix}
+          {untrusted ? "untrusted task text" : "task text"}
           {provenance.quote && <span className="sr-only">: “{provenance.quote}”</span>}
-          <VerificationMark check={check} />
+          <VerificationMark check={check} untrusted={untrusted} />
         </span>
       );
     case "source":
@@ -102,6 +137,7 @@ export function ProvenanceBadge({
         >
           {prefix}account data · {provenance.recordType} <code className="font-mono">{provenance.recordId}</code>
           <VerificationMark check={check} />
+          {untrusted && <UntrustedTextMark />}
         </span>
       );
     case "computed": {
@@ -119,6 +155,7 @@ export function ProvenanceBadge({
             computed{formula && <span className="font-normal">: {formula}</span>}
           </span>
           <VerificationMark check={check} />
+          {untrusted && <UntrustedTextMark />}
         </span>
       );
     }

@@ -7,20 +7,61 @@ import type { ToolMeta } from "../tools/types";
  * - `other_account`: its target belongs to another account (or ticket) than the task's — the
  *   validator's `cross_account_target` / `other_ticket_target` warnings;
  * - `money_out`: it moves money (the tool's money argument, `moneyArg`: what its `amount` returns);
- * - `irreversible`: the tool's effect cannot be undone once written.
+ * - `irreversible`: the tool's effect cannot be undone once written;
+ * - `untrusted_text`: an argument comes from untrusted text (a customer's message, or text flagged as
+ *   instruction-like) — the validator's `derived_from_untrusted_text` warning. A quote found in such
+ *   text proves only that someone wrote it, never that it is owed;
+ * - `unbacked_promise`: the step tells the customer of money or a date no step of the plan moves
+ *   (the validator's `unbacked_commitment`), e.g. a reply still promising $1,060.00 after an edit
+ *   lowered the refund to $1,000.00.
  * Client-safe, pure: derived only from the validation issues and the tool definitions; no business
  * fact is checked here.
  */
-export type RiskKind = "other_account" | "money_out" | "irreversible";
+export type RiskKind = "other_account" | "untrusted_text" | "unbacked_promise" | "money_out" | "irreversible";
 
 /** Validation issue codes that mean "this step reaches another account or ticket". */
 export const OTHER_ACCOUNT_CODES: readonly string[] = ["cross_account_target", "other_ticket_target"];
+
+/** The validator's warning that a step's argument comes from untrusted text (details `{args: string[]}`: argument paths). */
+export const UNTRUSTED_TEXT_CODE = "derived_from_untrusted_text";
+
+/** The validator's warning that a customer-visible step promises money or a date no step backs. */
+export const UNBACKED_PROMISE_CODE = "unbacked_commitment";
+
+/**
+ * True when `issue` says a step promises what NO step of the plan does. The same code with
+ * `details.backedBy` is a promise a step does back but nobody approved yet (the decision panel's
+ * acknowledgement), which is no inconsistency of the plan.
+ */
+export function isUnkeptPromise(issue: RiskIssueInput): boolean {
+  return issue.code === UNBACKED_PROMISE_CODE && !Array.isArray(issue.details?.backedBy);
+}
+
+/** The validator's warning, on such a step, that the approver must confirm money or a commitment from the account data. */
+export const UNTRUSTED_AUTHORITY_CODE = "untrusted_authority";
+
+/**
+ * The argument paths of a step that come from untrusted text ("amount", "window.from"), from its
+ * `derived_from_untrusted_text` warning; empty when it has none. Pure.
+ */
+export function untrustedArgs(issues: readonly RiskIssueInput[], stepId: string): string[] {
+  const hit = issues.find((i) => i.stepId === stepId && i.code === UNTRUSTED_TEXT_CODE);
+  const args = hit?.details?.args;
+  return Array.isArray(args) ? args.filter((a): a is string => typeof a === "string") : [];
+}
+
+/** True when argument `name` (a top-level name or a dotted path) is, or lies inside or around, one of `paths`. */
+export function argIsUntrusted(paths: readonly string[], name: string): boolean {
+  return paths.some((p) => p === name || p.startsWith(`${name}.`) || name.startsWith(`${p}.`));
+}
 
 /** Short labels of the risk kinds, as badges show them. */
 export const RISK_LABELS: Record<RiskKind, string> = {
   other_account: "another account",
   money_out: "money out",
   irreversible: "irreversible",
+  untrusted_text: "untrusted text",
+  unbacked_promise: "promise no step keeps",
 };
 
 /** One risky step of a plan, as the risk callout shows it. Money in minor units + currency. */
@@ -36,8 +77,10 @@ export interface StepRisk {
   counterparty?: string;
   /** One line, e.g. "Refund to another customer's invoice · $1,489.00 · Halvorsen Freight". */
   headline: string;
-  /** The validator's own words about the other account, when there are any. */
+  /** The validator's own words about the other account and the untrusted text, when there are any. */
   detail?: string;
+  /** The arguments taken from untrusted text (paths), when there are any. */
+  untrustedArgs?: string[];
 }
 
 /** The minimum a step must carry to be judged. */
@@ -86,8 +129,13 @@ export function planRisks(
     const tool = toolOf(s.tool);
     const amount = moneyOf(tool, s.args);
     const other = issues.find((i) => i.stepId === s.id && OTHER_ACCOUNT_CODES.includes(i.code));
+    const untrusted = untrustedArgs(issues, s.id);
+    const authority = issues.find((i) => i.stepId === s.id && i.code === UNTRUSTED_AUTHORITY_CODE);
     const kinds: RiskKind[] = [];
     if (other) kinds.push("other_account");
+    if (untrusted.length > 0) kinds.push("untrusted_text");
+    const promises = issues.filter((i) => i.stepId === s.id && isUnkeptPromise(i));
+    if (promises.length > 0) kinds.push("unbacked_promise");
     if (amount && amount.minor > 0) kinds.push("money_out");
     if (!tool || tool.effect === "irreversible") kinds.push("irreversible");
     if (kinds.length === 0) continue;
@@ -102,9 +150,11 @@ export function planRisks(
       const t = other.details?.targetTicketId;
       counterparty = typeof t === "string" ? `ticket #${t}` : undefined;
       what = `${what} on another ticket`;
-    } else if (!kinds.includes("money_out")) {
+    } else if (!kinds.includes("money_out") && kinds.includes("irreversible")) {
       what = `${what} · cannot be undone`;
     }
+    if (untrusted.length > 0) what = `${what} · ${untrusted.join(", ")} from untrusted text`;
+    if (promises.length > 0) what = `${what} · promises what no step does`;
     const parts = [what, ...(amount && amount.minor > 0 ? [formatMoney(amount)] : []), ...(counterparty ? [counterparty] : [])];
     out.push({
       stepId: s.id,
@@ -114,7 +164,18 @@ export function planRisks(
       ...(amount && amount.minor > 0 ? { amount } : {}),
       ...(counterparty ? { counterparty } : {}),
       headline: parts.join(" · "),
-      ...(other ? { detail: other.message } : {}),
+      ...(other || untrusted.length > 0 || promises.length > 0
+        ? {
+            detail: [
+              other?.message,
+              untrusted.length > 0 ? (authority?.message ?? "A customer's words are no authority: confirm this step from the account data before approving it") : undefined,
+              ...promises.map((p) => p.message),
+            ]
+              .filter(Boolean)
+              .join(" "),
+          }
+        : {}),
+      ...(untrusted.length > 0 ? { untrustedArgs: untrusted } : {}),
     });
   }
   return out;
