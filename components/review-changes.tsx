@@ -16,11 +16,14 @@ import { focusHeading } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 import { PlanEffects } from "./step-effects";
 import type { StepEffect } from "@/lib/effects/schema";
+import { isUnkeptPromise } from "@/lib/queue/risk";
+import { withVisibleMarkers } from "@/lib/text/hidden-characters";
 
 /**
  * The review-changes screen after a valid edit (docs/design.md §7): "Your edit changed N things",
  * added steps set apart and marked, every changed field before → after, annotations from our
- * own account data, which steps need re-approval — and the three ways on: approve all changes,
+ * own account data, what the edited plan now says but does not do (a reply promising an amount or
+ * a date no step moves), which steps need re-approval — and the three ways on: approve all changes,
  * remove an added step (keeping the rest, revalidated), or discard my edits.
  */
 export function ReviewChanges({
@@ -108,6 +111,8 @@ export function ReviewChanges({
   const position = (id: string) => to.steps.findIndex((s) => s.id === id) + 1;
   const notes = (id: string) => diff.annotations.filter((a) => a.stepId === id);
   const busy = removeStep.isPending || discard.isPending;
+  // What the edit leaves inconsistent: a reply still promising an amount or a date no step moves.
+  const promises = issues.filter((i) => isUnkeptPromise(i) && i.stepId && position(i.stepId) > 0);
 
   return (
     <section aria-labelledby="review-h" className="space-y-4">
@@ -118,6 +123,20 @@ export function ReviewChanges({
         <p className="text-sm text-slate-600">
           Plan version {fromVersion} → {toVersion}
         </p>
+        {promises.length > 0 && (
+          <div data-testid="review-inconsistencies" role="note" className="mt-3 rounded-md border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950">
+            <p className="font-semibold">
+              The plan now tells the customer what no step does: fix the text or the step, or acknowledge it
+            </p>
+            <ul className="mt-1 list-disc space-y-1 pl-5">
+              {promises.map((i, n) => (
+                <li key={n}>
+                  <span className="font-medium">Step {position(i.stepId!)}:</span> {withVisibleMarkers(i.message)}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
         <ol className="mt-3 space-y-3">
           {diff.changed.map((c) => (
             <li key={c.stepId} className="rounded-md border border-slate-200 p-3">
