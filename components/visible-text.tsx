@@ -7,9 +7,12 @@ import { markHiddenCharacters } from "@/lib/text/hidden-characters";
  */
 export function VisibleText({ text, className }: { text: string; className?: string }) {
   const pieces = markHiddenCharacters(text);
-  if (pieces.length === 1 && pieces[0].kind === "text") return <span className={className}>{text}</span>;
+  // A 300-character token or a long URL breaks anywhere rather than widen the page (and it counts
+  // so in the min-content width grid and flex columns size by).
+  const cls = `[overflow-wrap:anywhere] ${className ?? ""}`.trim();
+  if (pieces.length === 1 && pieces[0].kind === "text") return <span className={cls}>{text}</span>;
   return (
-    <span className={className}>
+    <span className={cls}>
       {pieces.map((p, i) =>
         p.kind === "text" ? (
           <span key={i}>{p.text}</span>

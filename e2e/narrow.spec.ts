@@ -107,6 +107,59 @@ test.describe("phone widths: operator pages", () => {
   });
 });
 
+test.describe("phone widths: what an agent wrote never widens the page", () => {
+  test.use({ storageState: STORAGE.senior });
+
+  test("a reply with a 300-character unbroken token and a long URL wraps inside the step card at 360 and 390 px", async ({ page }, testInfo) => {
+    const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
+    const AGENT = { authorization: "Bearer pd_demo_agent_key" };
+    const ticketId = `e2e-long-${testInfo.workerIndex}-${Date.now()}`;
+    const opened = await page.request.post("/api/v1/tasks", {
+      headers: INTEGRATION,
+      data: { ticketId, accountId: "acc_rhine", subject: "Tracking link does not open", parts: [{ source: "system", text: "Customer says the tracking link in our last reply does not open." }] },
+    });
+    expect(opened.status(), await opened.text()).toBe(201);
+    const task = (await opened.json()).task;
+    const token = "A".repeat(300);
+    const url = `https://tracking.example.com/shipments/sh_5650/${"segment-".repeat(30)}end?ref=${"x".repeat(120)}`;
+    const res = await page.request.post(`/api/v1/tasks/${task.id}/runs`, {
+      headers: AGENT,
+      data: { taskRevision: task.revision, steps: [{ id: "reply", tool: "send_reply", args: { ticketId, body: `Here is your reference ${token} and the link: ${url}` } }] },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    const runId = (await res.json()).run.id;
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(`/runs/${runId}`);
+      await expect(page.getByRole("list", { name: "Plan steps" })).toContainText(token.slice(0, 40));
+      await expectNoOverflow(page, `the run with a long reply at ${width}`);
+      await expectAllInside(page, `the run with a long reply at ${width}`);
+    }
+    await page.screenshot({ path: testInfo.outputPath("long-token-390.png"), fullPage: true });
+  });
+
+  test("Tab never leaves the focus under the sticky decision bar on a phone (WCAG 2.4.11)", async ({ page }) => {
+    await page.goto("/runs?status=pending_review");
+    await page.locator('ul[aria-label="Runs"] > li a').first().click();
+    await expect(page.getByTestId("decision-bar")).toBeVisible();
+    await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+    const hidden: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press("Tab");
+      const r = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        const bar = document.querySelector('[data-testid="decision-bar"]');
+        if (!el || !bar || bar.contains(el) || el === document.body) return null;
+        const a = el.getBoundingClientRect();
+        const b = bar.getBoundingClientRect();
+        return a.bottom > b.top + 1 && a.top < b.bottom ? `${el.tagName.toLowerCase()} "${(el.textContent ?? "").trim().slice(0, 40)}" [${Math.round(a.top)}–${Math.round(a.bottom)}] under the bar [${Math.round(b.top)}]` : null;
+      });
+      if (r) hidden.push(r);
+    }
+    expect(hidden, hidden.join("\n")).toEqual([]);
+  });
+});
+
 test.describe("phone widths: an operator without grants (long disabled options in Add step) and an admin", () => {
   test.use({ storageState: STORAGE.operator });
 
