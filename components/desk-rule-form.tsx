@@ -1,13 +1,16 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { DESK_RULE_KINDS, deskRuleCreateSchema, deskRuleSaveSchema, describeRule, type DeskRuleKind, type DeskRuleParams } from "@/lib/desk-rules/rules";
 import type { RulePrefill } from "@/lib/desk-rules/prefill";
 import type { DeskRuleView } from "@/lib/desk-rules/view";
 import { buttonClass, FormError, inputClass } from "./admin/form-bits";
 import { toast } from "./toaster";
+
+/** The fields a rule cannot be saved without (each kind's own fields only show for that kind). */
+const REQUIRED: ReadonlySet<string> = new Set(["description", "note", "path", "days", "dates"]);
 
 const KIND_LABELS: Record<DeskRuleKind, string> = {
   step_requires_prior: "A step needs another step before it",
@@ -85,6 +88,12 @@ export function DeskRuleForm(props: {
         : toDraft({ desk: desks[0]?.id ?? "", severity: "warning", description: "", rule: { kind: "guidance", tool: tools[0] ?? "" }, enabled: true }),
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // Refused input moves the focus to the first field that says why (never left on the button).
+  const formRef = useRef<HTMLFormElement>(null);
+  const [refusals, setRefusals] = useState(0);
+  useEffect(() => {
+    if (refusals > 0) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [refusals]);
   const [formError, setFormError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
@@ -106,6 +115,7 @@ export function DeskRuleForm(props: {
         next[key] ??= i.message;
       }
       setErrors(next);
+      setRefusals((n) => n + 1);
       return;
     }
     setErrors({});
@@ -123,6 +133,7 @@ export function DeskRuleForm(props: {
         const next: Record<string, string> = {};
         for (const i of err.details.issues as { path?: string; message?: string }[]) next[String(i.path ?? "form").split(".").at(-1)!] ??= i.message ?? "Not valid";
         setErrors(next);
+        setRefusals((n) => n + 1);
         setFormError(`${err.message} Nothing was saved.`);
       } else setFormError(err instanceof ApiError ? `${err.message} Nothing was saved.` : "Saving failed; nothing changed.");
     } finally {
@@ -134,6 +145,7 @@ export function DeskRuleForm(props: {
     <div>
       <label htmlFor={`dr-${id}`} className="block text-sm font-medium">
         {label}
+        {REQUIRED.has(id) && <span className="font-normal text-slate-600"> (required)</span>}
       </label>
       {control}
       {help && !errors[id] && <p className="mt-1 text-xs text-slate-500">{help}</p>}
@@ -144,7 +156,12 @@ export function DeskRuleForm(props: {
       )}
     </div>
   );
-  const aria = (id: string) => ({ id: `dr-${id}`, "aria-invalid": !!errors[id], "aria-describedby": errors[id] ? `dr-${id}-error` : undefined });
+  const aria = (id: string) => ({
+    id: `dr-${id}`,
+    "aria-invalid": !!errors[id],
+    "aria-required": REQUIRED.has(id) || undefined,
+    "aria-describedby": errors[id] ? `dr-${id}-error` : undefined,
+  });
   const toolSelect = (id: "tool" | "priorTool") => (
     <select {...aria(id)} value={d[id]} onChange={(e) => set(id, e.target.value)} className={inputClass}>
       {!tools.includes(d[id]) && <option value={d[id]}>{d[id] || "(choose a tool)"}</option>}
@@ -157,7 +174,7 @@ export function DeskRuleForm(props: {
   );
 
   return (
-    <form noValidate onSubmit={submit} className="mt-4 space-y-4 rounded-lg border border-slate-200 bg-white p-4" aria-label={rule ? `Desk rule, version ${rule.version}` : "New desk rule"}>
+    <form ref={formRef} noValidate onSubmit={submit} className="mt-4 space-y-4 rounded-lg border border-slate-200 bg-white p-4" aria-label={rule ? `Desk rule, version ${rule.version}` : "New desk rule"}>
       <FormError message={formError} />
       <div className="grid gap-4 sm:grid-cols-3">
         {field(

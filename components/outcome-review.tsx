@@ -113,7 +113,7 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
 /**
  * The review queue's list with its keyboard: `j`/`k` move the current run, `1`/`b`, `2`/`s`,
  * `3`/`w` choose better / same / worse for it and put the focus in its reason, `Enter` there saves
- * (lib/keyboard/shortcuts.ts, scope "review").
+ * and moves the focus on to the next run (lib/keyboard/shortcuts.ts, scope "review").
  */
 export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
   const [items, setItems] = useState(initial);
@@ -152,7 +152,14 @@ export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
           onFocus={() => setCurrent(i)}
           choice={choices[item.runId] ?? null}
           setChoice={(l) => setChoices((c) => ({ ...c, [item.runId]: l }))}
-          onSaved={(label) => setItems((all) => all.map((x) => (x.runId === item.runId ? { ...x, label } : x)))}
+          onSaved={(label) => {
+            setItems((all) => all.map((x) => (x.runId === item.runId ? { ...x, label } : x)));
+            // A saved label moves the focus out of its reason, to the next run (the last run's own
+            // heading): keys pressed next act on the queue, never retype a saved reason.
+            const next = Math.min(items.length - 1, i + 1);
+            setCurrent(next);
+            focusElement(document.getElementById(`review-${items[next].runId}-h`));
+          }}
         />
       ))}
     </ol>

@@ -10,6 +10,7 @@ import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
 import { btn, input, primary } from "./ownership-styles";
 import { toast } from "./toaster";
+import { focusElement } from "./keyboard-shortcuts";
 
 /** "Suggest a step" with its form and the tools' schemas, loaded when someone opens it (docs/design.md "Page weight"). */
 const SuggestStepForm = dynamic(() => import("./suggest-step-form").then((m) => m.SuggestStepForm), {
@@ -79,7 +80,17 @@ export function OwnershipPanel({
     void qc.invalidateQueries({ queryKey: ["queue"] });
   };
   const fail = (e: unknown) => toast(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.", "error");
-  const take = useMutation({ mutationFn: () => apiFetch(`/api/runs/${runId}/take`, { method: "POST" }), onSuccess: () => (toast("You have taken this run."), refresh()), onError: fail });
+  // The Take button goes away once the run is the viewer's: the focus moves to the line that now
+  // says so, never to <body>.
+  const take = useMutation({
+    mutationFn: () => apiFetch(`/api/runs/${runId}/take`, { method: "POST" }),
+    onSuccess: () => {
+      toast("You have taken this run.");
+      refresh();
+      focusElement(document.getElementById("run-assignee"));
+    },
+    onError: fail,
+  });
   const assign = useMutation({
     mutationFn: (assigneeId: string | null) => apiFetch(`/api/runs/${runId}/assignee`, { method: "PUT", body: { assigneeId } }),
     onSuccess: () => (toast("Assignment saved."), refresh()),
@@ -95,7 +106,7 @@ export function OwnershipPanel({
       <h2 id="owner-h" className="font-semibold">
         Ownership
       </h2>
-      <p className="mt-1 text-sm" data-testid="assignee">
+      <p id="run-assignee" className="mt-1 text-sm" data-testid="assignee">
         {data.assignee ? (
           <>
             Assigned to <span className="font-medium">{mine ? `you (${data.assignee.name})` : data.assignee.name}</span>

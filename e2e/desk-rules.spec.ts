@@ -73,6 +73,10 @@ test("from a recurring edit on insights a supervisor makes a desk rule; the next
     await form.getByLabel("Description (what the agent and the card read)").fill("A reply follows a ticket note (e2e)");
     await form.getByRole("button", { name: "Make the rule" }).click();
     await expect(form.getByText("Say why (a note for the audit)")).toBeVisible(); // the note is required
+    // … says so before the click, and the refusal takes the focus to it
+    await expect(form.getByLabel("Why (a note for the audit)")).toHaveAttribute("aria-required", "true");
+    await expect(form.getByText("Why (a note for the audit) (required)")).toBeVisible();
+    await expect(form.getByLabel("Why (a note for the audit)")).toBeFocused();
     await form.getByLabel("Why (a note for the audit)").fill("People keep adding the note before the reply");
     await form.getByRole("button", { name: "Make the rule" }).click();
     await expect(page.getByRole("heading", { name: "A reply follows a ticket note (e2e)" })).toBeVisible();

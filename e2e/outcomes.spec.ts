@@ -80,6 +80,13 @@ test.describe("outcomes, from the edit to the supervisor's label", () => {
     await sup.keyboard.type("Refund beyond the claim; the customer reopened.");
     await sup.keyboard.press("Enter");
     await expect(item).toContainText("labelled worse by Sofia Supervisor");
+    // the saved reason lets go of the focus: the queue's keys act on the queue, never retype the reason
+    await expect(reason).not.toBeFocused();
+    await expect(sup.locator("[data-testid=review-item] h2:focus")).toHaveCount(1);
+    await sup.keyboard.press("j");
+    await sup.keyboard.press("1");
+    await expect(reason).toHaveValue("Refund beyond the claim; the customer reopened.");
+    await expect(item).toContainText("labelled worse by Sofia Supervisor");
 
     // the run page shows the label; insights count it; the corpus carries it
     await sup.goto(`/runs/${runId}`);

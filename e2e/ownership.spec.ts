@@ -15,6 +15,7 @@ test.describe("ownership, hand-offs and suggested steps", () => {
     await expect(panel.getByTestId("assignee")).toHaveText("Unassigned");
     await panel.getByRole("button", { name: "Take this run" }).click();
     await expect(panel.getByTestId("assignee")).toHaveText("Assigned to you (Olivia Operator)");
+    await expect(panel.getByTestId("assignee")).toBeFocused(); // the focus follows, not left on <body>
 
     // who acts next names the people whose grants cover the waiting step
     const next = page.getByRole("region", { name: "Who acts next" });
