@@ -332,6 +332,8 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                   <span className="whitespace-nowrap">
                     {r.approvalsMissing ?? r.gatedCount}
                     {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
+                    {/* read aloud as "1 of 1 approvals missing. 1 warning", never "1 of 11 warning" */}
+                    <span className="sr-only"> approvals missing.</span>
                   </span>
                   {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
                   {r.warningCount > 0 && (

@@ -5,7 +5,10 @@ import { signInAs, STORAGE, type Role } from "./helpers";
 for (const role of ["operator", "senior", "supervisor", "admin"] as Role[]) {
   setup(`sign in as ${role}`, async ({ page }) => {
     await signInAs(page, role);
-    await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+    // The first sign-ins of a fresh server hash passwords and render the queue cold: on a loaded
+    // machine that takes longer than one expectation's default, so this waits for the queue up to
+    // the test's own limit.
+    await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible({ timeout: 50_000 });
     await page.context().storageState({ path: STORAGE[role] });
   });
 }

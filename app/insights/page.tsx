@@ -91,7 +91,13 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
         )}
 
         <dl className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-          <Stat label="Edit rate" value={pct1(editRate.rate)} note={`${editRate.edited} of ${editRate.decided} decided runs were edited`} />
+          <Stat
+            label="Edit rate"
+            value={pct1(editRate.rate)}
+            note={`${editRate.edited} of ${editRate.decided} decided runs were edited${
+              editRate.edited === 0 && edits.count > 0 ? `; the ${edits.count} stored edit${edits.count === 1 ? " is" : "s are"} on runs not decided yet, counted once they are` : ""
+            }`}
+          />
           <Stat label="Edits stored" value={String(edits.count)} note={`median size ${pct(edits.medianSize)} of steps, mean ${pct(edits.meanSize)}`} />
           <Stat
             label="Plans with more than half their steps touched"
