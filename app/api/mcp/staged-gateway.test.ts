@@ -1,0 +1,209 @@
+/**
+ * All or nothing through Plandesk's MCP gateway (docs/design.md "MCP gateway", "Staged runs"), on
+ * SQLite and PostgreSQL: a carrier whose bookings stage and commit (testing/staged-carrier-mcp-server.ts,
+ * its visible bookings in a log of their own) is the freight desk's upstream over stdio; an MCP SDK
+ * client is the agent on `/api/mcp`, holding three staged writes as one plan for task_74991
+ * (`_meta["plandesk/runId"]` joins a held run); Plandesk's executor runs as in mcp-gateway.test.ts.
+ * Stopped before promotion (a task revision after two of three staged), nothing is visible and no
+ * commit is made; approved and executed, the three land together, in one commit; a lost
+ * promotion answer is `unknown`, never committed again.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "@/lib/server/db/db";
+import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
+import { DEMO_CARRIER_INTENT } from "@/lib/server/demo/demo-gateway";
+import { setGrant } from "@/lib/server/admin/admin";
+import { getIntentCatalogForAdmin, saveIntentCatalog } from "@/lib/server/tasks/intent-catalog-admin";
+import { setAgentAllowedTools } from "@/lib/server/tools/imported-tools";
+import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
+import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
+import { POST as mcpPost } from "./route";
+import { POST as registerServer } from "../admin/desks/[deskId]/mcp-servers/route";
+import { POST as importServer } from "../admin/desks/[deskId]/mcp-servers/[upstreamId]/import/route";
+import { POST as approveRun } from "../runs/[runId]/approvals/route";
+import { GET as getAgentRun } from "../v1/runs/[runId]/route";
+import { POST as reviseTask } from "../v1/tasks/[taskId]/revisions/route";
+
+type Json = Record<string, any>;
+
+const SERVER = ["--import", "tsx", "testing/staged-carrier-mcp-server.ts"];
+const ADMIN = { id: "usr_admin", role: "admin" as const };
+let stateDir: string;
+let admin: string;
+let operator: string;
+const runIds: string[] = [];
+
+const log = (name: "calls" | "visible") => {
+  const p = path.join(stateDir, `${name}.jsonl`);
+  return existsSync(p) ? readFileSync(p, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Json) : [];
+};
+const session = (method: string, url: string, body: unknown, cookie: string) => apiRequest(method, url, { cookie, origin: TEST_ORIGIN }, body);
+async function call(res: Promise<Response>): Promise<{ status: number; body: Json }> {
+  const r = await res;
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : {} };
+}
+const agentRun = async (runId: string) => (await call(getAgentRun(apiRequest("GET", `/api/v1/runs/${runId}`, { key: DEMO_AGENT_KEY }), routeCtx({ runId })))).body.run as Json;
+const approve = (runId: string) =>
+  call(approveRun(session("POST", `/api/runs/${runId}/approvals`, { planVersion: 1, stepIds: "all", idempotencyKey: `approve-${runId}`, acknowledgedConcurrentRuns: runIds.filter((r) => r !== runId) }, operator), routeCtx({ runId })));
+
+/** An MCP SDK client on the /api/mcp route handler with the demo agent's key. */
+async function agentClient(): Promise<Client> {
+  const client = new Client({ name: "staged-test-agent", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${TEST_ORIGIN}/api/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${DEMO_AGENT_KEY}` } },
+    fetch: async (url, init) => {
+      const req = new Request(url, init);
+      return req.method === "POST" ? mcpPost(req) : new Response(null, { status: 405 });
+    },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Three staged redeliveries for task_74991 held as one plan: the first call opens a run, the next two join it. Returns the last answer (the run holding all three). */
+async function stageThree(dates: string[]): Promise<Json> {
+  const client = await agentClient();
+  try {
+    let runId: string | undefined;
+    let answer: Json = {};
+    for (const [i, date] of dates.entries()) {
+      const result = (await client.callTool({ name: "stage_redelivery", arguments: { shipmentId: `sh_55${i}1`, date }, _meta: { "plandesk/taskId": "task_74991", ...(runId ? { "plandesk/runId": runId } : {}) } })) as Json;
+      answer = result.structuredContent as Json;
+      expect(answer, JSON.stringify(answer)).toMatchObject({ status: "pending", runStatus: "pending_review" });
+      runId = answer.runId;
+    }
+    runIds.push(answer.runId);
+    return answer;
+  } finally {
+    await client.close();
+  }
+}
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(path.join(tmpdir(), "plandesk-staged-"));
+  process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
+    "staged-carrier": { command: "node", args: [...SERVER, "--state-dir", stateDir] },
+    "staged-carrier-slow": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--commit-delay-ms", "6000"] },
+  });
+  await prepareTestDatabase(new Date());
+  admin = await signInCookie("admin@plandesk.test");
+  operator = await signInCookie("operator@plandesk.test");
+  const registered = await call(registerServer(session("POST", "/api/admin/desks/freight/mcp-servers", { transport: "stdio", name: "staged-carrier", server: "staged-carrier" }, admin), routeCtx({ deskId: "freight" })));
+  expect(registered.status).toBe(201);
+  const imported = await call(importServer(session("POST", `/api/admin/desks/freight/mcp-servers/${registered.body.server.id}/import`, undefined, admin), routeCtx({ deskId: "freight", upstreamId: registered.body.server.id })));
+  expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+  // what an admin does for a new tool (as lib/server/demo/demo-gateway.ts does for the carrier): allow, grant, permit
+  const agent = await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID }, select: { allowedTools: true } });
+  await setAgentAllowedTools(ADMIN, DEMO_AGENT_ID, [...(agent.allowedTools as string[]), "stage_redelivery", "commit_redeliveries", "list_redeliveries"]);
+  for (const userId of ["usr_operator", "usr_senior", "usr_supervisor"]) await setGrant(ADMIN, userId, "stage_redelivery", { canApprove: true, approveLimit: null, canAuthor: true, authorLimit: null });
+  const catalog = await getIntentCatalogForAdmin(ADMIN, "freight");
+  const intents = catalog.intents.map((i) => (i.name === DEMO_CARRIER_INTENT ? { ...i, permittedTools: [...i.permittedTools, "stage_redelivery", "list_redeliveries"] } : i));
+  await saveIntentCatalog(ADMIN, "freight", { baseDigest: catalog.digest, intents, note: "staged redeliveries" });
+}, 120_000);
+
+afterAll(() => {
+  delete process.env.PLANDESK_MCP_SERVERS;
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
+  it("the commit tool is Plandesk's alone: not listed to the agent and not callable, even when allowlisted", async () => {
+    const client = await agentClient();
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("stage_redelivery");
+      expect(names).not.toContain("commit_redeliveries");
+      const refused = (await client.callTool({ name: "commit_redeliveries", arguments: { handles: ["stg_x"] }, _meta: { "plandesk/taskId": "task_74991" } })) as Json;
+      expect(refused.structuredContent).toMatchObject({ status: "rejected", code: "not_found" });
+    } finally {
+      await client.close();
+    }
+    expect(log("calls")).toEqual([]);
+  }, 60_000);
+
+  it("three staged writes held as one plan, promoted: all three land at once, in one commit, after one commit call", async () => {
+    const answer = await stageThree(["2026-12-20", "2026-12-21", "2026-12-22"]);
+    const run = await agentRun(answer.runId);
+    expect(run.steps).toHaveLength(3);
+    // the joined runs were superseded by the one holding all three; nothing reached the carrier yet
+    expect(await prisma.gatewayCall.count({ where: { runId: answer.runId, kind: "write", status: "pending" } })).toBe(3);
+    await executeGatewaySteps();
+    expect(log("calls")).toEqual([]);
+
+    expect((await approve(answer.runId)).status).toBe(201);
+    const pass = await executeGatewaySteps();
+    expect(pass.staged).toHaveLength(3);
+    expect(pass.promoted).toEqual([answer.runId]);
+    const calls = log("calls");
+    expect(calls.map((c) => c.tool)).toEqual(["stage_redelivery", "stage_redelivery", "stage_redelivery", "commit_redeliveries"]);
+    expect(calls[3]._meta).toMatchObject({ "plandesk/idempotencyKey": `plandesk:${answer.runId}:promote` });
+    const visible = log("visible");
+    expect(visible.map((v) => [v.shipmentId, v.date])).toEqual([
+      ["sh_5501", "2026-12-20"],
+      ["sh_5511", "2026-12-21"],
+      ["sh_5521", "2026-12-22"],
+    ]);
+    expect(new Set(visible.map((v) => v.commitId)).size).toBe(1);
+    expect((await agentRun(answer.runId)).status).toBe("completed");
+    expect((await prisma.gatewayCall.findMany({ where: { runId: answer.runId } })).map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    // no instance commits again
+    await executeGatewaySteps();
+    expect(log("calls")).toHaveLength(4);
+  }, 120_000);
+
+  it("stopped before promotion (the task revised after two of three staged): the target is untouched, no commit is made, and the run ends stopped with its reason", async () => {
+    const callsBefore = log("calls").length;
+    const visibleBefore = log("visible").length;
+    const answer = await stageThree(["2026-12-23", "2026-12-24", "2026-12-26"]);
+    expect((await approve(answer.runId)).status).toBe(201);
+    // two of the three staged (a pass that gets to two rows), then the task moves on
+    const first = await executeGatewaySteps({ limit: 2 });
+    expect(first.staged).toHaveLength(2);
+    expect(first.promoted).toEqual([]);
+    const revised = await reviseTask(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }, { comment: "The customer will collect the parcels instead." }), routeCtx({ taskId: "task_74991" }));
+    expect(revised.status).toBe(201);
+    const second = await executeGatewaySteps();
+    expect(second.promoted).toEqual([]);
+    expect(second.discarded).toHaveLength(2);
+    const calls = log("calls").slice(callsBefore);
+    expect(calls.map((c) => c.tool)).toEqual(["stage_redelivery", "stage_redelivery"]);
+    expect(log("visible")).toHaveLength(visibleBefore);
+    const run = await prisma.run.findUniqueOrThrow({ where: { id: answer.runId } });
+    expect(run.status).toBe("stopped");
+    expect(run.stopReason).toMatchObject({ code: "stopped_stale_task" });
+    const rows = await prisma.gatewayCall.findMany({ where: { runId: answer.runId }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => r.status).sort()).toEqual(["discarded", "discarded", "ended"]);
+    expect(rows.filter((r) => r.status === "discarded").every((r) => r.error?.startsWith("staged_not_promoted"))).toBe(true);
+    // later passes commit nothing
+    await executeGatewaySteps();
+    expect(log("calls").slice(callsBefore)).toHaveLength(2);
+    expect(log("visible")).toHaveLength(visibleBefore);
+  }, 120_000);
+
+  it("a promotion whose answer is lost is unknown for every step and never committed again", async () => {
+    const answer = await stageThree(["2026-12-27", "2026-12-28", "2026-12-29"]);
+    expect((await approve(answer.runId)).status).toBe(201);
+    const callsBefore = log("calls").length;
+    const slow = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["staged-carrier-slow"];
+    const fast = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["staged-carrier"];
+    await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "staged-carrier" }, data: { args: slow.args } });
+    try {
+      const pass = await executeGatewaySteps({ callTimeoutMs: 4000 });
+      expect(pass.promoted).toEqual([]);
+      expect(pass.staged).toHaveLength(3);
+    } finally {
+      await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "staged-carrier" }, data: { args: fast.args } });
+    }
+    expect((await prisma.gatewayCall.findMany({ where: { runId: answer.runId } })).map((r) => r.status)).toEqual(["unknown", "unknown", "unknown"]);
+    expect((await prisma.stepExecution.findMany({ where: { runId: answer.runId } })).map((e) => e.status)).toEqual(["unknown", "unknown", "unknown"]);
+    await executeGatewaySteps();
+    expect(log("calls").slice(callsBefore).filter((c) => c.tool === "commit_redeliveries")).toHaveLength(1);
+  }, 120_000);
+});
