@@ -17,6 +17,8 @@
  * as its customers see them, one line `{commitId, handle, shipmentId, date}` per redelivery,
  * written only by a commit. The state is in files because a stdio server is started per
  * connection. `--commit-delay-ms <n>`: a commit writes, then answers n ms later (a lost answer).
+ * `--start-delay-ms <n>`: the server starts reading its input n ms late (a server slow to start,
+ * while its caller waits to connect).
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -33,6 +35,7 @@ function argOf(name: string): string | undefined {
 
 const dir = argOf("state-dir") ?? path.join(process.cwd(), ".staged-carrier");
 const commitDelayMs = Math.max(0, Number(argOf("commit-delay-ms") ?? 0) || 0);
+const startDelayMs = Math.max(0, Number(argOf("start-delay-ms") ?? 0) || 0);
 mkdirSync(dir, { recursive: true });
 const file = (name: string) => path.join(dir, name);
 const lines = (name: string): Record<string, unknown>[] => (existsSync(file(name)) ? readFileSync(file(name), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
@@ -87,4 +90,4 @@ server.registerTool(
   },
 );
 
-void server.connect(new StdioServerTransport());
+setTimeout(() => void server.connect(new StdioServerTransport()), startDelayMs);

@@ -91,6 +91,7 @@ beforeAll(async () => {
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
     "staged-carrier": { command: "node", args: [...SERVER, "--state-dir", stateDir] },
     "staged-carrier-slow": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--commit-delay-ms", "6000"] },
+    "staged-carrier-late": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--start-delay-ms", "3000"] },
   });
   await prepareTestDatabase(new Date());
   admin = await signInCookie("admin@plandesk.test");
@@ -185,6 +186,35 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     await executeGatewaySteps();
     expect(log("calls").slice(callsBefore)).toHaveLength(2);
     expect(log("visible")).toHaveLength(visibleBefore);
+  }, 120_000);
+
+  it("all three staged, then the task is revised while Plandesk connects to commit: the promotion's re-check refuses, no commit is made, nothing is visible", async () => {
+    const answer = await stageThree(["2026-12-30", "2026-12-31", "2027-01-02"]);
+    expect((await approve(answer.runId)).status).toBe(201);
+    const callsBefore = log("calls").length;
+    const visibleBefore = log("visible").length;
+    const servers = JSON.parse(process.env.PLANDESK_MCP_SERVERS!);
+    await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "staged-carrier" }, data: { args: servers["staged-carrier-late"].args } });
+    try {
+      const pass = executeGatewaySteps();
+      // every row "calling" at once: the three are staged and Plandesk is connecting to promote them
+      await expect
+        .poll(async () => (await prisma.gatewayCall.findMany({ where: { runId: answer.runId } })).filter((r) => r.status === "calling").length, { timeout: 60_000, interval: 50 })
+        .toBe(3);
+      expect(log("calls").slice(callsBefore).map((c) => c.tool)).toEqual(["stage_redelivery", "stage_redelivery", "stage_redelivery"]);
+      const revised = await reviseTask(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }, { comment: "Hold every redelivery." }), routeCtx({ taskId: "task_74991" }));
+      expect(revised.status).toBe(201);
+      const done = await pass;
+      expect(done.promoted).toEqual([]);
+    } finally {
+      await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "staged-carrier" }, data: { args: servers["staged-carrier"].args } });
+    }
+    expect(log("calls").slice(callsBefore).map((c) => c.tool)).toEqual(["stage_redelivery", "stage_redelivery", "stage_redelivery"]);
+    expect(log("visible")).toHaveLength(visibleBefore);
+    const rows = await prisma.gatewayCall.findMany({ where: { runId: answer.runId } });
+    expect(rows.map((r) => r.status)).toEqual(["discarded", "discarded", "discarded"]);
+    expect(rows[0].error).toContain("re-check before promotion refused");
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: answer.runId } })).status).toBe("stopped");
   }, 120_000);
 
   it("a promotion whose answer is lost is unknown for every step and never committed again", async () => {
