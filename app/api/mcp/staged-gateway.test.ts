@@ -90,7 +90,7 @@ beforeAll(async () => {
   stateDir = mkdtempSync(path.join(tmpdir(), "plandesk-staged-"));
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
     "staged-carrier": { command: "node", args: [...SERVER, "--state-dir", stateDir] },
-    "staged-carrier-slow": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--commit-delay-ms", "6000"] },
+    "staged-carrier-slow": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--commit-delay-ms", "30000"] },
     "staged-carrier-late": { command: "node", args: [...SERVER, "--state-dir", stateDir, "--start-delay-ms", "3000"] },
   });
   await prepareTestDatabase(new Date());
@@ -127,6 +127,31 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
       await client.close();
     }
     expect(log("calls")).toEqual([]);
+  }, 60_000);
+
+  it("an import whose staging or compensation cannot hold is refused with typed problems, and nothing changes", async () => {
+    const upstream = await prisma.mcpUpstream.findFirstOrThrow({ where: { desk: "freight", name: "staged-carrier" } });
+    const importWith = (bindings: Json) =>
+      call(importServer(session("POST", `/api/admin/desks/freight/mcp-servers/${upstream.id}/import`, { bindings }, admin), routeCtx({ deskId: "freight", upstreamId: upstream.id })));
+    const clash = await importWith({ stage_redelivery: { "x-plandesk-stage": { commit: "list_redeliveries" } } });
+    expect(clash.status).toBe(422);
+    expect(clash.body.error.problems).toEqual([expect.objectContaining({ name: "stage_redelivery", code: "contradictory_binding", path: "bindings.stage_redelivery.x-plandesk-stage" })]);
+    const unknown = await importWith({ list_redeliveries: { "x-plandesk-compensate": { tool: "undo_everything" } } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.problems).toEqual([expect.objectContaining({ name: "list_redeliveries", code: "contradictory_binding" })]);
+    const missing = await importWith({ commit_redeliveries: { "x-plandesk-compensate": { tool: "undo_everything" } } });
+    // a commit tool that declares anything itself breaks the pair's contract, and the tool it names is not listed
+    expect(missing.body.error.problems).toEqual([
+      expect.objectContaining({ name: "stage_redelivery", code: "not_a_commit_tool", path: "inputSchema.x-plandesk-stage" }),
+      expect.objectContaining({ name: "commit_redeliveries", code: "unknown_compensating_tool", path: "inputSchema.x-plandesk-compensate" }),
+    ]);
+    // nothing was imported: the agent's tools are as before
+    const client = await agentClient();
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["book_redelivery", "get_tracking", "list_redeliveries", "stage_redelivery"]);
+    } finally {
+      await client.close();
+    }
   }, 60_000);
 
   it("three staged writes held as one plan, promoted: all three land at once, in one commit, after one commit call", async () => {
@@ -225,7 +250,8 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     const fast = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["staged-carrier"];
     await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "staged-carrier" }, data: { args: slow.args } });
     try {
-      const pass = await executeGatewaySteps({ callTimeoutMs: 4000 });
+      // 12 s: time enough to start the carrier for each call under load, less than its commit's 30 s answer
+      const pass = await executeGatewaySteps({ callTimeoutMs: 12_000 });
       expect(pass.promoted).toEqual([]);
       expect(pass.staged).toHaveLength(3);
     } finally {

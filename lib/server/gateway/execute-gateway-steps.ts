@@ -25,6 +25,14 @@
  * than the call's timeout plus a grace period (the instance died mid-call) is reported `unknown`
  * by whichever instance sweeps next — never called again.
  *
+ * **Staged runs** (docs/design.md "Staged runs"): when every step of a run is a gateway write of
+ * one upstream whose tool declares `x-plandesk-stage` with one commit tool (`stagedPlanOf`), steps
+ * 1–4 are the same, but the call only stages: its answer's handle is kept (row `staged`) and the
+ * claim stays open. When every row of the run is staged, `promoteStagedRuns` fences every claim
+ * again in one transaction and calls the commit tool once with all handles; a refusal commits
+ * nothing (`discarded`), a lost answer is `unknown` for every step. Staged rows of a run that ended
+ * first are `discarded` (`discardUnpromoted`): nothing visible was written.
+ *
  * Triggered by a per-instance loop (`startGatewayExecutor`, from instrumentation.ts, every
  * PLANDESK_GATEWAY_SECONDS, default 2 s); every instance may run it: the claim decides who calls.
  */
@@ -438,8 +446,8 @@ export function startGatewayExecutor(intervalMs = 2000): boolean {
     running = true;
     try {
       const pass = await executeGatewaySteps();
-      if (pass.executed.length || pass.unknown.length || pass.ended.length) {
-        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}`);
+      if (pass.executed.length || pass.unknown.length || pass.ended.length || pass.staged.length || pass.promoted.length || pass.discarded.length) {
+        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}, staged ${pass.staged.length}, promoted runs ${pass.promoted.length}, discarded ${pass.discarded.length}`);
       }
     } catch (e) {
       console.error("plandesk: gateway executor pass failed", e instanceof Error ? e.message : e);
