@@ -10,6 +10,9 @@
  * - `commit_redeliveries {handles}` — makes the staged redeliveries of every handle visible at
  *   once, in one write of the visible log (an unknown or already committed handle: an error, and
  *   nothing becomes visible);
+ * - `book_collection {shipmentId, date}` — a write visible at once, declaring
+ *   `x-plandesk-compensate: {"tool": "cancel_collection"}`; `cancel_collection {shipmentId, date}`
+ *   undoes it (both in the visible log, `{collection: "booked" | "cancelled", shipmentId, date}`);
  * - `list_redeliveries {}` — read-only: the visible redeliveries.
  *
  * In `--state-dir`: `calls.jsonl` (every tools/call received, one JSON line `{at, tool, arguments,
@@ -79,6 +82,34 @@ server.registerTool(
     appendFileSync(file("visible.jsonl"), handles.map((h) => JSON.stringify({ commitId, handle: h, shipmentId: staged.get(h)!.shipmentId, date: staged.get(h)!.date })).join("\n") + "\n");
     if (commitDelayMs > 0) await new Promise((r) => setTimeout(r, commitDelayMs));
     return { content: [{ type: "text" as const, text: `Booked ${handles.length} redeliveries (${commitId}).` }], structuredContent: { commitId, booked: handles.length } };
+  },
+);
+server.registerTool(
+  "book_collection",
+  {
+    title: "Book collection",
+    description: "Books a collection of a shipment on a day, visible at once; cancel_collection undoes it.",
+    inputSchema: z.object({ shipmentId: z.string().min(1).max(64), date: z.iso.date() }).meta({ "x-plandesk-compensate": { tool: "cancel_collection" } }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  },
+  async ({ shipmentId, date }, extra) => {
+    logCall("book_collection", { shipmentId, date }, extra._meta);
+    appendFileSync(file("visible.jsonl"), JSON.stringify({ collection: "booked", shipmentId, date }) + "\n");
+    return { content: [{ type: "text" as const, text: `Collection of ${shipmentId} booked on ${date}.` }] };
+  },
+);
+server.registerTool(
+  "cancel_collection",
+  {
+    title: "Cancel collection",
+    description: "Cancels a booked collection of a shipment on a day.",
+    inputSchema: { shipmentId: z.string().min(1).max(64), date: z.iso.date() },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  },
+  async ({ shipmentId, date }, extra) => {
+    logCall("cancel_collection", { shipmentId, date }, extra._meta);
+    appendFileSync(file("visible.jsonl"), JSON.stringify({ collection: "cancelled", shipmentId, date }) + "\n");
+    return { content: [{ type: "text" as const, text: `Collection of ${shipmentId} on ${date} cancelled.` }] };
   },
 );
 server.registerTool(

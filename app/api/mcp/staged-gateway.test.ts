@@ -6,7 +6,9 @@
  * (`_meta["plandesk/runId"]` joins a held run); Plandesk's executor runs as in mcp-gateway.test.ts.
  * Stopped before promotion (a task revision after two of three staged), nothing is visible and no
  * commit is made; approved and executed, the three land together, in one commit; a lost
- * promotion answer is `unknown`, never committed again.
+ * promotion answer is `unknown`, never committed again. Writes that do not stage but declare a
+ * compensating tool can be undone after a partial stop (`POST /api/runs/{runId}/undo`): a new plan,
+ * reviewed, then executed.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,7 @@ import { POST as importServer } from "../admin/desks/[deskId]/mcp-servers/[upstr
 import { POST as approveRun } from "../runs/[runId]/approvals/route";
 import { GET as getAgentRun } from "../v1/runs/[runId]/route";
 import { POST as reviseTask } from "../v1/tasks/[taskId]/revisions/route";
+import { POST as undoRun } from "../runs/[runId]/undo/route";
 
 type Json = Record<string, any>;
 
@@ -102,10 +105,12 @@ beforeAll(async () => {
   expect(imported.status, JSON.stringify(imported.body)).toBe(201);
   // what an admin does for a new tool (as lib/server/demo/demo-gateway.ts does for the carrier): allow, grant, permit
   const agent = await prisma.agent.findUniqueOrThrow({ where: { id: DEMO_AGENT_ID }, select: { allowedTools: true } });
-  await setAgentAllowedTools(ADMIN, DEMO_AGENT_ID, [...(agent.allowedTools as string[]), "stage_redelivery", "commit_redeliveries", "list_redeliveries"]);
-  for (const userId of ["usr_operator", "usr_senior", "usr_supervisor"]) await setGrant(ADMIN, userId, "stage_redelivery", { canApprove: true, approveLimit: null, canAuthor: true, authorLimit: null });
+  await setAgentAllowedTools(ADMIN, DEMO_AGENT_ID, [...(agent.allowedTools as string[]), "stage_redelivery", "commit_redeliveries", "list_redeliveries", "book_collection", "cancel_collection"]);
+  for (const userId of ["usr_operator", "usr_senior", "usr_supervisor"]) {
+    for (const tool of ["stage_redelivery", "book_collection", "cancel_collection"]) await setGrant(ADMIN, userId, tool, { canApprove: true, approveLimit: null, canAuthor: true, authorLimit: null });
+  }
   const catalog = await getIntentCatalogForAdmin(ADMIN, "freight");
-  const intents = catalog.intents.map((i) => (i.name === DEMO_CARRIER_INTENT ? { ...i, permittedTools: [...i.permittedTools, "stage_redelivery", "list_redeliveries"] } : i));
+  const intents = catalog.intents.map((i) => (i.name === DEMO_CARRIER_INTENT ? { ...i, permittedTools: [...i.permittedTools, "stage_redelivery", "list_redeliveries", "book_collection", "cancel_collection"] } : i));
   await saveIntentCatalog(ADMIN, "freight", { baseDigest: catalog.digest, intents, note: "staged redeliveries" });
 }, 120_000);
 
@@ -148,7 +153,7 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     // nothing was imported: the agent's tools are as before
     const client = await agentClient();
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["book_redelivery", "get_tracking", "list_redeliveries", "stage_redelivery"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["book_collection", "book_redelivery", "cancel_collection", "get_tracking", "list_redeliveries", "stage_redelivery"]);
     } finally {
       await client.close();
     }
@@ -262,4 +267,51 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     await executeGatewaySteps();
     expect(log("calls").slice(callsBefore).filter((c) => c.tool === "commit_redeliveries")).toHaveLength(1);
   }, 120_000);
+  it("after a partial stop of writes that declare a compensating tool, a person asks to undo: a new plan of compensating steps, reviewed, then executed by Plandesk; the rest of the run stays a typed partial stop", async () => {
+    const callsBefore = log("calls").length;
+    const client = await agentClient();
+    let runId = "";
+    try {
+      for (const [i, date] of ["2027-01-04", "2027-01-05"].entries()) {
+        const result = (await client.callTool({ name: "book_collection", arguments: { shipmentId: `sh_700${i}`, date }, _meta: { "plandesk/taskId": "task_74991", ...(runId ? { "plandesk/runId": runId } : {}) } })) as Json;
+        runId = (result.structuredContent as Json).runId;
+      }
+    } finally {
+      await client.close();
+    }
+    runIds.push(runId);
+    expect((await approve(runId)).status).toBe(201);
+    // the first collection is booked (visible at once), then the task moves on: the run stops part-way
+    expect((await executeGatewaySteps({ limit: 1 })).executed).toHaveLength(1);
+    expect((await reviseTask(apiRequest("POST", "/api/v1/tasks/task_74991/revisions", { key: DEMO_INTEGRATION_KEY }, { comment: "No collections after all." }), routeCtx({ taskId: "task_74991" }))).status).toBe(201);
+    await executeGatewaySteps();
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("stopped");
+    expect(log("visible").filter((v) => v.collection)).toEqual([{ collection: "booked", shipmentId: "sh_7000", date: "2027-01-04" }]);
+
+    // the undo is a plan, not a write: nothing reaches the carrier until a person approves it
+    const undo = await call(undoRun(session("POST", `/api/runs/${runId}/undo`, undefined, operator), routeCtx({ runId })));
+    expect(undo.status, JSON.stringify(undo.body)).toBe(201);
+    expect(undo.body.run).toMatchObject({ status: "pending_review", steps: [expect.objectContaining({ tool: "cancel_collection", args: { shipmentId: "sh_7000", date: "2027-01-04" } })] });
+    expect(undo.body.run.steps).toHaveLength(1);
+    const again = await call(undoRun(session("POST", `/api/runs/${runId}/undo`, undefined, operator), routeCtx({ runId })));
+    expect(again.status).toBe(200);
+    expect(again.body.run.id).toBe(undo.body.run.id);
+    await executeGatewaySteps();
+    expect(log("calls").slice(callsBefore).map((c) => c.tool)).toEqual(["book_collection"]);
+
+    runIds.push(undo.body.run.id);
+    expect((await approve(undo.body.run.id)).status).toBe(201);
+    await executeGatewaySteps();
+    const calls = log("calls").slice(callsBefore);
+    expect(calls.map((c) => [c.tool, c.arguments])).toEqual([
+      ["book_collection", { shipmentId: "sh_7000", date: "2027-01-04" }],
+      ["cancel_collection", { shipmentId: "sh_7000", date: "2027-01-04" }],
+    ]);
+    expect(log("visible").filter((v) => v.collection).map((v) => v.collection)).toEqual(["booked", "cancelled"]);
+
+    // a run that completed, or whose tools declare no compensating tool, has nothing to undo
+    const completed = runIds[0];
+    const refused = await call(undoRun(session("POST", `/api/runs/${completed}/undo`, undefined, operator), routeCtx({ runId: completed })));
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: "nothing_to_undo", reason: "not_stopped" } } });
+  }, 180_000);
 });
