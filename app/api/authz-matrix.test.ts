@@ -240,6 +240,16 @@ const SPECS: Record<string, Spec> = {
     prepare: async () => ({ path: "/api/tasks/task_75020/revisions", params: { taskId: "task_75020" }, body: { comment: "Cold chain confirmation is part of done." } }),
     ok: 201,
   },
+  "POST /api/runs/[runId]/undo": {
+    // Who may ask is what this row checks: a run still waiting has nothing to undo, so the roles
+    // allowed get the typed 409 (app/api/mcp/staged-gateway.test.ts has the undo itself).
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/undo`, params: { runId: run.id } };
+    },
+    ok: 409,
+    override: { operator: [409, "nothing_to_undo"], senior: [409, "nothing_to_undo"], supervisor: [409, "nothing_to_undo"] },
+  },
   // ownership: take, assign, hand-offs, suggestions, notifications
   "POST /api/runs/[runId]/take": {
     prepare: async () => {

@@ -13,7 +13,7 @@ import { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint 
 import * as outcomesApi from "./endpoints/outcomes-api";
 import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
-import { mcpGatewayEndpoint } from "./endpoints/mcp-gateway-api";
+import { mcpGatewayEndpoint, undoWrittenStepsEndpoint } from "./endpoints/mcp-gateway-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -59,6 +59,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   demoEffectEndpoint,
   guidanceEndpoint,
   mcpGatewayEndpoint,
+  undoWrittenStepsEndpoint,
   listQueueEndpoint,
   searchRecordsEndpoint,
   getRunDetailsEndpoint,

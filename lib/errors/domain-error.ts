@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   invalid_claim_token: 409,
   outcome_already_reported: 409,
   nothing_to_reconcile: 409,
+  nothing_to_undo: 409, // a gateway run's written steps cannot be undone (not stopped part-way, nothing written, no compensating tool)
   effect_failed: 409,
   idempotency_conflict: 409,
   task_has_live_run: 409, // another agent's plan for the task is still live (one task, one live plan, per agent)

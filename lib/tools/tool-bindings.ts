@@ -25,6 +25,11 @@ import { resolveLocalRef, type JsonSchema } from "./meta-catalog";
 
 /** The binding keywords a property may carry. */
 export const BINDING_KEYWORDS = ["x-plandesk-record", "x-plandesk-max", "x-plandesk-window", "x-plandesk-effect"] as const;
+/**
+ * The tool-level keywords, on the input schema's root (not on a property): how the tool's write can
+ * be made all or nothing (see {@link readToolStaging}).
+ */
+export const TOOL_KEYWORDS = ["x-plandesk-stage", "x-plandesk-compensate"] as const;
 /** Every keyword starting with this prefix is a binding: an unknown one is refused, never ignored. */
 export const BINDING_PREFIX = "x-plandesk-";
 
@@ -42,7 +47,14 @@ export const BINDING_PREFIX = "x-plandesk-";
  * - `optional_record_argument`: a record argument that is not `required`;
  * - `missing_record_argument`: a max, window or effect on a kind no argument of the tool references;
  * - `contradictory_binding`: two bindings that cannot both hold (a record argument that is also money or a date, two kinds on one argument, two money arguments, two arguments of one kind, an effect on another kind than the max, an admin binding unlike the schema's);
- * - `desk_required`: bindings without a desk to check their kinds against.
+ * - `desk_required`: bindings without a desk to check their kinds against;
+ * - `unknown_commit_tool`: `x-plandesk-stage` names a commit tool the same import does not list;
+ * - `not_a_commit_tool`: the named commit tool breaks the pair's contract (it is read-only, declares
+ *   staging or compensation itself, or does not take exactly `handles`: a required array of strings);
+ * - `unknown_compensating_tool`: `x-plandesk-compensate` names a tool the same import does not list.
+ * Staging and compensation that cannot both hold are `contradictory_binding` (a read-only tool that
+ * stages or is compensated, a tool naming itself, a compensating tool that stages, a tool that both
+ * stages and commits).
  */
 export type BindingProblemCode =
   | "unknown_binding"
@@ -57,7 +69,10 @@ export type BindingProblemCode =
   | "optional_record_argument"
   | "missing_record_argument"
   | "contradictory_binding"
-  | "desk_required";
+  | "desk_required"
+  | "unknown_commit_tool"
+  | "not_a_commit_tool"
+  | "unknown_compensating_tool";
 
 /** One problem of a tool's bindings: code, where (dotted, e.g. `inputSchema.properties.amount.x-plandesk-max` or `bindings.amount.max`) and a sentence for people. */
 export interface BindingProblem {
@@ -162,7 +177,9 @@ export function readToolBindings(schema: JsonSchema, rolesOf?: KindRolesOf, path
     if (!isObject(node)) return;
     for (const [k, v] of Object.entries(node)) {
       if (k.startsWith(BINDING_PREFIX)) {
-        if (!(BINDING_KEYWORDS as readonly string[]).includes(k)) add("unknown_binding", `${at ? `${at}.` : ""}${k}`, `"${k.slice(0, 60)}" is not a binding; the bindings are ${BINDING_KEYWORDS.join(", ")}.`);
+        if ((TOOL_KEYWORDS as readonly string[]).includes(k)) {
+          if (at !== "" || topLevelProperty) add("misplaced_binding", `${at ? `${at}.` : ""}${k}`, `${k} is said of the whole tool; put it on the input schema's root, not on an argument.`);
+        } else if (!(BINDING_KEYWORDS as readonly string[]).includes(k)) add("unknown_binding", `${at ? `${at}.` : ""}${k}`, `"${k.slice(0, 60)}" is not a binding; the bindings are ${BINDING_KEYWORDS.join(", ")}.`);
         else if (!topLevelProperty) add("misplaced_binding", `${at ? `${at}.` : ""}${k}`, `${k} binds a top-level argument; put it on a property of the input schema's root.`);
         continue;
       }
@@ -276,7 +293,11 @@ export function bindingsOfSchema(schema: JsonSchema): ToolBindings {
   return r.bindings;
 }
 
-/** The admin's bindings of one tool at import: argument → `{record?, max?, window?, effect?}` (the keywords' values without the `x-plandesk-` prefix). */
+/**
+ * The admin's bindings of one tool at import: argument → `{record?, max?, window?, effect?}` (the
+ * keywords' values without the `x-plandesk-` prefix); a tool-level keyword of TOOL_KEYWORDS as the
+ * key (`{"x-plandesk-stage": {"commit": "<tool>"}}`) sets it on the schema's root.
+ */
 export type AdminToolBindings = Record<string, Record<string, unknown>>;
 
 const ADMIN_KEYS: Record<string, (typeof BINDING_KEYWORDS)[number]> = { record: "x-plandesk-record", max: "x-plandesk-max", window: "x-plandesk-window", effect: "x-plandesk-effect" };
@@ -290,7 +311,15 @@ const ADMIN_KEYS: Record<string, (typeof BINDING_KEYWORDS)[number]> = { record: 
 export function mergeAdminBindings(schema: JsonSchema, admin: AdminToolBindings): { ok: true; schema: JsonSchema } | { ok: false; problems: BindingProblem[] } {
   const problems: BindingProblem[] = [];
   const props = isObject(schema.properties) ? { ...(schema.properties as JsonSchema) } : {};
+  const root: JsonSchema = {};
   for (const [arg, keys] of Object.entries(admin)) {
+    if ((TOOL_KEYWORDS as readonly string[]).includes(arg)) {
+      // a tool-level keyword: written onto the schema's root
+      if (schema[arg] !== undefined && JSON.stringify(schema[arg]) !== JSON.stringify(keys)) {
+        problems.push({ code: "contradictory_binding", path: `bindings.${arg}`, message: `The server's schema says ${arg}: ${JSON.stringify(schema[arg]).slice(0, 80)}; the import says ${JSON.stringify(keys).slice(0, 80)}.` });
+      } else root[arg] = keys;
+      continue;
+    }
     if (!Object.prototype.hasOwnProperty.call(props, arg) || !isObject(props[arg])) {
       problems.push({ code: "unknown_argument", path: `bindings.${arg.slice(0, 64)}`, message: `The tool has no argument "${arg.slice(0, 64)}"; it has ${Object.keys(props).join(", ") || "none"}.` });
       continue;
@@ -315,10 +344,125 @@ export function mergeAdminBindings(schema: JsonSchema, admin: AdminToolBindings)
     props[arg] = node;
   }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, schema: { ...schema, properties: props } };
+  return { ok: true, schema: { ...schema, ...root, properties: props } };
 }
 
 /** Whether a schema carries any binding keyword on a top-level property (cheap: no checks). */
 export function schemaMentionsBindings(schema: JsonSchema): boolean {
   return JSON.stringify(schema).includes(`"${BINDING_PREFIX}`);
+}
+
+/**
+ * How a write tool makes its effect all or nothing (the input schema's root keywords):
+ * `x-plandesk-stage: {"commit": "<tool>"}` — a call of this tool only *stages* its write: it answers
+ * a staging handle (`structuredContent.stagingHandle`, a string) and writes nothing anyone can see;
+ * the commit tool, called with `{handles: [...]}`, makes every handle's write visible at once (or
+ * none). `x-plandesk-compensate: {"tool": "<tool>"}` — the tool that undoes a written call of this
+ * one, called with the same arguments.
+ */
+export interface ToolStaging {
+  /** The commit tool of the pair, or null when the tool does not stage. */
+  commit: string | null;
+  /** The compensating tool, or null. */
+  compensate: string | null;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+
+/** The tool-level keywords of a normalised input schema, or the problems of their shapes (paths `inputSchema.<keyword>`). Never throws. */
+export function readToolStaging(schema: JsonSchema): { ok: true; staging: ToolStaging } | { ok: false; problems: BindingProblem[] } {
+  const problems: BindingProblem[] = [];
+  const stage = schema["x-plandesk-stage"];
+  const comp = schema["x-plandesk-compensate"];
+  let commit: string | null = null;
+  let compensate: string | null = null;
+  if (stage !== undefined) {
+    const name = isObject(stage) && Object.keys(stage).length === 1 ? stage.commit : undefined;
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) problems.push({ code: "invalid_binding", path: "inputSchema.x-plandesk-stage", message: `x-plandesk-stage is {"commit": "<the commit tool's name>"}, not ${JSON.stringify(stage).slice(0, 60)}.` });
+    else commit = name;
+  }
+  if (comp !== undefined) {
+    const name = isObject(comp) && Object.keys(comp).length === 1 ? comp.tool : undefined;
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) problems.push({ code: "invalid_binding", path: "inputSchema.x-plandesk-compensate", message: `x-plandesk-compensate is {"tool": "<the compensating tool's name>"}, not ${JSON.stringify(comp).slice(0, 60)}.` });
+    else compensate = name;
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, staging: { commit, compensate } };
+}
+
+/** The staging of a stored (already checked) input schema; no staging when its keywords do not read. */
+export function stagingOfSchema(schema: JsonSchema): ToolStaging {
+  const r = readToolStaging(schema);
+  return r.ok ? r.staging : { commit: null, compensate: null };
+}
+
+/** Whether `schema` takes exactly `handles`, a required array of strings: the commit tool's contract. */
+function takesHandles(schema: JsonSchema): boolean {
+  const props = isObject(schema.properties) ? (schema.properties as JsonSchema) : {};
+  const handles = resolve(schema, props.handles);
+  const items = handles ? resolve(schema, handles.items) : null;
+  const required = requiredOf(schema);
+  const otherRequired = [...required].some((r) => r !== "handles");
+  return !!handles && handles.type === "array" && !!items && items.type === "string" && required.has("handles") && !otherRequired;
+}
+
+/** One tool of an import, as the staging check sees it. */
+export interface StagingCheckTool {
+  name: string;
+  inputSchema: JsonSchema;
+  readOnly: boolean;
+}
+
+/**
+ * Checks the staging and compensation every tool of one import declares against the other tools
+ * of the same import (a pair lives on one server, so it is imported together): the commit tool and
+ * the compensating tool must be listed, the commit tool must keep the pair's contract (a write,
+ * taking exactly `handles`, itself neither staging nor compensated), and nothing may contradict
+ * (see BindingProblemCode). Returns the problems by tool name (paths `inputSchema.<keyword>`); an
+ * empty map when all hold.
+ */
+export function checkImportStaging(tools: StagingCheckTool[]): Map<string, BindingProblem[]> {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const read = new Map(tools.map((t) => [t.name, readToolStaging(t.inputSchema)]));
+  const out = new Map<string, BindingProblem[]>();
+  const add = (tool: string, code: BindingProblemCode, keyword: string, message: string) => {
+    const list = out.get(tool) ?? [];
+    list.push({ code, path: `inputSchema.${keyword}`, message });
+    out.set(tool, list);
+  };
+  const commits = new Set<string>();
+  for (const t of tools) {
+    const r = read.get(t.name)!;
+    if (!r.ok) {
+      out.set(t.name, r.problems);
+      continue;
+    }
+    if (r.staging.commit) commits.add(r.staging.commit);
+  }
+  for (const t of tools) {
+    const r = read.get(t.name)!;
+    if (!r.ok) continue;
+    const { commit, compensate } = r.staging;
+    if (commit !== null) {
+      const c = byName.get(commit);
+      const cs = read.get(commit);
+      if (t.readOnly) add(t.name, "contradictory_binding", "x-plandesk-stage", `${t.name} is read-only (readOnlyHint); only a write is staged.`);
+      else if (commit === t.name) add(t.name, "contradictory_binding", "x-plandesk-stage", `${t.name} cannot be its own commit tool: staging writes nothing visible, the commit makes it visible.`);
+      else if (commits.has(t.name)) add(t.name, "contradictory_binding", "x-plandesk-stage", `${t.name} is another tool's commit tool; a commit tool does not stage.`);
+      else if (!c) add(t.name, "unknown_commit_tool", "x-plandesk-stage", `The import lists no tool "${commit}" to commit ${t.name}'s staged writes; the pair must come from one server.`);
+      else if (c.readOnly) add(t.name, "not_a_commit_tool", "x-plandesk-stage", `${commit} is read-only (readOnlyHint); a commit tool makes the staged writes visible.`);
+      else if (cs && cs.ok && (cs.staging.commit !== null || cs.staging.compensate !== null)) add(t.name, "not_a_commit_tool", "x-plandesk-stage", `${commit} declares staging or compensation itself; a commit tool takes handles and nothing more.`);
+      else if (!takesHandles(c.inputSchema)) add(t.name, "not_a_commit_tool", "x-plandesk-stage", `${commit} must take exactly {handles: string[]} (required, no other required argument): Plandesk calls it with the staging handles.`);
+    }
+    if (compensate !== null) {
+      const c = byName.get(compensate);
+      const cs = read.get(compensate);
+      if (t.readOnly) add(t.name, "contradictory_binding", "x-plandesk-compensate", `${t.name} is read-only (readOnlyHint); a read has nothing to undo.`);
+      else if (compensate === t.name) add(t.name, "contradictory_binding", "x-plandesk-compensate", `${t.name} cannot undo itself.`);
+      else if (commit !== null) add(t.name, "contradictory_binding", "x-plandesk-compensate", `${t.name} stages its writes (nothing stays written after a stop), so it has nothing to compensate.`);
+      else if (!c) add(t.name, "unknown_compensating_tool", "x-plandesk-compensate", `The import lists no tool "${compensate}" to undo ${t.name}; it must come from the same server.`);
+      else if (c.readOnly) add(t.name, "contradictory_binding", "x-plandesk-compensate", `${compensate} is read-only (readOnlyHint); it cannot undo a write.`);
+      else if (cs && cs.ok && cs.staging.commit !== null) add(t.name, "contradictory_binding", "x-plandesk-compensate", `${compensate} stages its writes; an undo must write, not wait for a commit.`);
+    }
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineEndpoint } from "../contract";
-import { AGENT } from "./common";
+import { runSchema } from "../schemas";
+import { AGENT, DESK, runParams } from "./common";
 
 /*
  * Plandesk as the agent's MCP server (docs/design.md "MCP gateway", docs/api-extensions.md
@@ -24,4 +25,17 @@ export const mcpGatewayEndpoint = defineEndpoint({
   caller: AGENT,
   success: { status: [200, 202], schema: jsonRpcMessageSchema, description: "A JSON-RPC answer (202 with no body for a notification)" },
   refusals: ["payload_too_large", "invalid_encoding"],
+});
+
+export const undoWrittenStepsEndpoint = defineEndpoint({
+  id: "undoWrittenSteps",
+  method: "POST",
+  path: "/api/runs/{runId}/undo",
+  summary: "Propose undoing a gateway run's written steps after it stopped part-way: a new plan of compensating steps, reviewed like any plan",
+  description:
+    "For a run Plandesk executed through its MCP gateway that ended `stopped` or `failed` after some writes succeeded, when every written step's tool declares a compensating tool (`x-plandesk-compensate`): submits, for the run's agent, a new run with one compensating step per written step (last written first, with the arguments the written step was approved with). Nothing is written: the new run waits for review and Plandesk executes it only after approval. Asking again returns the same run (200). 409 `nothing_to_undo` {reason: not_stopped | nothing_written | no_compensation | compensation_unavailable}.",
+  caller: DESK,
+  params: runParams,
+  success: { status: [201, 200], schema: z.object({ run: runSchema }), description: "201 {run} (the undo plan); 200 when it was proposed before" },
+  refusals: ["not_found", "nothing_to_undo", "validation_failed", "stale_task", "forbidden"],
 });

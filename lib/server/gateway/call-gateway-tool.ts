@@ -33,6 +33,12 @@ import { submitRun } from "../runs/submit-run";
 import { catalogWith } from "../../tools/versioned-catalog";
 import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { gatewayToolOf, type GatewayTool } from "./gateway-tools";
+import { stagingOfSchema } from "../../tools/tool-bindings";
+import { moveRun } from "../lifecycle/run-lifecycle";
+import { importedToolsAt, latestCatalogVersion } from "../tools/imported-tools";
+import { moveApprovals } from "../lifecycle/approval-lifecycle";
+import { loadPlanVersionRow } from "../plans/load-run";
+import { storedSteps } from "../plans/stored-plan";
 
 /** The `_meta` keys the gateway reads on a tools/call. */
 export const META_TASK_ID = "plandesk/taskId";
@@ -41,6 +47,8 @@ export const META_EVIDENCE = "plandesk/evidence";
 export const META_TITLE = "plandesk/title";
 export const META_RATIONALE = "plandesk/rationale";
 export const META_IDEMPOTENCY_KEY = "plandesk/idempotencyKey";
+/** On a write: the agent's held gateway run (still waiting for review, unedited) this write joins as one more step. */
+export const META_RUN_ID = "plandesk/runId";
 
 /** How long a forwarded read may take upstream (connect and call), in milliseconds. */
 export const READ_TIMEOUT_MS = 20_000;
@@ -169,9 +177,13 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
     if (earlier?.runId) return answerOf(earlier as typeof earlier & { runId: string; stepId: string });
   }
   const step = { id: stepId, tool: tool.spec.name, args, title: text(META_TITLE, 200) ?? tool.spec.label, ...(text(META_RATIONALE, 4000) ? { rationale: text(META_RATIONALE, 4000) } : {}), ...(evidence.length ? { evidence } : {}) };
-  const body = submitRunBodySchema.parse({ taskRevision: revision, steps: [step], addition: true });
+  const joined = typeof meta[META_RUN_ID] === "string" ? await heldRunSteps(agent, meta[META_RUN_ID] as string, taskId) : null;
+  // staged writes do not wait for one another to be visible: their promotion ties them together
+  const steps = joined ? [...joined.steps, step].map((s) => (joined.allStaged && stagingOfSchema(tool.spec.inputSchema).commit ? { ...s, dependsOn: [] } : s)) : [step];
+  const body = submitRunBodySchema.parse({ taskRevision: joined?.taskRevision ?? revision, steps, addition: true });
   const { run } = await submitRun(agent, taskId, body, key);
-  const runStepId = run.steps[0]?.id ?? stepId;
+  const runStepId = run.steps.at(-1)?.id ?? stepId;
+  if (joined) await supersedeJoined(agent, joined.runId, run.id, taskId);
   // A replayed submission (same idempotency key) has its gateway call already: one per run and step.
   const callId = await inTransaction(async (tx) => {
     const existing = await tx.gatewayCall.findFirst({ where: { runId: run.id, stepId: runStepId }, select: { id: true } });
@@ -208,7 +220,7 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
     const message = `Plandesk called ${row.tool} but its answer was lost; whether it wrote is unknown. It is not called again: a person reconciles step ${row.stepId} of run ${row.runId}.`;
     return answerResult({ status: "unknown", runId: row.runId, stepId: row.stepId, message }, message);
   }
-  if (row.status === "ended" || (run && isTerminal(run.status as RunStatus) && row.status === "pending")) {
+  if (row.status === "ended" || row.status === "discarded" || (run && isTerminal(run.status as RunStatus) && (row.status === "pending" || row.status === "staged"))) {
     const message = `Run ${row.runId} ended ${runStatus} without executing ${row.tool}${run?.rejectionReason ? `: ${run.rejectionReason}` : ""}.`;
     return answerResult({ status: "rejected", code: `run_${runStatus}`, message, runId: row.runId }, message);
   }
@@ -223,4 +235,59 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
  */
 export function idempotencyKeyOf(runId: string, stepId: string): string {
   return `plandesk:${runId}:${stepId}`;
+}
+
+/**
+ * The steps of the agent's held gateway run `runId` that a new write joins (`_meta["plandesk/runId"]`):
+ * the run must be the agent's, for `taskId`, still `pending_review` at plan version 1 (no person
+ * edited it), and every step a gateway write of this agent. Returns its steps as submitted (id,
+ * tool, args, title, rationale, evidence), its bound task revision, and whether every step's tool
+ * stages. Errors: 404 `not_found`; 409 `run_not_pending` {runId, status} once it was edited,
+ * decided or ended (the agent makes a new plan instead).
+ */
+async function heldRunSteps(agent: AgentCaller, runId: string, taskId: string): Promise<{ runId: string; taskRevision: number; steps: Record<string, unknown>[]; allStaged: boolean }> {
+  const run = await prisma.run.findFirst({ where: { id: runId.slice(0, 64), agentId: agent.id, taskId }, select: { id: true, status: true, planVersion: true, boundTaskRevision: true } });
+  if (!run) throw new DomainError("not_found", `No run ${runId.slice(0, 64)} of yours for task ${taskId} to add this write to.`);
+  if (run.status !== "pending_review" || run.planVersion !== 1) {
+    throw new DomainError("run_not_pending", `Run ${run.id} is ${run.status}${run.planVersion !== 1 ? " and was edited" : ""}; a write joins only a run still waiting for its first review. Call without plandesk/runId for a new run.`, { runId: run.id, status: run.status });
+  }
+  const steps = storedSteps((await loadPlanVersionRow(prisma, run.id, 1)).steps);
+  const rows = await prisma.gatewayCall.findMany({ where: { runId: run.id, kind: "write", agentId: agent.id }, select: { stepId: true, tool: true } });
+  if (steps.length === 0 || steps.some((st) => !rows.some((r) => r.stepId === st.id))) {
+    throw new DomainError("run_not_pending", `Run ${run.id} holds steps that are not gateway writes; a write joins only a run of gateway writes.`, { runId: run.id, status: run.status });
+  }
+  const catalog = await catalogOf(steps.map((st) => st.tool));
+  return {
+    runId: run.id,
+    taskRevision: run.boundTaskRevision,
+    allStaged: steps.every((st) => catalog.get(st.tool)?.commit != null),
+    steps: steps.map((st) => ({ id: st.id, tool: st.tool, args: st.args, ...(st.title ? { title: st.title } : {}), ...(st.rationale ? { rationale: st.rationale } : {}), ...(st.evidence?.length ? { evidence: st.evidence } : {}) })),
+  };
+}
+
+/** The staging of the named tools in the current catalog (by name). */
+async function catalogOf(names: string[]): Promise<Map<string, { commit: string | null }>> {
+  const specs = await importedToolsAt(await latestCatalogVersion());
+  return new Map(specs.filter((sp) => names.includes(sp.name)).map((sp) => [sp.name, { commit: stagingOfSchema(sp.inputSchema).commit }]));
+}
+
+/**
+ * The held run `oldRunId` is superseded by `newRunId` (its steps and this write): one conditional
+ * move (lifecycle `supersede`), its approvals withdrawn, its gateway calls moved to the new run
+ * (same step ids, keys derived anew), audited `superseded`. When the old run was decided meanwhile
+ * (the move finds it no longer waiting), the new run holds the joined steps and the old one goes
+ * its own way; the old run's gateway rows stay with it.
+ */
+async function supersedeJoined(agent: AgentCaller, oldRunId: string, newRunId: string, taskId: string): Promise<void> {
+  await inTransaction(async (tx) => {
+    if (!(await moveRun(tx, oldRunId, "supersede", { where: { agentId: agent.id }, data: { supersededById: newRunId } }))) return ok(undefined);
+    const withdrawn = await moveApprovals(tx, "invalidate", { runId: oldRunId });
+    const rows = await tx.gatewayCall.findMany({ where: { runId: oldRunId, kind: "write", status: "pending" }, select: { id: true, stepId: true } });
+    for (const r of rows) {
+      if (!r.stepId) continue;
+      await tx.gatewayCall.update({ where: { id: r.id }, data: { runId: newRunId, idempotencyKey: idempotencyKeyOf(newRunId, r.stepId) } });
+    }
+    await appendAudit(tx, { runId: oldRunId, type: "superseded", actor: { kind: "agent", id: agent.id }, data: { supersededById: newRunId, taskId, approvalsWithdrawn: withdrawn, joinedByGatewayWrite: true } });
+    return ok(undefined);
+  });
 }

@@ -25,6 +25,14 @@
  * than the call's timeout plus a grace period (the instance died mid-call) is reported `unknown`
  * by whichever instance sweeps next — never called again.
  *
+ * **Staged runs** (docs/design.md "Staged runs"): when every step of a run is a gateway write of
+ * one upstream whose tool declares `x-plandesk-stage` with one commit tool (`stagedPlanOf`), steps
+ * 1–4 are the same, but the call only stages: its answer's handle is kept (row `staged`) and the
+ * claim stays open. When every row of the run is staged, `promoteStagedRuns` fences every claim
+ * again in one transaction and calls the commit tool once with all handles; a refusal commits
+ * nothing (`discarded`), a lost answer is `unknown` for every step. Staged rows of a run that ended
+ * first are `discarded` (`discardUnpromoted`): nothing visible was written.
+ *
  * Triggered by a per-instance loop (`startGatewayExecutor`, from instrumentation.ts, every
  * PLANDESK_GATEWAY_SECONDS, default 2 s); every instance may run it: the claim decides who calls.
  */
@@ -43,6 +51,8 @@ import { loadPlanVersionRow } from "../plans/load-run";
 import { storedSteps } from "../plans/stored-plan";
 import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { storableResult } from "./call-gateway-tool";
+import { importedToolsAt } from "../tools/imported-tools";
+import { stagingOfSchema } from "../../tools/tool-bindings";
 
 /** How long Plandesk waits for an upstream's answer to an execution (ms) unless told otherwise. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -58,6 +68,12 @@ export interface GatewayPass {
   unknown: string[];
   /** Calls whose run ended without executing them (rejected, expired, stopped…), or that could not be started. */
   ended: string[];
+  /** Calls of a staged run whose stage call answered a handle: written, invisible, waiting for the run's promotion. */
+  staged: string[];
+  /** Runs promoted: their commit call answered, every staged write visible at once. */
+  promoted: string[];
+  /** Calls staged but never promoted (the run stopped or a re-check refused before the commit): nothing visible was written. */
+  discarded: string[];
 }
 
 /** Options of a pass: the clock, the upstream call's timeout, the database (tests model instances), how many rows. */
@@ -88,7 +104,8 @@ export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promis
   const db = opts.db ?? prisma;
   const now = opts.now ?? (() => new Date());
   const timeoutMs = opts.callTimeoutMs ?? gatewayCallTimeoutMs();
-  const pass: GatewayPass = { executed: [], unknown: [], ended: [] };
+  const pass: GatewayPass = { executed: [], unknown: [], ended: [], staged: [], promoted: [], discarded: [] };
+  const plans = new Map<string, StagedPlan | null>();
   const rows = await db.$queryRawUnsafe<PendingRow[]>(
     `SELECT g."id", g."runId", g."stepId", g."upstreamId", g."tool", g."agentId", g."idempotencyKey", g."taskId", r."status" AS "runStatus"
      FROM "gateway_call" g JOIN "run" r ON r."id" = g."runId"
@@ -101,11 +118,18 @@ export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promis
         if (await finish(db, row, "pending", "ended", null, `The run ended ${row.runStatus} before Plandesk executed the step; nothing was sent upstream.`)) pass.ended.push(row.id);
         continue;
       }
-      const done = await executeOne(db, row, now, timeoutMs);
+      if (!plans.has(row.runId)) plans.set(row.runId, await stagedPlanOf(db, row.runId));
+      const done = await executeOne(db, row, now, timeoutMs, plans.get(row.runId) ?? null);
       if (done) pass[done].push(row.id);
     } catch (e) {
       console.error(`plandesk: gateway execution of ${row.id} failed`, e instanceof Error ? e.message : e);
     }
+  }
+  try {
+    await promoteStagedRuns(db, now, timeoutMs, pass);
+    pass.discarded.push(...(await discardUnpromoted(db, now)));
+  } catch (e) {
+    console.error("plandesk: gateway promotion failed", e instanceof Error ? e.message : e);
   }
   pass.unknown.push(...(await sweepAbandonedCalls(db, now(), timeoutMs)));
   return pass;
@@ -129,7 +153,7 @@ async function finish(db: Db, row: { id: string; runId: string; tool: string; ta
 }
 
 /** Claims, fences, calls and reports one gateway step. Returns the pass list it belongs to, or null when it was not this instance's to execute. */
-async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: number): Promise<keyof GatewayPass | null> {
+async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: number, staging: StagedPlan | null): Promise<"executed" | "unknown" | "ended" | "staged" | null> {
   const agent = await agentOf(db, row.agentId);
   const run = await db.run.findUnique({ where: { id: row.runId }, select: { planVersion: true, boundTaskRevision: true } });
   const upstream = await db.mcpUpstream.findUnique({ where: { id: row.upstreamId } });
@@ -209,6 +233,14 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     return "unknown";
   }
   const text = (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ").slice(0, 1000);
+  if (staging && !result.isError) {
+    // a stage call: nothing visible is written; the claim stays open until the run's promotion reports it
+    const handle = stagingHandleOf(result);
+    if (handle) return (await finish(db, row, "calling", "staged", result, null, upstream.name)) ? "staged" : null;
+    const why = `${upstream.name}/${approval.tool} answered without a staging handle (structuredContent.stagingHandle); it breaks the staging contract, so nothing of this run is promoted.`;
+    if (await finish(db, row, "calling", "failed", result, why, upstream.name)) await report("failed", why);
+    return "executed";
+  }
   const status = result.isError ? "failed" : "succeeded";
   if (await finish(db, row, "calling", status, result, result.isError ? text : null, upstream.name)) {
     // a tool that found the step's stop condition met (it says so in its answer's _meta, and wrote nothing) ends the run
@@ -241,6 +273,165 @@ async function sweepAbandonedCalls(db: Db, now: Date, timeoutMs: number): Promis
   return swept;
 }
 
+/** A run Plandesk stages and promotes all or nothing: the commit tool of its steps' tools, on the one upstream they share. */
+export interface StagedPlan {
+  commit: string;
+  upstreamId: string;
+}
+
+/**
+ * Whether run `runId` is staged (see the module comment), and how: every step of its current plan
+ * is a gateway write, all on one upstream, every tool declaring staging (`x-plandesk-stage`, in the
+ * catalog version the run was validated against) with one and the same commit tool. Null when any
+ * of that does not hold: the run's steps are executed one by one, as any run.
+ */
+export async function stagedPlanOf(db: Db, runId: string): Promise<StagedPlan | null> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { planVersion: true, catalogVersion: true } });
+  if (!run || run.catalogVersion === null) return null;
+  const steps = storedSteps((await loadPlanVersionRow(db, runId, run.planVersion)).steps);
+  const rows = await db.gatewayCall.findMany({ where: { runId, kind: "write" }, select: { stepId: true, tool: true, upstreamId: true } });
+  if (steps.length === 0 || !steps.every((st) => rows.some((r) => r.stepId === st.id && r.tool === st.tool))) return null;
+  const upstreams = new Set(rows.filter((r) => steps.some((st) => st.id === r.stepId)).map((r) => r.upstreamId));
+  if (upstreams.size !== 1) return null;
+  const specs = await importedToolsAt(run.catalogVersion);
+  const commits = new Set(steps.map((st) => {
+    const spec = specs.find((sp) => sp.name === st.tool);
+    return spec ? stagingOfSchema(spec.inputSchema).commit : null;
+  }));
+  const [commit] = [...commits];
+  return commits.size === 1 && commit ? { commit, upstreamId: [...upstreams][0] } : null;
+}
+
+/** The staging handle a stage call answered: `structuredContent.stagingHandle` (or `_meta["plandesk/stagingHandle"]`), a string of at most 512 characters; else null. */
+function stagingHandleOf(result: CallToolResult): string | null {
+  const h = (result.structuredContent as Record<string, unknown> | undefined)?.stagingHandle ?? result._meta?.["plandesk/stagingHandle"];
+  return typeof h === "string" && h.length > 0 && h.length <= 512 ? h : null;
+}
+
+/** The staging handle stored with a staged gateway row's result. */
+function storedHandleOf(result: unknown): string | null {
+  return result && typeof result === "object" ? stagingHandleOf(result as CallToolResult) : null;
+}
+
+/**
+ * Promotes every staged run whose steps are all staged (its gateway rows all `staged`), each in
+ * one final commit call: the rows move staged → calling together (one conditional update: one
+ * instance promotes); then every step's claim is fenced again in one transaction (`checkFence`:
+ * lease, run still executing, the task at the bound revision, each approval still held) — any
+ * refusal and nothing is committed: the rows are `discarded`, every step reported `failed`
+ * ("staged, never promoted"). Otherwise one call of the commit tool with `{handles}` and
+ * `_meta["plandesk/idempotencyKey"] = plandesk:<runId>:promote`: its answer reports every step
+ * `succeeded` (or `failed` on `isError`: the commit made nothing visible); a lost answer is
+ * `unknown` for every step, never called again.
+ */
+async function promoteStagedRuns(db: Db, now: () => Date, timeoutMs: number, pass: GatewayPass): Promise<void> {
+  const ready = await db.$queryRawUnsafe<{ runId: string }[]>(
+    `SELECT g."runId" FROM "gateway_call" g JOIN "run" r ON r."id" = g."runId"
+     WHERE g."kind" = 'write' AND g."status" = 'staged' AND r."status" = 'executing'
+     AND NOT EXISTS (SELECT 1 FROM "gateway_call" o WHERE o."runId" = g."runId" AND o."kind" = 'write' AND o."status" <> 'staged')
+     GROUP BY g."runId" LIMIT 20`,
+  );
+  for (const { runId } of ready) {
+    const plan = await stagedPlanOf(db, runId);
+    if (plan && (await promoteRun(db, runId, plan, now, timeoutMs))) pass.promoted.push(runId);
+  }
+}
+
+/** Promotes one staged run (see promoteStagedRuns). Returns true when its commit call answered. */
+async function promoteRun(db: Db, runId: string, plan: StagedPlan, now: () => Date, timeoutMs: number): Promise<boolean> {
+  const rows = await db.gatewayCall.findMany({ where: { runId, kind: "write" }, orderBy: { createdAt: "asc" } });
+  const run = await db.run.findUnique({ where: { id: runId }, select: { planVersion: true, agentId: true } });
+  const upstream = await db.mcpUpstream.findUnique({ where: { id: plan.upstreamId } });
+  const agent = run ? await agentOf(db, run.agentId) : null;
+  if (!run || !upstream || !agent || rows.some((r) => r.status !== "staged")) return false;
+  const steps = storedSteps((await loadPlanVersionRow(db, runId, run.planVersion)).steps);
+  const ordered = steps.map((st) => rows.find((r) => r.stepId === st.id)).filter((r): r is (typeof rows)[number] => !!r);
+  const handles = ordered.map((r) => storedHandleOf(r.result));
+  // one instance promotes: every row staged → calling in one conditional statement
+  const moved = await db.gatewayCall.updateMany({ where: { runId, kind: "write", status: "staged" }, data: { status: "calling", callingSince: now() } });
+  if (moved.count !== rows.length) return false;
+  const execs = await db.stepExecution.findMany({ where: { runId }, select: { stepId: true, token: true, leaseExpiresAt: true } });
+  const tokenOf = (stepId: string | null) => execs.find((e) => e.stepId === stepId)?.token ?? null;
+  const reportAll = async (status: "succeeded" | "failed" | "unknown", detail: string) => {
+    for (const r of ordered) {
+      const token = tokenOf(r.stepId);
+      if (token && r.stepId) await reportOutcome(agent, runId, r.stepId, { token, status, detail: detail.slice(0, 4000) }, now(), db).catch((e) => console.error(`plandesk: could not report ${r.id} ${status}`, e instanceof Error ? e.message : e));
+    }
+  };
+  const discard = async (why: string) => {
+    for (const r of ordered) await finish(db, { ...r, runId }, "calling", "discarded", null, why, upstream.name);
+    await reportAll("failed", why);
+  };
+  if (ordered.length !== steps.length || handles.some((h) => h === null) || ordered.some((r) => !tokenOf(r.stepId))) {
+    await discard("staged_not_promoted: a staged step has no handle or claim; nothing was committed, nothing visible was written.");
+    return false;
+  }
+  let connected: Awaited<ReturnType<typeof connectUpstream>>;
+  try {
+    connected = await connectUpstream(upstream, Math.min(timeoutMs, 20_000));
+  } catch (e) {
+    await discard(`staged_not_promoted: the upstream MCP server "${upstream.name}" could not be reached to commit; nothing visible was written: ${isDomainError(e) ? e.message : "connection failed"}`);
+    return false;
+  }
+  // the promotion's re-check: every step's claim fenced again (revision, approvals, lease, run), in one transaction
+  const refused = await inTransaction(async (tx) => {
+    for (const r of ordered) {
+      const fence = await checkFence(tx, tokenOf(r.stepId)!, now(), agent.id, null);
+      if (!fence.ok) return ok(`${r.stepId}: ${String(fence.error.details.reason ?? fence.error.code)} — ${fence.error.message}`);
+    }
+    return ok(null);
+  }, db);
+  if (refused) {
+    await connected.client.close().catch(() => undefined);
+    await discard(`staged_not_promoted: the re-check before promotion refused (${refused}). Nothing was committed; nothing visible was written.`);
+    return false;
+  }
+  const leaseEnd = Math.min(...execs.filter((e) => e.leaseExpiresAt).map((e) => e.leaseExpiresAt!.getTime()));
+  const callTimeoutMs = Math.max(1000, Math.min(timeoutMs, leaseEnd - now().getTime() - 1000));
+  let result: CallToolResult | null = null;
+  let lost: string | null = null;
+  try {
+    result = redactAnswer((await connected.client.callTool({ name: plan.commit, arguments: { handles }, _meta: { "plandesk/idempotencyKey": `plandesk:${runId}:promote`, "plandesk/runId": runId } }, undefined, { timeout: callTimeoutMs })) as CallToolResult, connected.redact);
+  } catch (e) {
+    lost = connected.redact(e instanceof Error ? e.message : String(e)).slice(0, 500);
+  } finally {
+    await connected.client.close().catch(() => undefined);
+  }
+  if (result === null) {
+    const why = `The promotion's answer was lost (${lost}); whether the staged writes became visible is unknown. Plandesk does not commit again: a person reconciles the run.`;
+    for (const r of ordered) await finish(db, { ...r, runId }, "calling", "unknown", null, why, upstream.name);
+    await reportAll("unknown", why);
+    return false;
+  }
+  const text = (result.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join(" ").slice(0, 1000);
+  const status = result.isError ? "failed" : "succeeded";
+  for (const r of ordered) await finish(db, { ...r, runId }, "calling", status, result, result.isError ? text : null, upstream.name);
+  await reportAll(status, `${upstream.name}/${plan.commit} (promotion of ${ordered.length} staged writes): ${text}`);
+  return true;
+}
+
+/**
+ * Staged rows of runs that ended before their promotion (stopped by a task revision, failed, a
+ * step refused…): moved to `discarded` — their writes were staged, never committed, so nothing
+ * visible was written — and each open claim reported `failed` with that reason. Returns their ids.
+ */
+async function discardUnpromoted(db: Db, now: () => Date): Promise<string[]> {
+  const staged = await db.gatewayCall.findMany({ where: { kind: "write", status: "staged" }, take: 200, orderBy: { createdAt: "asc" } });
+  const ended = new Map((await db.run.findMany({ where: { id: { in: [...new Set(staged.map((r) => r.runId ?? ""))] }, status: { in: [...TERMINAL] } }, select: { id: true, status: true } })).map((r) => [r.id, r]));
+  const out: string[] = [];
+  for (const row of staged) {
+    const run = row.runId ? ended.get(row.runId) : undefined;
+    if (!run || !row.runId || !row.stepId) continue;
+    const why = `staged_not_promoted: the run ended ${run.status} before its promotion; the staged write was never committed, nothing visible was written.`;
+    if (!(await finish(db, { ...row, runId: row.runId }, "staged", "discarded", null, why))) continue;
+    out.push(row.id);
+    const exec = await db.stepExecution.findUnique({ where: { runId_stepId: { runId: row.runId, stepId: row.stepId } }, select: { token: true, status: true } });
+    const agent = await agentOf(db, row.agentId);
+    if (exec?.status === "claimed" && agent) await reportOutcome(agent, row.runId, row.stepId, { token: exec.token, status: "failed", detail: why }, now(), db).catch(() => undefined);
+  }
+  return out;
+}
+
 const g = globalThis as unknown as { plandeskGatewayExecutor?: ReturnType<typeof setInterval> };
 
 /**
@@ -255,8 +446,8 @@ export function startGatewayExecutor(intervalMs = 2000): boolean {
     running = true;
     try {
       const pass = await executeGatewaySteps();
-      if (pass.executed.length || pass.unknown.length || pass.ended.length) {
-        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}`);
+      if (pass.executed.length || pass.unknown.length || pass.ended.length || pass.staged.length || pass.promoted.length || pass.discarded.length) {
+        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}, staged ${pass.staged.length}, promoted runs ${pass.promoted.length}, discarded ${pass.discarded.length}`);
       }
     } catch (e) {
       console.error("plandesk: gateway executor pass failed", e instanceof Error ? e.message : e);

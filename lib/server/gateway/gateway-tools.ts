@@ -5,9 +5,11 @@
  * defines them, that the agent's allowlist permits. Of two servers of a desk listing one tool, the
  * one imported last serves it. A tool of another desk's upstream, a disabled upstream's tool, or a
  * tool outside the allowlist is not listed and cannot be called (the same "unknown tool" as a name
- * that does not exist).
+ * that does not exist). A tool some tool names as its commit tool (`x-plandesk-stage`) is never an
+ * agent's: Plandesk calls it when it promotes a staged run, so it is neither listed nor callable.
  */
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
+import { stagingOfSchema } from "../../tools/tool-bindings";
 import { agentDesk, type AgentCaller } from "../auth/session";
 import { prisma } from "../db/db";
 import { importedToolsAt, latestCatalogVersion } from "../tools/imported-tools";
@@ -37,8 +39,10 @@ export async function gatewayToolsOf(agent: AgentCaller): Promise<GatewayTool[]>
   if (serverOf.size === 0) return [];
   const specs = await importedToolsAt(await latestCatalogVersion());
   const tools: GatewayTool[] = [];
+  // a commit tool is Plandesk's to call when it promotes a staged run, never an agent's
+  const commits = new Set(specs.map((s) => stagingOfSchema(s.inputSchema).commit).filter((c): c is string => c !== null));
   for (const spec of specs) {
-    const upstream = spec.source === "mcp" ? serverOf.get(spec.name) : undefined;
+    const upstream = spec.source === "mcp" && !commits.has(spec.name) ? serverOf.get(spec.name) : undefined;
     if (upstream) tools.push({ spec, upstream, read: spec.annotations?.readOnlyHint === true });
   }
   return tools.sort((a, b) => a.spec.name.localeCompare(b.spec.name));

@@ -30,7 +30,7 @@ import {
   type OpenAiFunctionDefinition,
 } from "../../tools/json-schema-tool";
 import { storedRolesSchema, type RecordKindRoles } from "../../records/record-kind-declaration";
-import { mergeAdminBindings, readToolBindings, schemaMentionsBindings, type AdminToolBindings } from "../../tools/tool-bindings";
+import { checkImportStaging, mergeAdminBindings, readToolBindings, TOOL_KEYWORDS, type AdminToolBindings } from "../../tools/tool-bindings";
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
@@ -322,8 +322,14 @@ export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, 
       }
       schema = merged.schema;
     }
-    if (!schemaMentionsBindings(schema)) {
-      out.push(d);
+    if (kindsNamed(schema).length === 0 && !argumentBindingsIn(schema)) {
+      // no argument bound to a record kind (a tool-level keyword needs no desk; checked below with the whole import)
+      const read = readToolBindings(schema);
+      if (!read.ok) {
+        problems.push(...read.problems.map((p) => ({ name: d.name, code: p.code, path: p.path, reason: p.message })));
+        continue;
+      }
+      out.push({ ...d, inputSchema: schema });
       continue;
     }
     if (!binding.desk) {
@@ -340,6 +346,9 @@ export async function bindDrafts(drafts: ReturnType<typeof draftsFromMcpTools>, 
     }
     out.push({ ...d, inputSchema: schema });
   }
+  // staging and compensation name other tools of the same import (a pair comes from one server)
+  const staging = checkImportStaging(out.map((d) => ({ name: d.name, inputSchema: d.inputSchema, readOnly: d.annotations?.readOnlyHint === true })));
+  for (const [name, list] of staging) problems.push(...list.map((p) => ({ name, code: p.code, path: p.path, reason: p.message })));
   if (problems.length > 0) {
     throw new DomainError("validation_failed", `Nothing was imported: ${problems.map((p) => `${p.name}: ${p.path ? `${p.path}: ` : ""}${p.reason}`).join("; ").slice(0, 2000)}`, { problems });
   }
@@ -355,6 +364,13 @@ async function declaredRoles(desk: string, kind: string): Promise<RecordKindRole
   if (!row) return null;
   const parsed = storedRolesSchema.safeParse(typeof row.roles === "string" ? JSON.parse(row.roles) : row.roles);
   return parsed.success ? parsed.data : null;
+}
+
+/** Whether any top-level property of `schema` carries an `x-plandesk-…` keyword (an argument binding, which needs a desk), or any keyword is below the root but for the tool-level ones. */
+function argumentBindingsIn(schema: JsonSchema): boolean {
+  const rest: JsonSchema = { ...schema };
+  for (const k of TOOL_KEYWORDS) delete rest[k];
+  return JSON.stringify(rest).includes('"x-plandesk-');
 }
 
 /** The kinds a schema's top-level bindings name (`order` of `"order.available"`), at most a few dozen. */
