@@ -90,10 +90,13 @@ export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unkn
       return <VisibleText className="whitespace-pre-wrap" text={String(value)} />;
     case "schema":
       if (typeof value === "boolean") return <span>{value ? "Yes" : "No"}</span>;
+      // an imported tool's money ({minor, currency}, e.g. a bound refund amount) reads as money, as issue_refund's does
+      if (isMoney(value)) return <span className="tabular-nums font-medium">{formatMoney(value)}</span>;
       if (typeof value === "string" && field.schema?.format === "date") return <span>{formatIsoDate(value)} <span className="text-xs text-slate-500">({value})</span></span>;
       return typeof value === "object" ? <code className="whitespace-pre-wrap break-all text-xs">{JSON.stringify(value)}</code> : <VisibleText text={String(value)} />;
     default:
-      return typeof value === "string" ? <VisibleText text={value} /> : <span>{JSON.stringify(value)}</span>;
+      // a value of a tool the page has no fields for (its JSON may be long and unbroken: it wraps on a phone)
+      return typeof value === "string" ? <VisibleText text={value} /> : <code className="whitespace-pre-wrap break-all text-xs">{JSON.stringify(value)}</code>;
   }
 }
 

@@ -20,13 +20,23 @@ export interface RecordOption {
   fees?: { code: string; amount: { minor: number; currency: string } }[];
 }
 
-type Kind = "invoice" | "shipment" | "ticket" | "account";
+/** A built-in kind, or (any other name) a kind the desk declared: an imported tool's `x-plandesk-record` argument. */
+type Kind = "invoice" | "shipment" | "ticket" | "account" | (string & {});
 
-/** The records the run page already has (the plan's and the ticket account's own), the ticket's account first. */
+/**
+ * The records the run page already has (the plan's and the ticket account's own), the ticket's
+ * account first. A declared kind's come from the snapshot's `declared` records, labelled from their
+ * roles ("o_118 · Brightside Home Goods · O-118 · open · $40.00 available").
+ */
 export function snapshotOptions(desk: AccountSnapshot, kind: Kind, ticketAccountId: string): RecordOption[] {
   const name = (a: string) => desk.accounts[a]?.name ?? a;
-  const opts: RecordOption[] =
-    kind === "invoice"
+  const opts: RecordOption[] = !["invoice", "shipment", "ticket", "account"].includes(kind)
+    ? Object.values(desk.declared?.[kind] ?? {}).map((r) => ({
+        id: r.id,
+        accountId: r.accountId ?? "",
+        label: [r.id, r.accountId ? name(r.accountId) : null, r.title, r.status, r.available ? `${formatMoney(r.available)} available` : null].filter((p) => p).join(" · "),
+      }))
+    : kind === "invoice"
       ? Object.values(desk.invoices).map((i) => ({ id: i.id, accountId: i.accountId, fees: i.fees, label: `${i.id} · ${name(i.accountId)} · ${i.status} · ${formatMoney(i.openBalance)} open` }))
       : kind === "shipment"
         ? Object.values(desk.shipments).map((s) => ({ id: s.id, accountId: s.accountId, label: `${s.id} · ${name(s.accountId)} · ${s.destination} · ${s.window.from}${s.window.to !== s.window.from ? ` → ${s.window.to}` : ""}` }))
@@ -125,12 +135,13 @@ function OtherAccountHint({ desk, option, ticketAccountId }: { desk: AccountSnap
 }
 
 /** What a record's age speaks of in the form's hint: "in_74119: balance as of 14:02 UTC, synced 2 min ago". */
-const AGE_WORD: Partial<Record<Kind, string>> = { invoice: "balance", shipment: "window", account: "account" };
+const AGE_WORD: Partial<Record<string, string>> = { invoice: "balance", shipment: "window", account: "account" };
 
 /** Below an id field: how old the page's copy of the typed record is (nothing for a record the page does not have, or one never synced). */
 function KnownRecordAge({ desk, kind, id }: { desk: AccountSnapshot; kind: Kind; id: string }) {
-  const what = AGE_WORD[kind];
-  const sync = what && id ? syncOfRecord(desk, kind as "invoice" | "shipment" | "account", id) : undefined;
+  const declared = id && desk.declared?.[kind] && Object.prototype.hasOwnProperty.call(desk.declared[kind], id) ? desk.declared[kind][id] : undefined;
+  const what = declared ? (declared.available ? "balance" : "record") : AGE_WORD[kind];
+  const sync = declared ? declared.sync : what && id ? syncOfRecord(desk, kind as "invoice" | "shipment" | "account", id) : undefined;
   if (!what || !sync?.syncedAt) return null;
   return <SyncAge sync={sync} what={what} prefix={`${id}: `} className="mt-1 block text-xs text-slate-600" />;
 }

@@ -6,6 +6,7 @@ import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { PlanDiff } from "@/lib/diff/plan-diff";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { Grant } from "@/lib/people/grants";
+import type { ToolMetaCatalog } from "@/lib/tools/meta-catalog";
 import type { Plan } from "@/lib/plan/schema";
 import type { ConcurrentRun, RunStepView } from "@/lib/api/schemas";
 import type { ValidationIssue } from "@/lib/validation/types";
@@ -39,8 +40,11 @@ export function ReviewChanges({
   users = {},
   effects,
   concurrentRuns = [],
+  catalog,
   onDone,
 }: {
+  /** The run's tool catalog, so an imported tool's added step shows its labels and typed values (default: built-in tools). */
+  catalog?: ToolMetaCatalog;
   /** The effects preview of version `toVersion`, shown before the approval panel. */
   effects?: StepEffect[];
   runId: string;
@@ -143,7 +147,7 @@ export function ReviewChanges({
               <p className="font-medium">
                 step {c.position} <code>{c.tool}</code> <span className="ml-1 rounded bg-sky-100 px-1.5 py-0.5 text-xs text-sky-900">changed</span>
               </p>
-              <FieldChanges fields={c.fields} tool={c.tool} />
+              <FieldChanges fields={c.fields} tool={c.tool} specs={catalog?.get(c.tool)?.fields} />
               {notes(c.stepId).map((a, n) => (
                 <p key={n} className={`mt-1 text-sm ${a.severity !== "info" ? "text-amber-900" : "text-slate-600"}`}>
                   note: {a.message}
@@ -158,7 +162,7 @@ export function ReviewChanges({
                   + step {position(s.id)} <code>{s.tool}</code>
                   <span className="ml-2 rounded bg-fuchsia-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">step added</span>
                 </p>
-                <StepArgList tool={s.tool} args={s.args} desk={desk} className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm" />
+                <StepArgList tool={s.tool} args={s.args} desk={desk} catalog={catalog} className="mt-1 grid grid-cols-[9rem_1fr] gap-y-1 text-sm" />
                 {notes(s.id).map((a, n) => (
                   <p key={n} className={`mt-1 text-sm ${a.severity !== "info" ? "font-medium text-amber-900" : "text-slate-600"}`}>
                     note: {a.message}

@@ -273,6 +273,7 @@ export function RunWorkspace({
           users={initial.users}
           effects={d.effects}
           concurrentRuns={d.concurrentRuns ?? []}
+          catalog={catalog}
           onDone={() => setMode({ kind: "view" })}
         />
       )}

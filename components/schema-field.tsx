@@ -2,7 +2,9 @@
 
 import { Controller, useFormContext, type FieldErrors } from "react-hook-form";
 import type { PlanFormValues } from "@/lib/plan/form-schema";
+import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import type { FieldSpec } from "@/lib/tools/types";
+import { RecordIdField } from "./record-id-field";
 
 /** A JSON Schema node (an imported tool's argument, lib/tools/json-schema-tool.ts). */
 type Node = { [key: string]: unknown };
@@ -243,14 +245,39 @@ function SchemaInput({ id, label, schema, required, value, onChange, errors, hel
 /**
  * One argument of an imported tool's step in the plan form (field kind `schema`): a typed input
  * built from its JSON Schema, bound to `steps.N.args.<name>`. The same schema, converted to zod,
- * checks the form (planFormSchemaFor) and the server's shape stage.
+ * checks the form (planFormSchemaFor) and the server's shape stage. An argument bound to a declared
+ * kind (`field.record`, `x-plandesk-record`) is the id field invoices have (RecordIdField): the
+ * page's records of that kind (the ticket account's first) and, as the operator types, the desk's
+ * records found by id prefix.
  */
-export function SchemaField({ stepIndex, field }: { stepIndex: number; field: FieldSpec }) {
+export function SchemaField({ stepIndex, field, desk, ticketAccountId }: { stepIndex: number; field: FieldSpec; desk: AccountSnapshot; ticketAccountId: string }) {
   const {
     control,
     formState: { errors },
   } = useFormContext<PlanFormValues>();
   const base = `steps.${stepIndex}.args.${field.name}`;
+  if (field.record) {
+    const message = messageAt(errors, base);
+    const describedBy = [message ? `${base}-error` : null, field.help ? `${base}-help` : null].filter(Boolean).join(" ") || undefined;
+    return (
+      <div>
+        <label htmlFor={base} className="block text-sm font-medium text-slate-800">
+          {field.label}
+        </label>
+        <RecordIdField name={base} kind={field.record} desk={desk} ticketAccountId={ticketAccountId} describedBy={describedBy} invalid={!!message} className={inputCls} />
+        {field.help && (
+          <p id={`${base}-help`} className="mt-1 text-xs text-slate-600">
+            {field.help}
+          </p>
+        )}
+        {message && (
+          <p id={`${base}-error`} className="mt-1 text-sm text-red-700">
+            {message}
+          </p>
+        )}
+      </div>
+    );
+  }
   return (
     <Controller
       control={control}

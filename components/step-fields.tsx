@@ -189,10 +189,11 @@ function MoneyFieldNotes({ stepIndex, field, tool, desk, grants, runId }: { step
 
 /**
  * One argument of one step as a typed input: an imported tool's argument from its JSON Schema
- * (SchemaField), any other kind as below (TypedStepField).
+ * (SchemaField; a bound record argument with the record picker the id fields have), any other
+ * kind as below (TypedStepField).
  */
 export function StepField(props: StepFieldProps) {
-  return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} /> : <TypedStepField {...props} />;
+  return props.field.kind === "schema" ? <SchemaField stepIndex={props.stepIndex} field={props.field} desk={props.desk} ticketAccountId={props.ticketAccountId} /> : <TypedStepField {...props} />;
 }
 
 /**

@@ -220,7 +220,7 @@ export const queuePageSchema = z.object({
 export type QueuePage = z.output<typeof queuePageSchema>;
 
 export const recordOptionSchema = open({
-  kind: z.enum(["invoice", "shipment", "ticket", "account"]),
+  kind: z.string().meta({ description: "invoice, shipment, ticket, account, or a kind the desk declared" }),
   id: z.string(),
   accountId: z.string(),
   accountName: z.string(),
@@ -228,6 +228,8 @@ export const recordOptionSchema = open({
   status: z.string().optional(),
   openBalance: money.optional(),
   fees: z.array(open({ code: z.string(), amount: money })).optional(),
+  title: z.string().optional().meta({ description: "A declared record's title role" }),
+  available: money.optional().meta({ description: "A declared record's available amount (its balance role)" }),
 }).meta({ id: "RecordOption" });
 
 export const demoEffectSchema = open({

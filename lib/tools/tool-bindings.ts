@@ -466,3 +466,14 @@ export function checkImportStaging(tools: StagingCheckTool[]): Map<string, Bindi
   }
   return out;
 }
+
+/**
+ * The declared kinds the tools of `catalog` reference (`x-plandesk-record`, read into each form
+ * field's `record`), each once, in catalog order — e.g. `["order"]` once `refund_order` is bound.
+ * What the run page loads the ticket account's own records of, for the edit form's record picker.
+ */
+export function boundRecordKinds(catalog: { names(): readonly string[]; get(name: string): { fields: readonly { record?: string }[] } | undefined }): string[] {
+  const kinds = new Set<string>();
+  for (const name of catalog.names()) for (const f of catalog.get(name)?.fields ?? []) if (f.record) kinds.add(f.record);
+  return [...kinds];
+}

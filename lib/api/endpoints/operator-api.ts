@@ -8,6 +8,7 @@ import { defineEndpoint } from "../contract";
 import { CORPUS_SIGNALS } from "./outcomes-api";
 import { approvalSchema, editDetailSchema, editResultSchema, planDiffResponseSchema, queuePageSchema, recordOptionSchema, runAuditSchema, runDetailsSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { planSchema } from "../../plan/schema";
+import { DECLARED_KIND_NAME } from "../../records/record-kinds";
 import { queueOwnershipQuery } from "./ownership-api";
 import { idParam, version, runParams, stepParams, taskParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
@@ -34,7 +35,11 @@ export const searchRecordsEndpoint = defineEndpoint({
   path: "/api/account-data/{kind}",
   summary: "Account records of a kind whose id starts with q (the edit form's id fields)",
   caller: PEOPLE,
-  params: z.object({ kind: z.enum(["invoice", "shipment", "ticket", "account"]) }),
+  params: z.object({
+    kind: z.union([z.enum(["invoice", "shipment", "ticket", "account"]), z.string().regex(DECLARED_KIND_NAME, "A record kind: invoice, shipment, ticket, account or a kind the desk declared")]).meta({
+      description: "A built-in kind, or a kind the desk declared (its records of the caller's desk, or of `desk`; a supervisor or admin who names no desk finds none of a declared kind)",
+    }),
+  }),
   query: z.object({ q: z.string().max(128).default(""), desk: z.string().max(64).optional() }),
   success: { status: [200], schema: z.object({ records: z.array(recordOptionSchema) }), description: "{records} (at most 20, id order) of the caller's desk (operators) or of `desk`" },
   refusals: [],

@@ -36,7 +36,9 @@ import type { DbOrTx } from "../db/transaction";
  * (`in_74119.openMinor`). `scope.steps` may be raw client input (any JSON): only string arguments of fields whose kind is
  * an id (`invoice_id`, `shipment_id`, `ticket_id`, `account_id`, see lib/tools/*.ts) are used.
  * `scope.accountRecords` (the run page, the edit form) also loads up to ACCOUNT_RECORD_LIMIT
- * invoices and shipments of the ticket's own account. `scope.known` is the run's ticket with its
+ * invoices and shipments of the ticket's own account, and as many records of each declared kind of
+ * `scope.accountKinds` that the account owns directly (by the owner-account index of `desk_record`),
+ * for the edit form's record picker. `scope.known` is the run's ticket with its
  * account as the caller already read them (the claim's one reading): neither is read again, and
  * the account counts as an owner only when it is on `scope.desk`. `db` may be a transaction client.
  * Errors: throws `Error` (Prisma `P2025`) when the ticket does not exist.
@@ -48,6 +50,7 @@ export async function loadAccountSnapshot(
     steps?: readonly unknown[];
     reads?: readonly unknown[];
     accountRecords?: boolean;
+    accountKinds?: readonly string[];
     now?: Date;
     holdsBefore?: Date;
     known?: { ticket: { id: string; accountId: string; subject: string }; account: { id: string; name: string; desk: string } };
@@ -68,7 +71,16 @@ export async function loadAccountSnapshot(
   if (known && known.account.desk === scope.desk) desk.accounts[known.account.id] = { id: known.account.id, name: known.account.name };
 
   await loadRecords(db, desk, refs, scope.desk);
-  const declaredOwners = scope.catalog ? await loadDeclaredRecords(db, desk, declaredRefs(scope.steps ?? [], scope.catalog), scope.desk, now, scope.holdsBefore) : [];
+  const declared = scope.catalog ? declaredRefs(scope.steps ?? [], scope.catalog) : new Map<string, Set<string>>();
+  if (scope.accountRecords) {
+    for (const kind of (scope.accountKinds ?? []).slice(0, ACCOUNT_KIND_LIMIT)) {
+      const own = await db.deskRecord.findMany({ where: { desk: scope.desk, ownerAccountId: ticket.accountId, kind, deletedAt: null }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT, select: { id: true } });
+      if (own.length === 0) continue;
+      if (!declared.has(kind)) declared.set(kind, new Set());
+      for (const r of own) declared.get(kind)!.add(r.id);
+    }
+  }
+  const declaredOwners = declared.size > 0 ? await loadDeclaredRecords(db, desk, declared, scope.desk, now, scope.holdsBefore) : [];
   if (scope.accountRecords) {
     const [invoices, shipments] = [
       await db.invoice.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
@@ -257,6 +269,8 @@ export const heldWrittenWhere = { state: "consumed", holdOpen: true } as const;
 
 /** At most this many of the ticket account's own invoices and shipments (each) for the run page. */
 export const ACCOUNT_RECORD_LIMIT = 100;
+/** Most declared kinds whose records of the ticket's account one snapshot offers (`scope.accountKinds`). */
+export const ACCOUNT_KIND_LIMIT = 10;
 /** At most this many holidays per snapshot (a few years of a few destinations). */
 const HOLIDAY_LIMIT = 2000;
 /** At most this many look-alike candidates per guess and kind. */

@@ -15,6 +15,7 @@ import { autoGated, promisesAwaitingApproval } from "../../validation/promise-ba
 import { previewEffects } from "../../effects/preview";
 import { toTaskView } from "../tasks/read-tasks";
 import { listIntents } from "../tasks/task-contract";
+import { boundRecordKinds } from "../../tools/tool-bindings";
 
 /** What the run page loads: the API's `RunDetails` (lib/api/schemas.ts), declared once. */
 export type { RunDetails };
@@ -36,7 +37,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
   const current = run.planVersions.find((p) => p.version === run.planVersion);
   const reads = storedReads(current?.reads);
   const catalog = await catalogAt(run.catalogVersion);
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, reads, accountRecords: true, now, catalog });
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: run.desk, steps: allSteps, reads, accountRecords: true, accountKinds: boundRecordKinds(catalog), now, catalog });
   const accountId = task.ticket.accountId;
   const userIds = new Set<string>();
   for (const p of run.planVersions) if (p.createdById) userIds.add(p.createdById);
