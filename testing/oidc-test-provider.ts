@@ -13,6 +13,7 @@ export class TestIdentityProvider {
   private readonly byCode = new Map<string, Record<string, unknown>>();
   private readonly byRefresh = new Map<string, Record<string, unknown>>();
   private readonly removed = new Set<string>();
+  private readonly lifetimes = new WeakMap<object, number>();
   /** Refresh requests seen: [sub, answered status]. */
   readonly refreshes: Array<[string, number]> = [];
 
@@ -47,6 +48,8 @@ export class TestIdentityProvider {
         idp.refreshes.push([sub, response.statusCode]);
       }
       if (claims && response.statusCode === 200 && typeof response.body.refresh_token === "string") idp.byRefresh.set(response.body.refresh_token, claims);
+      const seconds = claims ? idp.lifetimes.get(claims) : undefined;
+      if (seconds !== undefined && response.statusCode === 200) response.body.expires_in = seconds;
     });
     return idp;
   }
@@ -56,9 +59,13 @@ export class TestIdentityProvider {
     return this.server.issuer.url!;
   }
 
-  /** The next authorization request signs in this person (claims: at least `sub`, `email`). */
-  signInNext(claims: Record<string, unknown>): void {
+  /**
+   * The next authorization request signs in this person (claims: at least `sub`, `email`);
+   * `accessTokenSeconds` shortens their access tokens' lifetime (default: the provider's hour).
+   */
+  signInNext(claims: Record<string, unknown>, opts: { accessTokenSeconds?: number } = {}): void {
     this.next = { email_verified: true, ...claims };
+    if (opts.accessTokenSeconds !== undefined) this.lifetimes.set(this.next, opts.accessTokenSeconds);
   }
 
   /** The person `sub` is gone at the provider: their refresh tokens are refused from now on. */

@@ -76,7 +76,7 @@ const clientText = (max: number) =>
 /** Body of `POST /api/admin/desks/{deskId}/oidc-providers`. */
 export const registerOidcProviderBodySchema = z
   .object({
-    label: z.string().trim().min(1).max(60).meta({ description: "The button's text on /sign-in: \"Sign in with <label>\"" }),
+    label: z.string().trim().min(1).max(60).meta({ description: "The button's text on /sign-in: \"Continue with <label>\"" }),
     issuer: issuerSchema,
     clientId: clientText(500),
     clientSecret: clientText(4096).meta({ description: "Stored encrypted (AES-256-GCM under PLANDESK_SECRETS_KEY); never answered back" }),

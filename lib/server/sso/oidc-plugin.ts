@@ -41,8 +41,8 @@ type SocialProvider = AuthContext["socialProviders"][number];
 type Hook = NonNullable<NonNullable<BetterAuthPlugin["hooks"]>["before"]>[number];
 type HookContext = Parameters<Hook["matcher"]>[0];
 
-/** How long a session read waits before checking one person's provider tokens again (per instance). */
-const CHECK_EVERY_MS = 30_000;
+/** How long a session read waits before looking again whether a person without a provider account has one now (per instance). */
+const RECHECK_WITHOUT_PROVIDER_MS = 60_000;
 /** How long a refresh in progress holds the account (other instances skip it meanwhile). */
 const REFRESH_LEASE_MS = 60_000;
 
@@ -184,38 +184,50 @@ function refusedByProvider(e: unknown): boolean {
   return status === 400 && (error === undefined || error === "invalid_grant");
 }
 
-const lastChecked = new Map<string, number>();
+/** When each person's provider tokens are next due for a look, per instance (ms since the epoch). */
+const nextCheck = new Map<string, number>();
 
 /**
  * After a session read: when the person's provider access token has expired, refreshes it (one
  * instance at a time: a conditional update takes a lease). Refused by the provider → every session
- * of theirs ends and this read answers no session. Returns true when the sessions ended.
+ * of theirs ends and this read answers no session. Returns true when the sessions ended. Reads the
+ * database only when something is due: at the access token's expiry for a person signed in through
+ * a provider, once a minute for anyone else.
  */
 async function checkProviderSession(context: AuthContext, userId: string, now = Date.now()): Promise<boolean> {
-  const last = lastChecked.get(userId);
-  if (last !== undefined && now - last < CHECK_EVERY_MS) return false;
-  lastChecked.set(userId, now);
-  if (lastChecked.size > 10_000) lastChecked.clear();
+  const due = nextCheck.get(userId);
+  if (due !== undefined && now < due) return false;
+  if (nextCheck.size > 10_000) nextCheck.clear();
   const account = await prisma.authAccount.findFirst({
-    where: { userId, providerId: { startsWith: OIDC_PROVIDER_ID_PREFIX }, refreshToken: { not: null }, accessTokenExpiresAt: { lt: new Date(now) } },
-    orderBy: { updatedAt: "desc" },
+    where: { userId, providerId: { startsWith: OIDC_PROVIDER_ID_PREFIX }, refreshToken: { not: null }, accessTokenExpiresAt: { not: null } },
+    orderBy: { accessTokenExpiresAt: "asc" },
   });
-  if (!account?.refreshToken || !account.accessTokenExpiresAt) return false;
+  if (!account?.refreshToken || !account.accessTokenExpiresAt) {
+    nextCheck.set(userId, now + RECHECK_WITHOUT_PROVIDER_MS);
+    return false;
+  }
+  if (account.accessTokenExpiresAt.getTime() > now) {
+    nextCheck.set(userId, account.accessTokenExpiresAt.getTime());
+    return false;
+  }
+  nextCheck.set(userId, now + REFRESH_LEASE_MS);
   const lease = await prisma.authAccount.updateMany({ where: { id: account.id, accessTokenExpiresAt: account.accessTokenExpiresAt }, data: { accessTokenExpiresAt: new Date(now + REFRESH_LEASE_MS) } });
   if (lease.count !== 1) return false;
   const provider = await installProvider(context, account.providerId);
   if (!provider?.refreshAccessToken) return false; // a disabled provider: nothing to ask
   try {
     const tokens = await provider.refreshAccessToken(await decryptOAuthToken(account.refreshToken, context));
+    const expiresAt = tokens.accessTokenExpiresAt ?? new Date(now + 60 * 60 * 1000);
     await prisma.authAccount.update({
       where: { id: account.id },
       data: {
         accessToken: (await setTokenUtil(tokens.accessToken, context)) ?? account.accessToken,
-        accessTokenExpiresAt: tokens.accessTokenExpiresAt ?? new Date(now + 60 * 60 * 1000),
+        accessTokenExpiresAt: expiresAt,
         refreshToken: tokens.refreshToken ? await setTokenUtil(tokens.refreshToken, context) : account.refreshToken,
         ...(tokens.idToken ? { idToken: tokens.idToken } : {}),
       },
     });
+    nextCheck.set(userId, expiresAt.getTime());
     return false;
   } catch (e) {
     if (!refusedByProvider(e)) {
@@ -223,13 +235,14 @@ async function checkProviderSession(context: AuthContext, userId: string, now = 
       return false;
     }
     await endSessionsOf(userId, account.providerId);
+    nextCheck.delete(userId);
     return true;
   }
 }
 
 /** Test hook: forget when each person's provider tokens were last checked (a fresh instance). */
 export function forgetProviderChecks(): void {
-  lastChecked.clear();
+  nextCheck.clear();
 }
 
 /**
