@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { auth } from "@/lib/server/auth/auth";
 import { prisma } from "@/lib/server/db/db";
-import { forgetProviderChecks } from "@/lib/server/sso/oidc-plugin";
+import { forgetProviderChecks } from "@/lib/server/auth/oidc-plugin";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { TestIdentityProvider } from "@/testing/oidc-test-provider";
 import { prepareTestDatabase } from "@/testing/test-support";

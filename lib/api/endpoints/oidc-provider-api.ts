@@ -8,7 +8,7 @@ import { ADMIN, idParam } from "./common";
  * A desk's OpenID Connect identity providers (docs/api-extensions.md "Single sign-on (OIDC)"): an
  * admin registers a provider (issuer, client id and secret, the claim mapping), lists and disables
  * them. People then sign in through it at /sign-in and are created on their first sign-in with the
- * mapped role, desk and grants (lib/server/sso/oidc-sign-in.ts). The client secret is write-only: no
+ * mapped role, desk and grants (lib/server/auth/oidc-plugin.ts). The client secret is write-only: no
  * answer carries it (at most its last 4 characters). Declared once like every endpoint
  * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).
  */

@@ -1,7 +1,7 @@
 /**
  * A desk's OpenID Connect identity providers (docs/api-extensions.md "Single sign-on (OIDC)"): an
  * admin registers one (issuer, client id and secret, claim mapping), lists and disables them; the
- * sign-in page lists the enabled ones; the better-auth plugin (./oidc-plugin.ts) reads one with its
+ * sign-in page lists the enabled ones; the better-auth plugin (lib/server/auth/oidc-plugin.ts) reads one with its
  * secret opened to run a sign-in.
  *
  * The client secret is sealed with AES-256-GCM under PLANDESK_SECRETS_KEY
@@ -28,7 +28,7 @@ import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { sealSecret, secretsKey } from "../secrets/secret-box";
-import { mappingOf, OIDC_PROVIDER_ID_PREFIX, secretAad } from "./oidc-provider-config";
+import { mappingOf, OIDC_PROVIDER_ID_PREFIX, secretAad } from "../auth/oidc-provider-config";
 import { currentCatalog } from "../tools/imported-tools";
 
 type Admin = Pick<Viewer, "id" | "role">;

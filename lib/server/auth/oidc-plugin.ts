@@ -1,6 +1,6 @@
 /**
  * Single sign-on through the OpenID Connect providers admins register per desk
- * (./oidc-providers.ts), as a better-auth plugin. The OAuth/OIDC work itself is better-auth's:
+ * (lib/server/sso/oidc-providers.ts), as a better-auth plugin. The OAuth/OIDC work itself is better-auth's:
  * each provider is built by better-auth's own `genericOAuth` plugin (discovery, PKCE, state, ID-token
  * signature/issuer/audience/nonce checks, token refresh) and served by better-auth's core
  * `/sign-in/social` and `/callback/:id` endpoints. What this plugin adds:
@@ -9,7 +9,7 @@
  *   and the provider built (cached while its row is unchanged) or, when disabled or gone, removed —
  *   so a provider registered or disabled on one instance is seen at once on every instance.
  * - Just-in-time people: a first sign-in creates the person with the role, desk and grants the
- *   provider's claim mapping gives (./claim-mapping.ts), audited `admin_change` `user.create`
+ *   provider's claim mapping gives (./oidc-claim-mapping.ts), audited `admin_change` `user.create`
  *   `via: "sso"`. Claims that map to no role, or to a desk that does not exist, refuse the sign-in
  *   (`sso_unmapped`). An existing person signs in (their account linked on first use, by email)
  *   only when the provider maps them to the desk they work; their role and grants stay the admin's.
@@ -33,7 +33,7 @@ import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { appendAudit } from "../audit-log/append-audit";
 import { recordSessionEnd } from "../feed/live-feed";
-import { mapClaims, type MappedPerson } from "./claim-mapping";
+import { mapClaims, type MappedPerson } from "./oidc-claim-mapping";
 import { enabledOidcProvider, OIDC_PROVIDER_ID_PREFIX, type OidcProviderConfig } from "./oidc-provider-config";
 
 type AuthContext = Parameters<NonNullable<BetterAuthPlugin["init"]>>[0];

@@ -1,11 +1,11 @@
 /**
- * The claim mapping of a desk's identity provider (./claim-mapping.ts): which role, desk and grants a
+ * The claim mapping of a desk's identity provider (./oidc-claim-mapping.ts): which role, desk and grants a
  * person's claims give on their first sign-in. Pure; the sign-in itself is tested against a real
  * provider in app/api/admin/oidc-providers.test.ts and e2e/sso.spec.ts.
  */
 import { describe, expect, it } from "vitest";
 import { oidcClaimMappingSchema } from "@/lib/api/endpoints/oidc-provider-api";
-import { claimAt, mapClaims } from "./claim-mapping";
+import { claimAt, mapClaims } from "./oidc-claim-mapping";
 
 const refunds = { tool: "issue_refund", canApprove: true, approveLimit: { minor: 50_000, currency: "USD" as const }, canAuthor: false, authorLimit: null };
 const mapping = oidcClaimMappingSchema.parse({

@@ -1,6 +1,6 @@
 /**
  * Reading a desk's OpenID Connect provider for a sign-in (./oidc-plugin.ts): the enabled row with
- * its client secret opened. Apart from the admin functions (./oidc-providers.ts) so that the
+ * its client secret opened. Apart from the admin functions (lib/server/sso/oidc-providers.ts) so that the
  * better-auth plugin does not import the session module (which imports better-auth).
  */
 import { oidcClaimMappingSchema, type OidcClaimMapping } from "../../api/endpoints/oidc-provider-api";
