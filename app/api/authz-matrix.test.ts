@@ -24,6 +24,7 @@ import { prisma } from "@/lib/server/db/db";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
 import { getIntentCatalogForAdmin } from "@/lib/server/tasks/intent-catalog-admin";
 import { registerMcpUpstream } from "@/lib/server/tools/mcp-upstreams";
+import { registerOidcProvider } from "@/lib/server/sso/oidc-providers";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { createDeskRule } from "@/lib/server/desk-rules/save-desk-rule";
 import { suggestStep } from "@/lib/server/ownership/suggest-step";
@@ -402,6 +403,18 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  // a desk's OpenID Connect providers: admins only (nothing is fetched from the issuer on register)
+  "POST /api/admin/desks/[deskId]/oidc-providers": {
+    prepare: async () => ({ path: "/api/admin/desks/retail/oidc-providers", params: { deskId: "retail" }, body: { label: "Matrix IdP", issuer: "https://idp.example.test", clientId: "plandesk", clientSecret: "matrix-secret-0123456789" } }),
+    ok: 201,
+  },
+  "DELETE /api/admin/desks/[deskId]/oidc-providers/[providerId]": {
+    prepare: async () => {
+      const made = await registerOidcProvider(viewers.admin, "retail", { label: "Matrix IdP", issuer: "https://idp.example.test", clientId: "plandesk", clientSecret: "matrix-secret-0123456789" });
+      return { path: `/api/admin/desks/retail/oidc-providers/${made.id}`, params: { deskId: "retail", providerId: made.id } };
+    },
+    ok: 200,
+  },
   "POST /api/admin/desks/[deskId]/mcp-servers/[upstreamId]/import": {
     prepare: async () => ({ path: "/api/admin/desks/freight/mcp-servers/mcp_demo_carrier/import", params: { deskId: "freight", upstreamId: "mcp_demo_carrier" } }),
     ok: 201,
@@ -644,6 +657,7 @@ describe("reads", () => {
     ["GET /api/admin/gate-policy", "/api/admin/gate-policy", {}],
     ["GET /api/admin/desks/[deskId]/intents", "/api/admin/desks/freight/intents", { deskId: "freight" }],
     ["GET /api/admin/desks/[deskId]/mcp-servers", "/api/admin/desks/freight/mcp-servers", { deskId: "freight" }],
+    ["GET /api/admin/desks/[deskId]/oidc-providers", "/api/admin/desks/freight/oidc-providers", { deskId: "freight" }],
     ["GET /api/admin/desks/[deskId]/record-kinds", "/api/admin/desks/freight/record-kinds", { deskId: "freight" }],
     // declared by the matrix's PUT row above
     ["GET /api/admin/desks/[deskId]/record-kinds/[kind]", "/api/admin/desks/retail/record-kinds/matrix_kind", { deskId: "retail", kind: "matrix_kind" }],

@@ -138,6 +138,7 @@ beforeAll(async () => {
     deskId: "freight",
     ruleId: "no_such_rule",
     upstreamId: "mcp_no_such_upstream",
+    providerId: "oidc_no_such_provider",
     id: "in_74119",
   });
 });

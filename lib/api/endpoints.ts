@@ -13,6 +13,7 @@ import { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint 
 import * as outcomesApi from "./endpoints/outcomes-api";
 import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
+import * as oidcProviderApi from "./endpoints/oidc-provider-api";
 import { mcpGatewayEndpoint, undoWrittenStepsEndpoint } from "./endpoints/mcp-gateway-api";
 
 /*
@@ -33,6 +34,7 @@ export * from "./endpoints/demo-api";
 export * from "./endpoints/outcomes-api";
 export * from "./endpoints/records-api";
 export * from "./endpoints/mcp-upstream-api";
+export * from "./endpoints/oidc-provider-api";
 export * from "./endpoints/mcp-gateway-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
@@ -104,6 +106,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   mcpUpstreamApi.registerMcpUpstreamEndpoint,
   mcpUpstreamApi.disableMcpUpstreamEndpoint,
   mcpUpstreamApi.importMcpUpstreamToolsEndpoint,
+  oidcProviderApi.listOidcProvidersEndpoint,
+  oidcProviderApi.registerOidcProviderEndpoint,
+  oidcProviderApi.disableOidcProviderEndpoint,
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,

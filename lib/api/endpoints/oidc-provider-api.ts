@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { deskIdSchema } from "../../desk/desks";
+import { grantInputSchema, roleSchema } from "../../people/admin-schemas";
+import { defineEndpoint } from "../contract";
+import { ADMIN, idParam } from "./common";
+
+/*
+ * A desk's OpenID Connect identity providers (docs/api-extensions.md "Single sign-on (OIDC)"): an
+ * admin registers a provider (issuer, client id and secret, the claim mapping), lists and disables
+ * them. People then sign in through it at /sign-in and are created on their first sign-in with the
+ * mapped role, desk and grants (lib/server/auth/oidc-plugin.ts). The client secret is write-only: no
+ * answer carries it (at most its last 4 characters). Declared once like every endpoint
+ * (lib/api/contract.ts); listed in ENDPOINTS (lib/api/endpoints.ts).
+ */
+
+/** A claim's name, or a dotted path into nested claims (e.g. `realm_access.roles` of Keycloak). */
+export const claimPathSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_:\-/]{1,100}(?:\.[A-Za-z0-9_:\-/]{1,100}){0,4}$/, "a claim name, or a dotted path of up to 5 names (e.g. realm_access.roles)");
+
+/** A value a claim may hold that the mapping names (e.g. a group name). */
+const claimValueSchema = z.string().min(1).max(200);
+
+/** One grant a claim value gives: the tool and the grant as an admin sets it (lib/people/admin-schemas.ts `grantInputSchema`). */
+export const mappedGrantSchema = z.object({ tool: z.string().min(1).max(64) }).extend(grantInputSchema.shape).strict();
+
+/**
+ * Which claims of a person's ID token (or userinfo) give their role, desk and approval grants when
+ * the provider creates them on their first sign-in:
+ * - `roleClaim` (a string or an array of strings): each value is looked up in `roles`
+ *   (claim value → role); a value that is itself a role name counts as that role. The strongest
+ *   mapped role wins (admin > supervisor > operator). No value maps: `defaultRole`; null refuses the
+ *   sign-in (`sso_unmapped`).
+ * - `deskClaim` (a string): the desk the person works; unset or absent, the provider's desk. A desk
+ *   that does not exist refuses the sign-in.
+ * - `grantsClaim` (a string or an array of strings): each value is looked up in `grants` and gives
+ *   those grants; a tool named by two values takes the later one.
+ */
+export const oidcClaimMappingSchema = z
+  .object({
+    roleClaim: claimPathSchema.nullable().default(null),
+    roles: z.record(claimValueSchema, roleSchema).default({}),
+    defaultRole: roleSchema.nullable().default("operator"),
+    deskClaim: claimPathSchema.nullable().default(null),
+    grantsClaim: claimPathSchema.nullable().default(null),
+    grants: z.record(claimValueSchema, z.array(mappedGrantSchema).max(50)).default({}),
+  })
+  .strict()
+  .refine((m) => Object.keys(m.roles).length <= 100 && Object.keys(m.grants).length <= 100, "at most 100 mapped values each for roles and grants")
+  .meta({ id: "OidcClaimMapping" });
+/** A parsed {@link oidcClaimMappingSchema}. */
+export type OidcClaimMapping = z.output<typeof oidcClaimMappingSchema>;
+
+/** An https URL (http only for localhost, which a test provider or a local Keycloak uses) without user name, password, query or fragment. */
+const issuerSchema = z
+  .string()
+  .max(500)
+  .refine((u) => {
+    try {
+      const url = new URL(u);
+      const local = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
+      return (url.protocol === "https:" || (url.protocol === "http:" && local)) && !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, "an https:// issuer URL (http:// only for localhost) without user name, password, query or fragment");
+
+/** Visible ASCII without leading or trailing spaces (a client id or secret). */
+const clientText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x21-\x7E](?:[\x20-\x7E]*[\x21-\x7E])?$/, "visible ASCII characters without leading or trailing spaces");
+
+/** Body of `POST /api/admin/desks/{deskId}/oidc-providers`. */
+export const registerOidcProviderBodySchema = z
+  .object({
+    label: z.string().trim().min(1).max(60).meta({ description: "The button's text on /sign-in: \"Continue with <label>\"" }),
+    issuer: issuerSchema,
+    clientId: clientText(500),
+    clientSecret: clientText(4096).meta({ description: "Stored encrypted (AES-256-GCM under PLANDESK_SECRETS_KEY); never answered back" }),
+    mapping: oidcClaimMappingSchema.default(oidcClaimMappingSchema.parse({})),
+  })
+  .strict();
+/** A parsed {@link registerOidcProviderBodySchema}. */
+export type RegisterOidcProviderBody = z.output<typeof registerOidcProviderBodySchema>;
+
+/** A provider as every answer shows it: never its client secret. */
+export const oidcProviderViewSchema = z
+  .object({
+    id: z.string().meta({ description: "better-auth's provider id; the provider's redirect URI is <PLANDESK_URL>/api/auth/callback/<id>" }),
+    desk: z.string(),
+    label: z.string(),
+    issuer: z.string(),
+    clientId: z.string(),
+    clientSecret: z
+      .object({ last4: z.string().nullable().meta({ description: "The secret's last 4 characters (null when it is shorter than 16)" }) })
+      .nullable()
+      .meta({ description: "null: no secret is stored (the provider was disabled)" }),
+    redirectUri: z.string(),
+    mapping: oidcClaimMappingSchema,
+    createdAt: z.string(),
+    createdById: z.string(),
+    disabledAt: z.string().nullable(),
+  })
+  .meta({ id: "OidcProvider" });
+/** A parsed {@link oidcProviderViewSchema}. */
+export type OidcProviderView = z.output<typeof oidcProviderViewSchema>;
+
+const deskParams = z.object({ deskId: deskIdSchema });
+const providerParams = z.object({ deskId: deskIdSchema, providerId: idParam });
+
+export const listOidcProvidersEndpoint = defineEndpoint({
+  id: "listOidcProviders",
+  method: "GET",
+  path: "/api/admin/desks/{deskId}/oidc-providers",
+  summary: "A desk's OpenID Connect providers, oldest first (client secrets never shown)",
+  caller: ADMIN,
+  params: deskParams,
+  success: { status: [200], schema: z.object({ providers: z.array(oidcProviderViewSchema) }), description: "{providers}" },
+  refusals: ["not_found"],
+});
+
+export const registerOidcProviderEndpoint = defineEndpoint({
+  id: "registerOidcProvider",
+  method: "POST",
+  path: "/api/admin/desks/{deskId}/oidc-providers",
+  summary: "Register an OpenID Connect provider for a desk: people sign in through it and are created on first sign-in with the mapped role, desk and grants",
+  description:
+    "The client secret is sealed with AES-256-GCM under PLANDESK_SECRETS_KEY; without that key outside demo mode it is refused 409 `secrets_key_missing`. A mapping that names a desk or tool that does not exist is 422 `validation_failed`. Nothing is fetched from the issuer here: discovery runs at the first sign-in. Register the answer's `redirectUri` with the provider. Audited `admin_change` `desk.oidc_provider.register` without the secret.",
+  caller: ADMIN,
+  params: deskParams,
+  body: registerOidcProviderBodySchema,
+  success: { status: [201], schema: z.object({ provider: oidcProviderViewSchema }), description: "{provider}" },
+  refusals: ["not_found", "secrets_key_missing", "validation_failed"],
+});
+
+export const disableOidcProviderEndpoint = defineEndpoint({
+  id: "disableOidcProvider",
+  method: "DELETE",
+  path: "/api/admin/desks/{deskId}/oidc-providers/{providerId}",
+  summary: "Disable a desk's OpenID Connect provider and erase its stored client secret (the row stays for the record)",
+  description:
+    "Sign-in through it stops at once on every instance; people it created keep their accounts (an admin may disable them). Disabling a disabled provider answers it unchanged. Audited `admin_change` `desk.oidc_provider.disable`.",
+  caller: ADMIN,
+  params: providerParams,
+  success: { status: [200], schema: z.object({ provider: oidcProviderViewSchema }), description: "{provider}" },
+  refusals: ["not_found"],
+});
