@@ -5,6 +5,7 @@ import { DB_PROVIDER, prisma } from "../db/db";
 import { assertStartable, serverConfig } from "../config/config";
 import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
 import { recordSessionEnd } from "../feed/live-feed";
+import { passkeyPlugin } from "../passkeys/passkey-plugin";
 
 // Production mode without a real session secret must not serve anything (lib/server/config/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -97,4 +98,6 @@ export const auth = betterAuth({
     customRules: { "/sign-in/email": false },
   },
   telemetry: { enabled: false },
+  // Passkeys: registered from the account menu, sign-in with one, and the key that signs approvals (lib/server/passkeys).
+  plugins: [passkeyPlugin()],
 });
