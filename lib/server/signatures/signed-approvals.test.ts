@@ -28,7 +28,7 @@ import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { createSignatureChallenge } from "./signature-challenge";
-import { editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { softAuthenticator, type SoftAuthenticator } from "../../../testing/soft-authenticator";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -205,5 +205,16 @@ describe("signed approvals", () => {
     // the signature as it was: claimable
     await prisma.approval.update({ where: { id: row.id }, data: { signature: row.signature as never } });
     expect((await claim()).claim.stepId).toBe(refundId);
+  });
+
+  it("an approval written straight into the database (no rule named, no signature) does not make a signed step claimable", async () => {
+    const { runId, refundId } = await runWithRefund("75011", 160000, "in_75101");
+    await approveAllAs(runId, "usr_senior");
+    const v = await view(runId);
+    const r = await claimStep(agent, runId, "st_reply", { digest: v.steps[0].digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW);
+    await reportOutcome(agent, runId, "st_reply", { token: r.claim.token, status: "succeeded" }, TEST_NOW);
+    const refund = v.steps.find((s) => s.id === refundId)!;
+    const err = await refused(claimStep(agent, runId, refundId, { digest: refund.digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW));
+    expect([err.code, err.details.signature]).toEqual(["approval_missing", "missing"]);
   });
 });
