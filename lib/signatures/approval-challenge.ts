@@ -4,7 +4,7 @@ import { canonicalJson } from "../plan/canonical-json";
 /**
  * What a signed approval's WebAuthn challenge binds: the run, the plan version the card showed,
  * each signed step's id and digest (lib/plan/digest.ts), the approver's user id and the server's
- * single-use nonce. Source: docs/security.md "Signed approvals" (dynamic linking: a change of any
+ * single-use nonce. Source: docs/security.md "Passkeys and signed approvals" (dynamic linking: a change of any
  * of these invalidates the signature).
  */
 export interface SignedPayload {
@@ -31,7 +31,7 @@ export function payloadJson(payload: SignedPayload): string {
 /**
  * The WebAuthn challenge of `payload`: base64url (no padding) of SHA-256 of `payloadJson` —
  * 43 characters; the value the authenticator's clientDataJSON carries as `challenge`. Anyone
- * with the payload recomputes it (scripts/verify-approvals.ts does, offline).
+ * with the payload recomputes it, offline (docs/security.md "Checking a signature offline").
  */
 export function challengeOf(payload: SignedPayload): string {
   return createHash("sha256").update(payloadJson(payload), "utf8").digest("base64url");

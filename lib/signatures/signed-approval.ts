@@ -11,7 +11,7 @@ export type SignatureFault = "payload_mismatch" | "bad_signature";
  * plan version, approver, and every expected step with the same digest), and the assertion verifies
  * with `s.publicKey` for `s.rpID` and `s.origin` with user verification. `expectedPublicKey`, when
  * given, must equal `s.publicKey` (a key swapped in the export is detected). Returns the fault or null.
- * Used before an approval exists, by the claim, and offline by scripts/verify-approvals.ts.
+ * Used by the claim, and by anyone checking an export offline (docs/security.md).
  */
 export async function checkSignedApproval(
   s: SignedApproval,
