@@ -62,6 +62,9 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           </span>
           <ShortcutsButton />
           {viewer.role !== "admin" && <NotificationBell />}
+          <Link href="/account/passkeys" className="whitespace-nowrap text-slate-700 hover:text-slate-950">
+            Passkeys
+          </Link>
           <SignOutButton />
         </div>
         <CommandPalette links={links} />

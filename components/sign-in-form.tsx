@@ -31,6 +31,18 @@ export function SignInForm({ next }: { next: string }) {
     router.refresh();
   });
 
+  // A passkey instead of the password: better-auth's passkey plugin asks the browser's authenticator.
+  const signInWithPasskey = async () => {
+    setFormError(null);
+    const res = await authClient.signIn.passkey();
+    if (res?.error) {
+      setFormError("Sign-in with a passkey did not succeed. Try again or use your password.");
+      return;
+    }
+    router.replace(next);
+    router.refresh();
+  };
+
   return (
     <form onSubmit={onSubmit} noValidate className="mt-6 space-y-4">
       {formError && (
@@ -82,6 +94,9 @@ export function SignInForm({ next }: { next: string }) {
         className="w-full rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60"
       >
         {isSubmitting ? "Signing in…" : "Sign in"}
+      </button>
+      <button type="button" onClick={signInWithPasskey} className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50">
+        Use a passkey
       </button>
     </form>
   );

@@ -34,6 +34,7 @@ export const PAGES: PageCase[] = [
   { route: "/runs/[id]", who: "operator", url: async (p) => `/runs/${await firstRunId(p)}` },
   { route: "/runs/[id]/audit", who: "supervisor", url: async (p) => `/runs/${await firstRunId(p)}/audit` },
   { route: "/notifications", who: "senior", url: async () => "/notifications" },
+  { route: "/account/passkeys", who: "operator", url: async () => "/account/passkeys" },
   { route: "/escalations", who: "supervisor", url: async () => "/escalations" },
   { route: "/reconciliation", who: "supervisor", url: async () => "/reconciliation" },
   { route: "/insights", who: "supervisor", url: async () => "/insights" },

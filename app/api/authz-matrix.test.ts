@@ -204,6 +204,19 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 201,
   },
+  // a signing challenge needs a passkey of the caller's: the desk's people each get one (a stored key; nothing signs here)
+  "POST /api/runs/[runId]/signature-challenges": {
+    prepare: async () => {
+      for (const userId of Object.values(USER_IDS)) {
+        if ((await prisma.passkey.count({ where: { userId } })) === 0) {
+          await prisma.passkey.create({ data: { id: `pk_${nanoid(8)}`, userId, credentialID: nanoid(16), publicKey: "AQID", counter: 0, deviceType: "singleDevice", backedUp: false } });
+        }
+      }
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/signature-challenges`, params: { runId: run.id }, body: { planVersion: 1, stepIds: "all" } };
+    },
+    ok: 201,
+  },
   "POST /api/runs/[runId]/rejections": {
     prepare: async () => {
       const run = await freshScenarioRun("resched-75002");
@@ -337,6 +350,10 @@ const SPECS: Record<string, Spec> = {
         body: { canApprove: true, approveLimit: { minor: 10000, currency: "USD" }, canAuthor: false, authorLimit: null },
       };
     },
+    ok: 200,
+  },
+  "PUT /api/admin/passkey-requirements": {
+    prepare: async () => ({ path: "/api/admin/passkey-requirements", params: {}, body: { role: "admin", required: false } }),
     ok: 200,
   },
   "POST /api/admin/agents": {

@@ -109,6 +109,7 @@ export function GatePolicyAdmin({
                   <th scope="col" className="px-1 py-1">Decision</th>
                   <th scope="col" className="px-1 py-1">Author may approve</th>
                   <th scope="col" className="px-1 py-1">Supervisor may allow outside the task contract</th>
+                  <th scope="col" className="px-1 py-1">Signed by approver passkey</th>
                   <th scope="col" className="px-1 py-1">Required step fields</th>
                   <th scope="col" className="px-1 py-1">Date horizon (days)</th>
                   <th scope="col" className="px-1 py-1">Max record age (min)</th>
@@ -150,6 +151,7 @@ export function GatePolicyAdmin({
                       </td>
                       <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("author may approve")} {...register(`rules.${i}.authorMayApprove`)} /></td>
                       <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("supervisor may allow steps outside the task contract")} {...register(`rules.${i}.supervisorMayAllowOutsideContract`)} /></td>
+                      <td className="px-1 py-1 text-center"><input type="checkbox" aria-label={label("requires the approver's passkey signature")} {...register(`rules.${i}.requireSignature`)} /></td>
                       <td className="px-1 py-1">
                         <fieldset className="min-w-36">
                           <legend className="sr-only">{label("required step fields")}</legend>

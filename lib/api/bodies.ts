@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { offeredSignatureSchema } from "../signatures/schema";
 
 /*
  * Request bodies of the HTTP API (docs/api.md) that no form shares, declared once and read by the
@@ -110,6 +111,12 @@ export const approveBodySchema = z
      * `concurrent_run_unacknowledged`. An id of a run not (or no longer) being executed is ignored.
      */
     acknowledgedConcurrentRuns: z.array(z.string().min(1).max(64)).max(50).optional(),
+    /**
+     * The approver's passkey signature, required when a listed step's gate rule says
+     * `requireSignature`: the nonce of `POST /api/runs/{runId}/signature-challenges` and the WebAuthn
+     * assertion over its challenge. Without it: 403 `signature_required`.
+     */
+    signature: offeredSignatureSchema.optional(),
   })
   .strict();
 export type ApproveBody = z.infer<typeof approveBodySchema>;

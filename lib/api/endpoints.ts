@@ -15,6 +15,7 @@ import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
 import * as oidcProviderApi from "./endpoints/oidc-provider-api";
 import { mcpGatewayEndpoint, undoWrittenStepsEndpoint } from "./endpoints/mcp-gateway-api";
+import { createSignatureChallengeEndpoint, setPasskeyRequirementEndpoint } from "./endpoints/signature-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -36,6 +37,7 @@ export * from "./endpoints/records-api";
 export * from "./endpoints/mcp-upstream-api";
 export * from "./endpoints/oidc-provider-api";
 export * from "./endpoints/mcp-gateway-api";
+export * from "./endpoints/signature-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -70,6 +72,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getEditEndpoint,
   diffVersionsEndpoint,
   approveStepsEndpoint,
+  createSignatureChallengeEndpoint,
   rejectRunEndpoint,
   reconcileStepEndpoint,
   runAuditEndpoint,
@@ -118,6 +121,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getDeskRuleEndpoint,
   saveDeskRuleEndpoint,
   openApiEndpoint,
+  setPasskeyRequirementEndpoint,
   // ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
   liveApi.liveFeedEndpoint,

@@ -35,6 +35,7 @@ export const gateRuleViewSchema = z.object({
   requiredFields: z.array(z.enum(REQUIRABLE_FIELDS)).meta({ description: "Step fields the agent must fill for steps this rule governs (missing_required_field / evidence_missing at submit)." }),
   dateHorizonDays: z.number().int().nullable().meta({ description: "Days after today (UTC) a date argument of a governed step may lie (beyond it window_beyond_horizon, or date_beyond_horizon for an imported tool's date); null: 366." }),
   maxRecordAgeMinutes: z.number().int().nullable().meta({ description: "Minutes since its last sync (syncedAt) a governed step's target record may be when a person approves the step or an executor claims it (older, or never synced: stale_account_data, 409); null: no bound." }),
+  requireSignature: z.boolean().meta({ description: "True: approving a governed step needs the approver's WebAuthn assertion (user verification) over the run, plan version, step digests, approver and a server nonce (POST /api/runs/{runId}/signature-challenges); without one: signature_required (403)." }),
   note: z.string(),
 });
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -56,6 +56,8 @@ export const runStepSchema = open({
   requiredFields: z.array(z.enum(STEP_REASON_KEYS)).optional(),
   /** The governing rule's record-age bound (gate policy `maxRecordAgeMinutes`); absent: no bound. */
   maxRecordAgeMinutes: z.number().int().optional().describe("Minutes since its last sync the step's target record may be when it is approved or claimed (older: stale_account_data); absent: no bound"),
+  /** The governing rule requires the approver's signature (gate policy `requireSignature`); absent: not required. */
+  requireSignature: z.boolean().optional().describe("True: approving this step needs the approver's WebAuthn signature over run, plan version and step digests (signature_required without one); absent: not required"),
   execution: open({
     status: z.string(),
     claimedAt: isoTime,

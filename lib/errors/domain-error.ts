@@ -14,6 +14,9 @@ export const ERROR_STATUS = {
   authorship_denied: 403,
   approval_denied: 403,
   author_may_not_approve: 403,
+  signature_required: 403, // a gate rule requires the approver's WebAuthn signature for a step and none came (or no session: a key cannot sign)
+  signature_mismatch: 403, // the signature does not cover exactly this run, plan version, steps and approver, or does not verify with a passkey of the approver's
+  signature_replayed: 409, // the signed challenge's nonce was already used by an approval
   not_found: 404,
   method_not_allowed: 405, // the path exists, the method does not (the answer lists `Allow`)
   stale_task: 409,

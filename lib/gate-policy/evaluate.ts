@@ -50,6 +50,8 @@ export interface GateRequirement {
   dateHorizonDays: number | null;
   /** Minutes since its last sync the step's target record may be at approval and claim; null: no bound. */
   maxRecordAgeMinutes: number | null;
+  /** True when approving the step needs the approver's WebAuthn signature (the rule's `requireSignature`). */
+  requireSignature: boolean;
 }
 
 /** Number of matchers a rule sets (its specificity). */
@@ -119,6 +121,7 @@ export function evaluateGate(policy: GatePolicy, subject: GateSubject): GateRequ
     allowOutsideContract: rule?.allowOutsideContract ?? null,
     dateHorizonDays: rule?.dateHorizonDays ?? null,
     maxRecordAgeMinutes: rule?.maxRecordAgeMinutes ?? null,
+    requireSignature: rule?.requireSignature ?? false,
   };
 }
 

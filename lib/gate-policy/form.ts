@@ -33,6 +33,8 @@ export const gateRuleFormSchema = z.object({
   horizonDays: text.optional(),
   /** The record-age bound in minutes as typed ("": no bound). */
   maxRecordAgeMinutes: text.optional(),
+  /** True: approving a governed step needs the approver's passkey signature. */
+  requireSignature: z.boolean().optional(),
   note: text,
 });
 export type GateRuleForm = z.infer<typeof gateRuleFormSchema>;
@@ -98,6 +100,7 @@ export const gatePolicyFormSchema = z
         requiredFields: r.requiredFields || [],
         dateHorizonDays: daysOf(r.horizonDays, ctx, ["rules", i, "horizonDays"]),
         maxRecordAgeMinutes: minutesOf(r.maxRecordAgeMinutes, ctx, ["rules", i, "maxRecordAgeMinutes"]),
+        requireSignature: r.requireSignature === true,
         note: r.note,
       };
     }),
@@ -125,6 +128,7 @@ export function toRuleForm(r: Omit<GateRule, "id" | "position">): GateRuleForm {
     requiredFields: [...(r.requiredFields ?? [])],
     horizonDays: r.dateHorizonDays == null ? "" : String(r.dateHorizonDays),
     maxRecordAgeMinutes: r.maxRecordAgeMinutes == null ? "" : String(r.maxRecordAgeMinutes),
+    requireSignature: r.requireSignature === true,
     note: r.note,
   };
 }

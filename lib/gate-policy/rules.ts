@@ -16,7 +16,9 @@ import { STEP_REASON_KEYS } from "../plan/schema";
  * after today in UTC a date argument may lie; null: RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts),
  * and how old the local copy of a step's target record may be when a person approves the step or an
  * executor claims it (`maxRecordAgeMinutes`, minutes since the record was last synced, 1 to
- * MAX_RECORD_AGE_MINUTES; null: no bound; older → `stale_account_data`, lib/records/record-age.ts).
+ * MAX_RECORD_AGE_MINUTES; null: no bound; older → `stale_account_data`, lib/records/record-age.ts),
+ * and whether approving a governed step needs the approver's WebAuthn signature over the run, plan
+ * version and step digests (`requireSignature`; lib/signatures/approval-challenge.ts).
  */
 
 /** The step fields a rule may require, in display order. */
@@ -76,6 +78,8 @@ export const gateRuleFieldsSchema = z
     dateHorizonDays: z.number().int().min(1).max(MAX_DATE_HORIZON_DAYS).nullable().optional().transform((v) => v ?? null),
     /** Minutes since its last sync a governed step's target record may be at approval and claim (1 to MAX_RECORD_AGE_MINUTES); null: no bound. */
     maxRecordAgeMinutes: z.number().int().min(1).max(MAX_RECORD_AGE_MINUTES).nullable().optional().transform((v) => v ?? null),
+    /** True: approving a governed step needs the approver's WebAuthn signature over what the card showed (lib/signatures); absent: false. */
+    requireSignature: z.boolean().optional().transform((v) => v ?? false),
     note: z.string().trim().max(200).optional().transform((v) => v ?? ""),
   })
   .strict();
@@ -112,6 +116,7 @@ export function gateRule(fields: Partial<GateRuleInput> & Pick<GateRuleInput, "d
     requiredFields: [],
     dateHorizonDays: null,
     maxRecordAgeMinutes: null,
+    requireSignature: false,
     note: "",
     ...fields,
   };

@@ -116,7 +116,7 @@ export const approveStepsEndpoint = defineEndpoint({
     schema: z.object({ approvals: z.array(approvalSchema), run: runSchema, alreadyApproved: z.array(z.string()).optional(), added: z.number().int().optional(), approvedAgain: z.array(z.string()).optional().describe("needs_decision: the blocked step this person approved again after a fresh validation") }),
     description: "201 {approvals, run, alreadyApproved, added}; 200 with added: 0 and the steps in alreadyApproved when every listed step was already approved; the same key again gives the same body",
   },
-  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "stale_task", "approval_denied", "author_may_not_approve", "already_approved_by_you", "acknowledgement_required", "concurrent_run_unacknowledged", "validation_failed", "stale_account_data", "idempotency_conflict"],
+  refusals: ["not_found", "expired", "run_not_pending", "stale_plan_version", "stale_task", "approval_denied", "author_may_not_approve", "already_approved_by_you", "acknowledgement_required", "concurrent_run_unacknowledged", "validation_failed", "stale_account_data", "idempotency_conflict", "signature_required", "signature_mismatch", "signature_replayed"],
 });
 
 export const rejectRunEndpoint = defineEndpoint({

@@ -32,6 +32,7 @@ import { suggestersOf } from "./suggesters";
 import { giveApproval } from "../lifecycle/approval-lifecycle";
 import { refuseStaleRecords } from "../account-data/stale-records";
 import { concurrentRunsOf, type ConcurrentRun } from "../plans/concurrent-runs";
+import { consumeSignature, verifyOfferedSignature } from "../signatures/verify-signature";
 
 /** Idempotency scope of a person's approvals of one run. */
 const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${runId}`;
@@ -71,6 +72,10 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * after the page was loaded is seen; the acknowledged runs are recorded in each `approved` (and
  * `approved_again`) audit event as `concurrentRunsAcknowledged`. A decision that adds nothing needs
  * no acknowledgement.
+ * Signed approvals: a target step whose governing rule says `requireSignature` is approved only
+ * with `body.signature`, verified before anything is written (lib/server/signatures/verify-signature.ts:
+ * 403 `signature_required`, 403 `signature_mismatch`, 409 `signature_replayed`); its nonce is consumed in
+ * the approval's transaction, and the approval and its `approved` event store the assertion.
  */
 export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
   const scope = scopeOf(viewer, runId);
@@ -130,6 +135,12 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
   requireSupervisorFor(check.issues, targets, viewer);
   // The effect each approver saw, from the same live data this decision was validated on.
   const expected = new Map(previewEffects(plan.steps, desk, catalog).map((e) => [e.stepId, e]));
+  // Signed approvals: the steps whose rule requires the approver's signature are approved only with
+  // an assertion over exactly this run, version, these digests and this person, verified now.
+  const signedSteps = (decideAgain ? [...targets, decideAgain] : targets).filter((s) => requirements[s.id]?.requireSignature);
+  const verified = signedSteps.length ? await verifyOfferedSignature(viewer, runId, plan.version, signedSteps, plan.steps, body.signature, now) : null;
+  const signature = verified?.record ?? null;
+  const signedIds = new Set(signedSteps.map((s) => s.id));
 
   // Row locks (docs/design.md "Transactions and locks"): the run's lock first, then every read.
   // Anomaly prevented: write skew on four eyes — two approvers (or one person's two tabs, or two
@@ -149,6 +160,8 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
     // that began executing after the page was loaded is seen here, and refuses until acknowledged.
     const concurrent = targets.length || decideAgain ? await concurrentRunsOf(tx, { id: runId, taskId: run.taskId, desk: run.desk, status: current.status }) : [];
     refuseUnacknowledgedConcurrentRuns(concurrent, ackedRuns);
+    // The nonce is single use: of two approvals racing with one assertion, one wins (signature_replayed).
+    if (verified) await consumeSignature(tx, verified, now);
     const concurrentAudit = concurrent.length ? { concurrentRunsAcknowledged: concurrent } : {};
     // Re-read inside the run's lock: another approver may have completed a step or taken its slot meanwhile.
     const rows = targets.length === 0 ? [] : await tx.approval.findMany({
@@ -195,6 +208,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
         approvalsRequired: need,
         policyVersion: req?.policyVersion || null,
         policyRuleId: req?.ruleId ?? null,
+        ...(signature && signedIds.has(step.id) ? { signature: toJsonColumn(signature) } : {}),
       });
       await appendAudit(tx, {
         runId,
@@ -214,6 +228,7 @@ export async function approveSteps(viewer: Viewer, runId: string, body: ApproveB
           approvalsRequired: need,
           approvalsGiven: live.length + 1,
           approverIds: [...live.map((r) => r.approverId).filter((a): a is string => a !== null), viewer.id],
+          ...(signature && signedIds.has(step.id) ? { signature } : {}),
           ...concurrentAudit,
         },
       });

@@ -4,6 +4,7 @@ import { cache } from "react";
 import { isDomainError } from "../../errors/domain-error";
 import { PAGE_PATH_HEADER } from "../../net/page-path";
 import { getViewer, requireRole, type Role, type Viewer } from "./session";
+import { mustRegisterPasskey, PASSKEYS_PAGE } from "../passkeys/passkey-requirement";
 
 /*
  * Access for server pages. Pages check themselves (the header's links and the proxy's redirect
@@ -30,12 +31,20 @@ export async function pagePath(): Promise<string> {
   return raw && raw.startsWith("/") && !raw.startsWith("//") ? raw : "/runs";
 }
 
-/** The signed-in viewer, or a redirect to /sign-in with `next` (`nextPath`, else this page's path). */
-export async function requirePageViewer(nextPath?: string): Promise<Viewer> {
+/**
+ * The signed-in viewer, or a redirect to /sign-in with `next` (`nextPath`, else this page's path).
+ * A person whose role requires a passkey and who has none is sent to register one
+ * (lib/server/passkeys/passkey-requirement.ts), except on that page itself (`allowWithoutPasskey`).
+ */
+export async function requirePageViewer(nextPath?: string, opts: { allowWithoutPasskey?: boolean } = {}): Promise<Viewer> {
   const viewer = await requestViewer();
   if (!viewer) redirect(`/sign-in?next=${encodeURIComponent(nextPath ?? (await pagePath()))}`);
+  if (!opts.allowWithoutPasskey && (await passkeyMissing(viewer))) redirect(`${PASSKEYS_PAGE}?required=1`);
   return viewer;
 }
+
+/** Whether the viewer must register a passkey first, read once per request. */
+const passkeyMissing = cache((viewer: Viewer) => mustRegisterPasskey(viewer));
 
 /** Answers 403 unless `viewer` holds one of `roles`; the refusal is audited `denied` by `requireRole`. */
 export async function requirePageRole(viewer: Viewer, roles: readonly Role[], action: string): Promise<void> {

@@ -26,6 +26,7 @@ import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
 import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
 import { staleRecordAtClaim } from "./stale-records-at-claim";
+import { unsignedApprovalRefusal } from "../signatures/claim-signatures";
 import { readRecordVersions } from "../../records/record-key";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
@@ -40,7 +41,8 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * Reads the run, the step's approval and the task OUTSIDE any transaction, decides with the pure
  * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
  * `stopped_stale_task` — the run is stopped —, `expired`, `run_not_approved`, `stale_task`,
- * `approval_missing`, `digest_mismatch`), then re-validates the step against live account data
+ * `approval_missing`, `digest_mismatch`; `approval_missing` too for a step whose rule requires a
+ * signature that an approval lacks or that does not verify, lib/server/signatures/claim-signatures.ts), then re-validates the step against live account data
  * (422 `validation_failed` {issues}; before it 409 `stale_account_data` when a target record is
  * older than the approval's rule allows, stale-records-at-claim.ts) and checks that its approver
  * still holds the authority (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in
@@ -81,6 +83,8 @@ export async function claimStep(
     }
     const snap = await readClaimSnapshot(db, agent, runId, stepId, body, now);
     let decision = decideClaim(snap);
+    // A step whose rule requires a signature: every approval's signature verifies again, now.
+    if (decision.kind === "go") decision = (await unsignedApprovalRefusal(db, runId, decision.step, decision.version)) ?? decision;
     if (decision.kind === "go") {
       const approvers = [...new Set([decision.approval.approverId, ...(snap.approvals ?? []).filter((a) => a.state === "active").map((a) => a.approverId)])];
       for (const approverId of approvers) {

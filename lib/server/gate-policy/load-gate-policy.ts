@@ -48,6 +48,7 @@ export function toGateRule(r: RuleRow): GateRule {
     requiredFields: storedRequiredFields(r.requiredFields),
     dateHorizonDays: typeof r.dateHorizonDays === "number" && r.dateHorizonDays >= 1 && r.dateHorizonDays <= MAX_DATE_HORIZON_DAYS ? r.dateHorizonDays : null,
     maxRecordAgeMinutes: typeof r.maxRecordAgeMinutes === "number" && r.maxRecordAgeMinutes >= 1 && r.maxRecordAgeMinutes <= MAX_RECORD_AGE_MINUTES ? r.maxRecordAgeMinutes : null,
+    requireSignature: r.requireSignature === true,
     note: r.note,
   };
 }

@@ -89,6 +89,7 @@ export function toStepViews(
       ...reasonsOf(s),
       requiredFields: req?.requiredFields ?? [],
       ...(typeof req?.maxRecordAgeMinutes === "number" ? { maxRecordAgeMinutes: req.maxRecordAgeMinutes } : {}),
+      ...(req?.requireSignature ? { requireSignature: true } : {}),
       gate: Object.prototype.hasOwnProperty.call(gate, s.id) ? gate[s.id] : "approval_required",
       approval: approval ? { id: approval.id, state: approval.state, approverId: approval.approverId } : null,
       approvals: {

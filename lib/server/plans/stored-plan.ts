@@ -29,12 +29,14 @@ export interface StoredRequirement {
   requiredFields?: StepReasonKey[];
   /** The rule's record-age bound in minutes (absent: none, or stored before rules could bound it). */
   maxRecordAgeMinutes?: number | null;
+  /** True: approving the step needs the approver's signature (absent: not required, or stored before rules could require it). */
+  requireSignature?: boolean;
 }
 
 /** The stored form of requirements: per step id, what the rule asked. */
 export function toStoredRequirements(reqs: Record<string, StoredRequirement>): Record<string, StoredRequirement> {
   return Object.fromEntries(
-    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}), ...(r.maxRecordAgeMinutes ? { maxRecordAgeMinutes: r.maxRecordAgeMinutes } : {}) }]),
+    Object.entries(reqs).map(([id, r]) => [id, { approvalsRequired: r.approvalsRequired, authorMayApprove: r.authorMayApprove, policyVersion: r.policyVersion, ruleId: r.ruleId, ...(r.requiredFields?.length ? { requiredFields: r.requiredFields } : {}), ...(r.maxRecordAgeMinutes ? { maxRecordAgeMinutes: r.maxRecordAgeMinutes } : {}), ...(r.requireSignature ? { requireSignature: true } : {}) }]),
   );
 }
 
