@@ -4,6 +4,7 @@ import { CharacterCount } from "./character-count";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
 import { checkGrant, type Grant } from "@/lib/people/grants";
 import { formatMoney } from "@/lib/money/format-money";
@@ -64,6 +65,51 @@ export function approvalProgressText(step: Pick<RunStepView, "approvals">, users
   const who = missing === 1 ? "one more approver" : `${missing} more approvers`;
   return names.length ? `${head} · needs ${who} other than ${names.join(" and ")}` : `${head} · needs ${who}${a.authorMayApprove ? "" : " (not its author)"}`;
 }
+
+/** What `POST /api/runs/{runId}/signature-challenges` answers that the card uses (lib/server/signatures/signature-challenge.ts). */
+interface SignatureChallenge {
+  nonce: string;
+  covers: string;
+  options: PublicKeyCredentialRequestOptionsJSON;
+}
+
+/**
+ * The authenticator did not sign (the person cancelled, the time ran out, no passkey of theirs is
+ * on this device): a refusal of the browser, shown in the panel like the server's, code
+ * `signature_cancelled`. Nothing was sent for approval.
+ */
+export class SigningCancelled extends Error {
+  readonly code = "signature_cancelled";
+}
+
+/**
+ * Signs the approval of `signed` (steps whose gate rule requires the approver's signature) of run
+ * `runId` at `planVersion`: asks the server for a single-use challenge, hands its words to
+ * `onCovers` (the card shows them before the authenticator asks), then asks the authenticator with
+ * @simplewebauthn/browser `startAuthentication` (user verification required by the options).
+ * Returns the approval body's `signature` {nonce, response}. Errors: the challenge's `ApiError`
+ * (e.g. 403 `signature_required` without a passkey, 409 `stale_plan_version`); `SigningCancelled`.
+ */
+export async function signApproval(runId: string, planVersion: number, signed: string[], onCovers: (covers: string) => void) {
+  const c = await apiFetch<SignatureChallenge>(`/api/runs/${runId}/signature-challenges`, { method: "POST", body: { planVersion, stepIds: signed } });
+  onCovers(c.covers);
+  try {
+    const response = await startAuthentication({ optionsJSON: c.options });
+    return { nonce: c.nonce, response };
+  } catch (e) {
+    throw new SigningCancelled(
+      `Your passkey did not sign (${e instanceof Error ? e.message : String(e)}). Nothing was approved; approve again to sign.`,
+    );
+  }
+}
+
+/** The signature refusals by code, with the words the panel puts before the server's message. */
+const SIGNATURE_REFUSALS = new Map<string, string>([
+  ["signature_required", "Signature required"],
+  ["signature_mismatch", "Signature does not match"],
+  ["signature_replayed", "Signature already used"],
+  ["signature_cancelled", "Not signed"],
+]);
 
 /** The most characters a rejection reason may hold (lib/api/bodies.ts `rejectBody`). */
 export const REJECT_REASON_MAX = 2000;
@@ -140,9 +186,16 @@ export function ApprovalPanel({
   const unackedRuns = concurrentRuns.filter((r) => !acks[runAckKey(r)]);
 
   const router = useRouter();
+  // What the passkey signs, in words (the challenge's `covers`), shown on the card from the moment the
+  // challenge arrives until the decision succeeds; kept after a refusal so the person sees what was signed.
+  const [covers, setCovers] = useState<string | null>(null);
   const approve = useMutation({
-    mutationFn: ({ stepIds, key, alsoAcknowledged = [], alsoAcknowledgedRuns = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; alsoAcknowledgedRuns?: ConcurrentRun[]; thenNext?: boolean }) => {
+    mutationFn: async ({ stepIds, key, alsoAcknowledged = [], alsoAcknowledgedRuns = [] }: { stepIds: string[] | "all"; key: string; alsoAcknowledged?: ValidationIssue[]; alsoAcknowledgedRuns?: ConcurrentRun[]; thenNext?: boolean }) => {
       const acknowledgedConcurrentRuns = concurrentRuns.filter((r) => acks[runAckKey(r)] || alsoAcknowledgedRuns.includes(r)).map((r) => r.id);
+      // steps whose gate rule requires the approver's signature are signed first (nothing else changes for the others)
+      const approving = stepIds === "all" ? pending : steps.filter((s) => stepIds.includes(s.id));
+      const signed = approving.filter((s) => s.requireSignature).map((s) => s.id);
+      const signature = signed.length ? await signApproval(runId, planVersion, signed, setCovers) : undefined;
       return apiFetch<{ added?: number; alreadyApproved?: string[]; approvedAgain?: string[] }>(`/api/runs/${runId}/approvals`, {
         method: "POST",
         body: {
@@ -151,6 +204,7 @@ export function ApprovalPanel({
           idempotencyKey: key,
           acknowledgedWarnings: ackIssues.filter((i) => acks[ackKey(i)] || alsoAcknowledged.includes(i)).map((i) => ({ code: i.code, stepId: i.stepId! })),
           ...(acknowledgedConcurrentRuns.length ? { acknowledgedConcurrentRuns } : {}),
+          ...(signature ? { signature } : {}),
         },
       });
     },
@@ -160,6 +214,7 @@ export function ApprovalPanel({
       else if (r.added === 0)
         toast(already.length ? `Step ${already.join(", ")} ${already.length === 1 ? "was" : "were"} already approved; nothing was added.` : "Everything was already approved; nothing was added.");
       else toast("Approved.");
+      setCovers(null);
       qc.invalidateQueries({ queryKey: ["queue"] });
       qc.invalidateQueries({ queryKey: ["ownership", runId] }); // "who acts next" names the deciders still needed
       await qc.invalidateQueries({ queryKey: ["run", runId] });
@@ -168,7 +223,7 @@ export function ApprovalPanel({
     },
     // a refusal is shown once, in the panel (role=alert); a toast only when there is nothing to show there
     onError: (e) => {
-      if (!(e instanceof ApiError)) toast("The approval failed; nothing was approved.", "error");
+      if (!(e instanceof ApiError) && !(e instanceof SigningCancelled)) toast("The approval failed; nothing was approved.", "error");
       // another plan began executing since the page loaded: show it (with its checkbox) now
       else if (e.code === "concurrent_run_unacknowledged") void qc.invalidateQueries({ queryKey: ["run", runId] });
     },
@@ -294,8 +349,14 @@ export function ApprovalPanel({
           ))}
         </div>
       )}
-      {approve.error instanceof ApiError && (
-        <p role="alert" className="mt-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
+      {covers && (
+        <p data-testid="signature-covers" className="mt-2 rounded-md border-2 border-indigo-700 bg-indigo-50 px-3 py-2 text-sm break-words text-indigo-950">
+          {covers}
+        </p>
+      )}
+      {(approve.error instanceof ApiError || approve.error instanceof SigningCancelled) && (
+        <p role="alert" data-testid="approve-refusal" data-code={approve.error.code} className="mt-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900">
+          {SIGNATURE_REFUSALS.has(approve.error.code) && <span className="font-semibold">{SIGNATURE_REFUSALS.get(approve.error.code)}: </span>}
           {approve.error.message}
         </p>
       )}
@@ -331,6 +392,11 @@ export function ApprovalPanel({
                 )}
               </div>
               {!approved && <StaleWarning step={s} desk={desk} />}
+              {!approved && s.requireSignature && (
+                <p className="mt-1 text-xs text-indigo-900" data-testid={`requires-signature-${s.id}`}>
+                  Signed approval: approving asks your passkey to sign this run, this plan version and this step exactly as shown.
+                </p>
+              )}
               {progress && (
                 <p className="mt-1 text-xs text-slate-700" data-testid={`approval-progress-${s.id}`}>
                   {progress}
