@@ -1,5 +1,6 @@
 import { test, expect, type APIRequestContext, type Page } from "@playwright/test";
 import { STORAGE } from "./helpers";
+import { signatureExportSchema, verifySignatureExport } from "../lib/signatures/verify-export";
 
 // A signed approval in real Chromium with a virtual authenticator (Chrome DevTools Protocol): the
 // senior registers a passkey, an admin adds a gate-policy rule that requires a signature for a
@@ -212,6 +213,17 @@ test("a signed refund: register a passkey, approve on the card that says what it
     release390();
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
     await page.unroute(`**/api/runs/${runId}/approvals`);
+
+    // The run's audit export carries both signatures Chromium made; checked offline (as
+    // `npm run verify-approvals -- --file` does), each verifies for its own plan version and digest.
+    const supervisor = await browser.newContext({ storageState: STORAGE.supervisor });
+    const audit = await (await supervisor.request.get(`/api/runs/${runId}/audit`)).json();
+    await supervisor.close();
+    const checks = await verifySignatureExport(signatureExportSchema.parse(audit));
+    expect(checks.map((c) => [c.stepId, c.planVersion, c.approverId, c.fault])).toEqual([
+      ["refund", 1, "usr_senior", null],
+      ["refund", 2, "usr_senior", null],
+    ]);
 
     // 7. A removed credential: an assertion made before the passkey was removed is refused after.
     const v3 = await editAmount(123450); // within the rule's band (its upper bound is exclusive)
