@@ -21,7 +21,7 @@ import { DEMO_AGENT_ID } from "../lib/server/demo/seed";
 import { submitEdit } from "../lib/server/edits/submit-edit";
 import { loadGatePolicy } from "../lib/server/gate-policy/load-gate-policy";
 import { saveGatePolicy } from "../lib/server/gate-policy/save-gate-policy";
-import { relyingParty } from "../lib/server/passkeys/passkey-plugin";
+import { relyingParty } from "../lib/server/auth/passkey-plugin";
 import { loadRun } from "../lib/server/plans/load-run";
 import { toRunView } from "../lib/server/plans/run-view";
 import { submitRun } from "../lib/server/runs/submit-run";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AppHeader } from "@/components/app-header";
 import { PasskeysPanel } from "@/components/passkeys-panel";
 import { requirePageViewer } from "@/lib/server/auth/page-access";
-import { listOwnPasskeys, mustRegisterPasskey } from "@/lib/server/passkeys/passkey-requirement";
+import { listOwnPasskeys, mustRegisterPasskey } from "@/lib/server/auth/passkey-requirement";
 
 export const metadata: Metadata = { title: "Passkeys" };
 export const dynamic = "force-dynamic";

@@ -6,7 +6,7 @@ import { assertStartable, serverConfig } from "../config/config";
 import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
 import { recordSessionEnd } from "../feed/live-feed";
 import { plandeskOidc } from "./oidc-plugin";
-import { passkeyPlugin } from "../passkeys/passkey-plugin";
+import { passkeyPlugin } from "./passkey-plugin";
 
 // Production mode without a real session secret must not serve anything (lib/server/config/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -100,6 +100,6 @@ export const auth = betterAuth({
   },
   telemetry: { enabled: false },
   // Single sign-on through the OpenID Connect providers admins register per desk (lib/server/auth/oidc-plugin.ts);
-  // passkeys: registered from the account menu, sign-in with one, and the key that signs approvals (lib/server/passkeys).
+  // passkeys: registered from the account menu, sign-in with one, and the key that signs approvals (lib/server/auth/passkey-plugin.ts).
   plugins: [plandeskOidc(), passkeyPlugin()],
 });

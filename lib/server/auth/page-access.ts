@@ -4,7 +4,7 @@ import { cache } from "react";
 import { isDomainError } from "../../errors/domain-error";
 import { PAGE_PATH_HEADER } from "../../net/page-path";
 import { getViewer, requireRole, type Role, type Viewer } from "./session";
-import { mustRegisterPasskey, PASSKEYS_PAGE } from "../passkeys/passkey-requirement";
+import { mustRegisterPasskey, PASSKEYS_PAGE } from "./passkey-requirement";
 
 /*
  * Access for server pages. Pages check themselves (the header's links and the proxy's redirect
@@ -34,7 +34,7 @@ export async function pagePath(): Promise<string> {
 /**
  * The signed-in viewer, or a redirect to /sign-in with `next` (`nextPath`, else this page's path).
  * A person whose role requires a passkey and who has none is sent to register one
- * (lib/server/passkeys/passkey-requirement.ts), except on that page itself (`allowWithoutPasskey`).
+ * (lib/server/auth/passkey-requirement.ts), except on that page itself (`allowWithoutPasskey`).
  */
 export async function requirePageViewer(nextPath?: string, opts: { allowWithoutPasskey?: boolean } = {}): Promise<Viewer> {
   const viewer = await requestViewer();

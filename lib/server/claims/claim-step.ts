@@ -26,7 +26,7 @@ import { settleExecution } from "./settle-execution";
 import { catalogAt } from "../tools/imported-tools";
 import { moveApprovalsReturningIds } from "../lifecycle/approval-lifecycle";
 import { staleRecordAtClaim } from "./stale-records-at-claim";
-import { unsignedApprovalRefusal } from "../signatures/claim-signatures";
+import { unsignedApprovalRefusal } from "./claim-signatures";
 import { readRecordVersions } from "../../records/record-key";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
@@ -42,7 +42,7 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * `decideClaim` (refusals, most specific first: 404 `not_found`; 409 `already_claimed`,
  * `stopped_stale_task` — the run is stopped —, `expired`, `run_not_approved`, `stale_task`,
  * `approval_missing`, `digest_mismatch`; `approval_missing` too for a step whose rule requires a
- * signature that an approval lacks or that does not verify, lib/server/signatures/claim-signatures.ts), then re-validates the step against live account data
+ * signature that an approval lacks or that does not verify, lib/server/claims/claim-signatures.ts), then re-validates the step against live account data
  * (422 `validation_failed` {issues}; before it 409 `stale_account_data` when a target record is
  * older than the approval's rule allows, stale-records-at-claim.ts) and checks that its approver
  * still holds the authority (409 `approval_revoked`). Only then one short transaction writes, each condition repeated in

@@ -10,7 +10,7 @@ import { prisma } from "../db/db";
 import { toJsonColumn } from "../db/json-column";
 import { loadRun } from "../plans/load-run";
 import { storedSteps } from "../plans/stored-plan";
-import { relyingParty } from "../passkeys/passkey-plugin";
+import { relyingParty } from "../auth/passkey-plugin";
 
 /** How long a signature challenge may be answered (ms): long enough to read the card and touch the key. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;

@@ -23,7 +23,7 @@ import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
-import { relyingParty } from "../passkeys/passkey-plugin";
+import { relyingParty } from "../auth/passkey-plugin";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";

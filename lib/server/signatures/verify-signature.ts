@@ -7,7 +7,7 @@ import type { OfferedSignature, SignedApproval } from "../../signatures/schema";
 import type { Viewer } from "../auth/session";
 import { prisma } from "../db/db";
 import type { Tx } from "../db/transaction";
-import { relyingParty } from "../passkeys/passkey-plugin";
+import { relyingParty } from "../auth/passkey-plugin";
 
 const mismatch = (message: string, details: Record<string, unknown> = {}) => new DomainError("signature_mismatch", message, details);
 

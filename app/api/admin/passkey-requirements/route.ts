@@ -1,5 +1,5 @@
 import { setPasskeyRequirementEndpoint } from "@/lib/api/endpoints";
-import { setPasskeyRequirement } from "@/lib/server/passkeys/passkey-requirement";
+import { setPasskeyRequirement } from "@/lib/server/auth/passkey-requirement";
 import { route } from "@/lib/server/route/route";
 
 /** `PUT /api/admin/passkey-requirements` → 200 `{roles}` (lib/api/endpoints/signature-api.ts). */
