@@ -549,6 +549,8 @@ export interface components {
             requiredFields?: ("title" | "rationale" | "evidence" | "risk" | "stopCondition")[];
             /** @description Minutes since its last sync the step's target record may be when it is approved or claimed (older: stale_account_data); absent: no bound */
             maxRecordAgeMinutes?: number;
+            /** @description True: approving this step needs the approver's WebAuthn signature over run, plan version and step digests (signature_required without one); absent: not required */
+            requireSignature?: boolean;
             execution: {
                 status: string;
                 /**
