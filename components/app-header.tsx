@@ -51,6 +51,9 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
                 {l.label}
               </Link>
             ))}
+            <Link href="/account/passkeys" className="border-t border-slate-100 px-3 py-2 text-slate-800 hover:bg-slate-50 sm:hidden">
+              Passkeys
+            </Link>
           </nav>
         </details>
         <div className="ml-auto flex min-w-0 items-center gap-2 text-sm sm:gap-3">
@@ -62,7 +65,8 @@ export function AppHeader({ viewer }: { viewer: Viewer }) {
           </span>
           <ShortcutsButton />
           {viewer.role !== "admin" && <NotificationBell />}
-          <Link href="/account/passkeys" className="whitespace-nowrap text-slate-700 hover:text-slate-950">
+          {/* on phones it is in the menu: the bar has no room for it at 360 px */}
+          <Link href="/account/passkeys" className="hidden whitespace-nowrap text-slate-700 hover:text-slate-950 sm:inline">
             Passkeys
           </Link>
           <SignOutButton />

@@ -47,9 +47,10 @@ test.describe("phone widths: operator pages", () => {
    for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 844 });
     await page.goto("/runs?status=all");
+    // the server renders the table; the client switches to the phone cards right after hydration
+    await expect(page.getByRole("list", { name: "Runs" })).toBeVisible();
     await expectNoOverflow(page, `/runs at ${width}`);
     // j/k walk the phone cards too
-    await expect(page.getByRole("list", { name: "Runs" })).toBeVisible();
     await page.locator("main h1").click();
     await page.keyboard.press("j");
     await expect(page.locator('ul[aria-label="Runs"] > li[aria-current="true"]')).toHaveCount(1);
