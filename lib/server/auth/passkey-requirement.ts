@@ -7,9 +7,12 @@ import type { Role, Viewer } from "./session";
 /** The page a person without a passkey whose role requires one is sent to (the account menu's "Passkeys"). */
 export const PASSKEYS_PAGE = "/account/passkeys";
 
-/** The roles whose people must have a passkey, in ROLES order (lib/people/admin-schemas.ts). */
+/**
+ * The roles whose people must have a passkey, in ROLES order (lib/people/admin-schemas.ts). One
+ * bounded read by primary key: the table holds at most one row per role.
+ */
 export async function rolesRequiringPasskey(): Promise<Role[]> {
-  const rows = await prisma.passkeyRequirement.findMany({ select: { role: true } });
+  const rows = await prisma.passkeyRequirement.findMany({ where: { role: { in: [...ROLES] } }, select: { role: true }, take: ROLES.length });
   const set = new Set(rows.map((r) => r.role));
   return ROLES.filter((r) => set.has(r));
 }
