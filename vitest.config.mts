@@ -5,6 +5,9 @@ import { fileURLToPath } from "node:url";
 
 const __dirname = path.dirname(fileURLToPath(import.meta.url));
 
+// This run's id: the test files share one seeded template database per run (testing/test-template.ts).
+process.env.PLANDESK_TEST_SUITE_ID ??= `${process.pid}x${Math.random().toString(36).slice(2, 10).replace(/[^a-z0-9]/g, "")}`;
+
 /** The package's entry points by subpath ("" is the package itself). */
 const CLIENT_ENTRIES: Record<string, string> = {
   "": "index.ts",
@@ -28,12 +31,14 @@ export default defineConfig({
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     environment: "node",
     testTimeout: 30000,
-    hookTimeout: 60000,
+    // A file may wait for the run's seeded template to be built (testing/test-template.ts).
+    hookTimeout: 180000,
     pool: "forks",
     // Vitest's default is one worker less than the cores: ONE on CI's two cores. Each file has its
     // own database and much of a file's time is spent waiting on it, so two files at a time (or one
     // per core on larger machines) cut the suite's wall time.
     maxWorkers: Math.max(2, os.availableParallelism()),
     setupFiles: ["./vitest.setup.ts"],
+    globalSetup: ["./testing/test-template-teardown.ts"],
   },
 });

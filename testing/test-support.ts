@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { pgTestDatabaseName, recreatePgTestDatabase } from "./test-databases";
+import { takeSeededTemplate } from "./test-template";
 import { deploy } from "../scripts/migrate";
 import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { addDays, formatISO } from "date-fns";
@@ -22,10 +23,14 @@ export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
 /**
  * Migrates this test file's throw-away database (set by vitest.setup.ts: a temp SQLite file, or a
  * PostgreSQL database `plandesk_test_<random>` created here and dropped when the file ends) and
- * seeds the demo desk at `now`. Refuses any database that is not a test database.
+ * seeds the demo desk at `now` — at TEST_NOW, by copying the run's seeded template
+ * (testing/test-template.ts), which is the same desk. Refuses any database that is not a test database.
  */
 export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean } = { seed: true }) {
   const { url, file, provider } = resolveDatabaseUrl();
+  // The demo desk at the standard clock is copied from the run's seeded template (testing/test-template.ts).
+  const template = opts.seed === false ? ({ kind: "none" } as const) : await takeSeededTemplate(url, provider, file, now, TEST_NOW);
+  if (template.kind === "copied") return;
   if (provider === "postgresql") {
     if (!pgTestDatabaseName(url)) throw new Error(`Refusing to run tests against ${url}`);
     await recreatePgTestDatabase(url);
@@ -33,8 +38,14 @@ export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean
     if (!file || !file.includes("plandesk-vitest-")) throw new Error(`Refusing to run tests against ${url}`);
     for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
   }
-  await deploy(url);
-  if (opts.seed !== false) await seedDemoDesk(now);
+  let seeded = false;
+  try {
+    await deploy(url);
+    if (opts.seed !== false) await seedDemoDesk(now);
+    seeded = true;
+  } finally {
+    if (template.kind === "build") await template.publish(seeded);
+  }
 }
 
 /**
