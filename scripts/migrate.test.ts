@@ -37,11 +37,11 @@ describe("migrations", () => {
       );
       expect(rows.map((r) => r.migration_name)).toEqual(applied);
       expect(rows.every((r) => r.finished_at)).toBe(true);
-      await db.customerAccount.create({ data: { id: "acc_x", name: "X" } });
-      await db.ticket.create({ data: { id: "1", accountId: "acc_x", subject: "s" } });
+      await db.customerAccount.create({ data: { desk: "freight", id: "acc_x", name: "X" } });
+      await db.ticket.create({ data: { desk: "freight", id: "1", accountId: "acc_x", subject: "s" } });
       expect(await db.ticket.findMany({ include: { account: true } })).toMatchObject([{ id: "1", account: { name: "X" } }]);
-      await db.invoice.create({ data: { id: "in_1", accountId: "acc_x", status: "open", currency: "USD", totalMinor: 2_147_483_647, openMinor: 0, fees: [{ code: "X", amount: { minor: 1, currency: "USD" } }], dueDate: "2026-04-01" } });
-      expect((await db.invoice.findUniqueOrThrow({ where: { id: "in_1" } })).fees).toEqual([{ code: "X", amount: { minor: 1, currency: "USD" } }]);
+      await db.invoice.create({ data: { desk: "freight", id: "in_1", accountId: "acc_x", status: "open", currency: "USD", totalMinor: 2_147_483_647, openMinor: 0, fees: [{ code: "X", amount: { minor: 1, currency: "USD" } }], dueDate: "2026-04-01" } });
+      expect((await db.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_1" } } })).fees).toEqual([{ code: "X", amount: { minor: 1, currency: "USD" } }]);
       await db.$disconnect();
     } finally {
       await remove();
