@@ -210,6 +210,6 @@ describe("POST /api/v1/tasks: opening a task", () => {
     expect(a.created).toBe(true);
     expect(b).toEqual({ ...a, created: false });
     expect((await prisma.task.findUniqueOrThrow({ where: { id: "task_90012" } })).createdAt.toISOString()).toBe(at.toISOString());
-    expect((await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "90012" } } })).createdAt.toISOString()).toBe(at.toISOString());
+    expect((await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "90012" } } })).createdAt.toISOString()).toBe(at.toISOString());
   });
 });
