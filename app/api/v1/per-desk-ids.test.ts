@@ -11,7 +11,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { prisma } from "@/lib/server/db/db";
-import { DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { inProcessFetch } from "@/testing/in-process-fetch";
 import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { GET as getRecord, PUT as putRecord } from "./records/[kind]/[id]/route";
@@ -99,6 +99,13 @@ describe("the same ids on two desks", () => {
       const again = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }] });
       expect(again).toMatchObject({ status: 200, body: { created: false, task: { id: taskOf[desk].id } } });
     }
+  });
+
+  it("a key bound to no desk cannot tell which desk's acc_same it means: 422 unknown_account, nothing opened", async () => {
+    const tasks = await prisma.task.count();
+    const res = await call("POST", "/api/v1/tasks", DEMO_INTEGRATION_KEY, { ticketId: "80002", accountId: "acc_same", subject: "Which desk?", parts: [{ source: "staff", text: "x" }] });
+    expect(res).toMatchObject({ status: 422, body: { error: { code: "unknown_account" } } });
+    expect(await prisma.task.count()).toBe(tasks);
   });
 
   it("each desk's agent reads its own task; the other desk's task is 404, and the ticket's task list is the desk's own", async () => {

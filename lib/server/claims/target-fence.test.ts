@@ -53,7 +53,7 @@ const refund = (minor: number, id = "r1"): StepInput => ({ id, tool: "issue_refu
 async function syncInvoice(openMinor: number, sourceVersion: number, sourceUpdatedAt: Date): Promise<number> {
   return prisma.$transaction(async (tx) => {
     await tx.invoice.update({ where: { desk_id: { desk: "freight", id: INVOICE } }, data: { openMinor, sourceVersion: BigInt(sourceVersion), sourceUpdatedAt, syncedAt: sourceUpdatedAt } });
-    return releaseSyncHolds(tx, "invoice", INVOICE, BigInt(sourceVersion), sourceUpdatedAt);
+    return releaseSyncHolds(tx, "invoice", INVOICE, BigInt(sourceVersion), sourceUpdatedAt, "freight");
   });
 }
 /** Earlier tests' approvals on the invoice no longer hold; the invoice is at `openMinor`, version `v`. */
