@@ -85,7 +85,7 @@ describe("npm run import", () => {
     const r = await importRecords({ file, url: "http://plandesk.test", key: DEMO_INTEGRATION_KEY, desk: "freight", kind: "invoice", fetch: inProcess().fetch, stderr: sink().stderr });
     expect(r.exitCode).toBe(1);
     expect(r.errors).toEqual([{ line: 3, code: "currency_mismatch", message: expect.any(String) }]);
-    expect(await prisma.invoice.findUniqueOrThrow({ where: { id: "in_imp_1" } })).toMatchObject({ openMinor: 400, sourceVersion: 3n, fees: [{ code: "LATE_FEE", amount: { minor: 50, currency: "USD" } }] });
+    expect(await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_imp_1" } } })).toMatchObject({ openMinor: 400, sourceVersion: 3n, fees: [{ code: "LATE_FEE", amount: { minor: 50, currency: "USD" } }] });
   });
 
   it("a refused request (a wrong key) stops the import with exit code 2", async () => {

@@ -37,11 +37,11 @@ describe("migrations", () => {
       );
       expect(rows.map((r) => r.migration_name)).toEqual(applied);
       expect(rows.every((r) => r.finished_at)).toBe(true);
-      await db.customerAccount.create({ data: { id: "acc_x", name: "X" } });
-      await db.ticket.create({ data: { id: "1", accountId: "acc_x", subject: "s" } });
+      await db.customerAccount.create({ data: { desk: "freight", id: "acc_x", name: "X" } });
+      await db.ticket.create({ data: { desk: "freight", id: "1", accountId: "acc_x", subject: "s" } });
       expect(await db.ticket.findMany({ include: { account: true } })).toMatchObject([{ id: "1", account: { name: "X" } }]);
-      await db.invoice.create({ data: { id: "in_1", accountId: "acc_x", status: "open", currency: "USD", totalMinor: 2_147_483_647, openMinor: 0, fees: [{ code: "X", amount: { minor: 1, currency: "USD" } }], dueDate: "2026-04-01" } });
-      expect((await db.invoice.findUniqueOrThrow({ where: { id: "in_1" } })).fees).toEqual([{ code: "X", amount: { minor: 1, currency: "USD" } }]);
+      await db.invoice.create({ data: { desk: "freight", id: "in_1", accountId: "acc_x", status: "open", currency: "USD", totalMinor: 2_147_483_647, openMinor: 0, fees: [{ code: "X", amount: { minor: 1, currency: "USD" } }], dueDate: "2026-04-01" } });
+      expect((await db.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_1" } } })).fees).toEqual([{ code: "X", amount: { minor: 1, currency: "USD" } }]);
       await db.$disconnect();
     } finally {
       await remove();
@@ -97,6 +97,49 @@ describe("one schema, a migration history per dialect", () => {
     expect(back).toBe(SCHEMA);
     expect(datamodelFor(SCHEMA, "postgresql")).toBe(pg.replace(/^\/\/ GENERATED.*\n/, "").replace("../../lib/generated/prisma-pg", "../lib/generated/prisma"));
   });
+
+  it("per_desk_record_ids keeps the data: each ticket, invoice and shipment takes its account's desk, each task its ticket's", async () => {
+    const { url, remove } = await emptyDatabase();
+    const before = migrationDirs(resolveDatabaseUrl({ DATABASE_URL: url }).provider).filter((d) => d < "20261205174916_per_desk_record_ids").at(-1)!;
+    try {
+      await deploy(url, { through: before });
+      const old = createPrisma(url, { poolMax: 2 });
+      // rows as the release before the migration stored them (global ids, no desk on ticket, task, invoice or shipment)
+      for (const sql of [
+        `INSERT INTO "customer_account" ("id", "name", "desk") VALUES ('acc_f', 'Freight AS', 'freight'), ('acc_r', 'Retail Ltd', 'retail')`,
+        `INSERT INTO "ticket" ("id", "accountId", "subject") VALUES ('1001', 'acc_f', 'Freight ticket'), ('1002', 'acc_r', 'Retail ticket')`,
+        `INSERT INTO "task" ("id", "ticketId", "body", "updatedAt") VALUES ('task_1001', '1001', 'f', CURRENT_TIMESTAMP), ('task_1002', '1002', 'r', CURRENT_TIMESTAMP)`,
+        `INSERT INTO "invoice" ("id", "accountId", "status", "currency", "totalMinor", "openMinor", "fees", "dueDate") VALUES ('in_f', 'acc_f', 'open', 'USD', 100, 50, '[]', '2026-04-01'), ('in_r', 'acc_r', 'open', 'USD', 7, 7, '[]', '2026-04-01')`,
+        `INSERT INTO "shipment" ("id", "accountId", "destination", "windowFrom", "windowTo", "status", "address") VALUES ('sh_r', 'acc_r', 'NO-OSL', '2026-04-01', '2026-04-02', 'scheduled', 'Dock 1')`,
+      ]) {
+        await old.$executeRawUnsafe(sql);
+      }
+      await old.$disconnect(); // the SQLite file unlocked for the table rebuilds
+      expect(await deploy(url)).toContain("20261205174916_per_desk_record_ids");
+      const db = createPrisma(url, { poolMax: 2 });
+      expect(await db.ticket.findMany({ select: { desk: true, id: true, accountId: true }, orderBy: { id: "asc" } })).toEqual([
+        { desk: "freight", id: "1001", accountId: "acc_f" },
+        { desk: "retail", id: "1002", accountId: "acc_r" },
+      ]);
+      expect(await db.task.findMany({ select: { id: true, desk: true, ticketId: true }, orderBy: { id: "asc" } })).toEqual([
+        { id: "task_1001", desk: "freight", ticketId: "1001" },
+        { id: "task_1002", desk: "retail", ticketId: "1002" },
+      ]);
+      expect(await db.invoice.findMany({ select: { desk: true, id: true, openMinor: true }, orderBy: { id: "asc" } })).toEqual([
+        { desk: "freight", id: "in_f", openMinor: 50 },
+        { desk: "retail", id: "in_r", openMinor: 7 },
+      ]);
+      expect(await db.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "sh_r" } }, select: { account: { select: { name: true } } } })).toEqual({ account: { name: "Retail Ltd" } });
+      // and now the same ids live on both desks
+      await db.customerAccount.create({ data: { desk: "freight", id: "acc_r", name: "Freight's own acc_r" } });
+      await db.ticket.create({ data: { desk: "freight", id: "1002", accountId: "acc_r", subject: "Freight's own 1002" } });
+      await db.invoice.create({ data: { desk: "freight", id: "in_r", accountId: "acc_r", status: "open", currency: "USD", totalMinor: 9, openMinor: 9, fees: [], dueDate: "2026-04-01" } });
+      expect(await db.invoice.count({ where: { id: "in_r" } })).toBe(2);
+      await db.$disconnect();
+    } finally {
+      await remove();
+    }
+  }, 120_000);
 
   it("a JSON column reads back with its keys in the order written", async () => {
     const { url, remove } = await emptyDatabase();

@@ -192,11 +192,12 @@ export function migrationDirs(dialect: Dialect): string[] {
  * Applies every pending migration of DATABASE_URL's dialect to `databaseUrl`: a SQLite file URL
  * (prisma/migrations; the data directory is created when missing and the file put in WAL mode)
  * or a PostgreSQL URL (prisma/postgresql/migrations; the database must exist). Returns the names
- * applied (empty when up to date).
+ * applied (empty when up to date). `opts.through`: only the migrations up to and including the one
+ * of that name (tests: a database as an older release left it, with data, before a data migration).
  * Errors: throws with the path and reason when the SQLite data directory cannot be created or
  * written; throws the engine's message when a migration fails (it is then recorded as failed).
  */
-export async function deploy(databaseUrl = resolveDatabaseUrl().url): Promise<string[]> {
+export async function deploy(databaseUrl = resolveDatabaseUrl().url, opts: { through?: string } = {}): Promise<string[]> {
   const { provider, file } = resolveDatabaseUrl({ DATABASE_URL: databaseUrl });
   let conn: ReturnType<typeof trackedFactory>;
   if (provider === "sqlite") {
@@ -218,7 +219,7 @@ export async function deploy(databaseUrl = resolveDatabaseUrl().url): Promise<st
         baseDir: dir,
         lockfile: { path: "migration_lock.toml", content: fs.readFileSync(path.join(dir, "migration_lock.toml"), "utf8") },
         shadowDbInitScript: "",
-        migrationDirectories: migrationDirs(provider).map((d) => ({
+        migrationDirectories: migrationDirs(provider).filter((d) => opts.through === undefined || d <= opts.through).map((d) => ({
           path: d,
           migrationFile: {
             path: "migration.sql",

@@ -93,14 +93,14 @@ describe("simulatePass", () => {
   });
 
   it("waits for a person's approval, then executes the refund: the invoice balance drops", async () => {
-    const before = (await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } })).openMinor;
+    const before = (await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } })).openMinor;
     const [res] = await Promise.all([
       simulatePass(client, { ...base, waitSeconds: 20 }, () => {}, "t3"),
       decideWhenSubmitted(approveAsPerson),
     ]);
     expect(res.expectations.filter((e) => !e.ok)).toEqual([]);
     expect(res.expectations.map((e) => e.what)).toContain("the approved refund is executed; run completed");
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } })).openMinor).toBe(before - 1000);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } })).openMinor).toBe(before - 1000);
   });
 
   it("reports a rejection as the decision, and fails the pass when nobody decides in time", async () => {

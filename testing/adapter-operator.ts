@@ -66,8 +66,8 @@ export async function reviseTheTask(taskId: string): Promise<void> {
   await reviseTask(taskId, { comment: "Customer: please deliver to the back entrance instead." }, { kind: "system" });
 }
 
-/** The delivery window of a shipment as stored in account data. */
-export async function shipmentWindow(id: string): Promise<{ from: string; to: string }> {
-  const s = await prisma.shipment.findUniqueOrThrow({ where: { id } });
+/** The delivery window of a shipment of `desk` (default the demo desk, freight) as stored in account data. */
+export async function shipmentWindow(id: string, desk = "freight"): Promise<{ from: string; to: string }> {
+  const s = await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk, id } } });
   return { from: s.windowFrom, to: s.windowTo };
 }

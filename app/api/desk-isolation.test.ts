@@ -125,8 +125,8 @@ describe("case 1: a step never targets a record of another desk", () => {
 
   it("a claimed step whose target left the desk is fenced: the fence and the write both refuse it", async () => {
     await prisma.customerAccount.create({ data: { id: "acc_moving", name: "Moving Account", desk: "retail" } });
-    await prisma.ticket.create({ data: { id: "81090", accountId: "acc_moving", subject: "Moves desks" } });
-    await prisma.invoice.create({ data: { id: "in_81090", accountId: "acc_moving", status: "open", currency: "USD", totalMinor: 50000, openMinor: 50000, fees: [], dueDate: "2026-05-01" } });
+    await prisma.ticket.create({ data: { desk: "retail", id: "81090", accountId: "acc_moving", subject: "Moves desks" } });
+    await prisma.invoice.create({ data: { desk: "retail", id: "in_81090", accountId: "acc_moving", status: "open", currency: "USD", totalMinor: 50000, openMinor: 50000, fees: [], dueDate: "2026-05-01" } });
     const run = await freshRetailRun([{ id: "s_note", tool: "add_ticket_note", args: { ticketId: "81003", note: "Moving account refund." } }]);
     const refund = { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_81090", amount: { minor: 1000, currency: "USD" }, reason: "Goodwill" }, provenance: {}, author: { kind: "model" } };
     await storeForeignPlan(run.id, [refund]);
@@ -136,7 +136,7 @@ describe("case 1: a step never targets a record of another desk", () => {
     expect(claimed.status).toBe(200);
     const { claim } = await claimed.json();
     // An admin moves the account to the freight desk while the executor holds the claim.
-    await prisma.customerAccount.update({ where: { id: "acc_moving" }, data: { desk: "freight" } });
+    await prisma.customerAccount.update({ where: { desk_id: { desk: "retail", id: "acc_moving" } }, data: { desk: "freight" } });
     const fence = await fenceRoute(agentRequest("POST", `/api/v1/claims/${claim.token}/fence`, DEMO_RETAIL_AGENT_KEY), routeCtx({ token: claim.token }));
     const fenceBody = await fence.json();
     expect(fence.status).toBe(409);
@@ -144,7 +144,7 @@ describe("case 1: a step never targets a record of another desk", () => {
     const write = await effectRoute(agentRequest("POST", "/api/v1/demo/effects", DEMO_RETAIL_AGENT_KEY, { runId: run.id, stepId: "s_refund", token: claim.token }));
     expect(write.status).toBe(409);
     expect((await write.json()).error).toMatchObject({ code: "claim_fenced", reason: "not_on_desk" });
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_81090" } })).openMinor).toBe(50000);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_81090" } } })).openMinor).toBe(50000);
   });
 });
 
@@ -168,7 +168,7 @@ describe("case 2: nothing of another desk is disclosed", () => {
   it("a retail reschedule of sh_5521 shows neither its window nor its owner, in the refusal or the run's effects preview", async () => {
     const run = await retailRun();
     const window = { from: "2026-04-09", to: "2026-04-09" };
-    const sh = await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5521" } });
+    const sh = await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5521" } } });
     const steps = [...run.steps, { id: "new_resched", tool: "reschedule_delivery", args: { shipmentId: "sh_5521", window, reason: "Customer asked" } }];
     const res = await editRoute(mutate("POST", `/api/runs/${run.id}/edits`, retail, { baseVersion: run.planVersion, steps }), routeCtx({ runId: run.id }));
     const body = await res.json();

@@ -47,7 +47,7 @@ export const ERROR_STATUS = {
   last_admin: 409,
   desk_taken: 409, // a desk with that id exists already
   task_exists: 409, // the ticket already has a task opened with another body (change it by a revision)
-  ticket_taken: 409, // the ticket id is in use (by another desk, or on another account)
+  ticket_taken: 409, // this desk's ticket of that id is on another account or subject and has no task (ticket ids are per desk: another desk's never counts)
   unknown_account: 422, // no live account with that id on the caller's desk (opening a task, the records door: absent or another desk's alike)
   unknown_desk: 422, // a person, agent or account assigned to a desk that does not exist
   unknown_owner: 422, // records door: a declared kind's record names an owner record (of a declared kind) this desk does not have
@@ -60,7 +60,7 @@ export const ERROR_STATUS = {
   stale_desk_rule: 409, // the desk rule was saved by someone else since the editor opened it (baseVersion differs)
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   not_labelable: 409, // only an edited run that executed (has an outcome record) is labelled better / same / worse
-  record_id_taken: 409, // records door: the id is another desk's record (which desk is not said)
+  record_id_taken: 409, // records door: a holiday id another desk holds (which desk is not said); account, invoice, shipment and declared-kind ids are per desk and never taken
   mcp_upstream_taken: 409, // the desk already has an upstream MCP server of that name (a disabled one keeps its name)
   mcp_upstream_disabled: 409, // the upstream MCP server was disabled; its tools cannot be imported from it
   secrets_key_missing: 409, // PLANDESK_SECRETS_KEY is unset (outside demo mode) or not 32 bytes of base64: no credential can be stored or used

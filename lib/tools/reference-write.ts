@@ -21,11 +21,12 @@ export interface ReferenceWriteResult {
 
 /**
  * One tool's reference write: applies `args` (as approved: parsed by the tool's schema when the
- * step was validated) inside `tx`. Changes records by conditional updates on their `version`
- * column. Errors: throws DomainError `effect_failed` {reason} (see {@link writeFailed}) when the
+ * step was validated) inside `tx`, to the records of tenant desk `desk` (the run's: record ids are
+ * per desk, every read and update has the desk in its key). Changes records by conditional
+ * updates on their `version` column. Errors: throws DomainError `effect_failed` {reason} (see {@link writeFailed}) when the
  * write is impossible now; nothing is written then.
  */
-export type ReferenceWrite<A> = (tx: Prisma.TransactionClient, args: A) => Promise<ReferenceWriteResult>;
+export type ReferenceWrite<A> = (tx: Prisma.TransactionClient, args: A, desk: string) => Promise<ReferenceWriteResult>;
 
 /** The typed failure of a reference write: 409 `effect_failed` with `message` and `details` (at least `reason`). */
 export function writeFailed(message: string, details: Record<string, unknown> = {}): DomainError {

@@ -59,7 +59,7 @@ describe("issue case 3 over HTTP: no dead end after approval", () => {
     const approved = await getRun(run.id);
     expect(approved.status).toBe("approved");
     expect(approved.decisionReason).toBeNull();
-    await prisma.invoice.update({ where: { id: "in_74203" }, data: { openMinor: 10000 } }); // as the account system would
+    await prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74203" } }, data: { openMinor: 10000 } }); // as the account system would
     const res = await claim(approved, "r1");
     const body = (await res.json()) as Json;
     expect(res.status).toBe(422);
@@ -68,7 +68,7 @@ describe("issue case 3 over HTTP: no dead end after approval", () => {
     expect(after.status).toBe("needs_decision");
     expect(after.outcome).toBeNull();
     expect(after.decisionReason).toMatchObject({ code: "validation_failed", stepId: "r1", message: "Needs a new decision: in_74203 has $100.00 open; the approved refund was $600.00." });
-    await prisma.invoice.update({ where: { id: "in_74203" }, data: { openMinor: 64950 } });
+    await prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74203" } }, data: { openMinor: 64950 } });
   });
 });
 

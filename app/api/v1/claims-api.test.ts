@@ -239,7 +239,7 @@ describe("POST /api/runs/{runId}/steps/{stepId}/reconcile", () => {
 
 describe("POST /api/v1/demo/effects (demo mode)", () => {
   it("writes an approved refund once: the invoice balance drops by the amount, a repeat is a replay", async () => {
-    const before = await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } });
+    const before = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } });
     const run = await submit("75008", [
       { id: "r", tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 2500, currency: "USD" }, reason: "Goodwill" } },
     ]);
@@ -252,24 +252,24 @@ describe("POST /api/v1/demo/effects (demo mode)", () => {
     expect(body.effect).toMatchObject({ tool: "issue_refund", record: { type: "invoice", id: "in_74801", before: { openMinor: before.openMinor }, after: { openMinor: before.openMinor - 2500 } } });
     const again = await effect({ runId: run.id, stepId: "r", token: c.token });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const after = await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } });
+    const after = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } });
     expect(after.openMinor).toBe(before.openMinor - 2500);
     expect(after.version).toBe(before.version + 1);
     await outcome(run.id, "r", { token: c.token, status: "succeeded" });
     // After the report the saved effect is still returned as a replay; nothing is written again.
     expect((await effect({ runId: run.id, stepId: "r", token: c.token })).headers.get("idempotent-replayed")).toBe("true");
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74801" } })).openMinor).toBe(before.openMinor - 2500);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } })).openMinor).toBe(before.openMinor - 2500);
   });
 
   it("refuses a write the account data no longer allows (409 effect_failed) and writes nothing", async () => {
     const run = await submit("74996", [{ id: "w", tool: "waive_fee", args: { invoiceId: "in_74501", feeCode: "STORAGE", amount: { minor: 15000, currency: "USD" } } }]);
     await approveAll(run.id);
     const { claim: c } = await json(await claim(run.id, "w", bodyFor(run, "w")));
-    const inv = await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74501" } });
-    await prisma.invoice.update({ where: { id: "in_74501" }, data: { fees: [{ code: "LATE_FEE", amount: { minor: 8900, currency: "USD" } }], version: { increment: 1 } } });
+    const inv = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74501" } } });
+    await prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74501" } }, data: { fees: [{ code: "LATE_FEE", amount: { minor: 8900, currency: "USD" } }], version: { increment: 1 } } });
     const err = await expectError(await effect({ runId: run.id, stepId: "w", token: c.token }), 409, "effect_failed");
     expect(err.reason).toBe("fee_missing");
-    const after = await prisma.invoice.findUniqueOrThrow({ where: { id: "in_74501" } });
+    const after = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74501" } } });
     expect(after.openMinor).toBe(inv.openMinor);
   });
 });

@@ -67,7 +67,7 @@ describe("POST /api/v1/tasks: opening a task", () => {
       ],
     });
     expect(res.body.task.body).toBe("customer message: One pallet of sh_5640 was left at the Hamburg hub. Please deliver it next week.\n\nstaff: Checked with the hub: the pallet is there.");
-    const ticket = await prisma.ticket.findUniqueOrThrow({ where: { id: "90002" } });
+    const ticket = await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "90002" } } });
     expect(ticket).toMatchObject({ accountId: "acc_nordkapp", subject: "Pallet left behind at Hamburg" });
     const r1 = await prisma.taskRevision.findUniqueOrThrow({ where: { taskId_revision: { taskId: "task_90002", revision: 1 } } });
     expect(r1).toMatchObject({ body: res.body.task.body, actorKind: "integration", actorId: "int_demo" });
@@ -138,16 +138,29 @@ describe("POST /api/v1/tasks: opening a task", () => {
     expect(await counts()).toEqual(before);
   });
 
-  it("a desk-bound key opens on its own desk; a ticket id another desk uses is 409 ticket_taken without naming that desk", async () => {
+  it("a desk-bound key opens on its own desk; a ticket id another desk uses is this desk's own ticket, the other's untouched and unnamed", async () => {
     const mine = await open({ ticketId: "90007", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
     expect(mine.status).toBe(201);
     expect(mine.body.task).toMatchObject({ id: "task_90007", accountId: "acc_maple" });
+    const freightTicket = await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "74991" } } });
+    // 74991 is a freight ticket of the demo desk: retail's 74991 is another ticket
+    const own = await open({ ticketId: "74991", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
+    expect(own.status).toBe(201);
+    expect(own.body.task).toMatchObject({ ticketId: "74991", accountId: "acc_maple", revision: 1 });
+    expect(JSON.stringify(own.body)).not.toMatch(/freight|task_74991|acc_nordkapp/i);
+    expect(await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "74991" } } })).toMatchObject({ accountId: "acc_maple", subject: "Order question" });
+    expect(await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "74991" } } })).toEqual(freightTicket);
+    // a repeat is idempotent on retail's own ticket
+    const again = await open({ ticketId: "74991", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
+    expect(again).toMatchObject({ status: 200, body: { created: false, task: { id: own.body.task.id } } });
+  });
+
+  it("this desk's ticket on another account or subject without a task is 409 ticket_taken", async () => {
+    await prisma.ticket.create({ data: { desk: "retail", id: "90017", accountId: "acc_maple", subject: "Loaded without a task" } });
     const before = await counts();
-    // 74991 is a freight ticket of the demo desk
-    const taken = await open({ ticketId: "74991", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
+    const taken = await open({ ticketId: "90017", accountId: "acc_maple", subject: "Another subject", parts: [{ source: "staff", text: "x" }] }, RETAIL_KEY);
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe("ticket_taken");
-    expect(JSON.stringify(taken.body)).not.toMatch(/freight|task_74991|acc_nordkapp/i);
     expect(await counts()).toEqual(before);
   });
 
@@ -163,8 +176,8 @@ describe("POST /api/v1/tasks: opening a task", () => {
   });
 
   it("when task_<ticketId> is taken, the task gets a generated id", async () => {
-    await prisma.ticket.create({ data: { id: "90009-old", accountId: "acc_fjord", subject: "old" } });
-    await prisma.task.create({ data: { id: "task_90009", ticketId: "90009-old", body: "old" } });
+    await prisma.ticket.create({ data: { desk: "freight", id: "90009-old", accountId: "acc_fjord", subject: "old" } });
+    await prisma.task.create({ data: { desk: "freight", id: "task_90009", ticketId: "90009-old", body: "old" } });
     const res = await open(opening("90009"));
     expect(res.status).toBe(201);
     expect(res.body.task.id).toMatch(/^task_/);
@@ -197,6 +210,6 @@ describe("POST /api/v1/tasks: opening a task", () => {
     expect(a.created).toBe(true);
     expect(b).toEqual({ ...a, created: false });
     expect((await prisma.task.findUniqueOrThrow({ where: { id: "task_90012" } })).createdAt.toISOString()).toBe(at.toISOString());
-    expect((await prisma.ticket.findUniqueOrThrow({ where: { id: "90012" } })).createdAt.toISOString()).toBe(at.toISOString());
+    expect((await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "90012" } } })).createdAt.toISOString()).toBe(at.toISOString());
   });
 });

@@ -78,11 +78,11 @@ describe("single records: versions decide", () => {
     expect(replay).toMatchObject({ applied: false, reason: "not_newer", record: { sourceVersion: 5, fields: { openMinor: 10_000 } } });
     const older = await ok(await put("invoice", "in_door_1", invoice("acc_door_1", 4, { openMinor: 2 })));
     expect(older).toMatchObject({ applied: false, reason: "not_newer", record: { sourceVersion: 5, fields: { openMinor: 10_000 } } });
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_door_1" } })).version).toBe(1);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_door_1" } } })).version).toBe(1);
 
     const newer = await ok(await put("invoice", "in_door_1", invoice("acc_door_1", 9, { openMinor: 2_500, status: "open" })));
     expect(newer).toMatchObject({ applied: true, record: { sourceVersion: 9, sourceUpdatedAt: "2026-03-01T10:09:00.000Z", fields: { openMinor: 2_500 } } });
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: "in_door_1" } })).version).toBe(2);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_door_1" } } })).version).toBe(2);
     expect((await ok(await get("invoice", "in_door_1"))).record).toMatchObject({ sourceVersion: 9, fields: { openMinor: 2_500, currency: "USD" } });
   });
 
@@ -123,7 +123,7 @@ describe("single records: versions decide", () => {
     await refusal(await put("invoice", "in_door_bad", invoice("acc_door_1", 1, { sourceUpdatedAt: "2026-03-01T10:00:00+02:00" })), 422, "invalid_record");
     await refusal(await put("invoice", "in_door_bad", invoice("acc_nobody", 1)), 422, "unknown_account");
     await refusal(await put("ledger", "x_1", account("x", 1)), 404, "not_found");
-    expect(await prisma.invoice.findUnique({ where: { id: "in_door_bad" } })).toBeNull();
+    expect(await prisma.invoice.findUnique({ where: { desk_id: { desk: "freight", id: "in_door_bad" } } })).toBeNull();
   });
 
   it("an agent key is refused; a key bound to no desk names one that exists", async () => {
@@ -136,24 +136,34 @@ describe("single records: versions decide", () => {
 });
 
 describe("desks kept apart", () => {
-  it("another desk's key can neither read, write, delete nor name a record or an account of this desk", async () => {
+  it("another desk's key can neither read, change, delete nor name a record or an account of this desk; the same id is its own record", async () => {
     await ok(await put("account", "acc_retail_door", account("Retail Door", 1), RETAIL_KEY));
     await refusal(await get("account", "acc_door_1", RETAIL_KEY), 404, "not_found");
     await refusal(await get("invoice", "in_door_1", RETAIL_KEY), 404, "not_found");
     await refusal(await get("account", "acc_door_1", RETAIL_KEY, "?desk=freight"), 404, "not_found");
-    const taken = await refusal(await put("account", "acc_door_1", account("Stolen", 99), RETAIL_KEY), 409, "record_id_taken");
-    expect(taken.message).not.toMatch(/freight/);
-    await refusal(await put("invoice", "in_door_1", invoice("acc_retail_door", 99), RETAIL_KEY), 409, "record_id_taken");
     // another desk's account and a missing one: the same words
     const foreign = await refusal(await put("invoice", "in_retail_1", invoice("acc_door_1", 1), RETAIL_KEY), 422, "unknown_account");
     const missing = await refusal(await put("invoice", "in_retail_1", invoice("acc_door_1_missing", 1), RETAIL_KEY), 422, "unknown_account");
     expect(foreign.message.replace("acc_door_1", "X")).toBe(missing.message.replace("acc_door_1_missing", "X"));
     await refusal(await del("invoice", "in_door_1", 100, at(10), RETAIL_KEY), 404, "not_found");
-    const b = await ok(await batch(ndjson([{ kind: "account", id: "acc_door_1", ...account("Stolen", 100) }, { kind: "invoice", id: "in_door_1", op: "delete", sourceVersion: 100, sourceUpdatedAt: at(1) }]), RETAIL_KEY));
-    expect(b.errors.map((e: Json) => e.code)).toEqual(["record_id_taken", "not_found"]);
+    const b = await ok(await batch(ndjson([{ kind: "invoice", id: "in_door_1", op: "delete", sourceVersion: 100, sourceUpdatedAt: at(1) }]), RETAIL_KEY));
+    expect(b.errors.map((e: Json) => e.code)).toEqual(["not_found"]);
+
+    // Ids are per desk: the retail desk's acc_door_1 and in_door_1 are its own records, at its own versions.
+    const own = await ok(await put("account", "acc_door_1", account("Retail's Door One", 2), RETAIL_KEY));
+    expect(own).toMatchObject({ applied: true, record: { desk: "retail", fields: { name: "Retail's Door One" }, sourceVersion: 2 } });
+    expect(JSON.stringify(own)).not.toMatch(/freight|good_standing/);
+    expect(await ok(await put("invoice", "in_door_1", invoice("acc_retail_door", 1, { openMinor: 7 }), RETAIL_KEY))).toMatchObject({ applied: true, record: { desk: "retail", sourceVersion: 1 } });
+    const batched = await ok(await batch(ndjson([{ kind: "invoice", id: "in_door_1", ...invoice("acc_door_1", 3, { openMinor: 8 }) }]), RETAIL_KEY));
+    expect(batched).toMatchObject({ applied: 1, errors: [] });
+    expect((await ok(await get("invoice", "in_door_1", RETAIL_KEY))).record).toMatchObject({ desk: "retail", sourceVersion: 3, fields: { accountId: "acc_door_1", openMinor: 8 } });
+    // the freight desk's records of those ids are untouched
     const still = (await ok(await get("invoice", "in_door_1"))).record;
-    expect(still).toMatchObject({ sourceVersion: 9, deletedAt: null });
+    expect(still).toMatchObject({ desk: "freight", sourceVersion: 9, deletedAt: null, fields: { accountId: "acc_door_1", openMinor: 2_500 } });
     expect((await ok(await get("account", "acc_door_1"))).record.fields.name).toBe("Door One");
+    // a retail delete tombstones retail's own invoice only
+    await ok(await del("invoice", "in_door_1", 4, at(4), RETAIL_KEY));
+    expect((await ok(await get("invoice", "in_door_1"))).record.deletedAt).toBeNull();
   });
 });
 
@@ -198,7 +208,7 @@ describe("the batch", () => {
     expect(await prisma.invoice.count({ where: { id: { in: ["in_b_2", "in_b_3", "in_b_4", "in_b_5"] } } })).toBe(0);
     expect(await prisma.shipment.count({ where: { id: "sh_b_1" } })).toBe(0);
     expect(await prisma.customerAccount.count({ where: { id: { in: ["acc_b_big", "acc_b_cut"] } } })).toBe(0);
-    expect((await prisma.customerAccount.findUniqueOrThrow({ where: { id: "acc_b_1" } })).name).toBe("Batch One");
+    expect((await prisma.customerAccount.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "acc_b_1" } } })).name).toBe("Batch One");
     expect(await prisma.holiday.findUniqueOrThrow({ where: { id: "hol_b_1" } })).toMatchObject({ desk: "freight", sourceVersion: 1n });
     const audit = await prisma.auditEvent.findFirstOrThrow({ where: { type: "records_synced" }, orderBy: { createdAt: "desc" } });
     expect(audit.data).toMatchObject({ desk: "freight", via: "batch", lines: 15, applied: 3, ignored: 1, errors: 10 });
@@ -217,7 +227,7 @@ describe("the batch", () => {
       ),
     );
     expect(res).toMatchObject({ lines: 4, applied: 3, ignored: 1, errors: [] });
-    expect(await prisma.customerAccount.findUniqueOrThrow({ where: { id: "acc_b_2" } })).toMatchObject({ name: "v3", sourceVersion: 4n, deletedAt: expect.any(Date) });
+    expect(await prisma.customerAccount.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "acc_b_2" } } })).toMatchObject({ name: "v3", sourceVersion: 4n, deletedAt: expect.any(Date) });
   });
 
   it("a final line without its newline that parses is applied; a body that is not NDJSON is refused", async () => {

@@ -27,7 +27,7 @@ export const openTaskEndpoint = defineEndpoint({
   path: "/api/v1/tasks",
   summary: "The ticketing integration opens the task of a new ticket (revision 1)",
   description:
-    "Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Idempotent per ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account).",
+    "Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Ticket and account ids are per desk: another desk's ticket or account of the same id is neither read nor changed, and is never a refusal. Idempotent per desk and ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account; a key bound to no desk: the account id must be live on exactly one desk). This desk's ticket of that id on another account or subject without a task is 409 ticket_taken.",
   caller: { kind: "integration", scope: "tasks" },
   body: openTaskBodySchema,
   success: { status: [201, 200], schema: z.object({ task: taskSchema, created: z.boolean() }), description: "{task, created}: 201 when created, 200 when the same ticket was opened with the same body before" },

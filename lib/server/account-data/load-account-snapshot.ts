@@ -29,7 +29,8 @@ import type { DbOrTx } from "../db/transaction";
  * with `scope.desk` (the run's desk) in its `where`, so a record of another desk is simply absent
  * from the snapshot — the validator reports it as "not found on this desk" (an error no
  * acknowledgement passes) and no message, preview, suggestion or count can show its balance,
- * window or owner. Only the run's own ticket is read by its id (it defines the run's desk).
+ * window or owner. Ids are per desk (two desks may each have a record of one id): every read is by
+ * (desk, id), the run's own ticket included.
  *
  * `scope.reads` (the plan's read steps, raw input tolerated) adds the records they read (lib/reads),
  * so Plandesk can re-read them; a `computed` provenance formula adds the invoices it names
@@ -62,7 +63,7 @@ export async function loadAccountSnapshot(
   const known = scope.known?.ticket.id === scope.ticketId && scope.known.account.id === scope.known.ticket.accountId ? scope.known : undefined;
   const ticket = known
     ? { id: known.ticket.id, accountId: known.ticket.accountId, subject: known.ticket.subject }
-    : await db.ticket.findUniqueOrThrow({ where: { id: scope.ticketId }, select: { id: true, accountId: true, subject: true } });
+    : await db.ticket.findUniqueOrThrow({ where: { desk_id: { desk: scope.desk, id: scope.ticketId } }, select: { id: true, accountId: true, subject: true } });
   const refs = referencedIds(scope.steps ?? []);
   for (const [kind, id] of readRecordIds(scope.reads ?? [])) refs[kind].add(id);
   // The run's own ticket is in the snapshot already: a step naming it needs no second read.
@@ -83,8 +84,8 @@ export async function loadAccountSnapshot(
   const declaredOwners = declared.size > 0 ? await loadDeclaredRecords(db, desk, declared, scope.desk, now, scope.holdsBefore) : [];
   if (scope.accountRecords) {
     const [invoices, shipments] = [
-      await db.invoice.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
-      await db.shipment.findMany({ where: { accountId: ticket.accountId, deletedAt: null, account: { desk: scope.desk } }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.invoice.findMany({ where: { desk: scope.desk, accountId: ticket.accountId, deletedAt: null }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
+      await db.shipment.findMany({ where: { desk: scope.desk, accountId: ticket.accountId, deletedAt: null }, orderBy: { id: "asc" }, take: ACCOUNT_RECORD_LIMIT }),
     ];
     for (const i of invoices) desk.invoices[i.id] = toInvoice(i);
     for (const s of shipments) desk.shipments[s.id] = toShipment(s);
@@ -357,11 +358,11 @@ export async function targetsOffDesk(db: DbOrTx, desk: string, steps: readonly u
 /** Loads the named records of tenant desk `deskId` by primary key into `desk`; another desk's are left out. */
 async function loadRecords(db: DbOrTx, desk: AccountSnapshot, refs: Refs, deskId: string): Promise<void> {
   // A tombstoned record (deleted at its source) is absent, like one of another desk.
-  const onDesk = { deletedAt: null, account: { desk: deskId, deletedAt: null } };
+  const onDesk = { desk: deskId, deletedAt: null, account: { deletedAt: null } };
   if (refs.invoice.size) for (const i of await db.invoice.findMany({ where: { id: { in: [...refs.invoice] }, ...onDesk } })) desk.invoices[i.id] = toInvoice(i);
   if (refs.shipment.size) for (const s of await db.shipment.findMany({ where: { id: { in: [...refs.shipment] }, ...onDesk } })) desk.shipments[s.id] = toShipment(s);
   if (refs.ticket.size) {
-    for (const t of await db.ticket.findMany({ where: { id: { in: [...refs.ticket] }, account: { desk: deskId } }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
+    for (const t of await db.ticket.findMany({ where: { desk: deskId, id: { in: [...refs.ticket] } }, select: { id: true, accountId: true, subject: true } })) desk.tickets[t.id] = t;
   }
   if (refs.account.size) {
     for (const a of await db.customerAccount.findMany({ where: { id: { in: [...refs.account] }, desk: deskId, deletedAt: null }, select: ACCOUNT_SELECT })) desk.accounts[a.id] = toAccount(a);
@@ -401,14 +402,14 @@ async function loadCandidates(db: DbOrTx, desk: AccountSnapshot, refs: Refs, des
 /** Ids of `kind` on tenant desk `deskId` starting with `prefix` (`exact`: equal to it), by an index range scan, bounded. */
 async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, deskId: string, exact = false): Promise<string[]> {
   const id = exact ? prefix : { gte: prefix, lt: `${prefix}\uffff` };
-  const args = { where: { id, deletedAt: null, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
+  const args = { where: { desk: deskId, id, deletedAt: null }, select: { id: true }, orderBy: { id: "asc" as const }, take: CANDIDATE_LIMIT };
   const rows =
     kind === "invoice"
       ? await db.invoice.findMany(args)
       : kind === "shipment"
         ? await db.shipment.findMany(args)
         : kind === "ticket"
-          ? await db.ticket.findMany({ ...args, where: { id, account: { desk: deskId } } })
+          ? await db.ticket.findMany({ ...args, where: { desk: deskId, id } })
           : await db.customerAccount.findMany({ ...args, where: { id, desk: deskId, deletedAt: null } });
   return rows.map((r) => r.id);
 }
@@ -416,13 +417,13 @@ async function idsInRange(db: DbOrTx, kind: RecordKind, prefix: string, deskId: 
 /** The ticket account's own ids of `kind` on tenant desk `deskId` (bounded): the likeliest meaning of a typo. */
 async function idsOfAccount(db: DbOrTx, kind: RecordKind, accountId: string, deskId: string): Promise<string[]> {
   if (kind === "account") return [accountId];
-  const args = { where: { accountId, deletedAt: null, account: { desk: deskId } }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
+  const args = { where: { desk: deskId, accountId, deletedAt: null }, select: { id: true }, orderBy: { id: "asc" as const }, take: ACCOUNT_RECORD_LIMIT };
   const rows =
     kind === "invoice"
       ? await db.invoice.findMany(args)
       : kind === "shipment"
         ? await db.shipment.findMany(args)
-        : await db.ticket.findMany({ ...args, where: { accountId, account: { desk: deskId } } });
+        : await db.ticket.findMany({ ...args, where: { desk: deskId, accountId } });
   return rows.map((r) => r.id);
 }
 

@@ -1,4 +1,3 @@
-import type { Prisma } from "../../generated/prisma/client";
 import { formatMoney, type Currency } from "../../money/format-money";
 import { prisma } from "../db/db";
 import type { Viewer } from "../auth/session";
@@ -51,18 +50,19 @@ export async function searchRecords(viewer: Pick<Viewer, "role" | "desk">, kind:
   const range = { gte: prefix, lt: `${prefix}\uffff` };
   const scoped = viewer.role === "operator" ? viewer.desk : opts.desk;
   if (!BUILT_IN_KINDS.has(kind)) return scoped === undefined ? [] : searchDeclaredRecords(scoped, kind, range);
-  const desk: Prisma.CustomerAccountWhereInput = scoped !== undefined ? { desk: scoped } : {};
+  // ids are per desk: the desk is the first column of every kind's primary key (desk, id)
+  const desk = scoped !== undefined ? { desk: scoped } : {};
   const base = { orderBy: { id: "asc" as const }, take: SEARCH_LIMIT };
   if (kind === "account") {
-    const rows = await prisma.customerAccount.findMany({ ...base, where: { id: range, ...desk }, select: { id: true, name: true } });
+    const rows = await prisma.customerAccount.findMany({ ...base, where: { ...desk, id: range }, select: { id: true, name: true } });
     return rows.map((a) => ({ kind, id: a.id, accountId: a.id, accountName: a.name, label: `${a.id} · ${a.name}` }));
   }
   if (kind === "ticket") {
-    const rows = await prisma.ticket.findMany({ ...base, where: { id: range, account: desk }, select: { id: true, subject: true, accountId: true, account: { select: { name: true } } } });
+    const rows = await prisma.ticket.findMany({ ...base, where: { ...desk, id: range }, select: { id: true, subject: true, accountId: true, account: { select: { name: true } } } });
     return rows.map((t) => ({ kind, id: t.id, accountId: t.accountId, accountName: t.account.name, label: `#${t.id} · ${t.account.name} · ${t.subject}` }));
   }
   if (kind === "shipment") {
-    const rows = await prisma.shipment.findMany({ ...base, where: { id: range, account: desk }, include: { account: { select: { name: true } } } });
+    const rows = await prisma.shipment.findMany({ ...base, where: { ...desk, id: range }, include: { account: { select: { name: true } } } });
     return rows.map((s) => ({
       kind,
       id: s.id,
@@ -72,7 +72,7 @@ export async function searchRecords(viewer: Pick<Viewer, "role" | "desk">, kind:
       label: `${s.id} · ${s.account.name} · ${s.destination} · ${s.windowFrom}${s.windowTo !== s.windowFrom ? ` → ${s.windowTo}` : ""}`,
     }));
   }
-  const rows = await prisma.invoice.findMany({ ...base, where: { id: range, account: desk }, include: { account: { select: { name: true } } } });
+  const rows = await prisma.invoice.findMany({ ...base, where: { ...desk, id: range }, include: { account: { select: { name: true } } } });
   return rows.map((i) => {
     const openBalance = { minor: i.openMinor, currency: i.currency };
     return {

@@ -148,7 +148,7 @@ export async function claimStep(
       const claimedApprovals = await moveApprovalsReturningIds(tx, "claim", { runId, planVersion: version, stepId, digest: body.digest, expiresAt: { gt: now } });
       if (claimedApprovals.length < need) throw new LostRace("approvals no longer complete");
       if (!claimedApprovals.includes(approval.id)) throw new LostRace("approval no longer active");
-      await holdMoneyAtClaim(tx, step, approval, runId, now);
+      await holdMoneyAtClaim(tx, step, approval, runId, snap.run!.desk, now);
       await holdDeclaredMoneyAtClaim(tx, approval, runId, snap.run!.desk, now);
       const claim: ClaimView = {
         token: nanoid(32),
@@ -224,7 +224,7 @@ type ClaimReading = ClaimSnapshot & {
 async function readClaimTask(db: Db, runId: string): Promise<(NonNullable<ClaimReading["task"]> & { revision: number }) | null> {
   const rows = await db.$queryRaw<{ revision: number | bigint; body: string; contract: unknown; textParts: unknown; ticketId: string; accountId: string; subject: string; accountName: string; accountDesk: string }[]>`
     SELECT t."revision", t."body", t."contract", t."textParts", k."id" AS "ticketId", k."accountId", k."subject", a."name" AS "accountName", a."desk" AS "accountDesk"
-    FROM "run" r JOIN "task" t ON t."id" = r."taskId" JOIN "ticket" k ON k."id" = t."ticketId" JOIN "customer_account" a ON a."id" = k."accountId"
+    FROM "run" r JOIN "task" t ON t."id" = r."taskId" JOIN "ticket" k ON k."desk" = t."desk" AND k."id" = t."ticketId" JOIN "customer_account" a ON a."desk" = k."desk" AND a."id" = k."accountId"
     WHERE r."id" = ${runId}`;
   const row = rows[0];
   if (!row) return null;
@@ -360,27 +360,29 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
 
 /**
  * Money in flight, atomically with the claim: for a step that moves money out of an
- * invoice, takes the invoice row's lock (a no-op conditional update: PostgreSQL row lock, SQLite
- * write lock) and re-sums, inside the claim's transaction, what approvals given before this one
- * still hold on it (active or claimed, other runs, not expired) and what succeeded writes hold
- * until the local copy shows them (`written`, any run). If the open balance no longer
+ * invoice of the run's desk `desk` (ids are per desk: the row by (desk, id)), takes the invoice
+ * row's lock (a no-op conditional update: PostgreSQL row lock, SQLite write lock) and re-sums,
+ * inside the claim's transaction, what approvals of that desk's runs given before this one still
+ * hold on it (active or claimed, other runs, not expired) and what succeeded writes hold until the
+ * local copy shows them (`written`, any run of the desk). If the open balance no longer
  * covers them plus this step, the claim lost a race: it is decided again (and refused by the
  * dispatch-time validation with `amount_exceeds_available`). Two executors claiming refunds of
  * different runs on one invoice are serialised by the lock, so never more than the open balance
  * is authorised.
  */
-async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], approval: { id: string; createdAt: Date }, runId: string, now: Date): Promise<void> {
+async function holdMoneyAtClaim(tx: Tx, step: ClaimSnapshot["steps"][number], approval: { id: string; createdAt: Date }, runId: string, desk: string, now: Date): Promise<void> {
   const tool = getTool(step.tool);
   const amount = tool?.amount(step.args as never);
   const invoiceId = (step.args as { invoiceId?: unknown }).invoiceId;
   if (!amount || typeof invoiceId !== "string") return;
-  const locked = await tx.invoice.updateMany({ where: { id: invoiceId }, data: { version: { increment: 0 } } });
+  const locked = await tx.invoice.updateMany({ where: { desk, id: invoiceId }, data: { version: { increment: 0 } } });
   if (locked.count !== 1) throw new LostRace("invoice gone");
-  const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: invoiceId }, select: { openMinor: true, currency: true } });
+  const invoice = await tx.invoice.findUniqueOrThrow({ where: { desk_id: { desk, id: invoiceId } }, select: { openMinor: true, currency: true } });
   const held = await tx.approval.aggregate({
     where: {
       targetKind: "invoice",
       targetId: invoiceId,
+      run: { desk },
       amountCurrency: invoice.currency,
       // written amounts the local copy does not show yet hold too, whoever's and whenever approved
       OR: [{ state: { in: ["active", "claimed"] }, expiresAt: { gt: now }, createdAt: { lt: approval.createdAt }, NOT: { runId } }, heldWrittenWhere],

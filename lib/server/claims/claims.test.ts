@@ -492,7 +492,7 @@ describe("claimStep: validated again at dispatch", () => {
     const run = await submit("75010", [refund("r1", 50000)]);
     await approveAll(run.id);
     // Meanwhile the customer paid most of the invoice: 91000 → 20000 open.
-    await prisma.invoice.update({ where: { id: "in_75003" }, data: { openMinor: 20000 } });
+    await prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_75003" } }, data: { openMinor: 20000 } });
     const stale = await refused(claimStep(agent, run.id, "r1", await claimBody(run.id, "r1"), null, LATER));
     expect(stale.code).toBe("validation_failed");
     expect(stale.message).toMatch(/open balance/);

@@ -67,11 +67,11 @@ describe("1. a write after the run was stopped is fenced", () => {
     expect(await fenceClaim(agent, c2.claim.token, {}, LATER)).toMatchObject({ holds: true, stepId: "s2" });
 
     await reviseTask(run.taskId, { comment: "customer called" }, { kind: "integration", id: "int_demo" });
-    const windowBefore = await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5521" } });
+    const windowBefore = await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5521" } } });
     const fenced = await refused(applyDemoEffect(agent, { runId: run.id, stepId: "s2", token: c2.claim.token }, LATER));
     expect(fenced.code).toBe("claim_fenced");
     expect(fenced.details).toMatchObject({ reason: "task_revised", boundRevision: 1, liveRevision: 2 });
-    const windowAfter = await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5521" } });
+    const windowAfter = await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5521" } } });
     expect({ from: windowAfter.windowFrom, to: windowAfter.windowTo }).toEqual({ from: windowBefore.windowFrom, to: windowBefore.windowTo });
     expect((await view(run.id)).status).toBe("stopped"); // the fence stopped the run, as a claim would
 

@@ -50,7 +50,7 @@ const approveAll = async (runId: string, who = senior, now = LATER) =>
   approveSteps(who, runId, { planVersion: (await view(runId, now)).planVersion, stepIds: "all", idempotencyKey: nanoid(), ...(await concurrentAcks(runId)) }, now);
 /** Earlier tests' approvals and claims on in_74203 no longer hold money on it (each test starts from its open balance). */
 const releaseHolds = () => prisma.approval.updateMany({ where: { targetId: "in_74203", state: { in: ["active", "claimed"] } }, data: { state: "consumed" } });
-const setOpen = (minor: number) => prisma.invoice.update({ where: { id: "in_74203" }, data: { openMinor: minor } });
+const setOpen = (minor: number) => prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74203" } }, data: { openMinor: minor } });
 const events = (runId: string, type: string) => prisma.auditEvent.findMany({ where: { runId, type }, orderBy: { seq: "asc" } });
 
 /** Issue case 3: approve a $600.00 refund on in_74203, the account system lowers its open balance to $100.00, the executor claims. */

@@ -44,7 +44,7 @@ const claim = async (runId: string, stepId: string, now: Date) => {
   return claimStep(agent, runId, stepId, { digest: run.steps.find((s) => s.id === stepId)!.digest, taskRevision: run.boundTaskRevision }, null, now);
 };
 /** The records door's sync of a record, as far as this bound reads it: when Plandesk applied it. */
-const syncInvoice = (syncedAt: Date | null) => prisma.invoice.update({ where: { id: "in_74102" }, data: { syncedAt, sourceUpdatedAt: syncedAt && subMinutes(syncedAt, 5), sourceVersion: 7 } });
+const syncInvoice = (syncedAt: Date | null) => prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74102" } }, data: { syncedAt, sourceUpdatedAt: syncedAt && subMinutes(syncedAt, 5), sourceVersion: 7 } });
 const activeApprovals = (runId: string) => prisma.approval.count({ where: { runId, state: "active" } });
 
 beforeAll(async () => {
@@ -125,7 +125,7 @@ describe("max record age: a gate-policy bound on how old a step's target record 
   });
 
   it("a step whose rule sets no bound is approved and claimed however old its record is", async () => {
-    await prisma.shipment.update({ where: { id: "sh_5530" }, data: { syncedAt: subMinutes(LATER, 60 * 24 * 30) } });
+    await prisma.shipment.update({ where: { desk_id: { desk: "freight", id: "sh_5530" } }, data: { syncedAt: subMinutes(LATER, 60 * 24 * 30) } });
     const runId = await submit("task_75002", reschedule());
     expect(toRunView(await loadRun(runId), LATER).steps[0].maxRecordAgeMinutes).toBeUndefined();
     expect((await approveAll(runId)).run.status).toBe("approved");

@@ -52,8 +52,8 @@ const refund = (minor: number, id = "r1"): StepInput => ({ id, tool: "issue_refu
 /** The records door applying a version of the invoice: the row and the holds it ends, in one transaction (as lib/server/records does). */
 async function syncInvoice(openMinor: number, sourceVersion: number, sourceUpdatedAt: Date): Promise<number> {
   return prisma.$transaction(async (tx) => {
-    await tx.invoice.update({ where: { id: INVOICE }, data: { openMinor, sourceVersion: BigInt(sourceVersion), sourceUpdatedAt, syncedAt: sourceUpdatedAt } });
-    return releaseSyncHolds(tx, "invoice", INVOICE, BigInt(sourceVersion), sourceUpdatedAt);
+    await tx.invoice.update({ where: { desk_id: { desk: "freight", id: INVOICE } }, data: { openMinor, sourceVersion: BigInt(sourceVersion), sourceUpdatedAt, syncedAt: sourceUpdatedAt } });
+    return releaseSyncHolds(tx, "invoice", INVOICE, BigInt(sourceVersion), sourceUpdatedAt, "freight");
   });
 }
 /** Earlier tests' approvals on the invoice no longer hold; the invoice is at `openMinor`, version `v`. */
@@ -93,7 +93,7 @@ describe("the approval records what it saw; the fence compares it with the live 
     expect(types).toEqual(expect.arrayContaining(["fenced", "stopped_target_changed"]));
     // The token holds no more: the demo executor's write is fenced too, and writes nothing.
     expect((await refused(applyDemoEffect(agent, { runId: run.id, stepId: "r1", token: c.claim.token }, LATER))).code).toBe("claim_fenced");
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: INVOICE } })).openMinor).toBe(389000);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: INVOICE } } })).openMinor).toBe(389000);
     // The executor's "not written" report is recorded for a person (the run had stopped).
     const late = await reportOutcome(agent, run.id, "r1", { token: c.claim.token, status: "failed", detail: "not written: target_changed" }, LATER);
     expect(late.step.flag).toBe("reported_after_stopped");
@@ -106,7 +106,7 @@ describe("the approval records what it saw; the fence compares it with the live 
     const c1 = await claim(run.id, "r1");
     const e1 = await applyDemoEffect(agent, { runId: run.id, stepId: "r1", token: c1.claim.token }, LATER);
     expect(e1.effect.targetVersions).toEqual({ [`invoice:${INVOICE}`]: 9 });
-    const inv = await prisma.invoice.findUniqueOrThrow({ where: { id: INVOICE } });
+    const inv = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: INVOICE } } });
     expect({ open: inv.openMinor, v: Number(inv.sourceVersion), at: inv.sourceUpdatedAt?.toISOString(), synced: inv.syncedAt?.toISOString() }).toEqual({ open: 379000, v: 9, at: LATER.toISOString(), synced: LATER.toISOString() });
     await reportOutcome(agent, run.id, "r1", { token: c1.claim.token, status: "succeeded", targetVersions: e1.effect.targetVersions }, LATER);
     // The local copy already shows the write: no hold is left waiting for a sync.
@@ -124,13 +124,13 @@ describe("the approval records what it saw; the fence compares it with the live 
 describe("what every approval records (a person's, the policy's, a carried one: one function)", () => {
   it("the source versions of the records the step's arguments name, from the snapshot of the decision; pre-door records left out", async () => {
     await freshInvoice(389000, 41);
-    await prisma.shipment.update({ where: { id: "sh_5521" }, data: { sourceVersion: null } });
+    await prisma.shipment.update({ where: { desk_id: { desk: "freight", id: "sh_5521" } }, data: { sourceVersion: null } });
     const steps = [refund(1000), { id: "m1", tool: "reschedule_delivery", args: { shipmentId: "sh_5521", window: { from: "2027-01-05", to: "2027-01-05" }, reason: "x" } }];
     const ticketId = (await prisma.task.findUniqueOrThrow({ where: { id: "task_75006" } })).ticketId;
     const desk = await loadAccountSnapshot({ ticketId, desk: DEFAULT_DESK, steps, now: LATER });
     expect(recordVersionsSeen(steps[0], desk)).toEqual({ [`invoice:${INVOICE}`]: 41 });
     expect(recordVersionsSeen(steps[1], desk)).toEqual({});
-    await prisma.shipment.update({ where: { id: "sh_5521" }, data: { sourceVersion: BigInt(3) } });
+    await prisma.shipment.update({ where: { desk_id: { desk: "freight", id: "sh_5521" } }, data: { sourceVersion: BigInt(3) } });
     expect(recordVersionsSeen(steps[1], await loadAccountSnapshot({ ticketId, desk: DEFAULT_DESK, steps, now: LATER }))).toEqual({ "shipment:sh_5521": 3 });
   });
 });

@@ -88,7 +88,7 @@ export async function applyDemoEffect(
       // The reference executor checks the fence in the same transaction as its write.
       const pv = await tx.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } } });
       const step = storedSteps(pv.steps).find((s) => s.id === exec.stepId);
-      const fence = await checkFence(tx, body.token, now, agent.id, step ? await liveVersionsOf(tx, step) : null);
+      const fence = await checkFence(tx, body.token, now, agent.id, step ? await liveVersionsOf(tx, exec.run.desk, step) : null);
       if (!fence.ok) {
         return { ok: false, error: fence.error };
       }
@@ -97,8 +97,8 @@ export async function applyDemoEffect(
       }
       let effect: DemoEffect;
       try {
-        const written = await writeEffect(tx, step.tool, step.args);
-        effect = { runId: exec.runId, stepId: exec.stepId, tool: step.tool, appliedAt: now.toISOString(), ...written, targetVersions: await advanceSource(tx, written.record, now) };
+        const written = await writeEffect(tx, step.tool, step.args, exec.run.desk);
+        effect = { runId: exec.runId, stepId: exec.stepId, tool: step.tool, appliedAt: now.toISOString(), ...written, targetVersions: await advanceSource(tx, exec.run.desk, written.record, now) };
       } catch (e) {
         if (e instanceof DomainError) return { ok: false, error: e };
         throw e;
@@ -114,31 +114,31 @@ export async function applyDemoEffect(
 
 /**
  * The live source versions of the records `step`'s arguments name, as an executor reads them right
- * before its write (the fence's `targetVersions`): by primary key, records without a source
- * version left out.
+ * before its write (the fence's `targetVersions`): by primary key (desk, id) on the run's desk
+ * `desk`, records without a source version left out.
  */
-async function liveVersionsOf(tx: Tx, step: { tool: string; args: unknown }): Promise<RecordVersions> {
+async function liveVersionsOf(tx: Tx, desk: string, step: { tool: string; args: unknown }): Promise<RecordVersions> {
   const refs = referencedIds([step], { argumentsOnly: true });
   const out: RecordVersions = {};
   const put = (kind: string, rows: { id: string; sourceVersion: bigint | null }[]) => {
     for (const r of rows) if (r.sourceVersion !== null) out[recordKey(kind, r.id)] = Number(r.sourceVersion);
   };
   const select = { id: true, sourceVersion: true } as const;
-  if (refs.invoice.size) put("invoice", await tx.invoice.findMany({ where: { id: { in: [...refs.invoice] } }, select }));
-  if (refs.shipment.size) put("shipment", await tx.shipment.findMany({ where: { id: { in: [...refs.shipment] } }, select }));
-  if (refs.account.size) put("account", await tx.customerAccount.findMany({ where: { id: { in: [...refs.account] } }, select }));
+  if (refs.invoice.size) put("invoice", await tx.invoice.findMany({ where: { desk, id: { in: [...refs.invoice] } }, select }));
+  if (refs.shipment.size) put("shipment", await tx.shipment.findMany({ where: { desk, id: { in: [...refs.shipment] } }, select }));
+  if (refs.account.size) put("account", await tx.customerAccount.findMany({ where: { desk, id: { in: [...refs.account] } }, select }));
   return out;
 }
 
 /**
  * What the demo's system of record does to a record it changed (`record` of a reference write):
  * source version + 1 (from 0 for a record written before the door), source time = sync time =
- * `now` (UTC), in the write's transaction. Returns the new version as `{"<kind>:<id>": v}`, `{}`
+ * `now` (UTC), in the write's transaction; the record is the run's desk `desk`'s. Returns the new version as `{"<kind>:<id>": v}`, `{}`
  * when no record changed.
  */
-async function advanceSource(tx: Tx, record: ReferenceWriteResult["record"], now: Date): Promise<RecordVersions> {
+async function advanceSource(tx: Tx, desk: string, record: ReferenceWriteResult["record"], now: Date): Promise<RecordVersions> {
   if (!record) return {};
-  const where = { id: record.id };
+  const where = { desk_id: { desk, id: record.id } };
   const row =
     record.type === "invoice"
       ? await tx.invoice.findUniqueOrThrow({ where, select: { sourceVersion: true } })
@@ -153,15 +153,15 @@ async function advanceSource(tx: Tx, record: ReferenceWriteResult["record"], now
 
 /**
  * The write of `tool` with `args` (the step as approved): the built-in tool's reference write
- * (lib/server/demo/reference-writes.ts), its arguments parsed again by the tool's own schema.
+ * (lib/server/demo/reference-writes.ts) on the run's desk `desk`, its arguments parsed again by the tool's own schema.
  * Errors: `effect_failed` {reason: "unknown_tool"} for a tool that is not built in (an imported
  * tool has no reference write), {reason: "invalid_arguments"} when the stored arguments no longer
  * parse; any reason its write gives.
  */
-async function writeEffect(tx: Tx, tool: string, args: Record<string, unknown>): Promise<Pick<DemoEffect, "summary" | "record">> {
+async function writeEffect(tx: Tx, tool: string, args: Record<string, unknown>, desk: string): Promise<Pick<DemoEffect, "summary" | "record">> {
   const def = getTool(tool);
   if (!def || !isToolName(tool)) throw fail(`The demo executor cannot write ${tool} steps.`, { reason: "unknown_tool" });
   const parsed = def.argsSchema.safeParse(args);
   if (!parsed.success) throw fail(`The arguments of this ${tool} step do not parse any more; nothing is written.`, { reason: "invalid_arguments" });
-  return REFERENCE_WRITES[tool](tx, parsed.data as never);
+  return REFERENCE_WRITES[tool](tx, parsed.data as never, desk);
 }

@@ -37,7 +37,7 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
     expect(await prisma.invoice.count({ where: { id: { startsWith: "in_1" } } })).toBe(sizes.invoices);
     expect(await prisma.shipment.count({ where: { id: { startsWith: "sh_2" } } })).toBe(sizes.shipments);
     expect(await prisma.run.count({ where: { idempotencyKey: { startsWith: "scale:" } } })).toBe(sizes.runs);
-    expect(await prisma.customerAccount.findUnique({ where: { id: "acc_nordkapp" } })).not.toBeNull(); // the demo desk stays
+    expect(await prisma.customerAccount.findUnique({ where: { desk_id: { desk: "freight", id: "acc_nordkapp" } } })).not.toBeNull(); // the demo desk stays
     const events = await prisma.auditEvent.count();
     expect(events).toBeGreaterThanOrEqual(sizes.auditEvents * 0.9);
     expect(events).toBeLessThanOrEqual(sizes.auditEvents * 1.3);
@@ -114,7 +114,7 @@ describe("the portable path (Prisma createMany, as on PostgreSQL)", () => {
     const read = async (prisma: PrismaClient) => {
       const ids = ["run_s000010", "run_s000050", "run_s000097"];
       const runs = await prisma.run.findMany({ where: { id: { in: ids } }, include: { planVersions: true, approvals: true, executions: true, edits: true }, orderBy: { id: "asc" } });
-      const records = [await prisma.ticket.findUnique({ where: { id: "200005" } }), await prisma.invoice.findUnique({ where: { id: "in_1000007" } }), await prisma.user.findUnique({ where: { id: "usr_s0001" }, include: { grants: true } })];
+      const records = [await prisma.ticket.findFirst({ where: { id: "200005" } }), await prisma.invoice.findFirst({ where: { id: "in_1000007" } }), await prisma.user.findUnique({ where: { id: "usr_s0001" }, include: { grants: true } })];
       const events = await prisma.auditEvent.findMany({ where: { runId: { in: ids } }, orderBy: { seq: "asc" }, select: { id: true, type: true, actorKind: true, actorId: true, data: true, createdAt: true } });
       const sort = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
       // Source versions are BigInt columns (the records door): written as strings.

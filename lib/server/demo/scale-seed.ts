@@ -138,7 +138,8 @@ export async function seedScaleDesk(
   const sizes = opts.sizes ?? scaleSizes(opts.factor ?? 1);
   const progress = opts.onProgress ?? (() => {});
   const elapsed = () => Date.now() - started;
-  if (await prisma.customerAccount.findUnique({ where: { id: scaleAccount(seed, 0).id }, select: { id: true } })) {
+  const first = scaleAccount(seed, 0);
+  if (await prisma.customerAccount.findUnique({ where: { desk_id: { desk: first.desk, id: first.id } }, select: { id: true } })) {
     return { skipped: true, counts: {}, ms: elapsed() };
   }
   if (!(await prisma.agent.findUnique({ where: { id: DEMO_AGENT_ID }, select: { id: true } }))) {
@@ -215,8 +216,8 @@ export async function seedScaleDesk(
     sizes.tickets,
     (k) => scaleTicket(seed, k, sizes, now),
     (rows) => [
-      ins("ticket", rows.map((t) => ({ id: t.id, accountId: t.accountId, subject: t.subject, status: "open", createdAt: t.createdAt })), (data) => prisma.ticket.createMany({ data })),
-      ins("task", rows.map((t) => ({ id: `task_${t.id}`, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
+      ins("ticket", rows.map((t) => ({ desk: scaleAccount(seed, t.accountIndex).desk, id: t.id, accountId: t.accountId, subject: t.subject, status: "open", createdAt: t.createdAt })), (data) => prisma.ticket.createMany({ data })),
+      ins("task", rows.map((t) => ({ id: `task_${t.id}`, desk: scaleAccount(seed, t.accountIndex).desk, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
       ins(
         "task_revision",
         rows.map((t) => ({ id: `task_${t.id}_r1`, taskId: `task_${t.id}`, revision: 1, body: t.body, actorKind: "integration", createdAt: t.createdAt })),

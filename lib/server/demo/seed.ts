@@ -121,14 +121,15 @@ export async function seedDemoDesk(now = new Date()) {
   // Tickets through the ticketing integration's door: each opens its task at revision 1.
   const contracts = { ...demoContracts((n) => formatISO(addHours(now, 24 * n), { representation: "date" })), ...retailContracts() };
   const integration = { kind: "integration" as const, id: DEMO_INTEGRATION_ID };
-  for (const t of [...desk.tickets, ...retail.tickets]) {
-    // Keyed by ticket: a rerun on a later day (other relative dates in a contract) opens nothing.
-    if (await prisma.task.findUnique({ where: { id: `task_${t.id}` }, select: { id: true } })) continue;
+  const tickets = [...desk.tickets.map((t) => ({ ...t, desk: DEFAULT_DESK })), ...retail.tickets.map((t) => ({ ...t, desk: RETAIL_DESK.id }))];
+  for (const t of tickets) {
+    // Keyed by desk and ticket (ticket ids are per desk): a rerun on a later day (other relative dates in a contract) opens nothing.
+    if (await prisma.ticket.findUnique({ where: { desk_id: { desk: t.desk, id: t.id } }, select: { id: true } })) continue;
     const contract = contracts[t.id] ? taskContractSchema.parse(contracts[t.id]) : undefined;
     await openTask(
       { ticketId: t.id, accountId: t.accountId, subject: t.subject, parts: [{ source: "system", text: t.body }], ...(contract ? { contract } : {}) },
       integration,
-      { at: addHours(now, -t.ageHours) },
+      { desk: t.desk, at: addHours(now, -t.ageHours) },
     );
   }
 
@@ -195,13 +196,13 @@ export async function seedDemoDesk(now = new Date()) {
   for (const r of desk.runs) {
     // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.
     if (await prisma.run.findFirst({ where: { agentId: DEMO_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
-    const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
+    const task = await prisma.task.findFirstOrThrow({ where: { desk: DEFAULT_DESK, ticketId: r.ticketId }, orderBy: { createdAt: "asc" } });
     await submitRun(agent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
   }
   const retailAgent = { id: DEMO_RETAIL_AGENT_ID, name: "Retail desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo_retail", desk: RETAIL_DESK.id };
   for (const r of retail.runs) {
     if (await prisma.run.findFirst({ where: { agentId: DEMO_RETAIL_AGENT_ID, idempotencyKey: `seed:${r.key}` }, select: { id: true } })) continue;
-    const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${r.ticketId}` } });
+    const task = await prisma.task.findFirstOrThrow({ where: { desk: RETAIL_DESK.id, ticketId: r.ticketId }, orderBy: { createdAt: "asc" } });
     await submitRun(retailAgent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
   }
   return {

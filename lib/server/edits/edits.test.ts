@@ -177,7 +177,7 @@ describe("approvals", () => {
     const run = await runOfTicket("74996"); // waive_fee of $89.00 + reply
     const steps = editable(run.steps as never);
     // the operator may not author a fee waiver; the senior sets the amount to exactly 500.00 on an invoice fee big enough
-    await prisma.invoice.update({ where: { id: "in_74501" }, data: { fees: [{ code: "LATE_FEE", amount: { minor: 50001, currency: "USD" } }] } });
+    await prisma.invoice.update({ where: { desk_id: { desk: "freight", id: "in_74501" } }, data: { fees: [{ code: "LATE_FEE", amount: { minor: 50001, currency: "USD" } }] } });
     steps[0].args.amount = { minor: 50001, currency: "USD" };
     const v2 = await submitEdit(senior, run.id, { baseVersion: 1, steps }, TEST_NOW);
     const over = await refused(approveSteps(operator, run.id, { planVersion: v2.planVersion.version, stepIds: ["st_waive"], idempotencyKey: "over" }, TEST_NOW));

@@ -62,7 +62,7 @@ describe("cancel_shipment end to end on the reference executor", () => {
       if (s.tool === "cancel_shipment") expect(effect).toMatchObject({ summary: "Cancelled sh_5691.", record: { type: "shipment", id: "sh_5691", after: { status: "cancelled" } } });
       await reportOutcome(agent, run.id, s.id, { token: claim.token, status: "succeeded" }, at(50));
     }
-    expect((await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5691" } })).status).toBe("cancelled");
+    expect((await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5691" } } })).status).toBe("cancelled");
     const audit = await getRunAudit(supervisor, run.id, at(60));
     const c = audit.effectComparisons.find((x) => x.stepId === "st_cancel")!;
     expect(compareEffects(c.expected, c.actual)).toEqual([{ what: "sh_5691 status", expected: "cancelled", actual: "cancelled", matches: true }]);
@@ -75,20 +75,20 @@ describe("cancel_shipment end to end on the reference executor", () => {
     const issues = (e.details as { issues: { code: string; path?: string; stage: string }[] }).issues;
     expect(issues).toContainEqual(expect.objectContaining({ code: "shipment_dispatched", stage: "argument_bounds", path: "steps.0.args.shipmentId" }));
     expect(await prisma.run.count()).toBe(before);
-    expect((await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5692" } })).status).toBe("in_transit");
+    expect((await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5692" } } })).status).toBe("in_transit");
   });
 
   it("a shipment dispatched after the approval is never cancelled: the write fails typed and changes nothing", async () => {
-    await prisma.shipment.update({ where: { id: "sh_5690" }, data: { status: "scheduled" } });
+    await prisma.shipment.update({ where: { desk_id: { desk: "freight", id: "sh_5690" } }, data: { status: "scheduled" } });
     const { run } = await submitRun(agent, "task_75014", { ...cancelPlan("sh_5690"), taskRevision: 1 }, null, at(80));
     await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: "cancel-late" }, at(90));
     const approved = toRunView(await loadRun(run.id), at(95));
     const s = approved.steps[0];
     const { claim } = await claimStep(agent, run.id, s.id, { digest: s.digest, taskRevision: approved.boundTaskRevision }, null, at(100));
-    await prisma.shipment.update({ where: { id: "sh_5690" }, data: { status: "in_transit" } }); // the carrier collected it meanwhile
+    await prisma.shipment.update({ where: { desk_id: { desk: "freight", id: "sh_5690" } }, data: { status: "in_transit" } }); // the carrier collected it meanwhile
     const e = await refused(applyDemoEffect(agent, { runId: run.id, stepId: s.id, token: claim.token }, at(105)));
     expect(e.code).toBe("effect_failed");
     expect(e.details).toMatchObject({ reason: "dispatched", status: "in_transit" });
-    expect((await prisma.shipment.findUniqueOrThrow({ where: { id: "sh_5690" } })).status).toBe("in_transit");
+    expect((await prisma.shipment.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "sh_5690" } } })).status).toBe("in_transit");
   });
 });

@@ -65,10 +65,10 @@ export async function loadGatePolicy(db: DbOrTx, version?: number | null): Promi
   return { version: v, rules: rows.map(toGateRule) };
 }
 
-/** The tags of account `accountId` (`customer_account.tags`, a JSON string array; [] when absent). */
-export async function accountTagsOf(db: DbOrTx, accountId: string): Promise<string[]> {
+/** The tags of `desk`'s account `accountId` (`customer_account.tags`, a JSON string array; [] when absent), by its primary key (desk, id). */
+export async function accountTagsOf(db: DbOrTx, desk: string, accountId: string): Promise<string[]> {
   if (!accountId) return [];
-  const row = await db.customerAccount.findUnique({ where: { id: accountId }, select: { tags: true } });
+  const row = await db.customerAccount.findUnique({ where: { desk_id: { desk, id: accountId } }, select: { tags: true } });
   return Array.isArray(row?.tags) ? (row.tags as unknown[]).filter((t): t is string => typeof t === "string") : [];
 }
 
@@ -77,6 +77,6 @@ export async function accountTagsOf(db: DbOrTx, accountId: string): Promise<stri
  * policy `version` (null: live) and the run's desk, account and account tags.
  */
 export async function gateRulesFor(db: DbOrTx, run: { desk: string; accountId: string }, version?: number | null): Promise<GateRulesContext> {
-  const [policy, accountTags] = [await loadGatePolicy(db, version), await accountTagsOf(db, run.accountId)];
+  const [policy, accountTags] = [await loadGatePolicy(db, version), await accountTagsOf(db, run.desk, run.accountId)];
   return { policy, desk: run.desk, accountId: run.accountId, accountTags };
 }

@@ -163,7 +163,7 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
   if (typeof taskId !== "string" || taskId.length === 0 || taskId.length > 200) {
     throw new DomainError("validation_failed", `A write needs the task it serves: send _meta {"${META_TASK_ID}": "<task id>"} with the call.`, { issues: [{ path: `_meta.${META_TASK_ID}`, message: "required for a write tool" }] });
   }
-  const task = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk: agentDesk(agent) } } }, select: { revision: true } });
+  const task = await prisma.task.findFirst({ where: { id: taskId, desk: agentDesk(agent) }, select: { revision: true } });
   if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
   const revision = typeof meta[META_TASK_REVISION] === "number" ? meta[META_TASK_REVISION] : task.revision;
   const text = (k: string, max: number) => (typeof meta[k] === "string" ? (meta[k] as string).slice(0, max) : undefined);

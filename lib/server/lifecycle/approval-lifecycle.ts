@@ -98,16 +98,16 @@ export async function giveApprovals(tx: Tx, inputs: readonly ApprovalInput[], no
  * the amount is neither available twice (the old balance plus no hold) nor counted twice (the new
  * balance plus the hold) — the hold ends in the same transaction that applies the version.
  * Not a state change (a consumed approval stays consumed): the end of its money hold. One indexed UPDATE (approval `targetKind, targetId, state`). Returns how many holds ended.
- * `kind`/`id`: the record applied; `sourceVersion`; `sourceUpdatedAt` (UTC). `desk`: only the
- * approvals of that desk's runs (a declared kind's ids are unique per desk, so another desk's
- * record of the same kind and id is not this one).
+ * `kind`/`id`: the record applied; `sourceVersion`; `sourceUpdatedAt` (UTC). `desk`: the record's
+ * desk — only the approvals of that desk's runs (invoice and declared-kind ids are unique per desk,
+ * so another desk's record of the same kind and id is not this one).
  */
-export async function releaseSyncHolds(db: DbOrTx, kind: string, id: string, sourceVersion: bigint, sourceUpdatedAt: Date, desk?: string): Promise<number> {
+export async function releaseSyncHolds(db: DbOrTx, kind: string, id: string, sourceVersion: bigint, sourceUpdatedAt: Date, desk: string): Promise<number> {
   const released = await db.approval.updateMany({
     where: {
       targetKind: kind,
       targetId: id,
-      ...(desk !== undefined ? { run: { desk } } : {}),
+      run: { desk },
       state: "consumed",
       holdOpen: true,
       OR: [{ holdUntilVersion: { lte: sourceVersion } }, { holdUntilVersion: null, holdSince: { lte: sourceUpdatedAt } }],

@@ -80,8 +80,8 @@ describe("no module but the lifecycle writes run.status", () => {
 /** A fresh ticket and task of the ticket account of #74991, so every run has its own task. */
 async function freshTask(): Promise<string> {
   const ticketId = `lc${nanoid(6)}`;
-  await prisma.ticket.create({ data: { id: ticketId, accountId: "acc_nordkapp", subject: "Lifecycle walk" } });
-  await prisma.task.create({ data: { id: `task_${ticketId}`, ticketId, revision: 1, body: "Keep the customer informed." } });
+  await prisma.ticket.create({ data: { desk: "freight", id: ticketId, accountId: "acc_nordkapp", subject: "Lifecycle walk" } });
+  await prisma.task.create({ data: { desk: "freight", id: `task_${ticketId}`, ticketId, revision: 1, body: "Keep the customer informed." } });
   return ticketId;
 }
 

@@ -77,14 +77,14 @@ export async function recordTicketEvent(
       if (saved) return ok({ ...saved.body, replayed: true });
     }
     const task = await tx.task.findFirst({
-      where: { id: taskId, ...(integration.desk ? { ticket: { account: { desk: integration.desk } } } : {}) },
-      select: { id: true, ticketId: true, ticket: { select: { account: { select: { desk: true } } } } },
+      where: { id: taskId, ...(integration.desk ? { desk: integration.desk } : {}) },
+      select: { id: true, ticketId: true, desk: true },
     });
     if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
     const { type, at } = checkTicketEvent(body, now);
     const id = `tev_${nanoid(14)}`;
     const detail = body.detail ?? null;
-    const row = await tx.ticketEvent.create({ data: { id, taskId, ticketId: task.ticketId, desk: task.ticket.account.desk, type, at, detail, integrationKeyId: integration.id, createdAt: now } });
+    const row = await tx.ticketEvent.create({ data: { id, taskId, ticketId: task.ticketId, desk: task.desk, type, at, detail, integrationKeyId: integration.id, createdAt: now } });
     const runIds = await recomputeTaskOutcomes(tx, taskId, now);
     const records = runIds.length ? await tx.runOutcome.findMany({ where: { runId: { in: runIds } }, select: { runId: true, record: true } }) : [];
     for (const runId of runIds) {

@@ -12,10 +12,13 @@ import { liveAccountsOfDesk } from "./live-accounts";
  * The records door's writer (docs/design.md "Systems of record: the one door"): applies records a
  * system of record sent for one desk to Plandesk's local copy (customer_account, invoice,
  * shipment, holiday), a conditional upsert per record — only a newer source version changes a
- * record, so a replay or an out-of-order delivery changes nothing. Few statements per chunk: one
- * indexed read of the chunk's existing ids (with their desks and versions) per kind, one of the
- * accounts its invoices and shipments name, and one multi-row INSERT … ON CONFLICT(id) DO UPDATE
- * … WHERE <stored version older and same desk> … RETURNING per 500 rows of a kind, on SQLite and
+ * record, so a replay or an out-of-order delivery changes nothing. Accounts, invoices and shipments
+ * are keyed per desk (desk, id): two desks may each hold a record of one id, independently, and
+ * one desk's write never sees or touches the other's. Holidays keep one id space (a holiday may be
+ * every desk's). Few statements per chunk: one indexed read of the chunk's existing ids (with
+ * their desks and versions) per kind, one of the accounts its invoices and shipments name, and one
+ * multi-row INSERT … ON CONFLICT(<key>) DO UPDATE … WHERE <stored version older and same desk> …
+ * RETURNING per 500 rows of a kind, on SQLite and
  * PostgreSQL alike (raw SQL, bound values, as lib/server/db/insert-rows.ts does). Records of kinds
  * a desk declared go to `desk_record` (lib/server/records/apply-declared-records.ts), after the
  * built-in kinds of the same round, so they may name an account the round writes.
@@ -26,11 +29,13 @@ export type { RecordOutcome };
 
 /** Records per transaction `applyRecords` uses by default. */
 export const RECORDS_PER_CHUNK = 1000;
-/** Rows per multi-row INSERT (13 columns × 500 = 6,500 bound values: below SQLite's 32,766 and PostgreSQL's 65,535). */
+/** Rows per multi-row INSERT (14 columns × 500 = 7,000 bound values: below SQLite's 32,766 and PostgreSQL's 65,535). */
 const ROWS_PER_STATEMENT = 500;
 
 interface KindTable {
   table: string;
+  /** The primary key's columns (the upsert's conflict target). */
+  key: readonly string[];
   /** Every column a put writes (id first), in order. */
   columns: readonly string[];
   /** Whether the table has the local `version` column (incremented on every applied change). */
@@ -45,15 +50,18 @@ const ENVELOPE = ["sourceVersion", "sourceUpdatedAt", "syncedAt", "deletedAt"] a
 const TABLES: Record<RecordKind, KindTable> = {
   account: {
     table: "customer_account",
+    key: ["desk", "id"],
     columns: ["id", "name", "desk", "tags", ...ENVELOPE],
     versioned: false,
     row: (f, desk) => ({ name: f.name as string, desk, tags: jsonText(f.tags ?? null) }),
   },
   invoice: {
     table: "invoice",
-    columns: ["id", "accountId", "status", "currency", "totalMinor", "openMinor", "fees", "dueDate", "version", ...ENVELOPE],
+    key: ["desk", "id"],
+    columns: ["id", "desk", "accountId", "status", "currency", "totalMinor", "openMinor", "fees", "dueDate", "version", ...ENVELOPE],
     versioned: true,
-    row: (f) => ({
+    row: (f, desk) => ({
+      desk,
       accountId: f.accountId as string,
       status: f.status as string,
       currency: f.currency as string,
@@ -66,9 +74,11 @@ const TABLES: Record<RecordKind, KindTable> = {
   },
   shipment: {
     table: "shipment",
-    columns: ["id", "accountId", "destination", "windowFrom", "windowTo", "status", "address", "version", ...ENVELOPE],
+    key: ["desk", "id"],
+    columns: ["id", "desk", "accountId", "destination", "windowFrom", "windowTo", "status", "address", "version", ...ENVELOPE],
     versioned: true,
-    row: (f) => ({
+    row: (f, desk) => ({
+      desk,
       accountId: f.accountId as string,
       destination: f.destination as string,
       windowFrom: f.windowFrom as string,
@@ -80,6 +90,7 @@ const TABLES: Record<RecordKind, KindTable> = {
   },
   holiday: {
     table: "holiday",
+    key: ["id"],
     columns: ["id", "destination", "date", "name", "desk", ...ENVELOPE],
     versioned: false,
     row: (f, desk) => ({ destination: f.destination as string, date: f.date as string, name: f.name as string, desk }),
@@ -112,8 +123,11 @@ export async function applyRecords(desk: string, records: readonly DoorRecordInp
 /**
  * Applies `records` for `desk` inside the caller's transaction `tx` and returns one outcome per
  * record, in order (see the module comment for the statements). Rules, per record:
- * - an id another desk holds: a put is `record_id_taken` (which desk is not said), a delete
- *   `not_found`; a delete of an id nobody holds is `not_found`;
+ * - ids are per desk for accounts, invoices and shipments: another desk's record of the same id
+ *   is neither read nor changed (this desk's put creates its own); a delete of an id this desk
+ *   does not hold is `not_found`;
+ * - a holiday id another desk holds (holidays share one id space, the shared calendar's among
+ *   them): a put is `record_id_taken` (which desk is not said), a delete `not_found`;
  * - an invoice or shipment naming an account this desk does not have (absent or another desk's,
  *   the same words): `unknown_account`; an account put earlier in the same call counts;
  * - a stored source version at least the one sent: nothing changes (`not_newer`);
@@ -161,7 +175,7 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
   // what is stored under the round's ids, per kind (one indexed read each)
   const stored = new Map<string, Stored>();
   for (const [kind, idx] of byKind) {
-    for (const [id, s] of await readStored(tx, kind, idx.map((i) => records[i].id))) stored.set(recordKey(kind, id), s);
+    for (const [id, s] of await readStored(tx, kind, desk, idx.map((i) => records[i].id))) stored.set(recordKey(kind, id), s);
   }
   // the accounts the round's invoices and shipments name
   const named = new Set<string>();
@@ -177,6 +191,7 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
     for (const i of byKind.get(kind) ?? []) {
       const r = records[i];
       const s = stored.get(recordKey(r.kind, r.id));
+      // only a holiday can be another desk's here: the other kinds were read by (desk, id)
       if (s && s.desk !== desk) {
         out[i] = r.op === "put" ? refusal("record_id_taken", `The id ${r.id} is taken by a record this desk cannot reach; the source must use another id.`) : notFound(r);
         continue;
@@ -203,9 +218,9 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
   for (const [kind, all] of writes) {
     let idx = all;
     if (kind === "invoice" || kind === "shipment") {
-      // Read again after the round's accounts were written: an account this round meant to create may
-      // have been created first by another desk (its upsert then wrote nothing). An account's desk never
-      // changes once stored (the upsert's WHERE), so this reading cannot be overtaken.
+      // Read again after the round's accounts were written: an account this round meant to create or
+      // revive may have been tombstoned meanwhile by a newer version another writer of this desk
+      // applied (the round's upsert then wrote nothing).
       const named = [...new Set(all.flatMap((i) => { const r = records[i]; return r.op === "put" ? [r.fields.accountId as string] : []; }))];
       const live = named.length > 0 ? await liveAccountsOfDesk(tx, desk, named) : new Set<string>();
       idx = all.filter((i) => {
@@ -232,9 +247,10 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
 
   // the money holds the applied invoice versions reflect (one indexed read, then one update per held invoice)
   if (appliedInvoices.length > 0) {
-    const held = await tx.approval.findMany({ where: { targetKind: "invoice", targetId: { in: appliedInvoices.map((r) => r.id) }, holdOpen: true }, select: { targetId: true } });
+    // only this desk's runs' holds: another desk's invoice of the same id is another invoice
+    const held = await tx.approval.findMany({ where: { targetKind: "invoice", targetId: { in: appliedInvoices.map((r) => r.id) }, holdOpen: true, run: { desk } }, select: { targetId: true } });
     const heldIds = new Set(held.map((h) => h.targetId));
-    for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt);
+    for (const r of appliedInvoices) if (heldIds.has(r.id)) await releaseSyncHolds(tx, "invoice", r.id, BigInt(r.sourceVersion), r.sourceUpdatedAt, desk);
   }
   return out as RecordOutcome[];
 }
@@ -254,42 +270,42 @@ function notFound(r: RecordInput): RecordOutcome {
   return refusal("not_found", `There is no ${r.kind} ${r.id} on this desk.`);
 }
 
-/** The desk and source version stored under each of `ids` of `kind` (an invoice's or shipment's desk is its account's). */
-async function readStored(tx: Tx, kind: RecordKind, ids: string[]): Promise<Map<string, Stored>> {
+/**
+ * The desk and source version stored under each of `ids` of `kind`: for an account, invoice or
+ * shipment, `desk`'s own record only (by its primary key desk, id); for a holiday, whichever desk's
+ * (holiday ids are one space).
+ */
+async function readStored(tx: Tx, kind: RecordKind, desk: string, ids: string[]): Promise<Map<string, Stored>> {
   const list = Prisma.join(ids);
   type Row = { id: string; desk: string | null; sourceVersion: bigint | number | null };
   const rows =
-    kind === "invoice"
-      ? await tx.$queryRaw<Row[]>`SELECT t."id", a."desk", t."sourceVersion" FROM "invoice" t JOIN "customer_account" a ON a."id" = t."accountId" WHERE t."id" IN (${list})`
-      : kind === "shipment"
-        ? await tx.$queryRaw<Row[]>`SELECT t."id", a."desk", t."sourceVersion" FROM "shipment" t JOIN "customer_account" a ON a."id" = t."accountId" WHERE t."id" IN (${list})`
-        : kind === "account"
-          ? await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "customer_account" WHERE "id" IN (${list})`
-          : await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "holiday" WHERE "id" IN (${list})`;
+    kind === "holiday"
+      ? await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "holiday" WHERE "id" IN (${list})`
+      : await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM ${Prisma.raw(`"${TABLES[kind].table}"`)} WHERE "desk" = ${desk} AND "id" IN (${list})`;
   return new Map(rows.map((r) => [r.id, { desk: r.desk, sourceVersion: r.sourceVersion === null ? null : Number(r.sourceVersion) }]));
 }
 
 /** The condition, on the stored row of `kind`, that it belongs to `desk` (SQL, for an UPDATE's or upsert's WHERE). */
 function sameDesk(kind: RecordKind, desk: string): Prisma.Sql {
   const t = TABLES[kind].table;
-  if (kind === "invoice" || kind === "shipment") return Prisma.sql`EXISTS (SELECT 1 FROM "customer_account" a WHERE a."id" = ${Prisma.raw(`"${t}"."accountId"`)} AND a."desk" = ${desk})`;
   return Prisma.sql`${Prisma.raw(`"${t}"."desk"`)} = ${desk}`;
 }
 
 /**
- * Multi-row conditional upserts of `records` (puts of one kind with distinct ids): a new id is
- * inserted; a stored one is replaced only when its source version is older (or unknown) and it
- * is this desk's. Returns the ids written (RETURNING).
+ * Multi-row conditional upserts of `records` (puts of one kind with distinct ids): a new key is
+ * inserted (the key is (desk, id), or the id for a holiday); a stored one is replaced only when its
+ * source version is older (or unknown) and it is this desk's. Returns the ids written (RETURNING).
  */
 async function upsert(tx: Tx, kind: RecordKind, desk: string, records: readonly RecordInput[], now: Date): Promise<Set<string>> {
   const written = new Set<string>();
   if (records.length === 0) return written;
-  const { table, columns, versioned, row } = TABLES[kind];
+  const { table, key, columns, versioned, row } = TABLES[kind];
   const q = (c: string) => `"${c}"`;
   const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map(q).join(", ")}) VALUES `);
-  const updated = columns.filter((c) => c !== "id" && c !== "version" && !(kind === "account" && c === "desk") && !(kind === "holiday" && c === "desk"));
+  // the key and the desk are never rewritten (a holiday's desk is its owner's)
+  const updated = columns.filter((c) => c !== "id" && c !== "version" && c !== "desk");
   const set = [...updated.map((c) => `${q(c)} = excluded.${q(c)}`), ...(versioned ? [`"version" = "${table}"."version" + 1`] : [])].join(", ");
-  const tail = Prisma.sql` ON CONFLICT ("id") DO UPDATE SET ${Prisma.raw(set)} WHERE (${Prisma.raw(`"${table}"."sourceVersion"`)} IS NULL OR ${Prisma.raw(`"${table}"."sourceVersion"`)} < excluded."sourceVersion") AND ${sameDesk(kind, desk)} RETURNING "id"`;
+  const tail = Prisma.sql` ON CONFLICT (${Prisma.raw(key.map(q).join(", "))}) DO UPDATE SET ${Prisma.raw(set)} WHERE (${Prisma.raw(`"${table}"."sourceVersion"`)} IS NULL OR ${Prisma.raw(`"${table}"."sourceVersion"`)} < excluded."sourceVersion") AND ${sameDesk(kind, desk)} RETURNING "id"`;
   for (let k = 0; k < records.length; k += ROWS_PER_STATEMENT) {
     const values = records.slice(k, k + ROWS_PER_STATEMENT).map((r) => {
       if (r.op !== "put") throw new Error("upsert: a delete");

@@ -22,8 +22,9 @@ function stored(kind: string, id: string, desk: string | null, fields: Record<st
 /**
  * The record `kind`/`id` as `desk` holds it (tombstoned ones too, with `deletedAt`), or null when
  * this desk has none — absent and another desk's are the same null. One read by primary key
- * (an invoice or shipment with its account's desk; a declared kind's record by desk, kind and id,
- * with the declaration version it was validated against as `kindVersion`).
+ * (an account, invoice or shipment by desk and id: ids are per desk; a declared kind's record by
+ * desk, kind and id, with the declaration version it was validated against as `kindVersion`; a
+ * holiday by its id, when it is this desk's).
  */
 export async function readRecord(db: DbOrTx, desk: string, kind: string, id: string): Promise<StoredRecord | null> {
   if (!isRecordKind(kind)) {
@@ -34,19 +35,19 @@ export async function readRecord(db: DbOrTx, desk: string, kind: string, id: str
   }
   switch (kind) {
     case "account": {
-      const a = await db.customerAccount.findUnique({ where: { id } });
-      if (!a || a.desk !== desk) return null;
+      const a = await db.customerAccount.findUnique({ where: { desk_id: { desk, id } } });
+      if (!a) return null;
       return stored(kind, id, a.desk, { name: a.name, ...(Array.isArray(a.tags) ? { tags: a.tags } : {}) }, a);
     }
     case "invoice": {
-      const i = await db.invoice.findUnique({ where: { id }, include: { account: { select: { desk: true } } } });
-      if (!i || i.account.desk !== desk) return null;
+      const i = await db.invoice.findUnique({ where: { desk_id: { desk, id } } });
+      if (!i) return null;
       const fields = { accountId: i.accountId, status: i.status, currency: i.currency, totalMinor: i.totalMinor, openMinor: i.openMinor, fees: i.fees, dueDate: i.dueDate };
       return stored(kind, id, desk, fields, i);
     }
     case "shipment": {
-      const s = await db.shipment.findUnique({ where: { id }, include: { account: { select: { desk: true } } } });
-      if (!s || s.account.desk !== desk) return null;
+      const s = await db.shipment.findUnique({ where: { desk_id: { desk, id } } });
+      if (!s) return null;
       const fields = { accountId: s.accountId, destination: s.destination, windowFrom: s.windowFrom, windowTo: s.windowTo, status: s.status, address: s.address };
       return stored(kind, id, desk, fields, s);
     }

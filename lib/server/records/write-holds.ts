@@ -6,7 +6,7 @@ import { setApprovalHold, setApprovalRecordVersions } from "../lifecycle/approva
 /**
  * Keeps a succeeded write's money holding until the local copy shows it, in the outcome's
  * transaction (docs/design.md "The moment of the write"): for the
- * consumed approval `approvalId` that moved an amount out of an invoice (or out of a record of a
+ * consumed approval `approvalId` that moved an amount out of an invoice of its run's desk (or out of a record of a
  * declared kind: an imported tool bound by `x-plandesk-max`, its row read by desk, kind and id), sets `holdOpen`,
  * `holdSince = since` (UTC: when the write could first have happened — the step's claim, since the
  * write comes before its report) and `holdUntilVersion` = the invoice's version the executor
@@ -30,17 +30,17 @@ export async function holdWrittenAmount(tx: Tx, approvalId: string, targetVersio
   const seen = readRecordVersions(approval.recordVersions)[key];
   const until = typeof reported === "number" && (seen === undefined || reported > seen) ? BigInt(reported) : null;
   if (until !== null) {
-    const stored = declared ? await lockedDeclaredVersion(tx, approval.run.desk, approval.targetKind, approval.targetId) : await lockedInvoiceVersion(tx, approval.targetId);
+    const stored = declared ? await lockedDeclaredVersion(tx, approval.run.desk, approval.targetKind, approval.targetId) : await lockedInvoiceVersion(tx, approval.run.desk, approval.targetId);
     if (stored?.sourceVersion != null && stored.sourceVersion >= until) return false;
   }
   await setApprovalHold(tx, approvalId, { holdOpen: true, holdSince: since, holdUntilVersion: until });
   return true;
 }
 
-/** The invoice's stored source version, after taking its row lock. */
-async function lockedInvoiceVersion(tx: Tx, id: string): Promise<{ sourceVersion: bigint | null } | null> {
-  await tx.invoice.updateMany({ where: { id }, data: { version: { increment: 0 } } });
-  return tx.invoice.findUnique({ where: { id }, select: { sourceVersion: true } });
+/** The stored source version of `desk`'s invoice `id` (by its primary key desk, id), after taking its row lock. */
+async function lockedInvoiceVersion(tx: Tx, desk: string, id: string): Promise<{ sourceVersion: bigint | null } | null> {
+  await tx.invoice.updateMany({ where: { desk, id }, data: { version: { increment: 0 } } });
+  return tx.invoice.findUnique({ where: { desk_id: { desk, id } }, select: { sourceVersion: true } });
 }
 
 /** A declared record's stored source version (by desk, kind, id), after taking its row lock. */

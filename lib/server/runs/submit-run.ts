@@ -191,7 +191,7 @@ async function submitRunOnce(
     if (saved) return { run: refuseIfEnded(toRunView(await loadRun(saved.body.runId), now)), replayed: true };
   }
   // An agent works its own desk's tasks only: another desk's task is simply not found.
-  const task = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk: agentDesk(agent) } } }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
+  const task = await prisma.task.findFirst({ where: { id: taskId, desk: agentDesk(agent) }, include: { ticket: { select: { id: true, accountId: true } } } });
   if (!task) throw new DomainError("not_found", `Task ${taskId} was not found.`);
   if (body.taskRevision !== task.revision) {
     throw new DomainError("stale_task", `The task is at revision ${task.revision}; this plan was made for revision ${body.taskRevision}.`, {
@@ -205,15 +205,15 @@ async function submitRunOnce(
   // Read steps (kind "read" in steps, or the body's reads) apart from the writes; a step's reads/writes folded (lib/reads/agent-plan.ts).
   const parts = splitAgentPlan(steps, body.reads ?? undefined, catalog);
   const candidate = { version: 1, steps: prepareAgentSteps(parts.steps), ...(parts.reads ? { reads: parts.reads } : {}) };
-  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.ticket.account.desk, steps: candidate.steps, reads: parts.reads, now, catalog });
+  const desk = await loadAccountSnapshot({ ticketId: task.ticketId, desk: task.desk, steps: candidate.steps, reads: parts.reads, now, catalog });
   if (!body.addition) {
     await refuseIfOtherAgentsLiveRun(prisma, taskId, agent.id, now);
     withoutHoldsOfRunsToSupersede(desk, await runsToSupersede(taskId, agent.id, now));
   }
   // The live gate policy governs the new run; the run records its version.
-  const gateRules = await gateRulesFor(prisma, { desk: task.ticket.account.desk, accountId: task.ticket.accountId });
-  const taskCtx = await taskContractContext(prisma, task, task.ticket.account.desk);
-  const deskRules = { rules: await deskRulesFor(prisma, task.ticket.account.desk) };
+  const gateRules = await gateRulesFor(prisma, { desk: task.desk, accountId: task.ticket.accountId });
+  const taskCtx = await taskContractContext(prisma, task, task.desk);
+  const deskRules = { rules: await deskRulesFor(prisma, task.desk) };
   const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx, deskRules });
   result.issues.push(...agentProvenanceIssues(parts.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
@@ -254,7 +254,7 @@ async function submitRunOnce(
       createdAt: now,
       ticketId: task.ticketId,
       accountId: task.ticket.accountId,
-      desk: task.ticket.account.desk,
+      desk: task.desk,
       createdDay: utcDateOf(now),
       ...planFacts(plan.steps, validation),
       addition: body.addition ?? false,

@@ -73,7 +73,7 @@ describe("named scenarios", () => {
     const made = await makeScenario("needs-decision-recovered", TEST_NOW);
     const r = await run(made.runIds[0]);
     expect(r.status).toBe("needs_decision");
-    expect((await prisma.invoice.findUniqueOrThrow({ where: { id: made.refs.invoiceId as string } })).openMinor).toBe(64950);
+    expect((await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: made.refs.invoiceId as string } } })).openMinor).toBe(64950);
   });
 
   it("stopped-stale-task, partial-stop and unknown-outcome", async () => {

@@ -68,6 +68,9 @@ async function submitFor(ctx: ScenarioContext, ticketId: string, steps: StepInpu
   return { run, task };
 }
 
+/** The demo desk's tenant desk: the scenarios' accounts, tickets and invoices are its records (ids are per desk). */
+const DEMO_DESK = "freight";
+
 /** The ids every result carries for one run. */
 const idsOf = (run: { id: string }, ticketId: string) => ({ runIds: [run.id], taskIds: [`task_${ticketId}`], ticketIds: [ticketId] });
 
@@ -133,7 +136,7 @@ const SCENARIO_DEFINITIONS = {
       if (!hasRule) {
         await saveGatePolicy(admin, { baseVersion: live.version, rules: [...live.rules.map(({ id: _id, position: _p, ...r }) => r), rule], note: "Scenario four-eyes" }, ctx.now);
       }
-      const ticket = await prisma.ticket.findFirstOrThrow({ where: { accountId: "acc_halvorsen" }, orderBy: { id: "asc" } });
+      const ticket = await prisma.ticket.findFirstOrThrow({ where: { desk: DEMO_DESK, accountId: "acc_halvorsen" }, orderBy: { id: "asc" } });
       const steps: StepInput[] = [
         {
           id: "st_refund",
@@ -220,7 +223,7 @@ const SCENARIO_DEFINITIONS = {
       "As needs-decision, then the payment that lowered the balance was reversed (the invoice has $649.50 open again): approving step 1 again passes the fresh validation and the executor may claim.",
     async make(ctx) {
       const { run, ticketId, invoiceId, refundStepId } = await approvedThenRefused(ctx);
-      await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 64950 } });
+      await prisma.invoice.update({ where: { desk_id: { desk: DEMO_DESK, id: invoiceId } }, data: { openMinor: 64950 } });
       return { ...idsOf(run, ticketId), refs: { invoiceId, refundStepId }, expect: `needs_decision; ${invoiceId} covers the $600.00 refund again, so approving it again succeeds` };
     },
   },
@@ -261,11 +264,11 @@ const SCENARIO_DEFINITIONS = {
 async function approvedThenRefused(ctx: ScenarioContext) {
   let ticketId = "";
   do ticketId = String(800000 + Math.floor(Math.random() * 100000));
-  while (await prisma.ticket.findUnique({ where: { id: ticketId }, select: { id: true } }));
+  while (await prisma.ticket.findUnique({ where: { desk_id: { desk: DEMO_DESK, id: ticketId } }, select: { id: true } }));
   const invoiceId = `in_${ticketId}`;
-  await prisma.ticket.create({ data: { id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
-  await prisma.task.create({ data: { id: `task_${ticketId}`, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
-  await prisma.invoice.create({ data: { id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
+  await prisma.ticket.create({ data: { desk: DEMO_DESK, id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
+  await prisma.task.create({ data: { id: `task_${ticketId}`, desk: DEMO_DESK, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
+  await prisma.invoice.create({ data: { desk: DEMO_DESK, id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
   const refund: StepInput = {
     id: "st_refund",
     tool: "issue_refund",
@@ -277,7 +280,7 @@ async function approvedThenRefused(ctx: ScenarioContext) {
   };
   const { run, task } = await submitFor(ctx, ticketId, [refund]);
   await approveAll(ctx, run.id, run.planVersion, await ctx.person("usr_senior"));
-  await prisma.invoice.update({ where: { id: invoiceId }, data: { openMinor: 10000 } });
+  await prisma.invoice.update({ where: { desk_id: { desk: DEMO_DESK, id: invoiceId } }, data: { openMinor: 10000 } });
   await claimStep(ctx.agent, run.id, refund.id, { digest: run.steps[0].digest, taskRevision: task.revision }, null, ctx.now).catch(expectRefusal);
   return { run, ticketId, invoiceId, refundStepId: refund.id };
 }

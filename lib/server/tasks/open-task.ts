@@ -36,11 +36,16 @@ const sameJson = (a: unknown, b: unknown): boolean => canonicalize(a ?? null) ==
  * (the demo desk's tickets load through it). The task id is `task_<ticketId>` when no task has
  * it, else a generated `task_<random>`.
  *
- * The account must exist, be live (no `deletedAt`) and be on `scope.desk` when the key is bound
- * to a desk; the task's desk is the account's. The contract is checked against that desk's intent
- * catalog and accounts (`checkContractForDesk`).
+ * Account and ticket ids are per desk (two desks fed from one ticketing or billing system may each
+ * have ticket 80001 and account acc_1, independently): the account is `scope.desk`'s account
+ * `input.accountId` when the key is bound to a desk; for a key bound to no desk, the one live
+ * account of that id on any desk (several: refused, the key must be bound to the desk). It must
+ * exist and be live (no `deletedAt`); the task's desk is the account's, and the ticket is that
+ * desk's ticket `input.ticketId` — another desk's ticket of the same id is neither read nor
+ * changed. The contract is checked against that desk's intent catalog and accounts
+ * (`checkContractForDesk`).
  *
- * Idempotent per ticket id: a repeat whose ticket, account, subject, parts and contract equal what
+ * Idempotent per desk and ticket id: a repeat whose ticket, account, subject, parts and contract equal what
  * opened the task answers that task with `created: false` (nothing written); a different body for
  * a ticket this desk already has is refused — the task is never overwritten: changes go through
  * `POST /api/v1/tasks/{taskId}/revisions`. Two concurrent opens of one ticket make one task: the
@@ -48,27 +53,19 @@ const sameJson = (a: unknown, b: unknown): boolean => canonicalize(a ?? null) ==
  * failure), `inTransaction` runs it again, and it then finds the first's task.
  *
  * Errors (nothing written): 422 `unknown_account` (no such live account on the key's desk — the
- * same words whether it is missing, deleted or another desk's); 409 `task_exists` {taskId} (this
- * desk's ticket already has a task with another body); 409 `ticket_taken` (the ticket id is used
- * by another desk, or by this desk's ticket on another account or subject that has no task; the
- * words never name the other desk); 422 `validation_failed` {issues} (a contract that does not fit
- * the desk).
+ * same words whether it is missing, deleted or another desk's; for a key bound to no desk, also
+ * an id live on several desks); 409 `task_exists` {taskId} (this desk's ticket already has a task
+ * with another body); 409 `ticket_taken` (this desk's ticket of that id is on another account or
+ * subject and has no task); 422 `validation_failed` {issues} (a contract that does not fit the desk).
  */
 export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTaskScope = {}, db: Db = prisma): Promise<OpenedTask> {
   const parts: TaskTextPart[] = input.parts.map((p) => ({ source: p.source, text: p.text, revision: 1 }));
   const contract = input.contract ?? null;
   return inTransaction<OpenedTask>(async (tx) => {
-    const account = await tx.customerAccount.findUnique({ where: { id: input.accountId }, select: { id: true, desk: true, deletedAt: true } });
-    if (!account || account.deletedAt || (scope.desk && account.desk !== scope.desk)) {
-      throw new DomainError("unknown_account", `Account ${input.accountId} is not an account of this desk; no task was opened.`, { accountId: input.accountId });
-    }
-    const desk = account.desk;
-    const ticket = await tx.ticket.findUnique({ where: { id: input.ticketId }, select: { id: true, accountId: true, subject: true, account: { select: { desk: true } } } });
+    const desk = await accountDesk(tx, input.accountId, scope.desk ?? null);
+    const ticket = await tx.ticket.findUnique({ where: { desk_id: { desk, id: input.ticketId } }, select: { id: true, accountId: true, subject: true } });
     if (ticket) {
-      if (ticket.account.desk !== desk || (scope.desk && ticket.account.desk !== scope.desk)) {
-        throw new DomainError("ticket_taken", `Ticket id ${input.ticketId} is already in use; no task was opened. Use the ticket's own id from your ticketing system.`, { ticketId: input.ticketId });
-      }
-      const existing = await existingTask(tx, ticket.id);
+      const existing = await existingTask(tx, desk, ticket.id);
       if (existing) {
         const same = ticket.accountId === input.accountId && ticket.subject === input.subject && sameJson(existing.parts, parts) && sameJson(existing.contract, contract);
         if (!same) {
@@ -88,9 +85,9 @@ export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTas
     const taskId = (await tx.task.findUnique({ where: { id: `task_${input.ticketId}` }, select: { id: true } })) ? `task_${nanoid(12)}` : `task_${input.ticketId}`;
     const body = composeOpeningBody(input.parts);
     const at = scope.at ?? new Date();
-    if (!ticket) await tx.ticket.create({ data: { id: input.ticketId, accountId: input.accountId, subject: input.subject, createdAt: at } });
+    if (!ticket) await tx.ticket.create({ data: { desk, id: input.ticketId, accountId: input.accountId, subject: input.subject, createdAt: at } });
     await tx.task.create({
-      data: { id: taskId, ticketId: input.ticketId, revision: 1, body, textParts: toJsonColumn(parts), ...(contract ? { contract: toJsonColumn(contract) } : {}), createdAt: at },
+      data: { id: taskId, desk, ticketId: input.ticketId, revision: 1, body, textParts: toJsonColumn(parts), ...(contract ? { contract: toJsonColumn(contract) } : {}), createdAt: at },
     });
     await tx.taskRevision.create({
       data: {
@@ -109,19 +106,38 @@ export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTas
     await appendAudit(tx, {
       type: "task_opened",
       actor,
-      data: { taskId, ticketId: input.ticketId, accountId: input.accountId, partSources: input.parts.map((p) => p.source), intent: contract?.intent ?? null },
+      data: { taskId, desk, ticketId: input.ticketId, accountId: input.accountId, partSources: input.parts.map((p) => p.source), intent: contract?.intent ?? null },
     });
     return ok({ task: await taskView(tx, taskId), created: true });
   }, db);
 }
 
 /**
- * The task a ticket was opened with (its oldest; one indexed read) and what opened it: revision
+ * The desk of live account `accountId` a task is opened on: `keyDesk`'s account (a desk-bound key),
+ * or, for a key bound to no desk (null), the one desk with a live account of that id (at most two
+ * rows read, by the account id). Errors: 422 `unknown_account` (none — missing, deleted or another
+ * desk's, the same words — or, for a key bound to no desk, several).
+ */
+async function accountDesk(tx: Tx, accountId: string, keyDesk: string | null): Promise<string> {
+  const refused = (why: string) => new DomainError("unknown_account", `Account ${accountId} ${why}; no task was opened.`, { accountId });
+  if (keyDesk) {
+    const account = await tx.customerAccount.findUnique({ where: { desk_id: { desk: keyDesk, id: accountId } }, select: { deletedAt: true } });
+    if (!account || account.deletedAt) throw refused("is not an account of this desk");
+    return keyDesk;
+  }
+  const found = await tx.customerAccount.findMany({ where: { id: accountId, deletedAt: null }, select: { desk: true }, orderBy: { desk: "asc" }, take: 2 });
+  if (found.length === 0) throw refused("is not an account of this desk");
+  if (found.length > 1) throw refused("is an account of several desks; open its tasks with a key bound to the account's desk");
+  return found[0].desk;
+}
+
+/**
+ * The task `desk`'s ticket `ticketId` was opened with (its oldest; one indexed read) and what opened it: revision
  * 1's text parts and contract (from its TaskRevision row r1, or — for a task stored without one —
  * its own parts of revision 1 and current contract).
  */
-async function existingTask(tx: Tx, ticketId: string): Promise<{ id: string; parts: TaskTextPart[]; contract: unknown } | null> {
-  const task = await tx.task.findFirst({ where: { ticketId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, body: true, textParts: true, contract: true } });
+async function existingTask(tx: Tx, desk: string, ticketId: string): Promise<{ id: string; parts: TaskTextPart[]; contract: unknown } | null> {
+  const task = await tx.task.findFirst({ where: { desk, ticketId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, body: true, textParts: true, contract: true } });
   if (!task) return null;
   const r1 = await tx.taskRevision.findUnique({ where: { taskId_revision: { taskId: task.id, revision: 1 } }, select: { body: true, textParts: true, contract: true } });
   if (r1 && r1.textParts !== null) return { id: task.id, parts: partsOf(r1), contract: contractOf(r1) };

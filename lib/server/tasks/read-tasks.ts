@@ -30,19 +30,19 @@ export function toTaskView(t: TaskRow): TaskView {
  * of another desk is not found. Errors: 404 `not_found`.
  */
 export async function getTask(taskId: string, desk: string): Promise<TaskView> {
-  const t = await prisma.task.findFirst({ where: { id: taskId, ticket: { account: { desk } } }, include: { ticket: { select: { accountId: true } } } });
+  const t = await prisma.task.findFirst({ where: { id: taskId, desk }, include: { ticket: { select: { accountId: true } } } });
   if (!t) throw new DomainError("not_found", `Task ${taskId} was not found.`);
   return toTaskView(t);
 }
 
 /**
  * Tasks of one ticket number (e.g. "74991"), newest first (docs/api.md `GET /api/v1/tasks?ticketId=`);
- * without a ticket the latest 200. Indexed by ticket. Only tasks of tenant desk `filter.desk` (the
+ * without a ticket the latest 200. Indexed by desk and ticket (ticket ids are per desk). Only tasks of tenant desk `filter.desk` (the
  * calling agent's): another desk's tasks are never listed.
  */
 export async function listTasks(filter: { ticketId?: string; desk: string }): Promise<TaskView[]> {
   const rows = await prisma.task.findMany({
-    where: { ...(filter.ticketId ? { ticketId: filter.ticketId } : {}), ticket: { account: { desk: filter.desk } } },
+    where: { desk: filter.desk, ...(filter.ticketId ? { ticketId: filter.ticketId } : {}) },
     include: { ticket: { select: { accountId: true } } },
     orderBy: { createdAt: "desc" },
     take: 200,

@@ -33,12 +33,12 @@ import { checkContractForDesk, contractOf, partsOf } from "./task-contract";
  */
 export async function reviseTask(taskId: string, input: ReviseTaskBody, actor: Actor, scope: { desk?: string | null } = {}): Promise<TaskView> {
   return inTransaction(async (tx) => {
-    const deskScope = scope.desk ? { ticket: { account: { desk: scope.desk } } } : {};
+    const deskScope = scope.desk ? { desk: scope.desk } : {};
     const bumped = await tx.task.updateMany({ where: { id: taskId, ...deskScope }, data: { revision: { increment: 1 } } });
     if (bumped.count !== 1) throw new DomainError("not_found", `Task ${taskId} was not found.`);
-    const t = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { include: { account: { select: { desk: true } } } } } });
+    const t = await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { ticket: { select: { accountId: true } } } });
     const next = t.revision;
-    if (input.contract) await checkContractForDesk(tx, input.contract, t.ticket.account.desk);
+    if (input.contract) await checkContractForDesk(tx, input.contract, t.desk);
     let body = input.body ?? t.body;
     let parts: TaskTextPart[] = input.body !== undefined ? [{ source: "system", text: input.body, revision: next }] : partsOf(t);
     const added: TaskTextPart[] = [];

@@ -3,17 +3,17 @@ import { writeFailed } from "../reference-write";
 import type { RescheduleDeliveryArgs } from "./tool";
 
 /**
- * The reference write of `reschedule_delivery`: moves the shipment's window (ISO dates), if the
+ * The reference write of `reschedule_delivery`: moves the desk's shipment's window (ISO dates), if the
  * shipment exists and was neither delivered nor cancelled meanwhile. Errors: `effect_failed`
  * {reason: missing | delivered | cancelled | concurrent_change}.
  */
-export const writeRescheduleDelivery: ReferenceWrite<RescheduleDeliveryArgs> = async (tx, { shipmentId, window }) => {
-  const sh = await tx.shipment.findUnique({ where: { id: shipmentId } });
+export const writeRescheduleDelivery: ReferenceWrite<RescheduleDeliveryArgs> = async (tx, { shipmentId, window }, desk) => {
+  const sh = await tx.shipment.findUnique({ where: { desk_id: { desk, id: shipmentId } } });
   if (!sh) throw writeFailed(`Shipment ${shipmentId} does not exist.`, { reason: "missing" });
   if (sh.status === "delivered") throw writeFailed(`Shipment ${shipmentId} was delivered meanwhile.`, { reason: "delivered" });
   if (sh.status === "cancelled") throw writeFailed(`Shipment ${shipmentId} was cancelled meanwhile.`, { reason: "cancelled" });
   const res = await tx.shipment.updateMany({
-    where: { id: shipmentId, version: sh.version },
+    where: { desk, id: shipmentId, version: sh.version },
     data: { windowFrom: window.from, windowTo: window.to, version: { increment: 1 } },
   });
   if (res.count !== 1) throw writeFailed(`Shipment ${shipmentId} changed during the write; nothing was moved.`, { reason: "concurrent_change" });

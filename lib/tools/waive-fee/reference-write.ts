@@ -8,12 +8,12 @@ import type { WaiveFeeArgs } from "./tool";
 const feesSchema = z.array(z.object({ code: z.string(), amount: z.object({ minor: z.number().int(), currency: z.string() }) }));
 
 /**
- * The reference write of `waive_fee`: removes (or reduces) the fee line and lowers the open
+ * The reference write of `waive_fee`: removes (or reduces) the desk's invoice's fee line and lowers the open
  * balance by the waived amount (minor units), if the invoice still has that fee and both cover
  * the waiver. Errors: `effect_failed` {reason: missing | fee_missing | balance | concurrent_change}.
  */
-export const writeWaiveFee: ReferenceWrite<WaiveFeeArgs> = async (tx, { invoiceId, feeCode, amount }) => {
-  const inv = await tx.invoice.findUnique({ where: { id: invoiceId } });
+export const writeWaiveFee: ReferenceWrite<WaiveFeeArgs> = async (tx, { invoiceId, feeCode, amount }, desk) => {
+  const inv = await tx.invoice.findUnique({ where: { desk_id: { desk, id: invoiceId } } });
   if (!inv) throw writeFailed(`Invoice ${invoiceId} does not exist.`, { reason: "missing" });
   const stored = feesSchema.safeParse(inv.fees ?? []);
   if (!stored.success) throw new Error(`Stored invoice fees of ${invoiceId} do not match their schema.`);
@@ -27,7 +27,7 @@ export const writeWaiveFee: ReferenceWrite<WaiveFeeArgs> = async (tx, { invoiceI
     .map((f) => (f.code === feeCode ? { ...f, amount: { ...f.amount, minor: f.amount.minor - amount.minor } } : f))
     .filter((f) => f.amount.minor > 0);
   const res = await tx.invoice.updateMany({
-    where: { id: invoiceId, version: inv.version },
+    where: { desk, id: invoiceId, version: inv.version },
     data: { fees: nextFees as unknown as Prisma.InputJsonValue, openMinor: { decrement: amount.minor }, version: { increment: 1 } },
   });
   if (res.count !== 1) throw writeFailed(`Invoice ${invoiceId} changed during the write; nothing was waived.`, { reason: "concurrent_change" });

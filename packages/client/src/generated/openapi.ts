@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * The ticketing integration opens the task of a new ticket (revision 1)
-         * @description Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Idempotent per ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account).
+         * @description Needs an integration key; an agent key is refused (403). Creates the ticket (id = ticketId, on accountId) and its task at revision 1 (id task_<ticketId> when free). Ticket and account ids are per desk: another desk's ticket or account of the same id is neither read nor changed, and is never a refusal. Idempotent per desk and ticket id: the same body again answers the same task (200, created: false, header Idempotent-Replayed: true); another body for that ticket is 409 task_exists {taskId} — change a task through POST /api/v1/tasks/{taskId}/revisions. The account must be a live account of the key's desk (422 unknown_account; a key bound to no desk: the account id must be live on exactly one desk). This desk's ticket of that id on another account or subject without a task is 409 ticket_taken.
          */
         post: operations["openTask"];
         delete?: never;
@@ -241,18 +241,18 @@ export interface paths {
         };
         /**
          * The record as Plandesk holds it, with its source version and time, when it was synced, and its tombstone
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist).
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently.
          */
         get: operations["getRecord"];
         /**
          * A system of record sends a version of one record (account, invoice, shipment, holiday or a kind declared for the desk); only a newer source version changes it
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}. Another desk's record of the same id is neither read nor changed (this desk's put writes its own); only a holiday id another desk holds is 409 record_id_taken (holidays share one id space).
          */
         put: operations["putRecord"];
         post?: never;
         /**
          * A system of record deleted a record: Plandesk keeps a tombstone (a decision treats it as absent) unless a newer version is stored
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). The version and time go in the query: ?sourceVersion=&sourceUpdatedAt=. A later, newer PUT revives the record. A record this desk does not have is 404.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. The version and time go in the query: ?sourceVersion=&sourceUpdatedAt=. A later, newer PUT revives the record. A record this desk does not have is 404.
          */
         delete: operations["deleteRecord"];
         options?: never;
@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * A system of record sends many records at once: one JSON record per line (NDJSON), read as a stream, each line answered on its own
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
          */
         post: operations["syncRecordBatch"];
         delete?: never;

@@ -1,0 +1,165 @@
+/**
+ * Ticket, account and invoice ids are per desk: two desks fed from one ticketing and one billing
+ * system each import ticket 80001, account acc_same and invoice in_same, with different data,
+ * through the public door (`PUT /api/v1/records/{kind}/{id}`, `POST /api/v1/records/batch`,
+ * `POST /api/v1/tasks`) with desk-bound integration keys — nothing is refused for the other desk's
+ * id. Then each desk's task, validator (open balance, money in flight at the claim) and record
+ * reads see only its own data, and a read of a record the desk does not have is the same 404 as a
+ * missing one. Route handlers called in process against this file's own database (SQLite, or
+ * PostgreSQL with PLANDESK_TEST_DB=postgres), seeded with the demo (freight) and retail desks.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "@/lib/server/auth/api-keys";
+import { prisma } from "@/lib/server/db/db";
+import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
+import { inProcessFetch } from "@/testing/in-process-fetch";
+import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
+import { GET as getRecord, PUT as putRecord } from "./records/[kind]/[id]/route";
+import { POST as batchRoute } from "./records/batch/route";
+
+type Json = Record<string, any>;
+const BASE = "http://localhost:3999";
+const FREIGHT_KEY = "pd_int_freight_same_ids";
+const RETAIL_KEY = "pd_int_retail_same_ids";
+const AGENT_KEY = { freight: DEMO_AGENT_KEY, retail: DEMO_RETAIL_AGENT_KEY } as const;
+const DESKS = ["freight", "retail"] as const;
+type Desk = (typeof DESKS)[number];
+const INTEGRATION_KEY: Record<Desk, string> = { freight: FREIGHT_KEY, retail: RETAIL_KEY };
+
+/** What each desk's systems say about ticket 80001, account acc_same and invoice in_same. */
+const DATA: Record<Desk, { name: string; subject: string; text: string; openMinor: number; totalMinor: number }> = {
+  freight: { name: "Same Freight AS", subject: "Pallet damaged in transit", text: "Two pallets arrived crushed; please refund.", openMinor: 50_000, totalMinor: 80_000 },
+  retail: { name: "Same Retail Ltd", subject: "Duplicate card charge", text: "I was charged twice for one order.", openMinor: 2_000, totalMinor: 2_000 },
+};
+
+/** One call of the API with `key`: the records door's route handlers directly, the agent and task routes through the in-process fetch. */
+async function call(method: string, path: string, key: string, body?: unknown, contentType = "application/json"): Promise<{ status: number; body: Json }> {
+  const init: RequestInit & { duplex?: string } = {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { "content-type": contentType } : {}) },
+    ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body), duplex: "half" } : {}),
+  };
+  const record = /^\/api\/v1\/records\/(\w+)\/([^/?]+)$/.exec(path);
+  const res =
+    path === "/api/v1/records/batch"
+      ? await batchRoute(new Request(`${BASE}${path}`, init))
+      : record && record[1] !== "batch"
+        ? await (method === "PUT" ? putRecord : getRecord)(new Request(`${BASE}${path}`, init), { params: Promise.resolve({ kind: record[1], id: record[2] }) })
+        : await inProcessFetch(`${BASE}${path}`, init);
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+const at = "2026-03-01T10:00:00Z";
+const invoiceFields = (d: Desk) => ({ accountId: "acc_same", status: "open", currency: "USD", totalMinor: DATA[d].totalMinor, openMinor: DATA[d].openMinor, fees: [], dueDate: "2026-04-30", sourceVersion: 1, sourceUpdatedAt: at });
+const refund = (minor: number) => withRequiredReasons([{ id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_same", amount: { minor, currency: "USD" }, reason: "Goodwill" } }]);
+
+/** Each desk's task of ticket 80001 (its id: task_80001 for the first desk to open it, a generated one for the other). */
+const taskOf: Record<Desk, Json> = { freight: {}, retail: {} };
+
+beforeAll(async () => {
+  await prepareTestDatabase();
+  await prisma.integrationKey.create({ data: { id: "ik_freight_same", name: "Freight systems", hash: hashApiKey(FREIGHT_KEY), prefix: FREIGHT_KEY.slice(0, 8), desk: "freight" } });
+  await prisma.integrationKey.create({ data: { id: "ik_retail_same", name: "Retail systems", hash: hashApiKey(RETAIL_KEY), prefix: RETAIL_KEY.slice(0, 8), desk: "retail" } });
+  // Both desks import the same ids through the door: the freight desk record by record, the retail desk by batch.
+  const account = await call("PUT", "/api/v1/records/account/acc_same", FREIGHT_KEY, { name: DATA.freight.name, sourceVersion: 1, sourceUpdatedAt: at });
+  expect(account.status, JSON.stringify(account.body)).toBe(200);
+  const invoice = await call("PUT", "/api/v1/records/invoice/in_same", FREIGHT_KEY, invoiceFields("freight"));
+  expect(invoice.status, JSON.stringify(invoice.body)).toBe(200);
+  // a record only the freight desk has (the 404 comparison below)
+  expect((await call("PUT", "/api/v1/records/invoice/in_only_freight", FREIGHT_KEY, invoiceFields("freight"))).status).toBe(200);
+  const ndjson = [
+    { kind: "account", id: "acc_same", name: DATA.retail.name, sourceVersion: 1, sourceUpdatedAt: at },
+    { kind: "invoice", id: "in_same", ...invoiceFields("retail") },
+  ]
+    .map((l) => JSON.stringify(l))
+    .join("\n");
+  const batch = await call("POST", "/api/v1/records/batch", RETAIL_KEY, `${ndjson}\n`, "application/x-ndjson");
+  expect(batch).toMatchObject({ status: 200, body: { applied: 2, errors: [] } });
+  for (const desk of DESKS) {
+    const opened = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }] });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(201);
+    taskOf[desk] = opened.body.task;
+  }
+}, 120_000);
+
+describe("the same ids on two desks", () => {
+  it("both imports landed: two accounts, two tickets, two invoices, two tasks, each on its own desk with its own data", async () => {
+    for (const desk of DESKS) {
+      expect(await prisma.customerAccount.findUniqueOrThrow({ where: { desk_id: { desk, id: "acc_same" } } })).toMatchObject({ name: DATA[desk].name });
+      expect(await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk, id: "80001" } } })).toMatchObject({ accountId: "acc_same", subject: DATA[desk].subject });
+      expect(await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk, id: "in_same" } } })).toMatchObject({ openMinor: DATA[desk].openMinor, totalMinor: DATA[desk].totalMinor });
+      expect(taskOf[desk]).toMatchObject({ ticketId: "80001", accountId: "acc_same", revision: 1, body: DATA[desk].text });
+    }
+    expect(taskOf.freight.id).not.toBe(taskOf.retail.id);
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: taskOf.retail.id } })).toMatchObject({ desk: "retail", ticketId: "80001" });
+  });
+
+  it("a repeat of each desk's opening answers its own task; neither is refused for the other desk's ticket", async () => {
+    for (const desk of DESKS) {
+      const again = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }] });
+      expect(again).toMatchObject({ status: 200, body: { created: false, task: { id: taskOf[desk].id } } });
+    }
+  });
+
+  it("a key bound to no desk cannot tell which desk's acc_same it means: 422 unknown_account, nothing opened", async () => {
+    const tasks = await prisma.task.count();
+    const res = await call("POST", "/api/v1/tasks", DEMO_INTEGRATION_KEY, { ticketId: "80002", accountId: "acc_same", subject: "Which desk?", parts: [{ source: "staff", text: "x" }] });
+    expect(res).toMatchObject({ status: 422, body: { error: { code: "unknown_account" } } });
+    expect(await prisma.task.count()).toBe(tasks);
+  });
+
+  it("each desk's agent reads its own task; the other desk's task is 404, and the ticket's task list is the desk's own", async () => {
+    for (const desk of DESKS) {
+      const other: Desk = desk === "freight" ? "retail" : "freight";
+      expect(await call("GET", `/api/v1/tasks/${taskOf[desk].id}`, AGENT_KEY[desk])).toMatchObject({ status: 200, body: { task: { body: DATA[desk].text, accountId: "acc_same" } } });
+      expect((await call("GET", `/api/v1/tasks/${taskOf[other].id}`, AGENT_KEY[desk])).status).toBe(404);
+      const list = await call("GET", "/api/v1/tasks?ticketId=80001", AGENT_KEY[desk]);
+      expect(list.body.tasks.map((t: Json) => t.id)).toEqual([taskOf[desk].id]);
+    }
+  });
+
+  it("each desk's record reads show its own fields; a record the desk does not have is the same 404 as a missing one", async () => {
+    for (const desk of DESKS) {
+      const inv = await call("GET", "/api/v1/records/invoice/in_same", INTEGRATION_KEY[desk]);
+      expect(inv).toMatchObject({ status: 200, body: { record: { desk, fields: { openMinor: DATA[desk].openMinor, totalMinor: DATA[desk].totalMinor } } } });
+      const acc = await call("GET", "/api/v1/records/account/acc_same", INTEGRATION_KEY[desk]);
+      expect(acc).toMatchObject({ status: 200, body: { record: { desk, fields: { name: DATA[desk].name } } } });
+    }
+    const foreign = await call("GET", "/api/v1/records/invoice/in_only_freight", RETAIL_KEY);
+    const missing = await call("GET", "/api/v1/records/invoice/in_nowhere", RETAIL_KEY);
+    expect(foreign.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(JSON.stringify(foreign.body).replace("in_only_freight", "X")).toBe(JSON.stringify(missing.body).replace("in_nowhere", "X"));
+  });
+
+  it("the validator reads the run's desk's invoice only: a refund freight's in_same covers is more than retail's open balance", async () => {
+    const retail = await call("POST", `/api/v1/tasks/${taskOf.retail.id}/runs`, AGENT_KEY.retail, { taskRevision: 1, steps: refund(30_000) });
+    expect(retail.status, JSON.stringify(retail.body)).toBe(422);
+    const issue = retail.body.error.issues.find((i: Json) => i.code === "amount_exceeds_balance");
+    expect(issue).toBeDefined();
+    expect(JSON.stringify(retail.body)).not.toMatch(/50[,.]?000|500\.00|Same Freight/);
+    const freight = await call("POST", `/api/v1/tasks/${taskOf.freight.id}/runs`, AGENT_KEY.freight, { taskRevision: 1, steps: refund(30_000) });
+    expect(freight.status, JSON.stringify(freight.body)).toBe(201);
+    expect(freight.body.run).toMatchObject({ status: "pending_review", steps: [{ id: "s_refund" }] });
+  });
+
+  it("money in flight is per desk: freight's claimed refund on its in_same holds nothing on retail's in_same", async () => {
+    const submit = async (desk: Desk, minor: number) => {
+      const res = await call("POST", `/api/v1/tasks/${taskOf[desk].id}/runs`, AGENT_KEY[desk], { taskRevision: 1, steps: refund(minor) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.run as Json;
+    };
+    const claim = (desk: Desk, run: Json) => call("POST", `/api/v1/runs/${run.id}/steps/s_refund/claim`, AGENT_KEY[desk], { digest: run.steps[0].digest, taskRevision: 1 });
+    const freightRun = await submit("freight", 40_000);
+    await approveAllAs(freightRun.id, "usr_senior");
+    const held = await claim("freight", freightRun);
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    const retailRun = await submit("retail", 1_500);
+    await approveAllAs(retailRun.id, "usr_retail");
+    const claimed = await claim("retail", retailRun);
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    // and each desk's invoice is the one its claim holds money on
+    expect(await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "in_same" } } })).toMatchObject({ openMinor: 2_000 });
+    expect(await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_same" } } })).toMatchObject({ openMinor: 50_000 });
+  });
+});
