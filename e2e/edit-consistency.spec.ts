@@ -1,47 +1,34 @@
 import { test, expect } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { STORAGE } from "./helpers";
+import { openTaskWithPlan, STORAGE } from "./helpers";
 
 // An edit's consequences are in its review: when a person lowers a refund, the reply that still
 // tells the customer the old amount is named at the top of "Your edit changed …" and in the red
 // callout, not only in an acknowledgement box of the decision. The task is opened through the
 // ticketing door, so no other spec proposes runs for it.
 
-const AGENT = { authorization: "Bearer pd_demo_agent_key" };
-const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
-
 test.use({ storageState: STORAGE.senior });
 
 test("lowering a refund names the reply that still promises the old amount, in the review and the callout", async ({ page }, testInfo) => {
   const ticketId = `e2e-consistency-${testInfo.workerIndex}-${Date.now()}`;
-  const opened = await page.request.post("/api/v1/tasks", {
-    headers: INTEGRATION,
-    data: { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }] },
-  });
-  expect(opened.status(), await opened.text()).toBe(201);
-  const task = (await opened.json()).task;
-  const submitted = await page.request.post(`/api/v1/tasks/${task.id}/runs`, {
-    headers: AGENT,
-    data: {
-      taskRevision: task.revision,
-      steps: [
-        {
-          id: "refund",
-          tool: "issue_refund",
-          args: { invoiceId: "in_74310", amount: { minor: 106000, currency: "USD" }, reason: "Second charge" },
-          // the seeded gate policy asks these of every step that moves money
-          title: "Refund the second charge",
-          evidence: [{ recordType: "invoice", recordId: "in_74310" }],
-          risk: "Money leaves the company",
-          stopCondition: "The second charge was reversed meanwhile",
-          rationale: "The invoice was charged twice.",
-        },
-        { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded $1,060.00 for the second charge on in_74310." } },
-      ],
-    },
-  });
-  expect(submitted.status(), await submitted.text()).toBe(201);
-  const runId = (await submitted.json()).run.id;
+  const { runId } = await openTaskWithPlan(
+    page.request,
+    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }] },
+    [
+      {
+        id: "refund",
+        tool: "issue_refund",
+        args: { invoiceId: "in_74310", amount: { minor: 106000, currency: "USD" }, reason: "Second charge" },
+        // the seeded gate policy asks these of every step that moves money
+        title: "Refund the second charge",
+        evidence: [{ recordType: "invoice", recordId: "in_74310" }],
+        risk: "Money leaves the company",
+        stopCondition: "The second charge was reversed meanwhile",
+        rationale: "The invoice was charged twice.",
+      },
+      { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded $1,060.00 for the second charge on in_74310." } },
+    ],
+  );
 
   await page.goto(`/runs/${runId}`);
   // as proposed, the reply's promise is kept by the refund: no promise in the callout

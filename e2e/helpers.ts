@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export type Role = "operator" | "senior" | "supervisor" | "admin";
 
@@ -16,4 +16,27 @@ export async function signInAs(page: Page, role: Role, password = "plandesk-demo
   await page.getByLabel("Email").fill(`${role}@plandesk.test`);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** The demo desk's keys: the ticketing integration (opens tasks) and the agent (submits plans). */
+export const DEMO_KEYS = {
+  integration: { authorization: "Bearer pd_demo_integration_key" },
+  agent: { authorization: "Bearer pd_demo_agent_key" },
+} as const;
+
+/** What the ticketing integration sends to open a task (`POST /api/v1/tasks`). */
+export type TaskOpening = { ticketId: string; accountId: string; subject: string; parts: { source: string; text: string }[]; contract?: Record<string, unknown> };
+
+/**
+ * Opens a fresh task through the ticketing door with the demo integration key, so no other spec
+ * proposes runs for it, and submits the agent's plan for it. Returns the task (id, revision) and
+ * the new run's id. Fails the test with the answer's body when either call is refused.
+ */
+export async function openTaskWithPlan(request: APIRequestContext, opening: TaskOpening, steps: unknown[]): Promise<{ task: { id: string; revision: number }; runId: string }> {
+  const opened = await request.post("/api/v1/tasks", { headers: DEMO_KEYS.integration, data: opening });
+  expect(opened.status(), await opened.text()).toBe(201);
+  const task = (await opened.json()).task as { id: string; revision: number };
+  const submitted = await request.post(`/api/v1/tasks/${task.id}/runs`, { headers: DEMO_KEYS.agent, data: { taskRevision: task.revision, steps } });
+  expect(submitted.status(), await submitted.text()).toBe(201);
+  return { task, runId: (await submitted.json()).run.id as string };
 }

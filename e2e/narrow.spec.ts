@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { STORAGE } from "./helpers";
+import { openTaskWithPlan, STORAGE } from "./helpers";
 
 // No page and no form state is wider than a phone: 360 px (small Android) and 390 px (iPhone
 // 12–15), including the plan's edit form with its add-step menu (long disabled options for an
@@ -112,23 +112,14 @@ test.describe("phone widths: what an agent wrote never widens the page", () => {
   test.use({ storageState: STORAGE.senior });
 
   test("a reply with a 300-character unbroken token and a long URL wraps inside the step card at 360 and 390 px", async ({ page }, testInfo) => {
-    const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
-    const AGENT = { authorization: "Bearer pd_demo_agent_key" };
     const ticketId = `e2e-long-${testInfo.workerIndex}-${Date.now()}`;
-    const opened = await page.request.post("/api/v1/tasks", {
-      headers: INTEGRATION,
-      data: { ticketId, accountId: "acc_rhine", subject: "Tracking link does not open", parts: [{ source: "system", text: "Customer says the tracking link in our last reply does not open." }] },
-    });
-    expect(opened.status(), await opened.text()).toBe(201);
-    const task = (await opened.json()).task;
     const token = "A".repeat(300);
     const url = `https://tracking.example.com/shipments/sh_5650/${"segment-".repeat(30)}end?ref=${"x".repeat(120)}`;
-    const res = await page.request.post(`/api/v1/tasks/${task.id}/runs`, {
-      headers: AGENT,
-      data: { taskRevision: task.revision, steps: [{ id: "reply", tool: "send_reply", args: { ticketId, body: `Here is your reference ${token} and the link: ${url}` } }] },
-    });
-    expect(res.status(), await res.text()).toBe(201);
-    const runId = (await res.json()).run.id;
+    const { runId } = await openTaskWithPlan(
+      page.request,
+      { ticketId, accountId: "acc_rhine", subject: "Tracking link does not open", parts: [{ source: "system", text: "Customer says the tracking link in our last reply does not open." }] },
+      [{ id: "reply", tool: "send_reply", args: { ticketId, body: `Here is your reference ${token} and the link: ${url}` } }],
+    );
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 844 });
       await page.goto(`/runs/${runId}`);

@@ -1,6 +1,6 @@
 import { test, expect, type APIRequestContext } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { STORAGE } from "./helpers";
+import { openTaskWithPlan, STORAGE } from "./helpers";
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
@@ -54,9 +54,9 @@ test.describe("the task contract on the card", () => {
 
   test("an amount quoted from the customer's message is never shown as checked: the callout names it and its acknowledgement leads the decision", async ({ page }, testInfo) => {
     // a task of its own, opened through the ticketing door as a team's integration would
-    const opened = await page.request.post("/api/v1/tasks", {
-      headers: INTEGRATION,
-      data: {
+    const { runId } = await openTaskWithPlan(
+      page.request,
+      {
         ticketId: `e2e-untrusted-${testInfo.workerIndex}-${Date.now()}`,
         accountId: "acc_alpine",
         subject: "Asks for the credit finance promised",
@@ -66,23 +66,21 @@ test.describe("the task contract on the card", () => {
         ],
         contract: { intent: "goodwill_request" },
       },
-    });
-    expect(opened.status(), await opened.text()).toBe(201);
-    const taskId: string = (await opened.json()).task.id;
-    const runId = await submit(page.request, taskId, [
-      {
-        id: "credit",
-        tool: "apply_credit",
-        args: { accountId: "acc_alpine", amount: { minor: 120000, currency: "USD" }, memo: "Goodwill credit for the delays this quarter" },
-        provenance: { amount: { kind: "user_literal", quote: "pre-approved a credit of $1,200" } },
-        // the seeded gate policy asks these of every step that moves money
-        title: "Goodwill credit",
-        evidence: [{ recordType: "account", recordId: "acc_alpine" }],
-        risk: "Money leaves the company",
-        stopCondition: "A credit for these delays already exists",
-        rationale: "The customer asks for the credit finance promised.",
-      },
-    ]);
+      [
+        {
+          id: "credit",
+          tool: "apply_credit",
+          args: { accountId: "acc_alpine", amount: { minor: 120000, currency: "USD" }, memo: "Goodwill credit for the delays this quarter" },
+          provenance: { amount: { kind: "user_literal", quote: "pre-approved a credit of $1,200" } },
+          // the seeded gate policy asks these of every step that moves money
+          title: "Goodwill credit",
+          evidence: [{ recordType: "account", recordId: "acc_alpine" }],
+          risk: "Money leaves the company",
+          stopCondition: "A credit for these delays already exists",
+          rationale: "The customer asks for the credit finance promised.",
+        },
+      ],
+    );
     await page.goto(`/runs/${runId}`);
     // The quote is in the task text, but in the customer's words: red, never the green "checked".
     const badge = page.locator('[data-testid="provenance"][data-kind="user_literal"]');
