@@ -12,6 +12,8 @@ export const BASE_URL = RUNNING ?? `http://localhost:${PORT}`;
 const DESKTOP = { ...devices["Desktop Chrome"], viewport: { width: 1366, height: 900 } };
 /** Spec files that submit runs for task_74991 (the reference case). */
 const TICKET_74991 = /(reference-case|effects-preview|keyboard|agents-[a-z-]+|skeleton)\.spec\.ts/;
+/** Spec files that save gate-policy versions (each restores the policy it found when it ends). */
+const GATE_POLICY = /(gate-policy|signed-approval)\.spec\.ts/;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -33,10 +35,12 @@ export default defineConfig({
   },
   projects: [
     { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", testIgnore: TICKET_74991, use: DESKTOP, dependencies: ["setup"] },
+    { name: "chromium", testIgnore: [TICKET_74991, GATE_POLICY], use: DESKTOP, dependencies: ["setup"] },
     // One task, one plan: a new run for task_74991 supersedes the one before, so the
     // tests that propose runs for the reference case take turns on one worker.
     { name: "ticket-74991", testMatch: TICKET_74991, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
+    // The gate policy is one versioned document: specs that save versions of it take turns too.
+    { name: "gate-policy", testMatch: GATE_POLICY, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
   ],
   webServer: RUNNING
     ? undefined
