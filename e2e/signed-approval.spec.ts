@@ -9,7 +9,10 @@ import { signatureExportSchema, verifySignatureExport } from "../lib/signatures/
 // passkey signs. Then, through the API: the assertion replayed is signature_replayed, an assertion
 // over the previous plan version after the amount changed is signature_mismatch, and an assertion
 // by a removed passkey is refused. The task is opened through the ticketing door, so no other
-// spec's runs are touched.
+// spec's runs are touched. A second test needs no rule of its own: the demo desk's seeded policy
+// signs refunds of $1,500.00 and more, so an unsigned approval of one is signature_required and the
+// passkey's signature approves it. The tests take turns (serial): each registers the senior's only
+// passkey and removes it, and the first one needs the senior to have none at its end.
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
@@ -69,6 +72,7 @@ async function assertInPage(page: Page, options: { challenge: string; allowCrede
 }
 
 test.use({ storageState: STORAGE.senior });
+test.describe.configure({ mode: "serial" });
 
 test("a signed refund: register a passkey, approve on the card that says what it signs; replayed, changed and removed are refused", async ({ page, browser, baseURL }, testInfo) => {
   const origin = baseURL!;
@@ -251,5 +255,61 @@ test("a signed refund: register a passkey, approve on the card that says what it
     }
     await changePolicy(adminRequest, origin, (rules) => rules.filter((r) => r.note !== RULE_NOTE), "e2e: the signed refund rule removed");
     await admin.close();
+  }
+});
+
+test("the demo desk's own policy: a $1,500.00 refund needs the approver's passkey, and the signature approves it", async ({ page, baseURL }, testInfo) => {
+  const origin = baseURL!;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+  const passkeyName = `e2e demo policy ${testInfo.workerIndex}-${Date.now()}`;
+  try {
+    const ticketId = `e2e-demo-signed-${testInfo.workerIndex}-${Date.now()}`;
+    const opened = await page.request.post("/api/v1/tasks", {
+      headers: INTEGRATION,
+      data: { ticketId, accountId: "acc_hanse", subject: "Storage charged twice", parts: [{ source: "system", text: "in_74501 carries storage that was charged twice." }] },
+    });
+    expect(opened.status(), await opened.text()).toBe(201);
+    const task = (await opened.json()).task;
+    const refund = {
+      id: "refund",
+      tool: "issue_refund",
+      args: { invoiceId: "in_74501", amount: { minor: 150000, currency: "USD" }, reason: "Storage charged twice" },
+      title: "Refund the double storage charge",
+      evidence: [{ recordType: "invoice", recordId: "in_74501" }],
+      risk: "Money leaves the company",
+      stopCondition: "The charge was credited meanwhile",
+    };
+    const submitted = await page.request.post(`/api/v1/tasks/${task.id}/runs`, { headers: AGENT, data: { taskRevision: task.revision, steps: [refund] } });
+    expect(submitted.status(), await submitted.text()).toBe(201);
+    const runId: string = (await submitted.json()).run.id;
+    const run = (await (await page.request.get(`/api/runs/${runId}`)).json()).run;
+    expect(run.steps[0].requireSignature).toBe(true); // the seeded rule, no rule of this spec
+
+    // Without a signature: 403 signature_required, nothing approved.
+    const unsigned = await page.request.post(`/api/runs/${runId}/approvals`, { data: { planVersion: run.planVersion, stepIds: "all", idempotencyKey: `e2e-demo-unsigned-${Date.now()}` }, headers: { origin } });
+    expect([unsigned.status(), (await unsigned.json()).error.code]).toEqual([403, "signature_required"]);
+    expect((await (await page.request.get(`/api/runs/${runId}`)).json()).run.status).toBe("pending_review");
+
+    // The senior registers a passkey from the account menu's page, and approves on the card.
+    await page.goto("/account/passkeys");
+    await page.getByLabel("Name (optional)").fill(passkeyName);
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await expect(page.getByText("Passkey registered.")).toBeVisible();
+    await page.goto(`/runs/${runId}`);
+    await expect(page.getByTestId("requires-signature-refund")).toContainText("Signed approval");
+    await page.getByTestId("approve-all").click();
+    await expect(page.getByTestId("signature-covers")).toContainText("$1,500.00");
+    await expect(page.getByTestId("run-status")).toHaveText("Approved");
+    const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run;
+    expect(approved.steps[0].approvals).toMatchObject({ required: 1, given: 1, approverIds: ["usr_senior"] });
+  } finally {
+    await page.goto("/account/passkeys");
+    const remove = page.getByRole("button", { name: `Remove ${passkeyName}` });
+    if (await remove.count()) {
+      await remove.click();
+      await expect(page.getByText("Passkey removed.")).toBeVisible();
+    }
   }
 });

@@ -8,7 +8,8 @@ import { STORAGE } from "./helpers";
  * the provider through the API; a new person signs in with "Continue with <provider>" at /sign-in
  * and lands in the console with the mapped role and desk; claims that map to no role are refused on
  * the sign-in page; a person removed at the provider is signed out at their next page once their
- * provider token is due for a refresh.
+ * provider token is due for a refresh; a person whose password path is locked (wrong passwords until
+ * the sign-in answers 429) still signs in through the provider.
  */
 
 test.describe.configure({ mode: "serial" });
@@ -83,5 +84,39 @@ test("a person removed at the provider is signed out once their provider token i
     await expect(page).toHaveURL(/\/sign-in/, { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
   expect(idp.refreshes).toContainEqual([sub, 400]);
+  await ctx.close();
+});
+
+test("a person locked out of the password path still signs in through the provider", async ({ browser }) => {
+  const email = `lena.${stamp}@retail.example`;
+  const claims = { sub: `lena-${stamp}`, email, name: `Lena ${stamp}`, groups: ["retail-operators"] };
+  // created at the first sign-in through the provider
+  const first = await continueWithProvider(browser, claims);
+  await expect(first.page.getByRole("heading", { name: "Queue" })).toBeVisible();
+  await first.ctx.close();
+
+  // the password path locked: wrong passwords from this browser (the lockout counts per account and
+  // client address) until 429; then any password is refused before it is checked (an SSO person
+  // has none)
+  const ctx = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await ctx.newPage();
+  await page.goto("/sign-in");
+  const attempt = (password: string) =>
+    page.evaluate(async (b) => {
+      const res = await fetch("/api/auth/sign-in/email", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
+      return { status: res.status, code: ((await res.json()) as { error?: { code?: string } }).error?.code ?? null };
+    }, { email, password });
+  let last = { status: 0, code: null as string | null };
+  for (let i = 0; i < 30 && last.status !== 429; i++) last = await attempt(`wrong-password-${i}`);
+  expect(last).toEqual({ status: 429, code: "rate_limited" });
+  expect((await attempt("any-password")).status).toBe(429);
+
+  // the provider still signs them in, from the same browser, as the same person
+  idp.signInNext(claims);
+  await page.getByRole("button", { name: `Continue with ${label}` }).click();
+  await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+  expect((await (await page.request.get("/api/auth/get-session")).json())?.user?.email).toBe(email);
+  const users = await (await admin.get(`/api/admin/users?limit=200`)).json();
+  expect((users.users as Array<Record<string, unknown>>).filter((u) => u.email === email)).toHaveLength(1);
   await ctx.close();
 });

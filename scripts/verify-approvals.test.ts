@@ -4,6 +4,8 @@
  * run's export verifies, from the database and from a saved file, and names who signed which
  * digest; an export with a changed digest, a flipped signature byte, a swapped public key or a
  * changed amount fails (exit 1), and so does a key that is no longer one of the approver's passkeys.
+ * The diff corpus carries the same signed approval with the approver's public key, and the command
+ * re-checks a saved corpus offline the same way; a tampered corpus fails.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -15,6 +17,7 @@ import { gateRule } from "../lib/gate-policy/rules";
 import type { StepInput } from "../lib/plan/schema";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { getRunAudit } from "../lib/server/audit/run-audit";
+import { diffCorpusStream, type DiffCorpusLine } from "../lib/server/audit/diff-corpus";
 import { loadViewer, type AgentCaller, type Viewer } from "../lib/server/auth/session";
 import { prisma } from "../lib/server/db/db";
 import { DEMO_AGENT_ID } from "../lib/server/demo/seed";
@@ -43,6 +46,15 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-approvals-"));
 async function onFile(exp: unknown) {
   const file = path.join(dir, `${nanoid()}.json`);
   fs.writeFileSync(file, JSON.stringify(exp));
+  const lines: string[] = [];
+  const r = await verifyApprovals(["--file", file], (l) => lines.push(l));
+  return { code: r.code, text: lines.join("\n"), checks: r.checks };
+}
+
+/** Runs the command on `text` saved as a file (a corpus in JSON Lines). */
+async function onText(text: string) {
+  const file = path.join(dir, `${nanoid()}.jsonl`);
+  fs.writeFileSync(file, text);
   const lines: string[] = [];
   const r = await verifyApprovals(["--file", file], (l) => lines.push(l));
   return { code: r.code, text: lines.join("\n"), checks: r.checks };
@@ -152,5 +164,74 @@ describe("npm run verify-approvals", () => {
     } finally {
       await prisma.passkey.create({ data: row });
     }
+  });
+});
+
+describe("the diff corpus carries each signed approval with the approver's key", () => {
+  /** The corpus a supervisor downloads (`GET /api/audit/diffs.jsonl`), as text and as lines. */
+  async function corpus() {
+    const res = new Response(await diffCorpusStream(supervisor, TEST_NOW));
+    const text = await res.text();
+    return { text, lines: text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as DiffCorpusLine) };
+  }
+  /** The corpus text with the signed edit's line changed by `change`. */
+  async function tamperedCorpus(change: (line: DiffCorpusLine) => void) {
+    const { lines } = await corpus();
+    const line = lines.find((l) => l.runId === runId && l.signedApprovals?.length)!;
+    change(line);
+    return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+  }
+
+  it("the edit's line carries the signed approval: credential id, COSE public key, authenticator data, client data, signature", async () => {
+    const { lines } = await corpus();
+    const line = lines.find((l) => l.runId === runId)!;
+    expect([line.fromVersion, line.toVersion]).toEqual([1, 2]);
+    const approval = (await prisma.approval.findFirstOrThrow({ where: { runId, stepId: refundId } }));
+    expect(line.signedApprovals).toHaveLength(1); // the reply needs no signature
+    const signed = line.signedApprovals![0];
+    expect(signed).toMatchObject({ stepId: refundId, planVersion: 2, digest: approval.digest, approverId: "usr_senior", approverName: senior.name, state: "active" });
+    expect(signed.signature).toMatchObject({ format: "webauthn-assertion-v1", credentialId: key.credentialId, publicKey: Buffer.from(key.publicKey, "base64").toString("base64url") });
+    for (const f of ["authenticatorData", "clientDataJSON", "signature"] as const) expect(signed.signature[f]).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(signed.signature.payload).toMatchObject({ runId, planVersion: 2, approverId: "usr_senior", steps: expect.arrayContaining([{ stepId: refundId, digest: approval.digest }]) });
+    // lines without signed approvals carry no such field
+    expect(lines.filter((l) => l.runId !== runId).every((l) => l.signedApprovals === undefined)).toBe(true);
+  });
+
+  it("npm run verify-approvals -- --file <corpus> re-checks it offline; a changed digest, signature, key or amount fails", async () => {
+    const ok = await onText((await corpus()).text);
+    expect(ok.code).toBe(0);
+    expect(ok.checks.map((c) => [c.stepId, c.planVersion, c.approverId, c.credentialId, c.fault])).toEqual([[refundId, 2, "usr_senior", key.credentialId, null]]);
+    expect(ok.text).toContain("diff corpus");
+    expect(ok.text).toContain(`OK   step ${refundId} (plan v2)`);
+
+    const otherDigest = "9".repeat(64);
+    const digest = await onText(await tamperedCorpus((l) => {
+      const s = l.signedApprovals![0];
+      s.digest = otherDigest;
+      s.signature.payload.steps.find((x) => x.stepId === refundId)!.digest = otherDigest;
+    }));
+    expect([digest.code, digest.checks[0].fault]).toEqual([1, "digest_mismatch"]);
+
+    const flipped = await onText(await tamperedCorpus((l) => {
+      const sig = Buffer.from(l.signedApprovals![0].signature.signature, "base64url");
+      sig[sig.length - 1] ^= 1;
+      l.signedApprovals![0].signature.signature = sig.toString("base64url");
+    }));
+    expect([flipped.code, flipped.checks[0].fault]).toEqual([1, "bad_signature"]);
+    expect(flipped.text).toContain("1 of 1 do not verify.");
+
+    const stranger = softAuthenticator();
+    const swapped = await onText(await tamperedCorpus((l) => {
+      l.signedApprovals![0].signature.publicKey = Buffer.from(stranger.publicKey, "base64").toString("base64url");
+    }));
+    expect([swapped.code, swapped.checks[0].fault]).toEqual([1, "bad_signature"]);
+
+    const amount = await onText(await tamperedCorpus((l) => {
+      (l.after.steps.find((s) => s.id === refundId)!.args as { amount: { minor: number } }).amount.minor = 150000;
+    }));
+    expect([amount.code, amount.checks[0].fault]).toEqual([1, "digest_mismatch"]);
+
+    const garbage = await onText("not json\n");
+    expect(garbage.code).toBe(2);
   });
 });

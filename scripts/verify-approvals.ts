@@ -6,14 +6,18 @@
  *                                                    keys must also be passkeys the approvers hold now
  *   npm run verify-approvals -- --file export.json   the body of GET /api/runs/{runId}/audit, saved;
  *                                                    no database
+ *   npm run verify-approvals -- --file diffs.jsonl   the diff corpus (GET /api/audit/diffs.jsonl),
+ *                                                    saved: every signed approval its lines carry,
+ *                                                    each against the line's plans; no database
  *
  * Exit codes: 0 every signature verifies (also: the run has none, said so); 1 a signature, digest or
  * key does not check; 2 usage, an unreadable file or an unknown run.
  */
 import fs from "node:fs";
 import { describeCheck, signatureExportSchema, verifySignatureExport, type SignedStepCheck } from "../lib/signatures/verify-export";
+import { corpusLineExport, parseCorpus } from "../lib/signatures/verify-corpus";
 
-const USAGE = "Usage: npm run verify-approvals -- --run <runId> | --file <export.json>";
+const USAGE = "Usage: npm run verify-approvals -- --run <runId> | --file <export.json | diffs.jsonl>";
 
 /** What one invocation found: the exit code and the lines it printed. `out` is injectable for tests. */
 export async function verifyApprovals(argv: string[], out: (line: string) => void = console.log): Promise<{ code: number; checks: SignedStepCheck[] }> {
@@ -27,19 +31,37 @@ export async function verifyApprovals(argv: string[], out: (line: string) => voi
   let checks: SignedStepCheck[];
   let label: string;
   if (file !== undefined) {
-    let parsed;
+    let text: string;
     try {
-      parsed = signatureExportSchema.safeParse(JSON.parse(fs.readFileSync(file, "utf8")));
+      text = fs.readFileSync(file, "utf8");
     } catch (e) {
       out(`verify-approvals: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
       return { code: 2, checks: [] };
     }
-    if (!parsed.success) {
-      out(`verify-approvals: ${file} is not a run's audit export (run.id, events): ${parsed.error.issues[0]?.message ?? ""}`);
-      return { code: 2, checks: [] };
+    const asExport = signatureExportSchema.safeParse(jsonOrNull(text));
+    if (asExport.success) {
+      label = `run ${asExport.data.run.id} (file ${file})`;
+      checks = await verifySignatureExport(asExport.data);
+    } else {
+      const corpus = parseCorpus(text);
+      if ("badLine" in corpus || corpus.lines.length === 0) {
+        const why = "badLine" in corpus ? `line ${corpus.badLine}: ${corpus.message}` : "it is empty";
+        out(`verify-approvals: ${file} is neither a run's audit export (run.id, events) nor a diff corpus (${why})`);
+        return { code: 2, checks: [] };
+      }
+      label = `diff corpus ${file} (${corpus.lines.length} edit${corpus.lines.length === 1 ? "" : "s"})`;
+      // an approval of the plan between two edits is on both lines: checked once
+      const seen = new Set<string>();
+      checks = [];
+      for (const line of corpus.lines) {
+        for (const c of await verifySignatureExport(corpusLineExport(line))) {
+          const key = `${line.runId}:${c.planVersion}:${c.stepId}:${c.approverId}:${c.digest}:${c.credentialId}`;
+          if (c.fault === null && seen.has(key)) continue;
+          seen.add(key);
+          checks.push(c);
+        }
+      }
     }
-    label = `run ${parsed.data.run.id} (file ${file})`;
-    checks = await verifySignatureExport(parsed.data);
   } else {
     const { loadSignatureExport } = await import("../lib/server/signatures/signature-export");
     let loaded;
@@ -61,6 +83,15 @@ export async function verifyApprovals(argv: string[], out: (line: string) => voi
   const failed = checks.filter((c) => c.fault !== null).length;
   out(failed ? `${failed} of ${checks.length} do not verify.` : `All ${checks.length} verify.`);
   return { code: failed ? 1 : 0, checks };
+}
+
+/** `text` parsed as one JSON value, or null when it is not (e.g. JSON Lines). */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 if (process.argv[1] && /verify-approvals\.ts$/.test(process.argv[1])) {

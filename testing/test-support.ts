@@ -16,6 +16,8 @@ import { loadAccountSnapshot } from "../lib/server/account-data/load-account-sna
 import { approvalTargetColumns } from "../lib/server/approvals/approval-columns";
 import { inTransaction, ok } from "../lib/server/db/transaction";
 import { concurrentRunsOf } from "../lib/server/plans/concurrent-runs";
+import { loadGatePolicy } from "../lib/server/gate-policy/load-gate-policy";
+import { saveGatePolicy } from "../lib/server/gate-policy/save-gate-policy";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
@@ -46,6 +48,17 @@ export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean
   } finally {
     if (template.kind === "build") await template.publish(seeded);
   }
+}
+
+/**
+ * Saves, as the demo admin, the live gate policy without its signature rules (the demo desk signs
+ * refunds and credits of $1,500.00 and more): for test files about something else that approve
+ * and claim such steps without a passkey. Signed approvals are tested in lib/server/signatures.
+ */
+export async function withoutSignatureRules(now = TEST_NOW): Promise<void> {
+  const live = await loadGatePolicy(prisma);
+  const rules = live.rules.filter((r) => !r.requireSignature).map(({ id: _id, position: _p, ...r }) => r);
+  await saveGatePolicy({ id: "usr_admin", role: "admin" }, { baseVersion: live.version, rules, note: "Tests: no signed approvals" }, now);
 }
 
 /**

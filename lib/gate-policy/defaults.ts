@@ -25,3 +25,30 @@ export function defaultGateRules(tools: readonly Pick<ToolDefinition, "name" | "
     }),
   );
 }
+
+/** The tools whose steps move money that the demo desk's policy signs above a threshold. */
+export const DEMO_SIGNED_MONEY_TOOLS = ["issue_refund", "apply_credit"] as const;
+
+/**
+ * The demo desk's signature threshold in minor units: a refund or credit of 150000 ($1,500.00) or
+ * more needs the approver's passkey signature (the reference case's $1,489.00 refund stays unsigned).
+ */
+export const DEMO_SIGNATURE_THRESHOLD_MINOR = 150_000;
+
+/**
+ * The demo desk's gate policy: {@link defaultGateRules} plus, for each of
+ * {@link DEMO_SIGNED_MONEY_TOOLS}, a rule for amounts of {@link DEMO_SIGNATURE_THRESHOLD_MINOR} and
+ * more (any currency; the demo desk's invoices are USD) that keeps the tool's default gate and
+ * required fields and adds `requireSignature`. The band makes it more specific than the tool's
+ * own rule (evaluate.ts), so it governs exactly the large steps; an admin changes or removes it in
+ * the gate-policy editor like any rule.
+ */
+export function demoDeskGateRules(tools: readonly Pick<ToolDefinition, "name" | "gate" | "effect">[]): GateRuleInput[] {
+  const defaults = defaultGateRules(tools);
+  const signed = DEMO_SIGNED_MONEY_TOOLS.flatMap((name) => {
+    const base = defaults.find((r) => r.tool === name);
+    if (!base) return [];
+    return [{ ...base, minAmountMinor: DEMO_SIGNATURE_THRESHOLD_MINOR, requireSignature: true, note: "Demo desk: $1,500.00 or more needs the approver's passkey signature" }];
+  });
+  return [...defaults, ...signed];
+}

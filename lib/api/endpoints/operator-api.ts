@@ -176,7 +176,7 @@ export const diffCorpusEndpoint = defineEndpoint({
   path: "/api/audit/diffs.jsonl",
   summary: "Every stored edit as one JSON object per line (evaluation cases), with its run's outcome record and label",
   description:
-    "Discarded edits (\"discard my edits\") are left out, as insights leave them out; ?discarded=include adds them, each line saying so (`discarded: true`). ?label=better|same|worse|none and ?signal=<signal>|none keep the edits whose run has that label (none: unlabelled) or computed signal (none: an outcome with no signal).",
+    "Discarded edits (\"discard my edits\") are left out, as insights leave them out; ?discarded=include adds them, each line saying so (`discarded: true`). A line whose plan before or after the edit has signed approvals carries `signedApprovals` (step, plan version, digest, approver, state and the signature record with the approver's credential id and COSE public key), which `npm run verify-approvals -- --file` re-checks offline. ?label=better|same|worse|none and ?signal=<signal>|none keep the edits whose run has that label (none: unlabelled) or computed signal (none: an outcome with no signal).",
   caller: SUPERVISOR,
   query: z.object({ label: z.enum(["better", "same", "worse", "none"]).optional(), signal: z.enum(CORPUS_SIGNALS).optional(), discarded: z.enum(["include"]).optional() }),
   success: { status: [200], schema: z.string(), description: "application/x-ndjson", contentType: "application/x-ndjson" },

@@ -11,6 +11,25 @@ import { planDiffSchema } from "../../diff/plan-diff";
 import type { Prisma } from "../../generated/prisma/client";
 import { outcomeRecordSchema } from "../../outcomes/schema";
 import type { OutcomeLabel, OutcomeLabelView, OutcomeRecord, OutcomeSignal } from "../../outcomes/outcome";
+import type { SignedApproval } from "../../signatures/schema";
+
+/**
+ * A signed approval as a corpus line carries it: the step, plan version and digest approved, the
+ * approver, the approval's state now (`active`, `claimed`, `invalidated`, …) and the stored
+ * signature record (lib/signatures/schema.ts: payload, relying party, credential id, COSE public key,
+ * authenticator data, client data JSON and signature, base64url) — everything `npm run
+ * verify-approvals -- --file <corpus>` needs to re-check it offline against the line's `before` or
+ * `after` plan.
+ */
+export interface CorpusSignedApproval {
+  stepId: string;
+  planVersion: number;
+  digest: string;
+  approverId: string;
+  approverName: string | null;
+  state: string;
+  signature: SignedApproval;
+}
 
 /** One evaluation case of the diff corpus: an operator edit and how its run ended. */
 export interface DiffCorpusLine {
@@ -29,6 +48,11 @@ export interface DiffCorpusLine {
   outcomeRecord: OutcomeRecord | null;
   /** A supervisor's label of the run (better / same / worse, the reason, who, when), else null. */
   label: OutcomeLabelView | null;
+  /**
+   * Present when people signed approvals of the plan before or after the edit (`fromVersion`,
+   * `toVersion`): each with the approver's public key and assertion, in the order they were given.
+   */
+  signedApprovals?: CorpusSignedApproval[];
   /**
    * Whether the edit was discarded ("discard my edits"). Discarded edits are left out of the corpus
    * unless asked for (`?discarded=include`), as they are left out of insights and recurring edits.
@@ -102,7 +126,9 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
     const labellers = [...new Set(outcomes.map((o) => o.labelledById).filter((x): x is string => !!x))];
     const names = new Map((labellers.length ? await prisma.user.findMany({ where: { id: { in: labellers } }, select: { id: true, name: true } }) : []).map((u) => [u.id, u.name]));
     const byRun = new Map(outcomes.map((o) => [o.runId, o]));
+    const signed = await signedApprovalsOf(rows);
     for (const e of rows) {
+      const signedHere = [...(signed.get(`${e.runId}:${e.fromVersion}`) ?? []), ...(signed.get(`${e.runId}:${e.toVersion}`) ?? [])];
       const s = bySuggestion.get(`${e.runId}:${e.toVersion}`);
       const status = effectiveStatus(e.run.status as RunStatus, e.run.expiresAt, now);
       yield {
@@ -117,6 +143,7 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
         ...(s ? { suggestion: { id: s.id, suggestedBy: s.byUserId, note: s.note } } : {}),
         outcomeRecord: recordOf(byRun.get(e.runId)?.record),
         label: labelOf(byRun.get(e.runId), names),
+        ...(signedHere.length ? { signedApprovals: signedHere } : {}),
         discarded: e.discardedAt !== null,
       };
     }
@@ -124,6 +151,33 @@ async function* corpusRows(now: Date, filter: CorpusFilter = {}): AsyncGenerator
     const last = rows[rows.length - 1];
     after = { createdAt: last.createdAt, id: last.id };
   }
+}
+
+/**
+ * The signed approvals of the plan versions before and after each edit of a page, keyed
+ * `runId:planVersion`: one query over the approval index (run, plan version) for at most two
+ * versions per edit, and one by primary key for the approvers' names.
+ */
+async function signedApprovalsOf(rows: readonly { runId: string; fromVersion: number; toVersion: number }[]): Promise<Map<string, CorpusSignedApproval[]>> {
+  const out = new Map<string, CorpusSignedApproval[]>();
+  if (!rows.length) return out;
+  const pairs = new Map<string, { runId: string; planVersion: number }>();
+  for (const r of rows) for (const planVersion of [r.fromVersion, r.toVersion]) pairs.set(`${r.runId}:${planVersion}`, { runId: r.runId, planVersion });
+  const approvals = await prisma.approval.findMany({
+    where: { OR: [...pairs.values()], approverId: { not: null } },
+    select: { runId: true, planVersion: true, stepId: true, digest: true, approverId: true, state: true, signature: true, createdAt: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  const withSignature = approvals.filter((a) => a.signature !== null && a.approverId !== null);
+  const approverIds = [...new Set(withSignature.map((a) => a.approverId!))];
+  const names = new Map((approverIds.length ? await prisma.user.findMany({ where: { id: { in: approverIds } }, select: { id: true, name: true } }) : []).map((u) => [u.id, u.name]));
+  for (const a of withSignature) {
+    const key = `${a.runId}:${a.planVersion}`;
+    const list = out.get(key) ?? [];
+    list.push({ stepId: a.stepId, planVersion: a.planVersion, digest: a.digest, approverId: a.approverId!, approverName: names.get(a.approverId!) ?? null, state: a.state, signature: a.signature as SignedApproval });
+    out.set(key, list);
+  }
+  return out;
 }
 
 /** A stored outcome record as the corpus line carries it (fields added since it was stored read as their defaults), or null. */

@@ -18,7 +18,7 @@ import { toRunView, type RunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
-import { approveAllAs, concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { approveAllAs, concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW, withoutSignatureRules, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { fenceClaim } from "./fence-claim";
 import { listNeedsReconciliation } from "./list-reconciliation";
@@ -33,6 +33,7 @@ let senior: Viewer;
 
 beforeAll(async () => {
   await prepareTestDatabase();
+  await withoutSignatureRules(); // money in flight, not signatures: refunds above $1,500.00 approved without a passkey
   supervisor = (await loadViewer("usr_supervisor"))!;
   senior = (await loadViewer("usr_senior"))!;
 });

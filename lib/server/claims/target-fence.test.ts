@@ -19,7 +19,7 @@ import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { loadHolds } from "../account-data/load-account-snapshot";
 import { DEFAULT_DESK } from "../../desk/desks";
 import { releaseSyncHolds } from "../records/sync-holds";
-import { concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
+import { concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withoutSignatureRules, withRequiredReasons } from "../../../testing/test-support";
 import { recordVersionsSeen } from "../approvals/approval-columns";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { claimStep } from "./claim-step";
@@ -35,6 +35,7 @@ let supervisor: Viewer;
 
 beforeAll(async () => {
   await prepareTestDatabase();
+  await withoutSignatureRules(); // money in flight, not signatures: refunds above $1,500.00 approved without a passkey
   supervisor = (await loadViewer("usr_supervisor"))!;
 });
 

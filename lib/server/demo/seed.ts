@@ -1,3 +1,5 @@
+import { demoDeskGateRules } from "../../gate-policy/defaults";
+import { toolCatalog } from "../../tools/builtin-tools";
 import { seedGatePolicy } from "../gate-policy/seed-gate-policy";
 import { hashPassword } from "better-auth/crypto";
 import { addHours } from "date-fns";
@@ -191,7 +193,8 @@ export async function seedDemoDesk(now = new Date()) {
   });
   await enableDemoGateway({ upstreamId: carrier.id, agentId: DEMO_AGENT_ID, userIds: DEMO_GATEWAY_PEOPLE, adminId: "usr_admin" });
 
-  await seedGatePolicy(prisma, now); // today's gate policy as data, version 1
+  // today's gate policy as data, version 1, with passkey signatures on refunds and credits of $1,500.00 and more
+  await seedGatePolicy(prisma, now, demoDeskGateRules(Object.values(toolCatalog)));
   const agent = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
   for (const r of desk.runs) {
     // Keyed by scenario, not by body: a rerun on a later day (other relative dates) adds nothing.
