@@ -1,5 +1,5 @@
 import { test, expect, type APIRequestContext, type Page } from "@playwright/test";
-import { STORAGE } from "./helpers";
+import { openTaskWithPlan, STORAGE } from "./helpers";
 import { signatureExportSchema, verifySignatureExport } from "../lib/signatures/verify-export";
 
 // A signed approval in real Chromium with a virtual authenticator (Chrome DevTools Protocol): the
@@ -14,8 +14,6 @@ import { signatureExportSchema, verifySignatureExport } from "../lib/signatures/
 // passkey's signature approves it. The tests take turns (serial): each registers the senior's only
 // passkey and removes it, and the first one needs the senior to have none at its end.
 
-const AGENT = { authorization: "Bearer pd_demo_agent_key" };
-const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
 const RULE_NOTE = "e2e signed-approval: signed refund on Alpine";
 type Rule = Record<string, unknown> & { id?: string; position?: number; note?: string };
 
@@ -104,12 +102,6 @@ test("a signed refund: register a passkey, approve on the card that says what it
 
     // 3. A task of its own and the agent's plan: a $1,234.00 refund on in_74701.
     const ticketId = `e2e-signed-${testInfo.workerIndex}-${Date.now()}`;
-    const opened = await page.request.post("/api/v1/tasks", {
-      headers: INTEGRATION,
-      data: { ticketId, accountId: "acc_alpine", subject: "Storage fee while the terminal was closed", parts: [{ source: "system", text: "in_74701 carries a storage fee that accrued while the terminal was closed." }] },
-    });
-    expect(opened.status(), await opened.text()).toBe(201);
-    const task = (await opened.json()).task;
     const refund = {
       id: "refund",
       tool: "issue_refund",
@@ -121,9 +113,7 @@ test("a signed refund: register a passkey, approve on the card that says what it
       stopCondition: "The fee was waived meanwhile",
       rationale: "The terminal was closed.",
     };
-    const submitted = await page.request.post(`/api/v1/tasks/${task.id}/runs`, { headers: AGENT, data: { taskRevision: task.revision, steps: [refund] } });
-    expect(submitted.status(), await submitted.text()).toBe(201);
-    const runId: string = (await submitted.json()).run.id;
+    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_alpine", subject: "Storage fee while the terminal was closed", parts: [{ source: "system", text: "in_74701 carries a storage fee that accrued while the terminal was closed." }] }, [refund]);
     const runView = async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { planVersion: number; status: string; steps: { id: string; tool: string; args: Record<string, unknown>; requireSignature?: boolean }[] };
     const challenge = async (planVersion: number) => {
       const res = await page.request.post(`/api/runs/${runId}/signature-challenges`, { data: { planVersion, stepIds: "all" }, headers: { origin } });
@@ -266,12 +256,6 @@ test("the demo desk's own policy: a $1,500.00 refund needs the approver's passke
   const passkeyName = `e2e demo policy ${testInfo.workerIndex}-${Date.now()}`;
   try {
     const ticketId = `e2e-demo-signed-${testInfo.workerIndex}-${Date.now()}`;
-    const opened = await page.request.post("/api/v1/tasks", {
-      headers: INTEGRATION,
-      data: { ticketId, accountId: "acc_hanse", subject: "Storage charged twice", parts: [{ source: "system", text: "in_74501 carries storage that was charged twice." }] },
-    });
-    expect(opened.status(), await opened.text()).toBe(201);
-    const task = (await opened.json()).task;
     const refund = {
       id: "refund",
       tool: "issue_refund",
@@ -281,9 +265,7 @@ test("the demo desk's own policy: a $1,500.00 refund needs the approver's passke
       risk: "Money leaves the company",
       stopCondition: "The charge was credited meanwhile",
     };
-    const submitted = await page.request.post(`/api/v1/tasks/${task.id}/runs`, { headers: AGENT, data: { taskRevision: task.revision, steps: [refund] } });
-    expect(submitted.status(), await submitted.text()).toBe(201);
-    const runId: string = (await submitted.json()).run.id;
+    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_hanse", subject: "Storage charged twice", parts: [{ source: "system", text: "in_74501 carries storage that was charged twice." }] }, [refund]);
     const run = (await (await page.request.get(`/api/runs/${runId}`)).json()).run;
     expect(run.steps[0].requireSignature).toBe(true); // the seeded rule, no rule of this spec
 
