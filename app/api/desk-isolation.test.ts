@@ -58,7 +58,7 @@ async function retailRun(): Promise<{ id: string; steps: { id: string; tool: str
 
 /** A fresh retail run for ticket 81003 (its own, so tests do not share one). */
 async function freshRetailRun(steps: unknown[]): Promise<Json> {
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_81003" } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_retail_81003" } });
   const res = await submitRoute(agentRequest("POST", `/api/v1/tasks/${task.id}/runs`, DEMO_RETAIL_AGENT_KEY, { taskRevision: task.revision, steps, addition: true }), routeCtx({ taskId: task.id }));
   expect(res.status).toBe(201);
   return (await res.json()).run;
@@ -237,6 +237,6 @@ describe("case 2: nothing of another desk is disclosed", () => {
     const submit = (taskId: string, key: string) =>
       submitRoute(agentRequest("POST", `/api/v1/tasks/${taskId}/runs`, key, { taskRevision: 1, steps: [{ id: "s", tool: "add_ticket_note", args: { ticketId: taskId.slice(5), note: "x" } }] }), routeCtx({ taskId }));
     expect((await submit("task_74991", DEMO_RETAIL_AGENT_KEY)).status).toBe(404);
-    expect((await submit("task_81003", DEMO_AGENT_KEY)).status).toBe(404);
+    expect((await submit("task_retail_81003", DEMO_AGENT_KEY)).status).toBe(404);
   });
 });

@@ -12,6 +12,7 @@ import { validatePlan } from "../validation/pipeline";
 import type { GateDecision, ValidationIssue } from "../validation/types";
 import { editSize } from "../diff/plan-diff";
 import { DEMO_AGENT_TOOLS } from "./desk-data";
+import { taskIdFor } from "../desk/desks";
 
 /**
  * A desk of real size, generated deterministically from a seed: accounts,
@@ -346,7 +347,7 @@ export function scaleRun(ctx: ScaleContext, i: number): ScaleRunRows | null {
   const records = accountRecords(ctx, ticket.accountIndex);
   const t0 = scaleRunCreatedAt(i, ctx.sizes, ctx.now);
   const runId = `run_s${pad(i, 6)}`;
-  const taskId = `task_${ticket.id}`;
+  const taskId = taskIdFor(account.desk, ticket.id);
   const live = ctx.now.getTime() - t0.getTime() < 24 * 3_600_000;
   let ids = 0;
   const nextId = (prefix: string) => `${prefix}_s${pad(i, 6)}_${(ids++).toString(36)}${Math.floor(idr() * 36 ** 4).toString(36)}`;
@@ -704,14 +705,14 @@ export function scaleNoiseEvent(ctx: ScaleContext, n: number, count: number): Sc
     };
   }
   if (r < 0.85) {
-    const ticket = scaleTicketId(scaleRunTicket(runIndex, ctx.sizes));
+    const ticket = scaleTicket(ctx.seed, scaleRunTicket(runIndex, ctx.sizes), ctx.sizes, ctx.now);
     return {
       id,
       runId: null,
       type: "submission_refused",
       actorKind: "agent",
       actorId: ctx.agentId,
-      data: { taskId: `task_${ticket}`, issues: [{ stage: "argument_bounds", code: "unknown_id", severity: "error", message: "Invoice in_99x does not exist." }] },
+      data: { taskId: taskIdFor(scaleAccount(ctx.seed, ticket.accountIndex).desk, ticket.id), issues: [{ stage: "argument_bounds", code: "unknown_id", severity: "error", message: "Invoice in_99x does not exist." }] },
       createdAt: at,
     };
   }

@@ -9,6 +9,18 @@ import { z } from "zod";
 /** The desk every account, person and agent belongs to unless assigned another (the column default). */
 export const DEFAULT_DESK = "freight";
 
+/**
+ * The id of a desk's task for ticket `ticketId`, from the desk and the ticket alone — never from
+ * what another desk holds, so the id a desk gets tells it nothing about other desks:
+ * `task_<ticketId>` on the default desk (the reference case's `task_74991`), `task_<desk>_<ticketId>`
+ * on every other desk (a desk id has no underscore, so two desks' ids never meet except when a
+ * default-desk ticket id is itself shaped `<desk>_<ticketId>`; the opener then takes a generated
+ * id, lib/server/tasks/open-task.ts).
+ */
+export function taskIdFor(desk: string, ticketId: string): string {
+  return desk === DEFAULT_DESK ? `task_${ticketId}` : `task_${desk}_${ticketId}`;
+}
+
 /** A desk id: 2–32 lower-case letters, digits or hyphens, starting with a letter (e.g. "retail"). */
 export const deskIdSchema = z
   .string({ error: "Enter a desk id" })

@@ -87,7 +87,7 @@ describe("desks in the admin API", () => {
     const key = `pd_test_${nanoid(16)}`;
     await prisma.apiKey.create({ data: { id: `key_${nanoid(8)}`, agentId: agent.id, hash: hashApiKey(key), prefix: key.slice(0, 8) } });
     const read = (taskId: string) => taskRoute(new Request(`${TEST_ORIGIN}/api/v1/tasks/${taskId}`, { headers: { authorization: `Bearer ${key}` } }), routeCtx({ taskId }));
-    expect((await read("task_81001")).status).toBe(200);
+    expect((await read("task_retail_81001")).status).toBe(200);
     expect((await read("task_74991")).status).toBe(404);
 
     const moved = await updateAgent(send("PATCH", `/api/admin/agents/${agent.id}`, { desk: "freight" }), routeCtx({ agentId: agent.id }));
@@ -95,7 +95,7 @@ describe("desks in the admin API", () => {
     expect((await moved.json()).agent.desk).toBe("freight");
     const audit = await prisma.auditEvent.findFirst({ where: { type: "admin_change" }, orderBy: { seq: "desc" } });
     expect(audit?.data).toMatchObject({ what: "agent.update", target: { kind: "agent", id: agent.id }, before: { desk: "retail" }, after: { desk: "freight" } });
-    expect((await read("task_81001")).status).toBe(404);
+    expect((await read("task_retail_81001")).status).toBe(404);
     expect((await read("task_74991")).status).toBe(200);
 
     const unknown = await updateAgent(send("PATCH", `/api/admin/agents/${agent.id}`, { desk: "nowhere" }), routeCtx({ agentId: agent.id }));

@@ -141,12 +141,13 @@ describe("POST /api/v1/tasks: opening a task", () => {
   it("a desk-bound key opens on its own desk; a ticket id another desk uses is this desk's own ticket, the other's untouched and unnamed", async () => {
     const mine = await open({ ticketId: "90007", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
     expect(mine.status).toBe(201);
-    expect(mine.body.task).toMatchObject({ id: "task_90007", accountId: "acc_maple" });
+    expect(mine.body.task).toMatchObject({ id: "task_retail_90007", accountId: "acc_maple" });
     const freightTicket = await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "74991" } } });
     // 74991 is a freight ticket of the demo desk: retail's 74991 is another ticket
     const own = await open({ ticketId: "74991", accountId: "acc_maple", subject: "Order question", parts: [{ source: "customer_message", text: "Where is sh_8102?" }] }, RETAIL_KEY);
     expect(own.status).toBe(201);
-    expect(own.body.task).toMatchObject({ ticketId: "74991", accountId: "acc_maple", revision: 1 });
+    // its id comes from the desk and ticket alone: the same as if freight had no ticket 74991
+    expect(own.body.task).toMatchObject({ id: "task_retail_74991", ticketId: "74991", accountId: "acc_maple", revision: 1 });
     expect(JSON.stringify(own.body)).not.toMatch(/freight|task_74991|acc_nordkapp/i);
     expect(await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "74991" } } })).toMatchObject({ accountId: "acc_maple", subject: "Order question" });
     expect(await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "74991" } } })).toEqual(freightTicket);
@@ -209,7 +210,7 @@ describe("POST /api/v1/tasks: opening a task", () => {
     const b = await openTask({ ticketId: "90012", accountId: "acc_brightside", subject: "Lamp", parts: [{ source: "system", text: "Broken lamp." }] }, { kind: "system" });
     expect(a.created).toBe(true);
     expect(b).toEqual({ ...a, created: false });
-    expect((await prisma.task.findUniqueOrThrow({ where: { id: "task_90012" } })).createdAt.toISOString()).toBe(at.toISOString());
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: "task_retail_90012" } })).createdAt.toISOString()).toBe(at.toISOString());
     expect((await prisma.ticket.findUniqueOrThrow({ where: { desk_id: { desk: "retail", id: "90012" } } })).createdAt.toISOString()).toBe(at.toISOString());
   });
 });

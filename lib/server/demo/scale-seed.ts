@@ -25,6 +25,7 @@ import Database from "better-sqlite3";
 import { resolveDatabaseUrl } from "../db/database-url";
 import { prisma as defaultPrisma, type PrismaClient } from "../db/db";
 import { DEMO_AGENT_ID } from "./seed";
+import { taskIdFor } from "../../desk/desks";
 
 /** Progress of one table: rows written so far of `total`, milliseconds since the seed began. */
 export type ScaleProgress = (table: string, done: number, total: number, elapsedMs: number) => void;
@@ -211,16 +212,18 @@ export async function seedScaleDesk(
     const a = scaleAccount(seed, i);
     return { desk: a.desk, record: { op: "put", kind: "account", id: a.id, sourceVersion: 1, sourceUpdatedAt: now, fields: { name: a.name } } };
   });
+  /** A scale ticket's task id: the ticketing door's rule (taskIdFor), on the ticket's desk. */
+  const scaleTaskId = (t: { id: string; accountIndex: number }) => taskIdFor(scaleAccount(seed, t.accountIndex).desk, t.id);
   await fill(
     "tickets",
     sizes.tickets,
     (k) => scaleTicket(seed, k, sizes, now),
     (rows) => [
       ins("ticket", rows.map((t) => ({ desk: scaleAccount(seed, t.accountIndex).desk, id: t.id, accountId: t.accountId, subject: t.subject, status: "open", createdAt: t.createdAt })), (data) => prisma.ticket.createMany({ data })),
-      ins("task", rows.map((t) => ({ id: `task_${t.id}`, desk: scaleAccount(seed, t.accountIndex).desk, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
+      ins("task", rows.map((t) => ({ id: scaleTaskId(t), desk: scaleAccount(seed, t.accountIndex).desk, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
       ins(
         "task_revision",
-        rows.map((t) => ({ id: `task_${t.id}_r1`, taskId: `task_${t.id}`, revision: 1, body: t.body, actorKind: "integration", createdAt: t.createdAt })),
+        rows.map((t) => ({ id: `${scaleTaskId(t)}_r1`, taskId: scaleTaskId(t), revision: 1, body: t.body, actorKind: "integration", createdAt: t.createdAt })),
         (data) => prisma.taskRevision.createMany({ data }),
       ),
     ],

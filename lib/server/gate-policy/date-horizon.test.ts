@@ -44,7 +44,7 @@ type Issue = { code: string; path?: string; severity: string; details?: Record<s
  * refusal (a stored plan has no error; its warnings are not read here).
  */
 async function plan(agent: AgentCaller, ticketId: string, steps: StepInput[]): Promise<{ stored: boolean; runId?: string; issues: Issue[] }> {
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const task = await prisma.task.findFirstOrThrow({ where: { ticketId } });
   try {
     const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, addition: true }, `t:${nanoid()}`, TEST_NOW);
     return { stored: true, runId: run.id, issues: [] };

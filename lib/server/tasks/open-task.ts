@@ -2,6 +2,7 @@ import canonicalize from "canonicalize";
 import { nanoid } from "nanoid";
 import { DomainError } from "../../errors/domain-error";
 import { composeOpeningBody, type OpenTaskBody } from "../../task-contract/task-open";
+import { taskIdFor } from "../../desk/desks";
 import type { TaskTextPart } from "../../task-contract/schema";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { toJsonColumn } from "../db/json-column";
@@ -33,8 +34,9 @@ const sameJson = (a: unknown, b: unknown): boolean => canonicalize(a ?? null) ==
  * (id = `input.ticketId`, on `input.accountId`, with its subject) and its task at revision 1 — body
  * composed from the parts (`composeOpeningBody`), the parts stored as revision 1's text parts, the
  * contract if given — with its TaskRevision row r1, and audits `task_opened`. Usable without HTTP
- * (the demo desk's tickets load through it). The task id is `task_<ticketId>` when no task has
- * it, else a generated `task_<random>`.
+ * (the demo desk's tickets load through it). The task id is `taskIdFor(desk, ticketId)` — from
+ * the desk and ticket alone, so it reveals nothing of other desks — or, in the one case a
+ * default-desk ticket id squats it, a generated `task_<random>`.
  *
  * Account and ticket ids are per desk (two desks fed from one ticketing or billing system may each
  * have ticket 80001 and account acc_1, independently): the account is `scope.desk`'s account
@@ -82,7 +84,8 @@ export async function openTask(input: OpenTaskBody, actor: Actor, scope: OpenTas
       }
     }
     if (contract) await checkContractForDesk(tx, contract, desk);
-    const taskId = (await tx.task.findUnique({ where: { id: `task_${input.ticketId}` }, select: { id: true } })) ? `task_${nanoid(12)}` : `task_${input.ticketId}`;
+    const preferred = taskIdFor(desk, input.ticketId);
+    const taskId = (await tx.task.findUnique({ where: { id: preferred }, select: { id: true } })) ? `task_${nanoid(12)}` : preferred;
     const body = composeOpeningBody(input.parts);
     const at = scope.at ?? new Date();
     if (!ticket) await tx.ticket.create({ data: { desk, id: input.ticketId, accountId: input.accountId, subject: input.subject, createdAt: at } });
