@@ -148,3 +148,28 @@ export const disableOidcProviderEndpoint = defineEndpoint({
   success: { status: [200], schema: z.object({ provider: oidcProviderViewSchema }), description: "{provider}" },
   refusals: ["not_found"],
 });
+
+/** The back-channel logout event's name in a logout token's `events` claim (OpenID Connect Back-Channel Logout 1.0 §2.4). */
+export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
+
+/** The path a desk's provider POSTs logout tokens to (register `<PLANDESK_URL><path>` as its back-channel logout URI). */
+export const backchannelLogoutPathOf = (providerId: string) => `/api/auth/oidc/backchannel-logout/${providerId}`;
+
+export const oidcBackchannelLogoutEndpoint = defineEndpoint({
+  id: "oidcBackchannelLogout",
+  method: "POST",
+  path: "/api/auth/oidc/backchannel-logout/{providerId}",
+  summary: "OpenID Connect Back-Channel Logout 1.0: the provider says a person signed out there; every Plandesk session of theirs ends",
+  description:
+    "Called by the identity provider, not by people: no session or key, the logout token is the credential. The body is form-encoded `logout_token=<JWT>`. The token must be signed by a key of the provider's JWKS (from its discovery document), with `iss` the provider's issuer, `aud` its client id, a fresh `iat` (at most 5 minutes old), the `events` claim naming `" +
+    BACKCHANNEL_LOGOUT_EVENT +
+    "`, a `sub`, and no `nonce`. Every session of the person whose account at this provider is `sub` ends (their live streams close), audited `admin_change` `user.sessions_end.sso` {reason: `backchannel_logout`}; a `sub` nobody here has ends nothing (200, `sessionsEnded: 0`). Any other token (or an unknown provider) is refused 400 `bad_request` {reason: `invalid_logout_token`} and nothing ends.",
+  caller: { kind: "public" },
+  params: z.object({ providerId: idParam }),
+  formBody: {
+    schema: z.object({ logout_token: z.string().min(1).max(16_384).meta({ description: "The logout token: a JWT signed by the provider" }) }),
+    description: "`logout_token=<JWT>` (application/x-www-form-urlencoded)",
+  },
+  success: { status: [200], schema: z.object({ sessionsEnded: z.number().int().min(0).meta({ description: "Sessions that ended (0: nobody here has that account, or they had none)" }) }), description: "{sessionsEnded}" },
+  refusals: [],
+});
