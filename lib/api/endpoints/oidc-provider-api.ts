@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deskIdSchema } from "../../desk/desks";
-import { grantInputSchema, roleSchema } from "../../people/admin-schemas";
+import { grantInputSchema, ROLES, roleSchema } from "../../people/admin-schemas";
 import { defineEndpoint } from "../contract";
 import { ADMIN, idParam } from "./common";
 
@@ -83,6 +83,75 @@ export const registerOidcProviderBodySchema = z
     mapping: oidcClaimMappingSchema.default(oidcClaimMappingSchema.parse({})),
   })
   .strict();
+/** A claim path field of the admin form: empty for none, else a {@link claimPathSchema}. */
+const optionalClaimPath = z
+  .string()
+  .trim()
+  .refine((v) => v === "" || claimPathSchema.safeParse(v).success, "A claim name, or a dotted path of up to 5 names (e.g. realm_access.roles); empty for none");
+
+/** The grants mapping as the form's text: JSON of claim value → grants, each parsed by {@link mappedGrantSchema}. */
+const grantsMappingSchema = z.record(claimValueSchema, z.array(mappedGrantSchema).max(50));
+
+/**
+ * The admin page's form (components/admin/oidc-providers-admin.tsx) for registering a provider,
+ * whose output IS the API body ({@link registerOidcProviderBodySchema}, piped through it): the
+ * same fields and rules, with the mapping laid out for a form — role claim, a table of claim
+ * value → role, the role of everyone else or "refuse" (`defaultRole: null`), desk and grants claims,
+ * and the grants mapping as JSON text (claim value → `[{tool, canApprove, approveLimit, canAuthor, authorLimit}]`).
+ */
+export const oidcProviderFormSchema = z
+  .object({
+    label: registerOidcProviderBodySchema.shape.label,
+    issuer: issuerSchema,
+    clientId: clientText(500),
+    clientSecret: clientText(4096),
+    roleClaim: optionalClaimPath,
+    roles: z.array(z.object({ value: claimValueSchema.trim().min(1, "Enter the claim value (e.g. a group name)"), role: roleSchema })).max(100, "At most 100 rows"),
+    defaultRole: z.enum(["refuse", ...ROLES]),
+    deskClaim: optionalClaimPath,
+    grantsClaim: optionalClaimPath,
+    grantsJson: z.string().superRefine((text, ctx) => {
+      if (text.trim() === "") return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: 'Not valid JSON: write {"claim value": [{"tool": …, "canApprove": …, …}]}' });
+        return;
+      }
+      const parsed = grantsMappingSchema.safeParse(raw);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        ctx.addIssue({ code: "custom", message: `${first.path.join(".") || "grants"}: ${first.message}` });
+      }
+    }),
+  })
+  .superRefine((v, ctx) => {
+    const seen = new Set<string>();
+    v.roles.forEach((r, i) => {
+      if (seen.has(r.value.trim())) ctx.addIssue({ code: "custom", path: ["roles", i, "value"], message: "This value is already in the table" });
+      seen.add(r.value.trim());
+    });
+  })
+  .transform((v) => ({
+    label: v.label,
+    issuer: v.issuer,
+    clientId: v.clientId,
+    clientSecret: v.clientSecret,
+    mapping: {
+      roleClaim: v.roleClaim || null,
+      roles: Object.fromEntries(v.roles.map((r) => [r.value.trim(), r.role])),
+      defaultRole: v.defaultRole === "refuse" ? null : v.defaultRole,
+      deskClaim: v.deskClaim || null,
+      grantsClaim: v.grantsClaim || null,
+      grants: v.grantsJson.trim() ? grantsMappingSchema.parse(JSON.parse(v.grantsJson)) : {},
+    },
+  }))
+  // the transform writes the body's full (defaulted) shape, so the body schema's input is its output
+  .pipe(registerOidcProviderBodySchema as unknown as z.ZodType<RegisterOidcProviderBody, RegisterOidcProviderBody>);
+/** The form's values (what its fields hold). */
+export type OidcProviderFormValues = z.input<typeof oidcProviderFormSchema>;
+
 /** A parsed {@link registerOidcProviderBodySchema}. */
 export type RegisterOidcProviderBody = z.output<typeof registerOidcProviderBodySchema>;
 
@@ -99,6 +168,7 @@ export const oidcProviderViewSchema = z
       .nullable()
       .meta({ description: "null: no secret is stored (the provider was disabled)" }),
     redirectUri: z.string(),
+    backchannelLogoutUri: z.string().meta({ description: "Register it with the provider as its back-channel logout URI: a logout token POSTed there ends the person's sessions at once" }),
     mapping: oidcClaimMappingSchema,
     createdAt: z.string(),
     createdById: z.string(),
