@@ -45,19 +45,19 @@ test("the admin adds a provider through the desk's sign-in page; the list shows 
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 
   // refused in the browser: an http issuer that is not local; focus goes to it, nothing else is lost
-  await page.getByLabel("Label").fill(label);
+  await page.getByLabel("Label", { exact: true }).fill(label);
   await page.getByLabel("Issuer URL").fill("http://idp.example.com");
-  await page.getByLabel("Client id").fill(CLIENT_ID);
-  await page.getByLabel("Client secret").fill(SECRET);
+  await page.getByLabel("Client id", { exact: true }).fill(CLIENT_ID);
+  await page.getByLabel("Client secret", { exact: true }).fill(SECRET);
   await page.getByLabel("Role claim (empty: none)").fill("groups");
   await page.getByRole("button", { name: "Add a value" }).click();
-  await page.getByLabel("Claim value 1").fill("retail-supervisors");
+  await page.getByLabel("Claim value 1", { exact: true }).fill("retail-supervisors");
   await page.getByLabel("Role for claim value 1").selectOption("supervisor");
   await page.getByLabel("Everyone else").selectOption("refuse");
   await page.getByRole("button", { name: "Add identity provider" }).click();
   await expect(page.getByLabel("Issuer URL")).toBeFocused();
   await expect(page.getByText("an https:// issuer URL (http:// only for localhost)")).toBeVisible();
-  await expect(page.getByLabel("Label")).toHaveValue(label);
+  await expect(page.getByLabel("Label", { exact: true })).toHaveValue(label);
 
   // refused by the server: a grant of a tool the catalog does not have (422 on the grants field, focused)
   await page.getByLabel("Issuer URL").fill(idp.issuer);
@@ -84,7 +84,7 @@ test("the admin adds a provider through the desk's sign-in page; the list shows 
   await expect(card).toContainText(`/api/auth/oidc/backchannel-logout/${providerId}`);
   // no secret anywhere on the page (its last 4 characters at most)
   expect(await page.content()).not.toContain(SECRET);
-  await expect(page.getByLabel("Client secret")).toHaveValue("");
+  await expect(page.getByLabel("Client secret", { exact: true })).toHaveValue("");
 
   await page.setViewportSize({ width: 1366, height: 900 });
   await page.screenshot({ path: "test-results/sso-admin-1366.png", fullPage: true });
