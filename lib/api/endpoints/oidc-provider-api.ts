@@ -106,7 +106,7 @@ export const oidcProviderFormSchema = z
     clientId: clientText(500),
     clientSecret: clientText(4096),
     roleClaim: optionalClaimPath,
-    roles: z.array(z.object({ value: claimValueSchema.trim().min(1, "Enter the claim value (e.g. a group name)"), role: roleSchema })).max(100, "At most 100 rows"),
+    roles: z.array(z.object({ value: z.string().trim().min(1, "Enter the claim value (e.g. a group name)").max(200), role: roleSchema })).max(100, "At most 100 rows"),
     defaultRole: z.enum(["refuse", ...ROLES]),
     deskClaim: optionalClaimPath,
     grantsClaim: optionalClaimPath,
