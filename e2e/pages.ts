@@ -51,6 +51,7 @@ export const PAGES: PageCase[] = [
   { route: "/admin/desks", who: "admin", url: async () => "/admin/desks" },
   { route: "/admin/desks/[deskId]/intents", who: "admin", url: async () => "/admin/desks/freight/intents" },
   { route: "/admin/desks/[deskId]/record-kinds", who: "admin", url: async () => "/admin/desks/freight/record-kinds" },
+  { route: "/admin/desks/[deskId]/sign-in", who: "admin", url: async () => "/admin/desks/retail/sign-in" },
   { route: "/desk-rules", who: "supervisor", url: async () => "/desk-rules" },
   { route: "/desk-rules/new", who: "supervisor", url: async () => "/desk-rules/new" },
   { route: "/desk-rules/[ruleId]", who: "supervisor", url: async (p) => `/desk-rules/${await someDeskRuleId(p)}` },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { OAuth2Server } from "oauth2-mock-server";
 
 /**
@@ -6,7 +7,8 @@ import { OAuth2Server } from "oauth2-mock-server";
  * The provider approves every authorization request at once (no login page): the person is the
  * one given to `signInNext`, with their claims in the ID token. `remove(sub)` makes every later
  * refresh of that person's tokens answer 400 `invalid_grant`, as a provider does for a person
- * deleted or disabled there. Used by the SSO unit tests and the Playwright spec.
+ * deleted or disabled there. `logoutToken` signs an OpenID Connect Back-Channel Logout token with
+ * the provider's own key. Used by the SSO unit tests and the Playwright spec.
  */
 export class TestIdentityProvider {
   private next: Record<string, unknown> | null = null;
@@ -71,6 +73,23 @@ export class TestIdentityProvider {
   /** The person `sub` is gone at the provider: their refresh tokens are refused from now on. */
   remove(sub: string): void {
     this.removed.add(sub);
+  }
+
+  /**
+   * A back-channel logout token signed with this provider's key (`typ` logout+jwt): `iss` this
+   * issuer, `iat` now, `exp` in 2 minutes, a fresh `jti` and the back-channel-logout `events`
+   * claim, then `claims` over them (a claim given as undefined is left out, e.g. `events`).
+   */
+  async logoutToken(claims: Record<string, unknown>): Promise<string> {
+    return this.server.issuer.buildToken({
+      expiresIn: 120,
+      scopesOrTransform: (header: Record<string, unknown>, payload: Record<string, unknown>) => {
+        header.typ = "logout+jwt";
+        delete payload.nbf;
+        Object.assign(payload, { jti: randomUUID(), events: { "http://schemas.openid.net/event/backchannel-logout": {} } }, claims);
+        for (const [k, v] of Object.entries(claims)) if (v === undefined) delete payload[k];
+      },
+    });
   }
 
   /** Stops the server. */

@@ -432,6 +432,14 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 200,
   },
+  // called by the identity provider, not by people: no session or key (public); the logout token
+  // is the credential, so without a valid one every caller alike gets 400 and nothing ends
+  // (app/api/auth/oidc/backchannel-logout.test.ts signs real ones)
+  "POST /api/auth/oidc/backchannel-logout/[providerId]": {
+    prepare: async () => ({ path: "/api/auth/oidc/backchannel-logout/oidc_matrix", params: { providerId: "oidc_matrix" }, body: { logout_token: "not-a-jwt" } }),
+    ok: 400,
+    override: Object.fromEntries(PRINCIPALS.map((p) => [p, [400, "bad_request"] as Expect])),
+  },
   "POST /api/admin/desks/[deskId]/mcp-servers/[upstreamId]/import": {
     prepare: async () => ({ path: "/api/admin/desks/freight/mcp-servers/mcp_demo_carrier/import", params: { deskId: "freight", upstreamId: "mcp_demo_carrier" } }),
     ok: 201,

@@ -274,10 +274,35 @@ describe.each(PROBED.filter((e) => e.body).map((e) => [`${e.method} ${e.path}`, 
   });
 });
 
+/** Raw `body` bytes to `e` (with real path values) as `application/x-www-form-urlencoded`, as its caller. */
+async function sendForm(e: Endpoint, body: Uint8Array<ArrayBuffer> | string, contentType = "application/x-www-form-urlencoded"): Promise<{ status: number; json: { error?: { code?: string; message?: string; limitBytes?: number } } }> {
+  const params = Object.fromEntries(paramNames(e).map((n) => [n, valid[n]]));
+  const urlPath = e.path.replace(/\{(\w+)\}/g, (_m, k: string) => enc(params[k] ?? ""));
+  const res = await handlers.get(e)!(new Request(`${TEST_ORIGIN}${urlPath}`, { method: e.method, headers: { accept: "application/json", "content-type": contentType }, body }), routeCtx(params));
+  const text = await res.text();
+  expect(res.status, `${e.method} ${e.path}: ${text.slice(0, 300)}`).toBeLessThan(500);
+  return { status: res.status, json: JSON.parse(text) };
+}
+
+// Endpoints a protocol calls with a form-encoded body (the back-channel logout): the same bounds as JSON bodies.
+describe.each(PROBED.filter((e) => e.formBody).map((e) => [`${e.method} ${e.path}`, e] as const))("hostile form bodies: %s", (_name, e) => {
+  it("bytes that are not UTF-8: 400 invalid_encoding; a NUL: 422; over 1 MiB: 413; another content type, repeated, empty and prototype keys: 400; never a 5xx", async () => {
+    expect((await sendForm(e, new Uint8Array([...new TextEncoder().encode("logout_token=caf"), 0xff]))).json.error?.code).toBe("invalid_encoding");
+    const nul = await sendForm(e, "logout_token=a%00b");
+    expect({ status: nul.status, code: nul.json.error?.code }).toEqual({ status: 422, code: "validation_failed" });
+    const over = await sendForm(e, `logout_token=${"a".repeat(1024 * 1024)}`);
+    expect({ status: over.status, code: over.json.error?.code, limit: over.json.error?.limitBytes }).toEqual({ status: 413, code: "payload_too_large", limit: 1024 * 1024 });
+    for (const body of ["", "logout_token=", "logout_token=a&logout_token=b", "__proto__=x&constructor=y", "%zz=%zz", `${"[".repeat(10_000)}=1`]) {
+      expect((await sendForm(e, body)).status, JSON.stringify(body.slice(0, 40))).toBe(body.startsWith("[") ? 413 : 400);
+    }
+    expect((await sendForm(e, '{"logout_token": "x"}', "application/json")).status).toBe(400);
+  });
+});
+
 // Endpoints that take no body ignore whatever is sent: a hostile one never reaches a parser, so it
 // can neither freeze the instance nor be stored. Every path value names nothing, and an endpoint
 // without path values (the demo reset) is called signed out, so no real data changes.
-describe.each(PROBED.filter((e) => !e.body && e.method !== "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("bodies sent where none is read: %s", (_name, e) => {
+describe.each(PROBED.filter((e) => !e.body && !e.formBody && e.method !== "GET").map((e) => [`${e.method} ${e.path}`, e] as const))("bodies sent where none is read: %s", (_name, e) => {
   it("100,000 levels, bytes that are not UTF-8 and 2 MiB are ignored: never a 5xx, answered at once", async () => {
     const params = Object.fromEntries(paramNames(e).map((n) => [n, "no_such_id"]));
     for (const body of [nested(100_000), new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), "x".repeat(2 * 1024 * 1024)]) {

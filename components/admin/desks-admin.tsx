@@ -57,6 +57,10 @@ export function DesksAdmin({ desks }: { desks: DeskView[] }) {
                     <Link href={`/admin/desks/${d.id}/record-kinds`} className="text-blue-700 underline" aria-label={`Edit the record kinds of ${d.name}`}>
                       Record kinds
                     </Link>
+                    {" · "}
+                    <Link href={`/admin/desks/${d.id}/sign-in`} className="text-blue-700 underline" aria-label={`Sign-in and identity providers of ${d.name}`}>
+                      Sign-in
+                    </Link>
                   </td>
                 </tr>
               ))}

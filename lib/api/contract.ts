@@ -49,6 +49,11 @@ export interface Endpoint<
    * type and the schema of one of its lines, for the OpenAPI document.
    */
   streamBody?: { contentType: "application/x-ndjson"; lineSchema: z.ZodType; description: string };
+  /**
+   * A form-encoded body (`application/x-www-form-urlencoded`, as a protocol another party calls us
+   * with requires) in place of JSON: its fields by `schema` (each field's first value, as strings).
+   */
+  formBody?: { schema: z.ZodType; description: string };
   /** Whether the endpoint reads an `Idempotency-Key` header. */
   idempotencyKey?: "optional" | "required";
   /** The success status(es) and body. */
@@ -79,7 +84,7 @@ export function refusalsOf(e: Endpoint): ErrorCode[] {
   if (e.method !== "GET") codes.add("busy");
   // The database connection lost mid-request: 503 with Retry-After (lib/server/http/http.ts).
   codes.add("database_unavailable");
-  if (e.body || e.streamBody) {
+  if (e.body || e.streamBody || e.formBody) {
     codes.add("invalid_json");
     codes.add("invalid_encoding");
     codes.add("payload_too_large");

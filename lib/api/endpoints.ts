@@ -112,6 +112,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   oidcProviderApi.listOidcProvidersEndpoint,
   oidcProviderApi.registerOidcProviderEndpoint,
   oidcProviderApi.disableOidcProviderEndpoint,
+  oidcProviderApi.oidcBackchannelLogoutEndpoint,
   getGatePolicyEndpoint,
   saveGatePolicyEndpoint,
   dryRunGatePolicyEndpoint,

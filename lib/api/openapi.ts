@@ -84,6 +84,7 @@ function operationOf(e: Endpoint): ZodOpenApiOperationObject {
       ...(headers ? { header: headers } : {}),
     },
     ...(e.body ? { requestBody: { content: { "application/json": { schema: e.body } } } } : {}),
+    ...(e.formBody ? { requestBody: { description: e.formBody.description, content: { "application/x-www-form-urlencoded": { schema: e.formBody.schema } } } } : {}),
     ...(e.streamBody ? { requestBody: { description: e.streamBody.description, content: { [e.streamBody.contentType]: { schema: e.streamBody.lineSchema } } } } : {}),
     responses,
   } as ZodOpenApiOperationObject;

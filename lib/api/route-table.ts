@@ -18,6 +18,8 @@ export const UNDECLARED_API_ROUTES: readonly ApiRoute[] = [
 interface Compiled {
   re: RegExp;
   methods: Set<string>;
+  /** A `{...rest}` route: Next.js sends a path there only when no more specific route file has it. */
+  catchAll: boolean;
 }
 
 /** Every API route (declarations and the undeclared ones), grouped by path, compiled once. */
@@ -36,8 +38,8 @@ function compile(): Compiled[] {
     // HEAD is answered wherever GET is; OPTIONS everywhere (Next.js answers both itself).
     if (methods.has("GET")) methods.add("HEAD");
     methods.add("OPTIONS");
-    return { re: new RegExp(`^${pattern}$`), methods };
-  });
+    return { re: new RegExp(`^${pattern}$`), methods, catchAll: path.includes("{...") };
+  }).sort((a, b) => Number(a.catchAll) - Number(b.catchAll));
 }
 
 let table: Compiled[] | null = null;
@@ -56,6 +58,8 @@ export function matchApiRoute(pathname: string, method: string): ApiRouteMatch {
   const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
   let allow: Set<string> | null = null;
   for (const r of table) {
+    // a route file for the path shadows a catch-all (its other methods are 405, not the catch-all's)
+    if (r.catchAll && allow) break;
     if (!r.re.test(path)) continue;
     if (r.methods.has(method.toUpperCase())) return { kind: "found" };
     allow ??= new Set();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deskIdSchema } from "../../desk/desks";
-import { grantInputSchema, roleSchema } from "../../people/admin-schemas";
+import { grantInputSchema, ROLES, roleSchema } from "../../people/admin-schemas";
 import { defineEndpoint } from "../contract";
 import { ADMIN, idParam } from "./common";
 
@@ -83,6 +83,75 @@ export const registerOidcProviderBodySchema = z
     mapping: oidcClaimMappingSchema.default(oidcClaimMappingSchema.parse({})),
   })
   .strict();
+/** A claim path field of the admin form: empty for none, else a {@link claimPathSchema}. */
+const optionalClaimPath = z
+  .string()
+  .trim()
+  .refine((v) => v === "" || claimPathSchema.safeParse(v).success, "A claim name, or a dotted path of up to 5 names (e.g. realm_access.roles); empty for none");
+
+/** The grants mapping as the form's text: JSON of claim value → grants, each parsed by {@link mappedGrantSchema}. */
+const grantsMappingSchema = z.record(claimValueSchema, z.array(mappedGrantSchema).max(50));
+
+/**
+ * The admin page's form (components/admin/oidc-providers-admin.tsx) for registering a provider,
+ * whose output IS the API body ({@link registerOidcProviderBodySchema}, piped through it): the
+ * same fields and rules, with the mapping laid out for a form — role claim, a table of claim
+ * value → role, the role of everyone else or "refuse" (`defaultRole: null`), desk and grants claims,
+ * and the grants mapping as JSON text (claim value → `[{tool, canApprove, approveLimit, canAuthor, authorLimit}]`).
+ */
+export const oidcProviderFormSchema = z
+  .object({
+    label: registerOidcProviderBodySchema.shape.label,
+    issuer: issuerSchema,
+    clientId: clientText(500),
+    clientSecret: clientText(4096),
+    roleClaim: optionalClaimPath,
+    roles: z.array(z.object({ value: z.string().trim().min(1, "Enter the claim value (e.g. a group name)").max(200), role: roleSchema })).max(100, "At most 100 rows"),
+    defaultRole: z.enum(["refuse", ...ROLES]),
+    deskClaim: optionalClaimPath,
+    grantsClaim: optionalClaimPath,
+    grantsJson: z.string().superRefine((text, ctx) => {
+      if (text.trim() === "") return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: 'Not valid JSON: write {"claim value": [{"tool": …, "canApprove": …, …}]}' });
+        return;
+      }
+      const parsed = grantsMappingSchema.safeParse(raw);
+      if (!parsed.success) {
+        const first = parsed.error.issues[0];
+        ctx.addIssue({ code: "custom", message: `${first.path.join(".") || "grants"}: ${first.message}` });
+      }
+    }),
+  })
+  .superRefine((v, ctx) => {
+    const seen = new Set<string>();
+    v.roles.forEach((r, i) => {
+      if (seen.has(r.value.trim())) ctx.addIssue({ code: "custom", path: ["roles", i, "value"], message: "This value is already in the table" });
+      seen.add(r.value.trim());
+    });
+  })
+  .transform((v) => ({
+    label: v.label,
+    issuer: v.issuer,
+    clientId: v.clientId,
+    clientSecret: v.clientSecret,
+    mapping: {
+      roleClaim: v.roleClaim || null,
+      roles: Object.fromEntries(v.roles.map((r) => [r.value.trim(), r.role])),
+      defaultRole: v.defaultRole === "refuse" ? null : v.defaultRole,
+      deskClaim: v.deskClaim || null,
+      grantsClaim: v.grantsClaim || null,
+      grants: v.grantsJson.trim() ? grantsMappingSchema.parse(JSON.parse(v.grantsJson)) : {},
+    },
+  }))
+  // the transform writes the body's full (defaulted) shape, so the body schema's input is its output
+  .pipe(registerOidcProviderBodySchema as unknown as z.ZodType<RegisterOidcProviderBody, RegisterOidcProviderBody>);
+/** The form's values (what its fields hold). */
+export type OidcProviderFormValues = z.input<typeof oidcProviderFormSchema>;
+
 /** A parsed {@link registerOidcProviderBodySchema}. */
 export type RegisterOidcProviderBody = z.output<typeof registerOidcProviderBodySchema>;
 
@@ -99,6 +168,7 @@ export const oidcProviderViewSchema = z
       .nullable()
       .meta({ description: "null: no secret is stored (the provider was disabled)" }),
     redirectUri: z.string(),
+    backchannelLogoutUri: z.string().meta({ description: "Register it with the provider as its back-channel logout URI: a logout token POSTed there ends the person's sessions at once" }),
     mapping: oidcClaimMappingSchema,
     createdAt: z.string(),
     createdById: z.string(),
@@ -147,4 +217,29 @@ export const disableOidcProviderEndpoint = defineEndpoint({
   params: providerParams,
   success: { status: [200], schema: z.object({ provider: oidcProviderViewSchema }), description: "{provider}" },
   refusals: ["not_found"],
+});
+
+/** The back-channel logout event's name in a logout token's `events` claim (OpenID Connect Back-Channel Logout 1.0 §2.4). */
+export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
+
+/** The path a desk's provider POSTs logout tokens to (register `<PLANDESK_URL><path>` as its back-channel logout URI). */
+export const backchannelLogoutPathOf = (providerId: string) => `/api/auth/oidc/backchannel-logout/${providerId}`;
+
+export const oidcBackchannelLogoutEndpoint = defineEndpoint({
+  id: "oidcBackchannelLogout",
+  method: "POST",
+  path: "/api/auth/oidc/backchannel-logout/{providerId}",
+  summary: "OpenID Connect Back-Channel Logout 1.0: the provider says a person signed out there; every Plandesk session of theirs ends",
+  description:
+    "Called by the identity provider, not by people: no session or key, the logout token is the credential. The body is form-encoded `logout_token=<JWT>`. The token must be signed by a key of the provider's JWKS (from its discovery document), with `iss` the provider's issuer, `aud` its client id, a fresh `iat` (at most 5 minutes old), the `events` claim naming `" +
+    BACKCHANNEL_LOGOUT_EVENT +
+    "`, a `sub`, and no `nonce`. Every session of the person whose account at this provider is `sub` ends (their live streams close), audited `admin_change` `user.sessions_end.sso` {reason: `backchannel_logout`}; a `sub` nobody here has ends nothing (200, `sessionsEnded: 0`). Any other token (or an unknown provider) is refused 400 `bad_request` {reason: `invalid_logout_token`} and nothing ends.",
+  caller: { kind: "public" },
+  params: z.object({ providerId: idParam }),
+  formBody: {
+    schema: z.object({ logout_token: z.string().min(1).max(16_384).meta({ description: "The logout token: a JWT signed by the provider" }) }),
+    description: "`logout_token=<JWT>` (application/x-www-form-urlencoded)",
+  },
+  success: { status: [200], schema: z.object({ sessionsEnded: z.number().int().min(0).meta({ description: "Sessions that ended (0: nobody here has that account, or they had none)" }) }), description: "{sessionsEnded}" },
+  refusals: [],
 });

@@ -16,7 +16,8 @@
  * - A disabled person is refused by the session-create hook of lib/server/auth/auth.ts (which every
  *   sign-in passes). The password lockout (lib/server/auth/sign-in-limits.ts) counts only email
  *   sign-ins, so a person locked out of their password can still sign in here.
- * - Sessions end when the provider says the person is gone: when a person's provider access token
+ * - Sessions end when the provider says the person is gone: at once when it POSTs a back-channel
+ *   logout token (lib/server/sso/backchannel-logout.ts); otherwise when a person's provider access token
  *   has expired, the next session read refreshes it (one instance at a time, by a conditional
  *   update); a refresh the provider refuses (`invalid_grant`: the person was removed, disabled or
  *   their grant revoked) ends all their sessions at once. A provider that cannot be reached ends
@@ -32,7 +33,7 @@ import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { appendAudit } from "../audit-log/append-audit";
-import { recordSessionEnd } from "../feed/live-feed";
+import { endSsoSessionsOf } from "../sso/end-sso-sessions";
 import { mapClaims, type MappedPerson } from "./oidc-claim-mapping";
 import { enabledOidcProvider, OIDC_PROVIDER_ID_PREFIX, type OidcProviderConfig } from "./oidc-provider-config";
 
@@ -164,19 +165,6 @@ function callbackProviderOf(ctx: unknown): string | null {
   return typeof id === "string" && id.startsWith(OIDC_PROVIDER_ID_PREFIX) ? id : null;
 }
 
-/**
- * Ends every session of `userId` (the provider refused their refresh) and tells their live streams;
- * audited `admin_change` {what: "user.sessions_end.sso"} by the system.
- */
-async function endSessionsOf(userId: string, providerId: string): Promise<void> {
-  await inTransaction(async (tx) => {
-    const { count } = await tx.session.deleteMany({ where: { userId } });
-    await recordSessionEnd(tx, userId);
-    await appendAudit(tx, { type: "admin_change", actor: { kind: "system" }, data: { what: "user.sessions_end.sso", target: { kind: "user", id: userId }, before: { sessions: count }, after: { sessions: 0 }, provider: providerId, reason: "refresh_refused" } });
-    return ok(undefined);
-  });
-}
-
 /** Whether `e` (what better-auth's refresh threw) is the provider refusing the refresh token. */
 function refusedByProvider(e: unknown): boolean {
   if (!e || typeof e !== "object") return false;
@@ -234,7 +222,7 @@ async function checkProviderSession(context: AuthContext, userId: string, now = 
       console.error(`plandesk: could not refresh a sign-in through ${account.providerId}; tried again later`, e instanceof Error ? e.message : e);
       return false;
     }
-    await endSessionsOf(userId, account.providerId);
+    await endSsoSessionsOf(userId, account.providerId, "refresh_refused");
     nextCheck.delete(userId);
     return true;
   }

@@ -206,6 +206,28 @@ export async function readJson<T>(req: Request, schema: ZodType<T>): Promise<T> 
   return parsed.data;
 }
 
+/**
+ * Reads and parses a form-encoded body (`application/x-www-form-urlencoded`) with `schema`, within
+ * the same bounds as {@link readJson} (413 `payload_too_large`, 400 `invalid_encoding`). The object
+ * parsed holds each field's first value as a string. Errors: 400 `bad_request` for another content
+ * type or a body the schema refuses {issues}; 422 `validation_failed` for a NUL character.
+ */
+export async function readForm<T>(req: Request, schema: ZodType<T>): Promise<T> {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw new DomainError("bad_request", "The request body must be application/x-www-form-urlencoded.");
+  const { text } = await readBoundedText(req);
+  const fields: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(text)) if (!Object.prototype.hasOwnProperty.call(fields, k)) fields[k] = v;
+  const nul = nulPath(fields);
+  if (nul !== null) throw nulRefusal(nul);
+  const parsed = schema.safeParse(fields);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    throw new DomainError("bad_request", `The form is not valid: ${issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; ")}.`, { issues });
+  }
+  return parsed.data;
+}
+
 /** Seconds a client is asked to wait (`Retry-After`) after the database connection was lost. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 

@@ -5,7 +5,7 @@ import { DomainError, isDomainError } from "../../errors/domain-error";
 import { appendAudit, recordable } from "../audit-log/append-audit";
 import { countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
-import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readJson } from "../http/http";
+import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readForm, readJson } from "../http/http";
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { takeCallerToken } from "../rate-limits/rate-limit";
@@ -46,7 +46,8 @@ export interface RouteInput<E extends Endpoint> {
   caller: CallerOf<E>;
   params: E["params"] extends z.ZodType ? z.output<E["params"]> : Record<string, never>;
   query: E["query"] extends z.ZodType ? z.output<E["query"]> : Record<string, never>;
-  body: Out<E["body"]>;
+  /** The JSON body by `body`, or the form-encoded one by `formBody.schema`. */
+  body: E["body"] extends z.ZodType ? Out<E["body"]> : E["formBody"] extends { schema: infer S } ? Out<S> : undefined;
   idempotencyKey: string | null;
 }
 
@@ -60,8 +61,9 @@ const strict = () => process.env.PLANDESK_STRICT_CONTRACT === "1";
 /** Builds the Next.js handler of `endpoint` around `handler` (see the module comment). */
 export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInput<E>) => Promise<RouteOutput<E>>): NextHandler {
   const declared = new Set(refusalsOf(endpoint));
-  // Answers to an authenticated caller are never stored by a browser or proxy cache.
-  const privateAnswer = endpoint.caller.kind !== "public";
+  // Answers to an authenticated caller are never stored by a browser or proxy cache; nor are those
+  // of a public endpoint that takes a body (a protocol call such as a back-channel logout).
+  const privateAnswer = endpoint.caller.kind !== "public" || !!endpoint.formBody;
   const finish = (res: Response): Response => {
     if (privateAnswer && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
     return res;
@@ -90,7 +92,7 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
         const params = parseParams(endpoint, raw);
         const query = parseQuery(endpoint, req);
         const idempotencyKey = endpoint.idempotencyKey ? idempotencyKeyOf(req) : null;
-        const body = endpoint.body ? await readJson(req, endpoint.body) : undefined;
+        const body = endpoint.body ? await readJson(req, endpoint.body) : endpoint.formBody ? await readForm(req, endpoint.formBody.schema) : undefined;
         const out = await handler({ req, caller, params, query, body, idempotencyKey } as RouteInput<E>);
         if (out instanceof Response) return out;
         const status = out.status ?? endpoint.success.status[0];

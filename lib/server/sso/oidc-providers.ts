@@ -14,6 +14,7 @@
  */
 import { nanoid } from "nanoid";
 import {
+  backchannelLogoutPathOf,
   registerOidcProviderBodySchema,
   type OidcClaimMapping,
   type OidcProviderView,
@@ -55,6 +56,7 @@ function viewOf(r: Row): OidcProviderView {
     clientId: r.clientId,
     clientSecret: r.clientSecretCiphertext ? { last4: r.clientSecretHint } : null,
     redirectUri: redirectUriOf(r.id),
+    backchannelLogoutUri: `${serverConfig().publicUrl.replace(/\/$/, "")}${backchannelLogoutPathOf(r.id)}`,
     mapping: mappingOf(r),
     createdAt: r.createdAt.toISOString(),
     createdById: r.createdById,
