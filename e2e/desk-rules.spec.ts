@@ -13,7 +13,7 @@ import { STORAGE } from "./helpers";
  */
 
 const RETAIL_AGENT = { authorization: "Bearer pd_demo_retail_agent_key" };
-const TASK = "task_81003";
+const TASK = "task_retail_81003";
 const REPLY = { id: "st_reply", tool: "send_reply", args: { ticketId: "81003", body: "Here is the copy of invoice in_81003 you asked for." } };
 
 async function signInFresh(browser: Browser, email: string) {
