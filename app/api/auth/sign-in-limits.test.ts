@@ -4,7 +4,7 @@
  * peer and PLANDESK_TRUSTED_PROXIES — then sent to `POST /api/auth/sign-in/email`.
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { POST } from "@/app/api/auth/[...all]/route";
+import { GET, POST } from "@/app/api/auth/[...all]/route";
 import { applyClientAddress, parseTrustedProxies, type TrustedProxies } from "@/lib/net/client-address.mjs";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { prisma } from "@/lib/server/db/db";
@@ -12,6 +12,9 @@ import { DEMO_PASSWORD } from "@/lib/server/demo/seed";
 import { loadViewer } from "@/lib/server/auth/session";
 import { FOREIGN_ORIGIN, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
+import { softAuthenticator } from "@/testing/soft-authenticator";
+import { relyingParty } from "@/lib/server/auth/passkey-plugin";
+import { auth } from "@/lib/server/auth/auth";
 
 beforeAll(async () => {
   await prepareTestDatabase(new Date());
@@ -109,6 +112,43 @@ describe("sign-in limits per account and address: a stranger cannot lock a perso
     // the window ends (moved 15 minutes into the past): A signs in again
     await prisma.signInLimit.update({ where: { key: "account:senior@plandesk.test|address:198.51.100.1" }, data: { windowStart: new Date(Date.now() - 15 * 60 * 1000 - 1000) } });
     expect((await signIn("senior@plandesk.test", DEMO_PASSWORD, { peer: "198.51.100.1" })).status).toBe(200);
+  });
+
+  it("a person locked out of the password path still signs in with their passkey: the lock is on passwords only", async () => {
+    process.env.PLANDESK_SIGNIN_LIMIT = "1000";
+    process.env.PLANDESK_SIGNIN_ACCOUNT_LIMIT = "3";
+    const peer = "198.51.100.40";
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await signIn("supervisor@plandesk.test", `wrong-${i}`, { peer })).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    expect((await signIn("supervisor@plandesk.test", DEMO_PASSWORD, { peer })).status).toBe(429);
+
+    const supervisor = await prisma.user.findUniqueOrThrow({ where: { email: "supervisor@plandesk.test" } });
+    const key = softAuthenticator();
+    await key.register(supervisor.id);
+    // As the browser does from the same address: the options (with the challenge cookie), then the assertion.
+    const node = (headers: Record<string, string>) => {
+      const n = { socket: { remoteAddress: peer }, headers: { origin: TEST_ORIGIN, ...headers } as Record<string, string | string[] | undefined> };
+      applyClientAddress(n, NO_PROXIES);
+      return n.headers as Record<string, string>;
+    };
+    const options = await GET(new Request(`${TEST_ORIGIN}/api/auth/passkey/generate-authenticate-options`, { headers: node({}) }));
+    expect(options.status).toBe(200);
+    const { challenge } = (await options.json()) as { challenge: string };
+    const challengeCookie = options.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const verified = await POST(
+      new Request(`${TEST_ORIGIN}/api/auth/passkey/verify-authentication`, {
+        method: "POST",
+        headers: node({ "content-type": "application/json", cookie: challengeCookie }),
+        body: JSON.stringify({ response: key.assert(challenge, relyingParty()) }),
+      }),
+    );
+    expect(verified.status, await verified.clone().text()).toBe(200);
+    const sessionCookie = verified.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const session = await auth.api.getSession({ headers: new Headers({ cookie: sessionCookie }) });
+    expect(session?.user.id).toBe(supervisor.id);
+    // … while the password path stays locked for that address
+    expect((await signIn("supervisor@plandesk.test", DEMO_PASSWORD, { peer })).status).toBe(429);
   });
 
   it("wrong passwords sent with a foreign Origin are refused 403 cross_origin before the password check and do not count against the account", async () => {
