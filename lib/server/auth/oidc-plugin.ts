@@ -33,7 +33,7 @@ import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { appendAudit } from "../audit-log/append-audit";
-import { endSsoSessionsOf } from "../sso/end-sso-sessions";
+import { endSsoSessionsOf } from "./end-sso-sessions";
 import { mapClaims, type MappedPerson } from "./oidc-claim-mapping";
 import { enabledOidcProvider, OIDC_PROVIDER_ID_PREFIX, type OidcProviderConfig } from "./oidc-provider-config";
 

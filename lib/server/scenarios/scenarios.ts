@@ -18,6 +18,7 @@ import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
 import { reviseTask } from "../tasks/revise-task";
 import { importToolsAsAdmin, setAgentAllowedTools } from "../tools/imported-tools";
+import { DEFAULT_DESK, taskIdFor } from "../../desk/desks";
 
 /**
  * Named scenarios for QA suites and demos (docs/testing.md "Scenarios"): each builds one known
@@ -63,7 +64,7 @@ function seededPlan(key: string, now: Date): { ticketId: string; steps: StepInpu
 
 /** Submits `steps` for the ticket's task as the demo agent (submitted at `at`). */
 async function submitFor(ctx: ScenarioContext, ticketId: string, steps: StepInput[], at = ctx.now, expiresInSeconds?: number) {
-  const task = await prisma.task.findUniqueOrThrow({ where: { id: `task_${ticketId}` } });
+  const task = await prisma.task.findUniqueOrThrow({ where: { id: taskIdFor(ctx.agent.desk ?? DEFAULT_DESK, ticketId) } });
   const { run } = await submitRun(ctx.agent, task.id, { taskRevision: task.revision, steps, ...(expiresInSeconds ? { expiresInSeconds } : {}) }, null, at);
   return { run, task };
 }
@@ -72,7 +73,7 @@ async function submitFor(ctx: ScenarioContext, ticketId: string, steps: StepInpu
 const DEMO_DESK = "freight";
 
 /** The ids every result carries for one run. */
-const idsOf = (run: { id: string }, ticketId: string) => ({ runIds: [run.id], taskIds: [`task_${ticketId}`], ticketIds: [ticketId] });
+const idsOf = (run: { id: string; taskId: string }, ticketId: string) => ({ runIds: [run.id], taskIds: [run.taskId], ticketIds: [ticketId] });
 
 /**
  * Approves every step of the run's current version as `who`, acknowledging any other run of its
@@ -267,7 +268,7 @@ async function approvedThenRefused(ctx: ScenarioContext) {
   while (await prisma.ticket.findUnique({ where: { desk_id: { desk: DEMO_DESK, id: ticketId } }, select: { id: true } }));
   const invoiceId = `in_${ticketId}`;
   await prisma.ticket.create({ data: { desk: DEMO_DESK, id: ticketId, accountId: "acc_baltic", subject: "Storage fees while held at Rotterdam customs" } });
-  await prisma.task.create({ data: { id: `task_${ticketId}`, desk: DEMO_DESK, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
+  await prisma.task.create({ data: { id: taskIdFor(DEMO_DESK, ticketId), desk: DEMO_DESK, ticketId, revision: 1, body: `Customer asks for the storage fees on ${invoiceId} back: the shipment was held by customs.`, contract: { intent: "customs_hold", constraints: {} } } });
   await prisma.invoice.create({ data: { desk: DEMO_DESK, id: invoiceId, accountId: "acc_baltic", status: "open", currency: "USD", totalMinor: 129900, openMinor: 64950, fees: [], dueDate: ctx.now.toISOString().slice(0, 10) } });
   const refund: StepInput = {
     id: "st_refund",

@@ -23,7 +23,7 @@ import { BACKCHANNEL_LOGOUT_EVENT } from "../../api/endpoints/oidc-provider-api"
 import { DomainError } from "../../errors/domain-error";
 import { OIDC_PROVIDER_ID_PREFIX } from "../auth/oidc-provider-config";
 import { prisma } from "../db/db";
-import { endSsoSessionsOf } from "./end-sso-sessions";
+import { endSsoSessionsOf } from "../auth/end-sso-sessions";
 
 /** The oldest logout token accepted, by its `iat` (seconds). */
 export const LOGOUT_TOKEN_MAX_AGE_S = 300;

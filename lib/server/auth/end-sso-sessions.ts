@@ -1,7 +1,8 @@
 /**
  * Ending every session of a person because their identity provider says they are gone: the
- * provider refused their token refresh (lib/server/auth/oidc-plugin.ts) or sent a back-channel
- * logout (./backchannel-logout.ts). Apart from both so that neither imports the other.
+ * provider refused their token refresh (./oidc-plugin.ts) or sent a back-channel logout
+ * (lib/server/sso/backchannel-logout.ts). It lives with sign-in (lib/server/auth), which the SSO
+ * folder already depends on, so the two folders never import each other.
  */
 import { appendAudit } from "../audit-log/append-audit";
 import { inTransaction, ok } from "../db/transaction";
