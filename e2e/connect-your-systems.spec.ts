@@ -75,6 +75,9 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
     }
 
     test.beforeAll(async () => {
+      // migrating an empty database and starting the instances (two on PostgreSQL) outlasts the
+      // default hook timeout on a busy two-core machine
+      test.setTimeout(240_000);
       dir = fs.mkdtempSync(path.join(os.tmpdir(), "plandesk-connect-"));
       if (dialect === "postgresql") {
         databaseUrl = freshTestDatabaseUrl({ ...process.env, PLANDESK_TEST_DB: "postgres" });

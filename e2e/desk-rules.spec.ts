@@ -44,6 +44,7 @@ async function addNoteFirst(request: APIRequestContext, runId: string, origin: s
 }
 
 test("from a recurring edit on insights a supervisor makes a desk rule; the next plan that repeats the mistake shows its warning", async ({ browser, baseURL }) => {
+  test.setTimeout(180_000); // two people's sessions, two edits, the insights page, axe and the rule form in one flow
   const origin = baseURL!;
   const retail = await signInFresh(browser, "retail@plandesk.test");
   const sup = await browser.newContext({ storageState: STORAGE.supervisor });
