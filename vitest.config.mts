@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,9 @@ export default defineConfig({
   },
   test: {
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    // `*.pg.test.ts` files test PostgreSQL-only deployments (a transaction pooler, a failover to a standby): they run on the
+    // PostgreSQL pass (PLANDESK_TEST_DB=postgres, scripts/test.mjs), not on SQLite.
+    exclude: [...configDefaults.exclude, ...(/^(postgres|postgresql|pg)$/i.test(process.env.PLANDESK_TEST_DB?.trim() ?? "") ? [] : ["**/*.pg.test.ts"])],
     environment: "node",
     testTimeout: 30000,
     // A file may wait for the run's seeded template to be built (testing/test-template.ts).

@@ -2,7 +2,6 @@
 
 import { CharacterCount } from "./character-count";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { ApiError, apiFetch, newIdempotencyKey } from "@/lib/client/api";
@@ -14,6 +13,7 @@ import { getToolMeta } from "@/lib/tools/builtin-meta";
 import { moneyOf } from "@/lib/tools/tool-meta";
 import type { ValidationIssue } from "@/lib/validation/types";
 import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
+import { useOpenNext } from "./use-open-next";
 import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES, UNTRUSTED_AUTHORITY_CODE } from "@/lib/queue/risk";
@@ -185,7 +185,6 @@ export function ApprovalPanel({
   const runAckKey = (r: ConcurrentRun) => `run:${r.id}`;
   const unackedRuns = concurrentRuns.filter((r) => !acks[runAckKey(r)]);
 
-  const router = useRouter();
   // What the passkey signs, in words (the challenge's `covers`), shown on the card from the moment the
   // challenge arrives until the decision succeeds; kept after a refusal so the person sees what was signed.
   const [covers, setCovers] = useState<string | null>(null);
@@ -229,14 +228,15 @@ export function ApprovalPanel({
     },
   });
   const reject = useMutation({
-    mutationFn: () => apiFetch(`/api/runs/${runId}/rejections`, { method: "POST", body: { planVersion, reason } }),
-    onSuccess: async () => {
+    mutationFn: (_vars: { thenNext: boolean }) => apiFetch(`/api/runs/${runId}/rejections`, { method: "POST", body: { planVersion, reason } }),
+    onSuccess: async (_data, vars) => {
       toast("Rejected; the agent will read your reason.");
       setShowReject(false);
       qc.invalidateQueries({ queryKey: ["queue"] });
       qc.invalidateQueries({ queryKey: ["ownership", runId] });
       await qc.invalidateQueries({ queryKey: ["run", runId] });
-      focusHeading();
+      if (vars.thenNext) await openNext();
+      else focusHeading();
     },
     onError: (e) => {
       if (!(e instanceof ApiError)) toast("The rejection failed.", "error");
@@ -251,6 +251,12 @@ export function ApprovalPanel({
   const reasonMessage = (reasonTouched ? reasonProblem : null) ?? serverReasonError;
 
   const busy = approve.isPending || reject.isPending;
+  /** Sends the rejection when the reason is fit to send (else shows why); `thenNext` opens the next waiting run after it. */
+  const submitReject = (thenNext: boolean) => {
+    setReasonTouched(true);
+    if (reasonProblem || busy) return;
+    reject.mutate({ thenNext });
+  };
   // a press before hydration would do nothing: the buttons wait for it
   const hydrated = useHydrated();
   const stepBlock = (s: RunStepView) => blockedReason ?? fourEyesBlock(s, viewerId) ?? approveBlock(grants, s);
@@ -275,20 +281,7 @@ export function ApprovalPanel({
       cancelRef.current?.focus(); // the safe choice has the focus
     }
   }, [confirming]);
-  const openNext = async () => {
-    try {
-      const { next } = await apiFetch<{ next: { id: string; ticketId: string } | null }>(`/api/runs/${runId}/next`);
-      if (next) {
-        toast(`Next: ticket #${next.ticketId}.`);
-        router.push(`/runs/${next.id}`);
-      } else {
-        toast("No other run is waiting for review; this was the last one.");
-        focusHeading("decide-h", "review-h");
-      }
-    } catch {
-      toast("The next run could not be found.", "error");
-    }
-  };
+  const openNext = useOpenNext(runId);
   const approveOnScreen = (thenNext: boolean) => {
     if (busy) return;
     if (pending.length === 0 && !blockedReason) {
@@ -444,7 +437,7 @@ export function ApprovalPanel({
         </button>
       </DecisionBar>
       <p className="mt-2 text-xs text-slate-600">
-        Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject ·{" "}
+        Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject · <kbd className="font-mono">h</kbd> hand off ·{" "}
         <kbd className="font-mono">?</kbd> all shortcuts
       </p>
       {confirming && (
@@ -514,9 +507,8 @@ export function ApprovalPanel({
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            setReasonTouched(true);
-            if (reasonProblem) return;
-            reject.mutate();
+            const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+            submitReject(submitter?.value === "next");
           }}
         >
           <label htmlFor="reject-reason" className="block text-sm font-medium">
@@ -532,8 +524,15 @@ export function ApprovalPanel({
               setReason(e.target.value);
               if (reject.error) reject.reset();
             }}
+            onKeyDown={(e) => {
+              // Ctrl+Enter (⌘+Enter): reject, then open the next waiting run
+              if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                submitReject(true);
+              }
+            }}
             aria-invalid={!!reasonMessage}
-            aria-describedby={`reject-count${reasonMessage ? " reject-error" : ""}`}
+            aria-describedby={`reject-count reject-keys${reasonMessage ? " reject-error" : ""}`}
             className="w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm aria-[invalid=true]:border-red-600"
           />
           <CharacterCount id="reject-count" length={reason.length} max={REJECT_REASON_MAX} />
@@ -542,9 +541,17 @@ export function ApprovalPanel({
               {reasonMessage}
             </p>
           )}
-          <button type="submit" disabled={busy} className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60">
-            {reject.isPending ? "Rejecting…" : "Reject plan"}
-          </button>
+          <p id="reject-keys" className="text-xs text-slate-600">
+            <kbd className="font-mono">Ctrl+Enter</kbd> rejects and opens the next waiting run.
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <button type="submit" value="this" disabled={busy} className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white disabled:opacity-60">
+              {reject.isPending && !reject.variables?.thenNext ? "Rejecting…" : "Reject plan"}
+            </button>
+            <button type="submit" value="next" disabled={busy} className="rounded-md border border-red-700 bg-white px-3 py-1.5 text-sm font-medium text-red-800 hover:bg-red-50 disabled:opacity-60">
+              {reject.isPending && reject.variables?.thenNext ? "Rejecting…" : "Reject & next"}
+            </button>
+          </div>
         </form>
       )}
     </section>

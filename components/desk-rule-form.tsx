@@ -115,6 +115,9 @@ export function DeskRuleForm(props: {
         next[key] ??= i.message;
       }
       setErrors(next);
+      // a refusal no field on screen shows (e.g. the rule as a whole) is said above the form
+      const unshown = Object.keys(next).filter((k) => !formRef.current?.querySelector(`#dr-${k}`));
+      if (unshown.length > 0) setFormError(`${unshown.map((k) => next[k]).join(" ")} Nothing was saved.`);
       setRefusals((n) => n + 1);
       return;
     }

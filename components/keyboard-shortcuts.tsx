@@ -2,7 +2,7 @@
 
 import { usePathname, useRouter } from "next/navigation";
 import { createContext, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { createShortcutMatcher, describeChord, SHORTCUTS, type ShortcutId, type ShortcutScope } from "@/lib/keyboard/shortcuts";
+import { createShortcutMatcher, describeChord, keyBelongsToField, SHORTCUTS, type KeyLike, type ShortcutId, type ShortcutScope } from "@/lib/keyboard/shortcuts";
 
 type Handler = () => void;
 interface Registry {
@@ -74,6 +74,26 @@ export function focusHeading(...ids: string[]) {
   });
   observer.observe(document.body, { childList: true, subtree: true });
   setTimeout(() => observer.disconnect(), SETTLE_MS);
+}
+
+/**
+ * A DOM key event as the key map reads it (lib/keyboard/shortcuts.ts), its target being the
+ * element focus is really in: inside a shadow root the event's own target is only the host.
+ */
+export function keyLikeOf(e: KeyboardEvent): KeyLike {
+  const inner = typeof e.composedPath === "function" ? e.composedPath()[0] : e.target;
+  const el = inner instanceof Element ? inner : e.target instanceof Element ? e.target : null;
+  const target = el as (Element & { isContentEditable?: boolean }) | null;
+  return { key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, isComposing: e.isComposing, target };
+}
+
+/**
+ * True when a document-wide key listener must leave `e` alone: someone else handled it, a modal
+ * dialog is open, or it is a key typed into a text field (the one rule, `keyBelongsToField`).
+ * Every document key listener of the console asks this first.
+ */
+export function keyIsNotForShortcuts(e: KeyboardEvent): boolean {
+  return e.defaultPrevented || !!document.querySelector("dialog[open]") || keyBelongsToField(keyLikeOf(e));
 }
 
 /**
@@ -165,8 +185,8 @@ export function KeyboardShortcuts({ children }: { children: ReactNode }) {
       // A dialog that is open has the keyboard; so has the shortcut list between `?` and its first
       // render. A dialog already closed whose close event is still to come has it no more.
       if (document.querySelector("dialog[open]") || (helpOpenRef.current && !dialogRef.current)) return;
-      const target = e.target instanceof Element ? (e.target as Element & { isContentEditable?: boolean }) : null;
-      const result = matcher.press({ key: e.key, code: e.code, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, shiftKey: e.shiftKey, isComposing: e.isComposing, target }, performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
+      // keys typed in a text field are the field's (keyBelongsToField, applied by the matcher per shortcut)
+      const result = matcher.press(keyLikeOf(e), performance.now(), (s) => builtIn(s.id) || (handlers.current.get(s.id)?.length ?? 0) > 0);
       if (result.kind !== "shortcut") return;
       e.preventDefault();
       const id = result.shortcut.id;

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { OUTCOME_LABELS, type OutcomeLabel, type OutcomeLabelView, type OutcomeRecord } from "@/lib/outcomes/outcome";
 import { outcomeLabelBodySchema } from "@/lib/outcomes/schema";
@@ -21,27 +21,34 @@ export interface ReviewItem {
 const KEY_OF: Record<OutcomeLabel, string> = { better: "1 / b", same: "2 / s", worse: "3 / w" };
 
 /** One run to judge: the record, the computed suggestion, and the label form (choice, reason, save). */
-function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved }: {
+function ReviewCard({ item, index, current, onFocus, choice, setChoice, onLeave, onSaved }: {
   item: ReviewItem;
   index: number;
   current: boolean;
   onFocus: () => void;
   choice: OutcomeLabel | null;
   setChoice: (l: OutcomeLabel) => void;
+  /** Moves focus out of this run's form onto its row (at once, before the save answers); returns where focus went. */
+  onLeave: () => Element | null;
   onSaved: (label: OutcomeLabelView) => void;
 }) {
   const [reason, setReason] = useState(item.label?.reason ?? "");
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const reasonRef = useRef<HTMLInputElement>(null);
   const id = `review-${item.runId}`;
   async function save(e: React.FormEvent) {
     e.preventDefault();
+    if (saving) return;
     const parsed = outcomeLabelBodySchema.safeParse({ label: choice, reason });
     if (!parsed.success) {
       setError(parsed.error.issues[0]?.message ?? "Choose a label and say why.");
       return;
     }
     setSaving(true);
+    // Focus leaves the reason now, not when the save answers: keys pressed meanwhile (j, 1) act on
+    // the queue and never land in a reason already sent.
+    const movedTo = onLeave();
     try {
       const res = await apiFetch<{ outcome: { label: OutcomeLabelView } }>(`/api/runs/${item.runId}/outcome-label`, { method: "PUT", body: parsed.data });
       setError(null);
@@ -49,6 +56,9 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
       toast(`Labelled ${res.outcome.label.label}.`);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : "Could not save the label.");
+      // back to the reason to correct it — unless the person has moved on meanwhile (then the
+      // error stays on this run's card, announced)
+      if (movedTo && document.activeElement === movedTo) reasonRef.current?.focus();
     } finally {
       setSaving(false);
     }
@@ -90,6 +100,7 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
           Reason (Enter saves)
         </label>
         <input
+          ref={reasonRef}
           id={`${id}-reason`}
           value={reason}
           onChange={(e) => setReason(e.target.value)}
@@ -113,20 +124,27 @@ function ReviewCard({ item, index, current, onFocus, choice, setChoice, onSaved 
 /**
  * The review queue's list with its keyboard: `j`/`k` move the current run, `1`/`b`, `2`/`s`,
  * `3`/`w` choose better / same / worse for it and put the focus in its reason, `Enter` there saves
- * and moves the focus on to the next run (lib/keyboard/shortcuts.ts, scope "review").
+ * and moves the focus at once out of the reason onto the run's row, so "3, reason, Enter, j, 1"
+ * labels this run and chooses for the next (lib/keyboard/shortcuts.ts, scope "review").
  */
 export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
   const [items, setItems] = useState(initial);
-  const [current, setCurrent] = useState(0);
+  const [current, setCurrentState] = useState(0);
+  // the current run as keys see it: a key pressed before the next render acts on the run just moved to
+  const currentRef = useRef(0);
+  const setCurrent = (n: number) => {
+    currentRef.current = n;
+    setCurrentState(n);
+  };
   const [choices, setChoices] = useState<Record<string, OutcomeLabel | null>>(() => Object.fromEntries(initial.map((i) => [i.runId, i.label?.label ?? null])));
   const move = (by: number) => {
     if (!items.length) return;
-    const next = Math.min(items.length - 1, Math.max(0, current + by));
+    const next = Math.min(items.length - 1, Math.max(0, currentRef.current + by));
     setCurrent(next);
     focusElement(document.getElementById(`review-${items[next].runId}-h`));
   };
   const choose = (label: OutcomeLabel) => {
-    const item = items[current];
+    const item = items[currentRef.current];
     if (!item) return;
     setChoices((c) => ({ ...c, [item.runId]: label }));
     focusElement(document.getElementById(`review-${item.runId}-reason`));
@@ -152,14 +170,15 @@ export function OutcomeReview({ items: initial }: { items: ReviewItem[] }) {
           onFocus={() => setCurrent(i)}
           choice={choices[item.runId] ?? null}
           setChoice={(l) => setChoices((c) => ({ ...c, [item.runId]: l }))}
-          onSaved={(label) => {
-            setItems((all) => all.map((x) => (x.runId === item.runId ? { ...x, label } : x)));
-            // A saved label moves the focus out of its reason, to the next run (the last run's own
-            // heading): keys pressed next act on the queue, never retype a saved reason.
-            const next = Math.min(items.length - 1, i + 1);
-            setCurrent(next);
-            focusElement(document.getElementById(`review-${items[next].runId}-h`));
+          onLeave={() => {
+            // Saving moves the focus out of the reason onto this run's row (its heading, which
+            // says "labelled …" once saved): keys pressed next act on the queue — j goes on to the
+            // next run, never skipping one — and never retype a reason already sent.
+            setCurrent(i);
+            focusElement(document.getElementById(`review-${item.runId}-h`));
+            return document.activeElement;
           }}
+          onSaved={(label) => setItems((all) => all.map((x) => (x.runId === item.runId ? { ...x, label } : x)))}
         />
       ))}
     </ol>

@@ -1,12 +1,13 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import { formatMoney, type Money } from "@/lib/money/format-money";
 import { btn, input, primary } from "./ownership-styles";
 import { toast } from "./toaster";
+import { useOpenNext } from "./use-open-next";
 
 /*
  * The ownership panel's forms that are not on screen when a run opens (components/ownership-panel.tsx
@@ -19,21 +20,34 @@ export function RequestApprovalForm({ runId, data, viewerId, onDone }: { runId: 
   const [to, setTo] = useState(suggested);
   const [stepId, setStepId] = useState("");
   const [note, setNote] = useState("");
+  const openNext = useOpenNext(runId, "owner-h");
   const send = useMutation({
-    mutationFn: () =>
+    mutationFn: (_vars: { thenNext: boolean }) =>
       apiFetch(`/api/runs/${runId}/approval-requests`, {
         method: "POST",
         body: { ...(to.startsWith("role:") ? { toRole: to.slice(5) } : { toUserId: to }), stepId: stepId || null, note },
       }),
-    onSuccess: () => (toast("Approval requested."), onDone()),
+    onSuccess: async (_data, vars) => {
+      toast("Approval requested.");
+      onDone();
+      if (vars.thenNext) await openNext();
+    },
   });
+  const ready = !!to && !!note.trim() && !send.isPending;
+  // Opened (by h or the button): the suggested person is chosen, so the focus goes to the note;
+  // with nobody to suggest, to the choice of person.
+  const focusFirst = useCallback((form: HTMLFormElement | null) => {
+    form?.querySelector<HTMLElement>(suggested ? "#req-note" : "#req-to")?.focus();
+  }, [suggested]);
   return (
     <form
+      ref={focusFirst}
       aria-label="Request approval"
       className="mt-3 space-y-2 rounded-md border border-slate-200 bg-slate-50 p-3"
       onSubmit={(e) => {
         e.preventDefault();
-        send.mutate();
+        const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+        if (ready) send.mutate({ thenNext: submitter?.value === "next" });
       }}
     >
       <div>
@@ -70,16 +84,40 @@ export function RequestApprovalForm({ runId, data, viewerId, onDone }: { runId: 
         <label htmlFor="req-note" className="block text-sm font-medium">
           Note
         </label>
-        <textarea id="req-note" className={input} rows={2} maxLength={1000} value={note} onChange={(e) => setNote(e.target.value)} required />
+        <textarea
+          id="req-note"
+          className={input}
+          rows={2}
+          maxLength={1000}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          onKeyDown={(e) => {
+            // Ctrl+Enter (⌘+Enter): send, then open the next waiting run
+            if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              if (ready) send.mutate({ thenNext: true });
+            }
+          }}
+          aria-describedby="req-keys"
+          required
+        />
+        <p id="req-keys" className="mt-1 text-xs text-slate-600">
+          <kbd className="font-mono">Ctrl+Enter</kbd> sends and opens the next waiting run.
+        </p>
       </div>
       {send.error && (
         <p role="alert" className="text-sm text-red-800">
           {(send.error as Error).message}
         </p>
       )}
-      <button type="submit" className={primary} disabled={send.isPending || !to || !note.trim()}>
-        Send request
-      </button>
+      <div className="flex flex-wrap gap-2">
+        <button type="submit" value="this" className={primary} disabled={!ready}>
+          Send request
+        </button>
+        <button type="submit" value="next" className={btn} disabled={!ready}>
+          Send &amp; next
+        </button>
+      </div>
     </form>
   );
 }

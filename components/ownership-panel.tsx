@@ -10,12 +10,15 @@ import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
 import { btn, input, primary } from "./ownership-styles";
 import { toast } from "./toaster";
-import { focusElement } from "./keyboard-shortcuts";
+import { focusElement, useShortcut } from "./keyboard-shortcuts";
 
 /** "Suggest a step" with its form and the tools' schemas, loaded when someone opens it (docs/design.md "Page weight"). */
 const SuggestStepForm = dynamic(() => import("./suggest-step-form").then((m) => m.SuggestStepForm), {
   loading: () => <p className="mt-3 text-sm text-slate-600">Loading the form…</p>,
 });
+/** Statuses in which a run waits for a person's decision (it may be handed to someone). */
+const isWaiting = (status: string) => status === "pending_review" || status === "approved" || status === "needs_decision";
+
 /** "Request approval", loaded when someone opens it. */
 const RequestApprovalForm = dynamic(() => import("./ownership-forms").then((m) => m.RequestApprovalForm), {
   loading: () => <p className="mt-3 text-sm text-slate-600">Loading the form…</p>,
@@ -79,6 +82,8 @@ export function OwnershipPanel({
     void qc.invalidateQueries({ queryKey: ["run", runId] });
     void qc.invalidateQueries({ queryKey: ["queue"] });
   };
+  // h: the hand-off form, focus in its note (Ctrl+Enter there sends and opens the next run)
+  useShortcut("handOff", () => setDialog("request"), !!data && isWaiting(data.status) && (viewerRole === "operator" || viewerRole === "supervisor"));
   const fail = (e: unknown) => toast(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.", "error");
   // The Take button goes away once the run is the viewer's: the focus moves to the line that now
   // says so, never to <body>.
@@ -98,7 +103,7 @@ export function OwnershipPanel({
   });
   if (error) return <p role="alert" className="text-sm text-red-800">{(error as Error).message}</p>;
   if (!data) return null;
-  const waiting = data.status === "pending_review" || data.status === "approved" || data.status === "needs_decision";
+  const waiting = isWaiting(data.status);
   const mine = data.assignee?.id === viewerId;
   const desks = viewerRole === "operator" || viewerRole === "supervisor";
   return (

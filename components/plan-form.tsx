@@ -17,6 +17,8 @@ import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { stripMoneyInput } from "@/lib/money/money-input";
 import { StepField } from "./step-fields";
+import { ArgValue } from "./arg-value";
+import type { CarryOver } from "@/lib/plan/carry-over";
 import { useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 
@@ -76,6 +78,7 @@ export function PlanForm({
   focusStep,
   focusField,
   defaultReason,
+  carried,
 }: {
   runId: string;
   baseVersion: number;
@@ -95,9 +98,15 @@ export function PlanForm({
   focusField?: string;
   /** The text a new step's empty "reason" starts with (the run page passes the ticket's subject); edited freely. */
   defaultReason?: string;
+  /**
+   * After "Start over from version N" (a stale-edit refusal): the person's typed values carried
+   * over to `steps` (lib/plan/carry-over.ts). The form starts with them, marks them as the
+   * person's changes, and says which changes no longer apply.
+   */
+  carried?: CarryOver;
 }) {
   const [formSchema] = useState(() => planFormSchemaFor(catalog));
-  const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(steps), mode: "onSubmit" });
+  const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(carried?.steps ?? steps), mode: "onSubmit" });
   const toolNames = catalog.names();
   const getTool = catalog.get;
   const { fields, append, remove, move } = useFieldArray({ control: form.control, name: "steps", keyName: "fieldKey" });
@@ -155,8 +164,10 @@ export function PlanForm({
   const formRef = useRef<HTMLFormElement>(null);
   const [initialFocus] = useState({ step: focusStep ?? 0, field: focusField });
   useEffect(() => {
-    focusStepField(formRef.current, initialFocus.step, initialFocus.field);
-  }, [initialFocus]);
+    // after Start over, focus on what was kept and what was not (read first), else in a step's field
+    if (carried && (carried.kept.length || carried.added.length || carried.lost.length)) document.getElementById("carried-h")?.focus();
+    else focusStepField(formRef.current, initialFocus.step, initialFocus.field);
+  }, [initialFocus, carried]);
   const focusAfterAdd = useRef<number | null>(null);
   useEffect(() => {
     if (focusAfterAdd.current !== null && focusStepField(formRef.current, focusAfterAdd.current)) focusAfterAdd.current = null;
@@ -206,6 +217,7 @@ export function PlanForm({
             <p className="mt-1 text-xs">Your changes are still here; correct them and save again.</p>
           </div>
         )}
+        {carried && <CarriedNotice carried={carried} baseVersion={baseVersion} steps={steps} getTool={getTool} desk={desk} />}
         <ol className="space-y-4" aria-label="Plan steps (editing)">
           {fields.map((f, index) => {
             const tool = getTool(f.tool);
@@ -230,6 +242,22 @@ export function PlanForm({
                     </button>
                   </div>
                 </div>
+                {(() => {
+                  const mine = carried?.kept.filter((k) => k.stepId === f.id) ?? [];
+                  if (!mine.length) return null;
+                  return (
+                    <p className="mt-2 rounded bg-violet-50 px-2 py-1 text-sm text-violet-950" data-testid="kept-change">
+                      <span className="font-semibold">Your change, kept:</span>{" "}
+                      {mine.map((k, n) => (
+                        <span key={k.arg}>
+                          {n > 0 && ", "}
+                          {tool?.fields.find((x) => x.name === k.arg)?.label ?? k.arg}
+                          {k.overridesNewer && ` (replaces the value saved in version ${baseVersion})`}
+                        </span>
+                      ))}
+                    </p>
+                  );
+                })()}
                 <div className="mt-3 grid gap-3 sm:grid-cols-2">
                   {(tool?.fields ?? []).map((field) => (
                     <div key={field.name} className={field.kind === "textarea" ? "sm:col-span-2" : ""}>
@@ -313,6 +341,70 @@ export function PlanForm({
         </div>
       </form>
     </FormProvider>
+  );
+}
+
+/**
+ * What "Start over from version N" did with the person's typed values: which were kept (each
+ * step card marks them too), which steps they added, and each change that no longer applies to
+ * the newer version — a removed step's values shown so they can be typed again, never dropped
+ * without a word.
+ */
+function CarriedNotice({ carried, baseVersion, steps, getTool, desk }: { carried: CarryOver; baseVersion: number; steps: Pick<Step, "id" | "tool">[]; getTool: ToolCatalog["get"]; desk: AccountSnapshot }) {
+  const toolLabel = (tool: string) => getTool(tool)?.label ?? tool;
+  const fieldOf = (tool: string, arg: string) => getTool(tool)?.fields.find((f) => f.name === arg) ?? { name: arg, label: arg, kind: "text" as const };
+  const stepNo = (id: string) => steps.findIndex((s) => s.id === id) + 1;
+  return (
+    <section aria-labelledby="carried-h" className="rounded-md border border-violet-300 bg-violet-50 p-3 text-sm text-violet-950" data-testid="carried-notice">
+      <h3 id="carried-h" tabIndex={-1} className="font-semibold">
+        Started over from version {baseVersion} with what you typed
+      </h3>
+      {carried.kept.length + carried.added.length === 0 ? (
+        <p className="mt-1">None of your changes could be kept.</p>
+      ) : (
+        <p className="mt-1">
+          Kept: {carried.kept.length} value{carried.kept.length === 1 ? "" : "s"} you changed
+          {carried.added.length > 0 && ` and ${carried.added.length} step${carried.added.length === 1 ? "" : "s"} you added`} (marked in the steps below). Check them against version {baseVersion}, then save.
+        </p>
+      )}
+      {carried.lost.length > 0 && (
+        <>
+          <p className="mt-2 font-semibold">No longer applies (not in the form):</p>
+          <ul className="mt-1 list-disc space-y-1 pl-5" data-testid="carried-lost">
+            {carried.lost.map((l, n) => (
+              <li key={n}>
+                {l.kind === "step_removed" && (
+                  <>
+                    The {toolLabel(l.tool)} step was removed in version {baseVersion}; what you had typed there:
+                    <dl className="mt-0.5 grid grid-cols-[minmax(0,9rem)_1fr] gap-x-2">
+                      {Object.entries(l.args).map(([arg, value]) => (
+                        <div key={arg} className="contents">
+                          <dt className="text-violet-900">{fieldOf(l.tool, arg).label}</dt>
+                          <dd className="min-w-0 break-words">
+                            <ArgValue field={fieldOf(l.tool, arg)} value={value} desk={desk} />
+                          </dd>
+                        </div>
+                      ))}
+                    </dl>
+                  </>
+                )}
+                {l.kind === "arg_gone" && (
+                  <>
+                    Step {stepNo(l.stepId)} is no longer a {toolLabel(l.tool)} step in version {baseVersion}; your {fieldOf(l.tool, l.arg).label} (
+                    <ArgValue field={fieldOf(l.tool, l.arg)} value={l.value} desk={desk} />) does not apply to it.
+                  </>
+                )}
+                {l.kind === "removal_not_applied" && (
+                  <>
+                    You removed the {toolLabel(l.tool)} step; version {baseVersion} still has it (step {stepNo(l.stepId)}). Remove it again if you still mean to.
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
   );
 }
 

@@ -5,8 +5,7 @@ import { formatMoney } from "@/lib/money/format-money";
 import { QUEUE_VIEW_LABELS, type QueueFilterState } from "@/lib/queue/queue-views";
 import { statusLabel } from "@/lib/text/format";
 import type { QueueRow } from "@/lib/api/schemas";
-import { isTypingTarget } from "@/lib/keyboard/shortcuts";
-import { useShortcut } from "./keyboard-shortcuts";
+import { keyIsNotForShortcuts, useShortcut } from "./keyboard-shortcuts";
 
 /**
  * A queue row's "At stake": the money its current plan moves, per currency, and a badge per kind
@@ -112,8 +111,7 @@ export function QueueSearch({
   // it, as `/` then the digit would (focus moves before the key lands, so the field receives it).
   useEffect(() => {
     const onKeyDown = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing || !/^[0-9#]$/.test(e.key)) return;
-      if (isTypingTarget(e.target instanceof Element ? e.target : null) || document.querySelector("dialog[open]")) return;
+      if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing || !/^[0-9#]$/.test(e.key) || keyIsNotForShortcuts(e)) return;
       const input = ref.current;
       if (!input || input.disabled) return;
       input.focus();

@@ -297,6 +297,9 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               {header("steps", "Steps")}
               {header("missing", "Approvals missing")}
               <th scope="col" className="px-3 py-2 text-left font-medium">
+                Warnings
+              </th>
+              <th scope="col" className="px-3 py-2 text-left font-medium">
                 Assignee
               </th>
               <th scope="col" className="px-3 py-2 text-left font-medium">
@@ -332,14 +335,22 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                   <span className="whitespace-nowrap">
                     {r.approvalsMissing ?? r.gatedCount}
                     {r.approvalsMissing !== undefined && (r.approvalsNeeded ?? r.gatedCount) > 0 && <span className="text-xs text-slate-600"> of {r.approvalsNeeded ?? r.gatedCount}</span>}
-                    {/* read aloud as "1 of 1 approvals missing. 1 warning", never "1 of 11 warning" */}
+                    {/* read aloud as "1 of 1 approvals missing", never run into the next number */}
                     <span className="sr-only"> approvals missing.</span>
                   </span>
                   {r.beyondMyLimit && <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-950">beyond my limit</span>}
-                  {r.warningCount > 0 && (
-                    <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
+                </td>
+                {/* the warnings have a cell of their own: it reads "1 warning" or "2 warnings", alone */}
+                <td className="px-3 py-2" data-testid="warnings-cell">
+                  {r.warningCount > 0 ? (
+                    <span className="whitespace-nowrap rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">
                       {r.warningCount} warning{r.warningCount === 1 ? "" : "s"}
                     </span>
+                  ) : (
+                    <>
+                      <span aria-hidden="true" className="text-slate-500">—</span>
+                      <span className="sr-only">No warnings</span>
+                    </>
                   )}
                 </td>
                 <td className="px-3 py-2" data-testid="assignee-cell">{r.assigneeName ?? <span className="text-slate-600">Unassigned</span>}</td>

@@ -28,6 +28,7 @@ import { RiskCallout } from "./risk-callout";
 import { DecisionBarSlot } from "./decision-bar";
 import { planRisks } from "@/lib/queue/risk";
 import { accountName } from "@/lib/desk/lookup";
+import { carryOverEdits, type CarryOver } from "@/lib/plan/carry-over";
 
 /**
  * The plan editor with react-hook-form and the tools' argument schemas, loaded when someone starts
@@ -49,9 +50,9 @@ const ReconcilePanel = dynamic(() => import("./reconcile-panel").then((m) => m.R
 type Details = Omit<RunDetails, "desk">;
 type Mode =
   | { kind: "view" }
-  | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number; focusField?: string }
+  | { kind: "edit"; baseVersion: number; steps: Step[]; focusStep?: number; focusField?: string; carried?: CarryOver }
   | { kind: "review"; fromVersion: number }
-  | { kind: "conflict"; baseVersion: number; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues; savedBy?: { name: string; at: string } | null };
+  | { kind: "conflict"; baseVersion: number; base: Step[]; currentVersion: number; plan: { version: number; steps: Step[] }; mine: PlanFormValues; savedBy?: { name: string; at: string } | null };
 
 /**
  * The argument of `step` the `e` shortcut puts focus on: the first field (in the tool's form
@@ -178,7 +179,7 @@ export function RunWorkspace({
         <div role="status" className="flex items-center gap-3 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950">
           <span>
             Someone else changed this plan while you were looking; it is now at version {externalChange}.
-            {mode.kind === "edit" && " Your unsaved changes were based on an older version and will not be merged."}
+            {mode.kind === "edit" && " Your unsaved changes are based on an older version: saving offers to start over from the newer one, keeping what you typed where it still applies."}
           </span>
           <button type="button" className="ml-auto underline" onClick={() => setExternalChange(null)}>
             Dismiss
@@ -244,6 +245,7 @@ export function RunWorkspace({
             grants={grants}
             focusStep={mode.focusStep}
             focusField={mode.focusField}
+            carried={mode.carried}
             defaultReason={`Ticket #${d.ticket.id}: ${d.ticket.subject}`}
             onCancel={() => {
               setMode({ kind: "view" });
@@ -255,7 +257,7 @@ export function RunWorkspace({
               qc.invalidateQueries({ queryKey: ["queue"] });
               setMode({ kind: "review", fromVersion: mode.baseVersion });
             }}
-            onConflict={(currentVersion, plan, mine, savedBy) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, currentVersion, plan, mine, savedBy })}
+            onConflict={(currentVersion, plan, mine, savedBy) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, base: mode.steps, currentVersion, plan, mine, savedBy })}
           />
         </>
       )}
@@ -293,8 +295,8 @@ export function RunWorkspace({
             </p>
           )}
           <p className="text-sm">
-            You edited version {mode.baseVersion}; the plan is now at version {mode.currentVersion}. Nothing of yours was saved, and
-            nothing is merged: compare, then start over from the newer plan.
+            You edited version {mode.baseVersion}; the plan is now at version {mode.currentVersion}. Nothing of yours was saved yet. Compare, then
+            start over from the newer plan: what you typed is kept where it still applies, and the form says what no longer does.
           </p>
           <div className="mt-3 grid gap-4 lg:grid-cols-2">
             <div>
@@ -308,7 +310,12 @@ export function RunWorkspace({
           </div>
           <button
             type="button"
-            onClick={() => setMode({ kind: "edit", baseVersion: mode.currentVersion, steps: mode.plan.steps })}
+            onClick={() => {
+              // the form is now on the newer version: the notice of someone else's change is done
+              setExternalChange(null);
+              setSeenVersion(mode.currentVersion);
+              setMode({ kind: "edit", baseVersion: mode.currentVersion, steps: mode.plan.steps, carried: carryOverEdits(mode.base, mode.mine.steps, mode.plan.steps) });
+            }}
             className="mt-3 rounded-md bg-blue-700 px-3 py-2 text-sm font-medium text-white"
           >
             Start over from version {mode.currentVersion}

@@ -16,6 +16,8 @@ test.describe("admin: people and grants", () => {
   test.use({ storageState: STORAGE.admin });
 
   test("an admin creates a user and a refund grant; the user signs in; disabling signs them out at once", async ({ page, browser }) => {
+    // two people's sessions (one a fresh sign-in) and a dozen page loads: 45–60 s on a busy two-core machine
+    test.setTimeout(120_000);
     const stamp = Date.now();
     const email = `erin.${stamp}@example.com`;
     const person = `Erin ${stamp}`;
@@ -75,6 +77,109 @@ test.describe("admin: people and grants", () => {
     await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
     await expect(page.getByText(key)).toHaveCount(0);
     await expect(page.getByRole("region", { name, exact: true }).getByRole("button", { name: `Revoke key ${key.slice(0, 10)}` })).toBeVisible();
+  });
+});
+
+test.describe("admin: passkeys required per role", () => {
+  test.use({ storageState: STORAGE.admin });
+
+  // Every role signs in somewhere else in the suite at the same time, so no real role may start
+  // requiring a passkey on the shared server: the PUT is answered here (its body checked), and the
+  // reload shows that nothing reached the server.
+  test("an admin ticks a role: the PUT is sent, the box shows it at once, a refusal puts it back with its message", async ({ page }) => {
+    await page.goto("/admin/users");
+    await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+    const section = page.getByRole("region", { name: "Passkeys required" });
+    await expect(section).toContainText("must register one");
+    const box = section.getByRole("checkbox", { name: "Supervisors must have a passkey" });
+    await expect(box).not.toBeChecked();
+    const before = await section.getByRole("checkbox").evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).checked).map((e) => (e as HTMLInputElement).value));
+
+    const sent: unknown[] = [];
+    let answer: "ok" | "refuse" = "ok";
+    // Each PUT is held until the test has seen the page's optimistic state, then answered.
+    let answerNow = () => {};
+    let held = Promise.resolve();
+    const hold = () => (held = new Promise<void>((r) => (answerNow = r)));
+    await page.route("**/api/admin/passkey-requirements", async (route) => {
+      expect(route.request().method()).toBe("PUT");
+      const body = route.request().postDataJSON() as { role: string; required: boolean };
+      sent.push(body);
+      await held;
+      if (answer === "refuse") {
+        await route.fulfill({ status: 403, contentType: "application/json", body: JSON.stringify({ error: { code: "forbidden", message: "This needs the admin role." } }) });
+      } else {
+        const roles = ["operator", "supervisor", "admin"].filter((r) => (r === body.role ? body.required : before.includes(r)));
+        await route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ roles }) });
+      }
+    });
+
+    hold();
+    await box.click();
+    await expect(box).toBeChecked(); // at once, before the server answered
+    await expect.poll(() => sent.length).toBe(1);
+    answerNow();
+    await expect(section.getByRole("status")).toHaveText("Supervisors must now have a passkey.");
+    expect(sent).toEqual([{ role: "supervisor", required: true }]);
+
+    answer = "refuse";
+    hold();
+    await box.click();
+    await expect(box).not.toBeChecked(); // at once, before the refusal came
+    await expect.poll(() => sent.length).toBe(2);
+    answerNow();
+    await expect(section.getByRole("alert")).toHaveText("Could not stop requiring a passkey for supervisors: This needs the admin role. The setting is back to what it was.");
+    await expect(box).toBeChecked();
+    await expect(box).toBeFocused();
+    await expect(box).toHaveAttribute("aria-describedby", /error/);
+    expect(sent).toEqual([{ role: "supervisor", required: true }, { role: "supervisor", required: false }]);
+
+    await page.setViewportSize({ width: 1366, height: 900 });
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: "test-results/passkeys-required-1366.png", fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { scrollWidth, vw } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, vw: document.documentElement.clientWidth }));
+    expect(scrollWidth).toBeLessThanOrEqual(vw);
+    await page.screenshot({ path: "test-results/passkeys-required-390.png", fullPage: true });
+
+    // nothing reached the server: after a reload the page shows the server's own state again
+    await page.unroute("**/api/admin/passkey-requirements");
+    await page.reload();
+    const after = await page
+      .getByRole("region", { name: "Passkeys required" })
+      .getByRole("checkbox")
+      .evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).checked).map((e) => (e as HTMLInputElement).value));
+    expect(after).toEqual(before);
+  });
+});
+
+test.describe("admin: the change log", () => {
+  test.use({ storageState: STORAGE.admin });
+
+  test("an admin reads who changed what: a person created a moment ago is on the log with each field, never the password", async ({ page, request, baseURL }) => {
+    const stamp = Date.now();
+    const email = `log.${stamp}@example.com`;
+    const password = `pass-${stamp}-never-shown`;
+    const created = await request.post("/api/admin/users", { headers: { origin: baseURL! }, data: { email, name: `Logan ${stamp}`, role: "operator", password } });
+    expect(created.status(), await created.text()).toBe(201);
+    const userId = ((await created.json()) as { user: { id: string } }).user.id;
+
+    await page.goto("/admin/users");
+    await page.getByRole("navigation", { name: "Admin" }).getByRole("link", { name: "Changes" }).click();
+    await expect(page).toHaveURL(/\/admin\/changes$/);
+    const entry = page.getByTestId("admin-change").filter({ hasText: `user ${userId}` });
+    await expect(entry).toHaveCount(1);
+    await expect(entry).toContainText("Person created");
+    await expect(entry).toContainText("by Adam Admin <admin@plandesk.test>");
+    await expect(entry).toContainText(email);
+    await expect(page.locator("main")).not.toContainText(password);
+
+    for (const [width, height] of [[1366, 900], [390, 844]] as const) {
+      await page.setViewportSize({ width, height });
+      const { scrollWidth, vw } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, vw: document.documentElement.clientWidth }));
+      expect(scrollWidth, `overflow at ${width}`).toBeLessThanOrEqual(vw);
+      await page.screenshot({ path: `test-results/admin-changes-${width}.png` });
+    }
   });
 });
 

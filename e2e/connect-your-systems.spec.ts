@@ -99,7 +99,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
     });
 
     test.afterAll(async () => {
-      for (const i of instances) stopAppInstance(i);
+      await Promise.all(instances.map((i) => stopAppInstance(i)));
       instances = [];
       if (dialect === "postgresql") await dropPgTestDatabase(databaseUrl);
       fs.rmSync(dir, { recursive: true, force: true });

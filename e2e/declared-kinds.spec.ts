@@ -118,7 +118,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) test.describe(`a desk f
   });
 
   test.afterAll(async () => {
-    if (app) stopAppInstance(app);
+    if (app) await stopAppInstance(app);
     if (dialect === "postgresql") await dropPgTestDatabase(databaseUrl);
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -5,7 +5,7 @@ import { STORAGE } from "./helpers";
 test.describe("editing the plan card", () => {
   test.use({ storageState: STORAGE.senior });
 
-  test("two people edit the same plan: the second save gets the conflict view, never a merge", async ({ browser, page }) => {
+  test("two people edit the same plan: the second save gets the conflict view, never a silent merge; starting over keeps what was typed", async ({ browser, page }) => {
     const id = await createRun(page.request, "address-74994");
     const other = await browser.newContext({ storageState: STORAGE.supervisor });
     const page2 = await other.newPage();
@@ -25,7 +25,10 @@ test.describe("editing the plan card", () => {
     await expect(conflict).toContainText("Senior's note");
     await expect(conflict).toContainText("Supervisor's note");
     await conflict.getByRole("button", { name: "Start over from version 2" }).click();
-    await expect(page2.locator('[id="steps.0.args.note"]')).toHaveValue("Senior's note");
+    // version 2's plan, with the supervisor's own typed note kept on it and marked as theirs
+    await expect(page2.getByRole("heading", { name: "Editing plan version 2" })).toBeVisible();
+    await expect(page2.locator('[id="steps.0.args.note"]')).toHaveValue("Supervisor's note");
+    await expect(page2.getByTestId("kept-change")).toHaveText("Your change, kept: Note (replaces the value saved in version 2)");
     await other.close();
   });
 

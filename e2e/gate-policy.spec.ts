@@ -23,6 +23,9 @@ async function livePolicy(request: APIRequestContext) {
 
 test.describe("gate policy as data and four eyes", () => {
   test("an admin requires two approvers for large refunds; the senior's own refund then needs a second person", async ({ browser, baseURL }) => {
+    // three people's sessions, a policy saved and checked with axe, a refund approved twice and
+    // executed: about 60 actions, 45–60 s on a busy two-core machine, so more than the default 60 s
+    test.setTimeout(150_000);
     const admin = await browser.newContext({ storageState: STORAGE.admin });
     const adminPage = await admin.newPage();
     const before = await livePolicy(adminPage.request);

@@ -9,11 +9,21 @@
  */
 import { expect, test } from "@playwright/test";
 import pg from "pg";
-import { dropPgTestDatabase, freshTestDatabaseUrl, recreatePgTestDatabase } from "../testing/test-databases";
-import { freePort, migrateAndSeed, signInCookieAt, startAppInstance, stopAppInstance, type AppInstance } from "../testing/app-instances";
+import { dropPgTestDatabase } from "../testing/test-databases";
+import { freePort, freshSeededPgDatabase, signInCookieAt, startAppInstance, stopAppInstance, type AppInstance } from "../testing/app-instances";
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key", "content-type": "application/json" };
 const SWEEP_SECONDS = 2;
+/** The instances' metrics token: the spec reads each one's count of deadline-sweep passes. */
+const METRICS_TOKEN = "instances-spec-metrics-token-0123456789";
+
+/** The deadline-sweep passes `instance` has ended so far (`plandesk_background_passes_total`). */
+async function sweepPasses(instance: AppInstance): Promise<number> {
+  const res = await fetch(`${instance.origin}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(res.status).toBe(200);
+  const line = (await res.text()).split("\n").find((l) => l.startsWith("plandesk_background_passes_total{") && l.includes('loop="deadline_sweep"') && l.includes('result="ok"'));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+}
 const EXPIRES_IN_SECONDS = 60; // the shortest life policy allows (escalation at 45 s)
 
 let databaseUrl = "";
@@ -85,14 +95,12 @@ test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  databaseUrl = freshTestDatabaseUrl({ PLANDESK_TEST_DB: "postgres" });
-  await recreatePgTestDatabase(databaseUrl);
-  migrateAndSeed(databaseUrl);
+  databaseUrl = await freshSeededPgDatabase();
   seqBeforeServing = await lastAuditSeq();
   const [a, b, lb] = [await freePort(), await freePort(), await freePort()];
   const publicOrigin = `http://localhost:${lb}`; // the load balancer's origin, shared by both
   instances = await Promise.all(
-    [a, b].map((port) => startAppInstance({ databaseUrl, port, publicOrigin, env: { PLANDESK_SWEEP_SECONDS: String(SWEEP_SECONDS), PLANDESK_PG_POOL_MAX: "4" } })),
+    [a, b].map((port) => startAppInstance({ databaseUrl, port, publicOrigin, env: { PLANDESK_SWEEP_SECONDS: String(SWEEP_SECONDS), PLANDESK_PG_POOL_MAX: "4", PLANDESK_METRICS_TOKEN: METRICS_TOKEN } })),
   );
   seniorCookie = await signInCookieAt(instances[0], "senior@plandesk.test");
   // Runs for the sweep, submitted first so their deadlines pass while the races run.
@@ -101,8 +109,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  for (const i of instances) stopAppInstance(i);
-  await new Promise((r) => setTimeout(r, 500));
+  await Promise.all(instances.map((i) => stopAppInstance(i)));
   if (databaseUrl) await dropPgTestDatabase(databaseUrl);
 });
 
@@ -161,8 +168,11 @@ test("both instances' deadline sweeps escalate and expire each run exactly once"
   for (const id of sweptRunIds) {
     await expect.poll(() => storedStatus(id), { timeout: 120_000, intervals: [2_000] }).toBe("expired");
   }
-  // A few more sweeps on both instances after every run expired: still one of each.
-  await new Promise((r) => setTimeout(r, SWEEP_SECONDS * 2 * 1000 + 500));
+  // Two more sweeps on both instances after every run expired: still one of each.
+  const passes = await Promise.all(instances.map(sweepPasses));
+  for (const [k, i] of instances.entries()) {
+    await expect.poll(() => sweepPasses(i), { timeout: 60_000, message: `two more sweeps on instance ${k}` }).toBeGreaterThanOrEqual(passes[k] + 2);
+  }
   for (const id of sweptRunIds) {
     const audit = await call(instances[1], "GET", `/api/runs/${id}/audit`, asSenior());
     const types = (audit.body.events as { type: string }[]).map((e) => e.type);

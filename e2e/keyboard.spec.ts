@@ -286,3 +286,58 @@ test("Shift+A approves and opens the next waiting run of the queue", async ({ pa
   const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string };
   expect(approved.status).toBe("approved");
 });
+
+test("Reject & next by keyboard: r, the reason, Ctrl+Enter — the run is rejected with that reason and the next waiting run opens, in 3 presses", async ({ page }) => {
+  const runId = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
+  await page.locator('html[data-shortcuts~="reject"]').waitFor({ state: "attached" });
+  const keys = keyCounter(page);
+  await keys.press("r");
+  await expect(page.getByLabel("Reason (the agent reads it)")).toBeFocused();
+  const reason = "Refund the duplicate only after the bank confirms.";
+  await keys.type(reason);
+  await keys.press("Control+Enter");
+  await expect(page).not.toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeFocused();
+  expect(keys.count).toBe(3);
+  const rejected = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string; rejectionReason: string | null };
+  expect(rejected).toMatchObject({ status: "rejected", rejectionReason: reason });
+});
+
+test("a rejection reason too short is refused on its field, by the button and by Ctrl+Enter alike, and nothing is sent", async ({ page }) => {
+  const runId = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${runId}`);
+  await page.locator('html[data-shortcuts~="reject"]').waitFor({ state: "attached" });
+  await page.keyboard.press("r");
+  await page.keyboard.type("no");
+  await page.keyboard.press("Control+Enter");
+  await expect(page.getByText("Write a reason of at least 3 characters")).toBeVisible();
+  await page.getByRole("button", { name: "Reject & next" }).click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page.getByLabel("Reason (the agent reads it)")).toHaveValue("no");
+  const still = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string };
+  expect(still.status).toBe("pending_review");
+});
+
+test("Hand off & next by keyboard: h, a note, Ctrl+Enter — the suggested person is asked and the next waiting run opens, in 3 presses", async ({ page }) => {
+  const runId = await createRun(page.request, "ref-74991");
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #74991");
+  await page.locator('html[data-shortcuts~="handOff"]').waitFor({ state: "attached" });
+  const keys = keyCounter(page);
+  await keys.press("h");
+  const form = page.getByRole("form", { name: "Request approval" });
+  await expect(form.getByLabel("Note")).toBeFocused();
+  const askedFor = await form.getByLabel("Ask").inputValue();
+  expect(askedFor).not.toBe("");
+  const note = "Over my ceiling; please decide the refund.";
+  await keys.type(note);
+  await keys.press("Control+Enter");
+  await expect(page).not.toHaveURL(new RegExp(`/runs/${runId}$`));
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  expect(keys.count).toBe(3);
+  const ownership = (await (await page.request.get(`/api/runs/${runId}/ownership`)).json()) as { requests: { note: string; toUserId: string | null }[] };
+  expect(ownership.requests).toEqual(expect.arrayContaining([expect.objectContaining({ note, toUserId: askedFor })]));
+});

@@ -195,7 +195,7 @@ for (const width of WIDTHS) {
 
   test.describe(`${width} px: admin pages`, () => {
     test.use({ storageState: STORAGE.admin, viewport: { width, height: 844 } });
-    for (const path of ["/admin", "/admin/users", "/admin/users/usr_operator", "/admin/agents", "/admin/tools", "/admin/gate-policy", "/admin/webhooks", "/admin/integrations", "/admin/desks", "/admin/desks/freight/intents", "/admin/desks/freight/record-kinds", "/denials"]) {
+    for (const path of ["/admin", "/admin/users", "/admin/users/usr_operator", "/admin/agents", "/admin/tools", "/admin/gate-policy", "/admin/webhooks", "/admin/integrations", "/admin/desks", "/admin/desks/freight/intents", "/admin/desks/freight/record-kinds", "/admin/desks/retail/sign-in", "/denials"]) {
       test(path, async ({ page }) => {
         await page.goto(path);
         await expectNoOverflow(page, path);

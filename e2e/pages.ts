@@ -47,6 +47,7 @@ export const PAGES: PageCase[] = [
   { route: "/admin/tools", who: "admin", url: async () => "/admin/tools" },
   { route: "/admin/gate-policy", who: "admin", url: async () => "/admin/gate-policy" },
   { route: "/admin/webhooks", who: "admin", url: async () => "/admin/webhooks" },
+  { route: "/admin/changes", who: "admin", url: async () => "/admin/changes" },
   { route: "/admin/integrations", who: "admin", url: async () => "/admin/integrations" },
   { route: "/admin/desks", who: "admin", url: async () => "/admin/desks" },
   { route: "/admin/desks/[deskId]/intents", who: "admin", url: async () => "/admin/desks/freight/intents" },

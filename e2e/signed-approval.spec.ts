@@ -281,9 +281,19 @@ test("the demo desk's own policy: a $1,500.00 refund needs the approver's passke
     await expect(page.getByText("Passkey registered.")).toBeVisible();
     await page.goto(`/runs/${runId}`);
     await expect(page.getByTestId("requires-signature-refund")).toContainText("Signed approval");
+    // What the passkey signs shows from the challenge until the approval answers: the approval is
+    // held until the card has been read (a virtual authenticator signs in no time).
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(`**/api/runs/${runId}/approvals`, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("signature-covers")).toContainText("$1,500.00");
+    release();
     await expect(page.getByTestId("run-status")).toHaveText("Approved");
+    await page.unroute(`**/api/runs/${runId}/approvals`);
     const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run;
     expect(approved.steps[0].approvals).toMatchObject({ required: 1, given: 1, approverIds: ["usr_senior"] });
   } finally {

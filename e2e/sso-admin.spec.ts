@@ -6,8 +6,9 @@ import { STORAGE } from "./helpers";
  * A desk's identity providers administered through the page (/admin/desks/{deskId}/sign-in), in
  * real Chromium against a real OpenID Connect provider started for this file: the admin finds the
  * page from the desks list, a rejected input (client-side, then one the server refuses) stays on
- * the form with the field's error and focus on that field; the admin adds the provider, the list
- * shows it and no secret; a person then signs in with "Continue with <label>"; the provider's
+ * the form with the field's error and focus on that field (also in the grants table: claim value,
+ * tool, may approve/author, ceiling in dollars sent as cents); the admin adds the provider, the list
+ * shows it, its grants and no secret; a person then signs in with "Continue with <label>"; the provider's
  * back-channel logout signs them out; the admin disables the provider. Screenshots at 1366 and
  * 390 px; no sideways scroll at 360 or 390 px.
  */
@@ -59,19 +60,55 @@ test("the admin adds a provider through the desk's sign-in page; the list shows 
   await expect(page.getByText("an https:// issuer URL (http:// only for localhost)")).toBeVisible();
   await expect(page.getByLabel("Label", { exact: true })).toHaveValue(label);
 
-  // refused by the server: a grant of a tool the catalog does not have (422 on the grants field, focused)
+  // the grants table: a row whose claim value is missing is refused on that cell, focused
   await page.getByLabel("Issuer URL").fill(idp.issuer);
   await page.getByLabel("Grants claim (empty: no grants)").fill("groups");
-  await page.getByLabel("Claim value → grants (JSON)").fill(JSON.stringify({ approvers: [{ tool: "no_such_tool", canApprove: true, approveLimit: null, canAuthor: false, authorLimit: null }] }));
+  await page.getByRole("button", { name: "Add a grant" }).click();
+  await expect(page.getByLabel("Claim value of grant row 1")).toBeFocused();
+  await page.getByLabel("Tool of grant row 1").selectOption("issue_refund");
+  await page.getByLabel("Approval ceiling of grant row 1, in USD").fill("500.00");
+  await page.getByRole("button", { name: "Add a grant" }).click();
+  await page.getByLabel("Claim value of grant row 2").fill("note-writers");
+  await page.getByLabel("Tool of grant row 2").selectOption("add_ticket_note");
+  await page.getByLabel("May approve (grant row 2)").uncheck();
+  await page.getByLabel("May author (grant row 2)").check();
   await page.getByRole("button", { name: "Add identity provider" }).click();
-  await expect(page.getByText('Unknown tool "no_such_tool"')).toBeVisible();
-  await expect(page.getByLabel("Claim value → grants (JSON)")).toBeFocused();
-  await expect(page.getByLabel("Issuer URL")).toHaveValue(idp.issuer);
+  await expect(page.getByLabel("Claim value of grant row 1")).toBeFocused();
+  await expect(page.getByLabel("Claim value of grant row 1")).toHaveAccessibleDescription("Enter the claim value (e.g. a group name)");
+  await page.getByLabel("Claim value of grant row 1").fill("refund-approvers");
 
-  // corrected: added
-  await page.getByLabel("Claim value → grants (JSON)").fill("");
-  await page.getByLabel("Grants claim (empty: no grants)").fill("");
+  // refused by the server: a tool the catalog no longer has (as when it left the catalog after the
+  // page was loaded) — 422 on that row's tool, focused; everything typed stays
+  await page.getByLabel("Tool of grant row 2").evaluate((el) => (el as HTMLSelectElement).append(new Option("A tool removed meanwhile", "no_such_tool")));
+  await page.getByLabel("Tool of grant row 2").selectOption("no_such_tool");
   await page.getByRole("button", { name: "Add identity provider" }).click();
+  await expect(page.getByText('Unknown tool "no_such_tool".')).toBeVisible();
+  await expect(page.getByLabel("Tool of grant row 2")).toBeFocused();
+  await expect(page.getByLabel("Issuer URL")).toHaveValue(idp.issuer);
+  await expect(page.getByLabel("Approval ceiling of grant row 1, in USD")).toHaveValue("500.00");
+
+  // a row removed: focus goes to the row above; the rest is sent, the ceiling in minor units
+  await page.getByRole("button", { name: "Remove grant row 2" }).click();
+  await expect(page.getByLabel("Claim value of grant row 1")).toBeFocused();
+  await expect(page.getByLabel("Tool of grant row 2")).toHaveCount(0);
+  // the filled table fits: a table at 1366 px, one block per row at 390 px, nothing scrolls sideways
+  await page.getByRole("button", { name: "Add a grant" }).click();
+  await page.getByLabel("Claim value of grant row 2").fill("note-writers");
+  await page.getByLabel("Tool of grant row 2").selectOption("add_ticket_note");
+  await page.getByRole("group", { name: "Claim value → grants" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/sso-admin-grants-1366.png" });
+  await expectNoOverflow(page, 390);
+  await page.getByRole("group", { name: "Claim value → grants" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/sso-admin-grants-390.png" });
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.getByRole("button", { name: "Remove grant row 2" }).click();
+  await expect(page.getByLabel("Claim value of grant row 1")).toBeFocused();
+  const posted = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith("/api/admin/desks/retail/oidc-providers"));
+  await page.getByRole("button", { name: "Add identity provider" }).click();
+  expect((await posted).postDataJSON().mapping).toMatchObject({
+    grantsClaim: "groups",
+    grants: { "refund-approvers": [{ tool: "issue_refund", canApprove: true, approveLimit: { minor: 50_000, currency: "USD" }, canAuthor: false, authorLimit: null }] },
+  });
   await expect(page.getByRole("status").filter({ hasText: `${label} was added` })).toBeVisible();
   const card = page.locator("li[data-provider]").filter({ hasText: label });
   await expect(card).toBeVisible();
@@ -80,6 +117,7 @@ test("the admin adds a provider through the desk's sign-in page; the list shows 
   await expect(card).toContainText(CLIENT_ID);
   await expect(card).toContainText("Role from claim groups: retail-supervisors → supervisor");
   await expect(card).toContainText("Anyone else: refused");
+  await expect(card).toContainText("Grants from claim groups: refund-approvers → issue_refund (approves up to $500.00; may not author)");
   await expect(card).toContainText(`/api/auth/callback/${providerId}`);
   await expect(card).toContainText(`/api/auth/oidc/backchannel-logout/${providerId}`);
   // no secret anywhere on the page (its last 4 characters at most)

@@ -141,6 +141,39 @@ describe("one schema, a migration history per dialect", () => {
     }
   }, 120_000);
 
+  it("holiday_per_desk_ids keeps the data: a desk's holiday stays its own, the shared calendar's (desk null) becomes every desk's", async () => {
+    const { url, remove } = await emptyDatabase();
+    const before = migrationDirs(resolveDatabaseUrl({ DATABASE_URL: url }).provider).filter((d) => d < "20261205221422_holiday_per_desk_ids").at(-1)!;
+    try {
+      await deploy(url, { through: before });
+      const old = createPrisma(url, { poolMax: 2 });
+      // rows as the release before the migration stored them (global holiday ids, desk null = every desk's calendar)
+      for (const sql of [
+        `INSERT INTO "desk" ("id", "name") VALUES ('retail', 'Retail')`, // 'freight' is a desk row since the desks migration
+        `INSERT INTO "holiday" ("id", "destination", "date", "name", "desk", "sourceVersion") VALUES ('hol_f', 'NO-OSL', '2026-05-17', 'Constitution Day', 'freight', 3), ('hol_r', 'SE-GOT', '2026-06-06', 'National Day', 'retail', 1)`,
+        `INSERT INTO "holiday" ("id", "destination", "date", "name") VALUES ('hol_shared', 'DE-HAM', '2026-10-03', 'Unity Day')`,
+      ]) {
+        await old.$executeRawUnsafe(sql);
+      }
+      await old.$disconnect(); // the SQLite file unlocked for the table rebuild
+      expect(await deploy(url)).toContain("20261205221422_holiday_per_desk_ids");
+      const db = createPrisma(url, { poolMax: 2 });
+      expect(await db.holiday.findMany({ select: { desk: true, id: true, destination: true, date: true, sourceVersion: true }, orderBy: [{ id: "asc" }, { desk: "asc" }] })).toEqual([
+        { desk: "freight", id: "hol_f", destination: "NO-OSL", date: "2026-05-17", sourceVersion: 3n },
+        { desk: "retail", id: "hol_r", destination: "SE-GOT", date: "2026-06-06", sourceVersion: 1n },
+        { desk: "freight", id: "hol_shared", destination: "DE-HAM", date: "2026-10-03", sourceVersion: null },
+        { desk: "retail", id: "hol_shared", destination: "DE-HAM", date: "2026-10-03", sourceVersion: null },
+      ]);
+      // and now one holiday id lives on both desks, each with its own date
+      await db.holiday.create({ data: { desk: "retail", id: "hol_f", destination: "NO-OSL", date: "2026-05-18", name: "Retail's own hol_f" } });
+      expect(await db.holiday.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "hol_f" } }, select: { date: true } })).toEqual({ date: "2026-05-17" });
+      expect(await db.holiday.count({ where: { id: "hol_f" } })).toBe(2);
+      await db.$disconnect();
+    } finally {
+      await remove();
+    }
+  }, 120_000);
+
   it("a JSON column reads back with its keys in the order written", async () => {
     const { url, remove } = await emptyDatabase();
     try {

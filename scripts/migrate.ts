@@ -26,6 +26,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory, type SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { postgresDatamodel } from "./prisma-schemas.mjs";
+import { migrationNames } from "../lib/server/db/migration-names.mjs";
 
 const ROOT = path.resolve(__dirname, "..");
 const SCHEMA = path.join(ROOT, "prisma", "schema.prisma");
@@ -180,12 +181,7 @@ export function datamodelFor(text: string, dialect: Dialect): string {
 
 /** Names of the migrations of `dialect`, oldest first. */
 export function migrationDirs(dialect: Dialect): string[] {
-  const dir = MIGRATIONS[dialect];
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((d) => fs.existsSync(path.join(dir, d, "migration.sql")))
-    .sort();
+  return migrationNames(MIGRATIONS[dialect]);
 }
 
 /**

@@ -158,6 +158,7 @@ async function main() {
       PLANDESK_URL: origin,
       PLANDESK_DEMO: "1",
       PLANDESK_SIGNIN_LIMIT: "500",
+      PLANDESK_DRAIN_NOTICE_SECONDS: "0", // no load balancer polls it: it stops at once when the proof ends
       NEXT_TELEMETRY_DISABLED: "1",
     };
     for (const script of ["db:migrate", "db:seed"]) run("npm", ["run", "--silent", script], { cwd: root, env });

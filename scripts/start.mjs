@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { serverNodeArgs } from "../lib/net/server-heap.mjs";
+import { pruneServers, rebuildRefusal, serverAlive } from "../lib/net/server-registry.mjs";
 import { clientsUpToDate } from "./client-stamp.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -71,13 +72,15 @@ run("npm", ["run", "--silent", "db:seed", "--", "--if-empty"]);
 // 4. Build when any source file changed since the last build. The hash is taken AFTER the build
 // (which may rewrite next-env.d.ts), and files the build writes are left out, so a second
 // `npm start` with nothing changed does not rebuild. Two `npm start` of one checkout take turns:
-// a lock directory (created atomically) holds the building process's pid.
+// a lock directory (created atomically) holds the building process's pid. A build replaces the
+// files in `.next` that running servers serve from, so it is refused while a server of this
+// checkout runs (each registers in `.servers/`; lib/net/server-registry.mjs).
 const BUILD_OUTPUTS = new Set(["next-env.d.ts", "tsconfig.tsbuildinfo"]);
 function sourceHash() {
   const h = createHash("sha256");
   const walk = (dir) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e", ".build-lock"].includes(e.name) || BUILD_OUTPUTS.has(e.name)) continue;
+      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e", ".build-lock", ".servers"].includes(e.name) || BUILD_OUTPUTS.has(e.name)) continue;
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (/\.(tsx?|mjs|css|json|prisma)$/.test(e.name)) h.update(p).update(fs.readFileSync(p));
@@ -122,13 +125,23 @@ async function withBuildLock(fn) {
     fs.rmSync(lockDir, { recursive: true, force: true });
   }
 }
+const refusal = () => rebuildRefusal(pruneServers(root, serverAlive), serverAlive);
 if (!upToDate()) {
-  await withBuildLock(() => {
-    if (upToDate()) return; // the other start built the same sources
-    console.log("Building the console…");
-    run("npx", ["next", "build"]);
-    fs.writeFileSync(stamp, sourceHash());
-  });
+  const refused =
+    refusal() ??
+    (await withBuildLock(() => {
+      if (upToDate()) return null; // the other start built the same sources
+      const now = refusal(); // a server may have started while this start waited for the lock
+      if (now) return now;
+      console.log("Building the console…");
+      run("npx", ["next", "build"]);
+      fs.writeFileSync(stamp, sourceHash());
+      return null;
+    }));
+  if (refused) {
+    console.error(refused);
+    process.exit(1);
+  }
 }
 
 // 5. Serve.

@@ -25,7 +25,7 @@ function databaseTestFiles() {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (e.name !== "node_modules" && e.name !== "generated" && e.name !== "dist") walk(p);
-      } else if (e.name.endsWith(".test.ts") && /prepareTestDatabase|createPrisma|\bdeploy\(/.test(fs.readFileSync(p, "utf8"))) {
+      } else if (e.name.endsWith(".test.ts") && /prepareTestDatabase|createPrisma|createPrimaryAndStandby|\bdeploy\(/.test(fs.readFileSync(p, "utf8"))) {
         out.push(path.relative(root, p));
       }
     }

@@ -18,7 +18,7 @@ import type { StepInput } from "../lib/plan/schema";
 import { approveSteps } from "../lib/server/approvals/approve-steps";
 import { getRunAudit } from "../lib/server/audit/run-audit";
 import { diffCorpusStream, type DiffCorpusLine } from "../lib/server/audit/diff-corpus";
-import { loadViewer, type AgentCaller, type Viewer } from "../lib/server/auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../lib/server/auth/viewer";
 import { prisma } from "../lib/server/db/db";
 import { DEMO_AGENT_ID } from "../lib/server/demo/seed";
 import { submitEdit } from "../lib/server/edits/submit-edit";

@@ -12,7 +12,7 @@ import { prisma } from "../lib/server/db/db";
 import { submitEdit } from "../lib/server/edits/submit-edit";
 import { loadRun } from "../lib/server/plans/load-run";
 import { toRunView } from "../lib/server/plans/run-view";
-import { loadViewer, type Viewer } from "../lib/server/auth/session";
+import { loadViewer, type Viewer } from "../lib/server/auth/viewer";
 import { reviseTask } from "../lib/server/tasks/revise-task";
 
 /** The demo agent's client, answered by the route handlers in this process. */

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { serverNodeArgs } from "../lib/net/server-heap.mjs";
+import { freshTestDatabaseUrl, recreatePgTestDatabase } from "./test-databases";
 
 /** The checkout: tests and scripts run from its root (read at call time; bench-load changes into it). */
 const root = () => process.cwd();
@@ -80,6 +81,8 @@ export async function startAppInstance(opts: AppInstanceOptions): Promise<AppIns
       PLANDESK_SIGNIN_LIMIT: "10000",
       BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? SHARED_TEST_SECRET,
       NEXT_TELEMETRY_DISABLED: "1",
+      // no load balancer polls these instances: a SIGTERM drains without keeping the listener open
+      PLANDESK_DRAIN_NOTICE_SECONDS: "0",
       ...opts.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -104,13 +107,27 @@ export async function startAppInstance(opts: AppInstanceOptions): Promise<AppIns
   throw new Error(`instance on ${origin} did not answer within 60 s:\n${output}`);
 }
 
-/** Stops an instance and its children (SIGTERM to its process group); never throws. */
-export function stopAppInstance(instance: AppInstance): void {
+/**
+ * Stops an instance and its children (SIGTERM to its process group; it drains and exits). The
+ * promise resolves when the process has exited, or after `boundMs` (default 30 s) if it has not;
+ * callers that need the database free (to drop it) await it. Never throws.
+ */
+export function stopAppInstance(instance: AppInstance, boundMs = 30_000): Promise<void> {
+  const { proc } = instance;
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    proc.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
   try {
-    process.kill(-instance.proc.pid!, "SIGTERM");
+    process.kill(-proc.pid!, "SIGTERM");
   } catch {
-    /* already gone */
+    return Promise.resolve(); // already gone
   }
+  return exited;
 }
 
 /**
@@ -144,4 +161,16 @@ export function migrateAndSeed(databaseUrl: string): void {
     });
     if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
   }
+}
+
+/**
+ * A fresh PostgreSQL test database (`plandesk_test_<random>` on PLANDESK_TEST_PG_URL), migrated
+ * and seeded with the demo desk like `npm start` does (`migrateAndSeed`): what the specs that
+ * start several app instances share. Returns its URL; the caller drops it (dropPgTestDatabase).
+ */
+export async function freshSeededPgDatabase(): Promise<string> {
+  const url = freshTestDatabaseUrl({ PLANDESK_TEST_DB: "postgres" });
+  await recreatePgTestDatabase(url);
+  migrateAndSeed(url);
+  return url;
 }

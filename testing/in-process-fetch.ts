@@ -1,10 +1,12 @@
 /**
- * Test support: a `fetch` that answers agent-API URLs by calling the exported route handlers
+ * Test support: a `fetch` that answers agent-API (and `/api/auth/*`) URLs by calling the exported route handlers
  * in this process (real `Request` objects, the test file's own database), so the typed client
  * and the simulator can be tested without a server. Unknown paths answer 404 like Next would.
  */
+import { GET as authGet, POST as authPost } from "../app/api/auth/[...all]/route";
 import { POST as demoEffect } from "../app/api/v1/demo/effects/route";
 import { GET as getRun } from "../app/api/v1/runs/[runId]/route";
+import { GET as runEvents } from "../app/api/v1/runs/[runId]/events/route";
 import { POST as claim } from "../app/api/v1/runs/[runId]/steps/[stepId]/claim/route";
 import { POST as outcome } from "../app/api/v1/runs/[runId]/steps/[stepId]/outcome/route";
 import { GET as getTask } from "../app/api/v1/tasks/[taskId]/route";
@@ -20,9 +22,12 @@ const ROUTES: [string, RegExp, string[], Handler][] = [
   ["POST", /^\/api\/v1\/tasks\/([^/]+)\/runs$/, ["taskId"], submit as Handler],
   ["POST", /^\/api\/v1\/tasks\/([^/]+)\/revisions$/, ["taskId"], revise as Handler],
   ["GET", /^\/api\/v1\/runs\/([^/]+)$/, ["runId"], getRun as Handler],
+  ["GET", /^\/api\/v1\/runs\/([^/]+)\/events$/, ["runId"], runEvents as Handler],
   ["POST", /^\/api\/v1\/runs\/([^/]+)\/steps\/([^/]+)\/claim$/, ["runId", "stepId"], claim as Handler],
   ["POST", /^\/api\/v1\/runs\/([^/]+)\/steps\/([^/]+)\/outcome$/, ["runId", "stepId"], outcome as Handler],
   ["POST", /^\/api\/v1\/demo\/effects$/, [], demoEffect as Handler],
+  ["GET", /^\/api\/auth\/.+$/, [], authGet as Handler],
+  ["POST", /^\/api\/auth\/.+$/, [], authPost as Handler],
 ];
 
 /** A fetch-compatible function dispatching to the agent API's route handlers. */

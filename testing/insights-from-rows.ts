@@ -26,6 +26,7 @@ export function aggregateRows(runs: InsightRun[], edits: InsightEdit[]): Insight
     if (byRun.has(r.id) && touchesMoreThanHalf(planEditSize(byRun.get(r.id)!).fraction)) d.overHalf += 1;
     days.set(day, d);
   }
+  const decidedIds = new Set(runs.filter((x) => (DECIDED_STATUSES as readonly string[]).includes(x.status)).map((x) => x.id));
   const sizes = own.map((e) => editSize(e.diff as PlanDiff).fraction).sort((a, b) => a - b);
   const bins = Array(10).fill(0) as number[];
   for (const f of sizes) bins[binIndex(f)] += 1;
@@ -35,6 +36,7 @@ export function aggregateRows(runs: InsightRun[], edits: InsightEdit[]): Insight
     decidedByDay: [...days.values()],
     editBins: bins,
     editCount: sizes.length,
+    decidedEditCount: own.filter((e) => decidedIds.has(e.runId)).length,
     meanSize: sizes.length ? sizes.reduce((a, b) => a + b, 0) / sizes.length : 0,
     medianSize: sizes.length === 0 ? 0 : sizes.length % 2 ? sizes[m] : (sizes[m - 1] + sizes[m]) / 2,
     recentEdits: own,

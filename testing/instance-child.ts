@@ -4,7 +4,8 @@
  * real service functions on command. Reads one JSON command per line on stdin and answers one
  * JSON line on stdout, `{results: [{ok: true, value} | {ok: false, code}]}`:
  *   {op: "claim", runId, stepId, digest, taskRevision, count, startAt, now}
- *   {op: "approve", runId, planVersion, as, count, keyPrefix, startAt, now}
+ *   {op: "approve", runId, planVersion, as, count, keyPrefix, startAt, now, stepIds?, acks?}   (stepIds default "all";
+ *     acks: acknowledgedConcurrentRuns)
  *   {op: "edit", runId, baseVersion, as, variants: Step[][], startAt, now}   (one call per variant)
  *   {op: "sweep", count, startAt, now}
  * `startAt` (epoch ms) is the moment both instances fire, so their calls really overlap.
@@ -19,11 +20,11 @@ import { claimStep } from "../lib/server/claims/claim-step";
 import { prisma } from "../lib/server/db/db";
 import { sweepDeadlines } from "../lib/server/deadlines/sweep-deadlines";
 import { submitEdit } from "../lib/server/edits/submit-edit";
-import { loadViewer } from "../lib/server/auth/session";
+import { loadViewer } from "../lib/server/auth/viewer";
 
 type Command =
   | { op: "claim"; runId: string; stepId: string; digest: string; taskRevision: number; count: number; startAt: number; now: string }
-  | { op: "approve"; runId: string; planVersion: number; as: string; count: number; keyPrefix: string; startAt: number; now: string }
+  | { op: "approve"; runId: string; planVersion: number; as: string; count: number; keyPrefix: string; startAt: number; now: string; stepIds?: string[]; acks?: string[] }
   | { op: "edit"; runId: string; baseVersion: number; as: string; variants: Step[][]; startAt: number; now: string }
   | { op: "sweep"; count: number; startAt: number; now: string };
 
@@ -52,7 +53,7 @@ async function perform(cmd: Command): Promise<Outcome[]> {
     case "approve":
       return Promise.all(
         Array.from({ length: cmd.count }, (_, i) =>
-          settle(approveSteps(viewer!, cmd.runId, { planVersion: cmd.planVersion, stepIds: "all", idempotencyKey: `${cmd.keyPrefix}-${pid}-${i}` }, now).then((r) => r.approvals.length)),
+          settle(approveSteps(viewer!, cmd.runId, { planVersion: cmd.planVersion, stepIds: cmd.stepIds ?? "all", idempotencyKey: `${cmd.keyPrefix}-${pid}-${i}`, ...(cmd.acks?.length ? { acknowledgedConcurrentRuns: cmd.acks } : {}) }, now).then((r) => r.approvals.length)),
         ),
       );
     case "edit":

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import { pgTestDatabaseName, recreatePgTestDatabase } from "./test-databases";
 import { takeSeededTemplate } from "./test-template";
-import { deploy } from "../scripts/migrate";
 import { resolveDatabaseUrl } from "../lib/server/db/database-url";
 import { addDays, formatISO } from "date-fns";
 import { nanoid } from "nanoid";
@@ -10,14 +9,11 @@ import { isDomainError, type DomainError } from "../lib/errors/domain-error";
 import { digest } from "../lib/plan/digest";
 import { prisma } from "../lib/server/db/db";
 import { storedSteps } from "../lib/server/plans/stored-plan";
-import { seedDemoDesk } from "../lib/server/demo/seed";
 import { settleReview } from "../lib/server/lifecycle/run-lifecycle";
 import { loadAccountSnapshot } from "../lib/server/account-data/load-account-snapshot";
 import { approvalTargetColumns } from "../lib/server/approvals/approval-columns";
 import { inTransaction, ok } from "../lib/server/db/transaction";
 import { concurrentRunsOf } from "../lib/server/plans/concurrent-runs";
-import { loadGatePolicy } from "../lib/server/gate-policy/load-gate-policy";
-import { saveGatePolicy } from "../lib/server/gate-policy/save-gate-policy";
 
 /** The fixed clock integration tests use: 2026-04-01 09:00 UTC. */
 export const TEST_NOW = new Date("2026-04-01T09:00:00Z");
@@ -41,6 +37,8 @@ export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean
     for (const s of ["", "-wal", "-shm"]) fs.rmSync(file + s, { force: true });
   }
   let seeded = false;
+  // Loaded only on this path: most files copy the template and never migrate or seed themselves.
+  const [{ deploy }, { seedDemoDesk }] = await Promise.all([import("../scripts/migrate"), import("../lib/server/demo/seed")]);
   try {
     await deploy(url);
     if (opts.seed !== false) await seedDemoDesk(now);
@@ -56,6 +54,7 @@ export async function prepareTestDatabase(now = TEST_NOW, opts: { seed?: boolean
  * and claim such steps without a passkey. Signed approvals are tested in lib/server/signatures.
  */
 export async function withoutSignatureRules(now = TEST_NOW): Promise<void> {
+  const [{ loadGatePolicy }, { saveGatePolicy }] = await Promise.all([import("../lib/server/gate-policy/load-gate-policy"), import("../lib/server/gate-policy/save-gate-policy")]);
   const live = await loadGatePolicy(prisma);
   const rules = live.rules.filter((r) => !r.requireSignature).map(({ id: _id, position: _p, ...r }) => r);
   await saveGatePolicy({ id: "usr_admin", role: "admin" }, { baseVersion: live.version, rules, note: "Tests: no signed approvals" }, now);

@@ -20,13 +20,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { pgTestDatabaseName, testPgServerUrl } from "./test-databases";
+import { pgTestDatabaseName, testPgServerUrl, throwawayDatabaseSettings } from "./test-databases";
 
-/** Environment variables that can change what the seed writes (everything Plandesk reads, but not the database or the run's own bookkeeping). */
+/** Environment variables that can change what the seed writes (everything Plandesk reads, but not the database, the way to it, or the run's own bookkeeping). */
 function seedEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(env).sort()) {
-    if (!/^(PLANDESK_|BETTER_AUTH_)/.test(k) || /^PLANDESK_TEST_(SUITE_ID|BASE_ENV|DB_SET)$/.test(k)) continue;
+    if (!/^(PLANDESK_|BETTER_AUTH_)/.test(k) || /^PLANDESK_(TEST_(SUITE_ID|BASE_ENV|DB_SET)|DATABASE_(POOLER|LISTEN_URL))$/.test(k)) continue;
     out[k] = env[k] ?? "";
   }
   return out;
@@ -159,6 +159,7 @@ export async function takeSeededTemplate(url: string, provider: "sqlite" | "post
     for (let attempt = 0; ; attempt++) {
       try {
         await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        await client.query(throwawayDatabaseSettings(name));
         return { kind: "copied" };
       } catch (e) {
         // 55006: another session is using the template for a moment (a concurrent CREATE DATABASE).

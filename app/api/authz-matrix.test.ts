@@ -703,6 +703,20 @@ describe("reads", () => {
     expect(ok.status).toBe(200);
   });
 
+  it.each([
+    ["GET /api/health/live", "/api/health/live", { status: "live" }],
+    ["GET /api/health/ready", "/api/health/ready", { status: "ready" }],
+  ] as const)("%s: public — every caller gets the same 200, nothing on the record", async (key, p, body) => {
+    const route = get(key);
+    expect(route.endpoint.caller).toEqual({ kind: "public" });
+    for (const who of PRINCIPALS) {
+      const before = await lastSeq();
+      const res = await call(route, { path: p, params: {} }, credentialsOf(who));
+      expect({ who, status: res.status, body: res.body }).toEqual({ who, status: 200, body });
+      expect(await deniedSince(before), who).toHaveLength(0);
+    }
+  });
+
   it("a signed-out read is refused (401) without a record; an agent key on the operator API is recorded", async () => {
     const route = get("GET /api/runs");
     let before = await lastSeq();

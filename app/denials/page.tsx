@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AuditPageNav, beforeCursor } from "@/components/audit-page-nav";
 import { formatInstant } from "@/lib/text/format";
 import { listDenials } from "@/lib/server/audit/list-denials";
 import { listRefusalCounts } from "@/lib/server/audit-log/refusal-counts";
@@ -14,8 +15,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
   const viewer = await requirePageViewer("/denials");
   await requirePageRole(viewer, ["supervisor", "admin"], "view /denials");
   const { before: rawBefore } = await searchParams;
-  // an audit sequence number: anything else (or past a 32-bit integer) is the first page
-  const before = rawBefore && /^\d{1,10}$/.test(rawBefore) && Number(rawBefore) <= 2_147_483_647 ? Number(rawBefore) : undefined;
+  const before = beforeCursor(rawBefore);
   const { rows, nextBefore } = await listDenials(viewer, { before, limit: 100 });
   const counted = before ? null : await listRefusalCounts({ limit: 50 });
   return (
@@ -124,18 +124,7 @@ export default async function DenialsPage({ searchParams }: { searchParams: Prom
             )}
           </section>
         )}
-        <nav aria-label="Pages" className="mt-4 flex gap-4 text-sm">
-          {before && (
-            <Link href="/denials" className="text-blue-700 underline">
-              Newest
-            </Link>
-          )}
-          {nextBefore && (
-            <Link href={`/denials?before=${nextBefore}`} className="text-blue-700 underline">
-              Older denials
-            </Link>
-          )}
-        </nav>
+        <AuditPageNav path="/denials" before={before} nextBefore={nextBefore} olderLabel="Older denials" />
       </main>
     </>
   );

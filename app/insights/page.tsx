@@ -92,13 +92,17 @@ export default async function InsightsPageView({ searchParams }: { searchParams:
 
         <dl className="mt-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
           <Stat
-            label="Edit rate"
+            label="Edit rate: decided runs a person edited"
             value={pct1(editRate.rate)}
-            note={`${editRate.edited} of ${editRate.decided} decided runs were edited${
-              editRate.edited === 0 && edits.count > 0 ? `; the ${edits.count} stored edit${edits.count === 1 ? " is" : "s are"} on runs not decided yet, counted once they are` : ""
-            }`}
+            note={`${editRate.edited} of ${editRate.decided} decided run${editRate.decided === 1 ? "" : "s"} (approved or rejected) had their plan edited`}
           />
-          <Stat label="Edits stored" value={String(edits.count)} note={`median size ${pct(edits.medianSize)} of steps, mean ${pct(edits.meanSize)}`} />
+          <Stat
+            label="Edits on those decided runs"
+            value={String(edits.onDecidedRuns)}
+            note={`${edits.count} edit${edits.count === 1 ? "" : "s"} stored in all${
+              edits.count > edits.onDecidedRuns ? `, ${edits.count - edits.onDecidedRuns} on runs waiting for review or expired (counted once decided)` : ""
+            }; median size ${pct(edits.medianSize)} of steps, mean ${pct(edits.meanSize)}`}
+          />
           <Stat
             label="Plans with more than half their steps touched"
             value={String(plansOverHalf.plans)}

@@ -1,8 +1,11 @@
 import Link from "next/link";
 
+/** The parts of the admin area, one tab each. */
+export type AdminArea = "users" | "desks" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks" | "changes";
+
 /** Sub-navigation of the admin area. */
-export function AdminNav({ current }: { current: "users" | "desks" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks" }) {
-  const tab = (key: "users" | "desks" | "agents" | "integrations" | "tools" | "gate-policy" | "webhooks", href: string, label: string) => (
+export function AdminNav({ current }: { current: AdminArea }) {
+  const tab = (key: AdminArea, href: string, label: string) => (
     <Link
       href={href}
       aria-current={current === key ? "page" : undefined}
@@ -20,6 +23,7 @@ export function AdminNav({ current }: { current: "users" | "desks" | "agents" | 
       {tab("tools", "/admin/tools", "Tool catalog")}
       {tab("gate-policy", "/admin/gate-policy", "Gate policy")}
       {tab("webhooks", "/admin/webhooks", "Webhooks")}
+      {tab("changes", "/admin/changes", "Changes")}
     </nav>
   );
 }

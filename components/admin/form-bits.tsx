@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useState, type ReactNode, type Ref } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { ApiError } from "@/lib/client/api";
 import { CURRENCIES, minorToDecimal, type Currency } from "@/lib/money/format-money";
@@ -76,8 +76,11 @@ export function applyServerError<T extends FieldValues>(err: unknown, setError: 
 }
 
 /**
- * A money ceiling input: a decimal amount and a currency; empty means "no ceiling" (null).
+ * A money ceiling input: an amount in major units as people write it (e.g. "500.00", parsed by the
+ * one money parser into integer minor units) and a currency; empty means "no ceiling" (null).
  * Unparseable text is passed on as `{minor: NaN}` so the shared schema reports it on the field.
+ * With `currency` given, the amount is in that currency and no currency select is shown (a table
+ * whose ceilings share one currency); `inputRef` lets a form focus the amount on an error.
  */
 export function CeilingInput({
   id,
@@ -87,6 +90,8 @@ export function CeilingInput({
   disabled,
   invalid,
   describedBy,
+  currency: fixedCurrency,
+  inputRef,
 }: {
   id: string;
   label: string;
@@ -95,8 +100,11 @@ export function CeilingInput({
   disabled?: boolean;
   invalid?: boolean;
   describedBy?: string;
+  currency?: Currency;
+  inputRef?: Ref<HTMLInputElement>;
 }) {
-  const [currency, setCurrency] = useState<Currency>(value?.currency ?? "USD");
+  const [chosenCurrency, setCurrency] = useState<Currency>(value?.currency ?? "USD");
+  const currency = fixedCurrency ?? chosenCurrency;
   const [text, setText] = useState(value && Number.isFinite(value.minor) ? minorToDecimal(value.minor, value.currency) : "");
   const emit = (t: string, c: Currency) => {
     if (t.trim() === "") return onChange(null);
@@ -107,6 +115,7 @@ export function CeilingInput({
     <div className="flex items-center gap-1">
       <input
         id={id}
+        ref={inputRef}
         aria-label={label}
         inputMode="decimal"
         placeholder="no ceiling"
@@ -118,23 +127,29 @@ export function CeilingInput({
           setText(e.target.value);
           emit(e.target.value, currency);
         }}
-        className="w-28 rounded-md border border-slate-300 px-2 py-1 text-right text-sm tabular-nums disabled:bg-slate-100 disabled:text-slate-400 aria-[invalid=true]:border-red-600"
+        className="w-28 min-w-0 rounded-md border border-slate-300 px-2 py-1 text-right text-sm tabular-nums disabled:bg-slate-100 disabled:text-slate-400 aria-[invalid=true]:border-red-600"
       />
-      <select
-        aria-label={`${label}: currency`}
-        value={currency}
-        disabled={disabled}
-        onChange={(e) => {
-          const c = e.target.value as Currency;
-          setCurrency(c);
-          emit(text, c);
-        }}
-        className="rounded-md border border-slate-300 px-1 py-1 text-sm disabled:bg-slate-100 disabled:text-slate-400"
-      >
-        {CURRENCIES.map((c) => (
-          <option key={c}>{c}</option>
-        ))}
-      </select>
+      {fixedCurrency ? (
+        <span className={`text-xs ${disabled ? "text-slate-400" : "text-slate-600"}`} aria-hidden="true">
+          {fixedCurrency}
+        </span>
+      ) : (
+        <select
+          aria-label={`${label}: currency`}
+          value={currency}
+          disabled={disabled}
+          onChange={(e) => {
+            const c = e.target.value as Currency;
+            setCurrency(c);
+            emit(text, c);
+          }}
+          className="rounded-md border border-slate-300 px-1 py-1 text-sm disabled:bg-slate-100 disabled:text-slate-400"
+        >
+          {CURRENCIES.map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </select>
+      )}
     </div>
   );
 }

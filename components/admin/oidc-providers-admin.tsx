@@ -3,13 +3,16 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { useFieldArray, useForm, type Path } from "react-hook-form";
+import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type Path, type UseFormRegister, type UseFormSetValue } from "react-hook-form";
 import type { z } from "zod";
 import { ApiError, apiFetch } from "@/lib/client/api";
-import { oidcProviderFormSchema, type OidcProviderFormValues, type OidcProviderView } from "@/lib/api/endpoints/oidc-provider-api";
-import { ROLES } from "@/lib/people/admin-schemas";
+import { formPathOfIssue, OIDC_FORM_FIELDS, oidcProviderFormSchema, type GrantRowFormValues, type OidcProviderFormValues, type OidcProviderView } from "@/lib/api/endpoints/oidc-provider-api";
+import { CURRENCIES, type Currency } from "@/lib/money/format-money";
+import { ROLES, toolMovesMoney } from "@/lib/people/admin-schemas";
 import { formatInstant } from "@/lib/text/format";
-import { buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
+import { buttonClass, CeilingInput, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { describeGrant } from "./user-detail";
 
 type FormOutput = z.output<typeof oidcProviderFormSchema>;
 const keyOf = (deskId: string) => ["admin", "oidc-providers", deskId] as const;
@@ -18,9 +21,10 @@ const urlOf = (deskId: string) => `/api/admin/desks/${encodeURIComponent(deskId)
 /**
  * A desk's identity providers: the list (label, issuer, client id, status, what the claim mapping
  * gives, the URIs to register at the provider — never a client secret), the form that registers
- * one and the button that disables one, all through the admin API.
+ * one and the button that disables one, all through the admin API. `tools` is the current
+ * catalog (built-in and imported tools) the grants table offers.
  */
-export function OidcProvidersAdmin({ deskId, initialProviders }: { deskId: string; initialProviders: OidcProviderView[] }) {
+export function OidcProvidersAdmin({ deskId, initialProviders, tools }: { deskId: string; initialProviders: OidcProviderView[]; tools: CatalogToolOption[] }) {
   const list = useQuery({
     queryKey: keyOf(deskId),
     queryFn: () => apiFetch<{ providers: OidcProviderView[] }>(urlOf(deskId)),
@@ -28,7 +32,7 @@ export function OidcProvidersAdmin({ deskId, initialProviders }: { deskId: strin
   });
   const providers = list.data.providers;
   return (
-    <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-[1fr_26rem] [&>*]:min-w-0">
+    <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)] [&>*]:min-w-0">
       <section aria-labelledby="oidc-providers-h" className="rounded-lg border border-slate-200 bg-white p-4">
         <h2 id="oidc-providers-h" className="font-semibold">
           Identity providers
@@ -46,7 +50,7 @@ export function OidcProvidersAdmin({ deskId, initialProviders }: { deskId: strin
           </ul>
         )}
       </section>
-      <RegisterProviderForm deskId={deskId} />
+      <RegisterProviderForm deskId={deskId} tools={tools} />
     </div>
   );
 }
@@ -59,7 +63,7 @@ function mappingSummary(m: OidcProviderView["mapping"]): string[] {
     m.defaultRole ? `Anyone else: ${m.defaultRole}` : "Anyone else: refused",
     m.deskClaim ? `Desk from claim ${m.deskClaim}` : "Desk: this desk",
   ];
-  const grants = Object.entries(m.grants).map(([v, gs]) => `${v} → ${gs.map((g) => g.tool).join(", ")}`);
+  const grants = Object.entries(m.grants).map(([v, gs]) => `${v} → ${gs.map((g) => `${g.tool} (${describeGrant(g)})`).join(", ")}`);
   if (m.grantsClaim) lines.push(`Grants from claim ${m.grantsClaim}${grants.length ? `: ${grants.join("; ")}` : ""}`);
   return lines;
 }
@@ -124,25 +128,18 @@ function ProviderCard({ deskId, provider: p }: { deskId: string; provider: OidcP
   );
 }
 
-const FIELD_ORDER = ["label", "issuer", "clientId", "clientSecret", "roleClaim", "roles", "defaultRole", "deskClaim", "grantsClaim", "grantsJson"] as const;
+/** The form's top fields in display order: the first one a refusal names is focused. */
+const FIELD_ORDER = OIDC_FORM_FIELDS;
 type FieldName = (typeof FIELD_ORDER)[number];
 
-/** The form field a server issue's path (`issuer`, `mapping.grants.x.0.tool`) belongs to, if any. */
-function fieldOfIssue(path: string): FieldName | null {
-  const [top, second] = path.split(".");
-  if (top === "mapping") {
-    if (second === "grants") return "grantsJson";
-    return (FIELD_ORDER as readonly string[]).includes(second) ? (second as FieldName) : null;
-  }
-  return (FIELD_ORDER as readonly string[]).includes(top) ? (top as FieldName) : null;
-}
+const EMPTY: OidcProviderFormValues = { label: "", issuer: "", clientId: "", clientSecret: "", roleClaim: "", roles: [], defaultRole: "operator", deskClaim: "", grantsClaim: "", grants: [] };
 
-const EMPTY: OidcProviderFormValues = { label: "", issuer: "", clientId: "", clientSecret: "", roleClaim: "", roles: [], defaultRole: "operator", deskClaim: "", grantsClaim: "", grantsJson: "" };
-
-function RegisterProviderForm({ deskId }: { deskId: string }) {
+function RegisterProviderForm({ deskId, tools }: { deskId: string; tools: CatalogToolOption[] }) {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
   const [registered, setRegistered] = useState<OidcProviderView | null>(null);
+  // the ceilings' currency: one for the whole table (desks have no currency of their own); new text is read in it
+  const [currency, setCurrency] = useState<Currency>("USD");
   const form = useForm<OidcProviderFormValues, unknown, FormOutput>({ resolver: zodResolver(oidcProviderFormSchema), defaultValues: EMPTY, shouldFocusError: true });
   const {
     register,
@@ -162,15 +159,16 @@ function RegisterProviderForm({ deskId }: { deskId: string }) {
     onError: (e) => {
       // a refusal about fields goes onto them (the first one focused); anything else above the form
       const issues = e instanceof ApiError && Array.isArray(e.details.issues) ? (e.details.issues as { path?: string; message?: string }[]) : [];
-      const placed = issues.map((i) => [fieldOfIssue(i.path ?? ""), i.message ?? (e as ApiError).message] as const).filter((x): x is [FieldName, string] => x[0] !== null);
-      for (const [field, message] of placed) form.setError(field as Path<OidcProviderFormValues>, { type: "server", message });
-      const first = FIELD_ORDER.find((f) => placed.some(([p]) => p === f));
-      if (first) form.setFocus(first === "roles" ? "roleClaim" : first);
+      const grants = form.getValues("grants");
+      const placed = issues.map((i) => [formPathOfIssue(i.path ?? "", grants) as Path<OidcProviderFormValues> | null, i.message ?? (e as ApiError).message] as const).filter((x): x is [Path<OidcProviderFormValues>, string] => x[0] !== null);
+      for (const [field, message] of placed) form.setError(field, { type: "server", message });
+      const first = [...placed].sort(([a], [b]) => FIELD_ORDER.indexOf(a.split(".")[0] as FieldName) - FIELD_ORDER.indexOf(b.split(".")[0] as FieldName))[0]?.[0];
+      if (first) form.setFocus(first === "roles" ? "roleClaim" : first === "grants" ? "grantsClaim" : first);
       setFormError(placed.length > 0 ? null : e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
     },
   });
-  const text = (id: FieldName & Path<OidcProviderFormValues>, label: string, help?: string, type = "text") => (
-    <Field id={`oidc-${id}`} label={label} error={(errors[id] as { message?: string } | undefined)?.message} help={help}>
+  const text = (id: Exclude<FieldName, "roles" | "grants" | "defaultRole">, label: string, help?: string, type = "text") => (
+    <Field id={`oidc-${id}`} label={label} error={errors[id]?.message} help={help}>
       <input
         id={`oidc-${id}`}
         type={type}
@@ -252,18 +250,8 @@ function RegisterProviderForm({ deskId }: { deskId: string }) {
         <fieldset className="space-y-3 rounded-md border border-slate-200 p-3">
           <legend className="px-1 text-sm font-medium">Desk and grants (optional)</legend>
           {text("deskClaim", "Desk claim (empty: this desk)", "A claim naming the desk a new person works")}
-          {text("grantsClaim", "Grants claim (empty: no grants)")}
-          <Field id="oidc-grantsJson" label="Claim value → grants (JSON)" error={errors.grantsJson?.message} help='e.g. {"refund-approvers": [{"tool": "issue_refund", "canApprove": true, "approveLimit": {"minor": 50000, "currency": "USD"}, "canAuthor": false, "authorLimit": null}]}'>
-            <textarea
-              id="oidc-grantsJson"
-              rows={4}
-              spellCheck={false}
-              {...register("grantsJson")}
-              aria-invalid={!!errors.grantsJson}
-              aria-describedby={errors.grantsJson ? "oidc-grantsJson-error" : undefined}
-              className={`${inputClass} font-mono text-xs`}
-            />
-          </Field>
+          {text("grantsClaim", "Grants claim (empty: no grants)", "A claim whose values (e.g. group names) give the grants below")}
+          <GrantsTable control={control} register={register} setValue={form.setValue} errors={errors} tools={tools} currency={currency} onCurrency={setCurrency} />
         </fieldset>
         <button type="submit" disabled={create.isPending} className={buttonClass}>
           {create.isPending ? "Adding…" : "Add identity provider"}
@@ -282,5 +270,239 @@ function RegisterProviderForm({ deskId }: { deskId: string }) {
         </div>
       )}
     </section>
+  );
+}
+
+/** A new row of the grants table: may approve `tool` (the first tool that moves money, the usual grant) without a ceiling, may not author. */
+const newGrantRow = (tool: string): GrantRowFormValues => ({ value: "", tool, canApprove: true, approveLimit: null, canAuthor: false, authorLimit: null });
+
+/** The message of a ceiling's error (the schema reports a bad amount on its `minor`). */
+function ceilingError(e: unknown): string | undefined {
+  const err = e as { message?: string; minor?: { message?: string } } | undefined;
+  return err?.minor?.message ?? err?.message;
+}
+
+/**
+ * The provider form's grants mapping as an editable table: one row per grant a claim value gives
+ * (claim value, tool, may approve with its ceiling, may author with its ceiling), rows added and
+ * removed; a table from 36rem of room, one block per row below. Ceilings are typed in major units
+ * of `currency` (one for the table) and held as integer minor units (CeilingInput); tools that move
+ * no money take none. Errors sit under their cell, linked with `aria-describedby`.
+ */
+function GrantsTable({
+  control,
+  register,
+  setValue,
+  errors,
+  tools,
+  currency,
+  onCurrency,
+}: {
+  control: Control<OidcProviderFormValues, unknown, FormOutput>;
+  register: UseFormRegister<OidcProviderFormValues>;
+  setValue: UseFormSetValue<OidcProviderFormValues>;
+  errors: FieldErrors<OidcProviderFormValues>;
+  tools: CatalogToolOption[];
+  currency: Currency;
+  onCurrency: (c: Currency) => void;
+}) {
+  const rows = useFieldArray({ control, name: "grants" });
+  const values = useWatch({ control, name: "grants" }) ?? [];
+  const cellId = (i: number, f: string) => `oidc-grants-${i}-${f}`;
+  const tableError = errors.grants?.message ?? errors.grants?.root?.message;
+  const cellCaption = "block text-xs text-slate-500 @xl:hidden";
+  const cellClass = "block py-1 align-top @xl:table-cell @xl:px-1 @xl:py-2";
+  const errorText = (i: number, f: string, message: string | undefined) =>
+    message && (
+      <p id={`${cellId(i, f)}-error`} className="mt-1 text-xs text-red-700">
+        {message}
+      </p>
+    );
+
+  const changeCurrency = (c: Currency) => {
+    onCurrency(c);
+    // the amounts stay as typed; they are now in `c`
+    values.forEach((g, i) => {
+      for (const k of ["approveLimit", "authorLimit"] as const) if (g[k]) setValue(`grants.${i}.${k}`, { ...g[k], currency: c }, { shouldDirty: true });
+    });
+  };
+
+  const remove = (i: number) => {
+    rows.remove(i);
+    // focus stays in the table: the row that took this one's place, else the one above, else "Add a grant"
+    setTimeout(() => (document.getElementById(cellId(i, "value")) ?? document.getElementById(cellId(i - 1, "value")) ?? document.getElementById("oidc-grants-add"))?.focus(), 0);
+  };
+
+  const add = () => {
+    const at = rows.fields.length;
+    rows.append(newGrantRow((tools.find((t) => toolMovesMoney(t.name)) ?? tools[0])?.name ?? ""), { shouldFocus: false });
+    // the new row's claim value, once it is rendered
+    setTimeout(() => document.getElementById(cellId(at, "value"))?.focus(), 0);
+  };
+
+  const ceiling = (i: number, k: "approveLimit" | "authorLimit", enabled: boolean, tool: string, what: string) => {
+    if (!toolMovesMoney(tool))
+      return (
+        <span className="mt-1 block text-xs text-slate-400">
+          <span aria-hidden="true">—</span>
+          <span className="sr-only">no ceiling: this tool moves no money</span>
+        </span>
+      );
+    const message = ceilingError(errors.grants?.[i]?.[k]);
+    return (
+      <div className="mt-1 @xl:[&_input]:w-24">
+        <Controller
+          control={control}
+          name={`grants.${i}.${k}`}
+          render={({ field }) => (
+            <CeilingInput
+              id={cellId(i, k)}
+              label={`${what} ceiling of grant row ${i + 1}, in ${currency}`}
+              value={field.value ?? null}
+              onChange={field.onChange}
+              inputRef={field.ref}
+              currency={currency}
+              disabled={!enabled}
+              invalid={!!message}
+              describedBy={message ? `${cellId(i, k)}-error` : undefined}
+            />
+          )}
+        />
+        {errorText(i, k, message)}
+      </div>
+    );
+  };
+
+  return (
+    <div className="@container" role="group" aria-labelledby="oidc-grants-label">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p id="oidc-grants-label" className="text-sm font-medium">
+          Claim value → grants
+        </p>
+        <label className="flex items-center gap-1 text-xs text-slate-600">
+          Ceilings in
+          <select value={currency} onChange={(e) => changeCurrency(e.target.value as Currency)} className="rounded-md border border-slate-300 px-1 py-0.5 text-xs">
+            {CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p className="mt-1 text-xs text-slate-500">
+        A ceiling caps the amount a step may move (exactly the ceiling is allowed), e.g. 500.00; empty: no ceiling. Tools that move no money take none. A tool granted by two values takes the later row.
+      </p>
+      {rows.fields.length === 0 ? (
+        <p className="mt-2 text-xs text-slate-500">No rows: people the provider creates get no grants (an admin gives them under Users).</p>
+      ) : (
+        <table className="mt-2 block w-full text-sm @xl:table">
+          <caption className="sr-only">Grants each claim value gives</caption>
+          <thead className="hidden text-left text-xs text-slate-600 @xl:table-header-group">
+            <tr>
+              <th scope="col" className="px-1 py-1 font-medium">
+                Claim value
+              </th>
+              <th scope="col" className="px-1 py-1 font-medium">
+                Tool
+              </th>
+              <th scope="col" className="px-1 py-1 font-medium">
+                Approve, up to
+              </th>
+              <th scope="col" className="px-1 py-1 font-medium">
+                Author, up to
+              </th>
+              <th scope="col" className="px-1 py-1 font-medium">
+                <span className="sr-only">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="block @xl:table-row-group">
+            {rows.fields.map((f, i) => {
+              const row = values[i] ?? f;
+              const err = errors.grants?.[i];
+              const toolReg = register(`grants.${i}.tool`);
+              return (
+                <tr key={f.id} className="mb-2 block rounded-md border border-slate-200 p-2 @xl:mb-0 @xl:table-row @xl:rounded-none @xl:border-0 @xl:border-t @xl:p-0">
+                  <td className={cellClass}>
+                    <span className={cellCaption} aria-hidden="true">
+                      Claim value
+                    </span>
+                    <input
+                      id={cellId(i, "value")}
+                      aria-label={`Claim value of grant row ${i + 1}`}
+                      autoComplete="off"
+                      spellCheck={false}
+                      placeholder="e.g. approvers"
+                      {...register(`grants.${i}.value`)}
+                      aria-invalid={!!err?.value}
+                      aria-describedby={err?.value ? `${cellId(i, "value")}-error` : undefined}
+                      className="w-full min-w-0 rounded-md border border-slate-300 px-2 py-1 text-sm aria-[invalid=true]:border-red-600 @xl:w-32"
+                    />
+                    {errorText(i, "value", err?.value?.message)}
+                  </td>
+                  <td className={cellClass}>
+                    <span className={cellCaption} aria-hidden="true">
+                      Tool
+                    </span>
+                    <select
+                      id={cellId(i, "tool")}
+                      aria-label={`Tool of grant row ${i + 1}`}
+                      {...toolReg}
+                      onChange={(e) => {
+                        // a tool that moves no money takes no ceiling
+                        if (!toolMovesMoney(e.target.value)) {
+                          setValue(`grants.${i}.approveLimit`, null);
+                          setValue(`grants.${i}.authorLimit`, null);
+                        }
+                        return toolReg.onChange(e);
+                      }}
+                      aria-invalid={!!err?.tool}
+                      aria-describedby={err?.tool ? `${cellId(i, "tool")}-error` : undefined}
+                      className="w-full min-w-0 rounded-md border border-slate-300 px-1 py-1 text-sm aria-[invalid=true]:border-red-600 @xl:w-36"
+                    >
+                      {tools.map((t) => (
+                        <option key={t.name} value={t.name}>
+                          {t.label}
+                          {t.imported ? " (imported)" : ""}
+                        </option>
+                      ))}
+                    </select>
+                    {errorText(i, "tool", err?.tool?.message)}
+                  </td>
+                  <td className={cellClass}>
+                    <label className="flex items-center gap-2 whitespace-nowrap">
+                      <input type="checkbox" {...register(`grants.${i}.canApprove`)} />
+                      <span>
+                        May approve
+                        <span className="sr-only"> (grant row {i + 1})</span>
+                      </span>
+                    </label>
+                    {ceiling(i, "approveLimit", row.canApprove, row.tool, "Approval")}
+                  </td>
+                  <td className={cellClass}>
+                    <label className="flex items-center gap-2 whitespace-nowrap">
+                      <input type="checkbox" {...register(`grants.${i}.canAuthor`)} />
+                      <span>
+                        May author
+                        <span className="sr-only"> (grant row {i + 1})</span>
+                      </span>
+                    </label>
+                    {ceiling(i, "authorLimit", row.canAuthor, row.tool, "Authoring")}
+                  </td>
+                  <td className={`${cellClass} text-right`}>
+                    <button type="button" className={quietButtonClass} aria-label={`Remove grant row ${i + 1}`} onClick={() => remove(i)}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {tableError && <p className="mt-1 text-sm text-red-700">{tableError}</p>}
+      <button id="oidc-grants-add" type="button" className={`${quietButtonClass} mt-2`} disabled={tools.length === 0} onClick={add}>
+        Add a grant
+      </button>
+    </div>
   );
 }

@@ -15,7 +15,8 @@ function addDays(iso: string, n: number): string {
 test("an operator approves the reference case", async ({ scenarios, operatorPage }) => {
   const made = await scenarios.make("reference-case");
   const run = await new RunPage(operatorPage).goto(made.runIds[0]);
-  await expect(run.heading).toContainText("Ticket #74991");
+  // every make is a fresh copy of ticket #74991 with ids of its own: read them from the answer
+  await expect(run.heading).toContainText(`Ticket #${made.ticketIds[0]}`);
   await expect(run.status).toHaveText("Pending review");
   await expect(run.steps).toHaveCount(3);
   await run.approve();
@@ -56,5 +57,5 @@ test("a supervisor finds Sam Senior's edit in the audit trail", async ({ scenari
   const trail = await run.openAuditTrail();
   await expect(trail.edits).toHaveCount(1);
   await expect(trail.edits.first()).toContainText("Sam Senior");
-  await expect(trail.diffOf(trail.edits.first())).toContainText("in_74119");
+  await expect(trail.diffOf(trail.edits.first())).toContainText(String(made.refs.invoiceId));
 });

@@ -12,7 +12,8 @@ export default defineConfig({
   testDir: ".",
   testMatch: /.*\.spec\.ts/,
   outputDir: process.env.QA_OUTPUT_DIR ?? "test-results",
-  // The flows make runs for the same ticket (one live plan per task and agent): one at a time.
+  // Every scenario makes a ticket, task and money of its own, so the flows could run in parallel
+  // workers; one at a time keeps the example gentle on a small demo instance.
   workers: 1,
   fullyParallel: false,
   retries: 0,

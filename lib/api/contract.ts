@@ -57,7 +57,7 @@ export interface Endpoint<
   /** Whether the endpoint reads an `Idempotency-Key` header. */
   idempotencyKey?: "optional" | "required";
   /** The success status(es) and body. */
-  success: { status: readonly number[]; schema: R; description: string; contentType?: "application/json" | "application/x-ndjson" };
+  success: { status: readonly number[]; schema: R; description: string; contentType?: "application/json" | "application/x-ndjson" | "text/plain" };
   /** The typed refusals this endpoint itself can answer (the wrapper adds those of its caller kind). */
   refusals: readonly ErrorCode[];
 }

@@ -8,6 +8,7 @@ import * as adminApi from "./endpoints/admin-api";
 import { nextRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
+import { metricsEndpoint } from "./endpoints/metrics-api";
 import { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint } from "./desk-rule-endpoints";
 import { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint } from "./record-kind-endpoints";
 import * as outcomesApi from "./endpoints/outcomes-api";
@@ -16,6 +17,7 @@ import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
 import * as oidcProviderApi from "./endpoints/oidc-provider-api";
 import { mcpGatewayEndpoint, undoWrittenStepsEndpoint } from "./endpoints/mcp-gateway-api";
 import { createSignatureChallengeEndpoint, setPasskeyRequirementEndpoint } from "./endpoints/signature-api";
+import { liveHealthEndpoint, readyHealthEndpoint } from "./endpoints/health-api";
 
 /*
  * Every endpoint of the HTTP API (docs/api.md), declared once (lib/api/contract.ts) in
@@ -38,6 +40,7 @@ export * from "./endpoints/mcp-upstream-api";
 export * from "./endpoints/oidc-provider-api";
 export * from "./endpoints/mcp-gateway-api";
 export * from "./endpoints/signature-api";
+export * from "./endpoints/health-api";
 export { importToolsEndpoint, listToolCatalogEndpoint, setAllowedToolsEndpoint, setExecutesToolsEndpoint };
 export { dryRunGatePolicyEndpoint, getGatePolicyEndpoint, saveGatePolicyEndpoint };
 export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIntentCatalogEndpoint, updateAgentEndpoint };
@@ -122,12 +125,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
   getDeskRuleEndpoint,
   saveDeskRuleEndpoint,
   openApiEndpoint,
+  // health checks for load balancers (public)
+  liveHealthEndpoint,
+  readyHealthEndpoint,
   setPasskeyRequirementEndpoint,
   // ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],
   liveApi.liveFeedEndpoint,
   liveApi.recordPresenceEndpoint,
   liveApi.listWebhookFailuresEndpoint,
+  // operations: the scraper's metrics
+  metricsEndpoint,
   liveApi.retryWebhookEndpoint,
   // did the edit help? ticket events, outcomes, labels
   outcomesApi.ticketEventEndpoint,

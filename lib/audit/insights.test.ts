@@ -81,6 +81,8 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
     // decided: r1 r2 r3 r4 r5 r8 r9 r10 (8); edited among them: r1 r3 r5 r8 r9 r10 (6)
     expect(ins.runs).toEqual({ total: 10, decided: 8, pending: 1, expired: 1 });
     expect(ins.editRate).toEqual({ decided: 8, edited: 6, rate: 0.75 });
+    // the edits of those same decided runs: all 8 but r6's (its run waits for review)
+    expect(ins.edits.onDecidedRuns).toBe(7);
   });
 
   it("edit sizes per edit and their distribution", () => {
@@ -139,7 +141,7 @@ describe("assembleInsights over the aggregates of a hand-computed fixture", () =
 
 describe("a run that needs a new decision", () => {
   it("was decided (approved, then its next step could not be claimed): it counts as decided and as approved, not finished", () => {
-    const i = assembleInsights({ runsByStatus: [{ status: "needs_decision", edited: true, count: 2 }, { status: "pending_review", edited: false, count: 1 }], decidedByDay: [], editBins: [], editCount: 0, meanSize: 0, medianSize: 0, recentEdits: [] });
+    const i = assembleInsights({ runsByStatus: [{ status: "needs_decision", edited: true, count: 2 }, { status: "pending_review", edited: false, count: 1 }], decidedByDay: [], editBins: [], editCount: 0, decidedEditCount: 0, meanSize: 0, medianSize: 0, recentEdits: [] });
     expect(i.runs).toEqual({ total: 3, decided: 2, pending: 1, expired: 0 });
     expect(i.editRate).toEqual({ decided: 2, edited: 2, rate: 1 });
     expect(i.outcomes.find((o) => o.key === "in_progress")).toMatchObject({ edited: 2, unedited: 0 });

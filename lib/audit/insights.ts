@@ -11,6 +11,9 @@
  *   `needs_decision` (approved, then its next step could not be claimed), `executing`,
  *   `completed`, `failed`, `stopped` or `rejected`. Pending and expired runs were
  *   never decided. *Edit rate* = decided runs with at least one stored edit / decided runs.
+ * - *Edits on decided runs* counts the stored edits of those same decided runs (same period, same
+ *   runs as the edit rate): it is 0 exactly when the edit rate is 0. Edits of runs still waiting
+ *   for review or expired are stored too (`edits.count`, the edit-size chart) but are in neither.
  * - *Edit size* of one edit = `editSize(diff).fraction` (lib/diff): steps added, changed, moved
  *   or removed over every step identity in either version.
  * - *Plan edit size* of a run = the union over its edits of the touched step ids (touched +
@@ -135,7 +138,11 @@ export interface RecurringEdit {
 export interface Insights {
   runs: { total: number; decided: number; pending: number; expired: number };
   editRate: { decided: number; edited: number; rate: number };
-  edits: { count: number; meanSize: number; medianSize: number };
+  /**
+   * `count`: every stored edit of the period's runs (the edit-size chart's edits; `meanSize` and
+   * `medianSize` are theirs); `onDecidedRuns`: those on decided runs, the runs the edit rate counts.
+   */
+  edits: { count: number; onDecidedRuns: number; meanSize: number; medianSize: number };
   /** Decided plans whose plan edit size is more than half (`touchesMoreThanHalf`): the sum of the drift series. */
   plansOverHalf: { plans: number; decided: number };
   editSizeBins: EditSizeBin[];
@@ -290,7 +297,7 @@ export function recurringEdits(edits: InsightEdit[], opts: { minRuns?: number; m
  * - `decidedByDay`: per UTC submission day, decided runs (`plans`) and those whose plan edit size
  *   is more than half (`touchesMoreThanHalf`: `overHalf`);
  * - `editBins`: edits per 10 %-wide edit-size bin (`binIndex`), `editCount`, `meanSize`,
- *   `medianSize`;
+ *   `medianSize`; `decidedEditCount`: the edits of decided runs (the runs of the edit rate);
  * - `recentEdits`: the latest edits (bounded), for the recurring-edit patterns.
  * Discarded edits are in none of them.
  */
@@ -299,6 +306,7 @@ export interface InsightAggregates {
   decidedByDay: { day: string; plans: number; overHalf: number }[];
   editBins: number[];
   editCount: number;
+  decidedEditCount: number;
   meanSize: number;
   medianSize: number;
   recentEdits: InsightEdit[];
@@ -343,7 +351,7 @@ export function assembleInsights(agg: InsightAggregates, opts: { threshold?: num
   return {
     runs: { total: count(agg.runsByStatus.map((r) => r.status)), decided, pending: count(["pending_review"]), expired: count(["expired"]) },
     editRate: { decided, edited: editedDecided, rate: decided === 0 ? 0 : editedDecided / decided },
-    edits: { count: agg.editCount, meanSize: agg.meanSize, medianSize: agg.medianSize },
+    edits: { count: agg.editCount, onDecidedRuns: agg.decidedEditCount, meanSize: agg.meanSize, medianSize: agg.medianSize },
     plansOverHalf: { plans: points.reduce((a, p) => a + p.overHalf, 0), decided },
     editSizeBins,
     drift: { threshold, points, alertDays: points.filter((p) => p.share !== null && p.share > threshold).map((p) => p.day) },

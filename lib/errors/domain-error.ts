@@ -60,7 +60,7 @@ export const ERROR_STATUS = {
   stale_desk_rule: 409, // the desk rule was saved by someone else since the editor opened it (baseVersion differs)
   already_delivered: 409, // a webhook delivery that was delivered needs no retry
   not_labelable: 409, // only an edited run that executed (has an outcome record) is labelled better / same / worse
-  record_id_taken: 409, // records door: a holiday id another desk holds (which desk is not said); account, invoice, shipment and declared-kind ids are per desk and never taken
+  record_id_taken: 409, // records door: no longer returned — every kind's ids are per desk, so no id is ever taken; kept because the published contract lists it
   mcp_upstream_taken: 409, // the desk already has an upstream MCP server of that name (a disabled one keeps its name)
   mcp_upstream_disabled: 409, // the upstream MCP server was disabled; its tools cannot be imported from it
   secrets_key_missing: 409, // PLANDESK_SECRETS_KEY is unset (outside demo mode) or not 32 bytes of base64: no credential can be stored or used

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chordOf, createShortcutMatcher, describeChord, isTypingTarget, SHORTCUTS, type KeyLike } from "./shortcuts";
+import { chordOf, createShortcutMatcher, describeChord, isTypingTarget, keyBelongsToField, SHORTCUTS, type KeyLike } from "./shortcuts";
 
 const el = (tagName: string, extra: { isContentEditable?: boolean; role?: string } = {}) => ({
   tagName,
@@ -33,6 +33,22 @@ describe("isTypingTarget", () => {
     expect(isTypingTarget(el("DIV", { isContentEditable: true }))).toBe(true);
     expect(isTypingTarget(el("DIV"))).toBe(false);
     expect(isTypingTarget(null)).toBe(false);
+  });
+});
+
+describe("keyBelongsToField", () => {
+  const fields = [el("INPUT"), el("TEXTAREA"), el("SELECT"), el("DIV", { isContentEditable: true })];
+  it("gives every plain key typed in a text field to the field", () => {
+    for (const target of fields) for (const k of ["j", "1", "3", "?", "/", "#", "Enter", "g"]) expect(keyBelongsToField(key(k, { target }))).toBe(true);
+  });
+  it("lets a Ctrl/⌘/Alt chord out of a field only when the caller allows it", () => {
+    const target = el("TEXTAREA");
+    expect(keyBelongsToField(key("Enter", { ctrlKey: true, target }))).toBe(true);
+    expect(keyBelongsToField(key("Enter", { ctrlKey: true, target }), true)).toBe(false);
+    expect(keyBelongsToField(key("j", { target }), true)).toBe(true);
+  });
+  it("outside a field no key belongs to one", () => {
+    for (const target of [body, el("BUTTON"), el("A"), el("H2")]) expect(keyBelongsToField(key("j", { target }))).toBe(false);
   });
 });
 

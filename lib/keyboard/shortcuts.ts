@@ -20,6 +20,7 @@ export type ShortcutId =
   | "approve"
   | "approveNext"
   | "reject"
+  | "handOff"
   | "save"
   | "nextStep"
   | "previousStep"
@@ -58,7 +59,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "edit", keys: ["e"], description: "Edit the plan (focus on the first value the agent made in the first step waiting for approval)", scope: "run" },
   { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first; Alt+A there acknowledges and approves)", scope: "run" },
   { id: "approveNext", keys: ["Shift+A"], description: "Approve, then open the next waiting run", scope: "run" },
-  { id: "reject", keys: ["r"], description: "Reject (focus in the reason)", scope: "run" },
+  { id: "reject", keys: ["r"], description: "Reject (focus in the reason; Ctrl+Enter there rejects and opens the next run)", scope: "run" },
+  { id: "handOff", keys: ["h"], description: "Hand the run to the suggested person who can approve it (focus in the note; Ctrl+Enter sends and opens the next run)", scope: "run" },
   { id: "save", keys: ["Mod+Enter"], description: "Save the edit", scope: "edit", inInputs: true },
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },
@@ -135,6 +137,19 @@ export function isControlTarget(t: TargetLike | null | undefined): boolean {
 /** A chord carries Ctrl/⌘ or Alt: only such chords may fire inside text fields. */
 const hasCommandModifier = (chord: string) => chord.startsWith("Mod+") || chord.startsWith("Alt+");
 
+/**
+ * The console's one rule for keys in text fields, read by every key listener (the shortcut
+ * matcher below and the queue's type-to-search): while focus is in an input, textarea, select
+ * or contenteditable element, a key is the field's — true — unless it is a chord with Ctrl/⌘ or
+ * Alt that `allowInFields` (a shortcut marked `inInputs`) lets through. Letters, digits, `?`,
+ * `/` and Enter typed in a field are always text.
+ */
+export function keyBelongsToField(e: KeyLike, allowInFields = false): boolean {
+  if (!isTypingTarget(e.target)) return false;
+  const chord = chordOf(e);
+  return !(allowInFields && chord !== null && hasCommandModifier(chord));
+}
+
 /** What {@link ShortcutMatcher.press} found: a shortcut, the first chord(s) of a sequence, or nothing. */
 export type MatchResult = { kind: "shortcut"; shortcut: Shortcut } | { kind: "pending" } | { kind: "none" };
 
@@ -157,7 +172,7 @@ export function createShortcutMatcher(shortcuts: readonly Shortcut[] = SHORTCUTS
   let lastAt = 0;
   const eligible = (s: Shortcut, e: KeyLike) => {
     const last = s.keys[s.keys.length - 1];
-    if (isTypingTarget(e.target) && !(s.inInputs && hasCommandModifier(last))) return false;
+    if (keyBelongsToField(e, !!s.inInputs && hasCommandModifier(last))) return false;
     if (s.notOnControls && isControlTarget(e.target)) return false;
     return true;
   };

@@ -116,7 +116,7 @@ export const RUN_EVENTS = {
     from: ["executing"],
     to: "expired",
     by: ["system"],
-    trigger: "The deadline passed with steps never claimed and no claim or unknown outcome open.",
+    trigger: "The deadline passed with steps never claimed and no claim or unknown outcome open: the executor went silent (seen at its next claim or outcome, or by the deadline sweep).",
   },
 } as const satisfies Record<string, RunEventRule>;
 

@@ -73,6 +73,20 @@ export const TICKET_EVENT_TYPES = ["reopened", "customer_replied", "resolved", "
 /** See {@link TICKET_EVENT_TYPES}. */
 export type TicketEventType = (typeof TICKET_EVENT_TYPES)[number];
 
+/**
+ * Who wrote the text (`detail`) a ticket event carries, as a task text part's source
+ * (lib/task-contract/text-sources.ts): a reply, a reopen and a chargeback's reason are the
+ * customer's (or a bank's) words — untrusted; a resolution note is staff text. An event that
+ * carries text is a task revision like a comment (docs/design.md §8): a plan bound to the earlier
+ * revision can no longer be approved or claimed. Events without text change no revision.
+ */
+export const TICKET_EVENT_TEXT_SOURCE = {
+  customer_replied: "customer_message",
+  reopened: "customer_message",
+  chargeback: "customer_message",
+  resolved: "staff",
+} as const satisfies Record<TicketEventType, "customer_message" | "staff">;
+
 /** One ticket event as the outcome reads it; `at` is when it happened (UTC). */
 export interface TicketEventInput {
   type: TicketEventType;

@@ -94,10 +94,10 @@ export function isRecordKind(kind: string): kind is RecordKind {
  * - `currency_mismatch`: a fee in another currency than its invoice;
  * - `unknown_account`: the account named is not on this desk (absent or another desk's: the same words);
  * - `unknown_owner`: a record of a declared kind names an owner record (of the declared kind its owner role names) this desk does not have, or has tombstoned;
- * - `record_id_taken`: a holiday id another desk holds (holidays share one id space; which desk is not said) —
- *   account, invoice and shipment ids are per desk, like a declared kind's: another desk's record of the same id is another record;
  * - `not_found`: a delete of a record this desk does not have;
  * - `invalid_json`, `invalid_utf8`, `line_too_long`, `truncated_line`, `payload_too_large`: a batch line that could not be read.
+ * Ids are per desk for every kind, built in or declared: another desk's record of the same id is
+ * another record, never a refusal, so no answer says whether another desk holds an id.
  */
 export type RecordErrorCode =
   | "unknown_kind"
@@ -105,7 +105,6 @@ export type RecordErrorCode =
   | "currency_mismatch"
   | "unknown_account"
   | "unknown_owner"
-  | "record_id_taken"
   | "not_found"
   | "invalid_json"
   | "invalid_utf8"

@@ -25,9 +25,22 @@ describe("completeness by policy", () => {
   });
 
   it("counts the five reason fields: '4 of 5 filled', with required ones that are missing named", () => {
-    const c = completenessOf({ title: "t", rationale: "r", evidence: [{ recordType: "invoice", recordId: "in_1" }], risk: " " }, ["risk", "stopCondition"]);
+    const c = completenessOf({ title: "Refund", rationale: "Late delivery", evidence: [{ recordType: "invoice", recordId: "in_1" }], risk: " " }, ["risk", "stopCondition"]);
     expect(c).toMatchObject({ filled: 3, total: 5, missingRequired: ["risk", "stopCondition"] });
-    expect(completenessOf({ title: "t", rationale: "r", evidence: [{ readStepId: "x" }], risk: "x" }).filled).toBe(4);
+    expect(completenessOf({ title: "Refund", rationale: "Late delivery", evidence: [{ readStepId: "x" }], risk: "Money leaves" }).filled).toBe(4);
+  });
+
+  it("a field counts as filled only with words a person can read: not blank-looking, invisible or placeholder text", () => {
+    const empty = ["x", "X", "-", "—", "n/a", "N/A", "TBD", "todo", "...", "?", "\u200B", "\u200B\u200B\u200B", "\u3164", "\u2800\u2800", "\u00A0", "x\u200Bx", " . ", "lorem ipsum"];
+    for (const risk of empty) expect(completenessOf({ risk }, ["risk"]).missingRequired, JSON.stringify(risk)).toEqual(["risk"]);
+    const words = ["Money leaves the company", "ok", "Kunde zahlt doppelt", "退款", "Refund of $1,489.00", "Ｒｅｆｕｎｄ"];
+    for (const risk of words) expect(completenessOf({ risk }, ["risk"]).missingRequired, risk).toEqual([]);
+  });
+
+  it("an agent's refund whose required fields hold placeholders is refused at submit like one without them", () => {
+    const r = validatePlan(plan({ ...step("r", "issue_refund", validArgs.issue_refund), title: "x", risk: "\u200B", stopCondition: "n/a", evidence: [{ recordType: "invoice", recordId: "in_74119" }] }), ctx(seeded()));
+    expect(r.ok).toBe(false);
+    expect(r.issues.filter((i) => i.code === "missing_required_field").map((i) => i.details?.field)).toEqual(["title", "risk", "stopCondition"]);
   });
 
   it("under the seeded policy an agent's refund with no title, evidence, risk or stop condition is refused at submit", () => {

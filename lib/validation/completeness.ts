@@ -22,11 +22,28 @@ export function requiredFieldsByStep(steps: readonly StepView[], rules?: GateRul
   return out;
 }
 
-/** True when a reason field holds something: non-blank text, or at least one evidence reference. */
+/** Characters that show nothing: format and control characters, and the letters that render blank (Hangul fillers, the blank braille pattern). */
+const INVISIBLE = /[\p{Cf}\p{Cc}\u115F\u1160\u3164\uFFA0\u2800]/gu;
+/** What people type to get past a required field, compared after folding to lower-case words. */
+const PLACEHOLDERS = new Set(["xx", "xxx", "xxxx", "na", "none", "nil", "null", "undefined", "tbd", "tba", "todo", "test", "placeholder", "asdf", "lorem ipsum", "same", "see above", "dito", "ditto"]);
+
+/**
+ * True when `text` says something a person can read: at least one word of two or more letters
+ * or digits once invisible and blank-looking characters are removed (NFKC-folded), and not a
+ * placeholder ("x", "n/a", "-", "TBD", "todo", "…"). A required field holding only such text is
+ * not filled. Pure.
+ */
+export function hasVisibleWords(text: string): boolean {
+  const words = (text.normalize("NFKC").replace(INVISIBLE, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) as string[];
+  if (!words.some((w) => [...w].length >= 2)) return false;
+  return !PLACEHOLDERS.has(words.join(" "));
+}
+
+/** True when a reason field holds something: text with visible words (`hasVisibleWords`), or at least one evidence reference. */
 export function isFilled(step: StepReasons, key: StepReasonKey): boolean {
   const v = step[key];
   if (Array.isArray(v)) return v.length > 0;
-  return typeof v === "string" && v.trim() !== "";
+  return typeof v === "string" && hasVisibleWords(v);
 }
 
 /** How complete a step's reasons are: "4 of 5 filled", and which required fields are missing. */

@@ -88,7 +88,8 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   issues.push(...run("content", issues, [], () => checkContent(steps, ctx.now)));
   issues.push(...run("desk_rule", issues, [], () => checkDeskRules(steps, ctx.deskRules, ctx.desk, ctx.now)));
   issues.push(...run("authorship", issues, [], () => checkAuthorship(steps, ctx.editor, ctx.basePlan)));
-  const gate = run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy, ctx.gateRules));
+  const decide = () => run<Record<string, GateDecision>>("gate", issues, {}, () => decideGates(steps, issues, ctx.gatePolicy, ctx.gateRules));
+  const gate = ctx.observeGate ? ctx.observeGate(decide) : decide();
 
   const result: ValidationResult = { ok: !issues.some((i) => i.severity === "error"), issues, gate };
   if (shape.plan) {

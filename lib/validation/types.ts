@@ -78,6 +78,8 @@ export interface ValidationContext {
   deskRules?: DeskRulesContext;
   /** A date horizon (days after today, UTC) for steps no gate rule gives one (dispatch passes the widest: the horizon was judged at the decision). */
   dateHorizonDays?: number;
+  /** Wraps the gate stage's evaluation (the server records it as a `gate` trace span); absent: the stage is simply run. */
+  observeGate?: <T>(evaluate: () => T) => T;
 }
 
 /** The gate policy version and the facts of the run it is evaluated for. */

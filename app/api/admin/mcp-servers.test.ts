@@ -17,6 +17,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { log, setLogSink } from "@/lib/net/log.mjs";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
@@ -64,6 +65,9 @@ async function startCarrier(): Promise<string> {
 }
 
 beforeAll(async () => {
+  // the server's JSON log lines (lib/net/log.mjs), every level, are read like console lines
+  log.level = "debug";
+  setLogSink((line) => consoleLines.push(line));
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
       consoleLines.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
@@ -76,6 +80,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  setLogSink(null);
   if (carrier && carrier.exitCode === null) {
     const exited = new Promise((r) => carrier.once("exit", r));
     carrier.kill("SIGTERM");

@@ -3,7 +3,7 @@
  * custom server (scripts/server.mjs) hands them to Next.js — `applyClientAddress` with the TCP
  * peer and PLANDESK_TRUSTED_PROXIES — then sent to `POST /api/auth/sign-in/email`.
  */
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET, POST } from "@/app/api/auth/[...all]/route";
 import { applyClientAddress, parseTrustedProxies, type TrustedProxies } from "@/lib/net/client-address.mjs";
 import { listDenials } from "@/lib/server/audit/list-denials";
@@ -15,6 +15,10 @@ import { prepareTestDatabase } from "@/testing/test-support";
 import { softAuthenticator } from "@/testing/soft-authenticator";
 import { relyingParty } from "@/lib/server/auth/passkey-plugin";
 import { auth } from "@/lib/server/auth/auth";
+
+// Every refused password is still hashed and compared (scrypt, by design slow): a test that signs
+// in 25 times one after another needs well over the default 30 s on a busy two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 beforeAll(async () => {
   await prepareTestDatabase(new Date());

@@ -15,6 +15,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { log, setLogSink } from "@/lib/net/log.mjs";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
@@ -97,6 +98,12 @@ async function booked(args: { shipmentId: string; date: string }): Promise<Json>
 }
 
 beforeAll(async () => {
+  // the server's JSON log lines (lib/net/log.mjs), every level, are read like console lines
+  log.level = "debug";
+  setLogSink((line) => {
+    consoleLines.push(line);
+    process.stdout.write(line);
+  });
   for (const m of ["log", "info", "warn", "error", "debug"] as const) {
     const original = console[m].bind(console);
     vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
@@ -125,6 +132,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  setLogSink(null);
   vi.restoreAllMocks();
   delete process.env.PLANDESK_MCP_SERVERS;
   rmSync(workDir, { recursive: true, force: true });

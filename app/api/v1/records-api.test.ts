@@ -209,7 +209,7 @@ describe("the batch", () => {
     expect(await prisma.shipment.count({ where: { id: "sh_b_1" } })).toBe(0);
     expect(await prisma.customerAccount.count({ where: { id: { in: ["acc_b_big", "acc_b_cut"] } } })).toBe(0);
     expect((await prisma.customerAccount.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "acc_b_1" } } })).name).toBe("Batch One");
-    expect(await prisma.holiday.findUniqueOrThrow({ where: { id: "hol_b_1" } })).toMatchObject({ desk: "freight", sourceVersion: 1n });
+    expect(await prisma.holiday.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "hol_b_1" } } })).toMatchObject({ sourceVersion: 1n });
     const audit = await prisma.auditEvent.findFirstOrThrow({ where: { type: "records_synced" }, orderBy: { createdAt: "desc" } });
     expect(audit.data).toMatchObject({ desk: "freight", via: "batch", lines: 15, applied: 3, ignored: 1, errors: 10 });
     expect(JSON.stringify(audit.data)).not.toMatch(/Batch One/);

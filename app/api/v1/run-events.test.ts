@@ -21,10 +21,14 @@ type Json = Record<string, any>;
 const BASE = "http://localhost:3999";
 const OTHER_KEY = "pd_other_agent_key_events";
 const params = <P extends Record<string, string>>(p: P) => ({ params: Promise.resolve(p) });
-const get = (runId: string, opts: { key?: string; stream?: boolean; signal?: AbortSignal } = {}) =>
+const get = (runId: string, opts: { key?: string; stream?: boolean; signal?: AbortSignal; lastEventId?: string } = {}) =>
   eventsRoute(
     new Request(`${BASE}/api/v1/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${opts.key ?? DEMO_AGENT_KEY}`, ...(opts.stream === false ? {} : { accept: "text/event-stream" }) },
+      headers: {
+        authorization: `Bearer ${opts.key ?? DEMO_AGENT_KEY}`,
+        ...(opts.stream === false ? {} : { accept: "text/event-stream" }),
+        ...(opts.lastEventId ? { "last-event-id": opts.lastEventId } : {}),
+      },
       signal: opts.signal,
     }),
     params({ runId }),
@@ -51,7 +55,7 @@ function eventReader(res: Response) {
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let buf = "";
-  return async function next(): Promise<{ event: string; data: Json } | null> {
+  return async function next(): Promise<{ event: string; data: Json; id?: string } | null> {
     for (;;) {
       const at = buf.indexOf("\n\n");
       if (at >= 0) {
@@ -59,7 +63,8 @@ function eventReader(res: Response) {
         buf = buf.slice(at + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event && data) return { event, data: JSON.parse(data) as Json };
+        const id = /^id: (.*)$/m.exec(block)?.[1];
+        if (event && data) return { event, data: JSON.parse(data) as Json, ...(id ? { id } : {}) };
         continue;
       }
       const { done, value } = await reader.read();
@@ -124,6 +129,20 @@ describe("GET /api/v1/runs/{runId}/events", () => {
     expect(plain.status).toBe(200);
     expect(((await plain.json()) as Json).run).toMatchObject({ id: run.id, status: "pending_review" });
   });
+
+  it("a reconnect with Last-Event-ID is not sent the run it already has; the next change comes, under a new id", async () => {
+    const run = await submitReply("75015");
+    const ac = new AbortController();
+    const first = await eventReader(await get(run.id, { signal: ac.signal }))();
+    expect(first?.id).toMatch(/^[0-9a-f]{16}$/);
+    ac.abort();
+    const next = eventReader(await get(run.id, { lastEventId: first!.id }));
+    await rejectRun(supervisor, run.id, { planVersion: 1, reason: "Handled by phone." });
+    const again = await next();
+    expect(again).toMatchObject({ event: "run", data: { run: { status: "rejected" } } });
+    expect(again?.id).not.toBe(first!.id);
+    expect(await next()).toMatchObject({ event: "end", data: { outcome: { code: "rejected" } } });
+  }, 60_000);
 
   it("the agent going away ends the stream", async () => {
     const run = await submitReply("75014");

@@ -89,15 +89,31 @@ const optionalClaimPath = z
   .trim()
   .refine((v) => v === "" || claimPathSchema.safeParse(v).success, "A claim name, or a dotted path of up to 5 names (e.g. realm_access.roles); empty for none");
 
-/** The grants mapping as the form's text: JSON of claim value → grants, each parsed by {@link mappedGrantSchema}. */
-const grantsMappingSchema = z.record(claimValueSchema, z.array(mappedGrantSchema).max(50));
+/** The most claim values a mapping's `roles` or `grants` may name (the body schema's rule). */
+const MAX_MAPPED_VALUES = 100;
+
+/**
+ * One row of the admin form's grants table: a claim value and one grant it gives — the API's own
+ * {@link mappedGrantSchema} (tool, may approve with its ceiling, may author with its ceiling;
+ * ceilings `{minor, currency}` in integer minor units or null for none) plus the claim value.
+ * The rows of one value become that value's grants, in row order.
+ */
+export const grantRowFormSchema = mappedGrantSchema.extend({
+  value: z.string().trim().min(1, "Enter the claim value (e.g. a group name)").max(200, "At most 200 characters"),
+});
+/** A row of the grants table as the form holds it. */
+export type GrantRowFormValues = z.input<typeof grantRowFormSchema>;
 
 /**
  * The admin page's form (components/admin/oidc-providers-admin.tsx) for registering a provider,
  * whose output IS the API body ({@link registerOidcProviderBodySchema}, piped through it): the
  * same fields and rules, with the mapping laid out for a form — role claim, a table of claim
  * value → role, the role of everyone else or "refuse" (`defaultRole: null`), desk and grants claims,
- * and the grants mapping as JSON text (claim value → `[{tool, canApprove, approveLimit, canAuthor, authorLimit}]`).
+ * and a table of claim value → grant ({@link grantRowFormSchema}, one row per grant), which becomes
+ * the `grants` record. Form-only rules: a claim value at most once in the role table, a tool at most
+ * once per claim value in the grants table, and grant rows only with a grants claim to read them from.
+ * Whether a granted tool is in the catalog and may carry a ceiling is the server's check
+ * (lib/server/sso/oidc-providers.ts), reported on the row.
  */
 export const oidcProviderFormSchema = z
   .object({
@@ -106,25 +122,11 @@ export const oidcProviderFormSchema = z
     clientId: clientText(500),
     clientSecret: clientText(4096),
     roleClaim: optionalClaimPath,
-    roles: z.array(z.object({ value: z.string().trim().min(1, "Enter the claim value (e.g. a group name)").max(200), role: roleSchema })).max(100, "At most 100 rows"),
+    roles: z.array(z.object({ value: z.string().trim().min(1, "Enter the claim value (e.g. a group name)").max(200), role: roleSchema })).max(MAX_MAPPED_VALUES, "At most 100 rows"),
     defaultRole: z.enum(["refuse", ...ROLES]),
     deskClaim: optionalClaimPath,
     grantsClaim: optionalClaimPath,
-    grantsJson: z.string().superRefine((text, ctx) => {
-      if (text.trim() === "") return;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        ctx.addIssue({ code: "custom", message: 'Not valid JSON: write {"claim value": [{"tool": …, "canApprove": …, …}]}' });
-        return;
-      }
-      const parsed = grantsMappingSchema.safeParse(raw);
-      if (!parsed.success) {
-        const first = parsed.error.issues[0];
-        ctx.addIssue({ code: "custom", message: `${first.path.join(".") || "grants"}: ${first.message}` });
-      }
-    }),
+    grants: z.array(grantRowFormSchema).max(MAX_MAPPED_VALUES * 5, "At most 500 rows"),
   })
   .superRefine((v, ctx) => {
     const seen = new Set<string>();
@@ -132,25 +134,63 @@ export const oidcProviderFormSchema = z
       if (seen.has(r.value.trim())) ctx.addIssue({ code: "custom", path: ["roles", i, "value"], message: "This value is already in the table" });
       seen.add(r.value.trim());
     });
+    const perValue = new Map<string, Set<string>>();
+    v.grants.forEach((g, i) => {
+      const tools = perValue.get(g.value) ?? new Set<string>();
+      if (tools.has(g.tool)) ctx.addIssue({ code: "custom", path: ["grants", i, "tool"], message: "This claim value already grants this tool (one row per tool)" });
+      else if (tools.size >= 50) ctx.addIssue({ code: "custom", path: ["grants", i, "value"], message: "At most 50 grants per claim value" });
+      tools.add(g.tool);
+      perValue.set(g.value, tools);
+    });
+    if (perValue.size > MAX_MAPPED_VALUES) ctx.addIssue({ code: "custom", path: ["grants"], message: "At most 100 different claim values" });
+    if (v.grants.length > 0 && v.grantsClaim === "") ctx.addIssue({ code: "custom", path: ["grantsClaim"], message: "Name the claim the values below are read from (e.g. groups), or remove the grant rows" });
   })
-  .transform((v) => ({
-    label: v.label,
-    issuer: v.issuer,
-    clientId: v.clientId,
-    clientSecret: v.clientSecret,
-    mapping: {
-      roleClaim: v.roleClaim || null,
-      roles: Object.fromEntries(v.roles.map((r) => [r.value.trim(), r.role])),
-      defaultRole: v.defaultRole === "refuse" ? null : v.defaultRole,
-      deskClaim: v.deskClaim || null,
-      grantsClaim: v.grantsClaim || null,
-      grants: v.grantsJson.trim() ? grantsMappingSchema.parse(JSON.parse(v.grantsJson)) : {},
-    },
-  }))
+  .transform((v) => {
+    const grants: Record<string, z.output<typeof mappedGrantSchema>[]> = {};
+    for (const { value, ...grant } of v.grants) (grants[value] ??= []).push(grant);
+    return {
+      label: v.label,
+      issuer: v.issuer,
+      clientId: v.clientId,
+      clientSecret: v.clientSecret,
+      mapping: {
+        roleClaim: v.roleClaim || null,
+        roles: Object.fromEntries(v.roles.map((r) => [r.value.trim(), r.role])),
+        defaultRole: v.defaultRole === "refuse" ? null : v.defaultRole,
+        deskClaim: v.deskClaim || null,
+        grantsClaim: v.grantsClaim || null,
+        grants,
+      },
+    };
+  })
   // the transform writes the body's full (defaulted) shape, so the body schema's input is its output
   .pipe(registerOidcProviderBodySchema as unknown as z.ZodType<RegisterOidcProviderBody, RegisterOidcProviderBody>);
 /** The form's values (what its fields hold). */
 export type OidcProviderFormValues = z.input<typeof oidcProviderFormSchema>;
+
+/** The provider form's top fields in display order (what a refusal's focus follows). */
+export const OIDC_FORM_FIELDS = ["label", "issuer", "clientId", "clientSecret", "roleClaim", "roles", "defaultRole", "deskClaim", "grantsClaim", "grants"] as const;
+
+/**
+ * The provider form's field a server issue's path belongs to, as a react-hook-form path: a top
+ * field (`issuer`, `mapping.roleClaim` → `roleClaim`), a cell of the grants table
+ * (`mapping.grants.<claim value>.<n>[.<field>…]` is the n-th row of that claim value in table order,
+ * `grants.<row>.approveLimit`/`.authorLimit` for a ceiling, else `grants.<row>.tool`; a claim
+ * value may itself hold dots), `grants` when no row matches, or null when the path names no field.
+ */
+export function formPathOfIssue(path: string, grants: readonly { value: string }[]): string | null {
+  const grant = /^mapping\.grants\.(.+)\.(\d+)(?:\.([A-Za-z]+)(?:\..*)?)?$/.exec(path);
+  if (grant) {
+    const [, value, nth, field] = grant;
+    const row = grants.flatMap((g, i) => (g.value.trim() === value ? [i] : []))[Number(nth)];
+    if (row === undefined) return "grants";
+    const cell = field === "approveLimit" || field === "authorLimit" ? field : "tool";
+    return `grants.${row}.${cell}`;
+  }
+  const [top, second] = path.split(".");
+  const name = top === "mapping" ? second : top;
+  return (OIDC_FORM_FIELDS as readonly string[]).includes(name) ? name : null;
+}
 
 /** A parsed {@link registerOidcProviderBodySchema}. */
 export type RegisterOidcProviderBody = z.output<typeof registerOidcProviderBodySchema>;

@@ -11,15 +11,20 @@ export const ticketEventEndpoint = defineEndpoint({
   path: "/api/v1/tasks/{taskId}/events",
   summary: "The ticketing integration reports what happened to the task's ticket (reopened, customer_replied, resolved, chargeback)",
   description:
-    "Needs an integration key (an agent key is refused, 403). Recomputes the outcome of every ended run of the task: a reopen within the reopen window (PLANDESK_REOPEN_WINDOW_DAYS, default 7) after a run executed counts against it. A repeated Idempotency-Key with the same body returns the saved answer (Idempotent-Replayed: true).",
+    "Needs an integration key (an agent key is refused, 403). An event with text (`detail`) is a task revision like a comment: the text is added as a part (customer_message for customer_replied, reopened and chargeback; staff for resolved) and a plan waiting on the earlier revision stops stopped_stale_task. Recomputes the outcome of every ended run of the task: a reopen within the reopen window (PLANDESK_REOPEN_WINDOW_DAYS, default 7) after a run executed counts against it. A repeated Idempotency-Key with the same body returns the saved answer (Idempotent-Replayed: true).",
   caller: { kind: "integration", scope: "tasks" },
   params: taskParams,
   body: ticketEventBodySchema,
   idempotencyKey: "optional",
   success: {
     status: [201],
-    schema: z.object({ event: ticketEventSchema, outcomes: z.array(z.object({ runId: z.string(), signals: z.array(z.string()), summary: z.string() })) }),
-    description: "{event, outcomes: [{runId, signals, summary}]}",
+    schema: z.object({
+      event: ticketEventSchema,
+      outcomes: z.array(z.object({ runId: z.string(), signals: z.array(z.string()), summary: z.string() })),
+      taskRevision: z.number().int(),
+      revised: z.boolean(),
+    }),
+    description: "{event, outcomes: [{runId, signals, summary}], taskRevision, revised} — an event carrying text (detail) is a new revision of the task",
   },
   refusals: ["not_found", "validation_failed", "idempotency_conflict"],
 });

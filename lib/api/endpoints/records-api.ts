@@ -15,7 +15,7 @@ const recordParams = z.object({ kind: kindSchema, id: recordIdSchema });
 /** `?desk=`: the desk the records belong to; required of a key bound to no desk, and only its own desk for a bound key. */
 const deskQuery = { desk: z.string().min(1).max(64).optional() };
 const WHO =
-  "Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently.";
+  "Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice, shipment, holiday or declared-kind record of one id, independently.";
 
 /** `PUT /api/v1/records/{kind}/{id}`: a system of record writes one record (integration key; docs/api-extensions.md "Records door"). */
 export const putRecordEndpoint = defineEndpoint({
@@ -23,7 +23,7 @@ export const putRecordEndpoint = defineEndpoint({
   method: "PUT",
   path: "/api/v1/records/{kind}/{id}",
   summary: "A system of record sends a version of one record (account, invoice, shipment, holiday or a kind declared for the desk); only a newer source version changes it",
-  description: `${WHO} The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}. Another desk's record of the same id is neither read nor changed (this desk's put writes its own); only a holiday id another desk holds is 409 record_id_taken (holidays share one id space).`,
+  description: `${WHO} The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}. Another desk's record of the same id is neither read nor changed (this desk's put writes its own). 409 record_id_taken is no longer returned (holiday ids are per desk too); it stays listed so clients that handle it keep compiling.`,
   caller: INTEGRATION,
   params: recordParams,
   query: z.object(deskQuery),
@@ -34,6 +34,7 @@ export const putRecordEndpoint = defineEndpoint({
     schema: z.object({ record: storedRecordSchema, applied: z.boolean(), reason: z.literal("not_newer").optional() }),
     description: "{record, applied, reason?}",
   },
+  // record_id_taken: no longer returned (every kind's ids are per desk); listed because the published contract lists it
   refusals: ["not_found", "invalid_record", "currency_mismatch", "unknown_account", "unknown_owner", "record_id_taken", "unknown_desk"],
 });
 

@@ -102,8 +102,8 @@ export async function loadAccountSnapshot(
   const destinations = [...new Set(Object.values(desk.shipments).map((s) => s.destination))];
   if (destinations.length > 0) {
     const holidays = await db.holiday.findMany({
-      // The desk's own calendar and the shared one (desk null); a tombstoned holiday is no holiday.
-      where: { destination: { in: destinations }, date: { gte: utcDateOf(subDays(now, 1)) }, deletedAt: null, OR: [{ desk: scope.desk }, { desk: null }] },
+      // The desk's own calendar only (index desk, destination, date); a tombstoned holiday is no holiday.
+      where: { desk: scope.desk, destination: { in: destinations }, date: { gte: utcDateOf(subDays(now, 1)) }, deletedAt: null },
       select: { destination: true, date: true },
       orderBy: { date: "asc" },
       take: HOLIDAY_LIMIT,

@@ -1,6 +1,6 @@
 import { formatMoney, type Currency } from "../../money/format-money";
 import { prisma } from "../db/db";
-import type { Viewer } from "../auth/session";
+import type { Viewer } from "../auth/viewer";
 
 /** The built-in kinds of account record a step argument can name by id. */
 export type RecordKindName = "invoice" | "shipment" | "ticket" | "account";

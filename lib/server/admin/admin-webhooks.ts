@@ -3,7 +3,8 @@ import { DomainError } from "../../errors/domain-error";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { afterCreated, nextCursorOf, pageSize } from "../db/pagination";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 type Admin = Pick<Viewer, "id" | "role">;

@@ -27,7 +27,8 @@ import { prisma } from "../db/db";
 import { assertDeskExists } from "./desks";
 import { recordSessionEnd } from "../feed/live-feed";
 import { afterCreated, nextCursorOf, pageSize } from "../db/pagination";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 /**

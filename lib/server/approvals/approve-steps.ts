@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { inSpan } from "../trace/span";
 import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import type { ApproveBody } from "../../api/bodies";
@@ -20,7 +21,7 @@ import { expireIfDue, lockRunReading, settleReview } from "../lifecycle/run-life
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunWithRelations } from "../plans/run-view";
 import { storedReads, storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 import { approvalTargetColumns } from "./approval-columns";
 import { toApprovalView, type ApproveResult } from "./approval-view";
@@ -76,8 +77,14 @@ const scopeOf = (viewer: Viewer, runId: string) => `user:${viewer.id}:approve:${
  * with `body.signature`, verified before anything is written (lib/server/signatures/verify-signature.ts:
  * 403 `signature_required`, 403 `signature_mismatch`, 409 `signature_replayed`); its nonce is consumed in
  * the approval's transaction, and the approval and its `approved` event store the assertion.
+ * Traced as a `approve` span (lib/server/trace/span.ts).
  */
-export async function approveSteps(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
+export function approveSteps(...args: Parameters<typeof approveStepsUntraced>): ReturnType<typeof approveStepsUntraced> {
+  return inSpan("approve", () => approveStepsUntraced(...args));
+}
+
+/** `approveSteps` without its `approve` trace span. */
+async function approveStepsUntraced(viewer: Viewer, runId: string, body: ApproveBody, now = new Date()): Promise<ApproveResult> {
   const scope = scopeOf(viewer, runId);
   const ackedRuns = [...new Set(body.acknowledgedConcurrentRuns ?? [])].sort();
   // (the acknowledged runs join the hash only when given, so earlier saved answers keep their hash)

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { isDomainError } from "../../errors/domain-error";
 import type { StepInput } from "../../plan/schema";
-import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db/db";

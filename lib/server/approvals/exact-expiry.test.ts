@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { isExpiredAt } from "../../deadline/expiry-words";
 import { prisma } from "../db/db";
-import { loadViewer, type Viewer } from "../auth/session";
+import { loadViewer, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { approveSteps } from "./approve-steps";
 import { rejectRun } from "./reject-run";

@@ -16,7 +16,7 @@ import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { getRunDetails } from "../runs/get-run-details";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { approveSteps } from "./approve-steps";
 

@@ -7,7 +7,7 @@ import { lockRun, rejectWaitingRun } from "../lifecycle/run-lifecycle";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 /**

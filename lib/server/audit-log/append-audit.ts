@@ -2,7 +2,8 @@ import { nanoid } from "nanoid";
 import type { AuditData, AuditType } from "../../audit/events";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
-import { changeNotice } from "../feed/live-feed";
+import { markLiveWrite } from "../db/commit-signal";
+import { changeNotice, isLiveType } from "../feed/live-feed";
 import { currentEndpoint, markDenialHandled, markRefusalRecorded } from "../http/request-context";
 import { enqueueWebhook } from "../webhooks/webhook-outbox";
 
@@ -62,6 +63,7 @@ export async function appendAudit(
   const row = { id: nanoid(), runId: event.runId ?? null, type: event.type, actorKind: event.actor.kind, actorId: event.actor.id ?? null };
   // the live feed's notification (PostgreSQL, delivered at commit, nothing on rollback)
   const notice = changeNotice({ type: event.type, runId: event.runId });
+  if (event.runId && isLiveType(event.type)) markLiveWrite(tx);
   if (notice) {
     // One statement for the event and its notification: the WITH's pg_notify runs once, for the one row inserted.
     await tx.$executeRaw`

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { prisma } from "../db/db";
 import { currentRequest } from "../http/request-context";
+import { log } from "../../net/log.mjs";
 
 /** Longest client address kept (an IPv6 address is at most 45 characters). */
 export const MAX_ADDRESS_CHARS = 64;
@@ -80,7 +81,7 @@ export async function countCurrentAnonymousRefusal(code: string, missing: string
   try {
     await countAnonymousRefusal({ route: ctx?.route ?? fallbackRoute, address: ctx?.address ?? null, code, missing, origin }, now);
   } catch (e) {
-    console.error("plandesk: could not count a refusal", e);
+    log.error({ err: e }, "plandesk: could not count a refusal");
   }
 }
 

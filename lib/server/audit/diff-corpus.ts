@@ -4,7 +4,7 @@ import type { Plan } from "../../plan/schema";
 import { prisma } from "../db/db";
 import { assertSupervisor } from "./insights";
 import { effectiveStatus, type RunStatus } from "../../lifecycle/run-state";
-import type { Viewer } from "../auth/session";
+import type { Viewer } from "../auth/viewer";
 import { readJsonColumn } from "../db/json-column";
 import { planSchema } from "../../plan/schema";
 import { planDiffSchema } from "../../diff/plan-diff";

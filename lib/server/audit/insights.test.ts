@@ -20,7 +20,7 @@ import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -198,5 +198,37 @@ describe("loadInsights over stored runs and edits", () => {
   it("is for supervisors only", async () => {
     const err = await loadInsights(operator).catch((e: unknown) => e);
     expect(isDomainError(err) && err.code).toBe("forbidden");
+  });
+});
+
+describe("the edit rate and the edits beside it count the same runs", () => {
+  const D3 = new Date(TEST_NOW.getTime() + 12 * 86_400_000); // 2026-04-13 09:00 UTC, after the fixture's days
+  const day3 = new Date("2026-04-13T00:00:00Z");
+
+  it("edits of a run still waiting for review are stored, but in neither the edit rate nor the edits on decided runs", async () => {
+    const waiting = await submit(D3); // edited once, still waiting for review
+    await edit(senior, waiting.id, plus(D3, 60), setNote("s1", NOTE_A2));
+    const twice = await submit(plus(D3, 100)); // edited twice, then approved
+    await edit(senior, twice.id, plus(D3, 160), setNote("s1", NOTE_A2));
+    await edit(supervisor, twice.id, plus(D3, 200), setNote("s2", "Certificate matches the shipment."));
+    await approve(twice.id, plus(D3, 260));
+    const plain = await submit(plus(D3, 300)); // approved as proposed
+    await approve(plain.id, plus(D3, 360));
+
+    const day = await loadInsights(supervisor, plus(D3, 3600), { since: day3, until: new Date(day3.getTime() + 86_400_000) });
+    expect(day.runs).toEqual({ total: 3, decided: 2, pending: 1, expired: 0 });
+    expect(day.editRate).toEqual({ decided: 2, edited: 1, rate: 1 / 2 });
+    expect({ count: day.edits.count, onDecidedRuns: day.edits.onDecidedRuns }).toEqual({ count: 3, onDecidedRuns: 2 });
+
+    // Only the waiting run in the period: a 0 % edit rate sits beside 0 edits on decided runs, not beside its stored edit.
+    const first = await loadInsights(supervisor, plus(D3, 3600), { since: day3, until: plus(D3, 90) });
+    expect(first.editRate).toEqual({ decided: 0, edited: 0, rate: 0 });
+    expect({ count: first.edits.count, onDecidedRuns: first.edits.onDecidedRuns }).toEqual({ count: 1, onDecidedRuns: 0 });
+
+    // Once it is decided, its edit counts in both.
+    await approve(waiting.id, plus(D3, 3700));
+    const later = await loadInsights(supervisor, plus(D3, 3800), { since: day3, until: new Date(day3.getTime() + 86_400_000) });
+    expect(later.editRate).toEqual({ decided: 3, edited: 2, rate: 2 / 3 });
+    expect(later.edits.onDecidedRuns).toBe(3);
   });
 });

@@ -2,7 +2,8 @@ import { assembleInsights, DECIDED_STATUSES, OVER_HALF, type InsightAggregates, 
 import type { Prisma } from "../../generated/prisma/client";
 import { EXPIRING_STATES, hasDeadline } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { readJsonColumn } from "../db/json-column";
 import { planDiffSchema } from "../../diff/plan-diff";
 
@@ -114,6 +115,8 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     editBins.push(await prisma.planEdit.count({ where: { ...edits, sizeFraction: i === 0 ? { lte: upper } : { gt: i / 10 + EPS, lte: upper } } }));
   }
   const stats = await prisma.planEdit.aggregate({ where: edits, _count: { _all: true }, _avg: { sizeFraction: true } });
+  // The edits of the runs the edit rate counts (decided, as of `now`): 0 exactly when that rate is 0.
+  const decidedEditCount = await prisma.planEdit.count({ where: { discardedAt: null, run: decided } });
   const n = stats._count._all;
   const middle = n === 0 ? [] : await prisma.planEdit.findMany({ where: edits, orderBy: [{ sizeFraction: "asc" }, { id: "asc" }], skip: Math.floor((n - 1) / 2), take: n % 2 ? 1 : 2, select: { sizeFraction: true } });
   const medianSize = middle.length === 0 ? 0 : middle.reduce((a, m) => a + m.sizeFraction, 0) / middle.length;
@@ -128,6 +131,7 @@ async function aggregate(period: Prisma.RunWhereInput, now: Date): Promise<Insig
     decidedByDay,
     editBins,
     editCount: n,
+    decidedEditCount,
     meanSize: stats._avg.sizeFraction ?? 0,
     medianSize,
     recentEdits: recent.reverse().map(({ run, ...e }) => ({ ...e, desk: run.desk, diff: readJsonColumn(planDiffSchema, e.diff, "plan diff") })),

@@ -1,6 +1,8 @@
 import { describeDenial, type DenialSummary } from "../../audit/denials";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { actorPeople, auditEventPage } from "./audit-page";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 
 /** One refused authorisation as the supervisors' denials page shows it. */
 export interface DenialRow extends DenialSummary {
@@ -19,20 +21,9 @@ export interface DenialRow extends DenialSummary {
  */
 export async function listDenials(viewer: Pick<Viewer, "id" | "role">, opts: { before?: number; limit?: number } = {}): Promise<{ rows: DenialRow[]; nextBefore: number | null }> {
   await requireRole(viewer, ["supervisor", "admin"], "view denials");
-  const limit = Math.min(200, Math.max(1, Math.trunc(opts.limit ?? 100)));
-  const events = await prisma.auditEvent.findMany({
-    where: { type: "denied", ...(opts.before ? { seq: { lt: opts.before } } : {}) },
-    orderBy: { seq: "desc" },
-    take: limit + 1,
-  });
-  const page = events.slice(0, limit);
-  const userIds = [...new Set(page.filter((e) => e.actorKind === "user" && e.actorId).map((e) => e.actorId!))];
+  const { events: page, nextBefore } = await auditEventPage("denied", { before: opts.before, limit: opts.limit ?? 100 });
   const agentIds = [...new Set(page.filter((e) => e.actorKind === "agent" && e.actorId).map((e) => e.actorId!))];
-  const [users, agents] = await Promise.all([
-    prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true, email: true } }),
-    prisma.agent.findMany({ where: { id: { in: agentIds } }, select: { id: true, name: true } }),
-  ]);
-  const userName = new Map(users.map((u) => [u.id, `${u.name} <${u.email}>`]));
+  const [userName, agents] = await Promise.all([actorPeople(page), prisma.agent.findMany({ where: { id: { in: agentIds } }, select: { id: true, name: true } })]);
   const agentName = new Map(agents.map((a) => [a.id, a.name]));
   const rows = page.map((e): DenialRow => {
     const data = (e.data ?? {}) as Record<string, unknown>;
@@ -53,5 +44,5 @@ export async function listDenials(viewer: Pick<Viewer, "id" | "role">, opts: { b
       ...describeDenial(data),
     };
   });
-  return { rows, nextBefore: events.length > limit ? page[page.length - 1].seq : null };
+  return { rows, nextBefore };
 }

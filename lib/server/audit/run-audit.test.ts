@@ -16,7 +16,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, referenceEdit, refused, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

@@ -5,6 +5,7 @@ import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { currentRequest, markDenialHandled } from "../http/request-context";
 import { takeRateToken } from "../rate-limits/rate-bucket";
+import { log } from "../../net/log.mjs";
 
 /**
  * Refusals while authenticating (docs/security.md "Refused credentials"): a revoked or unknown key,
@@ -98,7 +99,7 @@ export async function refuseCredential(r: CredentialRefusal, now = new Date()): 
       });
     }
   } catch (e) {
-    console.error("plandesk: could not count a refused credential", e);
+    log.error({ err: e }, "plandesk: could not count a refused credential");
   }
   return err;
 }

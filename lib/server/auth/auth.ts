@@ -7,6 +7,7 @@ import { CLIENT_IP_HEADER } from "../../net/client-address.mjs";
 import { recordSessionEnd } from "../feed/live-feed";
 import { plandeskOidc } from "./oidc-plugin";
 import { passkeyPlugin } from "./passkey-plugin";
+import { log } from "../../net/log.mjs";
 
 // Production mode without a real session secret must not serve anything (lib/server/config/config.ts).
 // Checked inside the Next.js server only (not during `next build`, not in scripts or tests).
@@ -23,6 +24,10 @@ export const auth = betterAuth({
   baseURL: config.publicUrl,
   secret: config.secret,
   trustedOrigins: [config.origin],
+  // An error that is not better-auth's own refusal (e.g. the database went away) is thrown to the
+  // route file instead of becoming a bare 500, so it is answered like every endpoint's
+  // (503 database_unavailable; app/api/auth/[...all]/route.ts). Refusals are still answered by better-auth.
+  onAPIError: { throw: true },
   database: prismaAdapter(prisma, { provider: DB_PROVIDER === "postgresql" ? "postgresql" : "sqlite" }),
   account: { modelName: "authAccount" },
   emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10 },
@@ -85,7 +90,7 @@ export const auth = betterAuth({
       // Signed out (or a session removed): that person's open live streams re-check at once, on every instance.
       delete: {
         after: async (session) => {
-          await recordSessionEnd(prisma, session.userId).catch((e) => console.error("plandesk: could not record a session end", e));
+          await recordSessionEnd(prisma, session.userId).catch((e) => log.error({ err: e }, "plandesk: could not record a session end"));
         },
       },
     },

@@ -36,6 +36,7 @@ import { appendAudit } from "../audit-log/append-audit";
 import { endSsoSessionsOf } from "./end-sso-sessions";
 import { mapClaims, type MappedPerson } from "./oidc-claim-mapping";
 import { enabledOidcProvider, OIDC_PROVIDER_ID_PREFIX, type OidcProviderConfig } from "./oidc-provider-config";
+import { log } from "../../net/log.mjs";
 
 type AuthContext = Parameters<NonNullable<BetterAuthPlugin["init"]>>[0];
 type SocialProvider = AuthContext["socialProviders"][number];
@@ -92,7 +93,7 @@ async function buildProvider(context: AuthContext, c: OidcProviderConfig): Promi
 async function installProvider(context: AuthContext, id: string): Promise<SocialProvider | null> {
   const list = context.socialProviders;
   const config = await enabledOidcProvider(id).catch((e) => {
-    console.error(`plandesk: identity provider ${id} cannot be used`, e instanceof Error ? e.message : e);
+    log.error({ err: e }, `plandesk: identity provider ${id} cannot be used`);
     return null;
   });
   const at = list.findIndex((p) => p.id === id);
@@ -219,7 +220,7 @@ async function checkProviderSession(context: AuthContext, userId: string, now = 
     return false;
   } catch (e) {
     if (!refusedByProvider(e)) {
-      console.error(`plandesk: could not refresh a sign-in through ${account.providerId}; tried again later`, e instanceof Error ? e.message : e);
+      log.error({ err: e }, `plandesk: could not refresh a sign-in through ${account.providerId}; tried again later`);
       return false;
     }
     await endSsoSessionsOf(userId, account.providerId, "refresh_refused");

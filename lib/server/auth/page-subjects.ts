@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors/domain-error";
 import { prisma } from "../db/db";
-import { deskScope, type Viewer } from "./session";
+import { deskScope, type Viewer } from "./viewer";
 
 /*
  * Cheap checks that a page's subject exists for its viewer, run by the segment's layout.tsx above

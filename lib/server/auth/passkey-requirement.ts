@@ -2,7 +2,7 @@ import { ROLES } from "../../people/admin-schemas";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
-import type { Role, Viewer } from "./session";
+import type { Role, Viewer } from "./viewer";
 
 /** The page a person without a passkey whose role requires one is sent to (the account menu's "Passkeys"). */
 export const PASSKEYS_PAGE = "/account/passkeys";

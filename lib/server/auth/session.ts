@@ -1,60 +1,23 @@
 import { headers as nextHeaders } from "next/headers";
-import { DEFAULT_DESK } from "../../desk/desks";
 import { DomainError } from "../../errors/domain-error";
-import type { Prisma } from "../../generated/prisma/client";
-import type { Grant } from "../../people/grants";
-import type { Currency } from "../../money/format-money";
 import { INTEGRATION_SCOPES, parseStoredScopes, type IntegrationScope } from "../../api/integration-scopes";
 import { auth } from "./auth";
+import { grantsOf, loadViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "./viewer";
+import { recordDenial } from "./require-role";
 import { serverConfig } from "../config/config";
+import { bearerToken } from "../../net/bearer-token";
 import { hashApiKey, keyPrefix } from "./api-keys";
-import { appendAudit, type Actor } from "../audit-log/append-audit";
-import { boundedOrigin, countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
-import { refuseCredential } from "./auth-refusals";
+import type { Actor } from "../audit-log/append-audit";
+import { boundedOrigin } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
 import { resolveDatabaseUrl } from "../db/database-url";
-import { markDenialHandled, setRequestActor } from "../http/request-context";
+import { setRequestActor } from "../http/request-context";
+
+/** Who calls (a person, an agent or an integration) and the plain reads of them (viewer.ts), for route handlers that also authenticate. */
+export { agentDesk, deskScope, grantsOf, loadViewer, type AgentCaller, type IntegrationCaller, type Role, type Viewer } from "./viewer";
+export { requireRole, type MissingAuthority } from "./require-role";
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
-
-/** A signed-in person as route handlers and pages see them, with their grants loaded once. */
-export interface Viewer {
-  id: string;
-  name: string;
-  email: string;
-  role: "operator" | "supervisor" | "admin";
-  /** The exceptions desk an operator works; supervisors and admins see every desk. */
-  desk: string;
-  grants: Grant[];
-}
-
-/** The calling integration (a ticketing or record system; its own credential, not an agent's). */
-export interface IntegrationCaller {
-  id: string;
-  name: string;
-  /** The desk whose tasks the key may post ticket events for; null or absent: every desk. */
-  desk?: string | null;
-  /** What the key may do (lib/api/integration-scopes.ts); absent (hand-built callers in tests): every scope. */
-  scopes?: readonly IntegrationScope[];
-}
-
-/** The calling agent of an `/api/v1` request. */
-export interface AgentCaller {
-  id: string;
-  name: string;
-  allowedTools: string[];
-  keyId: string;
-  /**
-   * The tenant desk the agent works: it reads and submits for that desk's tasks only and reaches
-   * only that desk's runs. Absent (hand-built callers in tests) means the default desk.
-   */
-  desk?: string;
-}
-
-/** The tenant desk of an agent caller (`DEFAULT_DESK` when the caller names none). */
-export function agentDesk(agent: Pick<AgentCaller, "desk">): string {
-  return agent.desk ?? DEFAULT_DESK;
-}
 
 /**
  * Loads the signed-in, non-disabled user for `headers` (session cookie), or null.
@@ -91,103 +54,6 @@ async function viewerOfSessionUser(user: SessionUser): Promise<Viewer | null> {
   };
 }
 
-/**
- * Loads a person with their role and grants by user id; null when unknown or disabled.
- * Grants' ceilings come back as Money (minor units + currency).
- */
-export async function loadViewer(userId: string): Promise<Viewer | null> {
-  const user = await prisma.user.findUnique({ where: { id: userId }, include: { grants: true } });
-  if (!user || user.disabled) return null;
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    role: (["operator", "supervisor", "admin"].includes(user.role) ? user.role : "operator") as Viewer["role"],
-    desk: user.desk,
-    grants: grantsOf(user.grants),
-  };
-}
-
-/** Grant rows (ceilings as minor units + currency columns) as `Grant`s with Money ceilings. */
-export function grantsOf(rows: readonly Prisma.GrantGetPayload<object>[]): Grant[] {
-  return rows.map((g) => ({
-    tool: g.tool,
-    canApprove: g.canApprove,
-    approveLimit: g.approveLimitMinor != null ? { minor: g.approveLimitMinor, currency: (g.approveLimitCurrency ?? "USD") as Currency } : null,
-    canAuthor: g.canAuthor,
-    authorLimit: g.authorLimitMinor != null ? { minor: g.authorLimitMinor, currency: (g.authorLimitCurrency ?? "USD") as Currency } : null,
-  }));
-}
-
-/** The roles a person can hold (docs/design.md "People and machines"). */
-export type Role = Viewer["role"];
-
-/** Methods that only read; a signed-out read is not recorded as a denial (see `recordDenial`). */
-const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-/**
- * What a refused request lacked, as stored in a `denied` event's `data.missing`:
- * a role, a session, a person (agent key on the operator API), an agent key, or the same origin.
- */
-export type MissingAuthority =
-  | { kind: "role"; anyOf: Role[] }
-  | { kind: "session" }
-  | { kind: "person" }
-  | { kind: "agent_key" }
-  | { kind: "integration_key" }
-  | { kind: "scope"; scope: IntegrationScope; keyScopes: IntegrationScope[] }
-  | { kind: "same_origin"; origin: string | null };
-
-/**
- * Deals with one refusal and returns the error to throw (docs/design.md §11: denials are data).
- * `who` is the caller if known. `data` = `{action, code, reason, missing, ...extra}`; the endpoint
- * is added by `appendAudit` while an API request is handled.
- * - A refusal while authenticating (`req` given: a refused credential, a foreign Origin) goes
- *   through `refuseCredential` (lib/server/auth/auth-refusals.ts): counted per (minute, the key's
- *   or person's id — or the client address when nobody is identified —, route, code); only the
- *   first of each minute is a `denied` event; past the client address's refused-credential rate
- *   the answer is 429 `rate_limited` instead.
- * - A refusal of an authenticated person (`req` null: the role) is one `denied` event each; the
- *   person's rate limit bounds them.
- * Not recorded (but still refused): a read (GET) with no credential at all, or an expired one —
- * a signed-out browser tab polling the queue would otherwise fill the log with nobody's refusals.
- */
-async function recordDenial(
-  req: Request | null,
-  who: Actor | null,
-  err: DomainError,
-  detail: { action: string; missing: MissingAuthority; runId?: string | null; extra?: Record<string, unknown> },
-): Promise<DomainError> {
-  const quietRead =
-    req !== null &&
-    READ_METHODS.has(req.method.toUpperCase()) &&
-    !who &&
-    (detail.missing.kind === "session" || detail.missing.kind === "agent_key") &&
-    !detail.extra?.credential;
-  if (quietRead) {
-    markDenialHandled();
-    return err;
-  }
-  if (req !== null) {
-    const origin = detail.missing.kind === "same_origin" ? detail.missing.origin : (req.headers.get("origin") ?? null);
-    return refuseCredential({ who, err, action: detail.action, missing: detail.missing, origin, extra: detail.extra, runId: detail.runId });
-  }
-  if (!who) {
-    // Nobody identified: counted per (address, route, minute), not written as its own event (a
-    // flood of anonymous requests must not grow the append-only log); see audit-log/refusal-counts.ts.
-    await countCurrentAnonymousRefusal(err.code, detail.missing.kind, null, detail.action);
-    markDenialHandled();
-    return err;
-  }
-  await appendAudit(prisma, {
-    runId: detail.runId ?? null,
-    type: "denied",
-    actor: who,
-    data: { action: detail.action, code: err.code, reason: err.message, missing: detail.missing, ...(detail.extra ?? {}) },
-  });
-  return err;
-}
-
 const endpointOf = (req: Request) => {
   try {
     return `${req.method.toUpperCase()} ${new URL(req.url).pathname}`;
@@ -198,9 +64,9 @@ const endpointOf = (req: Request) => {
 
 /** The agent behind a Bearer key, whether or not the key is still valid (for attribution only). */
 async function agentOfKey(req: Request): Promise<{ agentId: string; keyId: string; revoked: boolean } | null> {
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
-  if (!m) return null;
-  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(m[1]) } });
+  const token = bearerToken(req.headers.get("authorization"));
+  if (!token) return null;
+  const key = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(token) } });
   return key ? { agentId: key.agentId, keyId: key.id, revoked: key.revokedAt != null } : null;
 }
 
@@ -208,8 +74,8 @@ async function agentOfKey(req: Request): Promise<{ agentId: string; keyId: strin
 async function ownerOfKey(req: Request): Promise<{ actor: Actor; keyId: string } | null> {
   const agent = await agentOfKey(req);
   if (agent) return { actor: { kind: "agent", id: agent.agentId }, keyId: agent.keyId };
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
-  const integration = m ? await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) }, select: { id: true } }) : null;
+  const token = bearerToken(req.headers.get("authorization"));
+  const integration = token ? await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(token) }, select: { id: true } }) : null;
   return integration ? { actor: { kind: "integration", id: integration.id }, keyId: integration.id } : null;
 }
 
@@ -279,27 +145,6 @@ export function assertSameOrigin(req: Request): void {
   }
 }
 
-/**
- * Refuses `viewer` unless their role is one of `roles`: 403 `forbidden`, audited as `denied`
- * with `{action, missing: {kind: "role", anyOf: roles}, role}`. `action` names what was tried
- * (e.g. "admin.create_user", "view /denials"). Use it in pages, route handlers, actions and
- * lib functions alike.
- */
-export async function requireRole(
-  viewer: Pick<Viewer, "id" | "role">,
-  roles: readonly Role[],
-  action: string,
-  opts: { runId?: string | null } = {},
-): Promise<void> {
-  if (roles.includes(viewer.role)) return;
-  const names = roles.length === 1 ? `the ${roles[0]} role` : `one of the roles ${roles.join(", ")}`;
-  throw await recordDenial(null, { kind: "user", id: viewer.id }, new DomainError("forbidden", `This needs ${names}; you are signed in as ${viewer.role}.`, { requiredRoles: roles }), {
-    action,
-    missing: { kind: "role", anyOf: [...roles] },
-    runId: opts.runId,
-    extra: { role: viewer.role },
-  });
-}
 
 /**
  * Authenticates an agent by `Authorization: Bearer <key>`. A session cookie is not accepted.
@@ -310,8 +155,8 @@ export async function requireRole(
 export async function requireAgent(req: Request): Promise<AgentCaller> {
   const action = endpointOf(req);
   const header = req.headers.get("authorization") ?? "";
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!m) {
+  const token = bearerToken(header);
+  if (!token) {
     const cookie = !!req.headers.get("cookie");
     const userId = cookie ? await sessionUserId(req.headers) : null;
     throw await recordDenial(
@@ -321,7 +166,7 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
       { action, missing: { kind: "agent_key" }, extra: cookie ? { credential: "session_cookie" } : header ? { credential: "malformed_authorization" } : {} },
     );
   }
-  const key = await agentKeyByHash(hashApiKey(m[1]));
+  const key = await agentKeyByHash(hashApiKey(token));
   if (!key || key.revoked) {
     // Not an agent key: an integration key is named (by its id) as what was presented; an unknown key is nobody's.
     const owner = key ? null : await ownerOfKey(req);
@@ -332,7 +177,7 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
       {
         action,
         missing: { kind: "agent_key" },
-        extra: key ? { credential: "revoked_key", keyId: key.id } : owner ? { credential: "integration_key", keyId: owner.keyId } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) },
+        extra: key ? { credential: "revoked_key", keyId: key.id } : owner ? { credential: "integration_key", keyId: owner.keyId } : { credential: "unknown_key", keyPrefix: keyPrefix(token) },
       },
     );
   }
@@ -371,9 +216,9 @@ async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: stri
  */
 export async function requireIntegration(req: Request): Promise<IntegrationCaller> {
   const action = endpointOf(req);
-  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
-  if (m) {
-    const key = await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(m[1]) } });
+  const token = bearerToken(req.headers.get("authorization"));
+  if (token) {
+    const key = await prisma.integrationKey.findUnique({ where: { hash: hashApiKey(token) } });
     if (key && !key.revokedAt) {
       setRequestActor({ kind: "integration", id: key.id });
       // "last used" for the admins' list, written at most once a minute
@@ -396,7 +241,7 @@ export async function requireIntegration(req: Request): Promise<IntegrationCalle
     throw await recordDenial(req, key ? { kind: "integration", id: key.id } : null, new DomainError("unauthorized", "This integration key is unknown or revoked."), {
       action,
       missing: { kind: "integration_key" },
-      extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(m[1]) },
+      extra: key ? { credential: "revoked_key", keyId: key.id } : { credential: "unknown_key", keyPrefix: keyPrefix(token) },
     });
   }
   const cookie = !!req.headers.get("cookie");
@@ -425,13 +270,4 @@ export async function requireIntegrationScope(caller: Pick<IntegrationCaller, "i
     new DomainError("key_scope_missing", `This integration key lacks the scope "${scope}" (${held}); an admin creates a key with it.`, { scope, keyScopes }),
     { action, missing: { kind: "scope", scope, keyScopes } },
   );
-}
-
-/**
- * Object-level scope of runs for `viewer`: an operator reaches only the runs of their
- * own desk (the desk of the ticket's customer account); supervisors and admins reach all desks.
- * Used in the `where` of every run lookup, so another desk's run is simply not found (404).
- */
-export function deskScope(viewer: Pick<Viewer, "role" | "desk">): Prisma.RunWhereInput {
-  return viewer.role === "operator" ? { desk: viewer.desk } : {};
 }

@@ -1,4 +1,5 @@
 import { isBuiltinKind } from "../../desk/lookup";
+import { inSpan, inSpanSync, traceGate } from "../trace/span";
 import { deskRulesFor } from "../desk-rules/load-desk-rules";
 import { MAX_DATE_HORIZON_DAYS } from "../../plan/policy";
 import { nanoid } from "nanoid";
@@ -18,7 +19,7 @@ import { findSavedAnswer, requestHashOf, saveAnswer } from "../http/idempotency"
 import { expireRun, lockRun, moveRun, moveToNeedsDecision, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { decisionReasonOf, needsDecision } from "../../lifecycle/needs-decision";
 import { planStepsById } from "../plans/stored-plan";
-import { agentDesk, grantsOf, type AgentCaller } from "../auth/session";
+import { agentDesk, grantsOf, type AgentCaller } from "../auth/viewer";
 import { inTransactionOnce, LostRace, ok, refuse, withRetry, type Db, type Tx } from "../db/transaction";
 import { decideClaim, staleTaskDetails, type ClaimRefusal, type ClaimSnapshot } from "./decide-claim";
 import type { ClaimView } from "./execution-view";
@@ -58,8 +59,14 @@ type SavedClaim = { claim: ClaimView } | { error: { code: DomainError["code"]; m
  * `idempotencyKey` the answer (the claim, or a FINAL refusal — see `isFinalRefusal`) is saved with its effects: a repeat returns it
  * and claims nothing (`replayed: true`); the key with another digest or revision is 409
  * `idempotency_conflict`. `db` lets tests model several app instances.
+ * Traced as a `claim` span (lib/server/trace/span.ts).
  */
-export async function claimStep(
+export function claimStep(...args: Parameters<typeof claimStepUntraced>): ReturnType<typeof claimStepUntraced> {
+  return inSpan("claim", () => claimStepUntraced(...args));
+}
+
+/** `claimStep` without its `claim` trace span. */
+async function claimStepUntraced(
   agent: AgentCaller,
   runId: string,
   stepId: string,
@@ -329,7 +336,7 @@ async function dispatchChecks(db: Db, agent: AgentCaller, snap: ClaimReading, st
   // Desk rules in force now; a rule about the plan's order sees the steps before this one.
   const earlierTools = snap.steps.slice(0, Math.max(0, snap.steps.findIndex((s) => s.id === step.id))).map((s) => s.tool);
   const deskRules = { rules: await deskRulesFor(db, run.desk), earlierTools: { [step.id]: earlierTools } };
-  const live = validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task, dateHorizonDays: MAX_DATE_HORIZON_DAYS, deskRules });
+  const live = inSpanSync("validate", () => validatePlan({ version: run.planVersion, steps: [alone] }, { desk, now: snap.now, runId: run.id, taskText: snap.taskText, agentAllowedTools: agent.allowedTools, catalog, task, dateHorizonDays: MAX_DATE_HORIZON_DAYS, deskRules, observeGate: traceGate }));
   const errors = live.issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
     return {

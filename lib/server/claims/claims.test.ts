@@ -23,7 +23,7 @@ import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { reviseTask } from "../tasks/revise-task";
 import { approveAllAs, concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
@@ -474,11 +474,18 @@ describe("reportOutcome and reconciliation", () => {
     expect(rec.run.status).toBe("failed");
   });
 
-  it("a claim never reported becomes reconcilable after the stale-claim deadline, and a late report is then refused", async () => {
+  it("a claim never reported becomes reconcilable when its lease ends (not a fixed quarter of an hour), and a late report is then refused", async () => {
     const run = await submit("74997", autoPlan("74997"));
     const c1 = await claimStep(agent, run.id, "s1", await claimBody(run.id, "s1"), null, LATER);
-    expect((await refused(reconcileStep(supervisor, run.id, "s1", { resolution: "succeeded", note: "too early" }, LATER))).code).toBe("nothing_to_reconcile");
-    const stale = new Date(LATER.getTime() + STALE_CLAIM_SECONDS * 1000);
+    const leaseEnds = new Date(c1.claim.leaseExpiresAt);
+    expect(leaseEnds.getTime() - LATER.getTime()).toBeLessThan(STALE_CLAIM_SECONDS * 1000);
+    const early = await refused(reconcileStep(supervisor, run.id, "s1", { resolution: "succeeded", note: "too early" }, LATER));
+    expect(early.code).toBe("nothing_to_reconcile");
+    expect(early.message).toContain(leaseEnds.toISOString());
+    const justBefore = new Date(leaseEnds.getTime() - 1000);
+    expect((await listNeedsReconciliation(supervisor, { now: justBefore })).items.find((q) => q.runId === run.id)).toBeUndefined();
+    expect((await refused(reconcileStep(supervisor, run.id, "s1", { resolution: "succeeded", note: "still leased" }, justBefore))).code).toBe("nothing_to_reconcile");
+    const stale = leaseEnds;
     expect((await listNeedsReconciliation(supervisor, { now: stale })).items.find((q) => q.runId === run.id)).toMatchObject({ stepId: "s1", reason: "no_report" });
     await reconcileStep(supervisor, run.id, "s1", { resolution: "succeeded", note: "Executor crashed; note is present." }, stale);
     const late = await refused(reportOutcome(agent, run.id, "s1", { token: c1.claim.token, status: "failed" }, stale));

@@ -2,11 +2,23 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { RecordVersions } from "../../records/record-key";
 
 /**
- * A claim with no outcome report after this many seconds may be reconciled by a supervisor
- * (the executor may have died between claim and report). Source: docs/design.md §10 — every waiting
+ * A claim stored without a lease (before leases were kept) and with no outcome report after this
+ * many seconds may be reconciled by a supervisor. Source: docs/design.md §10 — every waiting
  * state has an owner, a deadline and a way out.
  */
 export const STALE_CLAIM_SECONDS = 15 * 60;
+
+/**
+ * Whether a claim with no outcome report is a person's to settle now: its lease has ended
+ * (`leaseExpiresAt` ≤ `now`, UTC) — from then on the token fences no write, so the executor can
+ * no longer write the step and a supervisor reconciles it — or, for a claim stored without a
+ * lease, STALE_CLAIM_SECONDS have passed since it was made. False for any other status.
+ */
+export function claimAwaitsReconciliation(exec: { status: string; claimedAt: Date; leaseExpiresAt: Date | null }, now: Date): boolean {
+  if (exec.status !== "claimed") return false;
+  if (exec.leaseExpiresAt) return exec.leaseExpiresAt.getTime() <= now.getTime();
+  return now.getTime() - exec.claimedAt.getTime() >= STALE_CLAIM_SECONDS * 1000;
+}
 
 /** The answer to a successful claim: `{token, stepId, digest}` of docs/api.md plus what it is bound to. Times ISO UTC. */
 export interface ClaimView {

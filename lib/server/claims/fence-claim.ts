@@ -1,4 +1,5 @@
 import { DomainError } from "../../errors/domain-error";
+import { inSpan } from "../trace/span";
 import { describeRecord } from "../../desk/lookup";
 import { targetsOffDesk } from "../account-data/load-account-snapshot";
 import { appendAudit } from "../audit-log/append-audit";
@@ -7,7 +8,7 @@ import { prisma } from "../db/db";
 import { stopForStaleTask, stopForTargetChanged } from "../lifecycle/run-lifecycle";
 import { readRecordVersions, type RecordVersions } from "../../records/record-key";
 import type { FenceBody } from "../../api/bodies";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { inTransaction, ok, refuse, type Tx } from "../db/transaction";
 
 /** A claim token that still holds: the write it fences may happen now. Times ISO UTC. */
@@ -133,8 +134,14 @@ export function targetChange(approved: RecordVersions, live: RecordVersions): { 
  * `body.targetVersions`, whether the target is still at the versions its approval saw. Answers the
  * fence, or 409 `claim_fenced` {reason} / `target_changed` {record, approvedVersion, liveVersion} /
  * `invalid_claim_token`, committed (a stale task or a changed target stops the run).
+ * Traced as a `fence` span (lib/server/trace/span.ts).
  */
-export async function fenceClaim(agent: AgentCaller, token: string, body: FenceBody = {}, now = new Date()): Promise<FenceView> {
+export function fenceClaim(...args: Parameters<typeof fenceClaimUntraced>): ReturnType<typeof fenceClaimUntraced> {
+  return inSpan("fence", () => fenceClaimUntraced(...args));
+}
+
+/** `fenceClaim` without its `fence` trace span. */
+async function fenceClaimUntraced(agent: AgentCaller, token: string, body: FenceBody = {}, now = new Date()): Promise<FenceView> {
   return inTransaction(async (tx) => {
     const res = await checkFence(tx, token, now, agent.id, body.targetVersions ?? null);
     return res.ok ? ok(res.fence) : refuse(res.error.code, res.error.message, res.error.details);

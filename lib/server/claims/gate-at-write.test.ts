@@ -16,7 +16,7 @@ import { getRunDetails } from "../runs/get-run-details";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { reviseTask } from "../tasks/revise-task";
 import { approveAllAs, concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW, withoutSignatureRules, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";

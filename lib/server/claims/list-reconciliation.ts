@@ -1,6 +1,7 @@
 import { prisma } from "../db/db";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { storedSteps } from "../plans/stored-plan";
 import type { Db } from "../db/transaction";
 import { STALE_CLAIM_SECONDS, toStepExecutionView, type ReconciliationItem } from "./execution-view";
@@ -12,8 +13,9 @@ export interface ReconciliationPage {
 }
 
 /**
- * Steps waiting for a supervisor, oldest claim first: outcomes reported `unknown`, claims with no
- * report for STALE_CLAIM_SECONDS (UTC `now`), and reports flagged because the run had stopped —
+ * Steps waiting for a supervisor, oldest claim first: outcomes reported `unknown`, claims whose
+ * lease ended with no report (UTC `now`; STALE_CLAIM_SECONDS for a claim stored without a lease),
+ * and reports flagged because the run had stopped —
  * none reconciled yet. One indexed page in SQL
  * (`limit` 1–200, default 100; `cursor` = the previous page's `nextCursor`).
  * Errors: 403 `forbidden` unless supervisor (audited `denied`).
@@ -31,7 +33,13 @@ export async function listNeedsReconciliation(
   const rows = await db.stepExecution.findMany({
     where: {
       reconciledAt: null,
-      OR: [{ status: "unknown" }, { status: "claimed", claimedAt: { lte: staleBefore } }, { flag: { not: null } }],
+      OR: [
+        { status: "unknown" },
+        // a claim whose lease ended with no report (see claimAwaitsReconciliation)
+        { status: "claimed", leaseExpiresAt: { lte: now } },
+        { status: "claimed", leaseExpiresAt: null, claimedAt: { lte: staleBefore } },
+        { flag: { not: null } },
+      ],
       ...(after ? { AND: [{ OR: [{ claimedAt: { gt: after.key } }, { claimedAt: after.key, id: { gt: after.id } }] }] } : {}),
     },
     include: { run: { select: { ticketId: true, status: true, planVersions: { select: { version: true, steps: true } } } } },

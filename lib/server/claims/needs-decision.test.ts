@@ -22,7 +22,7 @@ import { getRunOwnership } from "../ownership/get-run-ownership";
 import { countNeedsDecision, listQueue } from "../runs/list-queue";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { deskScope, loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { concurrentAcks, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { claimStep } from "./claim-step";
 import { reportOutcome } from "./report-outcome";

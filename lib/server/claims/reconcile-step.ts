@@ -6,9 +6,10 @@ import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { lockRun } from "../lifecycle/run-lifecycle";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { inTransaction, LostRace, ok, refuse, type Db } from "../db/transaction";
-import { STALE_CLAIM_SECONDS, toStepExecutionView, type StepExecutionView } from "./execution-view";
+import { claimAwaitsReconciliation, STALE_CLAIM_SECONDS, toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { EXECUTED_END_STATUSES, recordRunOutcome } from "../outcomes/record-run-outcome";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
@@ -16,8 +17,8 @@ import { moveApprovals } from "../lifecycle/approval-lifecycle";
 /**
  * A supervisor records what really happened to a step whose outcome nobody knows (docs/design.md §9:
  * an `unknown` outcome waits for a person; "People": supervisors reconcile). Reconcilable: a step
- * reported `unknown`, or claimed and not reported for STALE_CLAIM_SECONDS (the executor
- * vanished). Saves `resolution` (`succeeded`|`failed`), `reconciledBy`, `reconciledAt` = `now`
+ * reported `unknown`, or claimed and not reported when its lease ended (`claimAwaitsReconciliation`:
+ * the token fences no write any more, the executor vanished). Saves `resolution` (`succeeded`|`failed`), `reconciledBy`, `reconciledAt` = `now`
  * (UTC); the executor's own report stays as it was. The approval is consumed and the run settles
  * exactly as after an outcome report. The same resolution again returns the saved step
  * (`replayed: true`). A run that ends with a written step gets its outcome record. Audited `reconciled` {stepId, resolution, note, previousStatus}.
@@ -46,11 +47,12 @@ export async function reconcileStep(
       return refuse("nothing_to_reconcile", `Step ${stepId} was already reconciled as ${exec.resolution}.`, { stepStatus: exec.status, resolution: exec.resolution });
     }
     const ageSeconds = Math.round((now.getTime() - exec.claimedAt.getTime()) / 1000);
-    const staleClaim = exec.status === "claimed" && ageSeconds >= STALE_CLAIM_SECONDS;
+    const staleClaim = claimAwaitsReconciliation(exec, now);
     if (exec.status !== "unknown" && !staleClaim && !exec.flag) {
+      const until = exec.leaseExpiresAt ?? new Date(exec.claimedAt.getTime() + STALE_CLAIM_SECONDS * 1000);
       const why =
         exec.status === "claimed"
-          ? `it was claimed ${ageSeconds} s ago and the executor may still report (a claim without report can be reconciled after ${STALE_CLAIM_SECONDS / 60} minutes)`
+          ? `it was claimed ${ageSeconds} s ago and the executor may still report until its lease ends at ${until.toISOString()} (a claim without report can be reconciled from then)`
           : `its outcome was reported as ${exec.status}`;
       return refuse("nothing_to_reconcile", `Step ${stepId} does not need reconciliation: ${why}.`, { stepStatus: exec.status });
     }

@@ -1,11 +1,12 @@
 import { consumeCoApprovals } from "../approvals/consume-co-approvals";
+import { inSpan } from "../trace/span";
 import type { OutcomeBody } from "../../api/bodies";
 import type { RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { lockTaskAndRun, stopForCondition } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../db/transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
@@ -39,8 +40,14 @@ import { carryOwnWriteVersions, holdWrittenAmount } from "../records/write-holds
  * condition met and wrote nothing) the run stops instead: `stopped`, stopReason
  * `{code: "stop_condition_met", stepId, stopCondition, detail, at}`, audited `stopped_condition`.
  * A run that ends here with a written step gets its outcome record (lib/server/outcomes).
+ * Traced as a `outcome` span (lib/server/trace/span.ts).
  */
-export async function reportOutcome(
+export function reportOutcome(...args: Parameters<typeof reportOutcomeUntraced>): ReturnType<typeof reportOutcomeUntraced> {
+  return inSpan("outcome", () => reportOutcomeUntraced(...args));
+}
+
+/** `reportOutcome` without its `outcome` trace span. */
+async function reportOutcomeUntraced(
   agent: AgentCaller,
   runId: string,
   stepId: string,

@@ -15,7 +15,7 @@ import { gateRule } from "../../gate-policy/rules";
 import type { StepInput } from "../../plan/schema";
 import { daysFromNow } from "../../time/dates";
 import { approveSteps } from "../approvals/approve-steps";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";

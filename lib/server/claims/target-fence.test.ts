@@ -15,7 +15,7 @@ import { applyDemoEffect } from "../demo/demo-effects";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { loadHolds } from "../account-data/load-account-snapshot";
 import { DEFAULT_DESK } from "../../desk/desks";
 import { releaseSyncHolds } from "../records/sync-holds";

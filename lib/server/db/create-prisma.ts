@@ -7,20 +7,36 @@ import { PrismaClient } from "../../generated/prisma/client";
 import { PrismaClient as PostgresPrismaClient } from "../../generated/prisma-pg/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { gateSqliteFactory } from "./sqlite-gate";
+import { registerPool } from "../metrics/metrics";
+import { poolerMode } from "./pooler";
+import { log as logger } from "../../net/log.mjs";
 
 /** Connections per PostgreSQL pool when PLANDESK_PG_POOL_MAX is unset. */
 export const DEFAULT_PG_POOL_MAX = 10;
 
 /**
+ * Milliseconds a request waits for a PostgreSQL connection — a free one of the pool, or a new one
+ * opened — when PLANDESK_PG_CONNECT_TIMEOUT_MS is unset. Beyond it the checkout fails ("timeout
+ * exceeded when trying to connect") and the request is answered 503 `database_unavailable`
+ * (lib/server/http/http.ts), instead of waiting without end for a server that went away without
+ * refusing (a host or virtual IP that no longer answers). 10 s is what Prisma's own pool waited
+ * (`pool_timeout`) before driver adapters; pg-pool's default is to wait without end.
+ */
+export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
  * Options of `createPrisma`. `busyTimeoutMs`: SQLite's lock wait in ms (see below); `poolMax`:
  * PostgreSQL connections; `queryEvents`: the client emits Prisma's `query` event (SQL text,
  * parameters as a JSON array, duration in ms) for every statement, for tests and benchmarks that
- * read the statements a request sends (`$on("query", …)`); off in the app.
+ * read the statements a request sends (`$on("query", …)`); off in the app. `connectTimeoutMs`:
+ * PostgreSQL pool checkout limit in ms (default: env PLANDESK_PG_CONNECT_TIMEOUT_MS, else
+ * {@link DEFAULT_PG_CONNECT_TIMEOUT_MS}).
  */
 export interface CreatePrismaOptions {
   busyTimeoutMs?: number;
   poolMax?: number;
   queryEvents?: boolean;
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -40,6 +56,10 @@ export interface CreatePrismaOptions {
  *   is provider-specific, so this uses the client generated from prisma/postgresql/schema.prisma
  *   (scripts/prisma-schemas.mjs writes it from the one source schema); it has the same models
  *   and is returned under the one `PrismaClient` type the app imports.
+ *   Behind a transaction pooler (PLANDESK_DATABASE_POOLER=transaction, lib/server/db/pooler.ts)
+ *   nothing is set per connection and statements are unnamed (parsed on every execution): a
+ *   server session there lasts one transaction, and PgBouncer before 1.21 does not carry named
+ *   prepared statements; every transaction then names its isolation (lib/server/db/transaction.ts).
  */
 export function createPrisma(url = resolveDatabaseUrl().url, opts: CreatePrismaOptions = {}): PrismaClient {
   // Query events only when asked for: Prisma builds an event object per statement otherwise unused.
@@ -49,11 +69,14 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: CreatePrismaO
     const max = opts.poolMax ?? (Number(process.env.PLANDESK_PG_POOL_MAX) || DEFAULT_PG_POOL_MAX);
     // pg-pool awaits `onConnect` before it hands a new connection out; when it fails, the
     // connection is closed and the checkout fails (nothing runs at another isolation).
-    const onConnect = async (client: pg.ClientBase) => void (await client.query(PG_SESSION_DEFAULTS));
-    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, onConnect });
+    const session = poolerMode() === "session";
+    const onConnect = session ? async (client: pg.ClientBase) => void (await client.query(PG_SESSION_DEFAULTS)) : undefined;
+    const connectionTimeoutMillis = opts.connectTimeoutMs ?? (Number(process.env.PLANDESK_PG_CONNECT_TIMEOUT_MS) || DEFAULT_PG_CONNECT_TIMEOUT_MS);
+    const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis, onConnect });
+    registerPool(pool); // plandesk_db_pool_connections (lib/server/metrics)
     const adapter = new PrismaPg(pool, {
-      onPoolError: (e) => console.error(`PostgreSQL pool: ${e.message}`),
-      statementNameGenerator: pgStatementName,
+      onPoolError: (e) => logger.error(`PostgreSQL pool: ${e.message}`),
+      statementNameGenerator: session ? pgStatementName : undefined,
       disposeExternalPool: true,
     });
     return new PostgresPrismaClient({ adapter, log }) as unknown as PrismaClient;
@@ -66,7 +89,9 @@ export function createPrisma(url = resolveDatabaseUrl().url, opts: CreatePrismaO
 /**
  * Sent once on every new PostgreSQL connection of `createPrisma`: READ COMMITTED as the
  * connection's default isolation, whatever the server's or role's default, so the row-lock
- * transactions (docs/design.md "Transactions and locks") get it from `BEGIN` alone.
+ * transactions (docs/design.md "Transactions and locks") get it from `BEGIN` alone. Not sent
+ * behind a transaction pooler (lib/server/db/pooler.ts), where the next transaction may run on
+ * another server session and this one's setting would leak to other clients.
  */
 export const PG_SESSION_DEFAULTS = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED";
 

@@ -1,6 +1,7 @@
 import { PrismaClient } from "../../generated/prisma/client";
 import { createPrisma } from "./create-prisma";
 import { resolveDatabaseUrl } from "./database-url";
+import { onDrainRelease } from "../../net/drain.mjs";
 
 export { createPrisma, DEFAULT_PG_POOL_MAX, PG_SESSION_DEFAULTS, type CreatePrismaOptions } from "./create-prisma";
 
@@ -13,6 +14,8 @@ const globalForPrisma = globalThis as unknown as { plandeskPrisma?: PrismaClient
  */
 export const prisma: PrismaClient = globalForPrisma.plandeskPrisma ?? createPrisma();
 globalForPrisma.plandeskPrisma = prisma;
+// A draining server (lib/net/drain.mjs) closes the pool once its requests finished.
+onDrainRelease("the database pool", () => prisma.$disconnect());
 
 /** The dialect of the process-wide client: "sqlite" or "postgresql" (from DATABASE_URL). */
 export const DB_PROVIDER = resolveDatabaseUrl().provider;

@@ -14,7 +14,7 @@ import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
 import { rejectRun } from "../approvals/reject-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "../demo/seed";

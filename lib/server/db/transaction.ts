@@ -2,6 +2,9 @@ import { DomainError, type ErrorCode } from "../../errors/domain-error";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import { resolveDatabaseUrl } from "./database-url";
 import { prisma } from "./db";
+import { poolerMode } from "./pooler";
+import { signalCommitOf } from "./commit-signal";
+import { log } from "../../net/log.mjs";
 
 /**
  * One way to run a unit of work against the database, used by every service (docs/style.md §13):
@@ -48,6 +51,8 @@ export const refuse = <T = never>(code: ErrorCode, message: string, details: Rec
 const MAX_ATTEMPTS = 12;
 
 const SQLITE = resolveDatabaseUrl().provider === "sqlite";
+/** Behind a transaction pooler every transaction names its level (lib/server/db/pooler.ts). */
+const TRANSACTION_POOLER = poolerMode() === "transaction";
 
 /**
  * How a transaction keeps its decision correct on PostgreSQL
@@ -81,9 +86,13 @@ const WAIT = { maxWait: 20_000, timeout: 20_000 } as const;
  * PostgreSQL the PostgreSQL client receives them. `"row-locks"` names no level: every connection
  * of `createPrisma` defaults to READ COMMITTED (lib/server/db/create-prisma.ts `PG_SESSION_DEFAULTS`), so
  * its `BEGIN` is not followed by a `SET TRANSACTION` statement (one statement less per decision).
+ * Behind a transaction pooler (PLANDESK_DATABASE_POOLER=transaction) no connection default holds,
+ * so `"row-locks"` names READ COMMITTED: `BEGIN` then `SET TRANSACTION ISOLATION LEVEL READ
+ * COMMITTED`, whatever the server's or role's default.
  */
 function txOptions(isolation: Isolation = "serializable"): typeof WAIT {
-  if (SQLITE || isolation === "row-locks") return WAIT;
+  if (SQLITE) return WAIT;
+  if (isolation === "row-locks") return TRANSACTION_POOLER ? ({ ...WAIT, isolationLevel: "ReadCommitted" } as typeof WAIT) : WAIT;
   return { ...WAIT, isolationLevel: "Serializable" } as typeof WAIT;
 }
 
@@ -113,7 +122,7 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
     } catch (e) {
       if (!isRetryable(e)) throw e;
       if (n >= MAX_ATTEMPTS) {
-        console.error(`plandesk: a transaction lost ${n} times to concurrent ones; answering busy`, e);
+        log.error({ err: e }, `plandesk: a transaction lost ${n} times to concurrent ones; answering busy`);
         throw new DomainError("busy", "Too many decisions on the same records at once; nothing was saved. Try again in a moment.", { attempts: n, retryAfterSeconds: 1 });
       }
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 5 * 2 ** n)));
@@ -126,10 +135,13 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
  * Same contract as `inTransaction` for `ok`/`refuse`/thrown errors and `options`.
  */
 export async function inTransactionOnce<T>(body: (tx: Tx) => Promise<Result<T>>, db: Db = prisma, options: TransactionOptions = {}): Promise<T> {
+  const opened: { tx?: object } = {};
   const result = await db.$transaction(async (tx) => {
+    opened.tx = tx;
     await takeWriteLock(tx);
     return body(tx);
   }, txOptions(options.isolation));
+  if (opened.tx) signalCommitOf(opened.tx); // committed: a polling live feed reads it now
   if (!result.ok) throw result.error;
   return result.value;
 }

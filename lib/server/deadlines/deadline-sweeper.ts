@@ -1,4 +1,6 @@
+import { startBackgroundLoop } from "../load/background-loop";
 import { sweepDeadlines } from "./sweep-deadlines";
+import { log } from "../../net/log.mjs";
 
 /** How often the background sweep runs (docs/design.md §10): every 30 s. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -7,30 +9,33 @@ const g = globalThis as unknown as { plandeskSweeper?: ReturnType<typeof setInte
 
 /**
  * Starts the background deadline sweep once per server process (escalation + expiry, see
- * ./sweep-deadlines.ts). The timer is unref'd so it never keeps a process alive, and a failing sweep
- * is logged and retried on the next tick. Expiry does not depend on it: decisions re-check
+ * ./sweep-deadlines.ts), the first pass at once: a loop of `startBackgroundLoop` (never
+ * overlapping, unref'd, counted, drained; a failing sweep is logged and retried on the next tick).
+ * Expiry does not depend on it: decisions re-check
  * deadlines themselves. Returns false when it was already running.
  */
 export function startDeadlineSweeper(intervalMs = SWEEP_INTERVAL_MS): boolean {
   if (g.plandeskSweeper) return false;
-  let running = false;
-  const tick = async () => {
-    if (running) return; // a slow sweep is never overlapped by the next tick
-    running = true;
-    try {
+  g.plandeskSweeper = startBackgroundLoop(
+    "deadline_sweep",
+    "deadline sweep",
+    intervalMs,
+    async () => {
       const r = await sweepDeadlines(new Date());
       if (r.escalated.length || r.expired.length || r.deferred) {
         const deferred = r.deferred ? `, deferred ${r.deferred} (busy: the next sweep takes them)` : "";
-        console.log(`plandesk: deadline sweep escalated ${r.escalated.length}, expired ${r.expired.length}${deferred}`);
+        log.info(`plandesk: deadline sweep escalated ${r.escalated.length}, expired ${r.expired.length}${deferred}`);
       }
-    } catch (e) {
-      console.error("plandesk: deadline sweep failed", e);
-    } finally {
-      running = false;
-    }
-  };
-  g.plandeskSweeper = setInterval(tick, intervalMs);
-  g.plandeskSweeper.unref?.();
-  void tick();
+    },
+    true,
+  );
+  return true;
+}
+
+/** Stops the background deadline sweep of this process (a pass in flight still ends); false when none ran. */
+export function stopDeadlineSweeper(): boolean {
+  if (!g.plandeskSweeper) return false;
+  clearInterval(g.plandeskSweeper);
+  g.plandeskSweeper = undefined;
   return true;
 }

@@ -8,12 +8,15 @@ import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
 import { IRREVERSIBLE_EXPIRY_SECONDS } from "../../plan/policy";
 import type { StepInput } from "../../plan/schema";
 import { approveSteps } from "../approvals/approve-steps";
+import { claimStep } from "../claims/claim-step";
+import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db/db";
 import { listEscalations } from "./list-escalations";
+import { listNeedsReconciliation } from "../claims/list-reconciliation";
 import { sweepDeadlines } from "./sweep-deadlines";
 import { submitRun } from "../runs/submit-run";
 import { DEMO_AGENT_ID } from "../demo/seed";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -99,6 +102,59 @@ describe("sweepDeadlines", () => {
     expect((await sweepDeadlines(at(600))).expired).toContain(run.id);
     expect(await events(run.id, "escalated")).toHaveLength(0);
     expect((await prisma.approval.findMany({ where: { runId: run.id } })).map((a) => a.state)).toEqual(["expired"]);
+  });
+
+  it("ends an executing run whose executor went silent at its deadline, once, naming the steps never claimed; a run with a claim open waits for a person", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75011" } });
+    const notes = (ticketId: string): StepInput[] => [
+      { id: "s1", tool: "add_ticket_note", args: { ticketId, note: "Looking into it." } },
+      { id: "s2", tool: "add_ticket_note", args: { ticketId, note: "Carrier contacted." } },
+    ];
+    // Silent: step 1 claimed and reported, then the executor stopped calling (no finish).
+    const { run: silent } = await submitRun(agent, task.id, { taskRevision: task.revision, steps: notes("75011"), expiresInSeconds: 600 }, `esc:${nanoid()}`, TEST_NOW);
+    expect(silent.status).toBe("approved");
+    const s1 = silent.steps.find((s) => s.id === "s1")!;
+    const { claim } = await claimStep(agent, silent.id, "s1", { digest: s1.digest, taskRevision: silent.boundTaskRevision }, null, at(60));
+    await reportOutcome(agent, silent.id, "s1", { token: claim.token, status: "succeeded" }, at(61));
+    // Mid-write: a claim still open (its outcome never came) waits for a person, not for the sweep.
+    const other = await prisma.task.findUniqueOrThrow({ where: { id: "task_75012" } });
+    const { run: open } = await submitRun(agent, other.id, { taskRevision: other.revision, steps: notes("75012"), expiresInSeconds: 600 }, `esc:${nanoid()}`, TEST_NOW);
+    const o1 = open.steps.find((s) => s.id === "s1")!;
+    await claimStep(agent, open.id, "s1", { digest: o1.digest, taskRevision: open.boundTaskRevision }, null, at(60));
+
+    expect((await sweepDeadlines(at(599))).expired).not.toContain(silent.id);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: silent.id } })).status).toBe("executing");
+    const results = await Promise.all(Array.from({ length: 4 }, () => sweepDeadlines(at(600))));
+    expect(results.flatMap((r) => r.expired).filter((id) => id === silent.id)).toHaveLength(1);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: silent.id } })).status).toBe("expired");
+    const [expiry] = await events(silent.id, "expired");
+    expect(expiry.actorKind).toBe("system");
+    expect(JSON.parse(JSON.stringify(expiry.data))).toMatchObject({ while: "executing", unclaimedStepIds: ["s2"] });
+    expect(await events(silent.id, "expired")).toHaveLength(1);
+    expect(results.flatMap((r) => r.expired)).not.toContain(open.id);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: open.id } })).status).toBe("executing");
+  });
+
+  it("a claim whose lease ends with no report escalates its run once, to supervisors, and is on /reconciliation from then", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75013" } });
+    const steps: StepInput[] = [{ id: "s1", tool: "add_ticket_note", args: { ticketId: "75013", note: "Checking with the carrier." } }];
+    const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps, expiresInSeconds: 3600 }, `lease:${nanoid()}`, TEST_NOW);
+    const s1 = run.steps.find((s) => s.id === "s1")!;
+    const { claim } = await claimStep(agent, run.id, "s1", { digest: s1.digest, taskRevision: run.boundTaskRevision }, null, at(60));
+    const leaseEnds = new Date(claim.leaseExpiresAt);
+    const justBefore = new Date(leaseEnds.getTime() - 1000);
+    expect((await sweepDeadlines(justBefore)).escalated).not.toContain(run.id);
+    expect(await events(run.id, "escalated")).toHaveLength(0);
+    const results = await Promise.all(Array.from({ length: 3 }, () => sweepDeadlines(leaseEnds)));
+    expect(results.flatMap((r) => r.escalated).filter((id) => id === run.id)).toHaveLength(1);
+    const [esc] = await events(run.id, "escalated");
+    expect(JSON.parse(JSON.stringify(esc.data))).toMatchObject({ to: "supervisors", reason: "claim_lease_ended", stepId: "s1", escalateAt: leaseEnds.toISOString() });
+    expect(await events(run.id, "escalated")).toHaveLength(1);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("executing");
+    expect((await listNeedsReconciliation(supervisor, { now: leaseEnds })).items.find((i) => i.runId === run.id)).toMatchObject({ stepId: "s1", reason: "no_report" });
+    // a later sweep does not escalate it again
+    expect((await sweepDeadlines(new Date(leaseEnds.getTime() + 60_000))).escalated).not.toContain(run.id);
+    expect(await events(run.id, "escalated")).toHaveLength(1);
   });
 
   it("the escalation queue is for supervisors", async () => {

@@ -2,7 +2,8 @@ import { storedDecisionReason, type DecisionReason } from "../../lifecycle/needs
 import type { RunStatus } from "../../lifecycle/run-state";
 import { prisma } from "../db/db";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { ESCALATING, sweepDeadlines } from "./sweep-deadlines";
 
 /** One row of the supervisors' escalation queue. Times ISO UTC. */

@@ -2,8 +2,10 @@ import { DomainError } from "../../errors/domain-error";
 import { fromStates, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { expireIfDue } from "../lifecycle/run-lifecycle";
+import { expireIfDue, lockTaskAndRun } from "../lifecycle/run-lifecycle";
 import { inTransaction, ok } from "../db/transaction";
+import { settleExecution } from "../claims/settle-execution";
+import { log } from "../../net/log.mjs";
 
 /**
  * "Nobody answers" (docs/design.md §10): a pending run escalates to supervisors at `escalateAt` and
@@ -52,8 +54,14 @@ const BATCH = 200;
  * yet escalated and not yet expired, as escalated (`Run.escalatedAt = now`, audited `escalated`
  * once — the conditional update and the audit event commit together); (b) persists expiry of every
  * `pending_review`, `approved` or `needs_decision` run whose `expiresAt` has passed (lifecycle `expire`: status
- * `expired`, active approvals expired, audited `expired` once). At most BATCH of each, found by
- * index. Returns the run ids it changed.
+ * `expired`, active approvals expired, audited `expired` once); (c) ends every `executing` run
+ * past its `expiresAt` whose executor went silent — no claim or unknown outcome open, steps never
+ * claimed — as `expire_unclaimed` (`settleExecution`: `expired`, audited with the unclaimed
+ * steps); (d) escalates, once, every `executing` run with a claim whose lease ended with no
+ * outcome report (`Run.escalatedAt = now`, audited `escalated` {to: "supervisors", reason:
+ * "claim_lease_ended", stepId}; the step is on /reconciliation from that moment), so a claim
+ * nobody reports is a person's at once. At most BATCH of each, found by index. Returns the run
+ * ids it changed (a lease escalation among `escalated`).
  */
 export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
   const escalated: string[] = [];
@@ -94,6 +102,67 @@ export async function sweepDeadlines(now = new Date()): Promise<SweepResult> {
     if (done === "deferred") deferred++;
     else if (done) expired.push(r.id);
   }
+  // Executing runs past their deadline whose executor went silent (it stopped calling without
+  // claiming the rest): settled as a claim or an outcome would settle them — `expire_unclaimed`
+  // when no claim or unknown outcome is open (audited `expired` with the unclaimed steps, which
+  // notifies as every expiry does); a run with a claim still open or an unknown outcome stays
+  // executing and waits for a person to reconcile that step.
+  const dueExecuting = await prisma.run.findMany({
+    // Runs waiting on a person's reconciliation (an open claim, an unknown or flagged outcome:
+    // `isOutstanding`) are left out, so they never crowd the batch.
+    where: {
+      status: "executing",
+      expiresAt: { lte: now },
+      executions: { none: { resolution: null, OR: [{ status: { in: ["claimed", "unknown"] } }, { flag: { not: null } }] } },
+    },
+    select: { id: true },
+    orderBy: { expiresAt: "asc" },
+    take: BATCH,
+  });
+  for (const r of dueExecuting) {
+    const done = await orDefer(() =>
+      inTransaction(
+        async (tx) => {
+          // Expiring an executing run: the task, then the run, as a claim locks them — a claim in
+          // flight either commits first (and is seen as open) or is refused as expired after.
+          const locked = await lockTaskAndRun(tx, r.id);
+          if (locked?.status !== "executing") return ok(false);
+          return ok((await settleExecution(tx, r.id, now)) === "expired");
+        },
+        prisma,
+        { isolation: "row-locks" },
+      ),
+    );
+    if (done === "deferred") deferred++;
+    else if (done) expired.push(r.id);
+  }
+  // (d) A claim whose lease ended with no report: its token fences nothing any more, the step is
+  // a supervisor's to reconcile — the run escalates once, so somebody is told.
+  const leaseEnded = await prisma.stepExecution.findMany({
+    where: { status: "claimed", resolution: null, leaseExpiresAt: { lte: now }, run: { status: "executing", escalatedAt: null } },
+    select: { runId: true, stepId: true, leaseExpiresAt: true },
+    orderBy: { leaseExpiresAt: "asc" },
+    take: BATCH,
+  });
+  for (const e of leaseEnded) {
+    if (escalated.includes(e.runId)) continue;
+    const done = await orDefer(() =>
+      inTransaction(async (tx) => {
+        const res = await tx.run.updateMany({ where: { id: e.runId, status: "executing", escalatedAt: null }, data: { escalatedAt: now } });
+        if (res.count !== 1) return ok(false);
+        const run = await tx.run.findUniqueOrThrow({ where: { id: e.runId }, select: { expiresAt: true } });
+        await appendAudit(tx, {
+          runId: e.runId,
+          type: "escalated",
+          actor: { kind: "system" },
+          data: { at: now.toISOString(), escalateAt: e.leaseExpiresAt!.toISOString(), expiresAt: run.expiresAt.toISOString(), to: "supervisors", reason: "claim_lease_ended", stepId: e.stepId },
+        });
+        return ok(true);
+      }),
+    );
+    if (done === "deferred") deferred++;
+    else if (done) escalated.push(e.runId);
+  }
   return { escalated, expired, deferred };
 }
 
@@ -110,7 +179,7 @@ export async function sweepDeadlinesSoon(now = new Date(), minIntervalMs = 5_000
   if (now.getTime() - last < minIntervalMs && now.getTime() >= last) return globalForSweep.plandeskSweeping ?? null;
   globalForSweep.plandeskLastSweep = now.getTime();
   const p = sweepDeadlines(now).catch((e) => {
-    console.error("plandesk: deadline sweep failed", e);
+    log.error({ err: e }, "plandesk: deadline sweep failed");
     return { escalated: [], expired: [], deferred: 0 };
   });
   globalForSweep.plandeskSweeping = p;

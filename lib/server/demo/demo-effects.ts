@@ -7,7 +7,7 @@ import { prisma } from "../db/db";
 import { checkFence } from "../claims/fence-claim";
 import { lockRun, lockTaskOfRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { demoEffectSchema } from "../../api/schemas";
 import { getTool, isToolName } from "../../tools/builtin-tools";

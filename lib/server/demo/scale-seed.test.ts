@@ -13,8 +13,8 @@ import { listQueue } from "../runs/list-queue";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { storedSteps } from "../plans/stored-plan";
-import { loadViewer } from "../auth/session";
-import { DEMO_AGENT_ID } from "./seed";
+import { loadViewer } from "../auth/viewer";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "./seed";
 import { seedScaleDesk } from "./scale-seed";
 import { dropPgTestDatabase, freshTestDatabaseUrl, recreatePgTestDatabase } from "../../../testing/test-databases";
 
@@ -34,6 +34,9 @@ describe("the scale desk (npm run db:seed -- --scale)", () => {
     expect(await prisma.customerAccount.count({ where: { id: { startsWith: "acc_s" } } })).toBe(sizes.accounts);
     expect(await prisma.ticket.count({ where: { id: { startsWith: "2" } } })).toBe(sizes.tickets);
     expect(await prisma.task.count({ where: { ticketId: { startsWith: "2" } } })).toBe(sizes.tickets);
+    // Tickets come in through the ticketing door, as every team's do: each task's revision 1 is the integration's, audited.
+    expect(await prisma.taskRevision.count({ where: { revision: 1, actorKind: "integration", task: { ticketId: { startsWith: "2" } } } })).toBe(sizes.tickets);
+    expect(await prisma.auditEvent.count({ where: { type: "task_opened", actorId: DEMO_INTEGRATION_ID } })).toBeGreaterThanOrEqual(sizes.tickets);
     expect(await prisma.invoice.count({ where: { id: { startsWith: "in_1" } } })).toBe(sizes.invoices);
     expect(await prisma.shipment.count({ where: { id: { startsWith: "sh_2" } } })).toBe(sizes.shipments);
     expect(await prisma.run.count({ where: { idempotencyKey: { startsWith: "scale:" } } })).toBe(sizes.runs);

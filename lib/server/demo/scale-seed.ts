@@ -24,8 +24,9 @@ import {
 import Database from "better-sqlite3";
 import { resolveDatabaseUrl } from "../db/database-url";
 import { prisma as defaultPrisma, type PrismaClient } from "../db/db";
-import { DEMO_AGENT_ID } from "./seed";
-import { taskIdFor } from "../../desk/desks";
+import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "./seed";
+import { openTask } from "../tasks/open-task";
+import { isDomainError } from "../../errors/domain-error";
 
 /** Progress of one table: rows written so far of `total`, milliseconds since the seed began. */
 export type ScaleProgress = (table: string, done: number, total: number, elapsedMs: number) => void;
@@ -43,10 +44,15 @@ const INSERTS_PER_TX = 5;
 
 const json = (v: unknown) => v as Prisma.InputJsonValue;
 
-/** A group of rows for `BulkWriter.write`: the SQL table name, the rows, and the Prisma `createMany` of the same rows. */
 /** Records per round of the scale desk's door loads (each desk's share applied in chunks of the door's own size). */
 const DOOR_CHUNK = 5000;
 
+/** Tickets the scale seed opens at a time through the ticketing door on PostgreSQL (its pool holds 10 connections). */
+const TICKET_DOOR_CONCURRENCY = 8;
+/** Attempts of one ticket at the door when it answers `busy` (a loaded database), before the seed gives up. */
+const DOOR_BUSY_ATTEMPTS = 8;
+
+/** A group of rows for `BulkWriter.write`: the SQL table name, the rows, and the Prisma `createMany` of the same rows. */
 function ins<T>(table: string, rows: T[], createMany: (rows: T[]) => Prisma.PrismaPromise<unknown>): Insert {
   return { table, rows: rows as Record<string, unknown>[], createMany: createMany as Insert["createMany"] };
 }
@@ -121,9 +127,12 @@ function sqliteValue(v: unknown): unknown {
 /**
  * Adds the desk of real size (lib/demo/scale-desk.ts) on top of the demo desk
  * (which must be seeded first: its agent, users and holidays are used). Deterministic for
- * (`seed`, `now`); only inserts (plain Prisma `createMany` in batches inside transactions, the same
- * on SQLite and PostgreSQL; the audit log stays append-only). Audit events are inserted in time
- * order, so `seq` follows `createdAt` as it does in a live desk. Idempotent: when the first scale
+ * (`seed`, `now`). Account data comes in through the records door (`applyRecords`) and tickets
+ * through the ticketing door (`openTask`), as every team's do; the generated runs, users and
+ * audit history are only inserts (plain Prisma `createMany` in batches inside transactions, the
+ * same on SQLite and PostgreSQL; the audit log stays append-only). The generated audit events are
+ * inserted in time order, so their `seq` follows `createdAt` as it does in a live desk; the doors'
+ * own event (`task_opened`) carries the time it was written. Idempotent: when the first scale
  * account exists, nothing is written (`skipped`). `factor` scales every size (1 = 10,000 accounts,
  * 100,000 tickets, 200,000 invoices and shipments, 20,000 runs, ~1,000,000 audit events).
  * `portable` forces the Prisma `createMany` path on SQLite too (see `BulkWriter`). `db` and `url`
@@ -185,6 +194,44 @@ export async function seedScaleDesk(
     counts[table] = (counts[table] ?? 0) + total;
   }
 
+  /**
+   * Opens `total` generated tickets' tasks through the ticketing door (`openTask`, what
+   * `POST /api/v1/tasks` applies, as the demo integration), each on its account's desk and stamped
+   * with the ticket's time. PostgreSQL opens `TICKET_DOOR_CONCURRENCY` at a time (one transaction
+   * each, as concurrent integration calls would); SQLite one at a time (its writes queue anyway).
+   * Errors: throws naming the first ticket the door refused (a bug of the generator).
+   */
+  async function viaTicketDoor(total: number, make: (k: number) => ReturnType<typeof scaleTicket>) {
+    const integration = { kind: "integration" as const, id: DEMO_INTEGRATION_ID };
+    const lanes = resolveDatabaseUrl({ DATABASE_URL: opts.url ?? resolveDatabaseUrl().url }).provider === "postgresql" ? TICKET_DOOR_CONCURRENCY : 1;
+    let next = 0;
+    let done = 0;
+    const lane = async () => {
+      for (let k = next++; k < total; k = next++) {
+        const t = make(k);
+        const desk = scaleAccount(seed, t.accountIndex).desk;
+        // A `busy` answer (the door's transactions kept losing to the other lanes' on a loaded
+        // database; nothing was saved) is sent again after a growing pause, as an integration
+        // would on a 503; anything else is a refusal and stops the seed.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await openTask({ ticketId: t.id, accountId: t.accountId, subject: t.subject, parts: [{ source: "system", text: t.body }] }, integration, { desk, at: t.createdAt }, prisma);
+            break;
+          } catch (e) {
+            if (isDomainError(e) && e.code === "busy" && attempt < DOOR_BUSY_ATTEMPTS) {
+              await new Promise((r) => setTimeout(r, attempt * 200 * (0.5 + Math.random())));
+              continue;
+            }
+            throw new Error(`scale seed: the ticketing door refused ticket ${t.id} on ${desk}: ${(e as Error).message}`);
+          }
+        }
+        if (++done % DOOR_CHUNK === 0 || done === total) progress("tickets", done, total, elapsed());
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    counts.tickets = (counts.tickets ?? 0) + total;
+  }
+
   /** Inserts `total` generated rows of one table in batches; `make(i)` builds row i. */
   async function fill<T>(table: string, total: number, make: (i: number) => T, insert: (rows: T[]) => Insert[]) {
     let done = 0;
@@ -200,11 +247,11 @@ export async function seedScaleDesk(
 
   // Every desk the scale accounts belong to is a desk row (admins list and assign them).
   for (const id of new Set(SCALE_DESKS)) await prisma.desk.upsert({ where: { id }, create: { id, name: id.charAt(0).toUpperCase() + id.slice(1) }, update: {} });
-  // Each scale desk gets its own copy of the ports' calendars (holidays are per desk), through the door.
+  // Each scale desk gets its own copy of the ports' calendars (holidays are per desk, under the same ids), through the door.
   const calendar = await prisma.holiday.findMany({ where: { desk: "freight", destination: { in: [...SCALE_DESTINATIONS] }, deletedAt: null }, select: { destination: true, date: true, name: true }, take: 20_000 });
   for (const desk of new Set(SCALE_DESKS)) {
     if (desk === "freight") continue;
-    const records: RecordInput[] = calendar.map((h) => ({ op: "put", kind: "holiday", id: `hol_${desk}_${h.destination}_${h.date}`, sourceVersion: 1, sourceUpdatedAt: now, fields: h }));
+    const records: RecordInput[] = calendar.map((h) => ({ op: "put", kind: "holiday", id: `hol_${h.destination}_${h.date}`, sourceVersion: 1, sourceUpdatedAt: now, fields: h }));
     await applyRecords(desk, records, { db: prisma, now });
   }
   // Account data through the records door (as the demo desk's and every team's): version 1 of each record.
@@ -212,22 +259,9 @@ export async function seedScaleDesk(
     const a = scaleAccount(seed, i);
     return { desk: a.desk, record: { op: "put", kind: "account", id: a.id, sourceVersion: 1, sourceUpdatedAt: now, fields: { name: a.name } } };
   });
-  /** A scale ticket's task id: the ticketing door's rule (taskIdFor), on the ticket's desk. */
-  const scaleTaskId = (t: { id: string; accountIndex: number }) => taskIdFor(scaleAccount(seed, t.accountIndex).desk, t.id);
-  await fill(
-    "tickets",
-    sizes.tickets,
-    (k) => scaleTicket(seed, k, sizes, now),
-    (rows) => [
-      ins("ticket", rows.map((t) => ({ desk: scaleAccount(seed, t.accountIndex).desk, id: t.id, accountId: t.accountId, subject: t.subject, status: "open", createdAt: t.createdAt })), (data) => prisma.ticket.createMany({ data })),
-      ins("task", rows.map((t) => ({ id: scaleTaskId(t), desk: scaleAccount(seed, t.accountIndex).desk, ticketId: t.id, revision: 1, body: t.body, createdAt: t.createdAt, updatedAt: t.createdAt })), (data) => prisma.task.createMany({ data })),
-      ins(
-        "task_revision",
-        rows.map((t) => ({ id: `${scaleTaskId(t)}_r1`, taskId: scaleTaskId(t), revision: 1, body: t.body, actorKind: "integration", createdAt: t.createdAt })),
-        (data) => prisma.taskRevision.createMany({ data }),
-      ),
-    ],
-  );
+  // Tickets through the ticketing integration's door (openTask, what POST /api/v1/tasks applies): each
+  // opens its task at revision 1, stamped with the ticket's time, and audits task_opened.
+  await viaTicketDoor(sizes.tickets, (k) => scaleTicket(seed, k, sizes, now));
   await viaDoor("invoices", sizes.invoices, (j) => {
     const { id, ...fields } = scaleInvoice(seed, j, sizes, now);
     return { desk: scaleAccount(seed, j % sizes.accounts).desk, record: { op: "put", kind: "invoice", id, sourceVersion: 1, sourceUpdatedAt: now, fields } };
@@ -268,7 +302,8 @@ export async function seedScaleDesk(
   const runBatch: ScaleRunRows[] = [];
   // The runs' own events first decide how much noise fills the log up to the target.
   const ownEstimate = Math.round(sizes.runs * 7); // a run writes about 7 events (measured over the generator)
-  const noiseTotal = Math.max(0, sizes.auditEvents - ownEstimate);
+  // Every ticket opened through the door wrote its task_opened event too.
+  const noiseTotal = Math.max(0, sizes.auditEvents - ownEstimate - sizes.tickets);
   let noiseNext = 0;
   const noiseTime = (n: number) => now.getTime() - 61 * 86_400_000 + (n / Math.max(1, noiseTotal)) * 61 * 86_400_000;
 

@@ -220,18 +220,17 @@ export async function seedDemoDesk(now = new Date()) {
 /**
  * Loads one demo desk's account data through the records door (lib/server/records/apply-records.ts,
  * what `POST /api/v1/records/batch` applies): its accounts, invoices (USD), shipments and the
- * holidays of its destinations, each at source version 1 changed at `now`. Holiday ids are per desk
- * (`hol_<dest>_<date>` on the freight desk, `hol_<desk>_<dest>_<date>` elsewhere). Errors: throws
+ * holidays of its destinations, each at source version 1 changed at `now`. A holiday's id is
+ * `hol_<dest>_<date>` on every desk (ids are per desk, so each desk's is its own). Errors: throws
  * naming the first record the door refused (a bug of the demo data).
  */
 async function loadDemoRecords(deskId: string, data: Pick<ReturnType<typeof buildDemoDesk>, "accounts" | "invoices" | "shipments" | "holidays">, now: Date): Promise<void> {
   const envelope = { op: "put" as const, sourceVersion: 1, sourceUpdatedAt: now };
-  const holidayId = (h: { destination: string; date: string }) => (deskId === DEFAULT_DESK ? `hol_${h.destination}_${h.date}` : `hol_${deskId}_${h.destination}_${h.date}`);
   const records: RecordInput[] = [
     ...data.accounts.map((a) => ({ ...envelope, kind: "account" as const, id: a.id, fields: { name: a.name, ...(a.tags ? { tags: a.tags } : {}) } })),
     ...data.invoices.map(({ id, ...f }) => ({ ...envelope, kind: "invoice" as const, id, fields: { ...f, currency: "USD" } })),
     ...data.shipments.map(({ id, ...f }) => ({ ...envelope, kind: "shipment" as const, id, fields: f })),
-    ...data.holidays.map((h) => ({ ...envelope, kind: "holiday" as const, id: holidayId(h), fields: h })),
+    ...data.holidays.map((h) => ({ ...envelope, kind: "holiday" as const, id: `hol_${h.destination}_${h.date}`, fields: h })),
   ];
   const outcomes = await applyRecords(deskId, records, { now });
   const refused = outcomes.findIndex((o) => !o.ok);

@@ -17,7 +17,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { submitRun } from "../runs/submit-run";
 import { toRunView } from "../plans/run-view";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { guidanceFor } from "./guidance";
 import { loadInsights } from "../audit/insights";

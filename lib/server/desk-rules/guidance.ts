@@ -3,7 +3,7 @@ import { planDiffSchema } from "../../diff/plan-diff";
 import { storedSteps } from "../plans/stored-plan";
 import { prisma } from "../db/db";
 import { readJsonColumn } from "../db/json-column";
-import { agentDesk, type AgentCaller } from "../auth/session";
+import { agentDesk, type AgentCaller } from "../auth/viewer";
 
 /** Worked examples per rule (the newest edits that showed its pattern). */
 export const EXAMPLES_PER_RULE = 2;

@@ -3,7 +3,8 @@ import { deskRuleParamsSchema, describeRule, type DeskRuleSeverity } from "../..
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
 import { readJsonColumn } from "../db/json-column";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import type { DeskRuleView } from "../../desk-rules/view";
 import { DESK_RULE_SELECT, toDeskRuleView } from "./desk-rule-view";
 import { DESK_RULE_ROLES } from "./save-desk-rule";

@@ -5,7 +5,7 @@ import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { loadRun } from "../plans/load-run";
 import { catalogAt } from "../tools/imported-tools";
 import { storedSteps, storedValidation } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 
 /**
  * The semantic diff between two stored versions of a run (`from` → `to`), annotated from live

@@ -16,7 +16,7 @@ import { storePlanVersion } from "../plans/store-plan-version";
 import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import { requirementsOf } from "../../gate-policy/evaluate";
 import { planFacts, storedReads, storedSteps, toStoredRequirements } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 /** A run keeps at most this many edits in its refolded telemetry (a plan has at most 20 steps; edits beyond are noise). */

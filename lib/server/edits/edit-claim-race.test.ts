@@ -12,7 +12,7 @@ import { claimStep } from "../claims/claim-step";
 import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { submitEdit } from "./submit-edit";
 

@@ -8,7 +8,7 @@ import { discardEdit } from "./discard-edit";
 import { submitEdit } from "./submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
-import { deskScope, loadViewer, type Viewer } from "../auth/session";
+import { deskScope, loadViewer, type Viewer } from "../auth/viewer";
 import { reviseTask } from "../tasks/revise-task";
 import { editable, prepareTestDatabase, referenceEdit, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 

@@ -8,7 +8,7 @@ import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { storedValidation } from "../plans/stored-plan";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type Viewer } from "../auth/session";
+import { loadViewer, type Viewer } from "../auth/viewer";
 import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { submitEdit } from "./submit-edit";
 

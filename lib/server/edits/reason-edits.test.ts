@@ -10,7 +10,7 @@ import { prisma } from "../db/db";
 import { submitEdit } from "./submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
-import { loadViewer, type Viewer } from "../auth/session";
+import { loadViewer, type Viewer } from "../auth/viewer";
 import { approveAllAs, editable, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { storedSteps } from "../plans/stored-plan";
 

@@ -16,7 +16,7 @@ import { refuseIfStoppedForStaleTask } from "../plans/stopped-stale";
 import { planFacts, storedReads, storedSteps, storedValidation, toStoredRequirements } from "../plans/stored-plan";
 import { executableToolsOf } from "../tools/imported-tools";
 import { requirementsOf } from "../../gate-policy/evaluate";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 import { foldEdit, writeEditPatterns } from "./edit-telemetry";
 import { stampEditedSteps } from "./stamp-edited-steps";

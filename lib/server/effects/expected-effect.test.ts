@@ -22,7 +22,7 @@ import { readJsonColumn } from "../db/json-column";
 import { getRunDetails } from "../runs/get-run-details";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

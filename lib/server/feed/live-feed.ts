@@ -4,6 +4,11 @@ import type { Prisma } from "../../generated/prisma/client";
 import type { LiveEvent } from "../../live/live-event";
 import { resolveDatabaseUrl } from "../db/database-url";
 import { prisma } from "../db/db";
+import { onDrainRelease } from "../../net/drain.mjs";
+import { listenUrl } from "../db/pooler";
+import { SeqFollower } from "./seq-follower";
+import { onLiveCommit } from "../db/commit-signal";
+import { log } from "../../net/log.mjs";
 
 /**
  * The live change feed: one in-process emitter per server process, fed only by what
@@ -14,10 +19,20 @@ import { prisma } from "../db/db";
  *   statement that inserts the audit event, so in the event's own transaction — PostgreSQL delivers it to every listener at COMMIT and
  *   drops it on rollback. Each process LISTENs on one dedicated connection (`pg.Client`, outside
  *   the pool) and re-emits locally; presence heartbeats notify the same channel. No extra service.
- * - SQLite (one database file, possibly several processes): one timer per process reads the audit
- *   events after the last one it saw (`seq >`, by primary key, at most FEED_BATCH per tick) and the
- *   presence rows that changed lately (`changedAt` index) every POLL_MS. SQLite has one writer and
- *   commits in `seq` order, so no committed event is skipped.
+ *   That connection goes to PLANDESK_DATABASE_LISTEN_URL when set (past a pooler), else to
+ *   DATABASE_URL — except behind a transaction pooler (PLANDESK_DATABASE_POOLER=transaction), where
+ *   a LISTEN would end with its transaction's server session: there the poller below runs instead
+ *   (lib/server/db/pooler.ts `listenUrl`).
+ * - The poller (SQLite, one database file, possibly several processes; or PostgreSQL behind a
+ *   transaction pooler without a listen URL): one timer per process reads the audit events after
+ *   the last one it saw (`seq >`, by primary key, at most FEED_BATCH per tick, `SeqFollower`, which
+ *   also picks up an event that committed after a later-numbered one on PostgreSQL) and the
+ *   presence rows that changed lately (`changedAt` index) every POLL_MS: an event reaches the
+ *   streams within POLL_MS of its commit (plus the poll's queries), instead of at once. Each
+ *   process sends about four indexed queries per POLL_MS while anyone is subscribed. A commit of
+ *   this process that appended a live event reads at once (lib/server/db/commit-signal.ts;
+ *   reads at least NUDGE_SPACING_MS apart), so a decision reaches the streams of the instance
+ *   that made it in milliseconds; other processes' commits come with the next tick.
  *
  * Ended sessions travel the same way (`recordSessionEnd`: a `session_end` row the poller reads, and
  * on PostgreSQL a notification), so a disabled person's streams close within a poll on every instance.
@@ -29,6 +44,16 @@ import { prisma } from "../db/db";
 export const LIVE_CHANNEL = "plandesk_live";
 /** SQLite poll period. */
 export const POLL_MS = 1_000;
+/**
+ * The poller's period in ms: PLANDESK_LIVE_POLL_MS (100–600 000), else POLL_MS — how soon the
+ * changes other processes committed reach this one's streams (its own commits read at once).
+ */
+export function livePollMs(env: Record<string, string | undefined>): number {
+  const n = Number(env.PLANDESK_LIVE_POLL_MS);
+  return env.PLANDESK_LIVE_POLL_MS?.trim() && Number.isInteger(n) && n >= 100 && n <= 600_000 ? n : POLL_MS;
+}
+/** Shortest time between two reads of the poller when commits of this process ask for them. */
+const NUDGE_SPACING_MS = 50;
 /** Audit events read per SQLite poll (the rest come on the next tick). */
 const FEED_BATCH = 500;
 /** This process (informational: which instance a presence heartbeat reached). */
@@ -43,6 +68,14 @@ const state = (g.plandeskLive ??= { emitter: Object.assign(new EventEmitter(), {
 state.emitter.setMaxListeners(0);
 
 const provider = () => resolveDatabaseUrl().provider;
+
+// A draining server (lib/net/drain.mjs) ends the streams first, then stops the transport (on
+// PostgreSQL the LISTEN connection) with the other database connections.
+onDrainRelease("the live feed's listener", async () => {
+  const t = state.transport;
+  state.transport = null;
+  await t?.stop();
+});
 
 /** True when the audit type is one the live feed carries (not a refusal of a single request). */
 export function isLiveType(type: string): boolean {
@@ -105,7 +138,7 @@ export function subscribeSessionEnds(listener: (userId: string) => void): () => 
 export function subscribeLive(listener: (e: LiveEvent) => void): () => void {
   state.emitter.on("event", listener);
   state.count++;
-  if (!state.transport) state.transport = provider() === "postgresql" ? startPgListener() : startSqlitePoller();
+  if (!state.transport) state.transport = startTransport();
   let done = false;
   return () => {
     if (done) return;
@@ -120,6 +153,19 @@ export function subscribeLive(listener: (e: LiveEvent) => void): () => void {
   };
 }
 
+/** The transport of this process (see the module comment): LISTEN where PostgreSQL can be listened to, else the poller. */
+function startTransport(): Transport {
+  const db = resolveDatabaseUrl();
+  const url = db.provider === "postgresql" ? listenUrl(db.url) : null;
+  return url ? startPgListener(url) : startPoller();
+}
+
+/** Which transport `subscribeLive` starts in this process: `"listen"` (PostgreSQL LISTEN) or `"poll"`. */
+export function liveTransportKind(): "listen" | "poll" {
+  const db = resolveDatabaseUrl();
+  return db.provider === "postgresql" && listenUrl(db.url) ? "listen" : "poll";
+}
+
 function emit(e: LiveEvent) {
   state.emitter.emit("event", e);
 }
@@ -131,30 +177,55 @@ async function desksOf(runIds: string[]): Promise<Map<string, string>> {
   return new Map(runs.map((r) => [r.id, r.desk]));
 }
 
-/** SQLite: the poller (see the module comment). */
-function startSqlitePoller(): Transport {
-  let lastSeq: number | null = null;
-  let lastSessionEnd: number | null = null;
+/** How long a missing audit event or session end is waited for: longer than a transaction may stay open (lib/server/db/transaction.ts, 20 s). */
+const GAP_GRACE_MS = 30_000;
+/** Missing numbers waited for at most, per table. */
+const MAX_GAPS = 2_000;
+
+/**
+ * The poller (see the module comment): SQLite, and PostgreSQL behind a transaction pooler without a
+ * listen URL. Audit events and ended sessions are followed by `seq` (`SeqFollower`, which also
+ * delivers an event whose transaction committed after a later-numbered one's); presence by
+ * `changedAt`.
+ */
+function startPoller(): Transport {
+  const opts = { batch: FEED_BATCH, gapGraceMs: GAP_GRACE_MS, maxGaps: MAX_GAPS };
+  const auditCols = { seq: true, type: true, runId: true, createdAt: true } as const;
+  const audit = new SeqFollower(
+    {
+      fetchAfter: (after, take) => prisma.auditEvent.findMany({ where: { seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: auditCols }),
+      fetchIn: (seqs) => prisma.auditEvent.findMany({ where: { seq: { in: seqs } }, select: auditCols }),
+      fetchLast: async () => (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    },
+    opts,
+  );
+  const endCols = { seq: true, userId: true } as const;
+  const sessionEnds = new SeqFollower(
+    {
+      fetchAfter: (after, take) => prisma.sessionEnd.findMany({ where: { seq: { gt: after } }, orderBy: { seq: "asc" }, take, select: endCols }),
+      fetchIn: (seqs) => prisma.sessionEnd.findMany({ where: { seq: { in: seqs } }, select: endCols }),
+      fetchLast: async () => (await prisma.sessionEnd.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0,
+    },
+    opts,
+  );
   let lastPresence = new Date(Date.now() - POLL_MS);
   const seenPresence = new Map<string, number>();
   let running = false;
+  let again = false;
+  let lastTick = 0;
+  let soon: ReturnType<typeof setTimeout> | null = null;
   const tick = async () => {
-    if (running) return;
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
+    lastTick = Date.now();
     try {
-      if (lastSeq === null) lastSeq = (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
       // Ended sessions first: a disabled person's streams must close before more events reach them.
-      if (lastSessionEnd === null) lastSessionEnd = (await prisma.sessionEnd.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
-      const ends = await prisma.sessionEnd.findMany({ where: { seq: { gt: lastSessionEnd } }, orderBy: { seq: "asc" }, take: FEED_BATCH, select: { seq: true, userId: true } });
-      if (ends.length) lastSessionEnd = ends.at(-1)!.seq;
+      const ends = await sessionEnds.poll();
       for (const userId of new Set(ends.map((x) => x.userId))) state.emitter.emit("session", userId);
-      const events = await prisma.auditEvent.findMany({
-        where: { seq: { gt: lastSeq } },
-        orderBy: { seq: "asc" },
-        take: FEED_BATCH,
-        select: { seq: true, type: true, runId: true, createdAt: true },
-      });
-      if (events.length) lastSeq = events.at(-1)!.seq;
+      const events = await audit.poll();
       const live = events.filter((e) => e.runId && isLiveType(e.type));
       const desks = await desksOf(live.map((e) => e.runId!));
       for (const e of live) emit({ kind: "change", type: e.type, runId: e.runId!, desk: desks.get(e.runId!) ?? "", at: e.createdAt.toISOString() });
@@ -172,15 +243,36 @@ function startSqlitePoller(): Transport {
       }
       for (const [k, t] of seenPresence) if (Date.now() - t > 10 * POLL_MS) seenPresence.delete(k);
     } catch (e) {
-      console.error("plandesk: live feed poll failed", e);
+      log.error({ err: e }, "plandesk: live feed poll failed");
     } finally {
       running = false;
+      if (again) {
+        again = false;
+        nudge();
+      }
     }
   };
-  const timer = setInterval(tick, POLL_MS);
+  // A commit of this process that the feed carries: read now (at most one read every
+  // NUDGE_SPACING_MS, coalesced), not at the next tick (lib/server/db/commit-signal.ts).
+  const nudge = () => {
+    if (soon) return;
+    soon = setTimeout(() => {
+      soon = null;
+      void tick();
+    }, Math.max(0, lastTick + NUDGE_SPACING_MS - Date.now()));
+    soon.unref?.();
+  };
+  const stopNudges = onLiveCommit(nudge);
+  const timer = setInterval(tick, livePollMs(process.env));
   timer.unref?.();
   void tick();
-  return { stop: async () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      stopNudges();
+      clearInterval(timer);
+      if (soon) clearTimeout(soon);
+    },
+  };
 }
 
 /** Display names of `userIds` (one query). */
@@ -190,17 +282,17 @@ export async function namesOf(userIds: string[]): Promise<Map<string, string>> {
   return new Map(users.map((u) => [u.id, u.name]));
 }
 
-/** PostgreSQL: one dedicated LISTEN connection per process, reconnected after a failure. */
-function startPgListener(): Transport {
+/** PostgreSQL: one dedicated LISTEN connection to `url` per process, reconnected after a failure. */
+function startPgListener(url: string): Transport {
   let stopped = false;
   let client: import("pg").Client | null = null;
   let retry: ReturnType<typeof setTimeout> | null = null;
   const connect = async () => {
     const { Client } = await import("pg");
-    const c = new Client({ connectionString: resolveDatabaseUrl().url });
+    const c = new Client({ connectionString: url });
     client = c;
     c.on("error", (e) => {
-      console.error(`plandesk: live feed connection lost (${e.message}); reconnecting`);
+      log.error(`plandesk: live feed connection lost (${e.message}); reconnecting`);
       void c.end().catch(() => {});
       if (!stopped) retry = setTimeout(() => void connect().catch(onFail), 2_000);
     });
@@ -213,7 +305,7 @@ function startPgListener(): Transport {
     await c.query(`LISTEN ${LIVE_CHANNEL}`);
   };
   const onFail = (e: unknown) => {
-    console.error("plandesk: live feed could not listen", e);
+    log.error({ err: e }, "plandesk: live feed could not listen");
     if (!stopped) retry = setTimeout(() => void connect().catch(onFail), 2_000);
   };
   void connect().catch(onFail);
@@ -234,7 +326,7 @@ async function handlePgNotification(payload: string) {
     const desk = (await desksOf([msg.r])).get(msg.r) ?? "";
     emit({ kind: "change", type: msg.t, runId: msg.r, desk, at: new Date().toISOString() });
   } catch (e) {
-    console.error("plandesk: a live notification could not be read", e);
+    log.error({ err: e }, "plandesk: a live notification could not be read");
   }
 }
 

@@ -19,7 +19,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
 import { saveGatePolicy } from "./save-gate-policy";

@@ -20,7 +20,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { concurrentAcks, editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { getGatePolicyForAdmin } from "./list-gate-policy";

@@ -1,7 +1,8 @@
 import type { GatePolicyVersionView } from "../../api/gate-policy-endpoints";
 import type { GatePolicy } from "../../gate-policy/rules";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { loadGatePolicy } from "./load-gate-policy";
 
 /** One saved version as the history lists it: the API's version shape (lib/api/gate-policy-endpoints.ts), declared once. */

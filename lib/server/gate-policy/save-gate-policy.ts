@@ -5,7 +5,8 @@ import { appendAudit } from "../audit-log/append-audit";
 import { toJsonColumn } from "../db/json-column";
 import { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { inTransaction, ok, type Tx } from "../db/transaction";
 import { liveGatePolicyVersion, loadGatePolicy } from "./load-gate-policy";
 

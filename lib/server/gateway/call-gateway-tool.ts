@@ -26,7 +26,7 @@ import { DomainError, isDomainError } from "../../errors/domain-error";
 import { Prisma } from "../../generated/prisma/client";
 import { isTerminal, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
-import { agentDesk, type AgentCaller } from "../auth/session";
+import { agentDesk, type AgentCaller } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { inTransaction, ok } from "../db/transaction";
 import { submitRun } from "../runs/submit-run";

@@ -41,7 +41,7 @@ import { isDomainError } from "../../errors/domain-error";
 import { RUN_STATES, isTerminal } from "../../lifecycle/run-state";
 import { digest } from "../../plan/digest";
 import { appendAudit } from "../audit-log/append-audit";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { claimStep } from "../claims/claim-step";
 import { checkFence } from "../claims/fence-claim";
 import { reportOutcome } from "../claims/report-outcome";
@@ -53,6 +53,7 @@ import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { storableResult } from "./call-gateway-tool";
 import { importedToolsAt } from "../tools/imported-tools";
 import { stagingOfSchema } from "../../tools/tool-bindings";
+import { log } from "../../net/log.mjs";
 
 /** How long Plandesk waits for an upstream's answer to an execution (ms) unless told otherwise. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -122,14 +123,14 @@ export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promis
       const done = await executeOne(db, row, now, timeoutMs, plans.get(row.runId) ?? null);
       if (done) pass[done].push(row.id);
     } catch (e) {
-      console.error(`plandesk: gateway execution of ${row.id} failed`, e instanceof Error ? e.message : e);
+      log.error({ err: e }, `plandesk: gateway execution of ${row.id} failed`);
     }
   }
   try {
     await promoteStagedRuns(db, now, timeoutMs, pass);
     pass.discarded.push(...(await discardUnpromoted(db, now)));
   } catch (e) {
-    console.error("plandesk: gateway promotion failed", e instanceof Error ? e.message : e);
+    log.error({ err: e }, "plandesk: gateway promotion failed");
   }
   pass.unknown.push(...(await sweepAbandonedCalls(db, now(), timeoutMs)));
   return pass;
@@ -267,7 +268,7 @@ async function sweepAbandonedCalls(db: Db, now: Date, timeoutMs: number): Promis
     const exec = await db.stepExecution.findUnique({ where: { runId_stepId: { runId: row.runId, stepId: row.stepId } }, select: { token: true, status: true } });
     const agent = await agentOf(db, row.agentId);
     if (exec?.status === "claimed" && agent) {
-      await reportOutcome(agent, row.runId, row.stepId, { token: exec.token, status: "unknown", detail: why }, now, db).catch((e) => console.error(`plandesk: could not report ${row.id} unknown`, e instanceof Error ? e.message : e));
+      await reportOutcome(agent, row.runId, row.stepId, { token: exec.token, status: "unknown", detail: why }, now, db).catch((e) => log.error({ err: e }, `plandesk: could not report ${row.id} unknown`));
     }
   }
   return swept;
@@ -355,7 +356,7 @@ async function promoteRun(db: Db, runId: string, plan: StagedPlan, now: () => Da
   const reportAll = async (status: "succeeded" | "failed" | "unknown", detail: string) => {
     for (const r of ordered) {
       const token = tokenOf(r.stepId);
-      if (token && r.stepId) await reportOutcome(agent, runId, r.stepId, { token, status, detail: detail.slice(0, 4000) }, now(), db).catch((e) => console.error(`plandesk: could not report ${r.id} ${status}`, e instanceof Error ? e.message : e));
+      if (token && r.stepId) await reportOutcome(agent, runId, r.stepId, { token, status, detail: detail.slice(0, 4000) }, now(), db).catch((e) => log.error({ err: e }, `plandesk: could not report ${r.id} ${status}`));
     }
   };
   const discard = async (why: string) => {
@@ -447,10 +448,10 @@ export function startGatewayExecutor(intervalMs = 2000): boolean {
     try {
       const pass = await executeGatewaySteps();
       if (pass.executed.length || pass.unknown.length || pass.ended.length || pass.staged.length || pass.promoted.length || pass.discarded.length) {
-        console.log(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}, staged ${pass.staged.length}, promoted runs ${pass.promoted.length}, discarded ${pass.discarded.length}`);
+        log.info(`plandesk: gateway executed ${pass.executed.length}, unknown ${pass.unknown.length}, ended ${pass.ended.length}, staged ${pass.staged.length}, promoted runs ${pass.promoted.length}, discarded ${pass.discarded.length}`);
       }
     } catch (e) {
-      console.error("plandesk: gateway executor pass failed", e instanceof Error ? e.message : e);
+      log.error({ err: e }, "plandesk: gateway executor pass failed");
     } finally {
       running = false;
     }

@@ -10,7 +10,7 @@
  */
 import type { ImportedToolSpec } from "../../tools/json-schema-tool";
 import { stagingOfSchema } from "../../tools/tool-bindings";
-import { agentDesk, type AgentCaller } from "../auth/session";
+import { agentDesk, type AgentCaller } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { importedToolsAt, latestCatalogVersion } from "../tools/imported-tools";
 import type { McpUpstreamRow } from "../tools/mcp-upstreams";

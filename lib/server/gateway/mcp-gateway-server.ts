@@ -15,7 +15,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { callGatewayTool, META_TASK_ID } from "./call-gateway-tool";
 import { gatewayToolsOf } from "./gateway-tools";
 

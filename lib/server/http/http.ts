@@ -228,30 +228,61 @@ export async function readForm<T>(req: Request, schema: ZodType<T>): Promise<T> 
   return parsed.data;
 }
 
-/** Seconds a client is asked to wait (`Retry-After`) after the database connection was lost. */
+/** Seconds a client is asked to wait (`Retry-After`) after the database connection was lost, when PLANDESK_DB_RETRY_AFTER_SECONDS is unset. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The `Retry-After` of a `database_unavailable` answer in whole seconds: env
+ * PLANDESK_DB_RETRY_AFTER_SECONDS (0–300; set it near the time the database's failover or restart
+ * takes), else {@link DATABASE_RETRY_AFTER_SECONDS}.
+ */
+export function databaseRetryAfterSeconds(env: Record<string, string | undefined> = process.env): number {
+  const n = Number(env.PLANDESK_DB_RETRY_AFTER_SECONDS);
+  return env.PLANDESK_DB_RETRY_AFTER_SECONDS?.trim() && Number.isInteger(n) && n >= 0 && n <= 300 ? n : DATABASE_RETRY_AFTER_SECONDS;
+}
 
 /** Prisma error codes of a database that cannot be reached or dropped the connection (not a conflict). */
 const PRISMA_CONNECTION_CODES = new Set(["P1001", "P1002", "P1003", "P1010", "P1011", "P1017", "P2024"]);
-/** PostgreSQL SQLSTATEs of a lost or refused connection: class 08, shutdown / not accepting connections, too many connections. */
-const PG_CONNECTION_STATE = /^(08\w{3}|57P0[1-3]|53300)$/;
+/**
+ * PostgreSQL SQLSTATEs of a database that cannot take the request now: class 08 (connection
+ * exception), 57P01–57P03 (administrator shutdown, crash shutdown, cannot connect now — also a
+ * server still in recovery), 53300 (too many connections) and 25006 (read-only SQL transaction:
+ * a write that reached a standby, e.g. when the stable address still leads to a demoted or
+ * not-yet-promoted server during a failover).
+ */
+const PG_CONNECTION_STATE = /^(08\w{3}|57P0[1-3]|53300|25006)$/;
 /** Node.js socket errors. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 /** Driver-adapter error kinds (Prisma's adapters) that mean the connection, not the query. */
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "DatabaseDoesNotExist", "DatabaseAccessDenied"]);
 const CONNECTION_MESSAGE =
-  /Can't reach database server|Server has closed the connection|Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down)|connection is not open|Cannot open database|unable to open database file|Timed out fetching a new connection/i;
+  /Can't reach database server|Server has closed the connection|Connection terminated|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|connection is not open|Cannot open database|unable to open database file|Timed out fetching a new connection|timeout exceeded when trying to connect|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable/i;
 
 /**
  * The typed refusal for an error that means the database connection is lost or refused —
  * whether from Prisma (P1001 can't reach, P1017 connection closed, P2024 pool timeout…, or its
- * initialisation error), node-postgres (SQLSTATE class 08, 57P01–57P03, socket errors) or
+ * initialisation error), node-postgres (SQLSTATE class 08, 57P01–57P03, 53300, 25006 read-only
+ * after a failover, socket errors, a pool checkout that timed out, a query sent on a connection
+ * that already failed — pg's plain "not queryable" Error, without a code) or
  * better-sqlite3 (cannot open, I/O error) — by code and class, looking through `cause` chains and Prisma's
  * `meta.driverAdapterError` (the message text is a last resort only); null for any other
  * error. The answer is 503 `database_unavailable` with `Retry-After`: nothing was saved and the
  * same request may be sent again (with its idempotency key where the endpoint takes one).
  */
 export function databaseUnavailable(e: unknown): DomainError | null {
+  if (databaseUnavailableReason(e) === null) return null;
+  return new DomainError("database_unavailable", "The database cannot be reached right now; nothing was saved. Try again in a few seconds.", {
+    retryAfterSeconds: databaseRetryAfterSeconds(),
+  });
+}
+
+/**
+ * Why `e` means the database is unavailable (see `databaseUnavailable`), for the log line of such
+ * a refusal: the code that matched (`25006`, `57P01`, `P1001`, `ECONNREFUSED`, an adapter error
+ * kind…), `PrismaClientInitializationError`, or `message` when only the text matched; null when
+ * the error means something else. Never customer data: codes and kinds only.
+ */
+export function databaseUnavailableReason(e: unknown): string | null {
   // Breadth-first through `cause` and Prisma's `meta.driverAdapterError` (where a driver adapter's
   // error sits on a PrismaClientKnownRequestError, e.g. P2010 with {kind: "postgres", code: "57P01"}).
   const queue: unknown[] = [e];
@@ -260,16 +291,11 @@ export function databaseUnavailable(e: unknown): DomainError | null {
     if (!at || typeof at !== "object") continue;
     const o = at as { name?: unknown; code?: unknown; kind?: unknown; errorCode?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: unknown };
     const codes = [o.code, o.errorCode, o.originalCode].filter((c): c is string => typeof c === "string");
-    const hit =
-      o.name === "PrismaClientInitializationError" ||
-      codes.some((code) => PRISMA_CONNECTION_CODES.has(code) || PG_CONNECTION_STATE.test(code) || SOCKET_CODES.has(code) || code === "SQLITE_CANTOPEN" || code.startsWith("SQLITE_IOERR")) ||
-      (typeof o.kind === "string" && ADAPTER_KINDS.has(o.kind)) ||
-      (typeof o.message === "string" && CONNECTION_MESSAGE.test(o.message));
-    if (hit) {
-      return new DomainError("database_unavailable", "The database cannot be reached right now; nothing was saved. Try again in a few seconds.", {
-        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
-      });
-    }
+    if (o.name === "PrismaClientInitializationError") return "PrismaClientInitializationError";
+    const code = codes.find((c) => PRISMA_CONNECTION_CODES.has(c) || PG_CONNECTION_STATE.test(c) || SOCKET_CODES.has(c) || c === "SQLITE_CANTOPEN" || c.startsWith("SQLITE_IOERR"));
+    if (code) return code;
+    if (typeof o.kind === "string" && ADAPTER_KINDS.has(o.kind)) return o.kind;
+    if (typeof o.message === "string" && CONNECTION_MESSAGE.test(o.message)) return "message";
     queue.push(o.cause);
     if (o.meta && typeof o.meta === "object") queue.push((o.meta as { driverAdapterError?: unknown }).driverAdapterError);
   }

@@ -26,7 +26,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView, type RunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { reviseTask } from "../tasks/revise-task";
 import { editable, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 

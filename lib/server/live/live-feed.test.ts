@@ -13,12 +13,13 @@ import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitEdit } from "../edits/submit-edit";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { liveTransportRunning, subscribeLive } from "../feed/live-feed";
 import { liveStream, visibleTo } from "./live-stream";
 import { listPresence, recordPresence } from "./presence";
+import { endStreams, resetDrainState } from "../../net/drain.mjs";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
 let operator: Viewer;
@@ -127,6 +128,26 @@ describe("the change feed", () => {
     }
     expect(end.done).toBe(true);
     expect(text).toContain('event: closed\ndata: {"reason":"session"}');
+  });
+
+  it("ends with a reconnect hint (retry: 1000) when the server drains, and leaves the feed", async () => {
+    const reader = (await liveStream(operator, new AbortController().signal, { heartbeatMs: 3_600_000 })).getReader();
+    const dec = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: hello")) text += dec.decode((await reader.read()).value);
+    try {
+      expect(endStreams()).toBeGreaterThanOrEqual(1);
+      let end = await reader.read();
+      for (let n = 0; !end.done && n < 20; n++) {
+        text += dec.decode(end.value);
+        end = await reader.read();
+      }
+      expect(end.done).toBe(true);
+      expect(text.endsWith("retry: 1000\n\n")).toBe(true);
+      expect(text).not.toContain("event: closed"); // the browser's EventSource reconnects by itself
+    } finally {
+      resetDrainState();
+    }
   });
 });
 

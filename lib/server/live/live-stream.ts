@@ -1,7 +1,8 @@
 import type { LiveEvent, LiveHello } from "../../live/live-event";
-import type { Viewer } from "../auth/session";
+import type { Viewer } from "../auth/viewer";
 import { subscribeLive, subscribeSessionEnds } from "../feed/live-feed";
 import { presenceFor } from "./presence";
+import { DRAIN_RETRY_MS, onDrainStream } from "../../net/drain.mjs";
 
 /** Comment line sent this often so proxies keep the stream open and a dead client is noticed. */
 export const HEARTBEAT_MS = 15_000;
@@ -27,6 +28,8 @@ export function sseMessage(event: string, data: unknown): string {
  * (`recordSessionEnd`: signed out, disabled, role changed), so such a stream closes within the
  * feed's delivery time (PostgreSQL: at commit; SQLite: one poll, POLL_MS) rather than a heartbeat.
  * Ends too when `signal` aborts (the client went away) or the reader cancels; then it unsubscribes.
+ * When the server drains (lib/net/drain.mjs) it sends `retry: DRAIN_RETRY_MS` and ends: the browser's
+ * EventSource reconnects by itself, through the load balancer to an instance that is ready.
  */
 export async function liveStream(
   viewer: Viewer,
@@ -68,9 +71,14 @@ export async function liveStream(
         send(`: ${new Date().toISOString()}\n\n`);
         if (opts.recheck) void stillTheSame();
       }, opts.heartbeatMs ?? HEARTBEAT_MS);
+      const unregisterDrain = onDrainStream(() => {
+        send(`retry: ${DRAIN_RETRY_MS}\n\n`);
+        cleanup();
+      });
       cleanup = () => {
         if (!open) return;
         open = false;
+        unregisterDrain();
         clearInterval(beat);
         unsubscribe();
         unsubscribeEnds();

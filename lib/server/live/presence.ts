@@ -2,7 +2,7 @@ import { DomainError } from "../../errors/domain-error";
 import { PRESENCE_TTL_MS, type PresenceEntry, type PresenceMode } from "../../live/live-event";
 import type { Prisma } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { withRetry } from "../db/transaction";
 import { INSTANCE_ID, namesOf, notifyPresence } from "../feed/live-feed";
 

@@ -1,7 +1,8 @@
 import type { Prisma } from "../../generated/prisma/client";
 import { OUTCOME_LABELS, OUTCOME_SIGNALS, type OutcomeLabel, type OutcomeSignal } from "../../outcomes/outcome";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 
 /*
  * "Did the edits help?" on /insights (docs/design.md "Did the edit help?"): edited runs that

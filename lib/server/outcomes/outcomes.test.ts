@@ -19,6 +19,7 @@ import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_ID, DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { approveSteps } from "@/lib/server/approvals/approve-steps";
 import { loadRun } from "@/lib/server/plans/load-run";
 import { toRunView } from "@/lib/server/plans/run-view";
 import { submitRun } from "@/lib/server/runs/submit-run";
@@ -146,6 +147,45 @@ describe("POST /api/v1/tasks/{taskId}/events", () => {
     expect(a.error.code).toBe("not_found");
     expect(a.error.message.replace("task_74991", "X")).toBe(b.error.message.replace("task_nope", "X"));
   });
+
+  it("an event carrying someone's words is a task revision: a customer's reply stops the plan waiting on the earlier revision, stays untrusted text; an event without text changes no revision", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75016" } });
+    const { run } = await submitRun(agent, task.id, { taskRevision: task.revision, steps: [{ id: "s1", tool: "send_reply", args: { ticketId: "75016", body: "We are looking into the fee and will write again today." } }] }, `ev-rev:${nanoid()}`);
+    expect(run.status).toBe("pending_review");
+    // no text: no revision, the plan still waits
+    const quiet = await postEvent(task.id, { type: "resolved" });
+    expect(((await quiet.json()) as { revised: boolean; taskRevision: number })).toMatchObject({ revised: false, taskRevision: task.revision });
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("pending_review");
+    // a reply: a new revision, the customer's words as an untrusted part, the waiting plan stopped
+    const reply = await postEvent(task.id, { type: "customer_replied", detail: "Please do not waive anything, I will pay it." });
+    expect(reply.status).toBe(201);
+    expect(((await reply.json()) as { revised: boolean; taskRevision: number })).toEqual(expect.objectContaining({ revised: true, taskRevision: task.revision + 1 }));
+    const after = await prisma.task.findUniqueOrThrow({ where: { id: task.id } });
+    expect(after.revision).toBe(task.revision + 1);
+    expect(after.textParts).toEqual(expect.arrayContaining([expect.objectContaining({ source: "customer_message", text: "Please do not waive anything, I will pay it.", revision: task.revision + 1 })]));
+    const stopped = await prisma.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.stopReason).toMatchObject({ code: "stopped_stale_task", boundRevision: task.revision, liveRevision: task.revision + 1 });
+    await expect(approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `ev-rev-approve:${run.id}` })).rejects.toMatchObject({ code: expect.any(String) });
+    expect(await prisma.approval.count({ where: { runId: run.id } })).toBe(0);
+    // blank text is no text
+    const blank = await postEvent(task.id, { type: "customer_replied", detail: "   " });
+    expect(((await blank.json()) as { revised: boolean })).toMatchObject({ revised: false });
+    // a resolution note is staff text
+    await postEvent(task.id, { type: "resolved", detail: "Closed after the call." });
+    const last = await prisma.task.findUniqueOrThrow({ where: { id: task.id } });
+    expect(last.revision).toBe(task.revision + 2);
+    expect(last.textParts).toEqual(expect.arrayContaining([expect.objectContaining({ source: "staff", text: "Closed after the call." })]));
+  });
+
+  it("twenty replies at once on one task: every one recorded, each its own revision, none refused busy", async () => {
+    const task = await prisma.task.findUniqueOrThrow({ where: { id: "task_75017" } });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, k) => postEvent(task.id, { type: "customer_replied", detail: `Reply number ${k} from the customer.` })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    const revisions = await Promise.all(answers.map(async (a) => ((await a.json()) as { taskRevision: number }).taskRevision));
+    expect([...revisions].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, k) => task.revision + 1 + k));
+    expect((await prisma.task.findUniqueOrThrow({ where: { id: task.id } })).revision).toBe(task.revision + 20);
+  }, 120_000);
 
   it("bad input is a typed 422 with the field and code; a wrong shape 400; nothing recorded", async () => {
     const before = await prisma.ticketEvent.count();

@@ -7,7 +7,8 @@ import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { readJsonColumn } from "../db/json-column";
 import { encodeCursor, pageSize } from "../db/pagination";
-import { deskScope, requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, LostRace, ok } from "../db/transaction";
 import type { OutcomeRecord } from "../../outcomes/outcome";
 

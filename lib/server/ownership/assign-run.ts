@@ -3,7 +3,7 @@ import { DomainError, isDomainError } from "../../errors/domain-error";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok, refuse } from "../db/transaction";
 
 /** Who has taken a run. `assignedAt` is ISO-8601 UTC; all null when unassigned. */

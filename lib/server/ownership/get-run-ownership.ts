@@ -4,7 +4,7 @@ import { storedDecisionReason } from "../../lifecycle/needs-decision";
 import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle/run-state";
 import { getTool } from "../../tools/builtin-tools";
 import { prisma } from "../db/db";
-import { grantsOf, deskScope, type Viewer } from "../auth/session";
+import { grantsOf, deskScope, type Viewer } from "../auth/viewer";
 import { storedSteps, storedValidation, type StoredRequirement } from "../plans/stored-plan";
 import { authorsOf } from "../../gate-policy/authors";
 import type { Step } from "../../plan/schema";

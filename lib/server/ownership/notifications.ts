@@ -1,6 +1,6 @@
 import { prisma } from "../db/db";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
-import type { Viewer } from "../auth/session";
+import type { Viewer } from "../auth/viewer";
 
 /** One in-console notification. Times ISO-8601 UTC. */
 export interface NotificationView {

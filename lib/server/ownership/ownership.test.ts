@@ -3,7 +3,7 @@ import { prisma } from "../db/db";
 import { approveSteps } from "../approvals/approve-steps";
 import { diffCorpus } from "../audit/diff-corpus";
 import { listQueue } from "../runs/list-queue";
-import { deskScope, loadViewer, type Viewer } from "../auth/session";
+import { deskScope, loadViewer, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { assignRun, takeRun } from "./assign-run";
 import { getRunOwnership } from "./get-run-ownership";

@@ -5,7 +5,7 @@ import { effectiveStatus, WAITING_STATES, type RunStatus } from "../../lifecycle
 import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 /** `POST /api/runs/{runId}/approval-requests`: hand the run (or one step) to a person or a role, with a note. */

@@ -8,7 +8,7 @@ import { prisma } from "../db/db";
 import { submitEdit, type EditResult } from "../edits/submit-edit";
 import { toJsonColumn } from "../db/json-column";
 import { storedSteps } from "../plans/stored-plan";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { catalogAt } from "../tools/imported-tools";
 import { inTransaction, ok } from "../db/transaction";
 

@@ -7,7 +7,8 @@ import { describeGateAnswer } from "../../validation/gate-answer";
 import { prisma } from "../db/db";
 import { checkPlan, loadReplayContext } from "./plan-context";
 import { storedReads, storedSteps } from "../plans/stored-plan";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 
 /** What a dry-run found: the API's answer (lib/api/gate-policy-endpoints.ts), declared once. */

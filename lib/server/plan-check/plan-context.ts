@@ -1,4 +1,5 @@
 import type { AccountSnapshot } from "../../desk/snapshot";
+import { inSpanSync, traceGate } from "../trace/span";
 import { DomainError } from "../../errors/domain-error";
 import type { ReadStep } from "../../reads/schema";
 import type { ToolCatalog } from "../../tools/versioned-catalog";
@@ -111,7 +112,8 @@ async function loadContextOfTask(
 /**
  * Runs the one validator (lib/validation/pipeline.ts) over `plan` in a loaded {@link PlanContext},
  * for run `runId` at `now` (UTC). `extra` adds what only some decisions have: the editor and the
- * base plan of an edit (authorship is then checked). Pure over the context.
+ * base plan of an edit (authorship is then checked). Pure over the context; traced as a `validate`
+ * span with its gate stage as a `gate` child (lib/server/trace/span.ts).
  */
 export function checkPlan(
   plan: Parameters<typeof validatePlan>[0],
@@ -120,7 +122,7 @@ export function checkPlan(
   now: Date,
   extra: Pick<ValidationContext, "editor" | "basePlan"> = {},
 ): ValidationResult {
-  return validatePlan(plan, {
+  return inSpanSync("validate", () => validatePlan(plan, {
     desk: ctx.desk,
     now,
     runId,
@@ -130,6 +132,7 @@ export function checkPlan(
     gateRules: ctx.gateRules,
     task: ctx.taskContract,
     deskRules: ctx.deskRules,
+    observeGate: traceGate,
     ...extra,
-  });
+  }));
 }

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_AGENT_TOOLS } from "../../demo/desk-data";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";

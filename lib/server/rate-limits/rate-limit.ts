@@ -7,6 +7,7 @@ import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { currentRequest, markDenialHandled } from "../http/request-context";
 import { takeRateToken } from "./rate-bucket";
+import { log } from "../../net/log.mjs";
 
 /**
  * The API's rate limits (docs/security.md "Per-key and per-person rate limits"): every
@@ -114,7 +115,7 @@ export async function takeRequestToken(caller: RateLimitedCaller, now = new Date
       });
     }
   } catch (e) {
-    console.error("plandesk: could not count a rate-limit refusal", e);
+    log.error({ err: e }, "plandesk: could not count a rate-limit refusal");
   }
   // counted (and audited once a minute) above: no `refused` event per request
   markDenialHandled();

@@ -12,12 +12,11 @@ import { liveAccountsOfDesk } from "./live-accounts";
  * The records door's writer (docs/design.md "Systems of record: the one door"): applies records a
  * system of record sent for one desk to Plandesk's local copy (customer_account, invoice,
  * shipment, holiday), a conditional upsert per record — only a newer source version changes a
- * record, so a replay or an out-of-order delivery changes nothing. Accounts, invoices and shipments
- * are keyed per desk (desk, id): two desks may each hold a record of one id, independently, and
- * one desk's write never sees or touches the other's. Holidays keep one id space (a holiday may be
- * every desk's). Few statements per chunk: one indexed read of the chunk's existing ids (with
- * their desks and versions) per kind, one of the accounts its invoices and shipments name, and one
- * multi-row INSERT … ON CONFLICT(<key>) DO UPDATE … WHERE <stored version older and same desk> …
+ * record, so a replay or an out-of-order delivery changes nothing. Every built-in kind is keyed per
+ * desk (desk, id): two desks may each hold a record of one id, independently, and one desk's write
+ * never sees or touches the other's. Few statements per chunk: one indexed read of the chunk's
+ * existing ids (with their versions) per kind, one of the accounts its invoices and shipments name,
+ * and one multi-row INSERT … ON CONFLICT(desk, id) DO UPDATE … WHERE <stored version older> …
  * RETURNING per 500 rows of a kind, on SQLite and
  * PostgreSQL alike (raw SQL, bound values, as lib/server/db/insert-rows.ts does). Records of kinds
  * a desk declared go to `desk_record` (lib/server/records/apply-declared-records.ts), after the
@@ -90,16 +89,15 @@ const TABLES: Record<RecordKind, KindTable> = {
   },
   holiday: {
     table: "holiday",
-    key: ["id"],
+    key: ["desk", "id"],
     columns: ["id", "destination", "date", "name", "desk", ...ENVELOPE],
     versioned: false,
     row: (f, desk) => ({ destination: f.destination as string, date: f.date as string, name: f.name as string, desk }),
   },
 };
 
-/** A stored record's desk (null: the shared holiday calendar) and source version (null: written before the door). */
+/** A stored record's source version (null: written before the door). */
 interface Stored {
-  desk: string | null;
   sourceVersion: number | null;
 }
 
@@ -123,11 +121,9 @@ export async function applyRecords(desk: string, records: readonly DoorRecordInp
 /**
  * Applies `records` for `desk` inside the caller's transaction `tx` and returns one outcome per
  * record, in order (see the module comment for the statements). Rules, per record:
- * - ids are per desk for accounts, invoices and shipments: another desk's record of the same id
- *   is neither read nor changed (this desk's put creates its own); a delete of an id this desk
- *   does not hold is `not_found`;
- * - a holiday id another desk holds (holidays share one id space, the shared calendar's among
- *   them): a put is `record_id_taken` (which desk is not said), a delete `not_found`;
+ * - ids are per desk for every kind: another desk's record of the same id is neither read nor
+ *   changed (this desk's put creates its own); a delete of an id this desk does not hold is
+ *   `not_found`;
  * - an invoice or shipment naming an account this desk does not have (absent or another desk's,
  *   the same words): `unknown_account`; an account put earlier in the same call counts;
  * - a stored source version at least the one sent: nothing changes (`not_newer`);
@@ -191,11 +187,6 @@ async function applyRound(tx: Tx, desk: string, records: readonly RecordInput[],
     for (const i of byKind.get(kind) ?? []) {
       const r = records[i];
       const s = stored.get(recordKey(r.kind, r.id));
-      // only a holiday can be another desk's here: the other kinds were read by (desk, id)
-      if (s && s.desk !== desk) {
-        out[i] = r.op === "put" ? refusal("record_id_taken", `The id ${r.id} is taken by a record this desk cannot reach; the source must use another id.`) : notFound(r);
-        continue;
-      }
       if (!s && r.op === "delete") {
         out[i] = notFound(r);
         continue;
@@ -271,18 +262,13 @@ function notFound(r: RecordInput): RecordOutcome {
 }
 
 /**
- * The desk and source version stored under each of `ids` of `kind`: for an account, invoice or
- * shipment, `desk`'s own record only (by its primary key desk, id); for a holiday, whichever desk's
- * (holiday ids are one space).
+ * The source version stored under each of `ids` of `kind` on `desk`: `desk`'s own records only, by
+ * their primary key (desk, id) — another desk's record of the same id is not read.
  */
 async function readStored(tx: Tx, kind: RecordKind, desk: string, ids: string[]): Promise<Map<string, Stored>> {
-  const list = Prisma.join(ids);
-  type Row = { id: string; desk: string | null; sourceVersion: bigint | number | null };
-  const rows =
-    kind === "holiday"
-      ? await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM "holiday" WHERE "id" IN (${list})`
-      : await tx.$queryRaw<Row[]>`SELECT "id", "desk", "sourceVersion" FROM ${Prisma.raw(`"${TABLES[kind].table}"`)} WHERE "desk" = ${desk} AND "id" IN (${list})`;
-  return new Map(rows.map((r) => [r.id, { desk: r.desk, sourceVersion: r.sourceVersion === null ? null : Number(r.sourceVersion) }]));
+  type Row = { id: string; sourceVersion: bigint | number | null };
+  const rows = await tx.$queryRaw<Row[]>`SELECT "id", "sourceVersion" FROM ${Prisma.raw(`"${TABLES[kind].table}"`)} WHERE "desk" = ${desk} AND "id" IN (${Prisma.join(ids)})`;
+  return new Map(rows.map((r) => [r.id, { sourceVersion: r.sourceVersion === null ? null : Number(r.sourceVersion) }]));
 }
 
 /** The condition, on the stored row of `kind`, that it belongs to `desk` (SQL, for an UPDATE's or upsert's WHERE). */
@@ -292,9 +278,9 @@ function sameDesk(kind: RecordKind, desk: string): Prisma.Sql {
 }
 
 /**
- * Multi-row conditional upserts of `records` (puts of one kind with distinct ids): a new key is
- * inserted (the key is (desk, id), or the id for a holiday); a stored one is replaced only when its
- * source version is older (or unknown) and it is this desk's. Returns the ids written (RETURNING).
+ * Multi-row conditional upserts of `records` (puts of one kind with distinct ids): a new key
+ * (desk, id) is inserted; a stored one is replaced only when its source version is older (or
+ * unknown) and it is this desk's. Returns the ids written (RETURNING).
  */
 async function upsert(tx: Tx, kind: RecordKind, desk: string, records: readonly RecordInput[], now: Date): Promise<Set<string>> {
   const written = new Set<string>();
@@ -302,7 +288,7 @@ async function upsert(tx: Tx, kind: RecordKind, desk: string, records: readonly 
   const { table, key, columns, versioned, row } = TABLES[kind];
   const q = (c: string) => `"${c}"`;
   const head = Prisma.raw(`INSERT INTO "${table}" (${columns.map(q).join(", ")}) VALUES `);
-  // the key and the desk are never rewritten (a holiday's desk is its owner's)
+  // the key (desk, id) is never rewritten
   const updated = columns.filter((c) => c !== "id" && c !== "version" && c !== "desk");
   const set = [...updated.map((c) => `${q(c)} = excluded.${q(c)}`), ...(versioned ? [`"version" = "${table}"."version" + 1`] : [])].join(", ");
   const tail = Prisma.sql` ON CONFLICT (${Prisma.raw(key.map(q).join(", "))}) DO UPDATE SET ${Prisma.raw(set)} WHERE (${Prisma.raw(`"${table}"."sourceVersion"`)} IS NULL OR ${Prisma.raw(`"${table}"."sourceVersion"`)} < excluded."sourceVersion") AND ${sameDesk(kind, desk)} RETURNING "id"`;

@@ -22,9 +22,9 @@ function stored(kind: string, id: string, desk: string | null, fields: Record<st
 /**
  * The record `kind`/`id` as `desk` holds it (tombstoned ones too, with `deletedAt`), or null when
  * this desk has none — absent and another desk's are the same null. One read by primary key
- * (an account, invoice or shipment by desk and id: ids are per desk; a declared kind's record by
- * desk, kind and id, with the declaration version it was validated against as `kindVersion`; a
- * holiday by its id, when it is this desk's).
+ * (an account, invoice, shipment or holiday by desk and id: ids are per desk; a declared kind's
+ * record by desk, kind and id, with the declaration version it was validated against as
+ * `kindVersion`).
  */
 export async function readRecord(db: DbOrTx, desk: string, kind: string, id: string): Promise<StoredRecord | null> {
   if (!isRecordKind(kind)) {
@@ -52,8 +52,8 @@ export async function readRecord(db: DbOrTx, desk: string, kind: string, id: str
       return stored(kind, id, desk, fields, s);
     }
     case "holiday": {
-      const h = await db.holiday.findUnique({ where: { id } });
-      if (!h || h.desk !== desk) return null;
+      const h = await db.holiday.findUnique({ where: { desk_id: { desk, id } } });
+      if (!h) return null;
       return stored(kind, id, desk, { destination: h.destination, date: h.date, name: h.name }, h);
     }
   }

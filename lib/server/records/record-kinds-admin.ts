@@ -8,7 +8,8 @@ import { checkRecordKindDeclaration, MAX_KINDS_PER_DESK, storedRolesSchema, type
 import { RECORD_KIND_NAMES } from "../../records/record-kinds";
 import { Prisma } from "../../generated/prisma/client";
 import { appendAudit } from "../audit-log/append-audit";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { inTransaction, ok, type Db, type DbOrTx, type Tx } from "../db/transaction";

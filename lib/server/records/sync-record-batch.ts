@@ -51,7 +51,7 @@ export interface BatchResult {
  * transactions of `chunkSize` records. A line that cannot be read or parsed gets its typed error
  * (`line_too_long`, `invalid_utf8`, `invalid_json`, `truncated_line` for a final line without its
  * newline that does not parse, `invalid_record`, `unknown_kind`, `currency_mismatch`,
- * `unknown_account`, `unknown_owner`, `record_id_taken`, `not_found`) and writes nothing; the good
+ * `unknown_account`, `unknown_owner`, `not_found`) and writes nothing; the good
  * lines land. A line of a kind the desk declared is validated against the declaration in force
  * when its chunk is applied.
  * When the stream passes `maxBytes`, reading stops (`stoppedAtBytes`; a `payload_too_large`

@@ -14,7 +14,6 @@ const STATUS_CODE: Record<RecordError["code"], ErrorCode> = {
   currency_mismatch: "currency_mismatch",
   unknown_account: "unknown_account",
   unknown_owner: "unknown_owner",
-  record_id_taken: "record_id_taken",
   not_found: "not_found",
   invalid_json: "invalid_json",
   invalid_utf8: "invalid_encoding",
@@ -37,7 +36,7 @@ export interface SyncRecordResult {
  * desk declared (validated against its current declaration). One transaction: the conditional write
  * (lib/server/records/apply-records.ts), the holds it releases, and one `records_synced` audit
  * event (counts only). Errors (DomainError): 422 `invalid_record`, `currency_mismatch`,
- * `unknown_account`, `unknown_owner`; 409 `record_id_taken`; 404 `not_found` (a delete of a record
+ * `unknown_account`, `unknown_owner`; 404 `not_found` (a delete of a record
  * this desk does not have, or a kind the desk neither has built in nor declared). A version not
  * newer than the stored one is no error: `applied: false`.
  */

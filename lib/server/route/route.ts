@@ -1,3 +1,4 @@
+import { countRefusal, measureRequest } from "../metrics/metrics";
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { refusalsOf, type Endpoint } from "../../api/contract";
@@ -5,12 +6,14 @@ import { DomainError, isDomainError } from "../../errors/domain-error";
 import { appendAudit, recordable } from "../audit-log/append-audit";
 import { countCurrentAnonymousRefusal } from "../audit-log/refusal-counts";
 import { prisma } from "../db/db";
-import { databaseUnavailable, errorResponse, nulPath, nulRefusal, readForm, readJson } from "../http/http";
+import { databaseUnavailable, databaseUnavailableReason, errorResponse, nulPath, nulRefusal, readForm, readJson } from "../http/http";
 import { idempotencyKeyOf } from "../http/idempotency";
 import { currentRequest, runWithRequestContext, type RequestActor } from "../http/request-context";
 import { takeCallerToken } from "../rate-limits/rate-limit";
 import { requireAgent, requireIntegration, requireIntegrationScope, requireRole, requireViewer, type AgentCaller, type IntegrationCaller, type Viewer } from "../auth/session";
 import { asForeground } from "../load/foreground";
+import { inServerSpan, noteRefusal } from "../trace/span";
+import { log } from "../../net/log.mjs";
 
 /**
  * The one route wrapper: turns an endpoint declaration (lib/api/endpoints.ts) and a
@@ -23,7 +26,11 @@ import { asForeground } from "../load/foreground";
  * parses path parameters (a malformed id is 404 `not_found`), the query (400 `bad_request`), the
  * `Idempotency-Key` header and the JSON body (400/413), calls the handler, and maps typed
  * refusals to docs/api.md's `{error: {code, message, …details}}` with their status; anything
- * unexpected is logged and answered as a generic 500 `internal`.
+ * unexpected is logged and answered as a generic 500 `internal`. Every request is measured
+ * (lib/server/metrics/metrics.ts): its duration under its declared endpoint and answer status,
+ * and each typed refusal by code. Every request is traced (lib/server/trace/span.ts): a server span
+ * named by the endpoint template, the child of the caller's W3C `traceparent`, whose trace the
+ * answer's `traceresponse` header names.
  *
  * The contract is enforced, not only documented: a refusal the declaration does not list (its
  * own or its caller kind's, `refusalsOf`) or a success body that does not match its declared
@@ -71,17 +78,21 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
   // Streamed bulk endpoints (the records batch) are background work; every other answer is
   // waited on by a person or an agent, and bulk work on the instance yields to it.
   const foreground = !endpoint.streamBody;
+  const label = `${endpoint.method} ${endpoint.path}`;
   return async (req, ctx) => {
     const respond = async () => {
       const raw = await rawParams(ctx);
-      return runWithRequestContext(
+      const res = await runWithRequestContext(
         req,
         raw,
         async () => finish(await answer(raw)),
-        `${endpoint.method} ${endpoint.path}`,
+        label,
       );
+      // one line per answer at debug level (off by default): the template and status, never the path's values
+      if (log.isLevelEnabled("debug")) log.debug({ route: label, status: res.status }, "plandesk: answered");
+      return res;
     };
-    return foreground ? asForeground(respond) : respond();
+    return measureRequest(label, () => inServerSpan(endpoint.method, endpoint.path, req, () => (foreground ? asForeground(respond) : respond())));
     async function answer(raw: Record<string, string>): Promise<Response> {
       try {
         const caller = await authenticate(endpoint, req);
@@ -103,15 +114,17 @@ export function route<E extends Endpoint>(endpoint: E, handler: (input: RouteInp
       } catch (thrown) {
         // A lost database connection is a retryable 503, not a 500 (the one mapping of it).
         const e = isDomainError(thrown) ? thrown : (databaseUnavailable(thrown) ?? thrown);
-        if (e !== thrown) console.error(`plandesk: database unavailable in ${endpoint.method} ${endpoint.path}`, thrown instanceof Error ? thrown.message : thrown);
+        if (e !== thrown) log.error({ err: thrown, route: label, reason: databaseUnavailableReason(thrown) }, `plandesk: database unavailable in ${label}`);
         if (isDomainError(e)) {
+          countRefusal(label, e.code);
+          noteRefusal(e.code);
           await auditUnrecordedDenial(e);
           await auditUnrecordedRefusal(e);
           const res = errorResponse(e);
           if (!declared.has(e.code)) return contractViolation(endpoint, `refusal "${e.code}" is not declared`, res);
           return res;
         }
-        console.error(`plandesk: unexpected error in ${endpoint.method} ${endpoint.path}`, e);
+        log.error({ err: e, route: label }, `plandesk: unexpected error in ${label}`);
         return NextResponse.json({ error: { code: "internal", message: "Something went wrong on our side." } }, { status: 500 });
       }
     }
@@ -195,7 +208,7 @@ function checkSuccess(endpoint: Endpoint, status: number, body: unknown): string
 
 /** Logs a contract violation; in strict mode answers 500 so a test fails, otherwise lets `res` through. */
 function contractViolation(endpoint: Endpoint, what: string, res: Response): Response {
-  console.error(`plandesk: contract violation in ${endpoint.method} ${endpoint.path}: ${what}`);
+  log.error({ route: `${endpoint.method} ${endpoint.path}` }, `plandesk: contract violation in ${endpoint.method} ${endpoint.path}: ${what}`);
   if (!strict()) return res;
   return NextResponse.json({ error: { code: "internal", message: `Contract violation in ${endpoint.method} ${endpoint.path}: ${what}.` } }, { status: 500 });
 }
@@ -219,7 +232,7 @@ async function auditUnrecordedRefusal(err: DomainError): Promise<void> {
       await appendAudit(prisma, { runId, type: "refused", actor: ctx.actor, data: { action, code: err.code, message: recordable(err.message), ...stepId } });
     }
   } catch (e) {
-    console.error("plandesk: could not audit a refusal", e);
+    log.error({ err: e }, "plandesk: could not audit a refusal");
   }
 }
 
@@ -264,6 +277,6 @@ async function auditUnrecordedDenial(err: DomainError): Promise<void> {
       data: { action: `${ctx.method} ${ctx.path}`, code: err.code, reason: err.message, ...(ctx.params.stepId ? { stepId: ctx.params.stepId } : {}) },
     });
   } catch (e) {
-    console.error("plandesk: could not audit a denial", e);
+    log.error({ err: e }, "plandesk: could not audit a denial");
   }
 }

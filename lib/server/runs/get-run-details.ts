@@ -1,7 +1,7 @@
 import type { RunDetails } from "../../api/schemas";
 import { loadAccountSnapshot } from "../account-data/load-account-snapshot";
 import { prisma } from "../db/db";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { loadRun } from "../plans/load-run";
 import { concurrentRunsOf } from "../plans/concurrent-runs";
 import { toRunView } from "../plans/run-view";

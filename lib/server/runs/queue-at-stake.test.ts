@@ -12,7 +12,7 @@ import { submitEdit } from "../edits/submit-edit";
 import { loadRun } from "../plans/load-run";
 import { listQueue } from "./list-queue";
 import { toRunView } from "../plans/run-view";
-import { deskScope, loadViewer, type Viewer } from "../auth/session";
+import { deskScope, loadViewer, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, referenceEdit, TEST_NOW } from "../../../testing/test-support";
 
 const at = (seconds: number) => new Date(TEST_NOW.getTime() + seconds * 1000);

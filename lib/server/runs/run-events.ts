@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import type { RunView } from "../plans/run-view";
 import { subscribeLive } from "../feed/live-feed";
 import { HEARTBEAT_MS, sseMessage } from "../live/live-stream";
+import { DRAIN_RETRY_MS, onDrainStream } from "../../net/drain.mjs";
 
 /** Longest one run stream stays open, in seconds; the agent reconnects (EventSource does so itself after `retry`). */
 export const RUN_STREAM_MAX_SECONDS = 600;
@@ -10,14 +12,17 @@ export const RUN_STREAM_MAX_SECONDS = 600;
  * waits for a decision instead of polling (docs/api-extensions.md, "Waiting for a decision"):
  *
  * - `retry: 3000`, then `run` {run} at once — the run as `read()` gives it (the route: the
- *   agent's view, a passed deadline persisted first);
+ *   agent's view, a passed deadline persisted first) — unless it is exactly the run the agent
+ *   last received (`opts.lastEventId`, the `Last-Event-ID` of a reconnect). Every `run` event's
+ *   `id` names its content (the first 16 hex digits of the SHA-256 of its data);
  * - `run` {run} again whenever the run changed: read again on every live event of `runId` (the
  *   fan-out of lib/server/live: PostgreSQL NOTIFY at commit, the audit poller on SQLite, about a
  *   second) and at the run's deadline (`expiresAt`, UTC), sent only when its content differs;
  * - `end` {outcome} once `run.outcome` is set (the run will not move on: completed, rejected,
  *   superseded, stopped, expired, failed, cannot_execute), then the stream closes;
  * - a comment line every `heartbeatMs`; after `maxSeconds` the stream closes with `end`
- *   {outcome: null, reconnect: true}.
+ *   {outcome: null, reconnect: true}; so does a server that drains (lib/net/drain.mjs), after
+ *   `retry: DRAIN_RETRY_MS`.
  *
  * Ends too when `signal` aborts (the agent went away) or the reader cancels; then it
  * unsubscribes. A failed read closes the stream with `error` {code: "internal_error"}.
@@ -26,14 +31,14 @@ export function runEventStream(
   runId: string,
   read: () => Promise<RunView>,
   signal: AbortSignal,
-  opts: { heartbeatMs?: number; maxSeconds?: number } = {},
+  opts: { heartbeatMs?: number; maxSeconds?: number; lastEventId?: string | null } = {},
 ): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
   let cleanup = () => {};
   let closed = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let last = "";
+      let last = opts.lastEventId ?? "";
       let reading = false;
       let again = false;
       let deadline: ReturnType<typeof setTimeout> | null = null;
@@ -63,9 +68,10 @@ export function runEventStream(
         try {
           const run = await read();
           const text = JSON.stringify({ run });
-          if (text !== last) {
-            last = text;
-            send(`event: run\ndata: ${text}\n\n`);
+          const id = createHash("sha256").update(text).digest("hex").slice(0, 16);
+          if (id !== last) {
+            last = id;
+            send(`event: run\nid: ${id}\ndata: ${text}\n\n`);
           }
           armDeadline(run);
           if (run.outcome !== null) {
@@ -93,9 +99,15 @@ export function runEventStream(
         send(sseMessage("end", { outcome: null, reconnect: true }));
         close();
       }, (opts.maxSeconds ?? RUN_STREAM_MAX_SECONDS) * 1000);
+      const unregisterDrain = onDrainStream(() => {
+        send(`retry: ${DRAIN_RETRY_MS}\n\n`);
+        send(sseMessage("end", { outcome: null, reconnect: true }));
+        close();
+      });
       const onAbort = () => close();
       signal.addEventListener("abort", onAbort, { once: true });
       cleanup = () => {
+        unregisterDrain();
         unsubscribe();
         clearInterval(heartbeat);
         clearTimeout(limit);

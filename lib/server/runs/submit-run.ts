@@ -1,4 +1,5 @@
 import { nanoid } from "nanoid";
+import { inSpanSync, traceGate } from "../trace/span";
 import type { SubmitRunBody } from "../../api/bodies";
 import { utcDateOf } from "../../time/dates";
 import { DomainError } from "../../errors/domain-error";
@@ -13,7 +14,7 @@ import { prisma } from "../db/db";
 import { bindKey, findSavedAnswer, requestHashOf, saveAnswerOverBinding } from "../http/idempotency";
 import { fromStates, isTerminal } from "../../lifecycle/run-state";
 import { createRun, moveRunsReturning } from "../lifecycle/run-lifecycle";
-import { agentDesk, type AgentCaller } from "../auth/session";
+import { agentDesk, type AgentCaller } from "../auth/viewer";
 import { currentCatalog } from "../tools/imported-tools";
 import { inTransaction, ok, type DbOrTx, type Tx } from "../db/transaction";
 import { loadRun } from "../plans/load-run";
@@ -214,7 +215,7 @@ async function submitRunOnce(
   const gateRules = await gateRulesFor(prisma, { desk: task.desk, accountId: task.ticket.accountId });
   const taskCtx = await taskContractContext(prisma, task, task.desk);
   const deskRules = { rules: await deskRulesFor(prisma, task.desk) };
-  const result = validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx, deskRules });
+  const result = inSpanSync("validate", () => validatePlan(candidate, { desk, now, agentAllowedTools: agent.allowedTools, taskText: task.body, catalog, gateRules, task: taskCtx, deskRules, observeGate: traceGate }));
   result.issues.push(...agentProvenanceIssues(parts.steps));
   const actor: Actor = { kind: "agent", id: agent.id };
   if (result.issues.some((i) => i.severity === "error") || parts.issues.length > 0 || !result.plan) {

@@ -10,7 +10,7 @@ import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-su
 import { listScenarios, makeScenario } from "./scenarios";
 import { childrenFirst, resetDemoDesk } from "./reset-demo";
 import { submitEdit } from "../edits/submit-edit";
-import { loadViewer } from "../auth/session";
+import { loadViewer } from "../auth/viewer";
 
 beforeAll(async () => {
   await prepareTestDatabase(TEST_NOW);
@@ -30,10 +30,12 @@ describe("named scenarios", () => {
     expect((await refused(makeScenario("constructor", TEST_NOW))).code).toBe("not_found");
   });
 
-  it("reference-case: a fresh run of ticket #74991 waiting for review", async () => {
+  it("reference-case: a fresh run on a fresh copy of ticket #74991, waiting for review", async () => {
     const made = await makeScenario("reference-case", TEST_NOW);
     const r = await run(made.runIds[0]);
-    expect(r).toMatchObject({ status: "pending_review", taskId: "task_74991", planVersion: 1 });
+    expect(r).toMatchObject({ status: "pending_review", taskId: made.taskIds[0], planVersion: 1 });
+    expect(made.ticketIds[0]).toMatch(/^74991-/);
+    expect(made.taskIds[0]).not.toBe("task_74991");
   });
 
   it("cross-account-refund and stale-edit-race: version 2 by Sam Senior; an edit from version 1 is refused as stale", async () => {

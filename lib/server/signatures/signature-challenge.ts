@@ -5,7 +5,7 @@ import { digest } from "../../plan/digest";
 import { challengeOf, describeSignedCoverage, type SignedPayload } from "../../signatures/approval-challenge";
 import { getTool } from "../../tools/builtin-tools";
 import { formatMoney } from "../../money/format-money";
-import { deskScope, type Viewer } from "../auth/session";
+import { deskScope, type Viewer } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { toJsonColumn } from "../db/json-column";
 import { loadRun } from "../plans/load-run";

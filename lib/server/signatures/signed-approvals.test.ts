@@ -15,7 +15,7 @@ import { gateRule } from "../../gate-policy/rules";
 import type { StepInput } from "../../plan/schema";
 import { signedApprovalSchema } from "../../signatures/schema";
 import { approveSteps } from "../approvals/approve-steps";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { claimStep } from "../claims/claim-step";
 import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db/db";

@@ -4,7 +4,7 @@ import { digest } from "../../plan/digest";
 import type { Step } from "../../plan/schema";
 import { challengeOf, type SignedPayload } from "../../signatures/approval-challenge";
 import type { OfferedSignature, SignedApproval } from "../../signatures/schema";
-import type { Viewer } from "../auth/session";
+import type { Viewer } from "../auth/viewer";
 import { prisma } from "../db/db";
 import type { Tx } from "../db/transaction";
 import { relyingParty } from "../auth/passkey-plugin";

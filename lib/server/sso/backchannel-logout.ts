@@ -24,6 +24,7 @@ import { DomainError } from "../../errors/domain-error";
 import { OIDC_PROVIDER_ID_PREFIX } from "../auth/oidc-provider-config";
 import { prisma } from "../db/db";
 import { endSsoSessionsOf } from "../auth/end-sso-sessions";
+import { log } from "../../net/log.mjs";
 
 /** The oldest logout token accepted, by its `iat` (seconds). */
 export const LOGOUT_TOKEN_MAX_AGE_S = 300;
@@ -58,7 +59,7 @@ async function keySetOf(issuer: string, now: number): Promise<KeySet> {
     if (!res.ok) throw new Error(`status ${res.status}`);
     meta = (await res.json()) as typeof meta;
   } catch (e) {
-    console.error(`plandesk: could not read the discovery document of ${issuer}`, e instanceof Error ? e.message : e);
+    log.error({ err: e }, `plandesk: could not read the discovery document of ${issuer}`);
     throw refuse("The provider's discovery document could not be read, so the logout token cannot be checked.");
   }
   if (meta.issuer !== issuer || typeof meta.jwks_uri !== "string") throw refuse("The provider's discovery document names another issuer or no jwks_uri.");

@@ -10,7 +10,7 @@ import { DEMO_INTENTS } from "../../task-contract/demo-catalog";
 import { prisma } from "../db/db";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { getIntentCatalogForAdmin, intentCatalogDigest, saveIntentCatalog } from "./intent-catalog-admin";
 

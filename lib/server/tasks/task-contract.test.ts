@@ -14,7 +14,7 @@ import { loadGatePolicy } from "../gate-policy/load-gate-policy";
 import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { saveGatePolicy } from "../gate-policy/save-gate-policy";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { getTask } from "./read-tasks";
 import { reviseTask } from "./revise-task";

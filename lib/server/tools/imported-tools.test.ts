@@ -8,7 +8,7 @@ import { approveSteps } from "../approvals/approve-steps";
 import { claimStep } from "../claims/claim-step";
 import { prisma } from "../db/db";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { catalogAt, currentCatalog, importDrafts, importedToolsAt, importToolsAsAdmin, latestCatalogVersion, listMcpServerTools, setAgentAllowedTools } from "./imported-tools";
 

@@ -34,7 +34,8 @@ import { checkImportStaging, mergeAdminBindings, readToolBindings, TOOL_KEYWORDS
 import { builtinCatalog, catalogWith, type CatalogToolOption, type ToolCatalog } from "../../tools/versioned-catalog";
 import { appendAudit, type Actor } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
-import { requireRole, type Viewer } from "../auth/session";
+import { requireRole } from "../auth/require-role";
+import type { Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 
 type Db = Prisma.TransactionClient | typeof prisma;

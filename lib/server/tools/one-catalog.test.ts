@@ -14,7 +14,7 @@ import { createAgent } from "../admin/admin";
 import { prisma } from "../db/db";
 import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { submitRun } from "../runs/submit-run";
-import { loadViewer, type AgentCaller, type Viewer } from "../auth/session";
+import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prepareTestDatabase, refused } from "../../../testing/test-support";
 import { catalogToolsForAdmin, importDrafts, setAgentAllowedTools } from "./imported-tools";
 

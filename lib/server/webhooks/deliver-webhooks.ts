@@ -1,7 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { prisma } from "../db/db";
+import { startBackgroundLoop } from "../load/background-loop";
 import { backoffMs, BACKOFF_BASE_MS, BACKOFF_CAP_MS, CLAIM_LEASE_MS, MAX_ATTEMPTS, SEND_TIMEOUT_MS, webhookConfig } from "./webhook-config";
+import { log } from "../../net/log.mjs";
 
 /**
  * `X-Plandesk-Signature` of a delivery: `sha256=` + hex HMAC-SHA256 with the shared secret of
@@ -106,24 +108,15 @@ const g = globalThis as unknown as { plandeskWebhookWorker?: ReturnType<typeof s
 
 /**
  * Starts the webhook worker once per server process (like the deadline sweeper): a pass of
- * `deliverDueWebhooks` every `intervalMs` (default 2 s), never overlapping, unref'd, failures
- * logged. Returns false when already running or when no webhook is configured.
+ * `deliverDueWebhooks` every `intervalMs` (default 2 s), a loop of `startBackgroundLoop` (never
+ * overlapping, unref'd, failures logged, counted, drained). Returns false when already running or
+ * when no webhook is configured.
  */
 export function startWebhookWorker(intervalMs = 2_000): boolean {
   if (g.plandeskWebhookWorker || !webhookConfig()) return false;
-  let running = false;
-  g.plandeskWebhookWorker = setInterval(async () => {
-    if (running) return;
-    running = true;
-    try {
-      const r = await deliverDueWebhooks();
-      if (r.failed.length) console.error(`plandesk: ${r.failed.length} webhook deliveries failed for good (see /admin/webhooks)`);
-    } catch (e) {
-      console.error("plandesk: webhook delivery pass failed", e);
-    } finally {
-      running = false;
-    }
-  }, intervalMs);
-  g.plandeskWebhookWorker.unref?.();
+  g.plandeskWebhookWorker = startBackgroundLoop("webhook_delivery", "webhook delivery pass", intervalMs, async () => {
+    const r = await deliverDueWebhooks();
+    if (r.failed.length) log.error(`plandesk: ${r.failed.length} webhook deliveries failed for good (see /admin/webhooks)`);
+  });
   return true;
 }

@@ -1,3 +1,5 @@
+import { log } from "../../net/log.mjs";
+
 /**
  * Webhook configuration, from the environment:
  * - `PLANDESK_WEBHOOK_URL`: where escalations, expiries and hand-offs are POSTed (Slack-compatible
@@ -21,7 +23,7 @@ let warned = false;
 function warnOnce(msg: string) {
   if (warned) return;
   warned = true;
-  console.warn(msg);
+  log.warn(msg);
 }
 
 /** The audit event types that are sent to the webhook (escalation, expiry, a hand-off by "Request approval"). */

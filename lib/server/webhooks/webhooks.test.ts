@@ -14,14 +14,14 @@ import { prisma } from "../db/db";
 import { sweepDeadlines } from "../deadlines/sweep-deadlines";
 import { DEMO_AGENT_ID } from "../demo/seed";
 import { submitRun } from "../runs/submit-run";
-import type { AgentCaller } from "../auth/session";
+import type { AgentCaller } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
 import { approveAllAs, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
 import { describeEvent } from "../../audit/describe";
 import { backoffMs } from "./webhook-config";
 import { deliverDueWebhooks, signWebhook } from "./deliver-webhooks";
 import { listWebhookFailures, retryWebhookDelivery } from "../admin/admin-webhooks";
-import { loadViewer } from "../auth/session";
+import { loadViewer } from "../auth/viewer";
 
 const SECRET = "test-webhook-secret-0123456789";
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };

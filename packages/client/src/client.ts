@@ -11,12 +11,19 @@
  * `{ok: false, status: 0, error: {code: "network_error"}}`; an answer that is not the API's JSON
  * is `code: "bad_response"`. `replayed` is the `Idempotent-Replayed: true` header. Node ≥ 20.
  *
+ * A call that can be repeated safely — a GET, or a POST sent with an idempotency key — and is
+ * answered `503 database_unavailable` (the console lost its database: a restart or a failover,
+ * nothing was saved) is sent again after the answer's `Retry-After` seconds, a bounded number of
+ * times (`retry` option, {@link RetryOptions}); the last answer is returned if it never succeeds.
+ * Other calls return the 503 at once: without a key, repeating a write is the caller's decision.
+ *
  *   const pd = createAgentClient({ baseUrl: "http://localhost:3000", apiKey: "pd_demo_agent_key" });
  *   const claim = await pd.claimStep(runId, stepId, { digest, taskRevision }, { idempotencyKey });
  *   if (!claim.ok && claim.error.code === "stopped_stale_task") console.log(claim.error.blockedStepId);
  */
 import createClient from "openapi-fetch";
 import type { components, operations, paths } from "./generated/openapi.js";
+import { watchRunEvents, type WatchEnd, type WatchOptions } from "./watch-run.js";
 
 type Schemas = components["schemas"];
 
@@ -135,7 +142,36 @@ export interface AgentClientOptions {
   integrationKey?: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /** Retries of repeatable calls answered `503 database_unavailable`; `false`: none. */
+  retry?: RetryOptions | false;
+  /**
+   * The W3C `traceparent` to send with every call (or a function asked before each call), so the
+   * console's spans join the caller's trace. Absent: when `@opentelemetry/api` is installed (an
+   * optional peer dependency) the caller's active OpenTelemetry context is propagated through its
+   * global propagator (`traceparent`, `tracestate`); otherwise none is sent. The console answers
+   * each call with a `traceresponse` header naming the trace.
+   */
+  traceparent?: string | (() => string | undefined);
 }
+
+/**
+ * Bounds of the retries of a repeatable call answered `503 database_unavailable`. Each wait is the
+ * answer's `Retry-After` (seconds; the body's `retryAfterSeconds` if the header is missing, else 1),
+ * never shortened; the call gives up — returning that last 503 — after `maxRetries` retries, or
+ * when the next wait is longer than `maxWaitSeconds` or would take the total waited beyond
+ * `budgetSeconds`.
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 6). */
+  maxRetries?: number;
+  /** Longest Retry-After in seconds the client waits out (default 30); a longer one ends the retries. */
+  maxWaitSeconds?: number;
+  /** Longest total wait of one call in seconds (default 60). */
+  budgetSeconds?: number;
+}
+
+/** The retry bounds used when `retry` is not given. */
+export const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 6, maxWaitSeconds: 30, budgetSeconds: 60 };
 
 /** The calls of the agent and executor API; none throws (see the file docstring). */
 export interface AgentClient {
@@ -148,6 +184,14 @@ export interface AgentClient {
   ): Promise<Result<{ run: Run }, SubmitRefusalCode>>;
   /** `opts.waitSeconds` (1–30): long poll — held while the run waits for review, until it changes or the time passes. */
   getRun(runId: string, opts?: { waitSeconds?: number }): Promise<Result<{ run: Run }, RefusalOf<"getRun">>>;
+  /**
+   * Watches the run's event stream (`GET /api/v1/runs/{runId}/events`, server-sent events):
+   * `onRun` gets the run at once and again the moment it changes, until `onRun` returns true, the
+   * console ends the stream (the run's outcome, or a reconnect hint), or `opts.signal` aborts.
+   * Resolves how it ended (see `WatchEnd`: pass its `lastEventId` to the next watch); never throws.
+   * No retries of its own: `waitForDecision` reconnects, and falls back to long polls.
+   */
+  watchRun(runId: string, onRun: (run: Run) => boolean | void, opts?: WatchOptions): Promise<WatchEnd>;
   claimStep(runId: string, stepId: string, body: { digest: string; taskRevision: number }, opts: { idempotencyKey: string }): Promise<Result<{ claim: Claim }, ClaimRefusalCode>>;
   /**
    * Whether a claim token still holds — call it inside the write it guards. `body.targetVersions`:
@@ -171,8 +215,48 @@ export interface AgentClient {
 /** What openapi-fetch answers when the body is read as text (parsed here, so a non-JSON answer is `bad_response`). */
 type TextAnswer = { data?: unknown; error?: unknown; response: Response };
 
-/** Turns one openapi-fetch answer (or its rejection) into a {@link Result}; never throws. */
-async function settle<T, C extends string>(baseUrl: string, call: () => Promise<TextAnswer>): Promise<Result<T, C>> {
+/**
+ * Seconds to wait before repeating a call answered `res` with error body `err`, or null when the
+ * answer is not a `503 database_unavailable`. `Retry-After` in seconds (an HTTP date is read too),
+ * else the body's `retryAfterSeconds`, else 1.
+ */
+function retryAfterSeconds(res: Response, err: { code?: unknown; retryAfterSeconds?: unknown } | undefined): number | null {
+  if (res.status !== 503 || err?.code !== "database_unavailable") return null;
+  const header = res.headers.get("retry-after")?.trim();
+  if (header) {
+    const seconds = /^\d+$/.test(header) ? Number(header) : (Date.parse(header) - Date.now()) / 1000;
+    if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  }
+  return typeof err.retryAfterSeconds === "number" && err.retryAfterSeconds >= 0 ? err.retryAfterSeconds : 1;
+}
+
+/**
+ * Sends a call with {@link settle}, repeating it (when `retry` is not false: a repeatable call) while
+ * it is answered `503 database_unavailable`, within the bounds of `retry`.
+ */
+async function settleRetrying<T, C extends string>(baseUrl: string, call: () => Promise<TextAnswer>, retry: Required<RetryOptions> | false): Promise<Result<T, C>> {
+  let waited = 0;
+  for (let retries = 0; ; retries++) {
+    let wait: number | null = null;
+    const result = await settle<T, C>(baseUrl, call, (res, err) => (wait = retryAfterSeconds(res, err)));
+    if (!retry || wait === null || retries >= retry.maxRetries) return result;
+    // Retry-After is honoured, never shortened: a longer wait than the bounds allow ends the retries
+    const seconds: number = wait;
+    if (seconds > retry.maxWaitSeconds || waited + seconds > retry.budgetSeconds) return result;
+    waited += seconds;
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+  }
+}
+
+/**
+ * Turns one openapi-fetch answer (or its rejection) into a {@link Result}; never throws.
+ * `onRefusal` sees a refused answer's response and error body.
+ */
+async function settle<T, C extends string>(
+  baseUrl: string,
+  call: () => Promise<TextAnswer>,
+  onRefusal?: (res: Response, err: ApiError<C>) => void,
+): Promise<Result<T, C>> {
   let answer: TextAnswer;
   try {
     answer = await call();
@@ -190,10 +274,44 @@ async function settle<T, C extends string>(baseUrl: string, call: () => Promise<
   if (!res.ok) {
     const err = (json as { error?: ApiError<C> } | null)?.error;
     if (!err || typeof err.code !== "string") return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without an error body.` } };
+    onRefusal?.(res, err);
     return { ok: false, status: res.status, error: err };
   }
   if (!json || typeof json !== "object") return { ok: false, status: res.status, error: { code: "bad_response", message: `The console answered ${res.status} without a JSON object.` } };
   return { ok: true, status: res.status, replayed: res.headers.get("idempotent-replayed") === "true", ...(json as object) } as Result<T, C>;
+}
+
+/** The part of `@opentelemetry/api` the client uses to propagate the caller's trace. */
+interface OtelApi {
+  context: { active(): unknown };
+  propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+}
+
+let otelApi: Promise<OtelApi | null> | undefined;
+/** `@opentelemetry/api` when the caller has it installed (loaded once), else null. */
+function loadOtelApi(): Promise<OtelApi | null> {
+  const name = "@opentelemetry/api"; // not a literal import: the package is an optional peer
+  otelApi ??= import(name).then(
+    (m: OtelApi & { default?: OtelApi }) => (m.propagation ? m : (m.default ?? null)),
+    () => null,
+  );
+  return otelApi;
+}
+
+/** Sets the trace headers of `request`: `opts.traceparent`, else the caller's active OpenTelemetry context, unless the request has one. */
+async function withTraceContext(request: Request, traceparent: AgentClientOptions["traceparent"]): Promise<Request> {
+  if (request.headers.has("traceparent")) return request;
+  const given = typeof traceparent === "function" ? traceparent() : traceparent;
+  if (given) {
+    request.headers.set("traceparent", given);
+    return request;
+  }
+  const otel = await loadOtelApi();
+  if (!otel) return request;
+  const carrier: Record<string, string> = {};
+  otel.propagation.inject(otel.context.active(), carrier);
+  for (const name of ["traceparent", "tracestate"]) if (carrier[name]) request.headers.set(name, carrier[name]);
+  return request;
 }
 
 /** Creates a client for one console and one agent key. See the module comment for the result shape. */
@@ -204,17 +322,21 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
       baseUrl,
       headers: { accept: "application/json", authorization: `Bearer ${credential}` },
       // Resolved at call time, so a test's stubbed global fetch is used too.
-      fetch: (request: Request) => (opts.fetch ?? globalThis.fetch)(request),
+      fetch: async (request: Request) => (opts.fetch ?? globalThis.fetch)(await withTraceContext(request, opts.traceparent)),
     });
   const api = make(opts.apiKey);
   const integration = make(opts.integrationKey ?? opts.apiKey);
   const idem = (key?: string) => (key ? { "idempotency-key": key } : {});
   const text = { parseAs: "text" as const };
+  const bounds = opts.retry === false ? false : { ...DEFAULT_RETRY, ...opts.retry };
+  // GETs repeat safely; a POST only with an idempotency key (the console answers a repeat with the first answer)
+  const read = <T, C extends string>(call: () => Promise<TextAnswer>) => settleRetrying<T, C>(baseUrl, call, bounds);
+  const write = <T, C extends string>(key: string | undefined, call: () => Promise<TextAnswer>) => settleRetrying<T, C>(baseUrl, call, key ? bounds : false);
   return {
-    listTasks: (filter = {}) => settle(baseUrl, () => api.GET("/api/v1/tasks", { params: { query: filter }, ...text })),
-    getTask: (taskId) => settle(baseUrl, () => api.GET("/api/v1/tasks/{taskId}", { params: { path: { taskId } }, ...text })),
+    listTasks: (filter = {}) => read(() => api.GET("/api/v1/tasks", { params: { query: filter }, ...text })),
+    getTask: (taskId) => read(() => api.GET("/api/v1/tasks/{taskId}", { params: { path: { taskId } }, ...text })),
     submitRun: (taskId, body, o = {}) =>
-      settle(baseUrl, () =>
+      write(o.idempotencyKey, () =>
         api.POST("/api/v1/tasks/{taskId}/runs", {
           params: { path: { taskId } },
           body: body as never,
@@ -222,15 +344,23 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
           ...text,
         }),
       ),
+    watchRun: (runId, onRun, o) =>
+      watchRunEvents(
+        async (request) => (opts.fetch ?? globalThis.fetch)(await withTraceContext(request, opts.traceparent)),
+        `${baseUrl}/api/v1/runs/${encodeURIComponent(runId)}/events`,
+        { authorization: `Bearer ${opts.apiKey}` },
+        onRun,
+        o,
+      ),
     getRun: (runId, o) =>
-      settle(baseUrl, () =>
+      read(() =>
         api.GET("/api/v1/runs/{runId}", {
           params: { path: { runId }, ...(o?.waitSeconds ? { query: { wait: Math.min(30, Math.max(1, Math.floor(o.waitSeconds))) } } : {}) },
           ...text,
         }),
       ),
     claimStep: (runId, stepId, body, o) =>
-      settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/claim", { params: { path: { runId, stepId } }, body, headers: idem(o.idempotencyKey), ...text })),
+      write(o.idempotencyKey, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/claim", { params: { path: { runId, stepId } }, body, headers: idem(o.idempotencyKey), ...text })),
     fenceClaim: (token, body) => settle(baseUrl, () => api.POST("/api/v1/claims/{token}/fence", { params: { path: { token } }, ...(body ? { body } : {}), ...text })),
     reportOutcome: (runId, stepId, body) => settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/outcome", { params: { path: { runId, stepId } }, body, ...text })),
     reviseTask: (taskId, body) => settle(baseUrl, () => integration.POST("/api/v1/tasks/{taskId}/revisions", { params: { path: { taskId } }, body, ...text })),

@@ -7,6 +7,7 @@
  * fixtures and page objects `/testing`.
  */
 export * from "./client.js";
+export type { WatchEnd, WatchOptions } from "./watch-run.js";
 export * from "./execute-step.js";
 export * from "./digest.js";
 export * from "./canonical-json.js";

@@ -118,10 +118,10 @@ describe("execution", () => {
 });
 
 describe("push, not polling", () => {
-  it("a waiting adapter gets the decision from one held read (long poll), not a series of polls", async () => {
+  it("without the event stream, a waiting adapter gets the decision from one held read (long poll), not a series of polls", async () => {
     const pending = await propose("push");
     let reads = 0;
-    const waiting = waitForDecision(client, pending, { initialDelayMs: 60_000, onPoll: () => reads++ });
+    const waiting = waitForDecision(client, pending, { push: false, initialDelayMs: 60_000, onPoll: () => reads++ });
     await approveAsIs(pending.runId);
     expect((await waiting).kind).toBe("approved");
     expect(reads).toBe(1);

@@ -6,7 +6,9 @@ import { submitEdit } from "../../../lib/server/edits/submit-edit";
 import { loadRun } from "../../../lib/server/plans/load-run";
 import { toRunView } from "../../../lib/server/plans/run-view";
 import { concurrentAcks, prepareTestDatabase } from "../../../testing/test-support";
-import { argChanges, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "@plandesk/client";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { argChanges, createAgentClient, PlanExecutor, proposePlan, stepIdForCall, verdictFor, waitForDecision, type ToolImplementation } from "@plandesk/client";
 import { implementationsOf, splitReasons } from "@plandesk/client";
 import { demoDeskTools } from "@plandesk/client/demo";
 import { inProcessAgent, isoDay, senior } from "../../../testing/adapter-operator";
@@ -158,5 +160,145 @@ describe("adapter core", () => {
     wakeUp();
     expect((await waiting).kind).toBe("approved");
     expect(polls).toBe(2);
+  });
+
+  it("without the event stream, a long poll answered 'still waiting' is followed at once by the next, so a decision arrives within a poll whatever the waiting age", async () => {
+    const pending = await propose("longpoll");
+    expect(Date.parse(pending.expiresAt!)).toBeGreaterThan(Date.now());
+    const polls: number[] = [];
+    // Each poll is held 1 s; a backoff of a minute would follow every "still waiting" if the wait slept between long polls.
+    const waiting = waitForDecision(client, pending, { push: false, longPollSeconds: 1, initialDelayMs: 60_000, onPoll: () => polls.push(Date.now()) });
+    await expect.poll(() => polls.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    const decidedAt = Date.now();
+    await editAndApprove(pending.runId, (s) => s);
+    const decision = await waiting;
+    expect(decision.kind).toBe("approved");
+    expect(Date.now() - decidedAt).toBeLessThan(10_000);
+  });
+
+  it("by push: a decision reaches a waiting agent over the run's event stream at whatever waiting age, with no poll at all", async () => {
+    const pending = await propose("stream");
+    let gets = 0;
+    const counting = { ...client, getRun: (...a: Parameters<typeof client.getRun>) => (gets++, client.getRun(...a)) };
+    const seen: string[] = [];
+    const waiting = waitForDecision(counting, pending, { initialDelayMs: 60_000, onPoll: (run) => seen.push(run.status) });
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1); // the stream's first event: the run as it waits
+    await editAndApprove(pending.runId, (s) => s);
+    expect((await waiting).kind).toBe("approved");
+    expect(seen).toEqual(["pending_review", "approved"]);
+    expect(gets).toBe(0);
+  });
+
+  it("a stream the console closes early (its limit, a drain) is opened again at once with Last-Event-ID, and the unchanged run is not sent twice", async () => {
+    const asked: (string | undefined)[] = [];
+    const run = (status: string) => ({ id: "run_r", status, expiresAt: new Date(Date.now() + 60_000).toISOString(), steps: [] });
+    const server = http.createServer((req, res) => {
+      asked.push(req.headers["last-event-id"] as string | undefined);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      if (asked.length === 1) {
+        res.end(`retry: 3000\n\nevent: run\nid: first\ndata: ${JSON.stringify({ run: run("pending_review") })}\n\nevent: end\ndata: {"outcome":null,"reconnect":true}\n\n`);
+      } else {
+        res.end(`event: run\nid: second\ndata: ${JSON.stringify({ run: run("rejected") })}\n\nevent: end\ndata: {"outcome":{"code":"rejected"}}\n\n`);
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const direct = createAgentClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "pd_x" });
+      const seen: string[] = [];
+      const d = await waitForDecision(direct, { runId: "run_r" }, { initialDelayMs: 60_000, onPoll: (r) => seen.push(r.status) });
+      expect(d.kind).toBe("rejected");
+      expect(asked).toEqual([undefined, "first"]);
+      expect(seen).toEqual(["pending_review", "rejected"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("a console whose stream is accepted but never says a word: the wait still ends unreachable at the deadline plus the grace", async () => {
+    const held: http.ServerResponse[] = [];
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.flushHeaders();
+      held.push(res);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const silent = createAgentClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "pd_x" });
+      const t0 = Date.now();
+      const d = await waitForDecision(silent, { runId: "run_mute", expiresAt: new Date(Date.now() + 800).toISOString() }, { graceMs: 300 });
+      expect(d).toMatchObject({ kind: "unreachable", runId: "run_mute" });
+      expect(d.kind === "unreachable" && d.reason).toMatch(/event stream sent nothing/);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000);
+      expect(Date.now() - t0).toBeLessThan(8_000);
+    } finally {
+      for (const r of held) r.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("a console without the stream (404, or JSON where events were asked) is waited on by long polls", async () => {
+    for (const answer of ["404", "json"] as const) {
+      let polls = 0;
+      const server = http.createServer((req, res) => {
+        res.setHeader("content-type", "application/json");
+        if (req.url!.includes("/events")) {
+          if (answer === "404") res.statusCode = 404;
+          return void res.end(answer === "404" ? JSON.stringify({ error: { code: "not_found", message: "No route." } }) : JSON.stringify({ run: { id: "run_old", status: "pending_review", steps: [] } }));
+        }
+        polls++;
+        res.end(JSON.stringify({ run: { id: "run_old", status: polls < 2 ? "pending_review" : "approved", expiresAt: new Date(Date.now() + 60_000).toISOString(), steps: [] } }));
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      try {
+        const old = createAgentClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "pd_x" });
+        const d = await waitForDecision(old, { runId: "run_old" }, { initialDelayMs: 10 });
+        expect(d.kind, answer).toBe("approved");
+        expect(polls, answer).toBe(2);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  });
+
+  it("a wait ends at the run's deadline plus the grace with `unreachable` when the console is never reached again, and the calls are denied so", async () => {
+    const down = createAgentClient({ baseUrl: "http://127.0.0.1:9", apiKey: "pd_x", fetch: () => Promise.reject(new TypeError("fetch failed: ECONNREFUSED")) });
+    const pending = { runId: "run_gone", expiresAt: new Date(Date.now() + 300).toISOString() };
+    const t0 = Date.now();
+    const d = await waitForDecision(down, pending, { initialDelayMs: 50, graceMs: 200 });
+    expect(d).toMatchObject({ kind: "unreachable", runId: "run_gone" });
+    expect(d.kind === "unreachable" && d.reason).toMatch(/could not be reached.*ECONNREFUSED/);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const verdict = verdictFor(d, { calls: [{ callId: "c1", stepId: "c1", tool: "send_reply", proposedArgs: {} }] }, "c1");
+    expect(verdict).toMatchObject({ verdict: "deny", code: "unreachable" });
+  });
+
+  it("a console that accepts the poll but never answers ends the wait too, by the deadline learned from its last answer", async () => {
+    const held: http.ServerResponse[] = [];
+    let answered = 0;
+    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    // First answer: the run is waiting, with its deadline; every later poll is accepted and never answered.
+    const server = http.createServer((req, res) => {
+      if (answered++ > 0) return void held.push(res);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ run: { id: "run_silent", status: "pending_review", expiresAt, steps: [] } }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const silent = createAgentClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "pd_x" });
+      const t0 = Date.now();
+      const d = await waitForDecision(silent, { runId: "run_silent" }, { push: false, graceMs: 500 });
+      expect(d).toMatchObject({ kind: "unreachable", runId: "run_silent" });
+      expect(d.kind === "unreachable" && d.reason).toMatch(/no answer/);
+      expect(Date.now() - t0).toBeLessThan(8_000);
+      expect(answered).toBeGreaterThanOrEqual(2);
+    } finally {
+      for (const r of held) r.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

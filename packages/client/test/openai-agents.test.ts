@@ -1,5 +1,5 @@
 import { Agent, RunState, run, setTracingDisabled } from "@openai/agents";
-import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
+import { scriptedAgentsModel } from "../../../testing/openai-agents-model";
 import { beforeAll, describe, expect, it } from "vitest";
 import { referenceCalls } from "../../../examples/shared/reference-case";
 import { prisma } from "../../../lib/server/db/db";
@@ -15,16 +15,7 @@ async function agentRound(tag: string, operator: (runId: string) => Promise<void
   const client = inProcessAgent();
   const calls = referenceCalls(new Date()).map((c) => ({ ...c, callId: `${c.callId}_${tag}` }));
   const seen: Record<string, string> = {};
-  const model = new ScriptedModel([
-    calls.map((c) => functionCall(c.tool, c.args, { callId: c.callId })),
-    modelResponder((call) => {
-      for (const item of Array.isArray(call.request.input) ? call.request.input : []) {
-        const r = item as { type?: string; name?: string; output?: { text?: string } | string };
-        if (r.type === "function_call_result" && r.name) seen[r.name] = typeof r.output === "string" ? r.output : (r.output?.text ?? "");
-      }
-      return [assistantMessage("ok")];
-    }),
-  ]);
+  const model = scriptedAgentsModel(calls, seen);
   const pd = createOpenAiAgentsAdapter({ client, taskId: "task_74991", tools: demoDeskTools(client), poll: { initialDelayMs: 20, maxDelayMs: 100, timeoutMs: 20_000 } });
   const agent = new Agent({ name: "desk", model, tools: pd.tools });
   const first = await run(agent, "Ticket #74991");

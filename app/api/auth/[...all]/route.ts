@@ -3,7 +3,7 @@ import { auth } from "@/lib/server/auth/auth";
 import { toApiAuthError } from "@/lib/server/auth/auth-errors";
 import { guardSignIn } from "@/lib/server/auth/sign-in-guard";
 import { DomainError } from "@/lib/errors/domain-error";
-import { boundedRequest, errorResponse } from "@/lib/server/http/http";
+import { boundedRequest, databaseUnavailable, errorResponse } from "@/lib/server/http/http";
 
 const handlers = toNextJsHandler(auth);
 
@@ -12,10 +12,25 @@ const handlers = toNextJsHandler(auth);
  * (lib/server/auth/auth-errors.ts); email sign-in is limited per address and per account first
  * (lib/server/auth/sign-in-guard.ts: 429 with Retry-After). A POST body is bounded first like every
  * endpoint's (lib/server/http/http.ts `boundedRequest`: 413 above 1 MiB or 64 levels, 400 for bytes that
- * are not UTF-8), before better-auth reads it.
+ * are not UTF-8), before better-auth reads it. A lost database answers 503 `database_unavailable`
+ * with Retry-After, as on every endpoint.
  */
-export const GET = async (req: Request) => toApiAuthError(await handlers.GET(req));
-export const POST = async (req: Request) => {
+export const GET = (req: Request) => orUnavailable(async () => toApiAuthError(await handlers.GET(req)));
+export const POST = (req: Request) => orUnavailable(() => signInOrAuth(req));
+
+/** The answer of `answer`, or 503 `database_unavailable` when it threw because the database is unavailable. */
+async function orUnavailable(answer: () => Promise<Response>): Promise<Response> {
+  try {
+    return await answer();
+  } catch (e) {
+    const unavailable = databaseUnavailable(e);
+    if (!unavailable) throw e;
+    console.error("plandesk: database unavailable in /api/auth", e instanceof Error ? e.message : e);
+    return errorResponse(unavailable);
+  }
+}
+
+async function signInOrAuth(req: Request): Promise<Response> {
   let bounded: Request;
   try {
     bounded = await boundedRequest(req); // the same body bounds as every declared endpoint
@@ -24,4 +39,4 @@ export const POST = async (req: Request) => {
     throw e;
   }
   return guardSignIn(bounded, async (r) => toApiAuthError(await handlers.POST(r)));
-};
+}

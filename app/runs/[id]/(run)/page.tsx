@@ -58,7 +58,10 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const outcome = await getRunOutcome(viewer, run.id);
   return (
     <>
-      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">
+      {/* What an agent or a customer wrote (a 300-character token, a long URL) breaks anywhere on this
+          page — the card, the task, the diff, the review, the decision panel and its dialogs — rather
+          than widen it; it counts so in the min-content width the grid and flex columns size by. */}
+      <main className="mx-auto max-w-7xl px-4 py-6 [overflow-wrap:anywhere] sm:px-6">
         <div className="flex flex-wrap items-baseline gap-3">
           <h1 className="text-xl font-semibold">
             Ticket #{ticket.id} · {ticket.subject}
@@ -97,7 +100,8 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
             {outcome && <OutcomeSection record={outcome.record} label={outcome.label} canLabel={viewer.role === "supervisor"} />}
             <OwnershipPanel runId={run.id} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} desk={desk} ticketId={ticket.id} ticketAccountId={ticket.accountId} imported={details.catalog.imported} catalogVersion={details.catalog.version} />
             <TaskPanel runId={run.id} task={task} canRevise={viewer.role === "supervisor"} />
-            <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4">
+            {/* our own short identifiers and statuses (in_74310, open) stay whole: the table gives them room */}
+            <section aria-labelledby="acct-h" className="rounded-lg border border-slate-200 bg-white p-4 [overflow-wrap:normal]">
               <h2 id="acct-h" className="font-semibold">{accountContext.account.name}</h2>
               <p className="text-xs text-slate-500">
                 Account <code>{accountContext.account.id}</code>

@@ -4,7 +4,7 @@
  *   const pd = createAiSdkAdapter({ client, taskId: "task_74991", tools: { reschedule_delivery: gatedTool({...}) } });
  *   let result = await generateText({ model, tools: pd.tools, messages });
  *   const proposal = await pd.propose(result);          // the paused calls → one Plandesk run
- *   const decision = await pd.wait(proposal);           // poll with backoff until a person decides
+ *   const decision = await pd.wait(proposal);           // long polls until a person decides or the run expires
  *   messages.push(...result.response.messages, pd.respond(proposal, decision));
  *   result = await generateText({ model, tools: pd.tools, messages });   // approved calls execute via claims
  *
@@ -123,8 +123,8 @@ export function createAiSdkAdapter<T extends GatedToolSet>(opts: AiSdkAdapterOpt
           if (!entry) return { status: "not_done", code: "not_approved", message: "This call was never approved in Plandesk; nothing was written." };
           const verdict = verdictFor(entry.decision, entry.proposal, toolCallId);
           if (verdict.verdict === "deny" || !entry.executor) return { status: "not_done", code: verdict.verdict === "deny" ? verdict.code : "not_approved", message: verdict.verdict === "deny" ? denialForModel(verdict) : "Not approved." };
-          const { result, ranBefore } = await entry.executor.executeThrough(verdict.stepId);
-          return resultForModel(verdict, result, ranBefore);
+          const { result, ranBefore, ranAfter } = await entry.executor.executeThrough(verdict.stepId);
+          return resultForModel(verdict, result, ranBefore, ranAfter);
         },
       }),
     ]),

@@ -7,10 +7,11 @@
  * 1. {@link proposePlan} — the pending calls for one task become ONE Plandesk run (the whole
  *    pending plan, in order), bound to the task's current revision. Each call keeps its
  *    framework call id; the step id is derived from it ({@link stepIdForCall}).
- * 2. {@link waitForDecision} — polls the run with exponential backoff (no connection is held
- *    while a person decides; a `wake` promise, e.g. fed by your webhook receiver, cuts a wait
+ * 2. {@link waitForDecision} — long-polls the run, one poll after the other, backing off only
+ *    after a failed poll (a `wake` promise, e.g. fed by your webhook receiver, cuts a backoff
  *    short). Ends with the operator's decision: approved (maybe edited), rejected with a reason,
- *    expired, or refused with a typed code.
+ *    expired, or refused with a typed code — and always by the run's deadline plus a grace
+ *    (`unreachable` when the console could not be reached by then).
  * 3. {@link verdictFor} — what to tell the framework about each of its calls: approve (the
  *    framework will call the tool's execute) or deny with the operator's reason.
  * 4. {@link PlanExecutor} — the wrapped execute: for the call's step it claims the step with the

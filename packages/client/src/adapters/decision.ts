@@ -67,7 +67,7 @@ export async function proposePlan(
   return {
     ok: true,
     run: res.run,
-    pending: { taskId: opts.taskId, taskRevision: task.task.revision, runId: res.run.id, submissionKey, calls: mapped, proposedAt: new Date().toISOString() },
+    pending: { taskId: opts.taskId, taskRevision: task.task.revision, runId: res.run.id, submissionKey, calls: mapped, proposedAt: new Date().toISOString(), expiresAt: res.run.expiresAt },
   };
 }
 
@@ -101,56 +101,163 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: Promise<unknown>) =>
     wake?.then(done, done);
   });
 
+/** Seconds a long poll may take beyond what it asked the console to hold it, before it counts as unanswered. */
+const ANSWER_MARGIN_MS = 15_000;
+/** What a poll that got no answer in time is taken for. */
+const NO_ANSWER = Symbol("no answer");
+
+/** `answer`, or NO_ANSWER when `ms` pass (or `signal` aborts) first; the timer never outlives the race. */
+function answeredWithin<T>(answer: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | typeof NO_ANSWER> {
+  return new Promise((resolve) => {
+    const done = (v: T | typeof NO_ANSWER) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+      resolve(v);
+    };
+    const abort = () => done(NO_ANSWER);
+    const timer = setTimeout(abort, ms);
+    signal?.addEventListener("abort", abort, { once: true });
+    answer.then(done, () => done(NO_ANSWER));
+  });
+}
+
 /**
- * Waits for the operator's decision on `pending.runId` with a long poll,
- * `GET /api/v1/runs/{runId}?wait=<longPollSeconds>` (default 25 s; the console answers as soon as
- * the run changes — within about a second of the decision), repeated with exponential backoff
- * between answers (`initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`) when the run is still
- * waiting. `longPollSeconds: 0` polls without holding a request open. Network errors and 5xx answers are retried with the same backoff; a
- * 401/404 ends the wait as `refused`. Resolves with the {@link Decision}; never throws.
- * Status mapping: `approved`, `executing`, `completed` → approved; `rejected` → rejected (the
- * run's `rejectionReason`); `expired` → expired; `stopped`, `failed` → refused (the run's
- * `stopReason.code`); `superseded` → refused `superseded` (the newer run named); the reason is
- * the run's typed `outcome.message`; `pending_review`, `needs_decision` (a person decides again) → keep waiting.
+ * The decision a run's state means, or null while a person still has to decide
+ * (`pending_review`, `needs_decision`). `approved`, `executing`, `completed` → approved;
+ * `rejected` → rejected (the run's `rejectionReason`); `expired` → expired; `stopped`, `failed` →
+ * refused (the run's `stopReason.code`); `superseded` → refused `superseded` (the newer run
+ * named); the reason is the run's typed `outcome.message`.
  */
-export async function waitForDecision(client: AgentClient, pending: Pick<PendingPlan, "runId">, poll: PollOptions = {}): Promise<Decision> {
+export function decisionOf(run: Run): Decision | null {
+  switch (run.status) {
+    case "approved":
+    case "executing":
+    case "completed":
+      return { kind: "approved", run };
+    case "rejected":
+      return { kind: "rejected", run, reason: run.rejectionReason ?? "The operator rejected the plan." };
+    case "expired":
+      return { kind: "expired", run, reason: `Nobody decided on run ${run.id} before it expired at ${run.expiresAt}; nothing was done.` };
+    case "superseded":
+      return { kind: "refused", code: "superseded", reason: run.outcome?.message ?? `Run ${run.id} was superseded by ${run.supersededById ?? "a newer plan"}; nothing of it will run.`, run };
+    case "stopped":
+    case "failed": {
+      const stop = (run.stopReason ?? {}) as { code?: unknown };
+      const code = run.outcome?.code === "stopped" || !run.outcome ? (typeof stop.code === "string" ? stop.code : run.status) : run.outcome.code;
+      return { kind: "refused", code, reason: run.outcome?.message ?? `Run ${run.id} is ${run.status}.`, run };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Event streams that closed within this long of opening, without a run, count as a console that cannot push. */
+const SHORT_STREAM_MS = 1000;
+
+/**
+ * Waits for the operator's decision on `pending.runId`. By push first: the run's event stream
+ * (`GET /api/v1/runs/{runId}/events`, `AgentClient.watchRun`) delivers the run the moment the
+ * console commits a change, and is opened again at once — with `Last-Event-ID` — when the console
+ * closes it early (its own limit, a drain before a restart). Where the stream cannot be had (a
+ * console or proxy without it — 404 or no event stream —, `push: false`, three streams in a row
+ * closed within a second) and
+ * whenever it breaks, long polls take over, `GET /api/v1/runs/{runId}?wait=<longPollSeconds>`
+ * (default 25 s; the console answers as soon as the run changes). A long poll answered "still
+ * waiting" is followed at once by the next; after a failed poll (network error, 5xx, or no answer
+ * within the hold plus 15 s) the next waits `initialDelayMs` × `factor`ⁿ, capped at `maxDelayMs`
+ * (`longPollSeconds: 0` polls with that backoff between answers too); after a broken stream the
+ * stream is tried again after that poll. A 401/403/404 ends the wait as `refused`.
+ *
+ * The wait always ends: by the run's deadline (`pending.expiresAt`, else the run's `expiresAt`
+ * from the first answer) plus `graceMs` (default 30 s) — `unreachable` when the console could not
+ * be reached by then, the console's own `expired` otherwise — or earlier at `timeoutMs`
+ * (`timed_out`) or when `signal` aborts (`timed_out`). Resolves with the {@link Decision} (see
+ * {@link decisionOf}); never throws.
+ */
+export async function waitForDecision(client: AgentClient, pending: Pick<PendingPlan, "runId" | "expiresAt">, poll: PollOptions = {}): Promise<Decision> {
   const started = Date.now();
+  const grace = poll.graceMs ?? 30_000;
+  const timeoutAt = poll.timeoutMs !== undefined ? started + poll.timeoutMs : Infinity;
+  let endsAt = pending.expiresAt ? Date.parse(pending.expiresAt) + grace : Infinity;
   let delay = poll.initialDelayMs ?? 500;
   const longPoll = poll.longPollSeconds ?? 25;
+  let lastFailure: string | null = null;
+  let push = poll.push !== false && typeof client.watchRun === "function";
+  let lastEventId: string | undefined;
+  let shortStreams = 0;
+  const seen = (run: Run): Decision | null => {
+    lastFailure = null;
+    poll.onPoll?.(run);
+    if (run.expiresAt) endsAt = Date.parse(run.expiresAt) + grace;
+    return decisionOf(run);
+  };
   for (;;) {
-    const left = poll.timeoutMs !== undefined ? (poll.timeoutMs - (Date.now() - started)) / 1000 : Infinity;
-    const waitSeconds = poll.signal?.aborted ? 0 : Math.floor(Math.min(longPoll, left));
-    const res = await client.getRun(pending.runId, waitSeconds >= 1 ? { waitSeconds } : undefined);
-    if (res.ok) {
-      poll.onPoll?.(res.run);
-      const run = res.run;
-      switch (run.status) {
-        case "approved":
-        case "executing":
-        case "completed":
-          return { kind: "approved", run };
-        case "rejected":
-          return { kind: "rejected", run, reason: run.rejectionReason ?? "The operator rejected the plan." };
-        case "expired":
-          return { kind: "expired", run, reason: `Nobody decided on run ${run.id} before it expired at ${run.expiresAt}; nothing was done.` };
-        case "superseded":
-          return { kind: "refused", code: "superseded", reason: run.outcome?.message ?? `Run ${run.id} was superseded by ${run.supersededById ?? "a newer plan"}; nothing of it will run.`, run };
-        case "stopped":
-        case "failed": {
-          const stop = (run.stopReason ?? {}) as { code?: unknown };
-          const code = run.outcome?.code === "stopped" || !run.outcome ? (typeof stop.code === "string" ? stop.code : run.status) : run.outcome.code;
-          return { kind: "refused", code, reason: run.outcome?.message ?? `Run ${run.id} is ${run.status}.`, run };
-        }
-        default:
-          break;
+    const stopAt = Math.min(endsAt, timeoutAt);
+    // ── push: the run's event stream, until a decision, the end of the wait, or a break
+    let pushed = false;
+    if (push && !poll.signal?.aborted && stopAt > Date.now()) {
+      const opened = Date.now();
+      let decided: Decision | null = null;
+      let runs = 0;
+      const until = new AbortController();
+      const stopTimer = Number.isFinite(stopAt) ? setTimeout(() => until.abort(), Math.min(stopAt - Date.now(), 2 ** 31 - 1)) : undefined;
+      const onAbort = () => until.abort();
+      poll.signal?.addEventListener("abort", onAbort, { once: true });
+      const end = await client.watchRun(pending.runId, (run) => {
+        runs++;
+        decided = seen(run);
+        return decided !== null;
+      }, { signal: until.signal, ...(lastEventId ? { lastEventId } : {}) });
+      clearTimeout(stopTimer);
+      poll.signal?.removeEventListener("abort", onAbort);
+      lastEventId = end.lastEventId ?? lastEventId;
+      if (decided) return decided;
+      // the wait's own end came while the stream had not sent the run even once: nothing reached us
+      if (end.ended === "aborted" && !poll.signal?.aborted && runs === 0) lastFailure = "the console's event stream sent nothing";
+      if (end.ended === "failed") {
+        if (end.status === 401 || end.status === 403) return refusedBy(end.error);
+        // 404: the run is not the agent's, or a console or proxy without the stream — the long poll tells which
+        if (end.unsupported || end.status === 404) push = false;
+        else lastFailure = `${end.error.code}: ${end.error.message}`;
+      } else {
+        pushed = true;
+        shortStreams = end.ended === "closed" && runs === 0 && Date.now() - opened < SHORT_STREAM_MS ? shortStreams + 1 : 0;
+        if (shortStreams >= 3) push = false;
       }
-    } else if (res.status === 401 || res.status === 403 || res.status === 404) {
-      return refusedBy(res.error);
     }
-    const waited = Date.now() - started;
-    if (poll.signal?.aborted || (poll.timeoutMs !== undefined && waited >= poll.timeoutMs)) return { kind: "timed_out", runId: pending.runId, waitedMs: waited };
-    const wait = poll.timeoutMs !== undefined ? Math.min(delay, Math.max(0, poll.timeoutMs - waited)) : delay;
-    await sleep(wait, poll.signal, poll.wake?.());
+    // ── pull: one long poll (a plain poll with longPollSeconds 0) when the stream is not in use
+    let failed = false;
+    let held = false;
+    if (!pushed) {
+      const waitSeconds = poll.signal?.aborted ? 0 : Math.floor(Math.min(longPoll, (stopAt - Date.now()) / 1000));
+      held = waitSeconds >= 1;
+      const answerBy = Math.min(waitSeconds * 1000 + ANSWER_MARGIN_MS, Math.max(1000, stopAt - Date.now()));
+      const res = await answeredWithin(client.getRun(pending.runId, held ? { waitSeconds } : undefined), answerBy, poll.signal);
+      if (res === NO_ANSWER) {
+        failed = true;
+        lastFailure = poll.signal?.aborted ? lastFailure : `no answer from the console within ${Math.round(answerBy / 1000)} s`;
+      } else if (res.ok) {
+        const decided = seen(res.run);
+        if (decided) return decided;
+      } else if (res.status === 401 || res.status === 403 || res.status === 404) {
+        return refusedBy(res.error);
+      } else {
+        failed = true;
+        lastFailure = `${res.error.code}: ${res.error.message}`;
+      }
+    }
+    const now = Date.now();
+    const waitedMs = now - started;
+    if (poll.signal?.aborted || now >= timeoutAt) return { kind: "timed_out", runId: pending.runId, waitedMs };
+    if (now >= endsAt) {
+      if (lastFailure) return { kind: "unreachable", runId: pending.runId, waitedMs, reason: `The console could not be reached until run ${pending.runId}'s deadline had passed (${lastFailure}); it expires the run, so nothing of it will run.` };
+      return { kind: "timed_out", runId: pending.runId, waitedMs };
+    }
+    if (pushed || (!failed && held)) {
+      delay = poll.initialDelayMs ?? 500;
+      continue; // the stream closed or the console held the poll until now: ask again at once
+    }
+    await sleep(Math.min(delay, Math.max(0, Math.min(endsAt, timeoutAt) - now)), poll.signal, poll.wake?.());
     delay = Math.min(poll.maxDelayMs ?? 15_000, delay * (poll.factor ?? 1.6));
   }
 }
@@ -205,6 +312,8 @@ export function verdictFor(decision: Decision, pending: Pick<PendingPlan, "calls
       return deny(decision.code, refusalText(decision));
     case "timed_out":
       return deny("timed_out", `No decision on run ${decision.runId} after ${Math.round(decision.waitedMs / 1000)} s; nothing was run.`);
+    case "unreachable":
+      return deny("unreachable", decision.reason);
   }
 }
 

@@ -57,20 +57,25 @@ export class PlanExecutor {
   /**
    * Executes every step up to and including `stepId` that has not run yet, in plan order, and
    * resolves with the result of `stepId` plus the results of the steps an operator added that it
-   * ran before it (`ranBefore`; the model's own calls are answered as their own results). Unknown step ids reject with Error.
+   * ran before it (`ranBefore`; the model's own calls are answered as their own results). When
+   * `stepId` is the plan's last step the model proposed, the steps an operator added after it run
+   * too (`ranAfter`): no framework call stands for them, so without this they would wait for
+   * `finish()`, and a run whose agent never calls it would stay executing. Unknown step ids reject with Error.
    */
-  async executeThrough(stepId: string): Promise<{ result: StepResult; ranBefore: StepResult[] }> {
+  async executeThrough(stepId: string): Promise<{ result: StepResult; ranBefore: StepResult[]; ranAfter: StepResult[] }> {
     const index = this.run.steps.findIndex((s) => s.id === stepId);
     if (index < 0) throw new Error(`Step ${stepId} is not in the approved plan of run ${this.run.id}.`);
     const before = new Set(this.results.keys());
-    await this.enqueue(index);
+    const lastModelStep = this.run.steps.findLastIndex((s) => s.author.kind === "model");
+    await this.enqueue(index >= lastModelStep ? this.run.steps.length - 1 : index);
     // Only steps an operator added: the model's own calls are answered as their own tool results.
-    const ranBefore = this.run.steps
-      .slice(0, index)
-      .filter((s) => !before.has(s.id) && s.author.kind !== "model")
-      .map((s) => this.results.get(s.id))
-      .filter((r): r is StepResult => r !== undefined);
-    return { result: this.results.get(stepId)!, ranBefore };
+    const ranNow = (from: number, to: number) =>
+      this.run.steps
+        .slice(from, to)
+        .filter((s) => !before.has(s.id) && s.author.kind !== "model")
+        .map((s) => this.results.get(s.id))
+        .filter((r): r is StepResult => r !== undefined);
+    return { result: this.results.get(stepId)!, ranBefore: ranNow(0, index), ranAfter: ranNow(index + 1, this.run.steps.length) };
   }
 
   /** Executes every remaining step (e.g. steps the operator added at the end); resolves with the results it produced. */
@@ -183,10 +188,12 @@ export class PlanExecutor {
  * The tool result a model sees for an executed (or stopped) step — plain JSON: `status`; the
  * arguments actually used (`executedArgs`, which are the operator's when `operatorEdited`);
  * each `changes` entry (proposed → approved); the executor's `detail` and the tool's `output`;
- * for a refused claim its typed `code`; and `alsoRan` for steps the operator added that ran
- * before this one. Source: ("tell the model what was actually done").
+ * for a refused claim its typed `code`; `alsoRan` for steps the operator added that ran before
+ * this one and `thenRan` for those that ran after it (each with its status, and the typed `code`
+ * and message of one that was not done — a step this agent cannot execute is `cannot_execute`, and
+ * the run ends so). Source: ("tell the model what was actually done").
  */
-export function resultForModel(verdict: Extract<CallVerdict, { verdict: "approve" }>, result: StepResult, ranBefore: StepResult[] = []): { [key: string]: JsonValue } {
+export function resultForModel(verdict: Extract<CallVerdict, { verdict: "approve" }>, result: StepResult, ranBefore: StepResult[] = [], ranAfter: StepResult[] = []): { [key: string]: JsonValue } {
   const out: { [key: string]: JsonValue } = {
     status: result.status === "refused" ? "not_done" : result.status === "skipped" ? "not_done" : result.status,
     step: result.stepId,
@@ -206,7 +213,21 @@ export function resultForModel(verdict: Extract<CallVerdict, { verdict: "approve
     if (result.output !== undefined) out.output = result.output;
     if (result.stopConditionMet) out.stopConditionMet = true;
   }
-  if (ranBefore.length) out.alsoRan = ranBefore.map((r) => ({ step: r.stepId, tool: r.tool, status: r.status, args: toJson(r.args) }));
+  if (ranBefore.length) out.alsoRan = ranBefore.map(addedStepForModel);
+  if (ranAfter.length) out.thenRan = ranAfter.map(addedStepForModel);
+  return out;
+}
+
+/** What the model is told of one step an operator added: tool, arguments, status, and why it was not done. */
+function addedStepForModel(r: StepResult): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = { step: r.stepId, tool: r.tool, status: r.status, args: toJson(r.args), addedBy: "operator" };
+  if (r.status === "refused") {
+    out.code = r.code;
+    out.message = `Not done: ${r.message}`;
+  } else if (r.status === "skipped") {
+    out.code = "skipped";
+    out.message = r.message;
+  }
   return out;
 }
 

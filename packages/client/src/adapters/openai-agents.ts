@@ -99,8 +99,8 @@ export function createOpenAiAgentsAdapter(opts: OpenAiAgentsAdapterOptions): Ope
         if (!callId || !entry) return JSON.stringify({ status: "not_done", code: "not_approved", message: "This call was never approved in Plandesk; nothing was written." });
         const verdict = verdictFor(entry.decision, entry.proposal, callId);
         if (verdict.verdict === "deny" || !entry.executor) return JSON.stringify({ status: "not_done", code: verdict.verdict === "deny" ? verdict.code : "not_approved", message: verdict.verdict === "deny" ? denialForModel(verdict) : "Not approved." });
-        const { result, ranBefore } = await entry.executor.executeThrough(verdict.stepId);
-        return JSON.stringify(resultForModel(verdict, result, ranBefore));
+        const { result, ranBefore, ranAfter } = await entry.executor.executeThrough(verdict.stepId);
+        return JSON.stringify(resultForModel(verdict, result, ranBefore, ranAfter));
       },
     }),
   );

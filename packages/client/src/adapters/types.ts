@@ -34,6 +34,12 @@ export interface PendingPlan {
   submissionKey: string;
   calls: { callId: string; stepId: string; tool: string; proposedArgs: ToolArgs }[];
   proposedAt: string;
+  /**
+   * The run's deadline as the console set it at submission (ISO 8601, UTC). The wait ends by it
+   * (plus `PollOptions.graceMs`) even when the console is never reached again. Absent in plans
+   * saved before it existed: the wait learns it from the first answer.
+   */
+  expiresAt?: string;
 }
 
 /** One changed argument: dotted `path` inside args, what the model proposed, what was approved. */
@@ -52,21 +58,25 @@ export interface ArgChange {
  * - `refused`: Plandesk refused the proposal or stopped the run — `code` is the typed refusal
  *   (`validation_failed` with `issues`, `stale_task`, `stopped_stale_task`, …);
  * - `timed_out`: `PollOptions.timeoutMs` passed while the run still waited (the run is untouched;
- *   wait again later with the same PendingPlan).
+ *   wait again later with the same PendingPlan);
+ * - `unreachable`: the console could not be reached (network errors, 5xx answers, no answer)
+ *   until the run's deadline plus `PollOptions.graceMs` had passed. The console expires the run
+ *   at its deadline, so nothing of it will run; `reason` names the last failure.
  */
 export type Decision =
   | { kind: "approved"; run: Run }
   | { kind: "rejected"; run: Run; reason: string }
   | { kind: "expired"; run: Run; reason: string }
   | { kind: "refused"; code: string; reason: string; issues?: ValidationIssue[]; run?: Run }
-  | { kind: "timed_out"; runId: string; waitedMs: number };
+  | { kind: "timed_out"; runId: string; waitedMs: number }
+  | { kind: "unreachable"; runId: string; waitedMs: number; reason: string };
 
 /**
  * What to tell the framework about one of its calls after the decision:
  * `approve` — let the framework run the (wrapped) tool; `edited`/`changes` say what the
  * operator changed. `deny` — answer the call with `reason` (the operator's words, or why
  * Plandesk refused), typed by `code`: `rejected`, `removed` (the operator deleted the step),
- * `expired`, `timed_out`, or a refusal code.
+ * `expired`, `timed_out`, `unreachable`, or a refusal code.
  */
 export type CallVerdict =
   | { verdict: "approve"; callId: string; stepId: string; tool: string; approvedArgs: ToolArgs; edited: boolean; changes: ArgChange[] }
@@ -155,18 +165,27 @@ export type StepResult =
   | { status: "refused"; stepId: string; tool: string; args: ToolArgs; code: string; message: string; details: Record<string, unknown> }
   | { status: "skipped"; stepId: string; tool: string; args: ToolArgs; blockedBy: string; message: string };
 
-/** Backoff of {@link waitForDecision}. Times in milliseconds. */
+/**
+ * How {@link waitForDecision} waits. Times in milliseconds. A long poll the console answered
+ * "still waiting" is followed at once by the next (the console holds each one open until the run
+ * changes); the backoff applies only after a failed poll (network error, 5xx, no answer) and to
+ * plain polling (`longPollSeconds: 0`).
+ */
 export interface PollOptions {
-  /** First wait (default 500). */
+  /** First wait of the backoff (default 500). */
   initialDelayMs?: number;
-  /** Longest wait between two polls (default 15 000). */
+  /** Longest wait of the backoff (default 15 000). */
   maxDelayMs?: number;
-  /** Growth per poll (default 1.6). */
+  /** Growth of the backoff per failed poll (default 1.6). */
   factor?: number;
+  /** Wait by the run's event stream first (default true); false: long polls only. */
+  push?: boolean;
   /** Seconds each read may be held open by the console until the run changes (long poll; default 25, 0 = plain polling). */
   longPollSeconds?: number;
-  /** Give up waiting after this long (default: until the run's own deadline). */
+  /** Give up waiting after this long (`timed_out`; default: the run's deadline plus `graceMs`, then `unreachable` or the console's `expired`). Only ever shortens the wait. */
   timeoutMs?: number;
+  /** How long after the run's deadline a console that cannot be reached is still tried (default 30 000). */
+  graceMs?: number;
   /** Resolves when something (a webhook, a message queue) says the run changed: poll now. */
   wake?: () => Promise<unknown>;
   /** Stop waiting (resolves `timed_out`). */

@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * The ticketing integration reports what happened to the task's ticket (reopened, customer_replied, resolved, chargeback)
-         * @description Needs an integration key (an agent key is refused, 403). Recomputes the outcome of every ended run of the task: a reopen within the reopen window (PLANDESK_REOPEN_WINDOW_DAYS, default 7) after a run executed counts against it. A repeated Idempotency-Key with the same body returns the saved answer (Idempotent-Replayed: true).
+         * @description Needs an integration key (an agent key is refused, 403). An event with text (`detail`) is a task revision like a comment: the text is added as a part (customer_message for customer_replied, reopened and chargeback; staff for resolved) and a plan waiting on the earlier revision stops stopped_stale_task. Recomputes the outcome of every ended run of the task: a reopen within the reopen window (PLANDESK_REOPEN_WINDOW_DAYS, default 7) after a run executed counts against it. A repeated Idempotency-Key with the same body returns the saved answer (Idempotent-Replayed: true).
          */
         post: operations["postTicketEvent"];
         delete?: never;
@@ -241,18 +241,18 @@ export interface paths {
         };
         /**
          * The record as Plandesk holds it, with its source version and time, when it was synced, and its tombstone
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice, shipment, holiday or declared-kind record of one id, independently.
          */
         get: operations["getRecord"];
         /**
          * A system of record sends a version of one record (account, invoice, shipment, holiday or a kind declared for the desk); only a newer source version changes it
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}. Another desk's record of the same id is neither read nor changed (this desk's put writes its own); only a holiday id another desk holds is 409 record_id_taken (holidays share one id space).
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice, shipment, holiday or declared-kind record of one id, independently. The body is the kind's fields plus sourceVersion (a non-negative safe integer) and sourceUpdatedAt (ISO-8601 UTC); an unknown field is refused (invalid_record). A declared kind's fields are validated against the desk's current declaration; its owner must be a live record of this desk (unknown_account, unknown_owner). A kind the desk neither has built in nor declared is 404. A version not newer than the stored one changes nothing: 200 {applied: false, reason: "not_newer"}. Another desk's record of the same id is neither read nor changed (this desk's put writes its own). 409 record_id_taken is no longer returned (holiday ids are per desk too); it stays listed so clients that handle it keep compiling.
          */
         put: operations["putRecord"];
         post?: never;
         /**
          * A system of record deleted a record: Plandesk keeps a tombstone (a decision treats it as absent) unless a newer version is stored
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. The version and time go in the query: ?sourceVersion=&sourceUpdatedAt=. A later, newer PUT revives the record. A record this desk does not have is 404.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice, shipment, holiday or declared-kind record of one id, independently. The version and time go in the query: ?sourceVersion=&sourceUpdatedAt=. A later, newer PUT revives the record. A record this desk does not have is 404.
          */
         delete: operations["deleteRecord"];
         options?: never;
@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * A system of record sends many records at once: one JSON record per line (NDJSON), read as a stream, each line answered on its own
-         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice or shipment of one id, independently. Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
+         * @description Needs an integration key (an agent key is refused, 403). A desk-bound key reaches only its desk's records (another desk's record is 404, the same as a missing one); a key bound to no desk names the desk with ?desk= (400 without, 422 unknown_desk for a desk that does not exist). Ids are per desk: two desks may each hold an account, invoice, shipment, holiday or declared-kind record of one id, independently. Content-Type: application/x-ndjson. Each line is {kind, id, op?: "put"|"delete", sourceVersion, sourceUpdatedAt, ...fields}; lines of at most 64 KiB; the body is bounded by PLANDESK_RECORDS_BATCH_MAX_BYTES (default 256 MiB; past it reading stops, the answer says where). A bad line gets its typed error and writes nothing; the good lines land. One records_synced audit event per batch.
          */
         post: operations["syncRecordBatch"];
         delete?: never;
@@ -730,9 +730,15 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+        traceparent: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `00-<trace id>-<span id>-<flags>`: the trace and the console's server span of this request (the caller's trace when it sent a `traceparent`). */
+        traceresponse: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -742,7 +748,10 @@ export interface operations {
             query?: {
                 ticketId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -751,6 +760,7 @@ export interface operations {
             /** @description {tasks} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +772,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -777,6 +788,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -792,6 +804,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -807,6 +820,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -822,6 +836,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -837,6 +852,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -852,6 +868,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -869,7 +886,10 @@ export interface operations {
     openTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -906,6 +926,7 @@ export interface operations {
             /** @description {task, created}: 201 when created, 200 when the same ticket was opened with the same body before */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -918,6 +939,7 @@ export interface operations {
             /** @description {task, created}: 201 when created, 200 when the same ticket was opened with the same body before */
             201: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -930,6 +952,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -945,6 +968,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -960,6 +984,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -975,6 +1000,7 @@ export interface operations {
             /** @description error.code: task_exists | ticket_taken */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -990,6 +1016,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1005,6 +1032,7 @@ export interface operations {
             /** @description error.code: validation_failed | unknown_account */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1020,6 +1048,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1035,6 +1064,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1050,6 +1080,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1067,7 +1098,10 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 taskId: string;
             };
@@ -1078,6 +1112,7 @@ export interface operations {
             /** @description {task} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1089,6 +1124,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1104,6 +1140,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1119,6 +1156,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1134,6 +1172,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1149,6 +1188,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1164,6 +1204,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1179,6 +1220,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1194,6 +1236,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1212,6 +1255,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
                 "idempotency-key"?: string;
             };
             path: {
@@ -1234,6 +1279,7 @@ export interface operations {
             /** @description {run} */
             201: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1245,6 +1291,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1260,6 +1307,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1275,6 +1323,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1290,6 +1339,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1305,6 +1355,7 @@ export interface operations {
             /** @description error.code: stale_task | idempotency_conflict | task_has_live_run | already_completed */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1320,6 +1371,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1335,6 +1387,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1350,6 +1403,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1365,6 +1419,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1380,6 +1435,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1399,7 +1455,10 @@ export interface operations {
             query?: {
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 runId: string;
             };
@@ -1410,6 +1469,7 @@ export interface operations {
             /** @description {run} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1421,6 +1481,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1436,6 +1497,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1451,6 +1513,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1466,6 +1529,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1481,6 +1545,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1496,6 +1561,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1511,6 +1577,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1526,6 +1593,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,7 +1611,10 @@ export interface operations {
     runEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 runId: string;
             };
@@ -1554,6 +1625,7 @@ export interface operations {
             /** @description text/event-stream, or {run} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1565,6 +1637,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1580,6 +1653,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,6 +1669,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1610,6 +1685,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,6 +1701,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1640,6 +1717,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1655,6 +1733,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1670,6 +1749,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1688,6 +1768,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
                 "idempotency-key"?: string;
             };
             path: {
@@ -1708,6 +1790,7 @@ export interface operations {
             /** @description {claim: {token, stepId, digest, …}} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,6 +1802,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1734,6 +1818,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1749,6 +1834,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1764,6 +1850,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,6 +1866,7 @@ export interface operations {
             /** @description error.code: stopped_stale_task | digest_mismatch | approval_missing | already_claimed | prerequisite_pending | prerequisite_failed | run_not_approved | expired | stale_task | approval_revoked | stale_account_data | idempotency_conflict */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1794,6 +1882,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1809,6 +1898,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1824,6 +1914,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1930,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1854,6 +1946,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1871,7 +1964,10 @@ export interface operations {
     fenceClaim: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 token: string;
             };
@@ -1890,6 +1986,7 @@ export interface operations {
             /** @description {fence: {token, runId, stepId, digest, taskRevision, leaseExpiresAt, holds: true}} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,6 +1998,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,6 +2014,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1931,6 +2030,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2046,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,6 +2062,7 @@ export interface operations {
             /** @description error.code: invalid_claim_token | claim_fenced | target_changed */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1976,6 +2078,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2094,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2006,6 +2110,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2021,6 +2126,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2036,6 +2142,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,7 +2160,10 @@ export interface operations {
     reportOutcome: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 runId: string;
                 stepId: string;
@@ -2078,6 +2188,7 @@ export interface operations {
             /** @description {step, run: {id, status}} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2205,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,6 +2221,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2124,6 +2237,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2139,6 +2253,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2154,6 +2269,7 @@ export interface operations {
             /** @description error.code: invalid_claim_token | outcome_already_reported */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,6 +2285,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2184,6 +2301,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2199,6 +2317,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,6 +2333,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2349,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,7 +2367,10 @@ export interface operations {
     reviseTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 taskId: string;
             };
@@ -2284,6 +2408,7 @@ export interface operations {
             /** @description {task} */
             201: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2295,6 +2420,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2310,6 +2436,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2325,6 +2452,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,6 +2468,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2484,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2370,6 +2500,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2385,6 +2516,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2400,6 +2532,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,6 +2548,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,7 +2566,10 @@ export interface operations {
     applyDemoEffect: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2449,6 +2586,7 @@ export interface operations {
             /** @description {effect} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2598,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2475,6 +2614,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2630,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,6 +2646,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2520,6 +2662,7 @@ export interface operations {
             /** @description error.code: invalid_claim_token | claim_fenced | target_changed | effect_failed */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2678,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2550,6 +2694,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2565,6 +2710,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2726,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2742,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2612,7 +2760,10 @@ export interface operations {
     getGuidance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2621,6 +2772,7 @@ export interface operations {
             /** @description {desk, rules, prompt} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,6 +2806,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2669,6 +2822,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2684,6 +2838,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2699,6 +2854,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,6 +2870,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +2886,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2744,6 +2902,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,6 +2921,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
                 "idempotency-key"?: string;
             };
             path: {
@@ -2779,9 +2940,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description {event, outcomes: [{runId, signals, summary}]} */
+            /** @description {event, outcomes: [{runId, signals, summary}], taskRevision, revised} — an event carrying text (detail) is a new revision of the task */
             201: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2792,12 +2954,15 @@ export interface operations {
                             signals: string[];
                             summary: string;
                         }[];
+                        taskRevision: number;
+                        revised: boolean;
                     };
                 };
             };
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2813,6 +2978,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +2994,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2843,6 +3010,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +3026,7 @@ export interface operations {
             /** @description error.code: idempotency_conflict */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,6 +3042,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,6 +3058,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,6 +3074,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2918,6 +3090,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3106,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2952,7 +3126,10 @@ export interface operations {
             query?: {
                 desk?: string;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
                 kind: string;
@@ -2965,6 +3142,7 @@ export interface operations {
             /** @description {record} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2989,6 +3167,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3004,6 +3183,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3019,6 +3199,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3034,6 +3215,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3231,7 @@ export interface operations {
             /** @description error.code: unknown_desk | validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,6 +3247,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,6 +3263,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3279,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,7 +3299,10 @@ export interface operations {
             query?: {
                 desk?: string;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
                 kind: string;
@@ -3132,6 +3321,7 @@ export interface operations {
             /** @description {record, applied, reason?} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3159,6 +3349,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3174,6 +3365,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +3381,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3204,6 +3397,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3219,6 +3413,7 @@ export interface operations {
             /** @description error.code: record_id_taken */
             409: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +3429,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3445,7 @@ export interface operations {
             /** @description error.code: invalid_record | currency_mismatch | unknown_account | unknown_owner | unknown_desk | validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,6 +3461,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3279,6 +3477,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3294,6 +3493,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,7 +3515,10 @@ export interface operations {
                 sourceVersion: string;
                 sourceUpdatedAt: string;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 /** @description A built-in kind (account, invoice, shipment, holiday) or a kind an admin declared for the desk (PUT /api/admin/desks/{deskId}/record-kinds/{kind}). */
                 kind: string;
@@ -3328,6 +3531,7 @@ export interface operations {
             /** @description {record, applied, reason?} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3355,6 +3559,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3575,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3385,6 +3591,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3400,6 +3607,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3623,7 @@ export interface operations {
             /** @description error.code: invalid_record | unknown_desk | validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3430,6 +3639,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3445,6 +3655,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3460,6 +3671,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,7 +3691,10 @@ export interface operations {
             query?: {
                 desk?: string;
             };
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3504,6 +3719,7 @@ export interface operations {
             /** @description {lines, applied, ignored, errors: [{line, code, message, path?}] (at most 100), moreErrors, stoppedAtBytes?} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3741,7 @@ export interface operations {
             /** @description error.code: bad_request | invalid_json | invalid_encoding */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3540,6 +3757,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +3773,7 @@ export interface operations {
             /** @description error.code: forbidden | key_scope_missing */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,6 +3789,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,6 +3805,7 @@ export interface operations {
             /** @description error.code: payload_too_large */
             413: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +3821,7 @@ export interface operations {
             /** @description error.code: unknown_desk | validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +3837,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3630,6 +3853,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3645,6 +3869,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3662,7 +3887,10 @@ export interface operations {
     listScenarios: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3671,6 +3899,7 @@ export interface operations {
             /** @description {scenarios: [{name, description}]} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3685,6 +3914,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,6 +3930,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3715,6 +3946,7 @@ export interface operations {
             /** @description error.code: forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3730,6 +3962,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3745,6 +3978,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,6 +3994,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3775,6 +4010,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3790,6 +4026,7 @@ export interface operations {
             /** @description error.code: database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,7 +4044,10 @@ export interface operations {
     makeScenario: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path: {
                 name: string;
             };
@@ -3818,6 +4058,7 @@ export interface operations {
             /** @description {scenario, runIds, taskIds, ticketIds, refs, expect} */
             201: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +4077,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3851,6 +4093,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3866,6 +4109,7 @@ export interface operations {
             /** @description error.code: cross_origin | forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +4125,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3896,6 +4141,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +4157,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3926,6 +4173,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3941,6 +4189,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,7 +4207,10 @@ export interface operations {
     resetDemo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3967,6 +4219,7 @@ export interface operations {
             /** @description {reset: {ms, seeded}} */
             200: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3988,6 +4241,7 @@ export interface operations {
             /** @description error.code: bad_request */
             400: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4003,6 +4257,7 @@ export interface operations {
             /** @description error.code: unauthorized */
             401: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4018,6 +4273,7 @@ export interface operations {
             /** @description error.code: cross_origin | forbidden */
             403: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4033,6 +4289,7 @@ export interface operations {
             /** @description error.code: not_found */
             404: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,6 +4305,7 @@ export interface operations {
             /** @description error.code: validation_failed */
             422: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4321,7 @@ export interface operations {
             /** @description error.code: rate_limited */
             429: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4078,6 +4337,7 @@ export interface operations {
             /** @description error.code: internal */
             500: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4353,7 @@ export interface operations {
             /** @description error.code: busy | database_unavailable */
             503: {
                 headers: {
+                    traceresponse: components["headers"]["traceresponse"];
                     [name: string]: unknown;
                 };
                 content: {

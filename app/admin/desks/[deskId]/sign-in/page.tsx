@@ -7,6 +7,7 @@ import { DomainError } from "@/lib/errors/domain-error";
 import { deskIdSchema } from "@/lib/desk/desks";
 import { requirePageRole, requirePageViewer } from "@/lib/server/auth/page-access";
 import { listOidcProviders } from "@/lib/server/sso/oidc-providers";
+import { catalogToolsForAdmin } from "@/lib/server/tools/imported-tools";
 
 export const dynamic = "force-dynamic";
 
@@ -17,8 +18,8 @@ export async function generateMetadata({ params }: { params: Promise<{ deskId: s
 
 /**
  * `/admin/desks/{deskId}/sign-in`: the desk's OpenID Connect identity providers (never their client
- * secrets), the form that registers one and the button that disables one, admins only; an unknown
- * desk is the app's 404. Reads and writes through the admin API (lib/server/sso/oidc-providers.ts).
+ * secrets), the form that registers one (its grants table offers the current catalog's tools) and
+ * the button that disables one, admins only; an unknown desk is the app's 404. Reads and writes through the admin API (lib/server/sso/oidc-providers.ts).
  */
 export default async function DeskSignInPage({ params }: { params: Promise<{ deskId: string }> }) {
   const { deskId } = await params;
@@ -39,7 +40,7 @@ export default async function DeskSignInPage({ params }: { params: Promise<{ des
         › {deskId} › sign-in. Every change is audited.
       </p>
       <AdminNav current="desks" />
-      <OidcProvidersAdmin deskId={deskId} initialProviders={providers} />
+      <OidcProvidersAdmin deskId={deskId} initialProviders={providers} tools={(await catalogToolsForAdmin(viewer)).tools} />
     </main>
   );
 }

@@ -24,7 +24,7 @@ export const GET = route(agentRunEventsEndpoint, async ({ req, caller, params })
   if (!(req.headers.get("accept") ?? "").includes("text/event-stream")) {
     return NextResponse.json({ run: await read() }, { headers: { "cache-control": "no-store" } });
   }
-  return new Response(runEventStream(params.runId, read, req.signal), {
+  return new Response(runEventStream(params.runId, read, req.signal, { lastEventId: req.headers.get("last-event-id") }), {
     status: 200,
     headers: {
       "content-type": "text/event-stream; charset=utf-8",

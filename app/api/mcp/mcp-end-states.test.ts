@@ -1,0 +1,101 @@
+/**
+ * The MCP path through every end a held write can meet, each typed: an agent using the client
+ * package's recipe (examples/mcp-gateway, the official MCP SDK client) asks the gateway to book a
+ * redelivery for task_74991, and a person approves it as asked, approves it with the date edited,
+ * rejects it, or the ticketing integration revises the task, or nobody decides before the
+ * deadline. The agent's final answer is the carrier's own result (of exactly the approved
+ * arguments) or a typed refusal naming the run's end (`run_<status>`), and the run ends with a
+ * typed outcome; nothing reaches the carrier unless approved. On the freshly seeded demo desk.
+ */
+import { addDays, formatISO } from "date-fns";
+import { beforeAll, describe, expect, it } from "vitest";
+import { prisma } from "@/lib/server/db/db";
+import { DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
+import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
+import { expireIfDue } from "@/lib/server/lifecycle/run-lifecycle";
+import { loadRun } from "@/lib/server/plans/load-run";
+import { toRunView } from "@/lib/server/plans/run-view";
+import { submitEdit } from "@/lib/server/edits/submit-edit";
+import { approveSteps } from "@/lib/server/approvals/approve-steps";
+import { TEST_ORIGIN } from "@/testing/test-auth";
+import { prepareTestDatabase } from "@/testing/test-support";
+import { reject, reviseTheTask, senior } from "@/testing/adapter-operator";
+import { runGatewayAgent } from "../../../examples/mcp-gateway/agent";
+import { POST as mcpPost } from "./route";
+
+/** The /api/mcp route handler as a fetch. */
+const gatewayFetch: typeof fetch = async (url, init) => {
+  const req = new Request(url, init);
+  return req.method === "POST" ? mcpPost(req) : new Response(null, { status: 405 });
+};
+
+const day = (n: number) => formatISO(addDays(new Date(), n), { representation: "date" });
+
+/** One end: what happens once the write is held, and what the agent must be told. */
+const ENDS: { name: string; act: (runId: string) => Promise<void>; final: "result" | "rejected"; code?: string; date?: string; runStatus: string; outcome?: string }[] = [
+  {
+    name: "approved as asked: the carrier's result",
+    act: async (runId) => {
+      await approveSteps(await senior(), runId, { planVersion: 1, stepIds: "all", idempotencyKey: `mcp-end-a:${runId}` });
+      await executeGatewaySteps();
+    },
+    final: "result",
+    date: day(3),
+    runStatus: "completed",
+  },
+  {
+    name: "approved with the date edited: the carrier's result of the edited call",
+    act: async (runId) => {
+      const who = await senior();
+      const run = toRunView(await loadRun(runId));
+      const edit = await submitEdit(who, runId, { baseVersion: run.planVersion, steps: run.steps.map((s) => ({ id: s.id, tool: s.tool, args: { ...s.args, date: day(5) } })) });
+      await approveSteps(who, runId, { planVersion: edit.planVersion.version, stepIds: "all", idempotencyKey: `mcp-end-e:${runId}` });
+      await executeGatewaySteps();
+    },
+    final: "result",
+    date: day(5),
+    runStatus: "completed",
+  },
+  { name: "rejected", act: (runId) => reject(runId, "The customer will collect it."), final: "rejected", code: "run_rejected", runStatus: "rejected", outcome: "rejected" },
+  { name: "the task revised while it waits", act: () => reviseTheTask("task_74991"), final: "rejected", code: "run_stopped", runStatus: "stopped", outcome: "stopped_stale_task" },
+  {
+    name: "nobody decided before the deadline",
+    act: async (runId) => {
+      await prisma.run.update({ where: { id: runId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      await expireIfDue(runId);
+    },
+    final: "rejected",
+    code: "run_expired",
+    runStatus: "expired",
+    outcome: "expired",
+  },
+];
+
+beforeAll(async () => {
+  await prepareTestDatabase(new Date());
+}, 120_000);
+
+describe("a write held by the MCP gateway", () => {
+  it.each(ENDS.map((e) => [e.name, e] as const))("%s: a typed end", async (name, end) => {
+    const key = `mcp-end-${name.replace(/[^a-z]+/gi, "-").slice(0, 40)}-${Date.now()}`;
+    const agent = runGatewayAgent({ url: TEST_ORIGIN, key: DEMO_AGENT_KEY, taskId: "task_74991", shipmentId: "sh_5531", date: day(3), pollMs: 50, timeoutMs: 60_000, idempotencyKey: key, log: () => {}, fetch: gatewayFetch });
+    const heldRun = async () => (await prisma.run.findFirst({ where: { idempotencyKey: `mcp:${key}` }, select: { id: true } }))?.id ?? null;
+    await expect.poll(heldRun, { timeout: 30_000, interval: 50 }).toBeTruthy();
+    const runId = (await heldRun())!;
+    await end.act(runId);
+    const outcome = await agent;
+    expect(outcome.held).toMatchObject({ kind: "pending", runId });
+    expect(outcome.final.kind, JSON.stringify(outcome.final)).toBe(end.final);
+    if (outcome.final.kind === "rejected") expect(outcome.final).toMatchObject({ code: end.code, runId });
+    if (outcome.final.kind === "result") {
+      const text = (outcome.final.result.content as { text: string }[])[0].text;
+      expect(JSON.parse(text)).toMatchObject({ shipmentId: "sh_5531", date: end.date, status: "booked" });
+    }
+    const ended = toRunView(await loadRun(runId));
+    expect(ended.status).toBe(end.runStatus);
+    expect(ended.outcome).not.toBeNull();
+    if (end.outcome) expect(ended.outcome?.code).toBe(end.outcome);
+    const written = await prisma.gatewayCall.count({ where: { runId, kind: "write", status: "succeeded" } });
+    expect(written).toBe(end.final === "result" ? 1 : 0);
+  }, 90_000);
+});

@@ -1,0 +1,138 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useId, useRef, useState } from "react";
+import { ApiError, apiFetch } from "@/lib/client/api";
+import type { passkeyRequirementBodySchema } from "@/lib/api/endpoints/signature-api";
+import { ROLES, type RoleName } from "@/lib/people/admin-schemas";
+import type { z } from "zod";
+
+/** Body of `PUT /api/admin/passkey-requirements` (lib/api/endpoints/signature-api.ts), as the server parses it. */
+type RequirementBody = z.infer<typeof passkeyRequirementBodySchema>;
+/** Its 200 answer: the roles that now require a passkey, in ROLES order. */
+type RequirementAnswer = { roles: RoleName[] };
+
+const PLURAL: Record<RoleName, string> = { operator: "Operators", supervisor: "Supervisors", admin: "Admins" };
+
+/**
+ * The sentence for a refused or failed save of `body`: what could not be done, the server's typed
+ * message (written for people: `forbidden`, `unauthenticated`, `bad_request`, `network`…) and that
+ * the box is back to what it was.
+ */
+function failureMessage(body: RequirementBody, e: unknown): string {
+  const who = PLURAL[body.role].toLowerCase();
+  const what = body.required ? `require a passkey for ${who}` : `stop requiring a passkey for ${who}`;
+  const why = e instanceof ApiError ? e.message.replace(/([^.!?])$/, "$1.") : "Something went wrong.";
+  return `Could not ${what}: ${why} The setting is back to what it was.`;
+}
+
+/**
+ * Admin → Users, "Passkeys required": one checkbox per role (ROLES order) saying whether people of
+ * that role must have a passkey; people of a checked role who have none are sent to
+ * /account/passkeys to register one before they can use the console. Each change is one
+ * `PUT /api/admin/passkey-requirements` `{role, required}`, shown at once (optimistic) and put
+ * back, with the server's typed message, when it is refused or fails. `initialRoles` is the
+ * server's state when the page was rendered (`rolesRequiringPasskey()`); `viewerHasPasskey` says
+ * whether the admin viewing the page has a passkey of their own (the admin row warns them if not).
+ */
+export function PasskeyRequirementsAdmin({ initialRoles, viewerHasPasskey }: { initialRoles: RoleName[]; viewerHasPasskey: boolean }) {
+  const ids = useId();
+  const [required, setRequired] = useState<ReadonlySet<RoleName>>(() => new Set(initialRoles));
+  const [pending, setPending] = useState<ReadonlySet<RoleName>>(() => new Set());
+  // the same set for the mutation's callbacks, which keep the closure of the render that started them
+  const pendingNow = useRef<Set<RoleName>>(new Set());
+  const [error, setError] = useState<{ role: RoleName; message: string } | null>(null);
+  const [status, setStatus] = useState("");
+
+  const withRole = (s: ReadonlySet<RoleName>, role: RoleName, on: boolean) => {
+    const next = new Set(s);
+    if (on) next.add(role);
+    else next.delete(role);
+    return next;
+  };
+
+  const save = useMutation({
+    mutationFn: (body: RequirementBody) => apiFetch<RequirementAnswer>("/api/admin/passkey-requirements", { method: "PUT", body }),
+    onMutate: (body) => {
+      // optimistic: the box shows the new value while the request is out; rolled back per role on failure
+      setError(null);
+      setStatus("");
+      pendingNow.current.add(body.role);
+      setPending((p) => withRole(p, body.role, true));
+      setRequired((r) => withRole(r, body.role, body.required));
+    },
+    onSuccess: ({ roles }, body) => {
+      // the server's list is the truth, except for roles whose own request is still out
+      setRequired((r) => new Set(ROLES.filter((role) => (role !== body.role && pendingNow.current.has(role) ? r.has(role) : roles.includes(role)))));
+      setStatus(body.required ? `${PLURAL[body.role]} must now have a passkey.` : `${PLURAL[body.role]} no longer need a passkey.`);
+    },
+    onError: (e, body) => {
+      setRequired((r) => withRole(r, body.role, !body.required));
+      setError({ role: body.role, message: failureMessage(body, e) });
+    },
+    onSettled: (_d, _e, body) => {
+      pendingNow.current.delete(body.role);
+      setPending((p) => withRole(p, body.role, false));
+    },
+  });
+
+  const hintId = `${ids}-consequence`;
+  const errorId = `${ids}-error`;
+  return (
+    <section aria-labelledby={`${ids}-h`} className="mt-6 rounded-lg border border-slate-200 bg-white p-4">
+      <h2 id={`${ids}-h`} className="font-semibold">
+        Passkeys required
+      </h2>
+      <p id={hintId} className="mt-1 text-sm text-slate-600">
+        People of a checked role without a passkey must register one (under <span className="font-medium">Passkeys</span> in the account menu) before they can use the console.
+      </p>
+      <fieldset className="mt-3" aria-describedby={error ? errorId : undefined}>
+        <legend className="sr-only">Roles that must have a passkey</legend>
+        <ul className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:gap-x-6">
+          {ROLES.map((role) => {
+            const checked = required.has(role);
+            const busy = pending.has(role);
+            const warnSelf = role === "admin" && checked && !viewerHasPasskey;
+            return (
+              <li key={role}>
+                <label className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    name="passkey-required"
+                    value={role}
+                    checked={checked}
+                    // aria-disabled, not disabled: the box keeps focus while its request is out
+                    aria-disabled={busy || undefined}
+                    aria-describedby={[hintId, error?.role === role ? errorId : null, warnSelf ? `${ids}-self` : null].filter(Boolean).join(" ")}
+                    onChange={(e) => {
+                      if (busy) return;
+                      save.mutate({ role, required: e.target.checked });
+                    }}
+                    className="h-4 w-4 aria-disabled:opacity-60"
+                  />
+                  <span>
+                    {PLURAL[role]} <span className="sr-only">must have a passkey</span>
+                    {busy && <span className="ml-1 text-xs text-slate-500">saving…</span>}
+                  </span>
+                </label>
+                {warnSelf && (
+                  <p id={`${ids}-self`} className="ml-6 mt-0.5 text-xs text-amber-800">
+                    You have no passkey yet: your next page will ask you to register one.
+                  </p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </fieldset>
+      {error && (
+        <p id={errorId} role="alert" className="mt-3 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error.message}
+        </p>
+      )}
+      <p role="status" className="mt-2 min-h-4 text-xs text-emerald-800">
+        {status}
+      </p>
+    </section>
+  );
+}

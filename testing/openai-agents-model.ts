@@ -1,0 +1,20 @@
+/**
+ * Test support: the OpenAI Agents SDK's own scripted model for the adapter tests — it proposes
+ * `calls` (one function call each, with their call ids), then records into `seen` the text of
+ * every function-call result it is given (by tool name) and answers "ok".
+ */
+import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
+
+/** The model, filling `seen[tool]` with the tool result the agent was told. */
+export function scriptedAgentsModel(calls: { tool: string; callId: string; args: Record<string, unknown> }[], seen: Record<string, string>): ScriptedModel {
+  return new ScriptedModel([
+    calls.map((c) => functionCall(c.tool, c.args, { callId: c.callId })),
+    modelResponder((call) => {
+      for (const item of Array.isArray(call.request.input) ? call.request.input : []) {
+        const r = item as { type?: string; name?: string; output?: { text?: string } | string };
+        if (r.type === "function_call_result" && r.name) seen[r.name] = typeof r.output === "string" ? r.output : (r.output?.text ?? "");
+      }
+      return [assistantMessage("ok")];
+    }),
+  ]);
+}
