@@ -7,7 +7,7 @@ test.describe("live console", () => {
   test.use({ storageState: STORAGE.operator });
 
   test("two people on one run page see each other within 2 s, and one's edit reaches the other's page within 2 s without reload", async ({ browser, page }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(180_000);
     const id = await createRun(page.request, "address-74994");
     const other = await browser.newContext({ storageState: STORAGE.supervisor });
     const sofia = await other.newPage();

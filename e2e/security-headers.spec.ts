@@ -55,6 +55,8 @@ test.describe("hostile page paths and queries", () => {
     test.describe(`as ${who}`, () => {
       test.use({ storageState: STORAGE[who] });
       test("never a 5xx", async ({ request }) => {
+        // a few hundred page requests one after another: over a minute on a busy two-core machine
+        test.setTimeout(240_000);
         const failures: string[] = [];
         const check = async (url: string) => {
           const res = await request.get(url, { maxRedirects: 0 });

@@ -44,6 +44,33 @@ if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket.
 // With the heap cap production runs under (lib/net/server-heap.mjs).
-const server = spawn(process.execPath, [...serverNodeArgs(env), path.join(root, "scripts", "server.mjs")], { stdio: "inherit", env: { ...env, PORT: port } });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => server.kill(sig));
-server.on("exit", (code) => process.exit(code ?? 0));
+const server = spawn(process.execPath, [...serverNodeArgs(env), path.join(root, "scripts", "server.mjs")], { stdio: ["ignore", "pipe", "pipe"], env: { ...env, PORT: port } });
+// What the server printed last (both streams, passed on as they come): kept so that a server that
+// dies in the middle of the suite leaves its last words in data/e2e-server-exit.log, which the
+// suite's reporter (e2e/server-exit-reporter.ts) prints after the summary — the tail of a long
+// run's output is all a CI log may keep.
+const TAIL_BYTES = 64 * 1024;
+let tail = "";
+for (const [from, to] of [[server.stdout, process.stdout], [server.stderr, process.stderr]]) {
+  from.on("data", (d) => {
+    to.write(d);
+    tail = (tail + d).slice(-TAIL_BYTES);
+  });
+}
+const exitLog = path.join(root, "data", "e2e-server-exit.log");
+fs.rmSync(exitLog, { force: true });
+let stopping = false;
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    stopping = true;
+    server.kill(sig);
+  });
+}
+server.on("exit", (code, signal) => {
+  if (!stopping) {
+    const what = `e2e-server: the server on port ${port} exited by itself at ${new Date().toISOString()} (code ${code}, signal ${signal}); its last output:\n${tail}`;
+    fs.writeFileSync(exitLog, what);
+    console.error(what);
+  }
+  process.exit(code ?? 0);
+});

@@ -85,6 +85,17 @@ server.listen(port, () => {
 process.on("exit", () => {
   if (registration) unregisterServer(registration);
 });
+// A promise that failed with nobody waiting for it (a background pass, a stream's timer) is logged
+// with its stack and the server goes on answering: one stray rejection must not end every decision
+// in flight. An exception nobody caught leaves the process in an unknown state: it is logged with
+// its stack, then the process exits 1 (a supervisor restarts it; a drain would trust that state).
+process.on("unhandledRejection", (reason) => {
+  log.error({ err: reason }, "plandesk: a promise failed with nobody waiting for it");
+});
+process.on("uncaughtException", (e, origin) => {
+  log.fatal({ err: e, origin }, "plandesk: uncaught exception; exiting");
+  process.exit(1);
+});
 let draining = false;
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {

@@ -42,14 +42,26 @@ export function runEventStream(
       let reading = false;
       let again = false;
       let deadline: ReturnType<typeof setTimeout> | null = null;
+      // The reader may go away between any two sends (the agent's process ended, a proxy cut the
+      // connection): a send or close that finds the stream no longer open ends it quietly, never
+      // as an exception thrown from a timer.
       const send = (chunk: string) => {
-        if (!closed) controller.enqueue(enc.encode(chunk));
+        if (closed) return;
+        try {
+          controller.enqueue(enc.encode(chunk));
+        } catch {
+          close();
+        }
       };
       const close = () => {
         if (closed) return;
         closed = true;
         cleanup();
-        controller.close();
+        try {
+          controller.close();
+        } catch {
+          // already closed or cancelled by the reader
+        }
       };
       const armDeadline = (run: RunView) => {
         if (deadline) clearTimeout(deadline);
