@@ -2,8 +2,8 @@
  * The MCP path through every end a held write can meet, each typed: an agent using the client
  * package's recipe (examples/mcp-gateway, the official MCP SDK client) asks the gateway to book a
  * redelivery for task_74991, and a person approves it as asked, approves it with the date edited,
- * rejects it, or the ticketing integration revises the task, or nobody decides before the
- * deadline. The agent's final answer is the carrier's own result (of exactly the approved
+ * rejects it, or the ticketing integration revises the task, or the same agent sends a newer plan
+ * for the task, or nobody decides before the deadline. The agent's final answer is the carrier's own result (of exactly the approved
  * arguments) or a typed refusal naming the run's end (`run_<status>`), and the run ends with a
  * typed outcome; nothing reaches the carrier unless approved. On the freshly seeded demo desk.
  */
@@ -19,7 +19,7 @@ import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { approveSteps } from "@/lib/server/approvals/approve-steps";
 import { TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
-import { reject, reviseTheTask, senior } from "@/testing/adapter-operator";
+import { inProcessAgent, reject, reviseTheTask, senior } from "@/testing/adapter-operator";
 import { runGatewayAgent } from "../../../examples/mcp-gateway/agent";
 import { POST as mcpPost } from "./route";
 
@@ -58,6 +58,20 @@ const ENDS: { name: string; act: (runId: string) => Promise<void>; final: "resul
   },
   { name: "rejected", act: (runId) => reject(runId, "The customer will collect it."), final: "rejected", code: "run_rejected", runStatus: "rejected", outcome: "rejected" },
   { name: "the task revised while it waits", act: () => reviseTheTask("task_74991"), final: "rejected", code: "run_stopped", runStatus: "stopped", outcome: "stopped_stale_task" },
+  {
+    name: "a newer plan of the same agent supersedes it",
+    act: async () => {
+      const agent = inProcessAgent();
+      const task = await agent.getTask("task_74991");
+      if (!task.ok) throw new Error(task.error.code);
+      const res = await agent.submitRun("task_74991", { taskRevision: task.task.revision, steps: [{ id: "newer", tool: "add_ticket_note", args: { ticketId: "74991", note: "A newer plan." } }] });
+      if (!res.ok) throw new Error(res.error.code);
+    },
+    final: "rejected",
+    code: "run_superseded",
+    runStatus: "superseded",
+    outcome: "superseded",
+  },
   {
     name: "nobody decided before the deadline",
     act: async (runId) => {
