@@ -8,11 +8,13 @@
  * 2. get_tracking (a read) is forwarded at once; its answer names the recorded read;
  * 3. book_redelivery (a write) is held for a person: the gateway answers `pending` with the run;
  * 4. the agent asks again with the same idempotency key until the answer is no longer pending:
- *    the carrier's own answer once Plandesk executed the approved call, or the refusal.
+ *    the carrier's own answer once Plandesk executed the approved call, or the refusal. While the
+ *    console cannot be reached it keeps asking until the run's deadline plus a grace has passed,
+ *    then ends `unreachable` (nobody can approve the write any more; the console expires it).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { mcpGatewayConnection, readGatewayAnswer, type GatewayAnswer, type McpToolResult } from "@plandesk/client";
+import { gatewayDeadlinePassed, mcpGatewayConnection, readGatewayAnswer, type GatewayAnswer, type McpToolResult } from "@plandesk/client";
 
 /** What the example is told: the console, the agent's key, the task, the shipment and day, how to wait. */
 export interface GatewayAgentOptions {
@@ -29,6 +31,8 @@ export interface GatewayAgentOptions {
   log: (line: string) => void;
   /** A fetch implementation (tests); default the global one. */
   fetch?: typeof fetch;
+  /** How long past the held write's deadline to keep asking a console that cannot be reached, ms (default 30 s). */
+  graceMs?: number;
 }
 
 /** What the run of the example came to: the tools listed, the read's id, the held run and the final answer. */
@@ -40,8 +44,9 @@ export interface GatewayAgentOutcome {
 }
 
 /**
- * Runs the agent (see the module comment). Resolves when the write's answer is no longer pending;
- * throws when it still is after `timeoutMs`, or when the connection fails.
+ * Runs the agent (see the module comment). Resolves when the write's answer is no longer pending,
+ * or `unreachable` once the console could not be reached past the write's deadline plus `graceMs`;
+ * throws when it is still pending after `timeoutMs`, or when the first connection fails.
  */
 export async function runGatewayAgent(o: GatewayAgentOptions): Promise<GatewayAgentOutcome> {
   const gateway = mcpGatewayConnection({ baseUrl: o.url, apiKey: o.key, taskId: o.taskId });
@@ -70,11 +75,19 @@ export async function runGatewayAgent(o: GatewayAgentOptions): Promise<GatewayAg
     while (final.kind === "pending") {
       if (Date.now() > deadline) throw new Error(`run ${final.runId} is still pending after ${o.timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, o.pollMs));
-      final = await book();
+      const pending: GatewayAnswer = final;
+      try {
+        final = await book();
+      } catch (e) {
+        // the console cannot be reached: ask again until nobody could approve the write any more
+        if (gatewayDeadlinePassed(pending, Date.now(), o.graceMs)) {
+          final = { kind: "unreachable", runId: pending.runId, stepId: pending.stepId, message: `Plandesk could not be reached until run ${pending.runId}'s deadline had passed (${e instanceof Error ? e.message : String(e)}); the write was not executed.` };
+        }
+      }
     }
     o.log(final.kind === "result" ? `the carrier answered: ${JSON.stringify(final.result.content)}` : `not done (${final.kind}): ${JSON.stringify(final)}`);
     return { tools, readId, held, final };
   } finally {
-    await mcp.close();
+    await mcp.close().catch(() => {}); // a console that cannot be reached cannot be told either
   }
 }

@@ -3,9 +3,11 @@
  * package's recipe (examples/mcp-gateway, the official MCP SDK client) asks the gateway to book a
  * redelivery for task_74991, and a person approves it as asked, approves it with the date edited,
  * rejects it, or the ticketing integration revises the task, or the same agent sends a newer plan
- * for the task, or nobody decides before the deadline. The agent's final answer is the carrier's own result (of exactly the approved
- * arguments) or a typed refusal naming the run's end (`run_<status>`), and the run ends with a
- * typed outcome; nothing reaches the carrier unless approved. On the freshly seeded demo desk.
+ * for the task, or nobody decides before the deadline, or the console cannot be reached for good.
+ * The agent's final answer is the carrier's own result (of exactly the approved arguments), a typed
+ * refusal naming the run's end (`run_<status>`) or `unreachable` after the deadline, and the run
+ * ends with a typed outcome; nothing reaches the carrier unless approved. On the freshly seeded
+ * demo desk.
  */
 import { addDays, formatISO } from "date-fns";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -31,8 +33,14 @@ const gatewayFetch: typeof fetch = async (url, init) => {
 
 const day = (n: number) => formatISO(addDays(new Date(), n), { representation: "date" });
 
+/** The agent's network to the console: `down` makes every request fail as an unreachable host does; `calls` counts those that got through. */
+interface Net {
+  down: boolean;
+  calls: number;
+}
+
 /** One end: what happens once the write is held, and what the agent must be told. */
-const ENDS: { name: string; act: (runId: string) => Promise<void>; final: "result" | "rejected"; code?: string; date?: string; runStatus: string; outcome?: string }[] = [
+const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; final: "result" | "rejected" | "unreachable"; code?: string; date?: string; runStatus: string; outcome?: string }[] = [
   {
     name: "approved as asked: the carrier's result",
     act: async (runId) => {
@@ -75,11 +83,24 @@ const ENDS: { name: string; act: (runId: string) => Promise<void>; final: "resul
   {
     name: "nobody decided before the deadline",
     act: async (runId) => {
+      // no sweep runs here: the agent's next ask finds the deadline passed and the run expires then
       await prisma.run.update({ where: { id: runId }, data: { expiresAt: new Date(Date.now() - 1000) } });
-      await expireIfDue(runId);
     },
     final: "rejected",
     code: "run_expired",
+    runStatus: "expired",
+    outcome: "expired",
+  },
+  {
+    name: "the console unreachable for good",
+    act: async (runId, net) => {
+      // the deadline near; the agent asks once more (and learns it), then the console is gone
+      await prisma.run.update({ where: { id: runId }, data: { expiresAt: new Date(Date.now() + 1500) } });
+      const seen = net.calls;
+      await expect.poll(() => net.calls, { timeout: 10_000, interval: 20 }).toBeGreaterThan(seen + 1);
+      net.down = true;
+    },
+    final: "unreachable",
     runStatus: "expired",
     outcome: "expired",
   },
@@ -92,15 +113,26 @@ beforeAll(async () => {
 describe("a write held by the MCP gateway", () => {
   it.each(ENDS.map((e) => [e.name, e] as const))("%s: a typed end", async (name, end) => {
     const key = `mcp-end-${name.replace(/[^a-z]+/gi, "-").slice(0, 40)}-${Date.now()}`;
-    const agent = runGatewayAgent({ url: TEST_ORIGIN, key: DEMO_AGENT_KEY, taskId: "task_74991", shipmentId: "sh_5531", date: day(3), pollMs: 50, timeoutMs: 60_000, idempotencyKey: key, log: () => {}, fetch: gatewayFetch });
+    const net: Net = { down: false, calls: 0 };
+    const agentFetch: typeof fetch = async (url, init) => {
+      if (net.down) throw new TypeError("fetch failed");
+      net.calls++;
+      return gatewayFetch(url, init);
+    };
+    const agent = runGatewayAgent({ url: TEST_ORIGIN, key: DEMO_AGENT_KEY, taskId: "task_74991", shipmentId: "sh_5531", date: day(3), pollMs: 50, timeoutMs: 60_000, idempotencyKey: key, log: () => {}, fetch: agentFetch, graceMs: 300 });
     const heldRun = async () => (await prisma.run.findFirst({ where: { idempotencyKey: `mcp:${key}` }, select: { id: true } }))?.id ?? null;
     await expect.poll(heldRun, { timeout: 30_000, interval: 50 }).toBeTruthy();
     const runId = (await heldRun())!;
-    await end.act(runId);
+    await end.act(runId, net);
     const outcome = await agent;
     expect(outcome.held).toMatchObject({ kind: "pending", runId });
     expect(outcome.final.kind, JSON.stringify(outcome.final)).toBe(end.final);
     if (outcome.final.kind === "rejected") expect(outcome.final).toMatchObject({ code: end.code, runId });
+    if (outcome.final.kind === "unreachable") {
+      expect(outcome.final).toMatchObject({ runId, message: expect.stringMatching(/could not be reached/) });
+      // the console's deadline sweep expires it (the agent could not say so)
+      await expireIfDue(runId);
+    }
     if (outcome.final.kind === "result") {
       const text = (outcome.final.result.content as { text: string }[])[0].text;
       expect(JSON.parse(text)).toMatchObject({ shipmentId: "sh_5531", date: end.date, status: "booked" });

@@ -215,7 +215,7 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
   it("a write becomes a pending run; an operator's edit then approval → the upstream receives exactly the edited arguments, once, with the step's idempotency key (two executor instances)", async () => {
     const before = callLog().length;
     const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-21" });
-    expect(answer, JSON.stringify(answer)).toMatchObject({ status: "pending", runStatus: "pending_review", poll: `/api/v1/runs/${answer.runId}` });
+    expect(answer, JSON.stringify(answer)).toMatchObject({ status: "pending", runStatus: "pending_review", poll: `/api/v1/runs/${answer.runId}`, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
     // nothing executes before approval
     await executeGatewaySteps();
     expect(callLog()).toHaveLength(before);

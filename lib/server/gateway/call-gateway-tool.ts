@@ -11,7 +11,7 @@
  *   through the one submission path (`submitRun`, lib/server/runs/submit-run.ts: the same
  *   validation, gate policy, approvals and audit as a plan an agent posts) as an addition to the
  *   agent's other plans for the task. The caller gets a typed answer at once, never a wait:
- *   `{status: "pending", runId, stepId, runStatus, poll}` (isError false) — Plandesk executes the
+ *   `{status: "pending", runId, stepId, runStatus, poll, expiresAt}` (isError false) — Plandesk executes the
  *   step itself once it is approved (./execute-gateway-steps.ts) — or `{status: "rejected", code,
  *   message, issues?}` (isError true).
  *
@@ -34,7 +34,7 @@ import { catalogWith } from "../../tools/versioned-catalog";
 import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
 import { gatewayToolOf, type GatewayTool } from "./gateway-tools";
 import { stagingOfSchema } from "../../tools/tool-bindings";
-import { moveRun } from "../lifecycle/run-lifecycle";
+import { expireIfDue, moveRun } from "../lifecycle/run-lifecycle";
 import { importedToolsAt, latestCatalogVersion } from "../tools/imported-tools";
 import { moveApprovals } from "../lifecycle/approval-lifecycle";
 import { loadPlanVersionRow } from "../plans/load-run";
@@ -58,7 +58,7 @@ const MAX_RESULT_CHARS = 64_000;
 
 /** The typed answer of a gateway call the agent sees in `structuredContent`. */
 export type GatewayAnswer =
-  | { status: "pending"; runId: string; stepId: string; runStatus: string; poll: string; gatewayCallId: string }
+  | { status: "pending"; runId: string; stepId: string; runStatus: string; poll: string; gatewayCallId: string; /** The run's deadline (ISO 8601, UTC): no decision by then, it expires. */ expiresAt: string }
   | { status: "rejected"; code: string; message: string; issues?: unknown[]; runId?: string }
   | { status: "unknown"; runId: string; stepId: string; message: string };
 
@@ -195,7 +195,7 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
     await appendAudit(tx, { runId: run.id, type: "gateway_call", actor: { kind: "agent", id: agent.id }, data: { callId: id, kind: "write", tool: tool.spec.name, upstream: tool.upstream.name, status: "pending", taskId } });
     return ok(id);
   });
-  const answer: GatewayAnswer = { status: "pending", runId: run.id, stepId: runStepId, runStatus: run.status, poll: `/api/v1/runs/${run.id}`, gatewayCallId: callId };
+  const answer: GatewayAnswer = { status: "pending", runId: run.id, stepId: runStepId, runStatus: run.status, poll: `/api/v1/runs/${run.id}`, gatewayCallId: callId, expiresAt: run.expiresAt };
   return answerResult(
     answer,
     `Plandesk holds ${tool.spec.name} as step ${runStepId} of run ${run.id} (${run.status}); a person reviews it and Plandesk performs exactly what is approved, once. Poll GET /api/v1/runs/${run.id} for the decision and the outcome.`,
@@ -204,13 +204,18 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
 
 /**
  * Where an earlier gateway write stands, as the answer to the same call repeated (same
- * `plandesk/idempotencyKey`): still waiting → `pending` (with the run's status); executed → the
+ * `plandesk/idempotencyKey`): still waiting → `pending` (with the run's status and deadline; a
+ * deadline already passed expires the run first, so the answer is `run_expired`); executed → the
  * upstream's own answer (its content, structuredContent and isError) with `_meta` naming the run;
  * answer lost → `unknown` (isError; a person reconciles); the run ended without executing →
  * `rejected` with code `run_<status>` and the run's reason.
  */
-async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown }): Promise<CallToolResult> {
-  const run = await prisma.run.findUnique({ where: { id: row.runId }, select: { status: true, rejectionReason: true } });
+async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown }, now = new Date()): Promise<CallToolResult> {
+  const readRun = () => prisma.run.findUnique({ where: { id: row.runId }, select: { status: true, rejectionReason: true, expiresAt: true } });
+  let run = await readRun();
+  // A deadline passed that the sweep has not reached yet: the run expires now, so the agent asking
+  // again is told `run_expired` at once (like GET /api/v1/runs/{runId}).
+  if (run && !isTerminal(run.status as RunStatus) && run.expiresAt.getTime() <= now.getTime() && (await expireIfDue(row.runId, now))) run = await readRun();
   const runStatus = run?.status ?? "unknown";
   if ((row.status === "succeeded" || row.status === "failed") && isObject(row.result)) {
     const result = row.result as CallToolResult;
@@ -224,7 +229,7 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
     const message = `Run ${row.runId} ended ${runStatus} without executing ${row.tool}${run?.rejectionReason ? `: ${run.rejectionReason}` : ""}.`;
     return answerResult({ status: "rejected", code: `run_${runStatus}`, message, runId: row.runId }, message);
   }
-  const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id };
+  const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id, expiresAt: (run?.expiresAt ?? now).toISOString() };
   return answerResult(answer, `Step ${row.stepId} of run ${row.runId} (${runStatus}) is not executed yet. Poll GET /api/v1/runs/${row.runId}, or repeat this call with the same plandesk/idempotencyKey.`);
 }
 

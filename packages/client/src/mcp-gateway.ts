@@ -37,20 +37,25 @@ export interface McpToolResult {
 
 /**
  * What a call through the gateway came to:
- * - `pending`: a write held for a person's approval as step `stepId` of run `runId` (poll `GET
+ * - `pending`: a write held for a person's approval as step `stepId` of run `runId` until
+ *   `expiresAt` (the run's deadline, ISO 8601 UTC; `""` from a console that does not say) (poll `GET
  *   /api/v1/runs/{runId}`, e.g. `client.getRun(runId, {waitSeconds: 30})`; the same call again with
  *   the same `_meta["plandesk/idempotencyKey"]` answers where it stands);
  * - `rejected`: refused (the validator's `issues`, an unknown tool or task, a run that ended
  *   without executing: `code` `run_<status>`);
  * - `unknown`: Plandesk called the upstream and lost the answer; a person reconciles it, it is
  *   never called again;
- * - `result`: the upstream's own answer — a read, or a write Plandesk executed (`runId` set).
+ * - `result`: the upstream's own answer — a read, or a write Plandesk executed (`runId` set);
+ * - `unreachable`: never read from an answer — what a caller concludes when it could not reach the
+ *   console until the held write's deadline plus a grace had passed ({@link gatewayDeadlinePassed}):
+ *   nobody can approve it any more, and the console expires the run without executing it.
  */
 export type GatewayAnswer =
-  | { kind: "pending"; runId: string; stepId: string; runStatus: string; poll: string }
+  | { kind: "pending"; runId: string; stepId: string; runStatus: string; poll: string; expiresAt: string }
   | { kind: "rejected"; code: string; message: string; issues: unknown[]; runId?: string }
   | { kind: "unknown"; runId: string; stepId: string; message: string }
-  | { kind: "result"; result: McpToolResult; runId?: string; readId?: string };
+  | { kind: "result"; result: McpToolResult; runId?: string; readId?: string }
+  | { kind: "unreachable"; runId: string; stepId: string; message: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -62,7 +67,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 export function readGatewayAnswer(result: McpToolResult): GatewayAnswer {
   const s = isObject(result.structuredContent) ? result.structuredContent : {};
   const meta = isObject(result._meta) ? result._meta : {};
-  if (s.status === "pending" && typeof s.runId === "string") return { kind: "pending", runId: s.runId, stepId: str(s.stepId), runStatus: str(s.runStatus), poll: str(s.poll) };
+  if (s.status === "pending" && typeof s.runId === "string") return { kind: "pending", runId: s.runId, stepId: str(s.stepId), runStatus: str(s.runStatus), poll: str(s.poll), expiresAt: str(s.expiresAt) };
   if (result.isError && s.status === "rejected") {
     return { kind: "rejected", code: str(s.code), message: str(s.message), issues: Array.isArray(s.issues) ? s.issues : [], ...(typeof s.runId === "string" ? { runId: s.runId } : {}) };
   }
@@ -70,4 +75,18 @@ export function readGatewayAnswer(result: McpToolResult): GatewayAnswer {
   const runId = typeof meta["plandesk/runId"] === "string" ? meta["plandesk/runId"] : undefined;
   const readId = typeof meta["plandesk/readId"] === "string" ? meta["plandesk/readId"] : undefined;
   return { kind: "result", result, ...(runId ? { runId } : {}), ...(readId ? { readId } : {}) };
+}
+
+/** How long after a held write's deadline a caller that cannot reach the console keeps trying, by default: 30 s (like `PollOptions.graceMs`). */
+export const GATEWAY_GRACE_MS = 30_000;
+
+/**
+ * Whether a write still `pending` can no longer be decided at `now` (ms since the epoch): its
+ * deadline (`expiresAt`) plus `graceMs` (default {@link GATEWAY_GRACE_MS}) has passed. A caller
+ * that cannot reach the console asks again until then, then ends `unreachable`. A pending answer
+ * without a deadline (`""`, or one that does not parse) never passes it. Pure.
+ */
+export function gatewayDeadlinePassed(pending: Extract<GatewayAnswer, { kind: "pending" }>, now = Date.now(), graceMs = GATEWAY_GRACE_MS): boolean {
+  const deadline = Date.parse(pending.expiresAt);
+  return Number.isFinite(deadline) && now > deadline + graceMs;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mcpGatewayConnection, readGatewayAnswer } from "../src/index";
+import { gatewayDeadlinePassed, mcpGatewayConnection, readGatewayAnswer } from "../src/index";
 
 /**
  * The MCP-gateway helpers of the package (src/mcp-gateway.ts): the connection an MCP client is
@@ -20,9 +20,11 @@ describe("mcpGatewayConnection", () => {
 
 describe("readGatewayAnswer", () => {
   const text = (t: string) => [{ type: "text", text: t }];
-  it("a held write is pending with its run and step", () => {
-    const held = { content: text("held"), isError: false, structuredContent: { status: "pending", runId: "run_1", stepId: "s1", runStatus: "pending_review", poll: "/api/v1/runs/run_1", gatewayCallId: "gwc_1" } };
-    expect(readGatewayAnswer(held)).toEqual({ kind: "pending", runId: "run_1", stepId: "s1", runStatus: "pending_review", poll: "/api/v1/runs/run_1" });
+  it("a held write is pending with its run, step and deadline", () => {
+    const held = { content: text("held"), isError: false, structuredContent: { status: "pending", runId: "run_1", stepId: "s1", runStatus: "pending_review", poll: "/api/v1/runs/run_1", gatewayCallId: "gwc_1", expiresAt: "2026-12-06T10:00:00.000Z" } };
+    expect(readGatewayAnswer(held)).toEqual({ kind: "pending", runId: "run_1", stepId: "s1", runStatus: "pending_review", poll: "/api/v1/runs/run_1", expiresAt: "2026-12-06T10:00:00.000Z" });
+    // a console that does not say its deadline: ""
+    expect(readGatewayAnswer({ structuredContent: { status: "pending", runId: "run_1" } })).toMatchObject({ kind: "pending", expiresAt: "" });
   });
   it("a refusal is rejected with its code, message and issues; a run that ended without executing names its run", () => {
     const refused = { content: text("Refused"), isError: true, structuredContent: { status: "rejected", code: "validation_failed", message: "date: Use an ISO date", issues: [{ path: "steps.0.args.date" }] } };
@@ -39,5 +41,19 @@ describe("readGatewayAnswer", () => {
     expect(readGatewayAnswer(done)).toEqual({ kind: "result", result: done, runId: "run_4" });
     // an upstream's own error (not Plandesk's refusal shape) is its answer too
     expect(readGatewayAnswer({ isError: true, content: text("carrier down") })).toMatchObject({ kind: "result" });
+  });
+});
+
+describe("gatewayDeadlinePassed", () => {
+  const pending = (expiresAt: string) => ({ kind: "pending" as const, runId: "run_1", stepId: "s1", runStatus: "pending_review", poll: "", expiresAt });
+  const deadline = Date.parse("2026-12-06T10:00:00.000Z");
+  it("passes only once the deadline plus the grace is behind", () => {
+    expect(gatewayDeadlinePassed(pending("2026-12-06T10:00:00.000Z"), deadline + 29_999)).toBe(false);
+    expect(gatewayDeadlinePassed(pending("2026-12-06T10:00:00.000Z"), deadline + 30_001)).toBe(true);
+    expect(gatewayDeadlinePassed(pending("2026-12-06T10:00:00.000Z"), deadline + 501, 500)).toBe(true);
+  });
+  it("a pending answer without a readable deadline never passes it", () => {
+    expect(gatewayDeadlinePassed(pending(""), deadline + 1e12)).toBe(false);
+    expect(gatewayDeadlinePassed(pending("tomorrow"), deadline + 1e12)).toBe(false);
   });
 });
