@@ -61,6 +61,18 @@ export async function reject(runId: string, reason: string): Promise<void> {
   await rejectRun(await senior(), runId, { planVersion: run.planVersion, reason });
 }
 
+/**
+ * The demo agent sends a newer plan for `taskId` (one ticket note on `ticketId`), which supersedes
+ * its run waiting on that task. Errors: throws with the refusal's code when the plan is refused.
+ */
+export async function sendNewerPlan(taskId: string, ticketId: string): Promise<void> {
+  const agent = inProcessAgent();
+  const task = await agent.getTask(taskId);
+  if (!task.ok) throw new Error(task.error.code);
+  const res = await agent.submitRun(taskId, { taskRevision: task.task.revision, steps: [{ id: "newer", tool: "add_ticket_note", args: { ticketId, note: "A newer plan." } }] });
+  if (!res.ok) throw new Error(res.error.code);
+}
+
 /** The ticketing integration changes the task (bumps its revision). */
 export async function reviseTheTask(taskId: string): Promise<void> {
   await reviseTask(taskId, { comment: "Customer: please deliver to the back entrance instead." }, { kind: "system" });

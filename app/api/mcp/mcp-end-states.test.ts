@@ -21,7 +21,7 @@ import { submitEdit } from "@/lib/server/edits/submit-edit";
 import { approveSteps } from "@/lib/server/approvals/approve-steps";
 import { TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
-import { inProcessAgent, reject, reviseTheTask, senior } from "@/testing/adapter-operator";
+import { reject, reviseTheTask, sendNewerPlan, senior } from "@/testing/adapter-operator";
 import { runGatewayAgent } from "../../../examples/mcp-gateway/agent";
 import { POST as mcpPost } from "./route";
 
@@ -68,13 +68,7 @@ const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; fin
   { name: "the task revised while it waits", act: () => reviseTheTask("task_74991"), final: "rejected", code: "run_stopped", runStatus: "stopped", outcome: "stopped_stale_task" },
   {
     name: "a newer plan of the same agent supersedes it",
-    act: async () => {
-      const agent = inProcessAgent();
-      const task = await agent.getTask("task_74991");
-      if (!task.ok) throw new Error(task.error.code);
-      const res = await agent.submitRun("task_74991", { taskRevision: task.task.revision, steps: [{ id: "newer", tool: "add_ticket_note", args: { ticketId: "74991", note: "A newer plan." } }] });
-      if (!res.ok) throw new Error(res.error.code);
-    },
+    act: () => sendNewerPlan("task_74991", "74991"),
     final: "rejected",
     code: "run_superseded",
     runStatus: "superseded",

@@ -24,7 +24,7 @@ import { submitEdit } from "../../../lib/server/edits/submit-edit";
 import { approveSteps } from "../../../lib/server/approvals/approve-steps";
 import { prepareTestDatabase } from "../../../testing/test-support";
 import { inProcessFetch } from "../../../testing/in-process-fetch";
-import { approveAsIs, editDateAndApprove, isoDay, reject, reviseTheTask, runProposedFor, senior } from "../../../testing/adapter-operator";
+import { approveAsIs, editDateAndApprove, isoDay, reject, reviseTheTask, runProposedFor, sendNewerPlan, senior } from "../../../testing/adapter-operator";
 import { createAgentClient, type Decision, type PollOptions } from "@plandesk/client";
 import { demoDeskTools } from "@plandesk/client/demo";
 import { createAiSdkAdapter } from "@plandesk/client/ai-sdk";
@@ -176,13 +176,7 @@ const STATES: { name: string; script: CellScript; decision: Decision["kind"]; co
   {
     name: "superseded by a newer plan",
     script: {
-      operator: async () => {
-        const other = createAgentClient({ baseUrl: "http://localhost:3999", apiKey: "pd_demo_agent_key", fetch: inProcessFetch });
-        const task = await other.getTask("task_74991");
-        if (!task.ok) throw new Error(task.error.code);
-        const res = await other.submitRun("task_74991", { taskRevision: task.task.revision, steps: [{ id: "newer", tool: "add_ticket_note", args: { ticketId: "74991", note: "A newer plan." } }] });
-        if (!res.ok) throw new Error(res.error.code);
-      },
+      operator: () => sendNewerPlan("task_74991", "74991"),
     },
     decision: "refused",
     code: "superseded",
