@@ -14,6 +14,9 @@ import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { DEMO_AGENT_KEY } from "@/lib/server/demo/seed";
 import { loadViewer, type Viewer } from "@/lib/server/auth/session";
 import { prepareTestDatabase } from "@/testing/test-support";
+import { loadRun } from "@/lib/server/plans/load-run";
+import { toRunView } from "@/lib/server/plans/run-view";
+import { runEventStream } from "@/lib/server/runs/run-events";
 import { GET as eventsRoute } from "./runs/[runId]/events/route";
 import { POST as submitRoute } from "./tasks/[taskId]/runs/route";
 
@@ -142,6 +145,21 @@ describe("GET /api/v1/runs/{runId}/events", () => {
     expect(again).toMatchObject({ event: "run", data: { run: { status: "rejected" } } });
     expect(again?.id).not.toBe(first!.id);
     expect(await next()).toMatchObject({ event: "end", data: { outcome: { code: "rejected" } } });
+  }, 60_000);
+
+  it("a change whose live event never came (a notification lost while the listener reconnected) reaches the stream at the next heartbeat", async () => {
+    const run = await submitReply("75011");
+    const ac = new AbortController();
+    const read = async () => toRunView(await loadRun(run.id));
+    const next = eventReader(new Response(runEventStream(run.id, read, ac.signal, { heartbeatMs: 100 })));
+    expect((await next())?.data.run.status).toBe("pending_review");
+    // rejected behind the live feed's back: no audit event, so no notification and no poll sees it
+    await prisma.run.update({ where: { id: run.id }, data: { status: "rejected", rejectionReason: "Wrong customer." } });
+    const events: { event: string; data: Json }[] = [];
+    for (let e = await next(); e; e = await next()) events.push(e);
+    expect(events.at(-2)).toMatchObject({ event: "run", data: { run: { status: "rejected" } } });
+    expect(events.at(-1)).toMatchObject({ event: "end", data: { outcome: { code: "rejected" } } });
+    ac.abort();
   }, 60_000);
 
   it("the agent going away ends the stream", async () => {

@@ -17,7 +17,8 @@ export const RUN_STREAM_MAX_SECONDS = 600;
  *   `id` names its content (the first 16 hex digits of the SHA-256 of its data);
  * - `run` {run} again whenever the run changed: read again on every live event of `runId` (the
  *   fan-out of lib/server/live: PostgreSQL NOTIFY at commit, the audit poller on SQLite, about a
- *   second) and at the run's deadline (`expiresAt`, UTC), sent only when its content differs;
+ *   second), at every heartbeat (so a lost notification delays it by one heartbeat at most) and at
+ *   the run's deadline (`expiresAt`, UTC), sent only when its content differs;
  * - `end` {outcome} once `run.outcome` is set (the run will not move on: completed, rejected,
  *   superseded, stopped, expired, failed, cannot_execute), then the stream closes;
  * - a comment line every `heartbeatMs`; after `maxSeconds` the stream closes with `end`
@@ -106,7 +107,13 @@ export function runEventStream(
       const unsubscribe = subscribeLive((e) => {
         if (e.kind === "change" && e.runId === runId) void refresh();
       });
-      const heartbeat = setInterval(() => send(": keep-alive\n\n"), opts.heartbeatMs ?? HEARTBEAT_MS);
+      // Each heartbeat reads the run again too (sent only when it changed): a live event that never
+      // arrived — a NOTIFY sent while the listening connection was being re-established — costs a
+      // waiting agent one heartbeat, not the rest of its wait.
+      const heartbeat = setInterval(() => {
+        send(": keep-alive\n\n");
+        void refresh();
+      }, opts.heartbeatMs ?? HEARTBEAT_MS);
       const limit = setTimeout(() => {
         send(sseMessage("end", { outcome: null, reconnect: true }));
         close();
