@@ -2,7 +2,7 @@
  * The MCP path through every end a held write can meet, each typed: an agent using the client
  * package's recipe (examples/mcp-gateway, the official MCP SDK client) asks the gateway to book a
  * redelivery for task_74991, and a person approves it as asked, approves it with the date edited,
- * rejects it, or the ticketing integration revises the task, or the same agent sends a newer plan
+ * rejects it, or adds a step of its own (one no upstream serves, or a second carrier write), or the ticketing integration revises the task, or the same agent sends a newer plan
  * for the task, or nobody decides before the deadline, or the console cannot be reached for good.
  * The agent's final answer is the carrier's own result (of exactly the approved arguments), a typed
  * refusal naming the run's end (`run_<status>`) or `unreachable` after the deadline, and the run
@@ -40,7 +40,7 @@ interface Net {
 }
 
 /** One end: what happens once the write is held, and what the agent must be told. */
-const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; final: "result" | "rejected" | "unreachable"; code?: string; date?: string; runStatus: string; outcome?: string }[] = [
+const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; final: "result" | "rejected" | "unreachable"; code?: string; date?: string; runStatus: string; outcome?: string; written?: number; added?: RegExp }[] = [
   {
     name: "approved as asked: the carrier's result",
     act: async (runId) => {
@@ -63,6 +63,32 @@ const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; fin
     final: "result",
     date: day(5),
     runStatus: "completed",
+  },
+  {
+    // no upstream serves escalate_ticket: Plandesk claims it and reports cannot_execute, nobody waits for the deadline
+    name: "a person added a step no upstream serves",
+    act: async (runId) => {
+      await addStepAndApprove(runId, { id: "op-escalate", tool: "escalate_ticket", args: { ticketId: "74991", team: "operations", note: "Driver no-show on sh_5531." } });
+      await executeGatewaySteps();
+    },
+    final: "result",
+    date: day(3),
+    runStatus: "failed",
+    outcome: "cannot_execute",
+    added: /\(escalate_ticket\)/,
+  },
+  {
+    // the carrier serves the added booking: Plandesk executes it too, once, with the approved arguments
+    name: "a person added a second carrier write",
+    act: async (runId) => {
+      await addStepAndApprove(runId, { id: "op-rebook", tool: "book_redelivery", args: { shipmentId: "sh_5531", date: day(4) } });
+      await executeGatewaySteps();
+    },
+    final: "result",
+    date: day(3),
+    runStatus: "completed",
+    written: 2,
+    added: /\(book_redelivery\)/,
   },
   { name: "rejected", act: (runId) => reject(runId, "The customer will collect it."), final: "rejected", code: "run_rejected", runStatus: "rejected", outcome: "rejected" },
   { name: "the task revised while it waits", act: () => reviseTheTask("task_74991"), final: "rejected", code: "run_stopped", runStatus: "stopped", outcome: "stopped_stale_task" },
@@ -100,6 +126,14 @@ const ENDS: { name: string; act: (runId: string, net: Net) => Promise<void>; fin
   },
 ];
 
+/** A senior adds `step` after the agent's own and approves the whole plan (the edit a person makes in the run's page). */
+async function addStepAndApprove(runId: string, step: { id: string; tool: string; args: Record<string, unknown> }): Promise<void> {
+  const who = await senior();
+  const run = toRunView(await loadRun(runId));
+  const edit = await submitEdit(who, runId, { baseVersion: run.planVersion, steps: [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), step] });
+  await approveSteps(who, runId, { planVersion: edit.planVersion.version, stepIds: "all", idempotencyKey: `mcp-end-add:${runId}` });
+}
+
 beforeAll(async () => {
   await prepareTestDatabase(new Date());
 }, 120_000);
@@ -130,12 +164,24 @@ describe("a write held by the MCP gateway", () => {
     if (outcome.final.kind === "result") {
       const text = (outcome.final.result.content as { text: string }[])[0].text;
       expect(JSON.parse(text)).toMatchObject({ shipmentId: "sh_5531", date: end.date, status: "booked" });
+      // the model hears of the step a person added, in the text it reads and in _meta
+      const told = (outcome.final.result.content as { text: string }[]).map((c) => c.text).join(" ");
+      if (end.added) expect(told).toMatch(end.added);
+      else expect(told).not.toMatch(/added/);
+      expect(Boolean(outcome.final.result._meta?.["plandesk/addedSteps"])).toBe(Boolean(end.added));
     }
     const ended = toRunView(await loadRun(runId));
     expect(ended.status).toBe(end.runStatus);
     expect(ended.outcome).not.toBeNull();
     if (end.outcome) expect(ended.outcome?.code).toBe(end.outcome);
     const written = await prisma.gatewayCall.count({ where: { runId, kind: "write", status: "succeeded" } });
-    expect(written).toBe(end.final === "result" ? 1 : 0);
+    expect(written).toBe(end.written ?? (end.final === "result" ? 1 : 0));
+    if (end.outcome === "cannot_execute") {
+      // the added step waits for a person, typed, with nothing sent upstream for it
+      const flagged = await prisma.stepExecution.findMany({ where: { runId, flag: "cannot_execute" }, select: { stepId: true } });
+      expect(flagged).toHaveLength(1);
+      expect(ended.steps.find((st) => st.id === flagged[0].stepId)?.tool).toBe("escalate_ticket");
+      expect(await prisma.gatewayCall.count({ where: { runId, stepId: flagged[0].stepId } })).toBe(0);
+    }
   }, 90_000);
 });

@@ -248,7 +248,8 @@ describe("the batch", () => {
 describe("money holds", () => {
   it("a synced invoice version at least the one the executor reported ends the hold", async () => {
     await ok(await put("invoice", "in_door_hold", invoice("acc_door_1", 10)));
-    const run = await prisma.run.findFirstOrThrow({ select: { id: true } });
+    // A freight run: the hold belongs to the desk whose record the door applies (the demo also seeds retail runs).
+    const run = await prisma.run.findFirstOrThrow({ where: { desk: "freight" }, select: { id: true } });
     const base = { runId: run.id, stepId: "s1", planVersion: 1, tool: "refund_invoice", args: {}, digest: "d", boundTaskRevision: 1, authority: {}, acknowledged: [], targetKind: "invoice", targetId: "in_door_hold", state: "consumed", expiresAt: new Date("2026-05-01T00:00:00Z"), holdOpen: true };
     await prisma.approval.create({ data: { ...base, id: "ap_hold_v12", holdUntilVersion: 12n } });
     await prisma.approval.create({ data: { ...base, id: "ap_hold_v20", stepId: "s2", holdUntilVersion: 20n } });

@@ -25,6 +25,7 @@ import { submitRunBodySchema } from "../../api/bodies";
 import { DomainError, isDomainError } from "../../errors/domain-error";
 import { Prisma } from "../../generated/prisma/client";
 import { isTerminal, type RunStatus } from "../../lifecycle/run-state";
+import { CANNOT_EXECUTE_FLAG } from "../../lifecycle/run-outcome";
 import { appendAudit } from "../audit-log/append-audit";
 import { agentDesk, type AgentCaller } from "../auth/viewer";
 import { prisma } from "../db/db";
@@ -219,7 +220,13 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
   const runStatus = run?.status ?? "unknown";
   if ((row.status === "succeeded" || row.status === "failed") && isObject(row.result)) {
     const result = row.result as CallToolResult;
-    return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), "plandesk/runId": row.runId, "plandesk/stepId": row.stepId, "plandesk/status": row.status } };
+    const added = await addedStepsOf(row.runId);
+    const told = added.length ? [{ type: "text" as const, text: addedStepsText(added) }] : [];
+    return {
+      ...result,
+      content: [...(result.content ?? []), ...told],
+      _meta: { ...(isObject(result._meta) ? result._meta : {}), "plandesk/runId": row.runId, "plandesk/stepId": row.stepId, "plandesk/status": row.status, ...(added.length ? { "plandesk/addedSteps": added } : {}) },
+    };
   }
   if (row.status === "unknown") {
     const message = `Plandesk called ${row.tool} but its answer was lost; whether it wrote is unknown. It is not called again: a person reconciles step ${row.stepId} of run ${row.runId}.`;
@@ -231,6 +238,38 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
   }
   const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id, expiresAt: (run?.expiresAt ?? now).toISOString() };
   return answerResult(answer, `Step ${row.stepId} of run ${row.runId} (${runStatus}) is not executed yet. Poll GET /api/v1/runs/${row.runId}, or repeat this call with the same plandesk/idempotencyKey.`);
+}
+
+/** A step a person added to a gateway run (not in the plan the agent submitted) and where it stands. */
+export interface AddedStep {
+  stepId: string;
+  tool: string;
+  /** `pending` (not executed yet: Plandesk executes it when an upstream serves its tool), `succeeded`, `failed`, `unknown`, `claimed`, or `cannot_execute` (nobody can execute it; a person takes it). */
+  status: string;
+}
+
+/**
+ * The steps of run `runId`'s current plan that are not in the plan its agent submitted (version 1):
+ * a person added them in an edit. The agent hears of them with its own call's answer, so a model
+ * is never told only that its calls succeeded while the run holds more (docs/design.md "MCP
+ * gateway", "Steps a person adds"). Empty for a run nobody added to. Two reads by primary key.
+ */
+async function addedStepsOf(runId: string): Promise<AddedStep[]> {
+  const run = await prisma.run.findUnique({ where: { id: runId }, select: { planVersion: true } });
+  if (!run || run.planVersion === 1) return [];
+  const submitted = new Set(storedSteps((await loadPlanVersionRow(prisma, runId, 1)).steps).map((st) => st.id));
+  const added = storedSteps((await loadPlanVersionRow(prisma, runId, run.planVersion)).steps).filter((st) => !submitted.has(st.id));
+  if (added.length === 0) return [];
+  const executions = await prisma.stepExecution.findMany({ where: { runId, stepId: { in: added.map((st) => st.id) } }, select: { stepId: true, status: true, flag: true } });
+  return added.map((st) => {
+    const e = executions.find((x) => x.stepId === st.id);
+    return { stepId: st.id, tool: st.tool, status: !e ? "pending" : e.flag === CANNOT_EXECUTE_FLAG ? "cannot_execute" : e.status };
+  });
+}
+
+/** What the model reads of the added steps, one sentence. */
+function addedStepsText(added: AddedStep[]): string {
+  return `A person added ${added.length === 1 ? "a step" : `${added.length} steps`} to this run that you did not call: ${added.map((a) => `${a.stepId} (${a.tool}): ${a.status}`).join("; ")}. Plandesk executes an added step when an upstream serves its tool; cannot_execute means nobody can, and a person takes it.`;
 }
 
 /**

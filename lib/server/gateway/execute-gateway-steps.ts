@@ -37,20 +37,23 @@
  * PLANDESK_GATEWAY_SECONDS, default 2 s); every instance may run it: the claim decides who calls.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { nanoid } from "nanoid";
+import type { Prisma } from "../../generated/prisma/client";
 import { isDomainError } from "../../errors/domain-error";
 import { RUN_STATES, isTerminal } from "../../lifecycle/run-state";
 import { digest } from "../../plan/digest";
 import { appendAudit } from "../audit-log/append-audit";
-import type { AgentCaller } from "../auth/viewer";
+import { agentDesk, type AgentCaller } from "../auth/viewer";
 import { claimStep } from "../claims/claim-step";
 import { checkFence } from "../claims/fence-claim";
 import { reportOutcome } from "../claims/report-outcome";
 import { prisma } from "../db/db";
-import { inTransaction, ok, type Db } from "../db/transaction";
+import { inTransaction, isUniqueViolation, ok, type Db } from "../db/transaction";
 import { loadPlanVersionRow } from "../plans/load-run";
 import { storedSteps } from "../plans/stored-plan";
 import { connectUpstream, redactAnswer } from "../tools/mcp-upstreams";
-import { storableResult } from "./call-gateway-tool";
+import { idempotencyKeyOf, storableResult } from "./call-gateway-tool";
+import { gatewayToolOf } from "./gateway-tools";
 import { importedToolsAt } from "../tools/imported-tools";
 import { stagingOfSchema } from "../../tools/tool-bindings";
 import { log } from "../../net/log.mjs";
@@ -113,11 +116,11 @@ export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promis
      WHERE g."kind" = 'write' AND g."status" = 'pending' AND r."status" IN (${["approved", "executing", ...TERMINAL].map((s) => `'${s}'`).join(", ")})
      ORDER BY g."createdAt" ASC LIMIT ${Math.max(1, Math.min(100, opts.limit ?? 20))}`,
   );
-  for (const row of rows) {
+  const executeRow = async (row: PendingRow) => {
     try {
       if (TERMINAL.includes(row.runStatus as (typeof TERMINAL)[number])) {
         if (await finish(db, row, "pending", "ended", null, `The run ended ${row.runStatus} before Plandesk executed the step; nothing was sent upstream.`)) pass.ended.push(row.id);
-        continue;
+        return;
       }
       if (!plans.has(row.runId)) plans.set(row.runId, await stagedPlanOf(db, row.runId));
       const done = await executeOne(db, row, now, timeoutMs, plans.get(row.runId) ?? null);
@@ -125,6 +128,18 @@ export async function executeGatewaySteps(opts: GatewayPassOptions = {}): Promis
     } catch (e) {
       log.error({ err: e }, `plandesk: gateway execution of ${row.id} failed`);
     }
+  };
+  for (const row of rows) await executeRow(row);
+  // steps a person added to a gateway run, once the agent's own writes are done: executed in this
+  // pass when an upstream serves their tool, else reported cannot_execute (the run ends typed)
+  try {
+    const added = await adoptAddedSteps(db, now, pass);
+    for (const row of added) {
+      plans.delete(row.runId);
+      await executeRow(row);
+    }
+  } catch (e) {
+    log.error({ err: e }, "plandesk: gateway adoption of added steps failed");
   }
   try {
     await promoteStagedRuns(db, now, timeoutMs, pass);
@@ -249,6 +264,75 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
     await reportOutcome(agent, row.runId, row.stepId, { token: claim.token, status, detail: `${upstream.name}/${approval.tool}: ${text}`.slice(0, 4000), ...(stop ? { stopConditionMet: true } : {}) }, now(), db);
   }
   return "executed";
+}
+
+/**
+ * Steps a person added to a gateway run (docs/design.md "MCP gateway", "Steps a person adds"):
+ * the run is `executing`, every gateway write of it is done (none pending, calling or staged), no
+ * step waits for a person (no open claim, unknown or flagged outcome), and its current plan holds
+ * steps with neither a gateway call nor an execution — an operator added them in an edit and a
+ * person approved them, but the agent never calls them (its own calls were answered). Nobody else
+ * would execute them, so the run would wait for its deadline. For each such step, in plan order:
+ * - its tool is a write tool an enabled upstream of the desk serves for the run's agent
+ *   (`gatewayToolOf`): a pending gateway call is recorded for it (audited, `addedByPerson`) and
+ *   returned, so the pass executes it as any gateway write — claimed, fenced, called once, reported;
+ * - otherwise Plandesk claims it as the run's agent and reports it `cannot_execute` (nothing
+ *   written): the run ends `failed`, outcome `cannot_execute`, and the step waits on
+ *   /reconciliation, as the client package's executor does for a step its agent cannot execute.
+ * A claim refused (the run moved meanwhile, a dependency not done) leaves the step to the next
+ * pass. At most 20 runs a pass, found by index (`run.status`, the gateway rows by `runId`).
+ * Returns the gateway calls recorded; the `cannot_execute` steps are listed in `pass.ended` as
+ * `<runId>:<stepId>`.
+ */
+async function adoptAddedSteps(db: Db, now: () => Date, pass: GatewayPass): Promise<PendingRow[]> {
+  const runs = await db.$queryRawUnsafe<{ id: string; agentId: string; taskId: string; planVersion: number; boundTaskRevision: number }[]>(
+    `SELECT r."id", r."agentId", r."taskId", r."planVersion", r."boundTaskRevision" FROM "run" r
+     WHERE r."status" = 'executing'
+       AND EXISTS (SELECT 1 FROM "gateway_call" g WHERE g."runId" = r."id" AND g."kind" = 'write')
+       AND NOT EXISTS (SELECT 1 FROM "gateway_call" g WHERE g."runId" = r."id" AND g."kind" = 'write' AND g."status" IN ('pending', 'calling', 'staged'))
+       AND NOT EXISTS (SELECT 1 FROM "step_execution" e WHERE e."runId" = r."id" AND e."resolution" IS NULL AND (e."status" IN ('claimed', 'unknown') OR e."flag" IS NOT NULL))
+     LIMIT 20`,
+  );
+  const created: PendingRow[] = [];
+  for (const run of runs) {
+    const agent = await agentOf(db, run.agentId);
+    if (!agent) continue;
+    const steps = storedSteps((await loadPlanVersionRow(db, run.id, Number(run.planVersion))).steps);
+    const rows = await db.gatewayCall.findMany({ where: { runId: run.id, kind: "write" }, select: { stepId: true } });
+    const executions = await db.stepExecution.findMany({ where: { runId: run.id }, select: { stepId: true } });
+    const taken = new Set([...rows.map((r) => r.stepId), ...executions.map((e) => e.stepId)]);
+    for (const step of steps.filter((st) => !taken.has(st.id))) {
+      const tool = await gatewayToolOf(agent, step.tool);
+      if (tool && !tool.read) {
+        const id = `gwc_${nanoid(14)}`;
+        const recorded = await inTransaction(async (tx) => {
+          // one adopter of a step wins: the (runId, stepId) unique key refuses a second row
+          if (await tx.gatewayCall.findFirst({ where: { runId: run.id, stepId: step.id }, select: { id: true } })) return ok(false);
+          await tx.gatewayCall.create({
+            data: { id, desk: agentDesk(agent), agentId: agent.id, upstreamId: tool.upstream.id, tool: step.tool, kind: "write", taskId: run.taskId, runId: run.id, stepId: step.id, arguments: step.args as Prisma.InputJsonValue, status: "pending", idempotencyKey: idempotencyKeyOf(run.id, step.id) },
+          });
+          await appendAudit(tx, { runId: run.id, type: "gateway_call", actor: { kind: "system" }, data: { callId: id, kind: "write", tool: step.tool, upstream: tool.upstream.name, status: "pending", taskId: run.taskId, addedByPerson: true } });
+          return ok(true);
+        }, db).catch((e: unknown) => {
+          if (isUniqueViolation(e)) return false;
+          throw e;
+        });
+        if (recorded) created.push({ id, runId: run.id, stepId: step.id, upstreamId: tool.upstream.id, tool: step.tool, agentId: agent.id, idempotencyKey: idempotencyKeyOf(run.id, step.id), taskId: run.taskId, runStatus: "executing" });
+        continue;
+      }
+      let claim;
+      try {
+        claim = (await claimStep(agent, run.id, step.id, { digest: digest(step), taskRevision: run.boundTaskRevision }, null, now(), db)).claim;
+      } catch (e) {
+        if (isDomainError(e)) continue; // not claimable now (moved, a dependency not done…): the next pass decides again
+        throw e;
+      }
+      const why = `A person added step ${step.id} (${step.tool}) to this run; no upstream MCP server of the desk serves ${step.tool} for this agent, so Plandesk cannot execute it. Nothing was written; a person takes it from /reconciliation.`;
+      await reportOutcome(agent, run.id, step.id, { token: claim.token, status: "cannot_execute", detail: why }, now(), db);
+      pass.ended.push(`${run.id}:${step.id}`);
+    }
+  }
+  return created;
 }
 
 /**
