@@ -9,6 +9,7 @@ import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
 import { prisma } from "@/lib/server/db/db";
 import { hashApiKey } from "@/lib/server/auth/api-keys";
 import { openTask } from "@/lib/server/tasks/open-task";
+import { transactionRetries } from "@/lib/server/metrics/metrics";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { inProcessFetch } from "@/testing/in-process-fetch";
 
@@ -202,6 +203,18 @@ describe("POST /api/v1/tasks: opening a task", () => {
     expect(await prisma.taskRevision.count({ where: { taskId: "task_90011" } })).toBe(1);
     const opened = await prisma.auditEvent.findMany({ where: { type: "task_opened" }, select: { data: true } });
     expect(opened.filter((e) => (e.data as Json).taskId === "task_90011")).toHaveLength(1);
+  });
+
+  it("a ticketing system opening 40 consecutive tickets, 20 at a time, gets 40 tasks, none of them run twice", async () => {
+    // consecutive ids share index pages: under SERIALIZABLE their lookups of absent keys aborted each other on PostgreSQL
+    const ids = Array.from({ length: 40 }, (_, k) => String(91000 + k));
+    const conflictsBefore = await transactionRetries("conflict");
+    const statuses: number[] = [];
+    for (let k = 0; k < ids.length; k += 20) statuses.push(...(await Promise.all(ids.slice(k, k + 20).map(async (id) => (await open(opening(id))).status))));
+    expect(statuses).toEqual(ids.map(() => 201));
+    expect(await prisma.task.count({ where: { ticketId: { in: ids } } })).toBe(40);
+    // distinct tickets never abort each other: no transaction had to run again
+    expect(await transactionRetries("conflict")).toBe(conflictsBefore);
   });
 
   it("openTask works without HTTP (the demo loader's path) and is idempotent there too", async () => {

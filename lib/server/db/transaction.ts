@@ -5,6 +5,7 @@ import { prisma } from "./db";
 import { poolerMode } from "./pooler";
 import { signalCommitOf } from "./commit-signal";
 import { log } from "../../net/log.mjs";
+import { countTransactionRetry } from "../metrics/metrics";
 
 /**
  * One way to run a unit of work against the database, used by every service (docs/style.md §13):
@@ -122,9 +123,11 @@ export async function withRetry<T>(attempt: () => Promise<T>): Promise<T> {
     } catch (e) {
       if (!isRetryable(e)) throw e;
       if (n >= MAX_ATTEMPTS) {
+        countTransactionRetry("exhausted");
         log.error({ err: e }, `plandesk: a transaction lost ${n} times to concurrent ones; answering busy`);
         throw new DomainError("busy", "Too many decisions on the same records at once; nothing was saved. Try again in a moment.", { attempts: n, retryAfterSeconds: 1 });
       }
+      countTransactionRetry(e instanceof LostRace ? "lost_race" : isUniqueViolation(e) || (e as { cause?: { kind?: string } })?.cause?.kind === "UniqueConstraintViolation" ? "unique" : "conflict");
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 5 * 2 ** n)));
     }
   }

@@ -17,6 +17,11 @@
  *   `plandesk_background_last_pass_timestamp_seconds{loop}`: passes of the background loops
  *   (`deadline_sweep`, `webhook_delivery`) that ended `ok` or `failed`, and when the last one
  *   ended (Unix seconds, UTC) — a loop that stopped shows as a timestamp that no longer moves.
+ * - `plandesk_transaction_retries_total{reason}`: transactions run again because they lost to a
+ *   concurrent one (`conflict`: a serialization failure, deadlock or lock timeout; `unique`: a key
+ *   a concurrent write took first; `lost_race`: a conditional write that found its row changed),
+ *   and `exhausted` when the attempts ran out and the request was answered `busy` — contention
+ *   an operator sees before people do.
  * - `plandesk_db_pool_connections{state}` (PostgreSQL: `total`, `idle`, `waiting` clients of
  *   every pool this process opened) and prom-client's default process metrics (CPU, memory, event
  *   loop lag, heap), prefixed `plandesk_`.
@@ -48,6 +53,7 @@ interface Instruments {
   waiting: Gauge<"desk" | "status">;
   oldestWaiting: Gauge<"status">;
   backgroundPasses: Counter<"loop" | "result">;
+  transactionRetries: Counter<"reason">;
   lastBackgroundPass: Gauge<"loop">;
   webhookBacklog: Gauge;
   pool: Gauge<"state">;
@@ -86,6 +92,12 @@ function instruments(): Instruments {
       name: "plandesk_background_passes_total",
       help: "Passes of the background loops (deadline_sweep, webhook_delivery) by result (ok, failed)",
       labelNames: ["loop", "result"],
+      registers: [registry],
+    }),
+    transactionRetries: new Counter({
+      name: "plandesk_transaction_retries_total",
+      help: "Transactions run again after losing to a concurrent one, by reason (conflict, unique, lost_race), and exhausted (answered busy)",
+      labelNames: ["reason"],
       registers: [registry],
     }),
     lastBackgroundPass: new Gauge({
@@ -150,6 +162,20 @@ export async function measureRequest(endpoint: string, answer: () => Promise<Res
 /** Counts one typed refusal (`code`, e.g. `already_claimed`) of `endpoint`. */
 export function countRefusal(endpoint: string, code: string): void {
   instruments().refusals.inc({ endpoint, code });
+}
+
+/** Why a transaction ran again (see `plandesk_transaction_retries_total`), or `exhausted`. */
+export type TransactionRetryReason = "conflict" | "unique" | "lost_race" | "exhausted";
+
+/** Counts one retry of a transaction (or its exhaustion) by reason. */
+export function countTransactionRetry(reason: TransactionRetryReason): void {
+  instruments().transactionRetries.inc({ reason });
+}
+
+/** How many retries of `reason` this process counted since it started (tests and benchmarks read it). */
+export async function transactionRetries(reason: TransactionRetryReason): Promise<number> {
+  const m = await instruments().transactionRetries.get();
+  return m.values.find((v) => v.labels.reason === reason)?.value ?? 0;
 }
 
 /** The server's background loops, as `plandesk_background_passes_total` labels them. */
