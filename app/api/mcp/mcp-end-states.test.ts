@@ -168,7 +168,7 @@ describe("a write held by the MCP gateway", () => {
       const told = (outcome.final.result.content as { text: string }[]).map((c) => c.text).join(" ");
       if (end.added) expect(told).toMatch(end.added);
       else expect(told).not.toMatch(/added/);
-      expect(Boolean(outcome.final.result._meta?.["plandesk/addedSteps"])).toBe(Boolean(end.added));
+      expect(Boolean((outcome.final.result._meta as Record<string, unknown> | undefined)?.["plandesk/addedSteps"])).toBe(Boolean(end.added));
     }
     const ended = toRunView(await loadRun(runId));
     expect(ended.status).toBe(end.runStatus);
