@@ -19,7 +19,8 @@ import { DEFAULT_DESK } from "../../desk/desks";
 import { setGrant } from "../admin/admin";
 import { prisma } from "../db/db";
 import { getIntentCatalogForAdmin, saveIntentCatalog } from "../tasks/intent-catalog-admin";
-import { importMcpUpstreamTools } from "../tools/mcp-upstreams";
+import { importMcpUpstreamTools, listUpstream, type ListedTools } from "../tools/mcp-upstreams";
+import type { McpToolEntry } from "../../tools/json-schema-tool";
 import { setAgentAllowedTools } from "../tools/imported-tools";
 
 /** The carrier's tools (examples/carrier-mcp/server.ts): a read and a write. */
@@ -27,6 +28,25 @@ export const DEMO_CARRIER_TOOLS = { read: "get_tracking", write: "book_redeliver
 
 /** The intent of the reference case (task_74991) that permits the carrier's tools. */
 export const DEMO_CARRIER_INTENT = "delivery_exception";
+
+/** The carrier's `tools/list` as this process last asked it, by stdio command line. */
+const listings = new Map<string, McpToolEntry[]>();
+
+/**
+ * The carrier's `tools/list`: asked once per process and command line (starting the stdio server
+ * costs 1–2 s — most of a demo reset, `POST /api/demo/reset`, which imports it again into the
+ * emptied catalog), then remembered. The carrier is the example this checkout ships, so its tools
+ * change only with the code, and a changed checkout means a restarted server. A real desk's
+ * imports (the admin API) always ask the server.
+ */
+const rememberedListing: ListedTools = async (row) => {
+  const key = JSON.stringify([row.command, row.args]);
+  const known = listings.get(key);
+  if (known) return known;
+  const tools = await listUpstream(row);
+  listings.set(key, tools);
+  return tools;
+};
 
 /**
  * Makes the demo desk's gateway ready as described in the module comment: the carrier upstream
@@ -45,7 +65,7 @@ export async function enableDemoGateway(opts: { upstreamId: string; agentId: str
 
   // the import first: the allowlist, grants and intents name only tools of the current catalog.
   // A failed import leaves `toolsImportedAt` empty, so the next seed tries every step again.
-  await importMcpUpstreamTools(admin, DEFAULT_DESK, opts.upstreamId);
+  await importMcpUpstreamTools(admin, DEFAULT_DESK, opts.upstreamId, undefined, rememberedListing);
   const agent = await prisma.agent.findUniqueOrThrow({ where: { id: opts.agentId }, select: { allowedTools: true } });
   const allowed = Array.isArray(agent.allowedTools) ? agent.allowedTools.filter((t): t is string => typeof t === "string") : [];
   await setAgentAllowedTools(admin, opts.agentId, [...new Set([...allowed, ...tools])]);

@@ -35,6 +35,7 @@ import { pageSize } from "../db/pagination";
 import { inTransaction, ok, type DbOrTx } from "../db/transaction";
 import { openSecret, sealSecret, secretsKey } from "../secrets/secret-box";
 import { configuredMcpServers, importMcpTools, listMcpTools, type ImportBinding } from "./imported-tools";
+import type { McpToolEntry } from "../../tools/json-schema-tool";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
@@ -229,24 +230,36 @@ function redactor(secret: string | null): (text: string) => string {
  * `x-plandesk-…` keywords and `bindings` (lib/tools/tool-bindings.ts). stdio: its stored command, only while the configuration still allows
  * it; http: Streamable HTTP (SDK `StreamableHTTPClientTransport`) with the decrypted credential as
  * its header. Records the tools it listed on the row (`toolNames`: what the MCP gateway calls on
- * it). Returns the import's result.
+ * it). `listed` replaces asking the server for its `tools/list` (the demo seed's remembered listing
+ * of the carrier it ships; default `listUpstream`). Returns the import's result.
  * Errors: 403 `forbidden`; 404 `not_found`; 409 `mcp_upstream_disabled`; 409 `credential_unreadable`
  * / `secrets_key_missing` (the stored credential cannot be opened); 422 `upstream_auth_failed`
  * {upstreamStatus} when the upstream answers 401 or 403; 422 `validation_failed` when the stdio
  * server is no longer configured or no tool could be imported; 400 `bad_request` when the upstream
  * cannot be reached or listed (the message never carries the credential).
  */
-export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string, bindings?: ImportBinding["bindings"]): Promise<ImportResult> {
+export async function importMcpUpstreamTools(admin: Admin, deskId: string, id: string, bindings?: ImportBinding["bindings"], listed?: ListedTools): Promise<ImportResult> {
   const binding: ImportBinding = { desk: deskId, bindings };
   await requireRole(admin, ["admin"], "admin.import_mcp_server_tools");
   const row = await upstreamOf(prisma, deskId, id);
   if (row.disabledAt) throw new DomainError("mcp_upstream_disabled", `The MCP server "${row.name}" of desk "${deskId}" is disabled; register it again under another name to import from it.`);
   const ref = `mcp server ${deskId}/${row.name}`;
   const actor = { kind: "user" as const, id: admin.id };
-  // the one way to reach an upstream (stdio only while configured; http with the opened credential), as the gateway reaches it
-  const { transport, redact, refusal } = upstreamTransport(row);
-  const tools = await listMcpTools(transport, `"${row.name}" of desk "${deskId}"`, { redact, refusal });
+  const tools = await (listed ?? listUpstream)(row);
   return recordToolNames(row.id, await importMcpTools(tools, ref, actor, binding));
+}
+
+/** How an import gets an upstream's `tools/list`: by default it asks the server (`listUpstream`). */
+export type ListedTools = (row: Row) => Promise<McpToolEntry[]>;
+
+/**
+ * Upstream `row`'s `tools/list`, asked the one way an upstream is reached (stdio only while
+ * configured; http with the opened credential), as the gateway reaches it. Errors: those of
+ * `upstreamTransport` and `listMcpTools` (400 `bad_request` when it cannot be started or listed).
+ */
+export async function listUpstream(row: Row): Promise<McpToolEntry[]> {
+  const { transport, redact, refusal } = upstreamTransport(row);
+  return listMcpTools(transport, `"${row.name}" of desk "${row.desk}"`, { redact, refusal });
 }
 
 /**
