@@ -251,8 +251,8 @@ export interface AddedStep {
 /**
  * The steps of run `runId`'s current plan that are not in the plan its agent submitted (version 1):
  * a person added them in an edit. The agent hears of them with its own call's answer, so a model
- * is never told only that its calls succeeded while the run holds more (docs/design.md "MCP
- * gateway", "Steps a person adds"). Empty for a run nobody added to. Two reads by primary key.
+ * is never told only that its calls succeeded while the run holds more (docs/design.md
+ * "MCP gateway", its "Steps a person adds"). Empty for a run nobody added to. Two reads by primary key.
  */
 async function addedStepsOf(runId: string): Promise<AddedStep[]> {
   const run = await prisma.run.findUnique({ where: { id: runId }, select: { planVersion: true } });

@@ -267,7 +267,7 @@ async function executeOne(db: Db, row: PendingRow, now: () => Date, timeoutMs: n
 }
 
 /**
- * Steps a person added to a gateway run (docs/design.md "MCP gateway", "Steps a person adds"):
+ * Steps a person added to a gateway run (docs/design.md "MCP gateway", its "Steps a person adds"):
  * the run is `executing`, every gateway write of it is done (none pending, calling or staged), no
  * step waits for a person (no open claim, unknown or flagged outcome), and its current plan holds
  * steps with neither a gateway call nor an execution — an operator added them in an edit and a
