@@ -1,10 +1,13 @@
 /**
  * Every TypeScript snippet in the docs a newcomer copies from (README.md, docs/adapters.md,
  * docs/testing.md, packages/client/README.md) type-checks against the package as it is: each
- * ```ts block becomes a module of its own, given the imports and the inputs it names without
- * declaring them (the model, the messages, a client, your database…) from one table below, and
- * the whole set is checked with the repository's compiler settings in one program. A snippet
- * calling a method the package does not have, or passing what it does not take, fails here.
+ * ```ts (or ```typescript, ```tsx) block becomes a module of its own, given the imports and the
+ * inputs it names without declaring them (the model, the messages, a client, your database…) from
+ * one table below, with the frameworks' real types, and the whole set is checked with the
+ * repository's compiler settings in one program. A snippet calling a method the package does not
+ * have, or passing what it does not take, fails here. So that no TypeScript escapes the check, every
+ * code block of the outside user's pages (docs/adapters.md, docs/testing.md) must name a language,
+ * and not JavaScript.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,6 +16,10 @@ import { describe, expect, it } from "vitest";
 
 const root = path.resolve(__dirname, "..");
 const DOCS = ["README.md", "docs/adapters.md", "docs/testing.md", "packages/client/README.md"];
+/** The pages an outside user of the adapters and the QA kit reads, and how many snippets each has at least. */
+const OUTSIDE_PAGES: Record<string, number> = { "docs/adapters.md": 5, "docs/testing.md": 1 };
+/** The fence languages checked as TypeScript. */
+const TS_FENCE = /^```(ts|typescript|tsx)$/;
 
 /**
  * What a snippet may use without declaring it: each name with the line that brings it in. A
@@ -29,6 +36,9 @@ const GIVEN: Record<string, string> = {
   RunState: 'import { RunState } from "@openai/agents";',
   MCPServerStreamableHttp: 'import { MCPServerStreamableHttp } from "@openai/agents";',
   StateGraph: 'import { StateGraph } from "@langchain/langgraph";',
+  START: 'import { START } from "@langchain/langgraph";',
+  END: 'import { END } from "@langchain/langgraph";',
+  AIMessage: 'import { AIMessage } from "@langchain/core/messages";',
   MessagesAnnotation: 'import { MessagesAnnotation } from "@langchain/langgraph";',
   ToolNode: 'import { ToolNode } from "@langchain/langgraph/prebuilt";',
   createAgent: 'import { createAgent } from "langchain";',
@@ -60,29 +70,35 @@ const GIVEN: Record<string, string> = {
   gw: 'declare const gw: import("@plandesk/client").McpGatewayConnection;',
   mcp: 'declare const mcp: import("@modelcontextprotocol/sdk/client/index.js").Client;',
   currentTraceparent: "declare function currentTraceparent(): string | undefined;",
-  model: "declare const model: any;",
-  messages: "declare const messages: any[];",
-  input: "declare const input: any;",
-  config: "declare const config: any;",
-  checkpointer: "declare const checkpointer: any;",
-  callModel: "declare const callModel: any;",
+  model: "declare const model: string;",
+  messages: 'declare const messages: import("ai").ModelMessage[];',
+  input: 'declare const input: { messages: import("@langchain/core/messages").BaseMessage[] };',
+  config: "declare const config: { configurable: { thread_id: string } };",
+  checkpointer: 'declare const checkpointer: import("@langchain/langgraph").BaseCheckpointSaver;',
+  callModel: 'declare const callModel: (state: typeof import("@langchain/langgraph").MessagesAnnotation.State) => Promise<{ messages: import("@langchain/core/messages").BaseMessage[] }>;',
   graph: "declare const graph: any;",
   db: "declare const db: { transaction<T>(body: (tx: any) => Promise<T>): Promise<T> };",
 };
 
-/** The ```ts blocks of a markdown file, with the line each starts on. */
-function snippetsOf(file: string): { line: number; code: string }[] {
+/** Every fenced code block of a markdown file: its language (`""` when none), the line its code starts on, its code. */
+function blocksOf(file: string): { lang: string; line: number; code: string }[] {
   const lines = fs.readFileSync(path.join(root, file), "utf8").split("\n");
-  const out: { line: number; code: string }[] = [];
+  const out: { lang: string; line: number; code: string }[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== "```ts") continue;
+    const open = /^```(\S*)$/.exec(lines[i].trim());
+    if (!open) continue;
     const start = i + 1;
     let end = start;
     while (end < lines.length && lines[end].trim() !== "```") end++;
-    out.push({ line: start + 1, code: lines.slice(start, end).join("\n") });
+    out.push({ lang: open[1], line: start + 1, code: lines.slice(start, end).join("\n") });
     i = end;
   }
   return out;
+}
+
+/** The TypeScript blocks of a markdown file, with the line each starts on. */
+function snippetsOf(file: string): { line: number; code: string }[] {
+  return blocksOf(file).filter((b) => TS_FENCE.test(`\`\`\`${b.lang}`));
 }
 
 /** The module a snippet is checked as: the given lines it needs, then the snippet. */
@@ -95,6 +111,16 @@ function moduleOf(code: string): string {
 }
 
 describe("the docs' TypeScript snippets", () => {
+  it("no TypeScript on the outside user's pages hides in an unnamed or JavaScript block", () => {
+    const hidden = Object.keys(OUTSIDE_PAGES).flatMap((doc) =>
+      blocksOf(doc)
+        .filter((b) => b.lang === "" || /^(js|javascript|jsx|mjs)$/.test(b.lang))
+        .map((b) => `${doc}:${b.line} (\`\`\`${b.lang})`),
+    );
+    expect(hidden).toEqual([]);
+    for (const [doc, least] of Object.entries(OUTSIDE_PAGES)) expect(snippetsOf(doc).length, doc).toBeGreaterThanOrEqual(least);
+  });
+
   it("each type-checks against the package as it is", () => {
     const dir = fs.mkdtempSync(path.join(root, ".doc-snippets-"));
     try {

@@ -4,7 +4,7 @@
  *   const pd = createAiSdkAdapter({ client, taskId: "task_74991", tools: { reschedule_delivery: gatedTool({...}) } });
  *   let result = await generateText({ model, tools: pd.tools, messages });
  *   const proposal = await pd.propose(result);          // the paused calls → one Plandesk run
- *   const decision = await pd.wait(proposal);           // long polls until a person decides or the run expires
+ *   const decision = await pd.wait(proposal);           // the run's event stream until a person decides or the run expires
  *   messages.push(...result.response.messages, pd.respond(proposal, decision));
  *   result = await generateText({ model, tools: pd.tools, messages });   // approved calls execute via claims
  *

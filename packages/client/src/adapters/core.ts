@@ -7,9 +7,9 @@
  * 1. {@link proposePlan} — the pending calls for one task become ONE Plandesk run (the whole
  *    pending plan, in order), bound to the task's current revision. Each call keeps its
  *    framework call id; the step id is derived from it ({@link stepIdForCall}).
- * 2. {@link waitForDecision} — long-polls the run, one poll after the other, backing off only
- *    after a failed poll (a `wake` promise, e.g. fed by your webhook receiver, cuts a backoff
- *    short). Ends with the operator's decision: approved (maybe edited), rejected with a reason,
+ * 2. {@link waitForDecision} — reads the run's event stream (long polls, one after the other,
+ *    where it cannot be had), backing off only after a failed poll (`wake`, a function returning a
+ *    promise your webhook receiver resolves, cuts a backoff short). Ends with the operator's decision: approved (maybe edited), rejected with a reason,
  *    expired, or refused with a typed code — and always by the run's deadline plus a grace
  *    (`unreachable` when the console could not be reached by then).
  * 3. {@link verdictFor} — what to tell the framework about each of its calls: approve (the

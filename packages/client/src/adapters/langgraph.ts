@@ -5,11 +5,11 @@
  *   const pd = createLangGraphAdapter({ client, taskId: "task_74991", tools: demoDeskTools(client) });
  *   const graph = new StateGraph(MessagesAnnotation)
  *     .addNode("agent", callModel)                                   // model bound to pd.tools
- *     .addNode("review", pd.reviewNode, { ends: ["tools", "agent"] }) // interrupt() → Plandesk
+ *     .addNode("review", (s: typeof MessagesAnnotation.State) => pd.reviewNode(s), { ends: ["tools", "agent"] }) // interrupt() → Plandesk
  *     .addNode("tools", new ToolNode(pd.tools))                      // wrapped: claim → write approved args → report
  *     ...compile({ checkpointer });
  *   let out = await graph.invoke(input, config);
- *   const proposal = await pd.propose(out.__interrupt__);           // the pending calls → one Plandesk run
+ *   const proposal = await pd.propose(out);                         // out.__interrupt__'s calls → one Plandesk run
  *   const decision = await pd.wait(proposal);
  *   out = await graph.invoke(pd.resume(proposal, decision), config); // Command({resume: [...]})
  *

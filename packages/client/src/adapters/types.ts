@@ -135,10 +135,11 @@ export class ToolFailure extends Error {
 }
 
 /**
- * The fence slot: called after the claim and immediately before the write. Resolve
- * `{ok: true}` to write, or `{ok: false, code, message}` to stop — the step is then reported
- * `failed` (nothing was written) and the plan stops. The console's fencing endpoint
- * (`POST /api/v1/claims/{token}/fence`) is not built yet; this is where its check goes.
+ * A check before every write: called after the claim and before your implementation, outside its
+ * transaction. Resolve `{ok: true}` to write, or `{ok: false, code, message}` to stop — the step
+ * is then reported `failed` (nothing was written) and the plan stops. It is not the fence: the
+ * fence (`POST /api/v1/claims/{token}/fence`, `AgentClient.fenceClaim`) belongs inside the write's
+ * own transaction, in your implementation (docs/adapters.md "What every adapter does").
  */
 export type BeforeWriteHook = (ctx: ExecutionContext, args: ToolArgs) => Promise<{ ok: true } | { ok: false; code: string; message: string }>;
 

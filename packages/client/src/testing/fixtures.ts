@@ -7,7 +7,7 @@
  * server): a person's mutating requests carry it as `Origin`, and another spelling (127.0.0.1 for
  * localhost) is refused 403.
  *
- *   import { test, expect } from "@plandesk/client/testing";
+ *   import { RunPage, test } from "@plandesk/client/testing";
  *   test("operator approves", async ({ scenarios, pageAs }) => {
  *     const { runIds: [runId] } = await scenarios.make("reference-case");
  *     const run = await new RunPage(await pageAs("operator")).goto(runId);
