@@ -169,6 +169,9 @@ describe("a write held by the MCP gateway", () => {
       if (end.added) expect(told).toMatch(end.added);
       else expect(told).not.toMatch(/added/);
       expect(Boolean((outcome.final.result._meta as Record<string, unknown> | undefined)?.["plandesk/addedSteps"])).toBe(Boolean(end.added));
+      // the client package reads them as typed added steps
+      if (end.added) expect(outcome.final.addedSteps?.map((a) => `(${a.tool})`).join(" ")).toMatch(end.added);
+      else expect(outcome.final.addedSteps).toBeUndefined();
     }
     const ended = toRunView(await loadRun(runId));
     expect(ended.status).toBe(end.runStatus);

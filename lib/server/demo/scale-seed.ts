@@ -3,7 +3,6 @@ import { applyRecords } from "../records/apply-records";
 import { atStakeFacts, runStepRows, type RunStepRow } from "../plans/write-run-steps";
 import type { Step } from "../../plan/schema";
 import { builtinTools } from "../../tools/builtin-tools";
-import type { Prisma } from "../../generated/prisma/client";
 import {
   scaleAccount,
   scaleInvoice,
@@ -23,6 +22,7 @@ import {
 } from "../../demo/scale-desk";
 import Database from "better-sqlite3";
 import { resolveDatabaseUrl } from "../db/database-url";
+import { insertRows, jsonText } from "../db/insert-rows";
 import { prisma as defaultPrisma, type PrismaClient } from "../db/db";
 import { DEMO_AGENT_ID, DEMO_INTEGRATION_ID } from "./seed";
 import { openTask } from "../tasks/open-task";
@@ -38,11 +38,9 @@ export interface ScaleSeedReport {
   ms: number;
 }
 
-/** Rows per `createMany` statement and statements per transaction. */
+/** Rows of one batch: records per door call, audit events per transaction (ROWS_PER_INSERT × INSERTS_PER_TX). */
 const ROWS_PER_INSERT = 1000;
 const INSERTS_PER_TX = 5;
-
-const json = (v: unknown) => v as Prisma.InputJsonValue;
 
 /** Records per round of the scale desk's door loads (each desk's share applied in chunks of the door's own size). */
 const DOOR_CHUNK = 5000;
@@ -52,21 +50,25 @@ const TICKET_DOOR_CONCURRENCY = 8;
 /** Attempts of one ticket at the door when it answers `busy` (a loaded database), before the seed gives up. */
 const DOOR_BUSY_ATTEMPTS = 8;
 
-/** A group of rows for `BulkWriter.write`: the SQL table name, the rows, and the Prisma `createMany` of the same rows. */
-function ins<T>(table: string, rows: T[], createMany: (rows: T[]) => Prisma.PrismaPromise<unknown>): Insert {
-  return { table, rows: rows as Record<string, unknown>[], createMany: createMany as Insert["createMany"] };
+/** A group of rows for `BulkWriter.write`: the SQL table name and the rows. */
+function ins<T extends object>(table: string, rows: T[]): Insert {
+  return { table, rows: rows as unknown as Record<string, unknown>[] };
 }
 
-/** A table's rows to insert: the Prisma model's `createMany` (any database) and the SQL table name (the SQLite fast path). */
-type Insert = { table: string; rows: Record<string, unknown>[]; createMany: (rows: never[]) => Prisma.PrismaPromise<unknown> };
+/** A table's rows to insert: the SQL table name and rows of column values (a JSON column's value as its object). */
+type Insert = { table: string; rows: Record<string, unknown>[] };
 
 /**
  * Inserts groups of rows, each group in one transaction. On PostgreSQL (and wherever the fast path
- * is off) through Prisma `createMany` in chunks — the portable path. On SQLite through one
- * better-sqlite3 connection with a prepared multi-row-free INSERT per table, written in the
- * formats Prisma's SQLite adapter uses (DateTime as ISO text with "+00:00", Boolean as 0/1, Json as
- * its JSON text): about twenty times faster for the million rows of the scale desk. Rows give every
- * column they mean to set (createdAt included: the database defaults are not Prisma's format).
+ * is off) through `insertRows` (multi-row `INSERT … VALUES` through `$executeRaw`) in the one
+ * Prisma client — the portable path. Not `createMany`: Prisma 7's client keeps heap it never
+ * gives back for every `createMany` on PostgreSQL (measured: ~2.5 MB per 1,000 rows after a full
+ * GC, against none for the raw insert), so the scale desk's ~1.5 million rows exhausted a 4 GB
+ * heap. On SQLite through one better-sqlite3 connection with a prepared INSERT per table, written
+ * in the formats Prisma's SQLite adapter uses (DateTime as ISO text with "+00:00", Boolean as 0/1,
+ * Json as its JSON text): about twenty times faster for the million rows of the scale desk. Rows
+ * give every column they mean to set (createdAt included: the database defaults are not Prisma's
+ * format); a column one row of a group gives and another does not is NULL in the other.
  */
 class BulkWriter {
   private sqlite: Database.Database | null = null;
@@ -87,11 +89,19 @@ class BulkWriter {
   /** Inserts every group's rows in ONE transaction. */
   async write(groups: Insert[]): Promise<void> {
     if (!this.sqlite) {
-      const ops: Prisma.PrismaPromise<unknown>[] = [];
-      for (const g of groups) for (let k = 0; k < g.rows.length; k += ROWS_PER_INSERT) ops.push(g.createMany(g.rows.slice(k, k + ROWS_PER_INSERT) as never[]));
+      if (groups.every((g) => g.rows.length === 0)) return;
       // A bulk load, not a request: a batch of thousands of rows may take longer than Prisma's
       // default 5 s transaction timeout on a busy PostgreSQL (it expired mid-way at full scale).
-      if (ops.length) await this.db.$transaction(ops, { maxWait: 30_000, timeout: 300_000 });
+      await this.db.$transaction(
+        async (tx) => {
+          for (const g of groups) {
+            if (g.rows.length === 0) continue;
+            const cols = [...new Set(g.rows.flatMap((r) => Object.keys(r)))];
+            await insertRows(tx, g.table, cols, g.rows.map((r) => Object.fromEntries(cols.map((c) => [c, rowValue(r[c])]))));
+          }
+        },
+        { maxWait: 30_000, timeout: 300_000 },
+      );
       return;
     }
     const db = this.sqlite;
@@ -115,6 +125,11 @@ class BulkWriter {
   }
 }
 
+/** A value as `insertRows` binds it: a JSON column's object (or array) as its JSON text, anything else as it is. */
+function rowValue(v: unknown): unknown {
+  return v !== null && typeof v === "object" && !(v instanceof Date) ? jsonText(v) : v;
+}
+
 /** A value as Prisma's SQLite adapter stores it. */
 function sqliteValue(v: unknown): unknown {
   if (v === undefined || v === null) return null;
@@ -135,7 +150,7 @@ function sqliteValue(v: unknown): unknown {
  * own event (`task_opened`) carries the time it was written. Idempotent: when the first scale
  * account exists, nothing is written (`skipped`). `factor` scales every size (1 = 10,000 accounts,
  * 100,000 tickets, 200,000 invoices and shipments, 20,000 runs, ~1,000,000 audit events).
- * `portable` forces the Prisma `createMany` path on SQLite too (see `BulkWriter`). `db` and `url`
+ * `portable` forces the portable path (`insertRows`) on SQLite too (see `BulkWriter`). `db` and `url`
  * (default: the process-wide client and DATABASE_URL) name another database, e.g. in tests.
  */
 export async function seedScaleDesk(
@@ -275,7 +290,7 @@ export async function seedScaleDesk(
     sizes.users,
     (u) => scaleUser(seed, u),
     (rows) => [
-      ins("user", rows.map((u) => ({ ...u, emailVerified: true, disabled: false, createdAt: now, updatedAt: now })), (data) => prisma.user.createMany({ data })),
+      ins("user", rows.map((u) => ({ ...u, emailVerified: true, disabled: false, createdAt: now, updatedAt: now }))),
       ins(
         "grant",
         rows.flatMap((u) =>
@@ -289,7 +304,6 @@ export async function seedScaleDesk(
             canAuthor: grantClass !== "money",
           })),
         ),
-        (data) => prisma.grant.createMany({ data }),
       ),
     ],
   );
@@ -314,7 +328,7 @@ export async function seedScaleDesk(
     const out = pending.splice(0, cut);
     for (let k = 0; k < out.length; k += ROWS_PER_INSERT * INSERTS_PER_TX) {
       const slice = out.slice(k, k + ROWS_PER_INSERT * INSERTS_PER_TX);
-      await writer.write([ins("audit_event", slice, (data) => prisma.auditEvent.createMany({ data: data.map((e) => ({ ...e, data: json(e.data) })) }))]);
+      await writer.write([ins("audit_event", slice)]);
       eventsWritten += slice.length;
     }
     if (out.length) progress("audit events", eventsWritten, sizes.auditEvents, elapsed());
@@ -332,16 +346,14 @@ export async function seedScaleDesk(
     // The run's at-stake facts come from the same rows as its run_step rows (as writeRunSteps keeps them).
     const stepRows = batch.map(currentRunSteps);
     batch.forEach((b, n) => Object.assign(b.run as object, atStakeFacts(stepRows[n] as unknown as RunStepRow[])));
-    // Json columns that are SQL NULL are left out of Prisma's rows (undefined), written as NULL by the fast path.
-    const dropNull = (r: object, keys: string[]) => Object.fromEntries(Object.entries(r).filter(([k, v]) => !(keys.includes(k) && v === null)));
     await writer.write([
-      ins("run", batch.map((b) => b.run), (data) => prisma.run.createMany({ data: data.map((r) => dropNull(r, ["editTouched", "stopReason"])) as Prisma.RunCreateManyInput[] })),
-      ins("plan_version", batch.flatMap((b) => b.planVersions), (data) => prisma.planVersion.createMany({ data: data as Prisma.PlanVersionCreateManyInput[] })),
-      ins("plan_edit", batch.flatMap((b) => b.planEdits), (data) => prisma.planEdit.createMany({ data: data as Prisma.PlanEditCreateManyInput[] })),
-      ins("approval", batch.flatMap((b) => b.approvals), (data) => prisma.approval.createMany({ data: data.map((a) => dropNull(a, ["target"])) as Prisma.ApprovalCreateManyInput[] })),
-      ins("step_execution", batch.flatMap((b) => b.executions), (data) => prisma.stepExecution.createMany({ data: data as Prisma.StepExecutionCreateManyInput[] })),
+      ins("run", batch.map((b) => b.run)),
+      ins("plan_version", batch.flatMap((b) => b.planVersions)),
+      ins("plan_edit", batch.flatMap((b) => b.planEdits)),
+      ins("approval", batch.flatMap((b) => b.approvals)),
+      ins("step_execution", batch.flatMap((b) => b.executions)),
       // the current plan version's steps as rows (queue filters by tool, amount, "beyond my limit")
-      ins("run_step", stepRows.flat(), (data) => prisma.runStep.createMany({ data: data as Prisma.RunStepCreateManyInput[] })),
+      ins("run_step", stepRows.flat()),
     ]);
     for (const b of batch) {
       counts.runs = (counts.runs ?? 0) + 1;

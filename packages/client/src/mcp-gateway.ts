@@ -45,16 +45,25 @@ export interface McpToolResult {
  *   without executing: `code` `run_<status>`);
  * - `unknown`: Plandesk called the upstream and lost the answer; a person reconciles it, it is
  *   never called again;
- * - `result`: the upstream's own answer — a read, or a write Plandesk executed (`runId` set);
+ * - `result`: the upstream's own answer — a read, or a write Plandesk executed (`runId` set), with
+ *   `addedSteps` when a person added steps to that run that the agent did not call (each with where
+ *   it stood when answered: `pending`, `claimed`, `succeeded`, `failed`, `unknown`, `cannot_execute`);
  * - `unreachable`: never read from an answer — what a caller concludes when it could not reach the
  *   console until the held write's deadline plus a grace had passed ({@link gatewayDeadlinePassed}):
  *   nobody can approve it any more, and the console expires the run without executing it.
  */
+/** A step a person added to the run of a write the gateway executed, and where it stood (`_meta["plandesk/addedSteps"]`). */
+export interface GatewayAddedStep {
+  stepId: string;
+  tool: string;
+  status: string;
+}
+
 export type GatewayAnswer =
   | { kind: "pending"; runId: string; stepId: string; runStatus: string; poll: string; expiresAt: string }
   | { kind: "rejected"; code: string; message: string; issues: unknown[]; runId?: string }
   | { kind: "unknown"; runId: string; stepId: string; message: string }
-  | { kind: "result"; result: McpToolResult; runId?: string; readId?: string }
+  | { kind: "result"; result: McpToolResult; runId?: string; readId?: string; addedSteps?: GatewayAddedStep[] }
   | { kind: "unreachable"; runId: string; stepId: string; message: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -74,7 +83,10 @@ export function readGatewayAnswer(result: McpToolResult): GatewayAnswer {
   if (result.isError && s.status === "unknown" && typeof s.runId === "string") return { kind: "unknown", runId: s.runId, stepId: str(s.stepId), message: str(s.message) };
   const runId = typeof meta["plandesk/runId"] === "string" ? meta["plandesk/runId"] : undefined;
   const readId = typeof meta["plandesk/readId"] === "string" ? meta["plandesk/readId"] : undefined;
-  return { kind: "result", result, ...(runId ? { runId } : {}), ...(readId ? { readId } : {}) };
+  const added = Array.isArray(meta["plandesk/addedSteps"])
+    ? meta["plandesk/addedSteps"].filter(isObject).map((a) => ({ stepId: str(a.stepId), tool: str(a.tool), status: str(a.status) }))
+    : [];
+  return { kind: "result", result, ...(runId ? { runId } : {}), ...(readId ? { readId } : {}), ...(added.length ? { addedSteps: added } : {}) };
 }
 
 /** How long after a held write's deadline a caller that cannot reach the console keeps trying, by default: 30 s (like `PollOptions.graceMs`). */
