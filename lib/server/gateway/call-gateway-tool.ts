@@ -209,9 +209,12 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
  * deadline already passed expires the run first, so the answer is `run_expired`); executed → the
  * upstream's own answer (its content, structuredContent and isError) with `_meta` naming the run;
  * answer lost → `unknown` (isError; a person reconciles); the run ended without executing →
- * `rejected` with code `run_<status>` and the run's reason.
+ * `rejected` with code `run_<status>` and the run's reason; the step failed before anything was
+ * sent upstream (the fence refused the claim — a Stop, a rejection, a new task revision —, the
+ * approved arguments did not match the claim, the upstream could not be reached) → `rejected` with
+ * code `run_<status>` (`step_not_executed` while the run has not ended yet) and why.
  */
-async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown }, now = new Date()): Promise<CallToolResult> {
+async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown; error?: string | null }, now = new Date()): Promise<CallToolResult> {
   const readRun = () => prisma.run.findUnique({ where: { id: row.runId }, select: { status: true, rejectionReason: true, expiresAt: true } });
   let run = await readRun();
   // A deadline passed that the sweep has not reached yet: the run expires now, so the agent asking
@@ -235,6 +238,12 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
   if (row.status === "ended" || row.status === "discarded" || (run && isTerminal(run.status as RunStatus) && (row.status === "pending" || row.status === "staged"))) {
     const message = `Run ${row.runId} ended ${runStatus} without executing ${row.tool}${run?.rejectionReason ? `: ${run.rejectionReason}` : ""}.`;
     return answerResult({ status: "rejected", code: `run_${runStatus}`, message, runId: row.runId }, message);
+  }
+  if (row.status === "failed") {
+    // nothing reached the upstream: a stop, never an answer to wait for
+    const ended = run !== null && isTerminal(run.status as RunStatus);
+    const message = `Plandesk did not call ${row.tool} for step ${row.stepId} of run ${row.runId} (${runStatus}): ${row.error ?? "the step failed before its call."}`;
+    return answerResult({ status: "rejected", code: ended ? `run_${runStatus}` : "step_not_executed", message, runId: row.runId }, message);
   }
   const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id, expiresAt: (run?.expiresAt ?? now).toISOString() };
   return answerResult(answer, `Step ${row.stepId} of run ${row.runId} (${runStatus}) is not executed yet. Poll GET /api/v1/runs/${row.runId}, or repeat this call with the same plandesk/idempotencyKey.`);
