@@ -33,6 +33,15 @@ export async function bookRedelivery(mcp: Client) {
   return readGatewayAnswer(await mcp.callTool({ name: "book_redelivery", arguments: { shipmentId: "sh_5531", date: "2026-12-21" } }));
 }
 
+/** The MCP SDK with tasks (MCP 2025-11-25): the held write followed as a task — working, then the upstream's answer or a typed end. */
+export async function bookRedeliveryAsTask(mcp: Client) {
+  for await (const m of mcp.experimental.tasks.callToolStream({ name: "book_redelivery", arguments: { shipmentId: "sh_5531", date: "2026-12-21" } })) {
+    if (m.type === "taskStatus") console.log(m.task.status, m.task.statusMessage); // "working", "… waits for a person's review …"
+    if (m.type === "result") console.log(readGatewayAnswer(m.result)); // {kind: "result", runId, …}: the upstream's answer
+    if (m.type === "error") console.log(m.error.message); // rejected, stopped or expired: mcp.experimental.tasks.getTaskResult(taskId) says which
+  }
+}
+
 /** Vercel AI SDK 6: the gateway's tools as dynamic tools of `generateText` / `streamText`. */
 export async function aiSdkAgent(mcp: Client, model: LanguageModel) {
   const tools = Object.fromEntries(
