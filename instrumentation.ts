@@ -18,8 +18,8 @@ export async function register() {
   startWebhookWorker(); // escalations, expiries and hand-offs to PLANDESK_WEBHOOK_URL
   if (process.env.PLANDESK_GATEWAY_EXECUTOR !== "0") {
     // Plandesk executes the approved writes its MCP gateway holds (docs/design.md "MCP gateway"); every instance may: the claim decides who calls
-    const { startGatewayExecutor } = await import("./lib/server/gateway/execute-gateway-steps");
-    startGatewayExecutor(Math.max(500, Number(process.env.PLANDESK_GATEWAY_SECONDS ?? 2) * 1000 || 2000));
+    const { startGatewayExecutor, gatewayPassIntervalMs } = await import("./lib/server/gateway/execute-gateway-steps");
+    startGatewayExecutor(gatewayPassIntervalMs());
   }
   if (process.env.PLANDESK_SWEEP === "0") return;
   const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");

@@ -1,7 +1,8 @@
 /**
  * Test support: the OpenAI Agents SDK's own scripted model for the adapter tests — it proposes
  * `calls` (one function call each, with their call ids), then records into `seen` the text of
- * every function-call result it is given (by tool name) and answers "ok".
+ * every function-call result it is given (by tool name; an MCP tool's content items joined by
+ * newlines) and answers "ok".
  */
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@openai/agents/testing";
 
@@ -11,8 +12,11 @@ export function scriptedAgentsModel(calls: { tool: string; callId: string; args:
     calls.map((c) => functionCall(c.tool, c.args, { callId: c.callId })),
     modelResponder((call) => {
       for (const item of Array.isArray(call.request.input) ? call.request.input : []) {
-        const r = item as { type?: string; name?: string; output?: { text?: string } | string };
-        if (r.type === "function_call_result" && r.name) seen[r.name] = typeof r.output === "string" ? r.output : (r.output?.text ?? "");
+        // a function tool's output is a string or {text}; an MCP tool's, a list of content items
+        const r = item as { type?: string; name?: string; output?: { text?: string } | { text?: string }[] | string };
+        if (r.type === "function_call_result" && r.name) {
+          seen[r.name] = typeof r.output === "string" ? r.output : Array.isArray(r.output) ? r.output.map((o) => o.text ?? "").join("\n") : (r.output?.text ?? "");
+        }
       }
       return [assistantMessage("ok")];
     }),

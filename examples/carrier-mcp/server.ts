@@ -19,6 +19,11 @@
  *   to stderr. With `--token <t>` or `CARRIER_TOKEN` every request must carry
  *   `Authorization: Bearer <t>` (else 401, the token never echoed).
  *
+ * `--delivered <id,id…>` names shipments the carrier has delivered meanwhile: book_redelivery of
+ * one books nothing and answers `isError` with `_meta["plandesk/stopConditionMet"]: true` — the
+ * step's stop condition (the parcel arrived) is met, which stops the caller's run (docs/api-extensions.md
+ * "MCP gateway", Execution).
+ *
  * `--answer-delay-ms <n>` makes book_redelivery answer n ms after it logged (and performed) the
  * call — a slow carrier whose answer a caller may lose. `--start-delay-ms <n>` (stdio) waits n ms
  * before it answers anything — a server slow to start, while its caller waits to connect.
@@ -51,6 +56,9 @@ const token = argOf("token") ?? process.env.CARRIER_TOKEN;
 const answerDelayMs = Math.max(0, Number(argOf("answer-delay-ms") ?? 0) || 0);
 /** `--start-delay-ms <n>`: the stdio server starts reading its input n ms late (tests of what happens while a caller connects). */
 const startDelayMs = Math.max(0, Number(argOf("start-delay-ms") ?? 0) || 0);
+
+/** `--delivered <id,id…>`: shipments already delivered; a redelivery of one is moot (its stop condition is met). */
+const delivered = new Set((argOf("delivered") ?? "").split(",").map((id) => id.trim()).filter(Boolean));
 
 /** Appends one received call to the call log (synchronously: a line is complete before the answer). */
 function logCall(tool: string, args: unknown, meta: unknown): void {
@@ -95,6 +103,10 @@ function carrierServer(): McpServer {
     },
     async ({ shipmentId, date }, extra) => {
       logCall("book_redelivery", { shipmentId, date }, extra._meta);
+      if (delivered.has(shipmentId)) {
+        // nothing booked: the parcel arrived, so the redelivery's stop condition is met
+        return { content: [{ type: "text" as const, text: JSON.stringify({ shipmentId, status: "delivered", booked: false }) }], isError: true, _meta: { "plandesk/stopConditionMet": true } };
+      }
       if (answerDelayMs > 0) await new Promise((r) => setTimeout(r, answerDelayMs));
       const ref = `rd_${createHash("sha256").update(`${shipmentId}:${date}`).digest("hex").slice(0, 10)}`;
       return { content: [{ type: "text" as const, text: JSON.stringify({ shipmentId, date, booking: ref, status: "booked" }) }] };

@@ -257,9 +257,11 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect((await prisma.gatewayCall.findUniqueOrThrow({ where: { id: answer.gatewayCallId } })).status).toBe("ended");
   }, 60_000);
 
-  it("a task revision that arrives while Plandesk connects to a slow-starting upstream stops the run, and the call is never made (the fence is asked right before it)", async () => {
+  it("a task revision that arrives while Plandesk connects to a slow-starting upstream stops the run, and the call is never made (the fence is asked right before it); the agent asking again is told the stop", async () => {
     const before = callLog().length;
-    const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-23" });
+    const meta = { "plandesk/idempotencyKey": "stopped-while-connecting" };
+    const client = await agentClient();
+    const { answer } = await bookThroughGateway(client, { shipmentId: "sh_5531", date: "2026-12-23" }, meta).finally(() => client.close());
     expect((await approve(answer.runId, 1)).status).toBe(201);
     const late = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw-late"];
     await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: late.args } });
@@ -280,6 +282,17 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     expect(row.status).toBe("failed");
     expect(row.error).toContain("fence refused");
     expect((await prisma.run.findUniqueOrThrow({ where: { id: answer.runId } })).status).toBe("stopped");
+    // the same call again: the stop, typed — not "pending" for a step nothing will ever execute
+    const again = await agentClient();
+    try {
+      const { result, answer: told } = await bookThroughGateway(again, { shipmentId: "sh_5531", date: "2026-12-23" }, meta);
+      expect(result.isError).toBe(true);
+      expect(told).toMatchObject({ status: "rejected", code: "run_stopped", runId: answer.runId });
+      expect(told.message).toContain("fence refused");
+    } finally {
+      await again.close();
+    }
+    expect(callLog()).toHaveLength(before);
   }, 90_000);
 
   it("a write the validator refuses is a typed rejection at once; a write without a task names what is missing", async () => {

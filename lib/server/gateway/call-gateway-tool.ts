@@ -94,11 +94,29 @@ export async function callGatewayTool(agent: AgentCaller, name: string, args: un
     if (!tool) throw new DomainError("not_found", `There is no tool "${name}" for this agent on Plandesk's MCP gateway (tools/list names them).`);
     const object = argumentsObject(args);
     // a read's arguments are checked here, by the tool's schema; a write's by the one validator, at submission
-    return tool.read ? await forwardRead(agent, tool, object, meta) : await submitWrite(agent, tool, object, meta);
+    return tool.read ? await forwardRead(agent, tool, object, meta) : (await submitWrite(agent, tool, object, meta)).result;
   } catch (e) {
     if (isDomainError(e)) return refusalResult(e);
     throw e;
   }
+}
+
+/** A write the gateway holds (or found again by its `plandesk/idempotencyKey`): its gateway call and the answer a plain tools/call gets. */
+export interface HeldWrite {
+  /** The `gateway_call` row of the write ("gwc_…"): what a task-augmented call names as its task. */
+  callId: string;
+  result: CallToolResult;
+}
+
+/**
+ * The write path of {@link callGatewayTool} for a caller that needs the gateway call behind the
+ * answer (./gateway-tasks.ts: the call's MCP task is that row): `tool` must be a write of the
+ * agent's gateway tools (`gatewayToolOf`). Returns the held write — `pending`, or where an earlier
+ * call with the same idempotency key stands. Errors: the submission's DomainError (422
+ * `validation_failed` {issues}, 404 `not_found`, 409 `stale_task`, `run_not_pending`…), thrown.
+ */
+export async function holdGatewayWrite(agent: AgentCaller, tool: GatewayTool, args: unknown, meta: Record<string, unknown>): Promise<HeldWrite> {
+  return submitWrite(agent, tool, argumentsObject(args), meta);
 }
 
 /** The call's arguments as a JSON object (absent: `{}`). Errors: 422 `validation_failed` {issues} for anything else. */
@@ -159,7 +177,7 @@ async function evidenceOf(agent: AgentCaller, meta: Record<string, unknown>): Pr
 }
 
 /** Submits a write as a one-step plan (see the module comment) and records the gateway call. */
-async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<string, unknown>, meta: Record<string, unknown>): Promise<CallToolResult> {
+async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<string, unknown>, meta: Record<string, unknown>): Promise<HeldWrite> {
   const taskId = meta[META_TASK_ID];
   if (typeof taskId !== "string" || taskId.length === 0 || taskId.length > 200) {
     throw new DomainError("validation_failed", `A write needs the task it serves: send _meta {"${META_TASK_ID}": "<task id>"} with the call.`, { issues: [{ path: `_meta.${META_TASK_ID}`, message: "required for a write tool" }] });
@@ -175,7 +193,7 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
   if (key) {
     // the same call again: answered with where it stands (the upstream's own answer once executed), nothing submitted again
     const earlier = await prisma.gatewayCall.findFirst({ where: { agentId: agent.id, stepId, kind: "write", desk: agentDesk(agent) } });
-    if (earlier?.runId) return answerOf(earlier as typeof earlier & { runId: string; stepId: string });
+    if (earlier?.runId) return { callId: earlier.id, result: await answerOf(earlier as typeof earlier & { runId: string; stepId: string }) };
   }
   const step = { id: stepId, tool: tool.spec.name, args, title: text(META_TITLE, 200) ?? tool.spec.label, ...(text(META_RATIONALE, 4000) ? { rationale: text(META_RATIONALE, 4000) } : {}), ...(evidence.length ? { evidence } : {}) };
   const joined = typeof meta[META_RUN_ID] === "string" ? await heldRunSteps(agent, meta[META_RUN_ID] as string, taskId) : null;
@@ -197,10 +215,13 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
     return ok(id);
   });
   const answer: GatewayAnswer = { status: "pending", runId: run.id, stepId: runStepId, runStatus: run.status, poll: `/api/v1/runs/${run.id}`, gatewayCallId: callId, expiresAt: run.expiresAt };
-  return answerResult(
-    answer,
-    `Plandesk holds ${tool.spec.name} as step ${runStepId} of run ${run.id} (${run.status}); a person reviews it and Plandesk performs exactly what is approved, once. Poll GET /api/v1/runs/${run.id} for the decision and the outcome.`,
-  );
+  return {
+    callId,
+    result: answerResult(
+      answer,
+      `Plandesk holds ${tool.spec.name} as step ${runStepId} of run ${run.id} (${run.status}); a person reviews it and Plandesk performs exactly what is approved, once. Poll GET /api/v1/runs/${run.id} for the decision and the outcome.`,
+    ),
+  };
 }
 
 /**
@@ -209,9 +230,13 @@ async function submitWrite(agent: AgentCaller, tool: GatewayTool, args: Record<s
  * deadline already passed expires the run first, so the answer is `run_expired`); executed → the
  * upstream's own answer (its content, structuredContent and isError) with `_meta` naming the run;
  * answer lost → `unknown` (isError; a person reconciles); the run ended without executing →
- * `rejected` with code `run_<status>` and the run's reason.
+ * `rejected` with code `run_<status>` and the run's reason; the step failed before anything was
+ * sent upstream (the fence refused the claim — a Stop, a rejection, a new task revision —, the
+ * approved arguments did not match the claim, the upstream could not be reached) → `rejected` with
+ * code `run_<status>` (`step_not_executed` while the run has not ended yet) and why. Also the state of
+ * the call's MCP task (./gateway-tasks.ts): `pending` is its only non-terminal answer.
  */
-async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown }, now = new Date()): Promise<CallToolResult> {
+export async function answerOf(row: { id: string; runId: string; stepId: string; tool: string; status: string; result: unknown; error?: string | null }, now = new Date()): Promise<CallToolResult> {
   const readRun = () => prisma.run.findUnique({ where: { id: row.runId }, select: { status: true, rejectionReason: true, expiresAt: true } });
   let run = await readRun();
   // A deadline passed that the sweep has not reached yet: the run expires now, so the agent asking
@@ -235,6 +260,12 @@ async function answerOf(row: { id: string; runId: string; stepId: string; tool: 
   if (row.status === "ended" || row.status === "discarded" || (run && isTerminal(run.status as RunStatus) && (row.status === "pending" || row.status === "staged"))) {
     const message = `Run ${row.runId} ended ${runStatus} without executing ${row.tool}${run?.rejectionReason ? `: ${run.rejectionReason}` : ""}.`;
     return answerResult({ status: "rejected", code: `run_${runStatus}`, message, runId: row.runId }, message);
+  }
+  if (row.status === "failed") {
+    // nothing reached the upstream: a stop, never an answer to wait for
+    const ended = run !== null && isTerminal(run.status as RunStatus);
+    const message = `Plandesk did not call ${row.tool} for step ${row.stepId} of run ${row.runId} (${runStatus}): ${row.error ?? "the step failed before its call."}`;
+    return answerResult({ status: "rejected", code: ended ? `run_${runStatus}` : "step_not_executed", message, runId: row.runId }, message);
   }
   const answer: GatewayAnswer = { status: "pending", runId: row.runId, stepId: row.stepId, runStatus, poll: `/api/v1/runs/${row.runId}`, gatewayCallId: row.id, expiresAt: (run?.expiresAt ?? now).toISOString() };
   return answerResult(answer, `Step ${row.stepId} of run ${row.runId} (${runStatus}) is not executed yet. Poll GET /api/v1/runs/${row.runId}, or repeat this call with the same plandesk/idempotencyKey.`);

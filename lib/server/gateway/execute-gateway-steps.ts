@@ -96,6 +96,15 @@ export function gatewayCallTimeoutMs(env: Record<string, string | undefined> = p
   return Number.isFinite(n) && n >= 1000 ? Math.min(600_000, n) : DEFAULT_CALL_TIMEOUT_MS;
 }
 
+/**
+ * The interval between two passes of an instance's executor loop, ms: PLANDESK_GATEWAY_SECONDS
+ * (default 2 s) in milliseconds, at least 500. Also the poll interval a gateway write's MCP task
+ * suggests (./gateway-tasks.ts): asking more often learns nothing new.
+ */
+export function gatewayPassIntervalMs(env: Record<string, string | undefined> = process.env): number {
+  return Math.max(500, Number(env.PLANDESK_GATEWAY_SECONDS ?? 2) * 1000 || 2000);
+}
+
 type PendingRow = { id: string; runId: string; stepId: string; upstreamId: string; tool: string; agentId: string; idempotencyKey: string | null; taskId: string | null; runStatus: string };
 
 /**

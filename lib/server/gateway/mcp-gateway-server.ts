@@ -6,7 +6,11 @@
  *
  * - `tools/list`: the agent's gateway tools (./gateway-tools.ts) with the catalog's schema,
  *   description and annotations — what Plandesk validates against;
- * - `tools/call`: ./call-gateway-tool.ts (a read forwarded and recorded; a write held as a plan step).
+ * - `tools/call`: ./call-gateway-tool.ts (a read forwarded and recorded; a write held as a plan step);
+ * - MCP tasks (the SDK's long-running-call mechanism, ./gateway-tasks.ts): declared as
+ *   `tasks.requests.tools.call`, each write tool `execution.taskSupport: "optional"`; a write called
+ *   with `task` answers a task (its gateway call) that `tasks/get` and `tasks/result` follow to the
+ *   upstream's answer, a rejection or a stop. Without `task`, the typed `pending` answer.
  *
  * The task a call serves is `_meta["plandesk/taskId"]`, or else the request's `Plandesk-Task-Id`
  * header: a client whose framework sets no per-call `_meta` (AI SDK, OpenAI Agents, LangChain)
@@ -17,6 +21,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentCaller } from "../auth/viewer";
 import { callGatewayTool, META_TASK_ID } from "./call-gateway-tool";
+import { createGatewayTask, gatewayTaskStore } from "./gateway-tasks";
 import { gatewayToolsOf } from "./gateway-tools";
 
 /** The request header naming the task of every call of the request that names none in `_meta`. */
@@ -27,11 +32,16 @@ function gatewayServer(agent: AgentCaller, taskId: string | null): Server {
   const server = new Server(
     { name: "plandesk", version: "1.0.0" },
     {
-      capabilities: { tools: {} },
+      // tasks: task-augmented tools/call only (no tasks/list, no tasks/cancel: a person decides a held write)
+      capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } } } },
+      taskStore: gatewayTaskStore(agent),
       instructions:
-        'Plandesk holds every write for a person\'s approval. Name the task a write serves with _meta {"plandesk/taskId": "<task id>"} (or the Plandesk-Task-Id request header); a write answers {status: "pending", runId} at once — poll GET /api/v1/runs/{runId}. Reads are forwarded and answer _meta "plandesk/readId", which a write may cite in _meta "plandesk/evidence".',
+        'Plandesk holds every write for a person\'s approval. Name the task a write serves with _meta {"plandesk/taskId": "<task id>"} (or the Plandesk-Task-Id request header); a write answers {status: "pending", runId} at once — poll GET /api/v1/runs/{runId} — or, called as an MCP task, a task that tasks/get follows to the upstream\'s answer, a rejection or a stop. Reads are forwarded and answer _meta "plandesk/readId", which a write may cite in _meta "plandesk/evidence".',
     },
   );
+  // the SDK installs these with a task store; Plandesk does not offer them (not declared: "Method not found")
+  server.removeRequestHandler("tasks/list");
+  server.removeRequestHandler("tasks/cancel");
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await gatewayToolsOf(agent)).map(
       (t): Tool => ({
@@ -40,11 +50,14 @@ function gatewayServer(agent: AgentCaller, taskId: string | null): Server {
         description: t.spec.description,
         inputSchema: { ...t.spec.inputSchema, type: "object" } as Tool["inputSchema"],
         annotations: t.spec.annotations,
+        // a write may run as an MCP task (a read answers at once: the default, "forbidden")
+        ...(t.read ? {} : { execution: { taskSupport: "optional" as const } }),
       }),
     ),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const meta = { ...(taskId ? { [META_TASK_ID]: taskId } : {}), ...((req.params._meta ?? {}) as Record<string, unknown>) };
+    if (req.params.task) return createGatewayTask(agent, req.params.name, req.params.arguments ?? {}, meta);
     return callGatewayTool(agent, req.params.name, req.params.arguments ?? {}, meta);
   });
   return server;
@@ -91,6 +104,8 @@ export async function handleMcpRequest(agent: AgentCaller, req: Request): Promis
   const server = gatewayServer(agent, taskId);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
+  // a caller that goes away ends what its request waits on (a tasks/result blocks until its task ends)
+  req.signal?.addEventListener("abort", () => void transport.close().catch(() => undefined), { once: true });
   try {
     return await transport.handleRequest(req, parsedBody === undefined ? undefined : { parsedBody });
   } finally {
