@@ -31,6 +31,7 @@ const GIVEN: Record<string, string> = {
   generateText: 'import { generateText } from "ai";',
   dynamicTool: 'import { dynamicTool } from "ai";',
   jsonSchema: 'import { jsonSchema } from "ai";',
+  stepCountIs: 'import { stepCountIs } from "ai";',
   Agent: 'import { Agent } from "@openai/agents";',
   run: 'import { run } from "@openai/agents";',
   RunState: 'import { RunState } from "@openai/agents";',
