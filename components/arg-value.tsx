@@ -7,6 +7,8 @@ import type { FieldSpec } from "@/lib/tools/types";
 import { VisibleText } from "./visible-text";
 import { SyncAge } from "./sync-age";
 import { syncOfRecord } from "@/lib/records/record-age";
+import type { CopiedSpan } from "@/lib/queue/risk";
+import { TEXT_SOURCE_LABELS, type TextSource } from "@/lib/task-contract/text-sources";
 
 /** Names an account-data id for people, e.g. "in_74119 · Halvorsen Freight". */
 function idWithOwner(desk: AccountSnapshot, kind: FieldSpec["kind"], id: string): { id: string; owner?: string; missing?: boolean } {
@@ -53,8 +55,42 @@ function isMoney(v: unknown): v is Money {
   return typeof v === "object" && v !== null && typeof (v as Money).minor === "number" && typeof (v as Money).currency === "string";
 }
 
-/** Renders one argument value as a labelled, typed value (money formatted, dates readable). */
-export function ArgValue({ field, value, desk }: { field: FieldSpec; value: unknown; desk: AccountSnapshot }) {
+/** Where a copied span came from, for its title: "Copied word for word from the customer message (part 2)". */
+function copiedFrom(sp: CopiedSpan): string {
+  const label = sp.source && sp.source in TEXT_SOURCE_LABELS ? TEXT_SOURCE_LABELS[sp.source as TextSource] : "untrusted task text";
+  return `Copied word for word from the ${label}${sp.partIndex !== undefined ? ` (part ${sp.partIndex + 1})` : ""}: a person must approve this step`;
+}
+
+/**
+ * Free text with the spans copied from untrusted task text marked (`<mark>`, titled with the part
+ * they came from); every character shown as `VisibleText` shows it. Spans are sorted and apart.
+ */
+function MarkedText({ text, copied, className }: { text: string; copied: readonly CopiedSpan[]; className?: string }) {
+  const pieces: React.ReactNode[] = [];
+  let at = 0;
+  for (const sp of copied) {
+    if (sp.start < at || sp.end > text.length) continue;
+    if (sp.start > at) pieces.push(<VisibleText key={`t${at}`} text={text.slice(at, sp.start)} />);
+    pieces.push(
+      <mark key={`m${sp.start}`} data-testid="copied-span" title={copiedFrom(sp)} className="rounded bg-red-100 px-0.5 text-red-950 ring-1 ring-red-300">
+        <VisibleText text={text.slice(sp.start, sp.end)} />
+      </mark>,
+    );
+    at = sp.end;
+  }
+  if (at < text.length) pieces.push(<VisibleText key={`t${at}`} text={text.slice(at)} />);
+  return <span className={`[overflow-wrap:anywhere] ${className ?? ""}`.trim()}>{pieces}</span>;
+}
+
+/**
+ * Renders one argument value as a labelled, typed value (money formatted, dates readable). Text
+ * with `copied` spans (lib/queue/risk.ts `copiedSpans`: taken word for word from untrusted task
+ * text) shows them marked.
+ */
+export function ArgValue({ field, value, desk, copied = [] }: { field: FieldSpec; value: unknown; desk: AccountSnapshot; copied?: readonly CopiedSpan[] }) {
+  if (typeof value === "string" && copied.length > 0 && (field.kind === "textarea" || field.kind === "text" || field.kind === "schema")) {
+    return <MarkedText className={field.kind === "textarea" ? "whitespace-pre-wrap" : undefined} text={value} copied={copied} />;
+  }
   if (value === undefined || value === null || value === "") return <span className="italic text-slate-500">missing</span>;
   switch (field.kind) {
     case "money":

@@ -9,7 +9,7 @@ import { ProvenanceBadge } from "./provenance-badge";
 import { StepReasons } from "./step-reasons";
 import type { ReadStep } from "@/lib/reads/schema";
 import { valueAt, verifyProvenance } from "@/lib/validation/provenance-check";
-import { argIsUntrusted, untrustedArgs, UNTRUSTED_AUTHORITY_CODE, UNTRUSTED_TEXT_CODE } from "@/lib/queue/risk";
+import { argIsUntrusted, copiedSpans, untrustedArgs, UNTRUSTED_AUTHORITY_CODE, UNTRUSTED_TEXT_CODE } from "@/lib/queue/risk";
 
 /** Warnings about untrusted text: shown in the risk callout's red, never the pale amber of a missing rationale. */
 const UNTRUSTED_CODES: readonly string[] = [UNTRUSTED_TEXT_CODE, UNTRUSTED_AUTHORITY_CODE];
@@ -33,7 +33,8 @@ function approvalLabel(a: NonNullable<RunStepView["approval"]>, users: Record<st
 /**
  * Read-only plan: each step's tool, typed arguments, gate, author ("Proposed by the agent",
  * "Added by <name>", "Changed by <name>"), the origin of every argument — checked against live
- * account data and the task text: "checked", "unverified" or the mismatch — and its validation issues. Origins come from the stored step only; an approval never relabels them.
+ * account data and the task text: "checked", "unverified" or the mismatch — with the text it
+ * copied word for word from untrusted task text marked, and its validation issues. Origins come from the stored step only; an approval never relabels them.
  */
 export function PlanSteps({
   steps,
@@ -105,7 +106,7 @@ export function PlanSteps({
                 <div key={f.name} className="contents">
                   <dt className="text-sm text-slate-600">{f.label}</dt>
                   <dd className="flex flex-wrap items-baseline gap-x-2 gap-y-1 text-sm">
-                    <ArgValue field={f} value={s.args[f.name]} desk={desk} />
+                    <ArgValue field={f} value={s.args[f.name]} desk={desk} copied={argIsUntrusted(untrusted, f.name) ? copiedSpans(issues, s.id, f.name) : undefined} />
                     {(s.provenance?.[f.name] ||
                       (s.args[f.name] !== undefined && !Object.keys(s.provenance ?? {}).some((k) => k.startsWith(`${f.name}.`)))) && (
                       <ProvenanceBadge

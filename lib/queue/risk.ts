@@ -50,6 +50,42 @@ export function untrustedArgs(issues: readonly RiskIssueInput[], stepId: string)
   return Array.isArray(args) ? args.filter((a): a is string => typeof a === "string") : [];
 }
 
+/** Where a step's argument copies untrusted text: `start`/`end` in its value (UTF-16, end exclusive), and the part it came from. */
+export interface CopiedSpan {
+  start: number;
+  end: number;
+  /** Index of the task's text part it came from, and that part's source ("customer_message"). */
+  partIndex?: number;
+  source?: string;
+}
+
+/**
+ * The spans of argument `arg` (a top-level name) of a step that copy untrusted text, from the
+ * `details.sources[].spans` of its `derived_from_untrusted_text` warning (lib/validation/
+ * contract-rules.ts), sorted and without overlaps; empty when none names a place in the value
+ * (a quote names only its place in the part). Pure; ignores malformed details.
+ */
+export function copiedSpans(issues: readonly RiskIssueInput[], stepId: string, arg: string): CopiedSpan[] {
+  const hit = issues.find((i) => i.stepId === stepId && i.code === UNTRUSTED_TEXT_CODE);
+  const sources = hit?.details?.sources;
+  if (!Array.isArray(sources)) return [];
+  const spans: CopiedSpan[] = [];
+  for (const src of sources as { arg?: unknown; spans?: unknown }[]) {
+    if (src?.arg !== arg || !Array.isArray(src.spans)) continue;
+    for (const sp of src.spans as Record<string, unknown>[]) {
+      if (typeof sp?.start !== "number" || typeof sp.end !== "number" || sp.end <= sp.start) continue;
+      spans.push({
+        start: sp.start,
+        end: sp.end,
+        ...(typeof sp.partIndex === "number" ? { partIndex: sp.partIndex } : {}),
+        ...(typeof sp.source === "string" ? { source: sp.source } : {}),
+      });
+    }
+  }
+  spans.sort((a, b) => a.start - b.start);
+  return spans.filter((sp, k) => k === 0 || sp.start >= spans[k - 1].end);
+}
+
 /** True when argument `name` (a top-level name or a dotted path) is, or lies inside or around, one of `paths`. */
 export function argIsUntrusted(paths: readonly string[], name: string): boolean {
   return paths.some((p) => p === name || p.startsWith(`${name}.`) || name.startsWith(`${p}.`));

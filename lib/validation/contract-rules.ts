@@ -1,9 +1,10 @@
 import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
 import { formatMoney, type Money } from "../money/format-money";
-import { scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
-import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource } from "../task-contract/schema";
-import { normalizeWithMap } from "../text/scan-map";
+import { scanFolded, scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
+import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource, type TextSource } from "../task-contract/schema";
+import { buildTaintIndex, findCopiedRuns, TAINT_SHINGLE_WORDS, type TaintIndex } from "../task-contract/taint";
+import { foldForScan, originalSpan } from "../text/scan-map";
 import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue, type ValidationPhase } from "./types";
 
 /** Codes a gate-policy rule may turn from a refusal into a supervisor's decision. */
@@ -122,22 +123,59 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
 
 const MONEY_TEXT = /(?:[$€£]\s?\d)|(?:\b\d[\d,.]*\s?(?:usd|eur|gbp|nok|sek|dkk|dollars?|euros?)\b)/i;
 
+/** One reason an argument is derived from untrusted text, as `derived_from_untrusted_text` details carry it. */
+export interface DerivedArg {
+  /** The argument's path ("note", "window.from", "items.0"). */
+  arg: string;
+  /** Why, in words ("it copies 23 words of the customer message"). */
+  why: string;
+  /**
+   * How it was found: `quote` (its `user_literal` quote lies in an untrusted part), `overlap` (it
+   * copies a run of words of one: lib/task-contract/taint.ts), `flagged_text` (it repeats a span
+   * the instruction scan flagged), `instruction` (it reads as an instruction itself, while the task
+   * holds flagged text it likely renders in other words).
+   */
+  via: "quote" | "overlap" | "flagged_text" | "instruction";
+  /** The part it came from (index in the task's parts) and that part's source, when one is known. */
+  partIndex?: number;
+  source?: TextSource;
+  /**
+   * The copied spans: `start`/`end` in the argument's value, `partStart`/`partEnd` in the part's
+   * text (UTF-16 offsets, end exclusive), `words` how many words a copy spans. For a quote: the
+   * quote's place in the part only.
+   */
+  spans?: { start?: number; end?: number; partIndex?: number; source?: TextSource; partStart?: number; partEnd?: number; words?: number }[];
+}
+
+/** Longest excerpt a message quotes (characters); longer ones end with "…". */
+const EXCERPT = 80;
+const excerpt = (s: string) => (s.length > EXCERPT ? `${s.slice(0, EXCERPT - 1).trimEnd()}…` : s);
+/** At most this many copied spans are listed per argument (the first ones). */
+const MAX_SPANS = 10;
+
 /**
  * The untrusted-text rules:
  * - `instruction_in_source` (warning, no step): instruction-like text in any part (a staff or
  *   system part that carries it is then untrusted too: lib/task-contract/instruction-scan.ts);
  *   details `{partIndex, source, start, end, kind, excerpt}` (UTF-16 offsets in the part).
- * - `derived_from_untrusted_text` (warning): an argument's `user_literal` quote lies in an untrusted
- *   part, or an argument's text contains a flagged span. The gate policy alone never
- *   approves such a step, whatever its rule says: it waits for a person.
+ * - `derived_from_untrusted_text` (warning): a string argument (at any depth) is derived from an
+ *   untrusted part — its `user_literal` quote lies in one; it copies a run of words of one (taint:
+ *   lib/task-contract/taint.ts, at least 6 words, or 4–5 words of 40 folded characters);
+ *   it contains a flagged span; or, when the task holds flagged text, it reads as an instruction
+ *   itself. Details `{args, sources: DerivedArg[]}` name the part and the copied spans. The gate
+ *   policy alone never approves such a step, whatever its rule says: it waits for a person
+ *   (`NEVER_AUTO_CODES`, ./gate.ts).
  * - `untrusted_authority` (warning, needs acknowledgement): such a derived argument is money, or
  *   the step moves money or speaks to the customer, or the derived text states an amount — a
  *   customer's words are no authority for money or commitments, so the approver must confirm them
  *   from the account data.
+ * Each part is folded once (`foldForScan`) for the scan and the taint index; linear in the task
+ * text and the arguments.
  */
 export function checkUntrustedText(steps: readonly StepView[], task: TaskContractContext): ValidationIssue[] {
   const out: ValidationIssue[] = [];
-  const flags = scanInstructions(task.parts);
+  const folded = task.parts.map((p) => foldForScan(p.text));
+  const flags = scanInstructions(task.parts, folded);
   for (const f of flags) {
     out.push({
       stage: "task_contract",
@@ -151,27 +189,82 @@ export function checkUntrustedText(steps: readonly StepView[], task: TaskContrac
     });
   }
   const untrustedIdx = untrustedPartIndexes(task.parts, flags);
-  const untrusted = task.parts.map((p, i) => ({ i, source: p.source, norm: normalizeWithMap(p.text).text })).filter((p) => untrustedIdx.has(p.i));
-  if (untrusted.length === 0) return out;
-  const flaggedFrom = new Map(flags.map((f) => [normalizeWithMap(f.excerpt).text, f.source] as const).filter(([t]) => t.length > 0));
-  const flagged = [...flaggedFrom.keys()];
-  const flagSource = (hit: string) => (isUntrustedSource(flaggedFrom.get(hit)!) ? "customer" : "task");
+  if (untrustedIdx.size === 0) return out;
+  const untrusted = [...untrustedIdx].sort((a, b) => a - b).map((i) => ({ i, source: task.parts[i].source, folded: folded[i] }));
+  let index: TaintIndex | undefined; // built on the first argument long enough to hold a copy
+  const flagged = flags
+    .map((f) => ({ f, norm: foldForScan(f.excerpt).text }))
+    .filter((x) => x.norm.length > 0);
+  const fromLabel = (partIndex: number) => {
+    const source = task.parts[partIndex].source;
+    return isUntrustedSource(source) ? `the ${TEXT_SOURCE_LABELS[source]} (part ${partIndex + 1})` : `the ${TEXT_SOURCE_LABELS[source]} text that holds instruction-like passages (part ${partIndex + 1})`;
+  };
   for (const s of parsedSteps(steps)) {
-    const derived: { arg: string; why: string; text: string; partIndex?: number }[] = [];
+    const derived: (DerivedArg & { text: string })[] = [];
     for (const [arg, p] of Object.entries(s.step.provenance ?? {})) {
       if (p.kind !== "user_literal" || !p.quote) continue;
-      const q = normalizeWithMap(p.quote).text;
-      const part = q ? untrusted.find((u) => u.norm.includes(q)) : undefined;
-      if (part) {
-        const from = isUntrustedSource(part.source) ? `the ${TEXT_SOURCE_LABELS[part.source]}` : `the ${TEXT_SOURCE_LABELS[part.source]} text that holds instruction-like passages`;
-        derived.push({ arg, why: `its quote is from ${from}`, text: p.quote, partIndex: part.i });
+      const q = foldForScan(p.quote).text;
+      const at = q ? untrusted.map((u) => ({ u, k: u.folded.text.indexOf(q) })).find((x) => x.k >= 0) : undefined;
+      if (at) {
+        const inPart = originalSpan(at.u.folded, at.k, at.k + q.length);
+        derived.push({
+          arg,
+          why: `its quote is from ${fromLabel(at.u.i)}`,
+          via: "quote",
+          partIndex: at.u.i,
+          source: at.u.source,
+          spans: [{ partIndex: at.u.i, source: at.u.source, partStart: inPart.start, partEnd: inPart.end }],
+          text: p.quote,
+        });
       }
     }
     for (const [arg, value] of stringArgs(s.step.args)) {
       if (derived.some((d) => d.arg === arg)) continue;
-      const v = normalizeWithMap(value).text;
-      const hit = flagged.find((f) => v.includes(f));
-      if (hit) derived.push({ arg, why: `it repeats flagged ${flagSource(hit)} text ("${hit}")`, text: value });
+      const v = foldForScan(value);
+      if (v.text.length >= TAINT_SHINGLE_WORDS * 2) {
+        index ??= buildTaintIndex(task.parts, untrustedIdx, folded);
+        const runs = findCopiedRuns(index, value, v);
+        if (runs.length > 0) {
+          const first = runs[0];
+          const words = runs.reduce((n, r) => n + r.words, 0);
+          derived.push({
+            arg,
+            why: `it copies ${words} words of ${fromLabel(first.partIndex)}: "${excerpt(value.slice(first.start, first.end))}"`,
+            via: "overlap",
+            partIndex: first.partIndex,
+            source: first.source,
+            spans: runs.slice(0, MAX_SPANS),
+            text: value,
+          });
+          continue;
+        }
+      }
+      const hit = flagged.map((x) => ({ ...x, k: v.text.indexOf(x.norm) })).find((x) => x.k >= 0);
+      if (hit) {
+        const inValue = originalSpan(v, hit.k, hit.k + hit.norm.length);
+        derived.push({
+          arg,
+          why: `it repeats flagged ${isUntrustedSource(hit.f.source) ? "customer" : "task"} text ("${hit.norm}")`,
+          via: "flagged_text",
+          partIndex: hit.f.partIndex,
+          source: hit.f.source,
+          spans: [{ ...inValue, partIndex: hit.f.partIndex, source: hit.f.source, partStart: hit.f.start, partEnd: hit.f.end }],
+          text: value,
+        });
+        continue;
+      }
+      if (flags.length > 0) {
+        const own = scanFolded(value, v);
+        if (own.length > 0) {
+          derived.push({
+            arg,
+            why: `it reads as an instruction itself ("${excerpt(value.slice(own[0].start, own[0].end))}", ${INSTRUCTION_KIND_LABELS[own[0].kind]}) while the task holds flagged text`,
+            via: "instruction",
+            spans: own.slice(0, MAX_SPANS).map((h) => ({ start: h.start, end: h.end })),
+            text: value,
+          });
+        }
+      }
     }
     if (derived.length === 0) continue;
     const args = derived.map((d) => d.arg);
@@ -182,7 +275,7 @@ export function checkUntrustedText(steps: readonly StepView[], task: TaskContrac
       stepId: s.id,
       path: `${s.path}.args.${args[0]}`,
       message: `"${args.join('", "')}" ${derived.length > 1 ? "come" : "comes"} from untrusted text (${derived.map((d) => d.why).join("; ")}); a person must approve this step`,
-      details: { args, sources: derived.map(({ arg, why, partIndex }) => ({ arg, why, partIndex })) },
+      details: { args, sources: derived.map(({ text: _text, ...d }) => d) },
     });
     const moneyFields = new Set(s.tool.fields.filter((f) => f.kind === "money").map((f) => f.name));
     const authority =
@@ -205,13 +298,14 @@ export function checkUntrustedText(steps: readonly StepView[], task: TaskContrac
   return out;
 }
 
-/** Every string argument, at any depth, as [dotted path, value]. */
-function stringArgs(args: Record<string, unknown>, prefix = ""): [string, string][] {
+/** Every string argument, at any depth (objects and lists), as [dotted path, value]. */
+function stringArgs(args: unknown, prefix = ""): [string, string][] {
   const out: [string, string][] = [];
+  if (!args || typeof args !== "object") return out;
   for (const [k, v] of Object.entries(args)) {
     const path = prefix ? `${prefix}.${k}` : k;
     if (typeof v === "string") out.push([path, v]);
-    else if (v && typeof v === "object" && !Array.isArray(v)) out.push(...stringArgs(v as Record<string, unknown>, path));
+    else if (v && typeof v === "object") out.push(...stringArgs(v, path));
   }
   return out;
 }
