@@ -46,8 +46,8 @@ export const resetDemoEndpoint = defineEndpoint({
   caller: ADMIN,
   success: {
     status: [200],
-    schema: z.object({ reset: z.object({ ms: z.number().int(), emptyMs: z.number().int(), seeded: z.object({ accounts: z.number().int(), tickets: z.number().int(), invoices: z.number().int(), shipments: z.number().int(), runs: z.number().int() }) }) }),
-    description: "{reset: {ms, seeded}}",
+    schema: z.object({ reset: z.object({ ms: z.number().int(), emptyMs: z.number().int(), restored: z.boolean(), seeded: z.object({ accounts: z.number().int(), tickets: z.number().int(), invoices: z.number().int(), shipments: z.number().int(), runs: z.number().int() }) }) }),
+    description: `{reset: {ms, emptyMs, restored, seeded}}: restored is true when the seeded desk came back from this process's snapshot of it (docs/testing.md "Reset")`,
   },
   refusals: ["not_found"],
 });

@@ -53,7 +53,7 @@ export function storedSteps(json: unknown): Step[] {
   });
 }
 
-/** Parsed steps of plan versions, by `plan_version.id` (random, never reused; a stored version never changes). */
+/** Parsed steps of plan versions, by `plan_version.id` (random; a stored version never changes, and a demo reset that restores its snapshot brings an id back only with the same steps). */
 const stepsByVersionId = new LRUCache<string, readonly Step[]>({ max: 2_000 });
 
 /**

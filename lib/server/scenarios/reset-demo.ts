@@ -2,6 +2,7 @@ import { resolveDatabaseUrl } from "../db/database-url";
 import { prisma } from "../db/db";
 import { DEMO_USERS, demoGrantRows, seedDemoDesk } from "../demo/seed";
 import { inTransaction, ok, type Tx } from "../db/transaction";
+import { isSnapshotTable, restoreDemoSnapshot, takeDemoSnapshot } from "./demo-snapshot";
 
 /**
  * Resets a demo database to the freshly seeded demo desk (docs/testing.md "Reset"): every row of
@@ -17,14 +18,21 @@ import { inTransaction, ok, type Tx } from "../db/transaction";
  * append-only again the moment the reset commits (or was never touched if it rolls back).
  *
  * Tables are emptied children first (foreign keys read from the database's own catalog), in one
- * transaction: a failed reset leaves the database as it was. Returns the time it took (ms; `emptyMs`
- * of it emptying the tables) and the counts the seed reports.
+ * transaction: a failed reset leaves the database as it was.
+ *
+ * The desk comes back from this process's snapshot of the seeded desk when it has one for the UTC
+ * day of `now` (./demo-snapshot.ts: one INSERT … SELECT per table, timestamps moved by the time
+ * that passed, in the emptying transaction); otherwise — the process's first reset, a new day, a
+ * demo person deleted, or `options.fromSeed` — the desk is seeded through the public doors and a
+ * snapshot of it taken. Returns the time it took (ms; `emptyMs` of it emptying the tables), whether
+ * it was `restored` from the snapshot, and the counts the seed reports.
  */
-export async function resetDemoDesk(now = new Date()): Promise<{ ms: number; emptyMs: number; seeded: Awaited<ReturnType<typeof seedDemoDesk>> }> {
+export async function resetDemoDesk(now = new Date(), options: { fromSeed?: boolean } = {}): Promise<{ ms: number; emptyMs: number; restored: boolean; seeded: Awaited<ReturnType<typeof seedDemoDesk>> }> {
   const started = performance.now();
   const sqlite = resolveDatabaseUrl().provider === "sqlite";
   const demoIds = DEMO_USERS.map((u) => u.id);
-  await inTransaction(async (tx) => {
+  let emptied = started;
+  const { restored, emptiedTables } = await inTransaction(async (tx) => {
     const tables = sqlite ? await sqliteTables(tx) : await postgresTables(tx);
     const order = childrenFirst(tables);
     const keptWhole = referencedBy(Object.keys(KEEP_DEMO_ROWS), tables);
@@ -34,20 +42,35 @@ export async function resetDemoDesk(now = new Date()): Promise<{ ms: number; emp
       : [];
     if (sqlite) for (const t of triggers) await tx.$executeRawUnsafe(`DROP TRIGGER ${quote(t.name)}`);
     else await tx.$executeRawUnsafe(`ALTER TABLE audit_event DISABLE TRIGGER USER`);
+    const emptiedTables: string[] = [];
     for (const table of order) {
       if (table.name === "_prisma_migrations" || keptWhole.has(table.name)) continue;
       const keep = KEEP_DEMO_ROWS[table.name];
       if (keep) await tx.$executeRawUnsafe(`DELETE FROM ${quote(table.name)} WHERE ${quote(keep)} NOT IN (${demoIds.map((_, i) => (sqlite ? "?" : `$${i + 1}`)).join(", ")})`, ...demoIds);
-      else await tx.$executeRawUnsafe(`DELETE FROM ${quote(table.name)}`);
+      else {
+        await tx.$executeRawUnsafe(`DELETE FROM ${quote(table.name)}`);
+        emptiedTables.push(table.name);
+      }
     }
     if (sqlite) for (const t of triggers) await tx.$executeRawUnsafe(t.sql);
     else await tx.$executeRawUnsafe(`ALTER TABLE audit_event ENABLE TRIGGER USER`);
-    return ok(null);
+    emptied = performance.now();
+    // The seeded desk back from this process's snapshot when it has one for today (demo-snapshot.ts),
+    // in this same transaction; else the seed below runs and takes one. Every demo person must
+    // still exist: the seed is what creates a missing one.
+    const people = await tx.user.count({ where: { id: { in: demoIds } } });
+    const restored = !options.fromSeed && people === demoIds.length && (await restoreDemoSnapshot(tx, sqlite, [...emptiedTables].reverse(), now));
+    if (restored) for (const u of DEMO_USERS) await tx.user.update({ where: { id: u.id }, data: seededPerson(u) });
+    return ok({ restored, emptiedTables });
   });
-  const emptied = performance.now();
+  if (restored) return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), restored, seeded: await seededCounts() };
   await restoreDemoPeople();
   const seeded = await seedDemoDesk(now);
-  return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), seeded };
+  await inTransaction(async (tx) => {
+    await takeDemoSnapshot(tx, sqlite, emptiedTables, now);
+    return ok(null);
+  });
+  return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), restored, seeded };
 }
 
 /** Tables whose demo people's rows survive a reset, with the column that names the person. */
@@ -63,6 +86,7 @@ async function sqliteTables(tx: Tx): Promise<TableInfo[]> {
   const names = await tx.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   const out: TableInfo[] = [];
   for (const { name } of names) {
+    if (isSnapshotTable(name)) continue;
     const fks = await tx.$queryRawUnsafe<{ table: string }[]>(`SELECT "table" FROM pragma_foreign_key_list(?)`, name);
     out.push({ name, parents: fks.map((f) => f.table) });
   }
@@ -118,13 +142,29 @@ export function childrenFirst(tables: readonly TableInfo[]): TableInfo[] {
   return out;
 }
 
+/** A demo person's seeded name, role, desk and enabled state (what a reset gives back). */
+function seededPerson(u: (typeof DEMO_USERS)[number]) {
+  return { name: u.name, role: u.role, desk: "desk" in u && typeof u.desk === "string" ? u.desk : "freight", disabled: false };
+}
+
+/** What seedDemoDesk reports, counted on the restored desk. */
+async function seededCounts(): Promise<Awaited<ReturnType<typeof seedDemoDesk>>> {
+  return {
+    accounts: await prisma.customerAccount.count(),
+    tickets: await prisma.ticket.count(),
+    invoices: await prisma.invoice.count(),
+    shipments: await prisma.shipment.count(),
+    runs: await prisma.run.count(),
+  };
+}
+
 /** The demo people as seeded: name, role, desk, enabled, and exactly their seeded grants (seedDemoDesk adds grants only for new users). */
 async function restoreDemoPeople(): Promise<void> {
   for (const u of DEMO_USERS) {
     const exists = await prisma.user.findUnique({ where: { id: u.id }, select: { id: true } });
     if (!exists) continue;
     await inTransaction(async (tx) => {
-      await tx.user.update({ where: { id: u.id }, data: { name: u.name, role: u.role, desk: "desk" in u && typeof u.desk === "string" ? u.desk : "freight", disabled: false } });
+      await tx.user.update({ where: { id: u.id }, data: seededPerson(u) });
       await tx.grant.createMany({ data: demoGrantRows(u).map((g) => ({ ...g, userId: u.id })) });
       return ok(null);
     });

@@ -153,4 +153,41 @@ describe("reset", () => {
     await resetDemoDesk(TEST_NOW);
     expect(await prisma.run.count()).toBe(seededRuns);
   });
+
+  it("a later reset the same day puts back the seeded desk from the snapshot: what a seed at that moment gives, its times moved by the time that passed", async () => {
+    const later = new Date(TEST_NOW.getTime() + 42 * 60_000 + 317);
+    const desk = async (now: Date) => {
+      const off = (d: Date | null) => (d ? d.getTime() - now.getTime() : null);
+      const runs = await prisma.run.findMany({ select: { idempotencyKey: true, status: true, createdAt: true, expiresAt: true, escalateAt: true, planVersion: true }, orderBy: { idempotencyKey: "asc" } });
+      const tasks = await prisma.task.findMany({ select: { desk: true, ticketId: true, revision: true, createdAt: true }, orderBy: [{ desk: "asc" }, { ticketId: "asc" }] });
+      const approvals = await prisma.approval.findMany({ select: { expiresAt: true, run: { select: { idempotencyKey: true } } } });
+      return {
+        runs: runs.map((r) => ({ ...r, createdAt: off(r.createdAt), expiresAt: off(r.expiresAt), escalateAt: off(r.escalateAt) })),
+        tasks: tasks.map((t) => ({ ...t, createdAt: off(t.createdAt) })),
+        approvals: approvals.map((a) => `${a.run.idempotencyKey} ${off(a.expiresAt)}`).sort(),
+        records: [await prisma.invoice.count(), await prisma.shipment.count(), await prisma.holiday.count(), await prisma.customerAccount.count(), await prisma.grant.count(), await prisma.deskIntent.count()],
+        syncedAt: (await prisma.invoice.findMany({ select: { syncedAt: true } })).map((i) => off(i.syncedAt)),
+      };
+    };
+    // what a seed at `later` gives
+    expect((await resetDemoDesk(later, { fromSeed: true })).restored).toBe(false);
+    const seededLater = await desk(later);
+    // a seed in the morning (it takes the snapshot), then work on the desk, then a reset at `later`
+    expect((await resetDemoDesk(TEST_NOW, { fromSeed: true })).restored).toBe(false);
+    await makeScenario("partial-stop", TEST_NOW);
+    await makeScenario("cross-account-refund", TEST_NOW);
+    const seqBefore = (await prisma.auditEvent.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+    const reset = await resetDemoDesk(later);
+    expect(reset.restored).toBe(true);
+    expect(await desk(later)).toEqual(seededLater);
+    expect(reset.seeded.runs).toBe(seededLater.runs.length);
+    // a live feed reading the audit log after the last event it saw still sees the restored events
+    const restoredSeqs = await prisma.auditEvent.findMany({ select: { seq: true } });
+    expect(restoredSeqs.length).toBeGreaterThan(0);
+    expect(Math.min(...restoredSeqs.map((e) => e.seq))).toBeGreaterThan(seqBefore);
+    // the restored desk works like a seeded one: a scenario runs on it
+    await makeScenario("partial-stop", later);
+    // another day is seeded afresh (dates inside plans and contracts are the day's)
+    expect((await resetDemoDesk(new Date(TEST_NOW.getTime() + 24 * 3_600_000))).restored).toBe(false);
+  });
 });

@@ -4216,7 +4216,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description {reset: {ms, seeded}} */
+            /** @description {reset: {ms, emptyMs, restored, seeded}}: restored is true when the seeded desk came back from this process's snapshot of it (docs/testing.md "Reset") */
             200: {
                 headers: {
                     traceresponse: components["headers"]["traceresponse"];
@@ -4227,6 +4227,7 @@ export interface operations {
                         reset: {
                             ms: number;
                             emptyMs: number;
+                            restored: boolean;
                             seeded: {
                                 accounts: number;
                                 tickets: number;

@@ -28,7 +28,7 @@ export type Role = "operator" | "senior" | "supervisor" | "admin" | "retail";
 export type ScenarioResult = operations["makeScenario"]["responses"][201]["content"]["application/json"];
 /** One entry of `GET /api/demo/scenarios`. */
 export type ScenarioInfo = operations["listScenarios"]["responses"][200]["content"]["application/json"]["scenarios"][number];
-/** What `POST /api/demo/reset` answers (milliseconds and the seeded counts). */
+/** What `POST /api/demo/reset` answers: milliseconds, whether the desk came back from the snapshot (`restored`), and the seeded counts. */
 export type ResetResult = operations["resetDemo"]["responses"][200]["content"]["application/json"]["reset"];
 
 /** Sign-in details: the email of each role and the shared password. */
