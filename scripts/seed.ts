@@ -9,7 +9,9 @@
  * Prints progress and timing. A second run adds nothing.
  *
  * `--if-empty` (what `npm start` runs): in demo mode, seeds only a database that does not hold the
- * demo desk yet; production mode's steps (retiring demo access) always run.
+ * demo desk yet; production mode's steps (retiring demo access) always run. A demo desk seeded
+ * into a database that did not hold it is snapshotted for the demo reset of a server built from
+ * the same sources (lib/server/scenarios/demo-snapshot.ts).
  *
  * `npm run db:seed -- --scenario <name>` then makes one named scenario (docs/testing.md) and
  * prints the ids it made as JSON; `--scenario list` lists them.
@@ -18,6 +20,10 @@ import { prisma } from "../lib/server/db/db";
 import { DEMO_PASSWORD, DEMO_USERS, DEMO_AGENT_KEY, demoDeskPresent, seedForEnvironment } from "../lib/server/demo/seed";
 import { seedScaleDesk } from "../lib/server/demo/scale-seed";
 import { listScenarios, makeScenario } from "../lib/server/scenarios/scenarios";
+import { snapshotSeededDesk } from "../lib/server/scenarios/reset-demo";
+import { sourceHash } from "../lib/net/source-hash.mjs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The value of `--name <v>` or `--name=<v>` in argv, or undefined. */
 function argOf(name: string): string | undefined {
@@ -57,11 +63,15 @@ async function main() {
   const nowArg = argOf("now");
   const now = nowArg ? new Date(nowArg) : new Date();
   if (Number.isNaN(now.getTime())) throw new Error(`--now takes an ISO time (got "${nowArg}")`);
-  if (process.argv.includes("--if-empty") && process.env.PLANDESK_DEMO !== "0" && (await demoDeskPresent())) {
+  const present = process.env.PLANDESK_DEMO !== "0" && (await demoDeskPresent());
+  if (process.argv.includes("--if-empty") && present) {
     console.log("The demo desk is already in this database; left as it is (npm run db:seed seeds it again).");
     return;
   }
   const report = await seedForEnvironment(process.env, now);
+  // A desk seeded into an empty database is the desk a reset brings back: kept for the resets of
+  // the server built from these sources (docs/testing.md "Reset").
+  if (report.demo && !present) await snapshotSeededDesk(now, sourceHash(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")));
   if (!report.demo) {
     if (argOf("scale") !== undefined) throw new Error("--scale adds to the demo desk; it needs demo mode (PLANDESK_DEMO must not be 0).");
     console.log("Demo mode is off (PLANDESK_DEMO=0): no demo data, users or keys are created.");

@@ -3,12 +3,12 @@
 // migrate, seed the demo desk into a database without it, build when sources changed, and serve. Plain Node (no dependencies) so it runs on a
 // fresh clone before `npm ci`.
 import { spawnSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { serverNodeArgs } from "../lib/net/server-heap.mjs";
 import { pruneServers, rebuildRefusal, serverAlive } from "../lib/net/server-registry.mjs";
 import { clientsUpToDate } from "./client-stamp.mjs";
+import { SOURCE_HASH_STAMP, sourceHash } from "../lib/net/source-hash.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 process.chdir(root);
@@ -75,22 +75,8 @@ run("npm", ["run", "--silent", "db:seed", "--", "--if-empty"]);
 // a lock directory (created atomically) holds the building process's pid. A build replaces the
 // files in `.next` that running servers serve from, so it is refused while a server of this
 // checkout runs (each registers in `.servers/`; lib/net/server-registry.mjs).
-const BUILD_OUTPUTS = new Set(["next-env.d.ts", "tsconfig.tsbuildinfo"]);
-function sourceHash() {
-  const h = createHash("sha256");
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (["node_modules", ".next", "data", ".git", "test-results", "playwright-report", "e2e", ".build-lock", ".servers"].includes(e.name) || BUILD_OUTPUTS.has(e.name)) continue;
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(tsx?|mjs|css|json|prisma)$/.test(e.name)) h.update(p).update(fs.readFileSync(p));
-    }
-  };
-  walk(root);
-  return h.digest("hex");
-}
-const stamp = path.join(root, ".next", "plandesk-source-hash");
-const upToDate = () => fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === sourceHash();
+const stamp = path.join(root, SOURCE_HASH_STAMP);
+const upToDate = () => fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === sourceHash(root);
 const lockDir = path.join(root, ".build-lock");
 function alive(pid) {
   try {
@@ -135,7 +121,7 @@ if (!upToDate()) {
       if (now) return now;
       console.log("Building the console…");
       run("npx", ["next", "build"]);
-      fs.writeFileSync(stamp, sourceHash());
+      fs.writeFileSync(stamp, sourceHash(root));
       return null;
     }));
   if (refused) {
@@ -156,7 +142,7 @@ if (process.env.PLANDESK_DEMO !== "0") {
   console.log("Ticketing integration key: pd_demo_integration_key (posts task revisions)\n");
 }
 // The custom server (scripts/server.mjs) sets the client address from the TCP socket.
-// Its heap is capped (lib/net/server-heap.mjs; PLANDESK_HEAP_MB, default 256 MB, 0 for V8's own).
+// Its heap is capped (lib/net/server-heap.mjs; PLANDESK_HEAP_MB, default 512 MB, 0 for V8's own).
 let heapArgs;
 try {
   heapArgs = serverNodeArgs(process.env);

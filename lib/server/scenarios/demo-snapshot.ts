@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Tx } from "../db/transaction";
+import { builtSourceHash } from "../../net/source-hash.mjs";
 
 /**
  * The demo desk as this process last seeded it, kept inside the database so a reset can put it
@@ -15,8 +16,11 @@ import type { Tx } from "../db/transaction";
  *
  * Where it lives: PostgreSQL, the schema `plandesk_demo_snapshot` beside the desk's own; SQLite,
  * tables prefixed `plandesk_demo_snapshot__` (the reset and nothing else reads them). A snapshot
- * counts only for the process that took it (`PROCESS_TOKEN`): another instance, a restarted
- * server or a changed seed takes the slow path once and writes its own.
+ * serves only code made from the same sources (`snapshotToken`): the hash of the sources the
+ * running build was made from, which is also what `npm start`'s seed of an empty database marks
+ * its snapshot with (scripts/seed.ts), so even a server's first reset restores; a process with
+ * no stamped build (next dev, tests) marks its snapshots with a token of its own. Another build
+ * or another day seeds once and writes its own.
  *
  * Not restored as copied: the feed cursors (`audit_event.seq`, `session_end.seq`) get fresh values
  * in their original order, so a live feed that saw the old rows still sees the new ones. Day-level
@@ -30,8 +34,17 @@ export const SNAPSHOT_SCHEMA = "plandesk_demo_snapshot";
 export const SNAPSHOT_PREFIX = "plandesk_demo_snapshot__";
 const META = "_meta";
 
-/** This process's mark on the snapshots it takes: a snapshot of another process is not used. */
+/** This process's mark when it runs no stamped build: a snapshot of another such process is not used. */
 const PROCESS_TOKEN = randomUUID();
+
+/**
+ * The mark of the snapshots this process takes and restores: the hash of the sources its build
+ * was made from (`builtSourceHash` of the working directory, the stamp `npm start` writes after a
+ * build), or a random token of this process when there is no stamp.
+ */
+export function snapshotToken(): string {
+  return builtSourceHash(process.cwd()) ?? PROCESS_TOKEN;
+}
 
 /** Feed cursors: columns the database assigns again on restore (in the copied order) instead of copying. */
 const REASSIGNED: Record<string, string> = { audit_event: "seq", session_end: "seq" };
@@ -54,35 +67,35 @@ const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /**
  * Copies `tables` (the ones a reset empties, in any order) into the snapshot, replacing the
- * previous one, and marks it as this process's, seeded at `seededAt` (UTC). Run it in a
- * transaction right after the seed.
+ * previous one, marked with `token` (default `snapshotToken()`) and seeded at `seededAt` (UTC).
+ * Run it in a transaction right after the seed.
  */
-export async function takeDemoSnapshot(tx: Tx, sqlite: boolean, tables: readonly string[], seededAt: Date): Promise<void> {
+export async function takeDemoSnapshot(tx: Tx, sqlite: boolean, tables: readonly string[], seededAt: Date, token: string = snapshotToken()): Promise<void> {
   if (sqlite) {
     const old = await tx.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'plandesk\\_demo\\_snapshot\\_\\_%' ESCAPE '\\'`);
     for (const { name } of old) await tx.$executeRawUnsafe(`DROP TABLE ${quote(name)}`);
     for (const t of tables) await tx.$executeRawUnsafe(`CREATE TABLE ${quote(SNAPSHOT_PREFIX + t)} AS SELECT * FROM ${quote(t)}`);
     await tx.$executeRawUnsafe(`CREATE TABLE ${quote(SNAPSHOT_PREFIX + META)} (token TEXT NOT NULL, seeded_at_ms INTEGER NOT NULL, tables TEXT NOT NULL)`);
-    await tx.$executeRawUnsafe(`INSERT INTO ${quote(SNAPSHOT_PREFIX + META)} (token, seeded_at_ms, tables) VALUES (?, ?, ?)`, PROCESS_TOKEN, seededAt.getTime(), JSON.stringify(tables));
+    await tx.$executeRawUnsafe(`INSERT INTO ${quote(SNAPSHOT_PREFIX + META)} (token, seeded_at_ms, tables) VALUES (?, ?, ?)`, token, seededAt.getTime(), JSON.stringify(tables));
     return;
   }
   await tx.$executeRawUnsafe(`DROP SCHEMA IF EXISTS ${SNAPSHOT_SCHEMA} CASCADE`);
   await tx.$executeRawUnsafe(`CREATE SCHEMA ${SNAPSHOT_SCHEMA}`);
   for (const t of tables) await tx.$executeRawUnsafe(`CREATE TABLE ${SNAPSHOT_SCHEMA}.${quote(t)} AS SELECT * FROM ${quote(t)}`);
   await tx.$executeRawUnsafe(`CREATE TABLE ${SNAPSHOT_SCHEMA}.${META} (token text NOT NULL, seeded_at_ms bigint NOT NULL, tables text NOT NULL)`);
-  await tx.$executeRawUnsafe(`INSERT INTO ${SNAPSHOT_SCHEMA}.${META} (token, seeded_at_ms, tables) VALUES ($1, $2, $3)`, PROCESS_TOKEN, seededAt.getTime(), JSON.stringify(tables));
+  await tx.$executeRawUnsafe(`INSERT INTO ${SNAPSHOT_SCHEMA}.${META} (token, seeded_at_ms, tables) VALUES ($1, $2, $3)`, token, seededAt.getTime(), JSON.stringify(tables));
 }
 
 /**
  * Puts the snapshot's rows back into `tables` (ordered parents first; already emptied by the
  * caller in the same transaction), timestamps shifted by `now` − the snapshot's seed time.
- * Returns false, writing nothing, when there is no snapshot of this process, it was taken on
+ * Returns false, writing nothing, when there is no snapshot marked `snapshotToken()`, it was taken on
  * another UTC day, it covers other tables, or a table's columns changed since (a migration): the
  * caller then seeds.
  */
 export async function restoreDemoSnapshot(tx: Tx, sqlite: boolean, tables: readonly string[], now: Date): Promise<boolean> {
   const meta = await readMeta(tx, sqlite);
-  if (!meta || meta.token !== PROCESS_TOKEN) return false;
+  if (!meta || meta.token !== snapshotToken()) return false;
   const seededAt = new Date(Number(meta.seeded_at_ms));
   if (utcDay(seededAt) !== utcDay(now)) return false;
   const covered: string[] = JSON.parse(meta.tables);

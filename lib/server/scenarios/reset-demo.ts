@@ -73,6 +73,25 @@ export async function resetDemoDesk(now = new Date(), options: { fromSeed?: bool
   return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), restored, seeded };
 }
 
+/**
+ * Snapshots the demo desk just seeded into an empty database (what `npm start`'s seed does, before
+ * any person or agent touched it) for the resets of a server built from the same sources: `token`
+ * is the hash of the sources (lib/net/source-hash.mjs), `seededAt` the seed's `now` (UTC). The
+ * tables are the ones a reset empties whole.
+ */
+export async function snapshotSeededDesk(seededAt: Date, token: string): Promise<void> {
+  const sqlite = resolveDatabaseUrl().provider === "sqlite";
+  await inTransaction(async (tx) => {
+    const tables = sqlite ? await sqliteTables(tx) : await postgresTables(tx);
+    const keptWhole = referencedBy(Object.keys(KEEP_DEMO_ROWS), tables);
+    const emptied = childrenFirst(tables)
+      .map((t) => t.name)
+      .filter((t) => t !== "_prisma_migrations" && !keptWhole.has(t) && !KEEP_DEMO_ROWS[t]);
+    await takeDemoSnapshot(tx, sqlite, emptied, seededAt, token);
+    return ok(null);
+  });
+}
+
 /** Tables whose demo people's rows survive a reset, with the column that names the person. */
 const KEEP_DEMO_ROWS: Record<string, string> = { user: "id", account: "userId", session: "userId" };
 

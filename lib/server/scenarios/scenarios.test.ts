@@ -8,7 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../db/db";
 import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { listScenarios, makeScenario } from "./scenarios";
-import { childrenFirst, resetDemoDesk } from "./reset-demo";
+import { childrenFirst, resetDemoDesk, snapshotSeededDesk } from "./reset-demo";
+import { snapshotToken } from "./demo-snapshot";
 import { submitEdit } from "../edits/submit-edit";
 import { loadViewer } from "../auth/viewer";
 
@@ -189,5 +190,23 @@ describe("reset", () => {
     await makeScenario("partial-stop", later);
     // another day is seeded afresh (dates inside plans and contracts are the day's)
     expect((await resetDemoDesk(new Date(TEST_NOW.getTime() + 24 * 3_600_000))).restored).toBe(false);
+  });
+
+  it("the desk npm start seeds into an empty database serves the first reset of a server built from the same sources, and only of such a server", async () => {
+    const later = new Date(TEST_NOW.getTime() + 5 * 60_000);
+    await resetDemoDesk(TEST_NOW, { fromSeed: true });
+    // seeded by another build: this process seeds again, and then restores its own snapshot
+    await snapshotSeededDesk(TEST_NOW, "f".repeat(64));
+    await makeScenario("partial-stop", TEST_NOW);
+    expect((await resetDemoDesk(later)).restored).toBe(false);
+    // seeded from the sources this process runs: the next reset restores it
+    await resetDemoDesk(TEST_NOW, { fromSeed: true });
+    const seededRuns = await prisma.run.count();
+    await snapshotSeededDesk(TEST_NOW, snapshotToken());
+    await makeScenario("partial-stop", TEST_NOW);
+    expect(await prisma.run.count()).toBeGreaterThan(seededRuns);
+    const reset = await resetDemoDesk(later);
+    expect(reset.restored).toBe(true);
+    expect(await prisma.run.count()).toBe(seededRuns);
   });
 });
