@@ -82,7 +82,7 @@ const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a r
  * (./authorship.ts `authoredSteps`) or other reasons than the base step's — exactly as the
  * agent's. A step the edit leaves as it was, and every step of a re-check ("recheck": a stored
  * plan checked again at approval or dispatch), is judged as it was accepted: not held. Pure.
- * Source: docs/design.md "What the agent saw".
+ * Source: docs/design.md "The task contract and what the agent saw".
  */
 export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase, basePlan?: Plan): Set<string> {
   const held = new Set<string>();
