@@ -1,11 +1,8 @@
 import { evaluateGate } from "../gate-policy/evaluate";
-import { canonicalJson } from "../plan/canonical-json";
-import { reasonsOf } from "../plan/reasons";
-import type { Plan, StepReasons } from "../plan/schema";
+import type { StepReasons } from "../plan/schema";
 import { STEP_REASON_KEYS, type StepReasonKey } from "../plan/step-reason-keys";
-import { authoredSteps } from "./authorship";
 import type { ValidationPhase } from "./types";
-import { parsedSteps, type ParsedStepView, type GateRulesContext, type StepView, type ValidationIssue } from "./types";
+import { parsedSteps, type GateRulesContext, type StepView, type ValidationIssue } from "./types";
 
 /**
  * Completeness by policy: a gate policy rule may require step fields (`requiredFields`: title,
@@ -69,53 +66,27 @@ export function completenessOf(step: StepReasons, required: readonly StepReasonK
   };
 }
 
-/** "a, b and c". */
-const listed = (xs: string[]) => (xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`);
-
 const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a rationale", evidence: "evidence", risk: "a risk", stopCondition: "a stop condition" };
 
 /**
  * Which steps are held to the fields their gate-policy rule requires (a missing one is an error,
  * ./evidence.ts likewise for evidence), by step id: in the agent's submission (`phase` "submit")
- * every step the agent wrote (author model); in a person's edit (`phase` "edit", with `basePlan`)
- * every step the person added or changed — a new id or tool, other arguments
- * (./authorship.ts `authoredSteps`) or other reasons than the base step's — exactly as the
- * agent's. A step the edit leaves as it was, and every step of a re-check ("recheck": a stored
- * plan checked again at approval or dispatch), is judged as it was accepted: not held. Pure.
- * Source: docs/design.md "The task contract and what the agent saw".
+ * every step the agent wrote (author model). A person's edit and a re-check (a stored plan checked
+ * again at approval or dispatch) hold none: the console's edit form does not ask for the reasons
+ * yet, so a person's step gets warnings. Pure. Source: docs/design.md "The task contract and what
+ * the agent saw".
  */
-export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase, basePlan?: Plan): Set<string> {
+export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase): Set<string> {
   const held = new Set<string>();
-  if (phase === "submit") {
-    for (const s of parsedSteps(steps)) if (s.step.author.kind === "model") held.add(s.id);
-    return held;
-  }
-  if (phase !== "edit" || !basePlan) return held;
-  const authored = authoredSteps(steps, basePlan);
-  const base = new Map(basePlan.steps.map((b) => [b.id, b] as const));
-  for (const s of parsedSteps(steps)) {
-    const before = base.get(s.id);
-    if (authored.has(s.index) || !before || !sameReasons(s, before)) held.add(s.id);
-  }
+  if (phase === "submit") for (const s of parsedSteps(steps)) if (s.step.author.kind === "model") held.add(s.id);
   return held;
-}
-
-/** True when the step's five reasons equal the base step's (compared as canonical JSON). */
-function sameReasons(s: ParsedStepView, before: StepReasons): boolean {
-  try {
-    return canonicalJson(reasonsOf(s.step)) === canonicalJson(reasonsOf(before));
-  } catch {
-    return false;
-  }
 }
 
 /**
  * `missing_required_field` (task-contract stage): a required field (other than evidence, which
  * ./evidence.ts judges as `evidence_missing`) that is absent or blank (not {@link isFilled}). An
- * ERROR for a step in `held` ({@link heldToRequiredFields}: the agent's submitted step, a step a
- * person added or changed in an edit), so the plan or the edit is refused and the step can never
- * be approved, by the gate policy or by a person; a warning otherwise (a stored plan checked
- * again is judged as it was accepted). Path `steps.N.<field>`, details `{field, tool, filled, total}`.
+ * ERROR for a step in `held` ({@link heldToRequiredFields}: the agent's submitted step), so the
+ * plan is refused; a warning otherwise (a person's edit, a stored plan checked again). Path `steps.N.<field>`, details `{field, tool, filled, total}`.
  */
 export function checkRequiredFields(steps: readonly StepView[], required: Map<string, StepReasonKey[]>, held: ReadonlySet<string>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -124,7 +95,6 @@ export function checkRequiredFields(steps: readonly StepView[], required: Map<st
     if (!fields) continue;
     const c = completenessOf(s.step, fields);
     const hard = held.has(s.id);
-    const byPerson = s.step.author.kind !== "model";
     for (const key of c.missingRequired) {
       if (key === "evidence") continue;
       issues.push({
@@ -133,7 +103,7 @@ export function checkRequiredFields(steps: readonly StepView[], required: Map<st
         severity: hard ? "error" : "warning",
         stepId: s.id,
         path: `${s.path}.${key}`,
-        message: `Step ${s.index + 1} (${s.tool.name}) needs ${LABEL[key]} under the gate policy (${c.filled} of ${c.total} filled)${hard && byPerson ? `; fill in ${listed(c.missingRequired.map((k) => LABEL[k]))} before it can be approved` : ""}`,
+        message: `Step ${s.index + 1} (${s.tool.name}) needs ${LABEL[key]} under the gate policy (${c.filled} of ${c.total} filled)`,
         details: { field: key, tool: s.tool.name, filled: c.filled, total: c.total, missing: c.missingRequired },
       });
     }

@@ -77,8 +77,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   const reads = shape.reads ?? [];
   issues.push(...run("task_contract", issues, [], () => checkReads(reads, ctx.desk, steps.flatMap((s) => (s.id ? [s.id] : [])))));
   const required = run("task_contract", issues, new Map<string, StepReasonKey[]>(), () => requiredFieldsByStep(steps, ctx.gateRules));
-  // The agent's steps and a person's added or changed ones are held to the required fields alike.
-  const held = run("task_contract", issues, new Set<string>(), () => heldToRequiredFields(steps, phaseOf(ctx), ctx.basePlan));
+  const held = run("task_contract", issues, new Set<string>(), () => heldToRequiredFields(steps, phaseOf(ctx)));
   issues.push(...run("task_contract", issues, [], () => checkStepEvidence(steps, reads, ctx.desk, (id) => required.get(id)?.includes("evidence") ?? false, held)));
   issues.push(...run("task_contract", issues, [], () => checkRequiredFields(steps, required, held)));
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
