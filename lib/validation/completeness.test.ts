@@ -57,10 +57,18 @@ describe("completeness by policy", () => {
     expect(validatePlan(plan(step("m", "reschedule_delivery", validArgs.reschedule_delivery)), ctx(seeded())).ok).toBe(true);
   });
 
-  it("a person's edit is asked for the fields with warnings; a rule may require any subset", () => {
+  it("a person's edit, and a stored plan checked again, are asked for the fields with warnings; a rule may require any subset", () => {
     const edit = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx({ ...seeded(), phase: "edit" }));
     expect(edit.ok).toBe(true);
     expect(edit.issues.every((i) => i.severity === "warning")).toBe(true);
+    const stored = plan(step("r", "issue_refund", validArgs.issue_refund));
+    const basePlan = validatePlan(stored, ctx()).plan!;
+    const untouched = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund), step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ ...seeded(), phase: "edit", basePlan }));
+    expect(untouched.ok).toBe(true);
+    expect(untouched.issues.filter((i) => i.code === "missing_required_field").every((i) => i.severity === "warning")).toBe(true);
+    const recheck = validatePlan(stored, ctx({ ...seeded(), phase: "recheck" }));
+    expect(recheck.ok).toBe(true);
+    expect(recheck.issues.every((i) => i.severity === "warning")).toBe(true);
     const onlyTitle = validatePlan(plan(step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ gateRules: requiring({ add_ticket_note: ["title"] }) }));
     expect(codes(onlyTitle)).toEqual(["missing_required_field"]);
   });

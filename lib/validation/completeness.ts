@@ -69,18 +69,32 @@ export function completenessOf(step: StepReasons, required: readonly StepReasonK
 const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a rationale", evidence: "evidence", risk: "a risk", stopCondition: "a stop condition" };
 
 /**
- * `missing_required_field` (task-contract stage): a required field (other than evidence, which
- * ./evidence.ts judges as `evidence_missing`) that is absent or blank. An ERROR for a step the
- * agent submits (`phase` "submit"), a warning on a person's edit or a re-check. Path
- * `steps.N.<field>`, details `{field, tool, filled, total}`.
+ * Which steps are held to the fields their gate-policy rule requires (a missing one is an error,
+ * ./evidence.ts likewise for evidence), by step id: in the agent's submission (`phase` "submit")
+ * every step the agent wrote (author model). A person's edit and a re-check (a stored plan checked
+ * again at approval or dispatch) hold none: the console's edit form does not ask for the reasons
+ * yet, so a person's step gets warnings. Pure. Source: docs/design.md "The task contract and what
+ * the agent saw".
  */
-export function checkRequiredFields(steps: readonly StepView[], required: Map<string, StepReasonKey[]>, phase: ValidationPhase): ValidationIssue[] {
+export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase): Set<string> {
+  const held = new Set<string>();
+  if (phase === "submit") for (const s of parsedSteps(steps)) if (s.step.author.kind === "model") held.add(s.id);
+  return held;
+}
+
+/**
+ * `missing_required_field` (task-contract stage): a required field (other than evidence, which
+ * ./evidence.ts judges as `evidence_missing`) that is absent or blank (not {@link isFilled}). An
+ * ERROR for a step in `held` ({@link heldToRequiredFields}: the agent's submitted step), so the
+ * plan is refused; a warning otherwise (a person's edit, a stored plan checked again). Path `steps.N.<field>`, details `{field, tool, filled, total}`.
+ */
+export function checkRequiredFields(steps: readonly StepView[], required: Map<string, StepReasonKey[]>, held: ReadonlySet<string>): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
     const fields = required.get(s.id);
     if (!fields) continue;
     const c = completenessOf(s.step, fields);
-    const hard = phase === "submit" && s.step.author.kind === "model";
+    const hard = held.has(s.id);
     for (const key of c.missingRequired) {
       if (key === "evidence") continue;
       issues.push({
@@ -90,7 +104,7 @@ export function checkRequiredFields(steps: readonly StepView[], required: Map<st
         stepId: s.id,
         path: `${s.path}.${key}`,
         message: `Step ${s.index + 1} (${s.tool.name}) needs ${LABEL[key]} under the gate policy (${c.filled} of ${c.total} filled)`,
-        details: { field: key, tool: s.tool.name, filled: c.filled, total: c.total },
+        details: { field: key, tool: s.tool.name, filled: c.filled, total: c.total, missing: c.missingRequired },
       });
     }
   }

@@ -10,8 +10,12 @@ import { parsedSteps, type ParsedStepView, type StepView, type TaskContractConte
 /** Codes a gate-policy rule may turn from a refusal into a supervisor's decision. */
 export const SUPERVISOR_DECIDABLE_CODES = ["outside_task_intent", "outside_task_accounts"] as const;
 
-/** Codes after which the gate policy alone never approves a step (it waits for a person). */
-export const NEVER_AUTO_CODES: readonly string[] = ["derived_from_untrusted_text", "untrusted_authority"];
+/**
+ * Codes after which the gate policy alone never approves a step (it waits for a person, and the
+ * issue's message is the reason shown): an argument taken from untrusted text, and a write that
+ * rests on a read that failed or is not there (`evidence_failed`, `evidence_missing`: ./evidence.ts).
+ */
+export const NEVER_AUTO_CODES: readonly string[] = ["derived_from_untrusted_text", "untrusted_authority", "evidence_failed", "evidence_missing"];
 
 const issue = (s: ParsedStepView, code: string, path: string, message: string, details: Record<string, unknown>): ValidationIssue => ({
   stage: "task_contract",

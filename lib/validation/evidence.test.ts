@@ -53,3 +53,55 @@ describe("evidence of a write", () => {
     expect(only(r, "evidence_missing").severity).toBe("warning");
   });
 });
+
+describe("a write resting on a failed or missing read waits for a person", () => {
+  const note = (evidence: unknown[]) => ({ ...step("n", "add_ticket_note", validArgs.add_ticket_note), evidence });
+  const failed = readStep("rd1", "read_ticket", { ticketId: "74991" }, { status: "failed", error: "timeout" });
+
+  it("a note whose evidence is a failed read is not approved by the gate policy alone, with the reason shown", () => {
+    const auto = validatePlan(withReads([note([])], []), ctx());
+    expect(auto.gate).toEqual({ n: "auto" });
+    const r = validatePlan(withReads([note([{ readStepId: "rd1" }])], [failed]), ctx());
+    expect(r.ok).toBe(true); // a person may still approve it
+    expect(r.gate).toEqual({ n: "approval_required" });
+    expect(only(r, "evidence_failed")).toMatchObject({ severity: "warning", stepId: "n" });
+    expect(only(r, "evidence_failed").message).toMatch(/failed: timeout.*a person must approve this step/);
+    // naming the record whose read failed is the same
+    expect(validatePlan(withReads([note([{ recordType: "ticket", recordId: "74991" }])], [failed]), ctx()).gate).toEqual({ n: "approval_required" });
+  });
+
+  it("a note naming a read the plan does not have waits for a person too", () => {
+    const r = validatePlan(withReads([note([{ readStepId: "rd_nope" }])], []), ctx());
+    expect(r.gate).toEqual({ n: "approval_required" });
+    expect(only(r, "evidence_missing").message).toMatch(/no read step "rd_nope".*a person must approve this step/);
+  });
+
+  it("a note resting on a successful read is still approved by the gate policy", () => {
+    const ok = readStep("rd1", "read_ticket", { ticketId: "74991" });
+    expect(validatePlan(withReads([note([{ readStepId: "rd1" }])], [ok]), ctx()).gate).toEqual({ n: "auto" });
+  });
+});
+
+describe("evidence unrelated to the step's target", () => {
+  it("a refund of one invoice relying on a record of another account is evidence_unrelated, to acknowledge", () => {
+    // in_74121 is Nordkapp's (the task's account); in_74119 is Halvorsen's
+    const r = validatePlan(withReads([completeRefund("r", { evidence: [{ recordType: "invoice", recordId: "in_74119" }] })], []), ctx());
+    expect(only(r, "evidence_unrelated")).toMatchObject({ severity: "warning", needsAcknowledgement: true, path: "steps.0.evidence.0", details: { recordKind: "invoice", recordId: "in_74119", targetKind: "invoice", targetId: "in_74121" } });
+    expect(only(r, "evidence_unrelated").message).toBe("Step 1 (issue_refund) acts on invoice in_74121 but names invoice in_74119 as evidence, which is not about it; confirm the link before approving");
+    expect(r.gate.r).toBe("approval_required");
+  });
+
+  it("a refund of another account's invoice relying on the task's account (read or record) is unrelated, and so is another ticket", () => {
+    const read = readStep("rd1", "read_shipment", { shipmentId: "sh_5521" });
+    const cross = validatePlan(withReads([completeRefund("r", { args: { ...validArgs.issue_refund, invoiceId: "in_74119", amount: { minor: 100, currency: "USD" } }, evidence: [{ readStepId: "rd1" }] })], [read]), ctx());
+    expect(only(cross, "evidence_unrelated")).toMatchObject({ details: { readStepId: "rd1", recordKind: "shipment", recordId: "sh_5521", targetId: "in_74119" } });
+    const otherTicket = validatePlan(withReads([{ ...step("n", "add_ticket_note", validArgs.add_ticket_note), evidence: [{ recordType: "ticket", recordId: "74992" }] }], []), ctx());
+    expect(codes(otherTicket)).toContain("evidence_unrelated");
+  });
+
+  it("the target itself, another record of its account and the task's ticket are related", () => {
+    const shipmentOfSameAccount = validatePlan(withReads([completeRefund("r", { evidence: [{ recordType: "invoice", recordId: "in_74121" }, { recordType: "shipment", recordId: "sh_5521" }, { recordType: "ticket", recordId: "74991" }, { recordType: "account", recordId: "acc_nordkapp" }] })], []), ctx());
+    expect(codes(shipmentOfSameAccount)).not.toContain("evidence_unrelated");
+  });
+});
+

@@ -3,7 +3,6 @@ import { accountIdOf, describeRecord, findRecord, type RecordKind, notFoundPhras
 import type { EvidenceRef } from "../plan/schema";
 import { getReadTool } from "../reads/catalog";
 import type { ReadStep } from "../reads/schema";
-import type { ValidationPhase } from "./types";
 import { parsedSteps, type StepView, type ValidationIssue } from "./types";
 
 const KINDS: readonly RecordKind[] = ["invoice", "shipment", "ticket", "account"];
@@ -49,16 +48,60 @@ function judgeRecord(kind: RecordKind, recordId: string, reads: readonly ReadSte
 }
 
 /**
+ * The record one evidence reference is about — the record a cited read step read, or the record it
+ * names — when that record exists in the account snapshot; `undefined` otherwise (a read the plan
+ * lacks, an unknown kind, a record that is not there: judged by {@link judgeEvidence}). Pure.
+ */
+export function evidenceRecord(ref: EvidenceRef, reads: readonly ReadStep[], desk: AccountSnapshot): { kind: RecordKind; id: string } | undefined {
+  let kind: RecordKind | undefined;
+  let id: string;
+  if ("readStepId" in ref) {
+    const read = reads.find((r) => r.id === ref.readStepId);
+    const tool = read ? getReadTool(read.tool) : undefined;
+    if (!read || !tool) return undefined;
+    kind = tool.kind;
+    id = tool.recordId(read.args);
+  } else {
+    kind = KINDS.find((k) => k === ref.recordType);
+    id = ref.recordId;
+  }
+  return kind && findRecord(desk, kind, id) ? { kind, id } : undefined;
+}
+
+/**
+ * Whether evidence about `record` bears on a step that writes to `target`: it is the target
+ * itself, or a record of the target's account (the account, one of its invoices or shipments) —
+ * but a ticket only when it is the target or the task's own ticket. A step without a target, or a
+ * target without an account, has nothing to be unrelated to: true. Pure.
+ */
+export function evidenceRelated(record: { kind: RecordKind; id: string }, target: { kind: string; id: string } | null, desk: AccountSnapshot): boolean {
+  if (!target) return true;
+  if (record.kind === target.kind && record.id === target.id) return true;
+  const targetAccount = accountIdOf(desk, target.kind, target.id);
+  if (targetAccount === undefined) return true;
+  if (record.kind === "ticket" && record.id !== desk.ticket.id) return false;
+  return accountIdOf(desk, record.kind, record.id) === targetAccount;
+}
+
+/**
  * Evidence of write steps (task-contract stage). For each parsed step, each evidence reference is
  * judged by {@link judgeEvidence}; `requiresEvidence(stepId)` says whether the gate policy requires
- * evidence for the step (a rule's `requiredFields` includes "evidence").
+ * evidence for the step (a rule's `requiredFields` includes "evidence"); `held` the steps held to
+ * their required fields (./completeness.ts `heldToRequiredFields`: the agent's submitted steps, a
+ * person's added or changed steps), for which a required evidence that fails is an ERROR.
  * - `evidence_failed`: a reference to a failed read (or a record whose read failed) — ERROR where
- *   evidence is required, else a warning;
+ *   evidence is required of a held step, else a warning;
  * - `evidence_other_account`: a record of another account than the task's — ERROR where evidence is
- *   required, else a warning the approver must acknowledge;
+ *   required of a held step, else a warning the approver must acknowledge;
  * - `evidence_missing`: evidence is required and the step has no usable reference at all (none, or
- *   only unusable ones) — an ERROR for the agent's submission, a warning on a person's edit or a re-check;
- * - a read step id the plan does not have: `evidence_missing` per reference (error where required, else warning).
+ *   only unusable ones) — an ERROR for a held step, a warning on a re-check or an untouched step;
+ * - a read step id the plan does not have: `evidence_missing` per reference (error where required
+ *   of a held step, else warning);
+ * - `evidence_unrelated` (warning, needs acknowledgement): a record that exists but bears on
+ *   another target than the step's ({@link evidenceRelated}: another account than the target's,
+ *   or another ticket) — a refund of one invoice "relying on" a shipment of another account.
+ * A step with `evidence_failed` or `evidence_missing` rests on a read that failed or is not there:
+ * the gate policy alone never approves it (../validation/contract-rules.ts `NEVER_AUTO_CODES`).
  * Records that do not exist keep their `unverified_evidence` warning (./reasons.ts). Path
  * `steps.N.evidence.K`; details `{readStepId?, recordKind?, recordId?, reason}`. Pure.
  */
@@ -67,29 +110,44 @@ export function checkStepEvidence(
   reads: readonly ReadStep[],
   desk: AccountSnapshot,
   requiresEvidence: (stepId: string) => boolean,
-  phase: ValidationPhase,
+  held: ReadonlySet<string>,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const s of parsedSteps(steps)) {
     const required = requiresEvidence(s.id);
-    const strict = required && (phase === "submit" ? true : false);
+    const strict = required && held.has(s.id);
     const severity = (hard: boolean) => (hard ? ("error" as const) : ("warning" as const));
+    const target = s.tool.target(s.step.args, desk);
     let usable = 0;
     let failed = false;
     (s.step.evidence ?? []).forEach((ref, k) => {
       const use = judgeEvidence(ref, reads, desk);
+      const path = `${s.path}.evidence.${k}`;
+      const record = use.usable || use.why === "other_account" ? evidenceRecord(ref, reads, desk) : undefined;
+      if (record && !evidenceRelated(record, target, desk)) {
+        issues.push({
+          stage: "task_contract",
+          code: "evidence_unrelated",
+          severity: "warning",
+          needsAcknowledgement: true,
+          stepId: s.id,
+          path,
+          message: `Step ${s.index + 1} (${s.tool.name}) acts on ${target ? describeRecord(target.kind, target.id) : "its target"} but names ${describeRecord(record.kind, record.id)} as evidence, which is not about it; confirm the link before approving`,
+          details: { reason: "unrelated", recordKind: record.kind, recordId: record.id, ...(target ? { targetKind: target.kind, targetId: target.id } : {}), ...("readStepId" in ref ? { readStepId: ref.readStepId } : {}) },
+        });
+      }
       if (use.usable) {
         usable++;
         return;
       }
-      const base = { stage: "task_contract" as const, stepId: s.id, path: `${s.path}.evidence.${k}`, details: { reason: use.why, ...(use.readStepId ? { readStepId: use.readStepId } : {}) } };
+      const base = { stage: "task_contract" as const, stepId: s.id, path, details: { reason: use.why, ...(use.readStepId ? { readStepId: use.readStepId } : {}) } };
       if (use.why === "read_failed") {
         failed = true;
-        issues.push({ ...base, code: "evidence_failed", severity: severity(strict), message: `Step ${s.index + 1} (${s.tool.name}) rests on a read that failed: ${use.message}` });
+        issues.push({ ...base, code: "evidence_failed", severity: severity(strict), message: `Step ${s.index + 1} (${s.tool.name}) rests on a read that failed: ${use.message}; a person must approve this step` });
       } else if (use.why === "other_account") {
         issues.push({ ...base, code: "evidence_other_account", severity: severity(strict), ...(strict ? {} : { needsAcknowledgement: true }), message: `Step ${s.index + 1} (${s.tool.name}) names evidence outside the task's account: ${use.message}` });
       } else if (use.why === "no_such_read") {
-        issues.push({ ...base, code: "evidence_missing", severity: severity(strict), message: `Step ${s.index + 1} (${s.tool.name}) names evidence that does not exist: ${use.message}` });
+        issues.push({ ...base, code: "evidence_missing", severity: severity(strict), message: `Step ${s.index + 1} (${s.tool.name}) names evidence that does not exist: ${use.message}; a person must approve this step` });
       }
     });
     if (required && usable === 0 && !failed) {

@@ -220,6 +220,33 @@ export function evaluateFormula(formula: string, resolve: InputResolver = () => 
 }
 
 /**
+ * True when `formula` parses and derives nothing: no record field and no binary operation (a
+ * bare number such as "148900", a signed one, or a lone percentage). Such a "computation" only
+ * restates the value, so a `computed` provenance holding it is no derivation at all
+ * (./provenance-check.ts). False when the formula does not parse (evaluation reports that). Pure.
+ */
+export function isConstantFormula(formula: string): boolean {
+  let ast: jsep.Expression;
+  try {
+    ast = parseFormula(formula);
+  } catch {
+    return false;
+  }
+  let derives = false;
+  const visit = (n: unknown) => {
+    if (derives || !n || typeof n !== "object") return;
+    const node = n as jsep.Expression;
+    if (node.type === "BinaryExpression" || node.type === "Identifier" || node.type === "MemberExpression") {
+      derives = true;
+      return;
+    }
+    for (const v of Object.values(node)) if (v && typeof v === "object") visit(v);
+  };
+  visit(ast);
+  return !derives;
+}
+
+/**
  * The named inputs a formula's text refers to, as `[recordId, field…]` paths — for loading those
  * records into the account snapshot. `[]` when the formula does not parse. Pure.
  */

@@ -15,7 +15,7 @@ import { checkEvidence, checkRationale } from "./reasons";
 import { checkProvenance } from "./provenance";
 import { checkReads } from "../reads/check-reads";
 import { checkStepEvidence } from "./evidence";
-import { checkRequiredFields, requiredFieldsByStep } from "./completeness";
+import { checkRequiredFields, heldToRequiredFields, requiredFieldsByStep } from "./completeness";
 import type { StepReasonKey } from "../plan/schema";
 import type { GateDecision, GateRulesContext, ParsedStepView, StepView, TaskContractContext, ValidationContext, ValidationIssue, ValidationPhase, ValidationResult, ValidationStage } from "./types";
 
@@ -77,8 +77,9 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   const reads = shape.reads ?? [];
   issues.push(...run("task_contract", issues, [], () => checkReads(reads, ctx.desk, steps.flatMap((s) => (s.id ? [s.id] : [])))));
   const required = run("task_contract", issues, new Map<string, StepReasonKey[]>(), () => requiredFieldsByStep(steps, ctx.gateRules));
-  issues.push(...run("task_contract", issues, [], () => checkStepEvidence(steps, reads, ctx.desk, (id) => required.get(id)?.includes("evidence") ?? false, phaseOf(ctx))));
-  issues.push(...run("task_contract", issues, [], () => checkRequiredFields(steps, required, phaseOf(ctx))));
+  const held = run("task_contract", issues, new Set<string>(), () => heldToRequiredFields(steps, phaseOf(ctx)));
+  issues.push(...run("task_contract", issues, [], () => checkStepEvidence(steps, reads, ctx.desk, (id) => required.get(id)?.includes("evidence") ?? false, held)));
+  issues.push(...run("task_contract", issues, [], () => checkRequiredFields(steps, required, held)));
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));
   if (ctx.task) {
     const task: TaskContractContext = { ...ctx.task, supervisorMayAllow: supervisorMayAllow(ctx) };

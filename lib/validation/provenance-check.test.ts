@@ -25,6 +25,29 @@ describe("verifyProvenance: computed", () => {
   });
 });
 
+describe("verifyProvenance: a computation must compute", () => {
+  it("a bare number (or a signed one, or a lone percentage) is no computation: a mismatch, never checked", () => {
+    for (const formula of ["148900", " 148900 ", "(148900)", "+148900", "100%"]) {
+      const value = formula === "100%" ? 1 : 148900;
+      const c = verifyProvenance({ kind: "computed", formula }, usd(value), { desk });
+      expect(c, formula).toMatchObject({ status: "mismatch", reason: "formula_constant" });
+      expect(c?.message).toMatch(/names no record field and no operation/);
+    }
+  });
+
+  it("a record field or an operation is a computation", () => {
+    expect(verifyProvenance({ kind: "computed", formula: "2 * 74450" }, usd(148900), { desk })?.status).toBe("checked");
+    expect(verifyProvenance({ kind: "computed", formula: "in_74121.openMinor" }, usd(64500), { desk })?.status).toBe("checked");
+  });
+
+  it("the agent's submission with a constant formula is refused as provenance_mismatch", () => {
+    const refund = { ...step("s1", "issue_refund", { ...validArgs.issue_refund, amount: usd(50000) }), provenance: { amount: { kind: "computed", formula: "50000" } } };
+    const r = validatePlan(plan(refund), ctx({ phase: "submit" }));
+    expect(only(r, "provenance_mismatch")).toMatchObject({ severity: "error", details: { reason: "formula_constant" } });
+    expect(r.ok).toBe(false);
+  });
+});
+
 describe("verifyProvenance: user_literal", () => {
   it("the quote must be in the task AND hold the value (money read by the product's money parser)", () => {
     const p = { kind: "user_literal" as const, quote: "refund of $1,200 approved by finance" };

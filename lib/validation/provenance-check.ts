@@ -5,7 +5,7 @@ import type { Provenance } from "../plan/schema";
 import { CURRENCIES, formatMoney, type Currency, type Money } from "../money/format-money";
 import { parseMoneyInput } from "../money/money-input";
 import { formatLongDate, isIsoDate } from "../time/dates";
-import { evaluateFormula, roundRational, snapshotResolver } from "./formula";
+import { evaluateFormula, isConstantFormula, roundRational, snapshotResolver } from "./formula";
 
 /**
  * Verifying what the agent says about where a value came from. Provenance is a claim; Plandesk
@@ -19,7 +19,9 @@ import { evaluateFormula, roundRational, snapshotResolver } from "./formula";
  *   result must equal the argument (its `minor` for money, the number itself for a number).
  *   Otherwise a mismatch: "claimed $1,500.00, formula gives $1,060.00". A formula that cannot be
  *   read or names an input that is not a field of the task's account is a mismatch too (the
- *   stated derivation does not hold). No formula: unverified.
+ *   stated derivation does not hold), and so is a formula that names no record field and no
+ *   operation (a bare "148900": `formula_constant`, the value restated, not computed). No
+ *   formula: unverified.
  * - `user_literal` {quote?}: the quote must occur in the task text (case, spacing and Unicode
  *   compatibility forms ignored) AND contain the value: money by the product's money parser
  *   (`parseMoneyInput`, in the argument's currency) on each amount written in the quote; an ISO
@@ -42,6 +44,7 @@ export type MismatchReason =
   | "formula_result"
   | "formula_invalid"
   | "formula_input"
+  | "formula_constant"
   | "quote_not_in_task"
   | "quote_lacks_value"
   | "value_not_in_task"
@@ -91,6 +94,9 @@ function checkComputed(formula: string | undefined, value: unknown, desk: Accoun
   const claimedMinor = isMoney(value) ? value.minor : typeof value === "number" && Number.isFinite(value) ? value : undefined;
   if (claimedMinor === undefined) return { status: "unverified", message: "computed, but the value is not a number or an amount Plandesk can recompute" };
   const result = evaluateFormula(formula, snapshotResolver(desk));
+  if (result.ok && isConstantFormula(formula)) {
+    return mismatch("formula_constant", `the formula "${formula}" names no record field and no operation: it restates a number, it does not compute one`);
+  }
   if (!result.ok) {
     const reason: MismatchReason = result.problem.code === "unknown_input" ? "formula_input" : "formula_invalid";
     return mismatch(reason, `the formula "${formula}" cannot be evaluated: ${result.problem.message}`);

@@ -3,7 +3,8 @@
  * PostgreSQL with PLANDESK_TEST_DB=postgres): a false calculation is refused; evidence of another
  * account, a failed read and evidence that does not exist are refused where the seeded gate policy
  * requires evidence; a refund without the fields the policy requires is refused while a plan with
- * the agent's reads is accepted; the claim carries the stop condition and a met one stops the run.
+ * the agent's reads is accepted; a note resting on a failed or missing read waits for a person
+ * though the policy would approve it; the claim carries the stop condition and a met one stops the run.
  */
 import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +78,8 @@ describe("evidence must exist, belong to the task's account and be a successful 
   it("a record of another account as evidence → 422 evidence_other_account (the seeded policy requires evidence of a refund)", async () => {
     const r = await post("task_75004", { steps: [refund({ evidence: [{ recordType: "invoice", recordId: "in_74119" }] })] });
     expect(r.status).toBe(422);
-    expect(issuesOf(r).map((i) => i.code).sort()).toEqual(["evidence_missing", "evidence_other_account"]);
+    // in_74119 is not about the refunded invoice in_74401 either: evidence_unrelated, to acknowledge
+    expect(issuesOf(r).map((i) => i.code).sort()).toEqual(["evidence_missing", "evidence_other_account", "evidence_unrelated"]);
     expect(issuesOf(r).find((i) => i.code === "evidence_other_account")!.message).toContain("invoice in_74119 belongs to another account");
   });
 
@@ -137,6 +139,40 @@ describe("completeness by policy, and the agent's reads", () => {
     const pv = await prisma.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: r.body.run.id, version: 1 } } });
     const outdated = (pv.validation as { issues: Json[] }).issues.filter((i) => i.code === "read_outdated");
     expect(outdated.map((i) => i.message)).toEqual(["The agent saw an open balance of $2,120.00 on invoice in_74401; it is $3,180.00 now"]);
+  });
+});
+
+describe("a write resting on a failed or missing read waits for a person", () => {
+  const note = (evidence: Json[]) => ({ id: "n1", tool: "add_ticket_note", args: { ticketId: "75004", note: "Pallet damage confirmed." }, evidence });
+  const ticketRead = (over: Json = {}) => ({ id: "rd1", kind: "read", tool: "read_ticket", args: { ticketId: "75004" }, status: "ok", ...over });
+
+  it("a note resting on a successful read is approved by the gate policy and can be claimed", async () => {
+    const r = await post("task_75004", { steps: [ticketRead(), note([{ readStepId: "rd1" }])] });
+    expect(r.status).toBe(201);
+    expect(r.body.run.status).toBe("approved");
+  });
+
+  it("a note resting on a failed read is not: it stays pending review, with the reason on the step, and cannot be claimed", async () => {
+    const r = await post("task_75004", { steps: [ticketRead({ status: "failed", error: "timeout" }), note([{ readStepId: "rd1" }])] });
+    expect(r.status).toBe(201);
+    const run = r.body.run;
+    expect(run.status).toBe("pending_review");
+    expect(await prisma.approval.count({ where: { runId: run.id } })).toBe(0);
+    const pv = await prisma.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: run.id, version: 1 } } });
+    const validation = pv.validation as { issues: Json[]; gate: Record<string, string> };
+    expect(validation.gate).toEqual({ n1: "approval_required" });
+    expect(validation.issues.find((i) => i.code === "evidence_failed")?.message).toMatch(/rests on a read that failed.*a person must approve this step/);
+    const claimed = await claimRoute(
+      request(`/api/v1/runs/${run.id}/steps/n1/claim`, { body: { digest: run.steps[0].digest, taskRevision: run.boundTaskRevision }, headers: { "idempotency-key": nanoid() } }),
+      params({ runId: run.id, stepId: "n1" }),
+    );
+    expect(claimed.status).toBe(409);
+  });
+
+  it("a note naming a read the plan does not have stays pending review too", async () => {
+    const r = await post("task_75004", { steps: [note([{ readStepId: "rd_nope" }])] });
+    expect(r.status).toBe(201);
+    expect(r.body.run.status).toBe("pending_review");
   });
 });
 
