@@ -157,6 +157,20 @@ describe("sweepDeadlines", () => {
     expect(await events(run.id, "escalated")).toHaveLength(1);
   });
 
+  it("the escalation queue lists a run due to escalate before any sweep recorded it, and reading it writes nothing", async () => {
+    const run = await submit("75010", 3600); // escalates at +45 min
+    expect((await listEscalations(supervisor, at(2699))).rows.map((r) => r.id)).not.toContain(run.id);
+    const seqBefore = (await prisma.auditEvent.aggregate({ _max: { seq: true } }))._max.seq;
+    const row = (await listEscalations(supervisor, at(2750))).rows.find((r) => r.id === run.id);
+    expect(row).toMatchObject({ status: "pending_review", escalateAt: at(2700).toISOString(), escalatedAt: at(2700).toISOString() });
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).escalatedAt).toBeNull();
+    expect((await prisma.auditEvent.aggregate({ _max: { seq: true } }))._max.seq).toBe(seqBefore);
+    // the sweep records it at its own time; the row then says when
+    await sweepDeadlines(at(2760));
+    expect((await listEscalations(supervisor, at(2770))).rows.find((r) => r.id === run.id)?.escalatedAt).toBe(at(2760).toISOString());
+    expect((await listEscalations(supervisor, at(3600))).rows.map((r) => r.id)).not.toContain(run.id);
+  });
+
   it("the escalation queue is for supervisors", async () => {
     const err = await refused(listEscalations(operator, at(10)));
     expect(err.code).toBe("forbidden");

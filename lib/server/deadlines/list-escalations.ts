@@ -4,7 +4,7 @@ import { prisma } from "../db/db";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { requireRole } from "../auth/require-role";
 import type { Viewer } from "../auth/viewer";
-import { ESCALATING, sweepDeadlines } from "./sweep-deadlines";
+import { ESCALATING } from "./sweep-deadlines";
 
 /** One row of the supervisors' escalation queue. Times ISO UTC. */
 export interface EscalatedRunRow {
@@ -28,8 +28,11 @@ export interface EscalatedRunRow {
 /**
  * The supervisors' escalation queue (`/escalations`): runs that escalated and still wait for a
  * person — pending review, or needing a new decision (with its `decisionReason`) — not expired at `now` (UTC), soonest expiry first — one indexed page in SQL (`limit`
- * 1–200, default 100; `cursor` = the previous page's `nextCursor`). Sweeps first, so the list is
- * current. Errors: 403 `forbidden` for anyone but a supervisor (audited `denied`).
+ * 1–200, default 100; `cursor` = the previous page's `nextCursor`). Current without a sweep: a run
+ * whose `escalateAt` has passed is listed though no sweep recorded it yet (its `escalatedAt` is then
+ * its `escalateAt`); the background sweep (./deadline-sweeper.ts) records and notifies it. Reading
+ * writes nothing, so a backlog of due runs never slows the page. Errors: 403 `forbidden` for anyone
+ * but a supervisor (audited `denied`).
  */
 export async function listEscalations(
   viewer: Pick<Viewer, "id" | "role">,
@@ -37,15 +40,17 @@ export async function listEscalations(
   opts: { cursor?: string | null; limit?: number } = {},
 ): Promise<{ rows: EscalatedRunRow[]; nextCursor: string | null }> {
   await requireRole(viewer, ["supervisor"], "read_escalations");
-  await sweepDeadlines(now);
   const limit = pageSize(opts.limit, 100);
   const after = opts.cursor ? decodeCursor(opts.cursor, "date") : null;
   const runs = await prisma.run.findMany({
     where: {
       status: { in: ESCALATING },
-      escalatedAt: { not: null },
       expiresAt: { gt: now },
-      ...(after ? { OR: [{ expiresAt: { gt: after.key } }, { expiresAt: after.key, id: { gt: after.id } }] } : {}),
+      AND: [
+        // escalated by a sweep, or due to escalate and not swept yet
+        { OR: [{ escalatedAt: { not: null } }, { escalateAt: { lte: now } }] },
+        ...(after ? [{ OR: [{ expiresAt: { gt: after.key } }, { expiresAt: after.key, id: { gt: after.id } }] }] : []),
+      ],
     },
     select: {
       id: true,
@@ -77,7 +82,7 @@ export async function listEscalations(
       planVersion: r.planVersion,
       createdAt: r.createdAt.toISOString(),
       escalateAt: r.escalateAt.toISOString(),
-      escalatedAt: r.escalatedAt!.toISOString(),
+      escalatedAt: (r.escalatedAt ?? r.escalateAt).toISOString(),
       expiresAt: r.expiresAt.toISOString(),
     })),
     nextCursor: nextCursorOf(runs, limit, (r) => r.expiresAt),
