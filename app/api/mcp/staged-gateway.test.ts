@@ -23,6 +23,8 @@ import { setGrant } from "@/lib/server/admin/admin";
 import { getIntentCatalogForAdmin, saveIntentCatalog } from "@/lib/server/tasks/intent-catalog-admin";
 import { setAgentAllowedTools } from "@/lib/server/tools/imported-tools";
 import { executeGatewaySteps } from "@/lib/server/gateway/execute-gateway-steps";
+import { previewUndo } from "@/lib/server/gateway/undo-written-steps";
+import { loadViewer } from "@/lib/server/auth/viewer";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { prepareTestDatabase } from "@/testing/test-support";
 import { POST as mcpPost } from "./route";
@@ -288,9 +290,19 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("stopped");
     expect(log("visible").filter((v) => v.collection)).toEqual([{ collection: "booked", shipmentId: "sh_7000", date: "2027-01-04" }]);
 
+    // what the run page offers before anyone asks: exactly the calls the undo then submits, none proposed yet
+    const viewer = (await loadViewer("usr_operator"))!;
+    const offer = await previewUndo(viewer, runId);
+    expect(offer).toEqual({
+      kind: "offer",
+      calls: [{ tool: "cancel_collection", args: { shipmentId: "sh_7000", date: "2027-01-04" }, undoes: expect.objectContaining({ position: 1, tool: "book_collection" }) }],
+      proposedRunId: null,
+    });
     // the undo is a plan, not a write: nothing reaches the carrier until a person approves it
     const undo = await call(undoRun(session("POST", `/api/runs/${runId}/undo`, undefined, operator), routeCtx({ runId })));
     expect(undo.status, JSON.stringify(undo.body)).toBe(201);
+    expect(undo.body.run.steps.map((s: Json) => [s.tool, s.args])).toEqual(offer!.kind === "offer" ? offer!.calls.map((c) => [c.tool, c.args]) : []);
+    expect(await previewUndo(viewer, runId)).toMatchObject({ kind: "offer", proposedRunId: undo.body.run.id });
     expect(undo.body.run).toMatchObject({ status: "pending_review", steps: [expect.objectContaining({ tool: "cancel_collection", args: { shipmentId: "sh_7000", date: "2027-01-04" } })] });
     expect(undo.body.run.steps).toHaveLength(1);
     const again = await call(undoRun(session("POST", `/api/runs/${runId}/undo`, undefined, operator), routeCtx({ runId })));
@@ -313,5 +325,6 @@ describe("a staged plan through Plandesk's MCP gateway: all or nothing", () => {
     const completed = runIds[0];
     const refused = await call(undoRun(session("POST", `/api/runs/${completed}/undo`, undefined, operator), routeCtx({ runId: completed })));
     expect(refused).toMatchObject({ status: 409, body: { error: { code: "nothing_to_undo", reason: "not_stopped" } } });
+    expect(await previewUndo(viewer, completed)).toBeNull();
   }, 180_000);
 });

@@ -140,7 +140,18 @@ function refuseIfEnded(run: RunView): RunView {
 }
 
 /** Idempotency scope of an agent's submissions. */
-const scopeOf = (agent: AgentCaller) => `agent:${agent.id}:submit`;
+const scopeOf = (agent: Pick<AgentCaller, "id">) => `agent:${agent.id}:submit`;
+
+/**
+ * The run a submission of agent `agentId` with idempotency key `key` made, or null when none was
+ * made with that key (never submitted, or only refused: a binding without an answer). One read by
+ * the primary key of the idempotency record (scope, key); the request it was made for is not compared.
+ */
+export async function submittedRunIdOf(agentId: string, key: string): Promise<string | null> {
+  const rec = await prisma.idempotencyRecord.findUnique({ where: { scope_key: { scope: scopeOf({ id: agentId }), key } }, select: { status: true, body: true } });
+  const runId = rec && rec.status === 201 ? (rec.body as { runId?: unknown } | null)?.runId : null;
+  return typeof runId === "string" ? runId : null;
+}
 
 /**
  * Submits an agent's plan for `taskId` (docs/api.md `POST /api/v1/tasks/{taskId}/runs`).

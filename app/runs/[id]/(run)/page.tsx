@@ -17,6 +17,9 @@ import { getRunOutcome } from "@/lib/server/outcomes/run-outcomes";
 import { OutcomeSection } from "@/components/outcome-section";
 import type { RecordSync } from "@/lib/desk/snapshot";
 import { describeSync, syncOfRecord } from "@/lib/records/record-age";
+import { undoWrittenStepsEndpoint } from "@/lib/api/endpoints";
+import { previewUndo } from "@/lib/server/gateway/undo-written-steps";
+import { UndoWrittenSteps } from "@/components/undo-written-steps";
 
 export const dynamic = "force-dynamic";
 
@@ -56,6 +59,10 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const { run, task, ticket, agent, accountContext } = details;
   const now = new Date();
   const outcome = await getRunOutcome(viewer, run.id);
+  // after a partial stop: what undoing the written steps would propose, and whether this person may ask (the endpoint's own rule)
+  const undo = run.status === "stopped" || run.status === "failed" ? await previewUndo(viewer, run.id) : null;
+  const undoRoles: readonly string[] = undoWrittenStepsEndpoint.caller.roles;
+  const canUndo = undoRoles.includes(viewer.role);
   return (
     <>
       {/* What an agent or a customer wrote (a 300-character token, a long URL) breaks anywhere on this
@@ -93,6 +100,14 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         {run.status === "needs_decision" && <NeedsDecision run={run} steps={run.steps} now={now} />}
         {run.rejectionReason && (
           <p className="mt-3 rounded-md border border-slate-300 bg-slate-100 px-3 py-2 text-sm">Rejected: {run.rejectionReason}</p>
+        )}
+        {undo && (
+          <UndoWrittenSteps
+            runId={run.id}
+            offer={undo}
+            canAsk={canUndo}
+            whyNot={canUndo ? null : `Only ${undoRoles.map((r) => `${r}s`).join(" and ")} ask for an undo; you are signed in as ${viewer.role} and can look, not ask.`}
+          />
         )}
         <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
           <RunWorkspace initial={rest} desk={desk} viewerId={viewer.id} viewerRole={viewer.role} grants={viewer.grants} serverNow={now.toISOString()} />
