@@ -168,6 +168,18 @@ describe("nextActions", () => {
     expect(n.actions).toEqual([expect.objectContaining({ by: "agent", id: "submit_new_plan", enabled: true })]);
   });
 
+  it("a stopped run says why it stopped: the task changed, a stop condition met (with what the executor reported), or a record changed since approval", () => {
+    const now = new Date("2026-04-01T12:00:00Z");
+    const run = (stopReason: unknown) => ({ expiresAt: "2026-04-01T18:00:00Z", boundTaskRevision: 1, stopReason, steps: [] });
+    const headline = (stopReason: unknown) => nextActions("stopped", runFacts(run(stopReason), { now })).headline;
+    expect(headline({ code: "stopped_stale_task", liveRevision: 2 })).toMatch(/the task changed after approval/);
+    expect(headline(null)).toMatch(/the task changed after approval/);
+    const met = headline({ code: "stop_condition_met", stepId: "s2", stopCondition: "parcel collected", detail: "The parcel was already collected." });
+    expect(met).toBe("Stopped — step s2's stop condition was met (the executor reported: “The parcel was already collected”), so nothing of it was written and later steps never ran. The agent may plan again for the task as it is now.");
+    expect(met).not.toMatch(/task changed/);
+    expect(headline({ code: "target_changed", stepId: "s1", record: "invoice:in_1", approvedVersion: 3, liveVersion: 4 })).toMatch(/^Stopped — a record step s1 writes changed since it was approved/);
+  });
+
   it("rejected, expired and failed are final with a new plan for the agent; completed has nothing left", () => {
     for (const s of ["rejected", "expired", "failed"] as const) {
       const n = nextActions(s);

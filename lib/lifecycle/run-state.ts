@@ -187,6 +187,11 @@ export interface RunFacts {
   unknownSteps?: number;
   claimedSteps?: number;
   decisionReason?: string;
+  /** Why a `stopped` run stopped (`run.stopReason.code`): `stopped_stale_task`, `stop_condition_met`, `target_changed`. */
+  stopCode?: string;
+  /** The step the stop happened at (`run.stopReason.stepId`), and what the executor or the tool said (`detail`), when known. */
+  stopStepId?: string;
+  stopDetail?: string;
 }
 
 export type ActionId = "approve" | "edit" | "reject" | "claim_step" | "report_outcome" | "reconcile" | "submit_new_plan" | "wait_for_decision";
@@ -337,7 +342,7 @@ export function nextActions(status: RunState, facts: RunFacts = {}): NextActions
       return {
         ...base,
         owner: unknown > 0 ? "supervisor" : "agent",
-        headline: "Stopped — the task changed after approval. The agent must plan again for the task as it is now.",
+        headline: stoppedHeadline(facts),
         deadline: null,
         actions: [...(unknown > 0 ? [reconcile(unknown)] : []), newPlan("Plan again for the current task revision; steps already executed stay executed.")],
       };
@@ -383,7 +388,23 @@ export interface RunLike {
   boundTaskRevision: number;
   /** Why a `needs_decision` run waits (`run.decisionReason`), when known. */
   decisionReason?: { message?: unknown } | null;
+  /** Why a `stopped` run stopped (`run.stopReason`), when known. */
+  stopReason?: unknown;
   steps: { execution?: null | { status: string; claimedAt: string | Date; resolution?: string | null } }[];
+}
+
+/** The run page's sentence for a stopped run, by why it stopped (stopCode; a stale task when unknown). */
+function stoppedHeadline(facts: RunFacts): string {
+  const step = facts.stopStepId ? `step ${facts.stopStepId}` : "a step";
+  const detail = facts.stopDetail ? ` (the executor reported: “${facts.stopDetail.replace(/\.$/, "")}”)` : "";
+  switch (facts.stopCode) {
+    case "stop_condition_met":
+      return `Stopped — ${step}'s stop condition was met${detail}, so nothing of it was written and later steps never ran. The agent may plan again for the task as it is now.`;
+    case "target_changed":
+      return `Stopped — a record ${step} writes changed since it was approved, so the write was refused and later steps never ran. The agent must plan again on the current data.`;
+    default:
+      return "Stopped — the task changed after approval. The agent must plan again for the task as it is now.";
+  }
 }
 
 /**
@@ -407,6 +428,18 @@ export function runFacts(run: RunLike, ctx: { now: Date; liveRevision?: number; 
     unknownSteps: open.filter((e) => e.status === "unknown").length,
     claimedSteps: run.steps.filter((s) => !!s.execution).length,
     ...(typeof run.decisionReason?.message === "string" ? { decisionReason: run.decisionReason.message } : {}),
+    ...stopFacts(run.stopReason),
+  };
+}
+
+/** `stopCode`, `stopStepId`, `stopDetail` of a stored stopReason (`{code, stepId, detail}`); nothing for a missing or malformed one. */
+function stopFacts(reason: unknown): Pick<RunFacts, "stopCode" | "stopStepId" | "stopDetail"> {
+  if (!reason || typeof reason !== "object") return {};
+  const r = reason as { code?: unknown; stepId?: unknown; detail?: unknown };
+  return {
+    ...(typeof r.code === "string" ? { stopCode: r.code } : {}),
+    ...(typeof r.stepId === "string" ? { stopStepId: r.stepId } : {}),
+    ...(typeof r.detail === "string" && r.detail.trim() ? { stopDetail: r.detail.trim().slice(0, 300) } : {}),
   };
 }
 
