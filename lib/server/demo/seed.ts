@@ -208,6 +208,11 @@ export async function seedDemoDesk(now = new Date()) {
     const task = await prisma.task.findFirstOrThrow({ where: { desk: RETAIL_DESK.id, ticketId: r.ticketId }, orderBy: { createdAt: "asc" } });
     await submitRun(retailAgent, task.id, { taskRevision: task.revision, steps: r.steps }, `seed:${r.key}`, addHours(now, -r.ageHours));
   }
+  return demoDeskCounts();
+}
+
+/** What a seed reports: how many accounts, tickets, invoices, shipments and runs the database holds (every desk). */
+export async function demoDeskCounts(): Promise<{ accounts: number; tickets: number; invoices: number; shipments: number; runs: number }> {
   return {
     accounts: await prisma.customerAccount.count(),
     tickets: await prisma.ticket.count(),

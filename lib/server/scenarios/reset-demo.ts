@@ -1,6 +1,6 @@
 import { resolveDatabaseUrl } from "../db/database-url";
 import { prisma } from "../db/db";
-import { DEMO_USERS, demoGrantRows, seedDemoDesk } from "../demo/seed";
+import { DEMO_USERS, demoDeskCounts, demoGrantRows, seedDemoDesk } from "../demo/seed";
 import { inTransaction, ok, type Tx } from "../db/transaction";
 import { isSnapshotTable, restoreDemoSnapshot, takeDemoSnapshot } from "./demo-snapshot";
 
@@ -63,7 +63,7 @@ export async function resetDemoDesk(now = new Date(), options: { fromSeed?: bool
     if (restored) for (const u of DEMO_USERS) await tx.user.update({ where: { id: u.id }, data: seededPerson(u) });
     return ok({ restored, emptiedTables });
   });
-  if (restored) return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), restored, seeded: await seededCounts() };
+  if (restored) return { ms: Math.round(performance.now() - started), emptyMs: Math.round(emptied - started), restored, seeded: await demoDeskCounts() };
   await restoreDemoPeople();
   const seeded = await seedDemoDesk(now);
   await inTransaction(async (tx) => {
@@ -164,17 +164,6 @@ export function childrenFirst(tables: readonly TableInfo[]): TableInfo[] {
 /** A demo person's seeded name, role, desk and enabled state (what a reset gives back). */
 function seededPerson(u: (typeof DEMO_USERS)[number]) {
   return { name: u.name, role: u.role, desk: "desk" in u && typeof u.desk === "string" ? u.desk : "freight", disabled: false };
-}
-
-/** What seedDemoDesk reports, counted on the restored desk. */
-async function seededCounts(): Promise<Awaited<ReturnType<typeof seedDemoDesk>>> {
-  return {
-    accounts: await prisma.customerAccount.count(),
-    tickets: await prisma.ticket.count(),
-    invoices: await prisma.invoice.count(),
-    shipments: await prisma.shipment.count(),
-    runs: await prisma.run.count(),
-  };
 }
 
 /** The demo people as seeded: name, role, desk, enabled, and exactly their seeded grants (seedDemoDesk adds grants only for new users). */
