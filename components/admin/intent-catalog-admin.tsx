@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { useFieldArray, useForm, type FieldErrors } from "react-hook-form";
+import { useFieldArray, useForm, useWatch, type FieldErrors } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { intentCatalogFormSchema, MAX_INTENTS, type IntentCatalogDraft, type IntentCatalogForm } from "@/lib/task-contract/intent-catalog";
 import type { IntentCatalogView } from "@/lib/api/desk-endpoints";
@@ -47,7 +47,7 @@ export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) 
   const { errors } = formState;
   const intents = useFieldArray({ control, name: "intents" });
   const saved = new Set(catalog.intents.map((i) => i.name));
-  const named = (form.watch("intents") ?? []).map((i) => i.name).filter((n) => n.length > 0);
+  const named = (useWatch({ control, name: "intents" }) ?? []).map((i) => i.name).filter((n) => n.length > 0);
 
   const save = useMutation({
     mutationFn: (draft: IntentCatalogDraft) => apiFetch<IntentCatalogView>(`/api/admin/desks/${catalog.desk.id}/intents`, { method: "PUT", body: draft }),
