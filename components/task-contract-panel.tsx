@@ -20,6 +20,8 @@ export interface TaskContractView {
   parts: TaskTextPart[];
   instructionFlags: InstructionFlag[];
   intents: Intent[];
+  /** The desk's default intent, which a task without a contract gets (null or absent: none, only replies and notes). */
+  defaultIntent?: string | null;
 }
 
 /**
@@ -68,7 +70,7 @@ export function TaskTextParts({ parts, flags }: { parts: TaskTextPart[]; flags: 
 
 /**
  * The task contract on the task panel: its intent, the tools it permits and its constraints, or
- * "checked against the account only" when the task has none; supervisors can set or correct it
+ * the desk's default intent (or "replies and notes only") when the task has none; supervisors can set or correct it
  * with a form (a new task revision, audited).
  */
 export function TaskContractSection({ runId, task, canRevise }: { runId: string; task: { id: string; revision: number } & Partial<TaskContractView>; canRevise: boolean }) {
@@ -88,7 +90,7 @@ export function TaskContractSection({ runId, task, canRevise }: { runId: string;
           {constraints.length > 0 && <p className="text-slate-700">Constraints: {constraints.join("; ")}</p>}
         </>
       ) : (
-        <p className="text-slate-700">No task contract: this plan is checked against the account only.</p>
+        <NoContract intent={task.defaultIntent ? intents.find((i) => i.name === task.defaultIntent) : undefined} />
       )}
       {canRevise && !open && (
         <button
@@ -101,5 +103,16 @@ export function TaskContractSection({ runId, task, canRevise }: { runId: string;
       )}
       {open && <TaskContractForm runId={runId} task={task} contract={contract} intents={intents} onClose={() => setOpen(false)} />}
     </div>
+  );
+}
+
+/** What a task without a contract permits: the desk's default intent, or only replies and notes when the desk declares none. */
+function NoContract({ intent }: { intent: Intent | undefined }) {
+  return intent ? (
+    <p className="text-slate-700">
+      No task contract: the desk&apos;s default intent applies, {intent.label} <span className="text-slate-600">· permits {intent.permittedTools.join(", ")}</span>
+    </p>
+  ) : (
+    <p className="text-slate-700">No task contract and no default intent on this desk: only replies and notes are permitted.</p>
   );
 }

@@ -137,6 +137,16 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
         });
         expect(grant.status, JSON.stringify(grant.body)).toBe(200);
       }
+      // The desk's intents: what a task's contract may name, and the tools each permits. A new desk has
+      // none and no default intent, so a task without a contract permits replies and notes only.
+      const catalog = await call("GET", "/api/admin/desks/freight/intents", admin);
+      expect(catalog.body.defaultIntent).toBeNull();
+      const intents = await call("PUT", "/api/admin/desks/freight/intents", admin, {
+        baseDigest: catalog.body.digest,
+        intents: [{ name: "refund_request", label: "Refund request", permittedTools: ["add_ticket_note", "send_reply", "issue_refund"] }],
+        note: "Our first intent",
+      });
+      expect(intents.status, JSON.stringify(intents.body)).toBe(200);
 
       // Step 3: the systems of record push accounts and invoices — a file through the importer.
       const integrationAuth = { authorization: `Bearer ${integrationKey}` };
@@ -181,6 +191,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) {
         accountId: "cus_1001",
         subject: "Refund for the damaged pallets on INV-2026-0001",
         parts: [{ source: "customer_message", text: "Two pallets arrived crushed. Please refund 1,200.00 EUR on invoice INV-2026-0001." }],
+        contract: { intent: "refund_request", constraints: {} },
       });
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
       const task = opened.body.task as { id: string; revision: number };

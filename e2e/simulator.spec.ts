@@ -18,11 +18,11 @@ test.describe("agent simulator against the console", () => {
     sim.stderr.on("data", (d) => output.push(String(d)));
     const exited = new Promise<number>((resolve) => sim.on("exit", (code) => resolve(code ?? 1)));
 
-    // The refund for ticket #75008 arrives in the queue and waits for a person.
+    // The refund for ticket #75018 arrives in the queue and waits for a person.
     await page.goto("/runs");
-    await expect(page.getByRole("link", { name: "#75008" })).toBeVisible({ timeout: 90_000 });
-    await page.getByRole("link", { name: "#75008" }).click();
-    await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #75008");
+    await expect(page.getByRole("link", { name: "#75018" })).toBeVisible({ timeout: 90_000 });
+    await page.getByRole("link", { name: "#75018" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("Ticket #75018");
     await expect(page.getByTestId("approve-all")).toHaveText(/^Approve /);
     await page.getByTestId("approve-all").click();
     await expect(page.getByTestId("run-status")).toHaveText(/Approved|Executing|Completed/);

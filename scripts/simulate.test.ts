@@ -21,7 +21,7 @@ const base: SimOptions = { url: "http://localhost:3999", key: DEMO_AGENT_KEY, in
 /** Plays the person: waits for the simulator's pending refund run and decides on it. */
 async function decideWhenSubmitted(decide: (runId: string) => Promise<void>): Promise<string> {
   for (let i = 0; i < 400; i++) {
-    const run = await prisma.run.findFirst({ where: { taskId: "task_75008", status: "pending_review", idempotencyKey: { startsWith: "sim:" } }, orderBy: { createdAt: "desc" } });
+    const run = await prisma.run.findFirst({ where: { taskId: "task_75018", status: "pending_review", idempotencyKey: { startsWith: "sim:" } }, orderBy: { createdAt: "desc" } });
     if (run) {
       await decide(run.id);
       return run.id;

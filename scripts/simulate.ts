@@ -403,7 +403,7 @@ async function outOfOrder(p: Pass) {
 /** A refund needs a person: submit, wait for the decision, execute it or report the rejection. */
 async function refundReview(p: Pass) {
   const s = "refund-review";
-  const run = await submit(p, s, "75008", [
+  const run = await submit(p, s, "75018", [
     { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 1000, currency: "USD" }, reason: "Goodwill for the storage fee question" },
       provenance: { invoiceId: { kind: "model" }, amount: { kind: "model" } },
       // What the gate policy requires of an irreversible step: a title, evidence, the risk and a stop condition.
@@ -413,7 +413,7 @@ async function refundReview(p: Pass) {
       risk: "Money leaves the company; goodwill sets a precedent",
       stopCondition: "The invoice was paid or refunded meanwhile",
     },
-    note("s_note", "75008", "Goodwill refund of 10.00 on in_74801 proposed; waiting for approval."),
+    note("s_note", "75018", "Goodwill refund of 10.00 on in_74801 proposed; waiting for approval."),
   ]);
   if (!run) return;
   const deadline = Date.now() + p.opts.waitSeconds * 1000;

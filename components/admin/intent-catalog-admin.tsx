@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { useFieldArray, useForm, type FieldErrors } from "react-hook-form";
+import { useFieldArray, useForm, useWatch, type FieldErrors } from "react-hook-form";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { intentCatalogFormSchema, MAX_INTENTS, type IntentCatalogDraft, type IntentCatalogForm } from "@/lib/task-contract/intent-catalog";
 import type { IntentCatalogView } from "@/lib/api/desk-endpoints";
@@ -27,6 +27,7 @@ function intentError(errors: FieldErrors<IntentCatalogForm>, i: number): string 
 const toForm = (v: IntentCatalogView): IntentCatalogForm => ({
   baseDigest: v.digest,
   note: "",
+  defaultIntent: v.defaultIntent ?? "",
   intents: v.intents.map((i) => ({ name: i.name, label: i.label, description: i.description, permittedTools: [...i.permittedTools] })),
 });
 
@@ -35,7 +36,8 @@ const toForm = (v: IntentCatalogView): IntentCatalogForm => ({
  * tools it permits, as checkboxes over the current catalog's tools), add and remove, and a save
  * that replaces the catalog whole with a note (audited). The form is validated with the draft
  * schema the server uses (lib/task-contract/intent-catalog.ts); a save that lost a race answers
- * 409 and the editor offers the current catalog.
+ * 409 and the editor offers the current catalog. A select sets the desk's default intent, the
+ * intent a task gets when the integration posts no contract ("" = none: replies and notes only).
  */
 export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) {
   const router = useRouter();
@@ -45,6 +47,7 @@ export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) 
   const { errors } = formState;
   const intents = useFieldArray({ control, name: "intents" });
   const saved = new Set(catalog.intents.map((i) => i.name));
+  const named = (useWatch({ control, name: "intents" }) ?? []).map((i) => i.name).filter((n) => n.length > 0);
 
   const save = useMutation({
     mutationFn: (draft: IntentCatalogDraft) => apiFetch<IntentCatalogView>(`/api/admin/desks/${catalog.desk.id}/intents`, { method: "PUT", body: draft }),
@@ -61,6 +64,7 @@ export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) 
       }
       if (e instanceof ApiError && Array.isArray(e.details?.issues)) {
         for (const issue of e.details.issues as { path?: string; message?: string }[]) {
+          if (issue.path === "defaultIntent") form.setError("defaultIntent", { type: "server", message: issue.message });
           const m = /^intents\.(\d+)\.(name|label|description|permittedTools)/.exec(issue.path ?? "");
           if (m) form.setError(`intents.${Number(m[1])}.${m[2] as "name"}`, { type: "server", message: issue.message });
         }
@@ -78,7 +82,7 @@ export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) 
         A task&apos;s contract names one of these intents; a step whose tool the intent does not permit is refused (<code>outside_task_intent</code>) unless a gate-policy rule lets a supervisor decide it. Removing an intent leaves the tasks that name it permitting no tool until a supervisor sets another.
       </p>
       <FormError message={formError} />
-      {intents.fields.length === 0 && <p className="rounded-lg border border-dashed border-slate-300 p-4 text-sm text-slate-600">No intents yet: this desk&apos;s task contracts cannot name one, so its plans are checked against the account only. Add the first intent.</p>}
+      {intents.fields.length === 0 && <p className="rounded-lg border border-dashed border-slate-300 p-4 text-sm text-slate-600">No intents yet: this desk&apos;s task contracts cannot name one, and its tasks without a contract permit only replies and notes. Add the first intent.</p>}
       <ol className="space-y-3">
         {intents.fields.map((f, i) => {
           const err = intentError(errors, i);
@@ -136,6 +140,27 @@ export function IntentCatalogAdmin({ catalog }: { catalog: IntentCatalogView }) 
       <button type="button" className={quietButtonClass} disabled={intents.fields.length >= MAX_INTENTS} onClick={() => intents.append({ name: "", label: "", description: "", permittedTools: [] })}>
         Add intent
       </button>
+      <div className="border-t border-slate-100 pt-3 sm:max-w-md">
+        <label htmlFor="intents-default" className="block text-sm font-medium">
+          Default intent (a task without a contract)
+        </label>
+        <select id="intents-default" {...register("defaultIntent")} aria-invalid={!!errors.defaultIntent} aria-describedby={errors.defaultIntent ? "intents-default-error intents-default-hint" : "intents-default-hint"} className={inputClass}>
+          <option value="">None: replies and notes only</option>
+          {named.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+        <p id="intents-default-hint" className="mt-1 text-sm text-slate-600">
+          When the integration opens a task without a contract, its plans are judged with this intent; with none, only replies and notes (and hand-offs to a team) are permitted. The agent can never set it.
+        </p>
+        {errors.defaultIntent && (
+          <p id="intents-default-error" className="mt-1 text-sm text-red-700">
+            {errors.defaultIntent.message}
+          </p>
+        )}
+      </div>
       <div className="flex flex-wrap items-end gap-3 border-t border-slate-100 pt-3">
         <div className="min-w-0 flex-1 sm:max-w-md">
           <label htmlFor="intents-note" className="block text-sm font-medium">

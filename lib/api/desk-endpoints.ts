@@ -52,6 +52,7 @@ export const intentCatalogViewSchema = z
     digest: z.string().meta({ description: "Lowercase hex SHA-256 of the catalog's canonical JSON; send it back as baseDigest." }),
     tools: z.array(z.object({ name: z.string(), label: z.string(), imported: z.boolean() })),
     notInCatalog: z.array(z.string()).meta({ description: "Tools the saved intents permit that the current catalog does not have (kept; in force once imported)." }),
+    defaultIntent: z.string().nullable().meta({ description: "The intent a task gets when the integration posts no contract; null: none declared (only replies and notes are permitted)." }),
   })
   .meta({ id: "IntentCatalog" });
 /** A parsed {@link intentCatalogViewSchema}. */
@@ -74,7 +75,7 @@ export const saveIntentCatalogEndpoint = defineEndpoint({
   method: "PUT",
   path: "/api/admin/desks/{deskId}/intents",
   summary: "Replace a desk's intent catalog (audited); a task whose intent is removed then permits no tool",
-  description: "`baseDigest` must be the digest of the catalog as it is (409 `stale_intent_catalog` {digest} otherwise). A permitted tool the current catalog does not have is 422 `validation_failed` {issues: [{path, code: \"unknown_tool\", message}]}.",
+  description: "`baseDigest` must be the digest of the catalog as it is (409 `stale_intent_catalog` {digest} otherwise). A permitted tool the current catalog does not have is 422 `validation_failed` {issues: [{path, code: \"unknown_tool\", message}]}. `defaultIntent` (optional) sets the intent a task gets when the integration posts no contract: an intent of the new catalog, null for none, absent to keep it; one the new catalog lacks is 400 `bad_request` {issues: [{path: \"defaultIntent\", message}]}, and so is removing the current default intent without naming another (or null).",
   caller: ADMIN,
   params: deskParams,
   body: intentCatalogDraftSchema,

@@ -105,7 +105,7 @@ export const taskSchema = open({
   revision: z.number().int(),
   body: z.string(),
   updatedAt: isoTime,
-  contract: taskContractSchema.nullable().describe("The task contract {intent, constraints}; null: the plan is checked against the account only"),
+  contract: taskContractSchema.nullable().describe("The task contract {intent, constraints}; null: the integration posted none, so the desk's default intent applies (none declared: only replies and notes are permitted)"),
   parts: z.array(taskTextPartSchema).describe("The task's text as parts with their source (customer_message, attachment, staff, system) and the revision that added each"),
   instructionFlags: z
     .array(instructionFlagSchema)
@@ -251,7 +251,10 @@ const planVersionSummary = open({ version: z.number().int(), createdById: z.stri
 export const runDetailsSchema = open({
   run: runSchema,
   /** The task, with the desk's intent catalog (what a supervisor may set). */
-  task: taskSchema.extend({ intents: z.array(intentSchema).describe("The desk's intent catalog") }),
+  task: taskSchema.extend({
+    intents: z.array(intentSchema).describe("The desk's intent catalog"),
+    defaultIntent: z.string().nullable().describe("The desk's default intent, which a task without a contract gets; null: none (only replies and notes are permitted)"),
+  }),
   ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
   agent: open({ id: z.string(), name: z.string() }),
   planVersions: z.array(planVersionSummary),

@@ -70,18 +70,20 @@ export function demoContracts(day: (n: number) => string): Record<string, TaskCo
     "75005": { intent: "goodwill_request", constraints: { compensationCap: usd(30000), noRefund: true } },
     "75006": { intent: "general_exception", constraints: {} },
     "75007": { intent: "question", constraints: { noRefund: true } },
-    "75008": { intent: "general_exception", constraints: {} },
+    "75008": { intent: "question", constraints: {} },
     "75009": { intent: "billing_dispute", constraints: {} },
     "75010": { intent: "billing_dispute", constraints: {} },
     "75011": { intent: "customs_hold", constraints: {} },
     "75012": { intent: "question", constraints: {} },
-    "75013": { intent: "general_exception", constraints: {} },
+    "75013": { intent: "question", constraints: {} },
     "75014": { intent: "delivery_exception", constraints: {} },
-    "75015": { intent: "general_exception", constraints: {} },
+    "75015": { intent: "question", constraints: {} },
     "75016": { intent: "general_exception", constraints: {} },
     "75017": { intent: "general_exception", constraints: {} },
     "75018": { intent: "general_exception", constraints: {} },
     "75019": { intent: "general_exception", constraints: {} },
     "75020": { intent: "general_exception", constraints: {} },
+    // The cancel_shipment tool's own demo ticket (lib/tools/cancel-shipment/tool.ts): an order withdrawn.
+    "75021": { intent: "delivery_exception", constraints: {} },
   };
 }

@@ -16,18 +16,28 @@ export const catalogDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, "A catalog
 
 /**
  * Body of `PUT /api/admin/desks/{deskId}/intents`: the digest of the catalog the editor opened,
- * the new catalog in display order (names unique; each permitted tool at most once) and why it
- * changes. Errors it describes (400 `bad_request` {issues}): a bad name or label, a duplicate
- * name, a tool listed twice, more than MAX_INTENTS intents, a missing note.
+ * the new catalog in display order (names unique; each permitted tool at most once), why it
+ * changes, and optionally the desk's default intent — the intent a task gets when the integration
+ * posts no contract (docs/design.md "The task contract"): the name of an intent of the new
+ * catalog, null to declare none (the built-in intent permitting only replies and notes applies), or
+ * absent to keep the current one. Errors it describes (400 `bad_request` {issues}): a bad name or
+ * label, a duplicate name, a tool listed twice, more than MAX_INTENTS intents, a missing note, a
+ * default intent that is not an intent of the new catalog (path `defaultIntent`).
  */
 export const intentCatalogDraftSchema = z
   .object({
     baseDigest: catalogDigestSchema,
     intents: z.array(intentSchema).max(MAX_INTENTS, `A desk has at most ${MAX_INTENTS} intents`),
     note: z.string().trim().min(1, "Say why the catalog changes.").max(500),
+    defaultIntent: z.string().max(64).nullable().optional().meta({
+      description: "The intent a task gets when the integration posts no contract: an intent of `intents`; null: none (only replies and notes are permitted); absent: unchanged.",
+    }),
   })
   .strict()
   .superRefine((d, ctx) => {
+    if (typeof d.defaultIntent === "string" && !d.intents.some((i) => i.name === d.defaultIntent)) {
+      ctx.addIssue({ code: "custom", path: ["defaultIntent"], message: `"${d.defaultIntent}" is not an intent of this catalog; the default intent must be one of its intents` });
+    }
     const seen = new Map<string, number>();
     d.intents.forEach((intent, i) => {
       const first = seen.get(intent.name);
@@ -80,14 +90,16 @@ export function catalogChanges(before: readonly Intent[], after: readonly Intent
 
 /**
  * The editor's form: the draft with each intent's permitted tools as checkbox values
- * (react-hook-form gives the checked values, or false when none is checked) and the description
- * as typed. `intentCatalogFormSchema` turns the form into the draft and validates it with the
+ * (react-hook-form gives the checked values, or false when none is checked), the description
+ * as typed and the default intent as a select's value ("" = none). `intentCatalogFormSchema` turns the form into the draft and validates it with the
  * draft schema the server uses.
  */
 export const intentCatalogFormSchema = z
   .object({
     baseDigest: z.string(),
     note: z.string(),
+    /** The select's value: an intent name, or "" for none. */
+    defaultIntent: z.string().optional(),
     intents: z.array(
       z.object({
         name: z.string(),
@@ -97,6 +109,10 @@ export const intentCatalogFormSchema = z
       }),
     ),
   })
-  .transform((f) => ({ ...f, intents: f.intents.map((i) => ({ ...i, permittedTools: i.permittedTools || [] })) }))
+  .transform(({ defaultIntent, ...f }) => ({
+    ...f,
+    ...(defaultIntent === undefined ? {} : { defaultIntent: defaultIntent || null }),
+    intents: f.intents.map((i) => ({ ...i, permittedTools: i.permittedTools || [] })),
+  }))
   .pipe(intentCatalogDraftSchema);
 export type IntentCatalogForm = z.input<typeof intentCatalogFormSchema>;

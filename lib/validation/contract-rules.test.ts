@@ -5,6 +5,9 @@ import { gateRule, type GatePolicy } from "../gate-policy/rules";
 import { validatePlan } from "./pipeline";
 import { codes, ctx, day, only, plan, step, usd, validArgs } from "../../testing/validation-context";
 import type { ValidationContext } from "./types";
+import { draftsFromMcpTools } from "../tools/json-schema-tool";
+import { catalogWith } from "../tools/versioned-catalog";
+import { toolNames } from "../tools/builtin-tools";
 
 /** A task context with this contract (its intent from the demo catalog) and text parts. */
 function task(contract: TaskContractInput | null, parts: TaskTextPart[] = [{ source: "system", text: "Delivery of sh_5521 missed — please reschedule", revision: 1 }]): ValidationContext["task"] {
@@ -44,9 +47,53 @@ describe("task contract: the intent", () => {
     expect(only(other, "outside_task_intent").severity).toBe("error");
   });
 
-  it("a task without a contract is checked against the account only", () => {
-    const r = validatePlan(plan(refund(500)), ctx({ task: task(null) }));
-    expect(r).toMatchObject({ ok: true, issues: [] });
+});
+
+describe("task contract: a task without a contract", () => {
+  /** A task the integration opened without a contract, on a desk whose default intent is `name` (undefined: none declared). */
+  const uncontracted = (name?: string): ValidationContext["task"] => ({ ...task(null)!, intent: name ? DEMO_INTENTS.find((i) => i.name === name)! : null });
+  const note = step("n", "add_ticket_note", validArgs.add_ticket_note);
+  const reply = step("s", "send_reply", validArgs.send_reply);
+  const handOff = step("e", "escalate_ticket", validArgs.escalate_ticket);
+
+  it("on a desk without a default intent, only replies and notes pass: a refund, a credit and a reschedule are outside_task_intent", () => {
+    expect(validatePlan(plan(reply, note, handOff), ctx({ task: uncontracted() }))).toMatchObject({ ok: true, issues: [] });
+    const r = validatePlan(plan(note, refund(500), move(day(3))), ctx({ task: uncontracted() }));
+    expect(r.ok).toBe(false);
+    const refused = r.issues.filter((i) => i.code === "outside_task_intent");
+    expect(refused.map((i) => i.stepId)).toEqual(["r", "m"]);
+    expect(refused[0]).toMatchObject({ severity: "error", path: "steps.1.tool", details: { intent: null, tool: "issue_refund", permittedEffects: ["internal", "customer_visible"], noContract: true } });
+    expect(refused[0].message).toBe("The task has no contract and the desk declares no default intent, so only replies and notes are permitted, not issue_refund");
+  });
+
+  it("the desk's default intent applies instead: a refund request permits the refund, not a reschedule", () => {
+    expect(validatePlan(plan(refund(500), note), ctx({ task: uncontracted("refund_request") })).ok).toBe(true);
+    const r = validatePlan(plan(move(day(3))), ctx({ task: uncontracted("refund_request") }));
+    expect(only(r, "outside_task_intent")).toMatchObject({ severity: "error", details: { intent: "refund_request", tool: "reschedule_delivery", noContract: true } });
+    expect(only(r, "outside_task_intent").message).toBe("The task has no contract, so the desk's default intent applies (refund request); it permits add_ticket_note, send_reply, escalate_ticket, issue_refund, apply_credit, not reschedule_delivery");
+  });
+
+  it("no contract means no constraints: a default intent never brings a cap or a window", () => {
+    expect(codes(validatePlan(plan(refund(9_999_00)), ctx({ task: uncontracted("refund_request") })))).not.toContain("over_compensation_cap");
+  });
+
+  it("an imported tool is judged by its declared effect: a read-only lookup passes, a write does not", () => {
+    const drafts = draftsFromMcpTools(
+      [
+        { name: "lookup_eta", title: "Look up an ETA", inputSchema: { type: "object", properties: { shipmentId: { type: "string" } }, required: ["shipmentId"] }, annotations: { readOnlyHint: true } },
+        { name: "book_inspection", title: "Book an inspection", inputSchema: { type: "object", properties: { shipmentId: { type: "string" } }, required: ["shipmentId"] }, annotations: { destructiveHint: false } },
+      ],
+      "test",
+      new Set(toolNames),
+    ).drafts.map((d) => ({ ...d, catalogVersion: 1 }));
+    const over = { catalog: catalogWith(drafts, 1), agentAllowedTools: [...ctx().agentAllowedTools!, "lookup_eta", "book_inspection"], task: uncontracted() };
+    expect(codes(validatePlan(plan(step("l", "lookup_eta", { shipmentId: "sh_5521" })), ctx(over)))).not.toContain("outside_task_intent");
+    expect(only(validatePlan(plan(step("b", "book_inspection", { shipmentId: "sh_5521" })), ctx(over)), "outside_task_intent")).toMatchObject({ stepId: "b", details: { tool: "book_inspection", noContract: true } });
+  });
+
+  it("a gate-policy rule with allowOutsideContract: supervisor makes it a supervisor's decision", () => {
+    const r = validatePlan(plan(refund(500)), ctx({ task: uncontracted(), gateRules: rules({ tool: "issue_refund", decision: "one", allowOutsideContract: "supervisor" }) }));
+    expect(only(r, "outside_task_intent")).toMatchObject({ severity: "warning", needsAcknowledgement: true, details: { decisionBy: "supervisor", noContract: true } });
   });
 });
 

@@ -2,7 +2,8 @@ import type { AccountSnapshot } from "../desk/snapshot";
 import { accountIdOf, accountName } from "../desk/lookup";
 import { formatMoney, type Money } from "../money/format-money";
 import { scanFolded, scanInstructions, untrustedPartIndexes, INSTRUCTION_KIND_LABELS } from "../task-contract/instruction-scan";
-import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource, type TextSource } from "../task-contract/schema";
+import { REFUND_TOOLS, TEXT_SOURCE_LABELS, isUntrustedSource, type Intent, type TextSource } from "../task-contract/schema";
+import type { ToolEffect } from "../tools/types";
 import { buildTaintIndex, findCopiedRuns, TAINT_SHINGLE_WORDS, type TaintIndex } from "../task-contract/taint";
 import { foldForScan, originalSpan } from "../text/scan-map";
 import { parsedSteps, type ParsedStepView, type StepView, type TaskContractContext, type ValidationIssue, type ValidationPhase } from "./types";
@@ -42,11 +43,16 @@ const issue = (s: ParsedStepView, code: string, path: string, message: string, d
  *   checked again is judged as it was accepted.
  * `outside_task_intent` and `outside_task_accounts` become a warning that needs acknowledgement,
  * with `details.decisionBy: "supervisor"`, when the governing gate-policy rule allows it
- * (`supervisorMayAllow`). No contract: no issue.
+ * (`supervisorMayAllow`).
+ * No contract (the integration posted none): only `outside_task_intent`, judged with the desk's
+ * default intent (`task.intent`, which the server sets from the desk when the task has no contract)
+ * or, when the desk declared none, the built-in most restrictive intent, which permits only tools
+ * whose effect is a note or a reply ({@link NO_CONTRACT_EFFECTS}); the message says the task has
+ * no contract and `details.noContract` is true (docs/design.md "The task contract").
  */
 export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext, phase: ValidationPhase = "recheck"): ValidationIssue[] {
   const { contract, intent } = task;
-  if (!contract) return [];
+  if (!contract) return checkDefaultIntent(steps, intent, task);
   const c = contract.constraints;
   const out: ValidationIssue[] = [];
   let moved: Money | null = null;
@@ -121,6 +127,41 @@ export function checkContractRules(steps: readonly StepView[], desk: AccountSnap
         );
       }
     }
+  }
+  return out;
+}
+
+/**
+ * The tool effects the built-in most restrictive intent permits, the intent of a task without a
+ * contract on a desk that declared no default intent: `internal` (a note on our own records, or a
+ * hand-off to a team) and `customer_visible` (a reply). Tools are classified by their effect
+ * (lib/tools/types.ts `ToolEffect`; an imported tool by its declared effect), so no money moves and
+ * no delivery changes without a contract or a desk default that permits it.
+ */
+export const NO_CONTRACT_EFFECTS: readonly ToolEffect[] = ["internal", "customer_visible"];
+
+/** `outside_task_intent` for a task without a contract: the desk's default intent, else the built-in one (see checkContractRules). */
+function checkDefaultIntent(steps: readonly StepView[], intent: Intent | null, task: TaskContractContext): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const s of parsedSteps(steps)) {
+    const permitted = intent ? intent.permittedTools.includes(s.tool.name) : NO_CONTRACT_EFFECTS.includes(s.tool.effect);
+    if (permitted) continue;
+    const i = issue(
+      s,
+      "outside_task_intent",
+      `${s.path}.tool`,
+      intent
+        ? `The task has no contract, so the desk's default intent applies (${intent.label.toLowerCase()}); it permits ${intent.permittedTools.join(", ") || "no tool"}, not ${s.tool.name}`
+        : `The task has no contract and the desk declares no default intent, so only replies and notes are permitted, not ${s.tool.name}`,
+      intent
+        ? { intent: intent.name, tool: s.tool.name, permittedTools: intent.permittedTools, noContract: true }
+        : { intent: null, tool: s.tool.name, permittedEffects: NO_CONTRACT_EFFECTS, noContract: true },
+    );
+    out.push(
+      task.supervisorMayAllow?.(s)
+        ? { ...i, severity: "warning", needsAcknowledgement: true, message: `${i.message}. The gate policy lets a supervisor decide it`, details: { ...i.details, decisionBy: "supervisor" } }
+        : i,
+    );
   }
   return out;
 }

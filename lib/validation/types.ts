@@ -142,9 +142,11 @@ export function argPathOf(issue: Pick<ValidationIssue, "path">): string | undefi
 }
 
 /**
- * What the validator knows about the task beyond its ticket: its contract (null: none — the plan
- * is checked against the account only), the contract's intent resolved from the desk's catalog
- * (null when the contract names an intent the catalog no longer has: nothing is permitted), the
+ * What the validator knows about the task beyond its ticket: its contract (null: the integration
+ * posted none), the intent resolved from the desk's catalog — the contract's intent (null when the
+ * contract names an intent the catalog no longer has: nothing is permitted) or, without a contract,
+ * the desk's default intent (null when the desk declares none: the built-in intent that permits
+ * only replies and notes, lib/validation/contract-rules.ts) — the
  * task's text parts with their sources, and whether the gate-policy rule governing a step lets a
  * supervisor decide a step outside the contract (`allowOutsideContract: "supervisor"`).
  */

@@ -240,7 +240,7 @@ describe("POST /api/runs/{runId}/steps/{stepId}/reconcile", () => {
 describe("POST /api/v1/demo/effects (demo mode)", () => {
   it("writes an approved refund once: the invoice balance drops by the amount, a repeat is a replay", async () => {
     const before = await prisma.invoice.findUniqueOrThrow({ where: { desk_id: { desk: "freight", id: "in_74801" } } });
-    const run = await submit("75008", [
+    const run = await submit("75018", [
       { id: "r", tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 2500, currency: "USD" }, reason: "Goodwill" } },
     ]);
     await approveAll(run.id);

@@ -61,6 +61,8 @@ const refund = (minor: number) => withRequiredReasons([{ id: "s_refund", tool: "
 /** Each desk's task of ticket 80001 (task_80001 on the freight desk, task_retail_80001 on retail: from the desk and ticket alone). */
 const taskOf: Record<Desk, Json> = { freight: {}, retail: {} };
 
+const REFUND_REQUEST = { intent: "refund_request", constraints: {} };
+
 beforeAll(async () => {
   await prepareTestDatabase();
   await prisma.integrationKey.create({ data: { id: "ik_freight_same", name: "Freight systems", hash: hashApiKey(FREIGHT_KEY), prefix: FREIGHT_KEY.slice(0, 8), desk: "freight" } });
@@ -81,7 +83,8 @@ beforeAll(async () => {
   const batch = await call("POST", "/api/v1/records/batch", RETAIL_KEY, `${ndjson}\n`, "application/x-ndjson");
   expect(batch).toMatchObject({ status: 200, body: { applied: 2, errors: [] } });
   for (const desk of DESKS) {
-    const opened = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }] });
+    // A refund request, as each desk's ticketing integration says (a task without a contract would permit replies and notes only).
+    const opened = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }], contract: REFUND_REQUEST });
     expect(opened.status, JSON.stringify(opened.body)).toBe(201);
     taskOf[desk] = opened.body.task;
   }
@@ -102,7 +105,7 @@ describe("the same ids on two desks", () => {
 
   it("a repeat of each desk's opening answers its own task; neither is refused for the other desk's ticket", async () => {
     for (const desk of DESKS) {
-      const again = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }] });
+      const again = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80001", accountId: "acc_same", subject: DATA[desk].subject, parts: [{ source: "customer_message", text: DATA[desk].text }], contract: REFUND_REQUEST });
       expect(again).toMatchObject({ status: 200, body: { created: false, task: { id: taskOf[desk].id } } });
     }
   });
@@ -198,7 +201,7 @@ describe("holidays of one id on two desks", () => {
       .join("\n");
     put.retail = await call("POST", "/api/v1/records/batch", RETAIL_KEY, `${ndjson}\n`, "application/x-ndjson");
     for (const desk of DESKS) {
-      const opened = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80003", accountId: "acc_same", subject: "Move the delivery", parts: [{ source: "customer_message", text: "Please deliver sh_same a few days later." }] });
+      const opened = await call("POST", "/api/v1/tasks", INTEGRATION_KEY[desk], { ticketId: "80003", accountId: "acc_same", subject: "Move the delivery", parts: [{ source: "customer_message", text: "Please deliver sh_same a few days later." }], contract: { intent: "delivery_exception", constraints: {} } });
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
       task[desk] = opened.body.task;
     }

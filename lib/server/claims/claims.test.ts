@@ -544,7 +544,8 @@ describe("a restart between approval and claim", () => {
   it("loses nothing: a fresh process (a restarted server) claims what a person approved in this one", async () => {
     const { approveSteps } = await import("../approvals/approve-steps");
     const { loadViewer } = await import("../auth/session");
-    const run = await submit("75013", [{ id: "r1", tool: "reschedule_delivery", args: { shipmentId: "sh_5650", window: { from: "2026-04-10", to: "2026-04-10" }, reason: "Customer asked" } }]);
+    // 75019 is unclassified (general_exception): its intent permits a reschedule; a question's would not.
+    const run = await submit("75019", [{ id: "r1", tool: "reschedule_delivery", args: { shipmentId: "sh_5640", window: { from: "2026-04-10", to: "2026-04-10" }, reason: "Customer asked" } }]);
     const senior = (await loadViewer("usr_senior"))!;
     const approved = await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `restart-${run.id}`, ...(await concurrentAcks(run.id)) }, TEST_NOW);
     expect(approved.run.status).toBe("approved");

@@ -197,7 +197,7 @@ describe("expiry at decision time", () => {
     const steps: StepInput[] = [
       { id: "s1", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 1000, currency: "USD" }, reason: "Storage fee goodwill" } },
     ];
-    const run = await submit("75008", 72 * 3600, withRequiredReasons(steps));
+    const run = await submit("75018", 72 * 3600, withRequiredReasons(steps));
     expect(new Date(run.expiresAt).getTime() - TEST_NOW.getTime()).toBe(IRREVERSIBLE_EXPIRY_SECONDS * 1000);
   });
 });

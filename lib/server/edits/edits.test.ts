@@ -255,12 +255,12 @@ describe("approvals across edits", () => {
     const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["add_ticket_note", "send_reply", "escalate_ticket", "issue_refund"], keyId: "key_demo" };
     const fresh = await submitRun(
       agent,
-      "task_75008",
+      "task_75018",
       {
         taskRevision: 1,
         steps: withRequiredReasons([
           { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 10000, currency: "USD" }, reason: "Storage fee goodwill" } },
-          { id: "s_reply", tool: "send_reply", args: { ticketId: "75008", body: "Hello, we have refunded $100.00 to your account." } },
+          { id: "s_reply", tool: "send_reply", args: { ticketId: "75018", body: "Hello, we have refunded $100.00 to your account." } },
         ]),
       },
       "lapse-1",
@@ -286,7 +286,7 @@ describe("approval limits and keys", () => {
     const { submitRun } = await import("../runs/submit-run");
     const agent = { id: "agent_demo", name: "Freight desk agent", allowedTools: ["issue_refund", "add_ticket_note"], keyId: "key_demo" };
     const refund = (id: string) => ({ id, tool: "issue_refund", args: { invoiceId: "in_74801", amount: { minor: 40000, currency: "USD" }, reason: "Split goodwill" } });
-    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: withRequiredReasons([refund("r1"), refund("r2")]) }, "split-1", TEST_NOW);
+    const { run } = await submitRun(agent, "task_75018", { taskRevision: 1, steps: withRequiredReasons([refund("r1"), refund("r2")]) }, "split-1", TEST_NOW);
     const first = await approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r1", "r1"], idempotencyKey: "split-a" }, TEST_NOW);
     expect(first.approvals.map((a) => a.stepId)).toEqual(["r1"]);
     const second = await refused(approveSteps(operator, run.id, { planVersion: 1, stepIds: ["r2"], idempotencyKey: "split-b" }, TEST_NOW));

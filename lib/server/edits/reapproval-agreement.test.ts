@@ -26,8 +26,8 @@ beforeAll(async () => {
 });
 
 type Draft = { id: string; tool: string; args: Record<string, unknown> };
-const note = (id: string, text: string): Draft => ({ id, tool: "add_ticket_note", args: { ticketId: "75008", note: text } });
-const reply = (id: string, body: string): Draft => ({ id, tool: "send_reply", args: { ticketId: "75008", body } });
+const note = (id: string, text: string): Draft => ({ id, tool: "add_ticket_note", args: { ticketId: "75018", note: text } });
+const reply = (id: string, body: string): Draft => ({ id, tool: "send_reply", args: { ticketId: "75018", body } });
 const refund = (id: string): Draft => ({ id, tool: "issue_refund", args: { invoiceId: "in_74804", amount: { minor: 10000, currency: "USD" }, reason: "Storage fee goodwill" } });
 
 /** The pool a base plan is drawn from: notes, replies (one promising money the refund backs), a refund. */
@@ -61,7 +61,7 @@ describe("the diff's re-approval list is what the server does (property, real da
     await fc.assert(
       fc.asyncProperty(scenario, async ({ base, edited }) => {
         key++;
-        const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: withRequiredReasons(base) }, `agree-${key}`, TEST_NOW);
+        const { run } = await submitRun(agent, "task_75018", { taskRevision: 1, steps: withRequiredReasons(base) }, `agree-${key}`, TEST_NOW);
         const v1 = await prisma.planVersion.findFirstOrThrow({ where: { runId: run.id, version: 1 } });
         const acks = storedValidation(v1.validation).issues.filter((i) => i.needsAcknowledgement && i.stepId).map((i) => ({ code: i.code, stepId: i.stepId! }));
         await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `agree-a-${key}`, acknowledgedWarnings: acks }, TEST_NOW);
@@ -128,7 +128,7 @@ describe("the diff's re-approval list is what the server does (property, real da
   it("an approved reply whose backing refund is removed loses its approval, and the diff says why", async () => {
     key++;
     const steps = [refund("f1"), reply("r1", "Hello, we have refunded $100.00 to your account."), note("n1", "Checked the storage fee")];
-    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: withRequiredReasons(steps) }, `agree-${key}`, TEST_NOW);
+    const { run } = await submitRun(agent, "task_75018", { taskRevision: 1, steps: withRequiredReasons(steps) }, `agree-${key}`, TEST_NOW);
     await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `agree-a-${key}` }, TEST_NOW);
     const res = await submitEdit(senior, run.id, { baseVersion: 1, steps: editable([steps[1], steps[2]]) }, TEST_NOW);
     expect(res.diff.reapproval).toEqual([{ stepId: "r1", position: 1, reasons: ["unacknowledged_warning"] }]);
@@ -140,8 +140,8 @@ describe("the diff's re-approval list is what the server does (property, real da
 
   it("the issue's case: s1 s4 s3 s2 invalidates s4 and s2 and says so", async () => {
     key++;
-    const steps: Draft[] = [note("s1", "First look"), { id: "s2", tool: "escalate_ticket", args: { ticketId: "75008", team: "billing", note: "Storage fee question" } }, reply("s3", "Thanks for your patience."), reply("s4", "We are on it.")];
-    const { run } = await submitRun(agent, "task_75008", { taskRevision: 1, steps: withRequiredReasons(steps) }, `agree-${key}`, TEST_NOW);
+    const steps: Draft[] = [note("s1", "First look"), { id: "s2", tool: "escalate_ticket", args: { ticketId: "75018", team: "billing", note: "Storage fee question" } }, reply("s3", "Thanks for your patience."), reply("s4", "We are on it.")];
+    const { run } = await submitRun(agent, "task_75018", { taskRevision: 1, steps: withRequiredReasons(steps) }, `agree-${key}`, TEST_NOW);
     await approveSteps(senior, run.id, { planVersion: 1, stepIds: "all", idempotencyKey: `agree-a-${key}` }, TEST_NOW);
     const res = await submitEdit(senior, run.id, { baseVersion: 1, steps: editable([steps[0], steps[3], steps[2], steps[1]]) }, TEST_NOW);
     expect(res.diff.moved.map((m) => [m.stepId, m.from, m.to])).toEqual([["s4", 4, 2], ["s2", 2, 4]]);

@@ -198,10 +198,11 @@ describe("four eyes", () => {
   });
 
   it("an edit of the refund invalidates both approvals", async () => {
-    const run = await submitReply("75015");
+    const run = await submitReply("75003"); // a customs hold: its intent permits a refund (75015 is a question)
     const { version, refundId } = await addRefund(run.id, "in_74201", 120000);
-    await approveSteps(senior, run.id, { planVersion: version, stepIds: "all", idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
-    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}` }, TEST_NOW);
+    const acks = await concurrentAcks(run.id); // an earlier test's run of the task may still be executing
+    await approveSteps(senior, run.id, { planVersion: version, stepIds: "all", idempotencyKey: `a-${nanoid()}`, ...acks }, TEST_NOW);
+    await approveSteps(supervisor, run.id, { planVersion: version, stepIds: [refundId], idempotencyKey: `a-${nanoid()}`, ...acks }, TEST_NOW);
     expect((await view(run.id)).status).toBe("approved");
     const v = await view(run.id);
     const steps = editable(v.steps as never);
@@ -282,7 +283,7 @@ describe("a stricter rule and a new plan version", () => {
 describe("a suggested step's authors", () => {
   it("the person who suggested a step is one of its authors: under a rule that excludes authors they may not approve it", async () => {
     const operator = (await loadViewer("usr_operator"))!;
-    const run = await submitReply("75015");
+    const run = await submitReply("75003"); // a customs hold: its intent permits a refund
     const previous = await liveWith();
     const { accountId } = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { accountId: true } });
     await saveGatePolicy(admin, { ...(await liveWith(rule({ tool: "issue_refund", accountId, decision: "two", authorMayApprove: false }))), note: "This account's refunds: authors never approve" });

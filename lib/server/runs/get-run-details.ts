@@ -14,7 +14,7 @@ import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import { previewEffects } from "../../effects/preview";
 import { toTaskView } from "../tasks/read-tasks";
-import { listIntents } from "../tasks/task-contract";
+import { listIntents, deskDefaultIntent } from "../tasks/task-contract";
 import { boundRecordKinds } from "../../tools/tool-bindings";
 
 /** What the run page loads: the API's `RunDetails` (lib/api/schemas.ts), declared once. */
@@ -59,7 +59,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
   const users = userIds.size ? await prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true } }) : [];
   return {
     run: toRunView(run, now),
-    task: { ...toTaskView(task), intents: await listIntents(prisma, task.ticket.account.desk) },
+    task: { ...toTaskView(task), intents: await listIntents(prisma, task.ticket.account.desk), defaultIntent: (await deskDefaultIntent(prisma, task.ticket.account.desk))?.name ?? null },
     ticket: { id: task.ticket.id, subject: task.ticket.subject, accountId, accountName: task.ticket.account.name },
     agent,
     planVersions: [...run.planVersions]

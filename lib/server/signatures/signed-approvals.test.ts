@@ -160,7 +160,7 @@ describe("signed approvals", () => {
   });
 
   it("a replayed assertion: of two approvals racing with one signature exactly one wins, the other is signature_replayed (409); later replays too", async () => {
-    const { runId, version, refundId } = await runWithRefund("75015", 160000);
+    const { runId, version, refundId } = await runWithRefund("75003", 160000);
     const { signature } = await sign(runId, version, [refundId]);
     const results = await Promise.allSettled([approve(runId, version, [refundId], signature), approve(runId, version, [refundId], signature)]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
@@ -178,7 +178,7 @@ describe("signed approvals", () => {
   });
 
   it("the claim re-verifies: an approval without its signature, or with a signature of another step, is approval_missing", async () => {
-    const { runId, version, refundId } = await runWithRefund("75015", 160000);
+    const { runId, version, refundId } = await runWithRefund("75003", 160000);
     await approve(runId, version, "all", (await sign(runId, version, "all")).signature);
     const v = await view(runId);
     const r = await claimStep(agent, runId, "st_reply", { digest: v.steps[0].digest, taskRevision: v.boundTaskRevision }, null, TEST_NOW);

@@ -30,16 +30,18 @@ export function intentCatalogDigest(intents: readonly Intent[]): string {
 /** A desk's intent catalog with the current catalog's tools and the permitted tools it lacks: the API's `IntentCatalog` (lib/api/desk-endpoints.ts), declared once. */
 export type { IntentCatalogView };
 
-/** The view of `intents` with `tools` (the current catalog). */
-function viewOf(desk: { id: string; name: string }, intents: Intent[], tools: CatalogToolOption[]): IntentCatalogView {
+/** The view of `intents` with `tools` (the current catalog) and the desk's default intent. */
+function viewOf(desk: DeskRow, intents: Intent[], tools: CatalogToolOption[]): IntentCatalogView {
   const known = new Set(tools.map((t) => t.name));
   const notInCatalog = [...new Set(intents.flatMap((i) => i.permittedTools))].filter((t) => !known.has(t)).sort();
-  return { desk, intents, digest: intentCatalogDigest(intents), tools, notInCatalog };
+  return { desk: { id: desk.id, name: desk.name }, intents, digest: intentCatalogDigest(intents), tools, notInCatalog, defaultIntent: desk.defaultIntent };
 }
 
+type DeskRow = { id: string; name: string; defaultIntent: string | null };
+
 /** The desk row, or 404 `not_found` (an admin may name any desk; one that does not exist is not found). */
-async function deskOf(db: DbOrTx, deskId: string): Promise<{ id: string; name: string }> {
-  const desk = await db.desk.findUnique({ where: { id: deskId }, select: { id: true, name: true } });
+async function deskOf(db: DbOrTx, deskId: string): Promise<DeskRow> {
+  const desk = await db.desk.findUnique({ where: { id: deskId }, select: { id: true, name: true, defaultIntent: true } });
   if (!desk) throw new DomainError("not_found", `There is no desk "${deskId}".`);
   return desk;
 }
@@ -56,15 +58,20 @@ export async function getIntentCatalogForAdmin(admin: Admin, deskId: string): Pr
 }
 
 /**
- * Saves a desk's whole intent catalog (positions = list order) in one transaction: the previous
- * rows replaced, audited `admin_change` {what: "desk.intents.save", target: {kind: "desk", id},
- * before, after, changes: {added, removed, changed}, note}. Returns the saved catalog as
- * `getIntentCatalogForAdmin` would.
+ * Saves a desk's whole intent catalog (positions = list order) and its default intent in one
+ * transaction: the previous rows replaced, audited `admin_change` {what: "desk.intents.save",
+ * target: {kind: "desk", id}, before, after, changes: {added, removed, changed}, note,
+ * defaultIntent: {before, after}}. `defaultIntent` absent keeps the desk's current default; a
+ * catalog that removes the current default is refused unless the draft names another (or null):
+ * the desk's tasks without a contract would otherwise silently change what they permit. Returns
+ * the saved catalog as `getIntentCatalogForAdmin` would.
  * Errors: 403 `forbidden`; 404 `not_found` (desk); 400 `bad_request` {issues} (the draft schema);
  * 422 `validation_failed` {issues} for a permitted tool that is neither in the current catalog nor
  * already permitted by the saved catalog (`unknown_tool`: a new name must be a real tool; one the
  * desk permitted before an import changed is kept); 409 `stale_intent_catalog` {digest} when the catalog changed since the editor
- * opened it (`baseDigest` differs). Nothing is written on any error.
+ * opened it (`baseDigest` differs); 400 `bad_request` {issues: [{path: "defaultIntent", message}]}
+ * for a default intent the new catalog lacks (named, or kept by omission). Nothing is written on
+ * any error.
  */
 export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unknown): Promise<IntentCatalogView> {
   await requireRole(admin, ["admin"], "admin.save_intent_catalog");
@@ -77,6 +84,12 @@ export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unkno
     if (current !== draft.baseDigest) {
       throw new DomainError("stale_intent_catalog", `Someone changed the intent catalog of desk ${desk.id} after you opened it; review it and try again.`, { digest: current });
     }
+    const defaultBefore = (await deskOf(tx, desk.id)).defaultIntent;
+    const defaultAfter = draft.defaultIntent === undefined ? defaultBefore : draft.defaultIntent;
+    if (defaultAfter !== null && !draft.intents.some((i) => i.name === defaultAfter)) {
+      const message = `"${defaultAfter}" is the desk's default intent; name another default intent (or null) to remove it from the catalog`;
+      throw new DomainError("bad_request", `defaultIntent: ${message}`, { issues: [{ path: "defaultIntent", message }] });
+    }
     const unknown = unknownPermittedTools(draft.intents, new Set([...tools.map((t) => t.name), ...before.flatMap((i) => i.permittedTools)]));
     if (unknown.length) throw new DomainError("validation_failed", unknown.map((i) => i.message).join("; "), { issues: unknown });
     await tx.deskIntent.deleteMany({ where: { desk: desk.id } });
@@ -85,12 +98,21 @@ export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unkno
         data: draft.intents.map((i, position) => ({ desk: desk.id, name: i.name, label: i.label, description: i.description, permittedTools: toJsonColumn(i.permittedTools), position })),
       });
     }
+    if (defaultAfter !== defaultBefore) await tx.desk.update({ where: { id: desk.id }, data: { defaultIntent: defaultAfter } });
     await appendAudit(tx, {
       type: "admin_change",
       actor: { kind: "user", id: admin.id },
-      data: { what: "desk.intents.save", target: { kind: "desk", id: desk.id }, before, after: draft.intents, changes: catalogChanges(before, draft.intents), note: draft.note },
+      data: {
+        what: "desk.intents.save",
+        target: { kind: "desk", id: desk.id },
+        before,
+        after: draft.intents,
+        changes: catalogChanges(before, draft.intents),
+        note: draft.note,
+        defaultIntent: { before: defaultBefore, after: defaultAfter },
+      },
     });
     return ok(undefined);
   });
-  return viewOf(desk, await listIntents(prisma, desk.id), tools);
+  return viewOf(await deskOf(prisma, desk.id), await listIntents(prisma, desk.id), tools);
 }

@@ -43,12 +43,24 @@ export async function findIntent(db: DbOrTx, desk: string, name: string): Promis
 }
 
 /**
+ * The desk's default intent: the intent a task of that desk gets when the integration posts no
+ * contract, from the desk's catalog; null when the desk declares none (or names an intent its
+ * catalog no longer has): then the built-in intent permitting only replies and notes applies
+ * (lib/validation/contract-rules.ts `NO_CONTRACT_EFFECTS`). Two indexed reads.
+ */
+export async function deskDefaultIntent(db: DbOrTx, desk: string): Promise<Intent | null> {
+  const row = await db.desk.findUnique({ where: { id: desk }, select: { defaultIntent: true } });
+  return row?.defaultIntent ? findIntent(db, desk, row.defaultIntent) : null;
+}
+
+/**
  * What the validator needs of a task (lib/validation/contract-rules.ts): its contract, the
- * contract's intent from the task's desk, its text parts.
+ * contract's intent from the task's desk — or, without a contract, the desk's default intent
+ * ({@link deskDefaultIntent}) — and its text parts.
  */
 export async function taskContractContext(db: DbOrTx, task: { body: string; textParts: unknown; contract: unknown }, desk: string): Promise<Omit<TaskContractContext, "supervisorMayAllow">> {
   const contract = contractOf(task);
-  const intent = contract ? await findIntent(db, desk, contract.intent) : null;
+  const intent = contract ? await findIntent(db, desk, contract.intent) : await deskDefaultIntent(db, desk);
   return { contract, intent, parts: partsOf(task) };
 }
 

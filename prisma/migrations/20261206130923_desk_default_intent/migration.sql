@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "desk" ADD COLUMN "defaultIntent" TEXT;
