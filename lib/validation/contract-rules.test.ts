@@ -66,6 +66,12 @@ describe("task contract: a task without a contract", () => {
     expect(refused[0].message).toBe("The task has no contract and the desk declares no default intent, so only replies and notes are permitted, not issue_refund");
   });
 
+  it("a stored plan checked again at approval or dispatch is judged as it was accepted: the default intent judges submissions and edits", () => {
+    const stored = plan(note, refund(500));
+    expect(validatePlan(stored, ctx({ task: uncontracted(), phase: "recheck" }))).toMatchObject({ ok: true });
+    expect(validatePlan(stored, ctx({ task: uncontracted(), phase: "edit" })).issues.map((i) => i.code)).toContain("outside_task_intent");
+  });
+
   it("the desk's default intent applies instead: a refund request permits the refund, not a reschedule", () => {
     expect(validatePlan(plan(refund(500), note), ctx({ task: uncontracted("refund_request") })).ok).toBe(true);
     const r = validatePlan(plan(move(day(3))), ctx({ task: uncontracted("refund_request") }));

@@ -48,11 +48,15 @@ const issue = (s: ParsedStepView, code: string, path: string, message: string, d
  * default intent (`task.intent`, which the server sets from the desk when the task has no contract)
  * or, when the desk declared none, the built-in most restrictive intent, which permits only tools
  * whose effect is a note or a reply ({@link NO_CONTRACT_EFFECTS}); the message says the task has
- * no contract and `details.noContract` is true (docs/design.md "The task contract").
+ * no contract and `details.noContract` is true (docs/design.md "The task contract"). It judges the
+ * agent's submission and a person's edit; a stored plan checked again (`phase` "recheck") is judged
+ * as it was accepted.
  */
 export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext, phase: ValidationPhase = "recheck"): ValidationIssue[] {
   const { contract, intent } = task;
-  if (!contract) return checkDefaultIntent(steps, intent, task);
+  // A stored plan checked again (approval, dispatch) is judged as it was accepted: a desk default
+  // set or narrowed later, or an upgrade that introduced it, never strands a run already accepted.
+  if (!contract) return phase === "recheck" ? [] : checkDefaultIntent(steps, intent, task);
   const c = contract.constraints;
   const out: ValidationIssue[] = [];
   let moved: Money | null = null;
