@@ -66,10 +66,12 @@ describe("task contract: a task without a contract", () => {
     expect(refused[0].message).toBe("The task has no contract and the desk declares no default intent, so only replies and notes are permitted, not issue_refund");
   });
 
-  it("a stored plan checked again at approval or dispatch is judged as it was accepted: the default intent judges submissions and edits", () => {
+  it("a stored plan checked again at approval or dispatch is judged as it was accepted: the default intent judges the agent's submission and a person's own steps in an edit", () => {
     const stored = plan(note, refund(500));
     expect(validatePlan(stored, ctx({ task: uncontracted(), phase: "recheck" }))).toMatchObject({ ok: true });
-    expect(validatePlan(stored, ctx({ task: uncontracted(), phase: "edit" })).issues.map((i) => i.code)).toContain("outside_task_intent");
+    expect(validatePlan(stored, ctx({ task: uncontracted(), phase: "edit" })).issues.map((i) => i.code)).not.toContain("outside_task_intent");
+    const personsRefund = { ...refund(500), id: "p", author: { kind: "user", userId: "usr_senior" } };
+    expect(validatePlan(plan(note, personsRefund), ctx({ task: uncontracted(), phase: "edit" })).issues.filter((i) => i.code === "outside_task_intent").map((i) => i.stepId)).toEqual(["p"]);
   });
 
   it("the desk's default intent applies instead: a refund request permits the refund, not a reschedule", () => {

@@ -49,14 +49,15 @@ const issue = (s: ParsedStepView, code: string, path: string, message: string, d
  * or, when the desk declared none, the built-in most restrictive intent, which permits only tools
  * whose effect is a note or a reply ({@link NO_CONTRACT_EFFECTS}); the message says the task has
  * no contract and `details.noContract` is true (docs/design.md "The task contract"). It judges the
- * agent's submission and a person's edit; a stored plan checked again (`phase` "recheck") is judged
- * as it was accepted.
+ * agent's submission and, in a person's edit, the person's own steps; a stored plan checked again
+ * (`phase` "recheck") is judged as it was accepted.
  */
 export function checkContractRules(steps: readonly StepView[], desk: AccountSnapshot, task: TaskContractContext, phase: ValidationPhase = "recheck"): ValidationIssue[] {
   const { contract, intent } = task;
   // A stored plan checked again (approval, dispatch) is judged as it was accepted: a desk default
-  // set or narrowed later, or an upgrade that introduced it, never strands a run already accepted.
-  if (!contract) return phase === "recheck" ? [] : checkDefaultIntent(steps, intent, task);
+  // set or narrowed later, or an upgrade that introduced it, never strands a run already accepted;
+  // in an edit, the agent's steps were judged at submission and the person's own steps are judged now.
+  if (!contract) return phase === "recheck" ? [] : checkDefaultIntent(phase === "edit" ? steps.filter((s) => s.step?.author.kind !== "model") : steps, intent, task);
   const c = contract.constraints;
   const out: ValidationIssue[] = [];
   let moved: Money | null = null;
