@@ -73,8 +73,8 @@ const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a r
  * ./evidence.ts likewise for evidence), by step id: in the agent's submission (`phase` "submit")
  * every step the agent wrote (author model). A person's edit and a re-check (a stored plan checked
  * again at approval or dispatch) hold none: the console's edit form does not ask for the reasons
- * yet, so a person's step gets warnings. Pure. Source: docs/design.md "The task contract and what
- * the agent saw".
+ * yet, so a person's step gets warnings. Pure. Source:
+ * docs/design.md "The task contract and what the agent saw".
  */
 export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase): Set<string> {
   const held = new Set<string>();

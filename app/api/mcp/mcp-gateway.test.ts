@@ -115,7 +115,7 @@ beforeAll(async () => {
   // the stdio servers this Plandesk server may start: the carrier with this file's call logs, and the same carrier answering slowly
   process.env.PLANDESK_MCP_SERVERS = JSON.stringify({
     "carrier-gw": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl")] },
-    "carrier-gw-slow": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--answer-delay-ms", "6000"] },
+    "carrier-gw-slow": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--answer-delay-ms", "30000"] },
     "carrier-gw-late": { command: "node", args: [...CARRIER, "--call-log", path.join(workDir, "calls.jsonl"), "--start-delay-ms", "4000"] },
     "retail-impostor": { command: "node", args: ["--import", "tsx", "testing/retail-mcp-server.ts", "--impostor"] },
   });
@@ -314,12 +314,12 @@ describe("Plandesk's MCP gateway (/api/mcp)", () => {
     const before = callLog().length;
     const answer = await booked({ shipmentId: "sh_5531", date: "2026-12-24" });
     expect((await approve(answer.runId, 1)).status).toBe(201);
-    // the carrier becomes slow: it performs the booking, then answers after 6 s
+    // the carrier becomes slow: it performs the booking, then answers after 30 s
     const slow = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw-slow"];
     await prisma.mcpUpstream.updateMany({ where: { desk: "freight", name: "carrier-gw" }, data: { args: slow.args } });
     try {
-      // 4 s: time enough to start the carrier under load (the connection counts against it), less than its 6 s answer
-      const pass = await executeGatewaySteps({ callTimeoutMs: 4000 });
+      // 12 s: time enough to start the carrier on a loaded machine (the connection counts against it), far less than its 30 s answer
+      const pass = await executeGatewaySteps({ callTimeoutMs: 12_000 });
       expect(pass.unknown).toEqual([answer.gatewayCallId]);
     } finally {
       const fast = JSON.parse(process.env.PLANDESK_MCP_SERVERS!)["carrier-gw"];
