@@ -1,6 +1,7 @@
 /**
- * Route-level tests of the built-in reference target's staged runs (docs/design.md "Staged runs:
- * all or nothing where the target allows it"): a three-write plan claimed and staged through
+ * Route-level tests of the built-in reference target's staged runs, as in
+ * docs/design.md "Staged runs: all or nothing where the target allows it":
+ * a three-write plan claimed and staged through
  * `POST /api/v1/demo/effects` with `stage: true`, then promoted in one step through
  * `POST /api/v1/demo/effects/promote` — or stopped before the promotion, which leaves the demo
  * account data untouched. Real `Request` objects, this file's own database.

@@ -17,8 +17,9 @@ import { lockRun, lockTaskOfRun } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
 import { advanceSource, liveVersionsOf, writeEffect, type DemoEffect } from "./reference-step-write";
 
-// The built-in reference target's staged runs (docs/design.md "Staged runs: all or nothing where
-// the target allows it"): `POST /api/v1/demo/effects` with `stage: true` keeps a claimed step's
+// The built-in reference target's staged runs, as in
+// docs/design.md "Staged runs: all or nothing where the target allows it":
+// `POST /api/v1/demo/effects` with `stage: true` keeps a claimed step's
 // write as a `staged_effect` row (demo-effects.ts); `promoteStagedEffects` applies every staged
 // write of the run in ONE transaction, or none.
 
