@@ -19,6 +19,7 @@ import { buildDemoDesk, DEMO_AGENT_TOOLS } from "@/lib/demo/desk-data";
 import { createApiKey, createUser, updateUser } from "@/lib/server/admin/admin";
 import { createIntegrationKey, revokeIntegrationKey } from "@/lib/server/admin/integration-keys";
 import { claimStep } from "@/lib/server/claims/claim-step";
+import { applyDemoEffect } from "@/lib/server/demo/demo-effects";
 import { reportOutcome } from "@/lib/server/claims/report-outcome";
 import { prisma } from "@/lib/server/db/db";
 import { loadGatePolicy } from "@/lib/server/gate-policy/load-gate-policy";
@@ -577,6 +578,15 @@ const SPECS: Record<string, Spec> = {
       const run = await freshNoteRun();
       const { step, token } = await claimed(run);
       return { path: "/api/v1/demo/effects", params: {}, body: { runId: run.id, stepId: step.id, token } };
+    },
+    ok: 200,
+  },
+  "POST /api/v1/demo/effects/promote": {
+    prepare: async () => {
+      const run = await freshNoteRun();
+      const { step, token } = await claimed(run);
+      await applyDemoEffect(demoAgent, { runId: run.id, stepId: step.id, token, stage: true });
+      return { path: "/api/v1/demo/effects/promote", params: {}, body: { runId: run.id } };
     },
     ok: 200,
   },

@@ -140,6 +140,14 @@ export const demoEffectBodySchema = z
     runId: z.string().min(1).max(100),
     stepId: z.string().min(1).max(100),
     token: z.string().min(1).max(200),
+    stage: z
+      .boolean()
+      .optional()
+      .meta({ description: "true: keep the write staged (nothing applied) until POST /api/v1/demo/effects/promote applies every staged write of the run at once; default false (write now)" }),
   })
   .strict();
 export type DemoEffectBody = z.infer<typeof demoEffectBodySchema>;
+
+/** `POST /api/v1/demo/effects/promote` (demo mode): the run whose staged writes are applied, all or nothing. */
+export const demoPromoteBodySchema = z.object({ runId: z.string().min(1).max(100) }).strict();
+export type DemoPromoteBody = z.infer<typeof demoPromoteBodySchema>;

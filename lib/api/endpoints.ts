@@ -47,7 +47,7 @@ export { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIn
 export { createDeskRuleEndpoint, getDeskRuleEndpoint, guidanceEndpoint, listDeskRulesEndpoint, saveDeskRuleEndpoint };
 export { getRecordKindEndpoint, listRecordKindsEndpoint, saveRecordKindEndpoint };
 
-const { listTasksEndpoint, openTaskEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint } = agentApi;
+const { listTasksEndpoint, openTaskEndpoint, getTaskEndpoint, submitRunEndpoint, getAgentRunEndpoint, agentRunEventsEndpoint, claimStepEndpoint, fenceClaimEndpoint, reportOutcomeEndpoint, agentReviseTaskEndpoint, demoEffectEndpoint, demoPromoteEndpoint } = agentApi;
 const { listQueueEndpoint, searchRecordsEndpoint, getRunDetailsEndpoint, submitEditEndpoint, discardEditEndpoint, getEditEndpoint, diffVersionsEndpoint, approveStepsEndpoint, rejectRunEndpoint, reconcileStepEndpoint, runAuditEndpoint, operatorReviseTaskEndpoint, diffCorpusEndpoint } = operatorApi;
 const { listUsersEndpoint, createUserEndpoint, getUserEndpoint, updateUserEndpoint, setGrantEndpoint, listAgentsEndpoint, createAgentEndpoint, createApiKeyEndpoint, revokeApiKeyEndpoint, listIntegrationKeysEndpoint, createIntegrationKeyEndpoint, revokeIntegrationKeyEndpoint, openApiEndpoint } = adminApi;
 
@@ -64,6 +64,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   reportOutcomeEndpoint,
   agentReviseTaskEndpoint,
   demoEffectEndpoint,
+  demoPromoteEndpoint,
   guidanceEndpoint,
   mcpGatewayEndpoint,
   undoWrittenStepsEndpoint,

@@ -246,6 +246,24 @@ export const demoEffectSchema = open({
     .meta({ description: "The source version the written record has now ({\"invoice:in_74119\": 9}; {} when no record changed): report it with the outcome as targetVersions." }),
 }).meta({ id: "DemoEffect" });
 
+export const stagedEffectSchema = open({
+  handle: z.string().meta({ description: "The staging handle (stg_…)" }),
+  runId: z.string(),
+  stepId: z.string(),
+  tool: z.string(),
+  status: z.enum(["staged", "promoted", "discarded"]),
+  stagedAt: isoTime,
+  detail: z.string().nullable().meta({ description: "Why it was discarded (staged_not_promoted: …), else null" }),
+}).meta({ id: "StagedEffect" });
+
+export const demoPromotionSchema = open({
+  runId: z.string(),
+  promotedAt: isoTime,
+  effects: z.array(demoEffectSchema).meta({ description: "Every staged write, applied in plan order in one transaction" }),
+  steps: z.array(open({ stepId: z.string(), status: z.literal("succeeded"), targetVersions: recordVersionsSchema })).meta({ description: "The outcome Plandesk reported for each step in the same transaction" }),
+  run: open({ id: z.string(), status: z.string() }),
+}).meta({ id: "DemoPromotion" });
+
 const planVersionSummary = open({ version: z.number().int(), createdById: z.string().nullable(), createdAt: isoTime, stepCount: z.number().int() });
 
 export const runDetailsSchema = open({

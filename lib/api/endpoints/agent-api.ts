@@ -3,9 +3,9 @@ import { z } from "zod";
 import { RUN_STATES } from "../../lifecycle/run-state";
 import { reviseTaskBodySchema } from "../../task-contract/task-revision";
 import { openTaskBodySchema } from "../../task-contract/task-open";
-import { claimBodySchema, demoEffectBodySchema, fenceBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
+import { claimBodySchema, demoEffectBodySchema, demoPromoteBodySchema, fenceBodySchema, outcomeBodySchema, submitRunBodySchema } from "../bodies";
 import { defineEndpoint } from "../contract";
-import { claimSchema, demoEffectSchema, fenceSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
+import { claimSchema, demoEffectSchema, demoPromotionSchema, fenceSchema, stagedEffectSchema, runSchema, stepExecutionSchema, taskSchema } from "../schemas";
 import { idParam, runParams, stepParams, taskParams, AGENT } from "./common";
 
 // ── agent and executor API (/api/v1) ─────────────────────────────────────────
@@ -166,6 +166,22 @@ export const demoEffectEndpoint = defineEndpoint({
   summary: "Demo mode: the reference executor writes a claimed step (fenced in its own transaction)",
   caller: AGENT,
   body: demoEffectBodySchema,
-  success: { status: [200], schema: z.object({ effect: demoEffectSchema }), description: "{effect}" },
+  success: {
+    status: [200],
+    schema: z.union([z.object({ effect: demoEffectSchema }), z.object({ staged: stagedEffectSchema })]),
+    description: "{effect}, or {staged} (the staging handle) with stage: true",
+  },
   refusals: ["not_found", "invalid_claim_token", "claim_fenced", "target_changed", "effect_failed"],
+});
+
+export const demoPromoteEndpoint = defineEndpoint({
+  id: "promoteDemoEffects",
+  method: "POST",
+  path: "/api/v1/demo/effects/promote",
+  summary: "Demo mode: the reference executor applies every staged write of a run in one transaction, all or nothing",
+  description: "Every claim is fenced again first; a refusal applies nothing, discards the staged writes and reports their claims failed.",
+  caller: AGENT,
+  body: demoPromoteBodySchema,
+  success: { status: [200], schema: z.object({ promotion: demoPromotionSchema }), description: "{promotion}" },
+  refusals: ["not_found", "claim_fenced", "target_changed", "effect_failed"],
 });

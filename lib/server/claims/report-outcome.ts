@@ -7,7 +7,7 @@ import { prisma } from "../db/db";
 import { lockTaskAndRun, stopForCondition } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../auth/viewer";
-import { inTransaction, LostRace, ok, refuse, type Db, type Tx } from "../db/transaction";
+import { inTransaction, LostRace, ok, refuse, type Db, type Result, type Tx } from "../db/transaction";
 import { toStepExecutionView, type StepExecutionView } from "./execution-view";
 import { settleExecution } from "./settle-execution";
 import { EXECUTED_END_STATUSES, recordRunOutcome } from "../outcomes/record-run-outcome";
@@ -55,9 +55,6 @@ async function reportOutcomeUntraced(
   now = new Date(),
   db: Db = prisma,
 ): Promise<{ step: StepExecutionView; run: { id: string; status: RunStatus }; replayed: boolean }> {
-  const cannotExecute = body.status === "cannot_execute";
-  const status: "succeeded" | "failed" | "unknown" = cannotExecute ? "failed" : (body.status as "succeeded" | "failed" | "unknown");
-  const detail = body.detail ?? null;
   // Row locks (docs/design.md "Transactions and locks"): the task's lock, then the run's (one
   // statement on PostgreSQL, `lockTaskAndRun`, which also reads the run), then every read. Anomalies prevented: two outcomes of one run (parallel steps, or a report racing a
   // person's reconciliation or a stop) each settling the run from a reading that misses the
@@ -67,81 +64,99 @@ async function reportOutcomeUntraced(
   // lock makes one of them see the other). The step's own report is a conditional update
   // (claimed → reported), so one of two reports of one token wins. Provoked by
   // lib/server/db/row-lock-anomalies.test.ts on both databases.
-  return inTransaction(async (tx) => {
-    const run = await lockTaskAndRun(tx, runId);
-    const exec = await tx.stepExecution.findUnique({ where: { token: body.token } });
-    if (!run || run.agentId !== agent.id || !exec || exec.runId !== runId || exec.stepId !== stepId) {
-      // On the record whoever's token it was: the caller's run, or (runId null) another agent's.
-      await appendAudit(tx, {
-        runId: run && run.agentId === agent.id ? runId : null,
-        type: "denied",
-        actor: { kind: "agent", id: agent.id },
-        data: { action: "report_outcome", stepId, code: "invalid_claim_token", ...(run && run.agentId !== agent.id ? { foreignRunId: runId } : {}) },
-      });
-      return refuse("invalid_claim_token", `This token is not the claim of step ${stepId} of run ${runId}. Claim the step first and report with its token.`, { stepId });
-    }
-    if (exec.reconciledAt) {
-      return refuse("outcome_already_reported", `A person already reconciled step ${stepId} as ${exec.resolution}; the report is not recorded.`, {
-        reportedStatus: exec.status,
-        resolution: exec.resolution,
-      });
-    }
-    if (exec.status !== "claimed") {
-      if (exec.status === status && (exec.flag === CANNOT_EXECUTE_FLAG) === cannotExecute) return ok({ step: toStepExecutionView(exec), run: { id: runId, status: run.status as RunStatus }, replayed: true });
-      return refuse("outcome_already_reported", `The outcome of step ${stepId} was already reported as ${exec.status}; it is recorded once.`, {
-        reportedStatus: exec.status,
-        resolution: exec.resolution,
-      });
-    }
-    // A late report is recorded but never silently accepted: it is flagged for a person to
-    // reconcile, and neither the approval nor the run moves. Late means: the run is no longer
-    // executing (stopped, expired…), the claim's lease lapsed (a fence would refuse this token
-    // now, so the write should not have happened), or the step's approval was withdrawn.
-    // `cannot_execute` is always flagged: the step waits for a person even though the run ends.
-    const late = await lateReportFlag(tx, run.status, exec, now);
-    const flag = late ?? (cannotExecute ? CANNOT_EXECUTE_FLAG : null);
-    const res = await tx.stepExecution.updateMany({
-      where: { id: exec.id, status: "claimed", reconciledAt: null },
-      data: { status, detail, reportedAt: now, flag },
+  return inTransaction((tx) => reportOutcomeIn(tx, agent, runId, stepId, body, now), db, { isolation: "row-locks" });
+}
+
+/**
+ * `reportOutcome`'s decision inside the caller's transaction `tx` (which it locks: the task, then
+ * the run): the same rules, answers and audit. Returns the result to commit (a refusal included);
+ * for a caller that must report in the transaction of its own write (the reference target's
+ * promotion, lib/server/demo/staged-effects.ts).
+ */
+export async function reportOutcomeIn(
+  tx: Tx,
+  agent: AgentCaller,
+  runId: string,
+  stepId: string,
+  body: OutcomeBody,
+  now: Date,
+): Promise<Result<{ step: StepExecutionView; run: { id: string; status: RunStatus }; replayed: boolean }>> {
+  const cannotExecute = body.status === "cannot_execute";
+  const status: "succeeded" | "failed" | "unknown" = cannotExecute ? "failed" : (body.status as "succeeded" | "failed" | "unknown");
+  const detail = body.detail ?? null;
+  const run = await lockTaskAndRun(tx, runId);
+  const exec = await tx.stepExecution.findUnique({ where: { token: body.token } });
+  if (!run || run.agentId !== agent.id || !exec || exec.runId !== runId || exec.stepId !== stepId) {
+    // On the record whoever's token it was: the caller's run, or (runId null) another agent's.
+    await appendAudit(tx, {
+      runId: run && run.agentId === agent.id ? runId : null,
+      type: "denied",
+      actor: { kind: "agent", id: agent.id },
+      data: { action: "report_outcome", stepId, code: "invalid_claim_token", ...(run && run.agentId !== agent.id ? { foreignRunId: runId } : {}) },
     });
-    if (res.count !== 1) throw new LostRace("outcome reported concurrently");
-    if (late) {
-      await appendAudit(tx, {
-        runId,
-        type: "outcome",
-        actor: { kind: "agent", id: agent.id },
-        data: { stepId, status, detail, approvalConsumed: false, runStatus: run.status, needsReconciliation: true, flag },
-      });
-      const after = { ...exec, status, detail, reportedAt: now, flag };
-      return ok({ step: toStepExecutionView(after), run: { id: runId, status: run.status as RunStatus }, replayed: false });
-    }
-    const approvalConsumed =
-      status !== "unknown" && (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
-    if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
-    // The written amount keeps holding until the local copy shows it (a synced version).
-    const moneyHeld = approvalConsumed && status === "succeeded" && (await holdWrittenAmount(tx, exec.approvalId, body.targetVersions, exec.claimedAt));
-    // The run's later steps on the same record now expect the version this write produced.
-    if (approvalConsumed && status === "succeeded") await carryOwnWriteVersions(tx, runId, exec.approvalId, body.targetVersions);
-    // A met stop condition stops the run (typed), instead of settling it as failed.
-    let runStatus: RunStatus;
-    if (body.stopConditionMet) {
-      const stopCondition = await stopConditionOf(tx, runId, exec.planVersion, exec.stepId);
-      const stopped = await stopForCondition(tx, runId, { code: "stop_condition_met", stepId: exec.stepId, stopCondition, detail: body.detail ?? null, at: now.toISOString() }, { kind: "agent", id: agent.id });
-      runStatus = stopped ? "stopped" : await settleExecution(tx, runId, now);
-    } else {
-      runStatus = await settleExecution(tx, runId, now);
-    }
-    // The run ended with what it wrote: its outcome record (docs/design.md "Did the edit help?").
-    if ((EXECUTED_END_STATUSES as readonly string[]).includes(runStatus)) await recordRunOutcome(tx, runId, now);
+    return refuse("invalid_claim_token", `This token is not the claim of step ${stepId} of run ${runId}. Claim the step first and report with its token.`, { stepId });
+  }
+  if (exec.reconciledAt) {
+    return refuse("outcome_already_reported", `A person already reconciled step ${stepId} as ${exec.resolution}; the report is not recorded.`, {
+      reportedStatus: exec.status,
+      resolution: exec.resolution,
+    });
+  }
+  if (exec.status !== "claimed") {
+    if (exec.status === status && (exec.flag === CANNOT_EXECUTE_FLAG) === cannotExecute) return ok({ step: toStepExecutionView(exec), run: { id: runId, status: run.status as RunStatus }, replayed: true });
+    return refuse("outcome_already_reported", `The outcome of step ${stepId} was already reported as ${exec.status}; it is recorded once.`, {
+      reportedStatus: exec.status,
+      resolution: exec.resolution,
+    });
+  }
+  // A late report is recorded but never silently accepted: it is flagged for a person to
+  // reconcile, and neither the approval nor the run moves. Late means: the run is no longer
+  // executing (stopped, expired…), the claim's lease lapsed (a fence would refuse this token
+  // now, so the write should not have happened), or the step's approval was withdrawn.
+  // `cannot_execute` is always flagged: the step waits for a person even though the run ends.
+  const late = await lateReportFlag(tx, run.status, exec, now);
+  const flag = late ?? (cannotExecute ? CANNOT_EXECUTE_FLAG : null);
+  const res = await tx.stepExecution.updateMany({
+    where: { id: exec.id, status: "claimed", reconciledAt: null },
+    data: { status, detail, reportedAt: now, flag },
+  });
+  if (res.count !== 1) throw new LostRace("outcome reported concurrently");
+  if (late) {
     await appendAudit(tx, {
       runId,
       type: "outcome",
       actor: { kind: "agent", id: agent.id },
-      data: { stepId, status, detail, approvalConsumed, runStatus, ...(moneyHeld ? { moneyHeldUntilSync: true } : {}), ...(body.targetVersions ? { targetVersions: body.targetVersions } : {}), needsReconciliation: status === "unknown" || cannotExecute, ...(cannotExecute ? { flag } : {}), ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
+      data: { stepId, status, detail, approvalConsumed: false, runStatus: run.status, needsReconciliation: true, flag },
     });
     const after = { ...exec, status, detail, reportedAt: now, flag };
-    return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
-  }, db, { isolation: "row-locks" });
+    return ok({ step: toStepExecutionView(after), run: { id: runId, status: run.status as RunStatus }, replayed: false });
+  }
+  const approvalConsumed =
+    status !== "unknown" && (await moveApprovals(tx, "consume", { id: exec.approvalId })) === 1;
+  if (approvalConsumed) await consumeCoApprovals(tx, { runId, stepId: exec.stepId, planVersion: exec.planVersion, approvalId: exec.approvalId });
+  // The written amount keeps holding until the local copy shows it (a synced version).
+  const moneyHeld = approvalConsumed && status === "succeeded" && (await holdWrittenAmount(tx, exec.approvalId, body.targetVersions, exec.claimedAt));
+  // The run's later steps on the same record now expect the version this write produced.
+  if (approvalConsumed && status === "succeeded") await carryOwnWriteVersions(tx, runId, exec.approvalId, body.targetVersions);
+  // A met stop condition stops the run (typed), instead of settling it as failed.
+  let runStatus: RunStatus;
+  if (body.stopConditionMet) {
+    const stopCondition = await stopConditionOf(tx, runId, exec.planVersion, exec.stepId);
+    const stopped = await stopForCondition(tx, runId, { code: "stop_condition_met", stepId: exec.stepId, stopCondition, detail: body.detail ?? null, at: now.toISOString() }, { kind: "agent", id: agent.id });
+    runStatus = stopped ? "stopped" : await settleExecution(tx, runId, now);
+  } else {
+    runStatus = await settleExecution(tx, runId, now);
+  }
+  // The run ended with what it wrote: its outcome record (docs/design.md "Did the edit help?").
+  if ((EXECUTED_END_STATUSES as readonly string[]).includes(runStatus)) await recordRunOutcome(tx, runId, now);
+  await appendAudit(tx, {
+    runId,
+    type: "outcome",
+    actor: { kind: "agent", id: agent.id },
+    data: { stepId, status, detail, approvalConsumed, runStatus, ...(moneyHeld ? { moneyHeldUntilSync: true } : {}), ...(body.targetVersions ? { targetVersions: body.targetVersions } : {}), needsReconciliation: status === "unknown" || cannotExecute, ...(cannotExecute ? { flag } : {}), ...(body.stopConditionMet ? { stopConditionMet: true } : {}) },
+  });
+  const after = { ...exec, status, detail, reportedAt: now, flag };
+  return ok({ step: toStepExecutionView(after), run: { id: runId, status: runStatus }, replayed: false });
 }
 
 /**

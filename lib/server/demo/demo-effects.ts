@@ -10,13 +10,10 @@ import { storedSteps } from "../plans/stored-plan";
 import type { AgentCaller } from "../auth/viewer";
 import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { demoEffectSchema } from "../../api/schemas";
-import { getTool, isToolName } from "../../tools/builtin-tools";
-import type { ReferenceWriteResult } from "../../tools/reference-write";
-import { REFERENCE_WRITES } from "./reference-writes";
-import { inTransaction, ok, type Result, type Tx } from "../db/transaction";
+import { inTransaction, ok, type Result } from "../db/transaction";
 import type { DemoEffectBody } from "../../api/bodies";
-import { recordKey, type RecordVersions } from "../../records/record-key";
-import { referencedIds } from "../account-data/load-account-snapshot";
+import { advanceSource, effectFailed, liveVersionsOf, referenceArgs, writeEffect, type DemoEffect } from "./reference-step-write";
+import { discardStagedIn, stagedView, type StagedView } from "./staged-effects";
 
 /**
  * The demo executor's "write" (demo mode only): applies the effect of a claimed step to the demo
@@ -31,21 +28,7 @@ import { referencedIds } from "../account-data/load-account-snapshot";
  */
 
 
-/**
- * What a demo write did: the tool's reference write result (`summary`, `record` before/after or
- * null) for one claimed step, and `targetVersions` — the source version the written record has now
- * (`{"invoice:in_74119": 9}`, `{}` when no record changed), which the executor reports with the
- * outcome like the answer of a real system of record.
- */
-export interface DemoEffect extends ReferenceWriteResult {
-  runId: string;
-  stepId: string;
-  tool: string;
-  appliedAt: string;
-  targetVersions: RecordVersions;
-}
-
-const fail = (message: string, details: Record<string, unknown> = {}) => new DomainError("effect_failed", message, details);
+export type { DemoEffect } from "./reference-step-write";
 
 /**
  * Applies the claimed step's effect once (demo mode only): the step's tool's reference write
@@ -63,18 +46,29 @@ const fail = (message: string, details: Record<string, unknown> = {}) => new Dom
  * executing, task revised, approval withdrawn); 409 `effect_failed` {reason} when
  * the write is impossible now (e.g. the invoice balance no longer covers the refund) — report
  * the step `failed`.
+ * With `body.stage` (docs/design.md "Staged runs: all or nothing where the target allows it") the
+ * same checks run — fence with live versions, digest, the arguments parse — but nothing is
+ * applied: the write is kept as a `staged_effect` row keyed by the claim (`{staged}`, its handle
+ * `stg_…`), the claim stays open, and `promoteStagedEffects` (staged-effects.ts) applies it with
+ * the run's other staged writes. A repeat answers the same row (`replayed`); a fenced stage
+ * discards the run's staged writes and reports their claims `failed`. 409 `effect_failed`
+ * {reason: "staged"} for a direct write of a staged claim, {reason: "applied"} for staging a
+ * claim already written.
  */
+export async function applyDemoEffect(agent: AgentCaller, body: DemoEffectBody & { stage?: false }, now?: Date, db?: PrismaClient): Promise<{ effect: DemoEffect; replayed: boolean }>;
+/** `applyDemoEffect` with `stage` possibly true: `{staged}` (the staging handle) instead of `{effect}`. */
+export async function applyDemoEffect(agent: AgentCaller, body: DemoEffectBody, now?: Date, db?: PrismaClient): Promise<{ effect: DemoEffect; replayed: boolean } | { staged: StagedView; replayed: boolean }>;
 export async function applyDemoEffect(
   agent: AgentCaller,
   body: DemoEffectBody,
   now = new Date(),
   db: PrismaClient = prisma,
-): Promise<{ effect: DemoEffect; replayed: boolean }> {
+): Promise<{ effect: DemoEffect; replayed: boolean } | { staged: StagedView; replayed: boolean }> {
   if (!serverConfig().demo) throw new DomainError("not_found", "Demo effects exist only in demo mode.");
   // inTransaction: SERIALIZABLE on PostgreSQL and retried on a conflict, like every write; the run's
   // row lock orders this write after a concurrent outcome report or stop of the same run.
   return inTransaction(
-    async (tx): Promise<Result<{ effect: DemoEffect; replayed: boolean }>> => {
+    async (tx): Promise<Result<{ effect: DemoEffect; replayed: boolean } | { staged: StagedView; replayed: boolean }>> => {
       // The lock order: the task (the fence below updates it), then the run.
       await lockTaskOfRun(tx, body.runId);
       await lockRun(tx, body.runId);
@@ -84,16 +78,37 @@ export async function applyDemoEffect(
       }
       const scope = `effect:${exec.runId}:${exec.stepId}`;
       const saved = await tx.idempotencyRecord.findUnique({ where: { scope_key: { scope, key: exec.id } } });
-      if (saved) return ok({ effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true });
+      const staged = await tx.stagedEffect.findUnique({ where: { executionId: exec.id } });
+      if (body.stage) {
+        if (staged) return ok({ staged: stagedView(staged), replayed: true });
+        if (saved) return { ok: false, error: effectFailed(`Step ${exec.stepId} was already written under this claim; it cannot be staged.`, { reason: "applied" }) };
+      } else {
+        if (saved) return ok({ effect: readJsonColumn(demoEffectSchema, saved.body, "demo effect") as DemoEffect, replayed: true });
+        if (staged) {
+          return { ok: false, error: effectFailed(`Step ${exec.stepId} is staged under this claim (${staged.id}, ${staged.status}); only the run's promotion (POST /api/v1/demo/effects/promote) applies it.`, { reason: "staged", handle: staged.id, stagedStatus: staged.status }) };
+        }
+      }
       // The reference executor checks the fence in the same transaction as its write.
       const pv = await tx.planVersion.findUniqueOrThrow({ where: { runId_version: { runId: exec.runId, version: exec.planVersion } } });
       const step = storedSteps(pv.steps).find((s) => s.id === exec.stepId);
       const fence = await checkFence(tx, body.token, now, agent.id, step ? await liveVersionsOf(tx, exec.run.desk, step) : null);
       if (!fence.ok) {
+        // A stop before the promotion: the run's staged writes are never applied.
+        if (body.stage) await discardStagedIn(tx, agent, exec.runId, `staged_not_promoted: staging step ${exec.stepId} was refused (${String(fence.error.details.reason ?? fence.error.code)}); nothing was applied, nothing visible was written.`, now);
         return { ok: false, error: fence.error };
       }
       if (!step || digest(step) !== exec.digest) {
-        return { ok: false, error: fail(`Step ${exec.stepId} as stored is not the step that was claimed; nothing is written.`, { reason: "digest" }) };
+        return { ok: false, error: effectFailed(`Step ${exec.stepId} as stored is not the step that was claimed; nothing is written.`, { reason: "digest" }) };
+      }
+      if (body.stage) {
+        try {
+          referenceArgs(step.tool, step.args);
+        } catch (e) {
+          if (e instanceof DomainError) return { ok: false, error: e };
+          throw e;
+        }
+        const row = await tx.stagedEffect.create({ data: { id: `stg_${nanoid()}`, executionId: exec.id, runId: exec.runId, stepId: exec.stepId, tool: step.tool, status: "staged", stagedAt: now } });
+        return ok({ staged: stagedView(row), replayed: false });
       }
       let effect: DemoEffect;
       try {
@@ -110,58 +125,4 @@ export async function applyDemoEffect(
     },
     db,
   );
-}
-
-/**
- * The live source versions of the records `step`'s arguments name, as an executor reads them right
- * before its write (the fence's `targetVersions`): by primary key (desk, id) on the run's desk
- * `desk`, records without a source version left out.
- */
-async function liveVersionsOf(tx: Tx, desk: string, step: { tool: string; args: unknown }): Promise<RecordVersions> {
-  const refs = referencedIds([step], { argumentsOnly: true });
-  const out: RecordVersions = {};
-  const put = (kind: string, rows: { id: string; sourceVersion: bigint | null }[]) => {
-    for (const r of rows) if (r.sourceVersion !== null) out[recordKey(kind, r.id)] = Number(r.sourceVersion);
-  };
-  const select = { id: true, sourceVersion: true } as const;
-  if (refs.invoice.size) put("invoice", await tx.invoice.findMany({ where: { desk, id: { in: [...refs.invoice] } }, select }));
-  if (refs.shipment.size) put("shipment", await tx.shipment.findMany({ where: { desk, id: { in: [...refs.shipment] } }, select }));
-  if (refs.account.size) put("account", await tx.customerAccount.findMany({ where: { desk, id: { in: [...refs.account] } }, select }));
-  return out;
-}
-
-/**
- * What the demo's system of record does to a record it changed (`record` of a reference write):
- * source version + 1 (from 0 for a record written before the door), source time = sync time =
- * `now` (UTC), in the write's transaction; the record is the run's desk `desk`'s. Returns the new version as `{"<kind>:<id>": v}`, `{}`
- * when no record changed.
- */
-async function advanceSource(tx: Tx, desk: string, record: ReferenceWriteResult["record"], now: Date): Promise<RecordVersions> {
-  if (!record) return {};
-  const where = { desk_id: { desk, id: record.id } };
-  const row =
-    record.type === "invoice"
-      ? await tx.invoice.findUniqueOrThrow({ where, select: { sourceVersion: true } })
-      : await tx.shipment.findUniqueOrThrow({ where, select: { sourceVersion: true } });
-  const next = (row.sourceVersion ?? BigInt(0)) + BigInt(1);
-  const data = { sourceVersion: next, sourceUpdatedAt: now, syncedAt: now };
-  if (record.type === "invoice") await tx.invoice.update({ where, data });
-  else await tx.shipment.update({ where, data });
-  record.after = { ...record.after, sourceVersion: Number(next) };
-  return { [recordKey(record.type, record.id)]: Number(next) };
-}
-
-/**
- * The write of `tool` with `args` (the step as approved): the built-in tool's reference write
- * (lib/server/demo/reference-writes.ts) on the run's desk `desk`, its arguments parsed again by the tool's own schema.
- * Errors: `effect_failed` {reason: "unknown_tool"} for a tool that is not built in (an imported
- * tool has no reference write), {reason: "invalid_arguments"} when the stored arguments no longer
- * parse; any reason its write gives.
- */
-async function writeEffect(tx: Tx, tool: string, args: Record<string, unknown>, desk: string): Promise<Pick<DemoEffect, "summary" | "record">> {
-  const def = getTool(tool);
-  if (!def || !isToolName(tool)) throw fail(`The demo executor cannot write ${tool} steps.`, { reason: "unknown_tool" });
-  const parsed = def.argsSchema.safeParse(args);
-  if (!parsed.success) throw fail(`The arguments of this ${tool} step do not parse any more; nothing is written.`, { reason: "invalid_arguments" });
-  return REFERENCE_WRITES[tool](tx, parsed.data as never, desk);
 }

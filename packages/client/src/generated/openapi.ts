@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/demo/effects/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Demo mode: the reference executor applies every staged write of a run in one transaction, all or nothing
+         * @description Every claim is fenced again first; a refusal applies nothing, discards the staged writes and reports their claims failed.
+         */
+        post: operations["promoteDemoEffects"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/guidance": {
         parameters: {
             query?: never;
@@ -655,6 +675,45 @@ export interface components {
             /** @description The source version the written record has now ({"invoice:in_74119": 9}; {} when no record changed): report it with the outcome as targetVersions. */
             targetVersions?: {
                 [key: string]: number;
+            };
+        };
+        StagedEffect: {
+            /** @description The staging handle (stg_…) */
+            handle: string;
+            runId: string;
+            stepId: string;
+            tool: string;
+            /** @enum {string} */
+            status: "staged" | "promoted" | "discarded";
+            /**
+             * Format: date-time
+             * @description ISO-8601 instant, UTC
+             */
+            stagedAt: string;
+            /** @description Why it was discarded (staged_not_promoted: …), else null */
+            detail: string | null;
+        };
+        DemoPromotion: {
+            runId: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 instant, UTC
+             */
+            promotedAt: string;
+            /** @description Every staged write, applied in plan order in one transaction */
+            effects: components["schemas"]["DemoEffect"][];
+            /** @description The outcome Plandesk reported for each step in the same transaction */
+            steps: {
+                stepId: string;
+                /** @constant */
+                status: "succeeded";
+                targetVersions: {
+                    [key: string]: number;
+                };
+            }[];
+            run: {
+                id: string;
+                status: string;
             };
         };
         TicketEvent: {
@@ -2579,11 +2638,13 @@ export interface operations {
                     runId: string;
                     stepId: string;
                     token: string;
+                    /** @description true: keep the write staged (nothing applied) until POST /api/v1/demo/effects/promote applies every staged write of the run at once; default false (write now) */
+                    stage?: boolean;
                 };
             };
         };
         responses: {
-            /** @description {effect} */
+            /** @description {effect}, or {staged} (the staging handle) with stage: true */
             200: {
                 headers: {
                     traceresponse: components["headers"]["traceresponse"];
@@ -2592,6 +2653,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         effect: components["schemas"]["DemoEffect"];
+                    } | {
+                        staged: components["schemas"]["StagedEffect"];
                     };
                 };
             };
@@ -2670,6 +2733,198 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "invalid_claim_token" | "claim_fenced" | "target_changed" | "effect_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: payload_too_large */
+            413: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: validation_failed */
+            422: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: internal */
+            500: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: busy | database_unavailable */
+            503: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "busy" | "database_unavailable";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    promoteDemoEffects: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context `traceparent` of the caller's span: the console's spans for this request join that trace (docs/api.md, Tracing). */
+                traceparent?: components["parameters"]["traceparent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    runId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description {promotion} */
+            200: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        promotion: components["schemas"]["DemoPromotion"];
+                    };
+                };
+            };
+            /** @description error.code: bad_request | invalid_json | invalid_encoding */
+            400: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "bad_request" | "invalid_json" | "invalid_encoding";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: unauthorized */
+            401: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: forbidden */
+            403: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description error.code: claim_fenced | target_changed | effect_failed */
+            409: {
+                headers: {
+                    traceresponse: components["headers"]["traceresponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "claim_fenced" | "target_changed" | "effect_failed";
                             message: string;
                         };
                     };
