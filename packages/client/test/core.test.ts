@@ -149,15 +149,17 @@ describe("adapter core", () => {
   it("waiting gives up after timeoutMs with timed_out, and a wake promise cuts a backoff short", async () => {
     const pending = await propose("wait");
     const t0 = Date.now();
-    const d = await waitForDecision(client, pending, { initialDelayMs: 5_000, timeoutMs: 300 });
+    // a backoff of a minute follows the first "still waiting": giving up well before it is the timeout's doing
+    const d = await waitForDecision(client, pending, { initialDelayMs: 60_000, timeoutMs: 300 });
     expect(d.kind).toBe("timed_out");
-    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(Date.now() - t0).toBeLessThan(20_000);
     let polls = 0;
-    let wakeUp: () => void = () => {};
-    const waiting = waitForDecision(client, pending, { initialDelayMs: 60_000, longPollSeconds: 0, wake: () => new Promise<void>((r) => (wakeUp = r)), onPoll: () => polls++ });
-    await new Promise((r) => setTimeout(r, 100));
+    let wakeUp: (() => void) | null = null;
+    const waiting = waitForDecision(client, pending, { push: false, initialDelayMs: 60_000, longPollSeconds: 0, wake: () => new Promise<void>((r) => (wakeUp = r)), onPoll: () => polls++ });
+    // the first poll said "still waiting" and the wait now sleeps its backoff, listening for a wake-up
+    await expect.poll(() => wakeUp !== null, { timeout: 20_000 }).toBe(true);
     await editAndApprove(pending.runId, (s) => s);
-    wakeUp();
+    (wakeUp as unknown as () => void)();
     expect((await waiting).kind).toBe("approved");
     expect(polls).toBe(2);
   });
