@@ -103,6 +103,13 @@ const CASES: Record<string, CrossDeskCase> = {
     key: DEMO_RETAIL_AGENT_KEY,
     expect: { refused: [404, 409], codes: ["not_found", "invalid_claim_token"] },
   },
+  // Promoting the freight run's staged writes with the retail agent's key: no such run for that agent
+  "POST /api/v1/demo/effects/promote": {
+    params: () => ({}),
+    body: () => ({ runId: freight.runId }),
+    key: DEMO_RETAIL_AGENT_KEY,
+    expect: { refused: [404], codes: ["not_found"] },
+  },
   // Plandesk's MCP endpoint: a write for the freight task is an MCP result refusing the tool (no tool of another desk is reachable)
   "POST /api/mcp": {
     params: () => ({}),
