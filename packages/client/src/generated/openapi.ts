@@ -366,7 +366,7 @@ export interface components {
              * @description ISO-8601 instant, UTC
              */
             updatedAt: string;
-            /** @description The task contract {intent, constraints}; null: the plan is checked against the account only */
+            /** @description The task contract {intent, constraints}; null: the integration posted none, so the desk's default intent applies (none declared: only replies and notes are permitted) */
             contract: {
                 intent: string;
                 /** @default {} */
