@@ -12,6 +12,7 @@ import { toolCatalog, toolNames } from "../../tools/builtin-tools";
 import { draftsFromMcpTools, type McpToolEntry } from "../../tools/json-schema-tool";
 import { createAgent } from "../admin/admin";
 import { prisma } from "../db/db";
+import { toJsonColumn } from "../db/json-column";
 import { dryRunGatePolicy } from "../plan-check/dry-run-gate-policy";
 import { submitRun } from "../runs/submit-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
@@ -44,8 +45,9 @@ beforeAll(async () => {
 
 describe("the gate-policy dry-run reads each run's catalog", () => {
   it("an imported reversible tool can show as auto under a draft rule; an irreversible one never does", async () => {
-    // imported tools are in no intent of the demo catalog: the task is checked against the account only
-    const task = await reviseTask("task_74991", { contract: null }, { kind: "integration", id: DEMO_INTEGRATION_ID });
+    // imported tools are in no intent of the demo catalog: an admin adds one that permits them, and the integration names it
+    await prisma.deskIntent.create({ data: { desk: "freight", name: "carrier_operations", label: "Carrier operations", permittedTools: toJsonColumn(["book_carrier_slot", "purge_pickup"]), position: 99 } });
+    const task = await reviseTask("task_74991", { contract: { intent: "carrier_operations", constraints: {} } }, { kind: "integration", id: DEMO_INTEGRATION_ID });
     const { run } = await submitRun(agent, "task_74991", { taskRevision: task.revision, steps: [stepOf("s_slot", "book_carrier_slot"), stepOf("s_purge", "purge_pickup")] }, null);
     expect(run.catalogVersion).toBe(2); // the demo seed imported the carrier's tools as version 1
     const rules = [...defaultGateRules(Object.values(toolCatalog)), gateRule({ tool: "book_carrier_slot", decision: "auto" }), gateRule({ tool: "purge_pickup", decision: "auto" })];
