@@ -13,7 +13,7 @@ test("lowering a refund names the reply that still promises the old amount, in t
   const ticketId = `e2e-consistency-${testInfo.workerIndex}-${Date.now()}`;
   const { runId } = await openTaskWithPlan(
     page.request,
-    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }] },
+    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }], contract: { intent: "refund_request", constraints: {} } },
     [
       {
         id: "refund",

@@ -71,22 +71,17 @@ test.describe("phone widths: operator pages", () => {
     await page.getByText("Menu").click();
     await expect(page.getByRole("navigation", { name: "Main menu" }).getByRole("link", { name: "Queue" })).toBeVisible();
 
-    // a run of its own (ticket 75015: no other spec proposes runs for it)
-    const auth = { authorization: "Bearer pd_demo_agent_key" };
-    const task = await (await page.request.get("/api/v1/tasks/task_75015", { headers: auth })).json();
-    const res = await page.request.post("/api/v1/tasks/task_75015/runs", {
-      headers: auth,
-      data: {
-        taskRevision: task.task.revision,
-        steps: [
-          { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 22000, currency: "USD" }, reason: "Reefer plug-in fee charged although the unit was never plugged in" }, title: "Refund the reefer plug-in fee", evidence: [{ recordType: "invoice", recordId: "in_74201" }], risk: "Money leaves the company", stopCondition: "The fee was waived meanwhile" },
-          { id: "reply", tool: "send_reply", args: { ticketId: "75015", body: "We have refunded the reefer plug-in fee of $220.00 on invoice in_74201; it will show on your account within five working days." } },
-          { id: "note", tool: "add_ticket_note", args: { ticketId: "75015", note: "Refund of REEFER_PLUGIN on in_74201 after checking the temperature log." } },
-        ],
-      },
-    });
-    expect(res.status(), await res.text()).toBe(201);
-    const id = (await res.json()).run.id as string;
+    // a run of its own, on a task the ticketing integration opens as a refund request
+    const ticketId = `e2e-narrow-${width}-${Date.now()}`;
+    const { runId: id } = await openTaskWithPlan(
+      page.request,
+      { ticketId, accountId: "acc_baltic", subject: "Reefer plug-in fee", parts: [{ source: "system", text: "Question on REEFER_PLUGIN fee of in_74201." }], contract: { intent: "refund_request", constraints: {} } },
+      [
+        { id: "refund", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 22000, currency: "USD" }, reason: "Reefer plug-in fee charged although the unit was never plugged in" }, title: "Refund the reefer plug-in fee", evidence: [{ recordType: "invoice", recordId: "in_74201" }], risk: "Money leaves the company", stopCondition: "The fee was waived meanwhile" },
+        { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded the reefer plug-in fee of $220.00 on invoice in_74201; it will show on your account within five working days." } },
+        { id: "note", tool: "add_ticket_note", args: { ticketId, note: "Refund of REEFER_PLUGIN on in_74201 after checking the temperature log." } },
+      ],
+    );
     await page.goto(`/runs/${id}`);
     await expectNoOverflow(page, `/runs/[id] at ${width}`);
     await expectAllInside(page, `/runs/[id] at ${width}`);

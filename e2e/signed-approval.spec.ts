@@ -113,7 +113,7 @@ test("a signed refund: register a passkey, approve on the card that says what it
       stopCondition: "The fee was waived meanwhile",
       rationale: "The terminal was closed.",
     };
-    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_alpine", subject: "Storage fee while the terminal was closed", parts: [{ source: "system", text: "in_74701 carries a storage fee that accrued while the terminal was closed." }] }, [refund]);
+    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_alpine", subject: "Storage fee while the terminal was closed", parts: [{ source: "system", text: "in_74701 carries a storage fee that accrued while the terminal was closed." }], contract: { intent: "refund_request", constraints: {} } }, [refund]);
     const runView = async () => (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { planVersion: number; status: string; steps: { id: string; tool: string; args: Record<string, unknown>; requireSignature?: boolean }[] };
     const challenge = async (planVersion: number) => {
       const res = await page.request.post(`/api/runs/${runId}/signature-challenges`, { data: { planVersion, stepIds: "all" }, headers: { origin } });
@@ -265,7 +265,7 @@ test("the demo desk's own policy: a $1,500.00 refund needs the approver's passke
       risk: "Money leaves the company",
       stopCondition: "The charge was credited meanwhile",
     };
-    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_hanse", subject: "Storage charged twice", parts: [{ source: "system", text: "in_74501 carries storage that was charged twice." }] }, [refund]);
+    const { runId } = await openTaskWithPlan(page.request, { ticketId, accountId: "acc_hanse", subject: "Storage charged twice", parts: [{ source: "system", text: "in_74501 carries storage that was charged twice." }], contract: { intent: "refund_request", constraints: {} } }, [refund]);
     const run = (await (await page.request.get(`/api/runs/${runId}`)).json()).run;
     expect(run.steps[0].requireSignature).toBe(true); // the seeded rule, no rule of this spec
 
