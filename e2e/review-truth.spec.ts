@@ -1,9 +1,9 @@
 import { test, expect, type APIRequestContext } from "@playwright/test";
-import { STORAGE } from "./helpers";
+import { openTaskWithPlan, STORAGE } from "./helpers";
 
 // Issue 14, cases 1–3 end to end: the review tells the truth about moves and re-approval, money
 // typed with a decimal comma, and promises hidden behind characters a reviewer cannot see.
-// Each test uses its own ticket (no other spec proposes runs for 75012, 75013, 75016).
+// Each test uses its own ticket (no other spec proposes runs for 75012 and 75016; case 2 opens one).
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 
@@ -55,8 +55,8 @@ test.describe("the review tells the truth (issue 14)", () => {
   });
 
   test("case 2: a decimal comma is read as decimals, shown live, stored as typed; bad input says what is wrong, once", async ({ page }) => {
-    const t = "75013";
-    const { id } = await submit(page.request, t, [
+    // a task of its own, opened by the ticketing integration as a refund request
+    const { runId: id } = await openTaskWithPlan(page.request, { ticketId: `e2e-decimal-comma-${Date.now()}`, accountId: "acc_rhine", subject: "Duplicate charge", parts: [{ source: "system", text: "in_74311 duplicates in_74310." }], contract: { intent: "refund_request", constraints: {} } }, [
       { id: "r1", tool: "issue_refund", args: { invoiceId: "in_74311", amount: { minor: 1000, currency: "USD" }, reason: "Duplicate charge" }, title: "Refund the duplicate charge", evidence: [{ recordType: "invoice", recordId: "in_74311" }], risk: "Money leaves the company", stopCondition: "The duplicate was credited meanwhile" },
     ]);
     await page.goto(`/runs/${id}`);
