@@ -57,10 +57,10 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
   return (
     <section aria-labelledby={`agent-${agent.id}`} className="rounded-lg border border-slate-200 bg-white p-4">
       <div className="flex flex-wrap items-baseline gap-2">
-        <h2 id={`agent-${agent.id}`} className="font-semibold">
+        <h2 id={`agent-${agent.id}`} className="break-words font-semibold">
           {agent.name}
         </h2>
-        <code className="text-xs text-slate-500">{agent.id}</code>
+        <code className="break-all text-xs text-slate-500">{agent.id}</code>
         <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">desk {agent.desk}</span>
         <span className="ml-auto text-xs text-slate-600">
           {agent.runCount} {agent.runCount === 1 ? "run" : "runs"} · {active} active {active === 1 ? "key" : "keys"}
@@ -197,9 +197,9 @@ function CreateAgentForm({ tools, desks }: { tools: readonly CatalogToolOption[]
           <legend className="text-sm font-medium">Tools it may call</legend>
           <div className="mt-1 space-y-1">
             {tools.map((t) => (
-              <label key={t.name} className="flex items-center gap-2 text-sm">
+              <label key={t.name} className="flex flex-wrap items-center gap-x-2 text-sm">
                 <input type="checkbox" value={t.name} {...register("allowedTools")} />
-                {t.label} <span className="font-mono text-xs text-slate-500">{t.name}</span>
+                {t.label} <span className="break-all font-mono text-xs text-slate-500">{t.name}</span>
                 {t.imported && <span className="text-xs text-slate-500">(imported)</span>}
               </label>
             ))}
