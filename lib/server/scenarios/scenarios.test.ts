@@ -153,7 +153,7 @@ describe("reset", () => {
     // a second reset finds the same desk
     await resetDemoDesk(TEST_NOW);
     expect(await prisma.run.count()).toBe(seededRuns);
-  });
+  }, 120_000); // a seed through the public doors
 
   it("a later reset the same day puts back the seeded desk from the snapshot: what a seed at that moment gives, its times moved by the time that passed", async () => {
     const later = new Date(TEST_NOW.getTime() + 42 * 60_000 + 317);
@@ -190,7 +190,7 @@ describe("reset", () => {
     await makeScenario("partial-stop", later);
     // another day is seeded afresh (dates inside plans and contracts are the day's)
     expect((await resetDemoDesk(new Date(TEST_NOW.getTime() + 24 * 3_600_000))).restored).toBe(false);
-  });
+  }, 120_000); // four seeds through the public doors
 
   it("the desk npm start seeds into an empty database serves the first reset of a server built from the same sources, and only of such a server", async () => {
     const later = new Date(TEST_NOW.getTime() + 5 * 60_000);
@@ -208,5 +208,5 @@ describe("reset", () => {
     const reset = await resetDemoDesk(later);
     expect(reset.restored).toBe(true);
     expect(await prisma.run.count()).toBe(seededRuns);
-  });
+  }, 120_000); // three seeds through the public doors
 });
