@@ -6,7 +6,7 @@ import { STORAGE } from "./helpers";
 // reply is flagged `hidden_characters`, and the promise scan reads the text as displayed
 // ("refund"), so approving needs both acknowledgements. A whitespace-only edit (a space moved
 // inside an imported tool's shell command, a space turned into a no-break space) is marked on the
-// review screen. Tickets 75017 and 75018 are used by no other spec.
+// review screen. Tickets 75013 and 75017 are used by no other spec (the simulator's refund is on 75018).
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 
@@ -27,7 +27,7 @@ test.describe("hidden text on the card and the review (hardening case 17)", () =
   test.use({ storageState: STORAGE.senior });
 
   test("a right-to-left override is shown as markers, flagged, read as displayed, and must be acknowledged", async ({ page, baseURL }) => {
-    const t = "75018";
+    const t = "75013";
     const body = "we will \u202ednufer\u202c you $150.00";
     const id = await submit(page.request, t, [{ id: "r1", tool: "send_reply", args: { ticketId: t, body } }]);
 

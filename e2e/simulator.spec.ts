@@ -18,7 +18,8 @@ test.describe("agent simulator against the console", () => {
     sim.stderr.on("data", (d) => output.push(String(d)));
     const exited = new Promise<number>((resolve) => sim.on("exit", (code) => resolve(code ?? 1)));
 
-    // The refund for ticket #75018 arrives in the queue and waits for a person.
+    // The refund for ticket #75018 (no other spec submits on it: a new plan would supersede this one)
+    // arrives in the queue and waits for a person.
     await page.goto("/runs");
     await expect(page.getByRole("link", { name: "#75018" })).toBeVisible({ timeout: 90_000 });
     await page.getByRole("link", { name: "#75018" }).click();
