@@ -49,7 +49,7 @@ export const intentCatalogViewSchema = z
   .object({
     desk: z.object({ id: z.string(), name: z.string() }),
     intents: z.array(intentSchema),
-    digest: z.string().meta({ description: "Lowercase hex SHA-256 of the catalog's canonical JSON; send it back as baseDigest." }),
+    digest: z.string().meta({ description: "Lowercase hex SHA-256 of the canonical JSON of {intents, defaultIntent}; send it back as baseDigest." }),
     tools: z.array(z.object({ name: z.string(), label: z.string(), imported: z.boolean() })),
     notInCatalog: z.array(z.string()).meta({ description: "Tools the saved intents permit that the current catalog does not have (kept; in force once imported)." }),
     defaultIntent: z.string().nullable().meta({ description: "The intent a task gets when the integration posts no contract; null: none declared (only replies and notes are permitted)." }),

@@ -11,7 +11,7 @@ import { intentSchema, type Intent } from "./schema";
 /** The most intents one desk's catalog holds (the validator and the contract form load it whole). */
 export const MAX_INTENTS = 100;
 
-/** A catalog digest: lowercase hex SHA-256 of the catalog's canonical JSON (intentCatalogDigest on the server). */
+/** A catalog digest: lowercase hex SHA-256 of the canonical JSON of the catalog's intents and default intent (intentCatalogDigest on the server). */
 export const catalogDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, "A catalog digest is 64 lowercase hex characters");
 
 /**

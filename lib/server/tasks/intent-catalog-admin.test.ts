@@ -33,7 +33,7 @@ describe("the intent catalog editor's service", () => {
     const c = await getIntentCatalogForAdmin(admin, "freight");
     expect(c.desk).toEqual({ id: "freight", name: expect.any(String) });
     expect(c.intents.map((i) => i.name)).toEqual(DEMO_INTENTS.map((i) => i.name));
-    expect(c.digest).toBe(intentCatalogDigest(c.intents));
+    expect(c.digest).toBe(intentCatalogDigest(c.intents, c.defaultIntent));
     expect(c.tools.map((t) => t.name)).toContain("issue_refund");
     // Imported tools the demo catalog permits before anyone imported them: listed, kept on save.
     expect(c.notInCatalog).toEqual(["book_inspection", "print_label"]);
@@ -72,6 +72,22 @@ describe("the intent catalog editor's service", () => {
     expect((await getIntentCatalogForAdmin(admin, "freight")).digest).toBe(live.digest);
     // Only the supervisor's refusal is on the record (a `denied` event).
     expect((await prisma.auditEvent.findMany({ where: { seq: { gt: auditBefore } }, select: { type: true } })).map((e) => e.type)).toEqual(["denied"]);
+  });
+
+  it("a change of the default intent alone makes another editor's base stale: the old default is never put back silently", async () => {
+    const opened = await getIntentCatalogForAdmin(admin, "freight");
+    const other = opened.intents.find((i) => i.name !== opened.defaultIntent)!.name;
+    // Admin A changes only the default intent; the intents stay as they were.
+    const a = await saveIntentCatalog(admin, "freight", { baseDigest: opened.digest, intents: opened.intents, defaultIntent: other, note: "Default to " + other });
+    expect(a.defaultIntent).toBe(other);
+    expect(a.digest).not.toBe(opened.digest);
+    // Admin B, whose editor opened before A saved, sends back the default it saw: refused as stale.
+    const b = await refused(saveIntentCatalog(admin, "freight", { baseDigest: opened.digest, intents: opened.intents, defaultIntent: opened.defaultIntent, note: "B's save" }));
+    expect(b).toMatchObject({ code: "stale_intent_catalog", status: 409 });
+    expect(b.details.digest).toBe(a.digest);
+    expect((await getIntentCatalogForAdmin(admin, "freight")).defaultIntent).toBe(other);
+    // Put the desk's default back for the tests that follow.
+    await saveIntentCatalog(admin, "freight", { baseDigest: a.digest, intents: a.intents, defaultIntent: opened.defaultIntent, note: "restore" });
   });
 
   it("parallel saves from the same base: exactly one wins, the others are told the catalog is stale", async () => {

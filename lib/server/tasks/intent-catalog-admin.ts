@@ -22,9 +22,13 @@ import { listIntents } from "./task-contract";
 
 type Admin = Pick<Viewer, "id" | "role">;
 
-/** Lowercase hex SHA-256 of the catalog's canonical JSON (RFC 8785): what `baseDigest` must be. */
-export function intentCatalogDigest(intents: readonly Intent[]): string {
-  return createHash("sha256").update(canonicalJson(intents), "utf8").digest("hex");
+/**
+ * Lowercase hex SHA-256 of the canonical JSON (RFC 8785) of `{intents, defaultIntent}`: what
+ * `baseDigest` must be. The default intent is part of it, so an editor opened before another admin
+ * changed only the default is refused as stale instead of silently putting the old default back.
+ */
+export function intentCatalogDigest(intents: readonly Intent[], defaultIntent: string | null): string {
+  return createHash("sha256").update(canonicalJson({ intents, defaultIntent }), "utf8").digest("hex");
 }
 
 /** A desk's intent catalog with the current catalog's tools and the permitted tools it lacks: the API's `IntentCatalog` (lib/api/desk-endpoints.ts), declared once. */
@@ -34,7 +38,7 @@ export type { IntentCatalogView };
 function viewOf(desk: DeskRow, intents: Intent[], tools: CatalogToolOption[]): IntentCatalogView {
   const known = new Set(tools.map((t) => t.name));
   const notInCatalog = [...new Set(intents.flatMap((i) => i.permittedTools))].filter((t) => !known.has(t)).sort();
-  return { desk: { id: desk.id, name: desk.name }, intents, digest: intentCatalogDigest(intents), tools, notInCatalog, defaultIntent: desk.defaultIntent };
+  return { desk: { id: desk.id, name: desk.name }, intents, digest: intentCatalogDigest(intents, desk.defaultIntent), tools, notInCatalog, defaultIntent: desk.defaultIntent };
 }
 
 type DeskRow = { id: string; name: string; defaultIntent: string | null };
@@ -80,11 +84,11 @@ export async function saveIntentCatalog(admin: Admin, deskId: string, raw: unkno
   const tools = (await catalogToolsForAdmin(admin)).tools;
   await inTransaction(async (tx) => {
     const before = await listIntents(tx, desk.id);
-    const current = intentCatalogDigest(before);
+    const defaultBefore = (await deskOf(tx, desk.id)).defaultIntent;
+    const current = intentCatalogDigest(before, defaultBefore);
     if (current !== draft.baseDigest) {
       throw new DomainError("stale_intent_catalog", `Someone changed the intent catalog of desk ${desk.id} after you opened it; review it and try again.`, { digest: current });
     }
-    const defaultBefore = (await deskOf(tx, desk.id)).defaultIntent;
     const defaultAfter = draft.defaultIntent === undefined ? defaultBefore : draft.defaultIntent;
     if (defaultAfter !== null && !draft.intents.some((i) => i.name === defaultAfter)) {
       const message = `"${defaultAfter}" is the desk's default intent; name another default intent (or null) to remove it from the catalog`;
