@@ -2,7 +2,8 @@
  * Next.js instrumentation hook: runs once when a server process starts. On the Node.js runtime
  * it starts the deadline sweep (escalate, then expire waiting runs; lib/server/deadlines/sweep-deadlines.ts)
  * every PLANDESK_SWEEP_SECONDS (default 30 s), and the MCP gateway's executor loop (every
- * PLANDESK_GATEWAY_SECONDS, default 2 s; PLANDESK_GATEWAY_EXECUTOR=0 turns it off). The Edge runtime has no database access and skips it.
+ * PLANDESK_GATEWAY_SECONDS, default 2 s; PLANDESK_GATEWAY_EXECUTOR=0 turns it off); in demo mode also
+ * the sweep of staged writes nobody can promote any more (lib/server/demo/staging-sweeper.ts). The Edge runtime has no database access and skips it.
  * First of all it sets up OpenTelemetry tracing (lib/server/trace/start-tracing.ts: OTLP/HTTP when
  * OTEL_EXPORTER_OTLP_ENDPOINT is set, otherwise trace ids are only propagated).
  */
@@ -24,6 +25,11 @@ export async function register() {
   if (process.env.PLANDESK_SWEEP === "0") return;
   const { startDeadlineSweeper } = await import("./lib/server/deadlines/deadline-sweeper");
   startDeadlineSweeper(serverConfig().sweepSeconds * 1000);
+  if (serverConfig().demo) {
+    // the reference target's staged writes that can no longer be promoted are discarded (demo mode only, where the target exists)
+    const { startStagingSweeper } = await import("./lib/server/demo/staging-sweeper");
+    startStagingSweeper(serverConfig().sweepSeconds * 1000);
+  }
 }
 
 /** Set by `register` on the Node.js runtime: records a render's database failure (lib/server/http/page-error.ts). */

@@ -10,6 +10,7 @@ import { nanoid } from "nanoid";
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_INTEGRATION_KEY } from "@/lib/server/demo/seed";
+import { discardUnpromotable } from "@/lib/server/demo/staged-effects";
 import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { POST as effectRoute } from "./demo/effects/route";
 import { POST as promoteRoute } from "./demo/effects/promote/route";
@@ -109,6 +110,50 @@ describe("staged runs of the reference target (POST /api/v1/demo/effects {stage:
     // Nothing is left to promote.
     await expectError(await promote(run.id), 404, "not_found");
     expect((await invoice("in_74501")).openMinor).toBe(before.openMinor);
+  });
+
+  it("the sweep discards the staged writes of a run whose task was revised with nobody calling promote: nothing written, every claim reported failed", async () => {
+    const before = await invoice("in_74901");
+    const { run } = await stagedRun("75009", "in_74901", "acc_oak", "REDELIVERY");
+    // Executing, every lease alive: the sweep leaves the run to its agent.
+    expect(await discardUnpromotable(new Date())).not.toContain(run.id);
+    expect((await prisma.stagedEffect.findMany({ where: { runId: run.id } })).map((r) => r.status)).toEqual(["staged", "staged", "staged"]);
+
+    const revised = await reviseRoute(request(`/api/v1/tasks/${run.taskId}/revisions`, { key: DEMO_INTEGRATION_KEY, body: { comment: "Customer withdrew the dispute." } }), params({ taskId: run.taskId }));
+    expect(revised.status).toBe(201);
+    // The agent never calls promote; the sweep finds the run whose task moved on.
+    expect(await discardUnpromotable(new Date())).toContain(run.id);
+    const rows = await prisma.stagedEffect.findMany({ where: { runId: run.id } });
+    expect(rows.map((r) => r.status)).toEqual(["discarded", "discarded", "discarded"]);
+    expect(rows.every((r) => r.detail?.startsWith("staged_not_promoted: the task moved from revision"))).toBe(true);
+    // The run stops for its stale task, as the promotion's fence would have stopped it, and every
+    // claim is reported failed with the reason (flagged for a person, who sees nothing was written).
+    const stopped = await getRun(run.id);
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.stopReason).toMatchObject({ code: "stopped_stale_task", blockedStepId: "refund" });
+    const execs = await prisma.stepExecution.findMany({ where: { runId: run.id } });
+    expect(execs.map((e) => [e.status, e.flag])).toEqual([["failed", "reported_after_stopped"], ["failed", "reported_after_stopped"], ["failed", "reported_after_stopped"]]);
+    expect(execs.every((e) => e.detail?.startsWith("staged_not_promoted:"))).toBe(true);
+    expect(await invoice("in_74901")).toMatchObject({ openMinor: before.openMinor, version: before.version, fees: before.fees, sourceVersion: before.sourceVersion });
+    // A second pass has nothing left to do, and the promotion finds nothing staged.
+    expect(await discardUnpromotable(new Date())).not.toContain(run.id);
+    await expectError(await promote(run.id), 404, "not_found");
+  });
+
+  it("the sweep discards a run's staged writes once a staged claim's lease has ended; the promotion is then refused", async () => {
+    const before = await invoice("in_74401");
+    const { run } = await stagedRun("75004", "in_74401", "acc_fjord", "LATE_FEE");
+    const lease = (await prisma.stepExecution.findMany({ where: { runId: run.id }, select: { leaseExpiresAt: true } })).map((e) => e.leaseExpiresAt!.getTime());
+    expect(await discardUnpromotable(new Date(Math.min(...lease) - 1000))).not.toContain(run.id);
+    expect(await discardUnpromotable(new Date(Math.min(...lease) + 1000))).toContain(run.id);
+    const rows = await prisma.stagedEffect.findMany({ where: { runId: run.id } });
+    expect(rows.map((r) => r.status)).toEqual(["discarded", "discarded", "discarded"]);
+    expect(rows.every((r) => r.detail?.includes("lapsed (lease ended"))).toBe(true);
+    // Reported failed after the lease: flagged for a person, who sees that nothing was written.
+    const execs = await prisma.stepExecution.findMany({ where: { runId: run.id } });
+    expect(execs.every((e) => e.status === "failed" && e.flag === "reported_after_lease_expired" && e.detail?.startsWith("staged_not_promoted:"))).toBe(true);
+    await expectError(await promote(run.id), 404, "not_found");
+    expect(await invoice("in_74401")).toMatchObject({ openMinor: before.openMinor, version: before.version, fees: before.fees });
   });
 
   it("the promotion lands all three writes in one go, reports every step succeeded and completes the run", async () => {

@@ -13,7 +13,7 @@ import { serverConfig } from "../config/config";
 import { prisma } from "../db/db";
 import { readJsonColumn, toJsonColumn } from "../db/json-column";
 import { inTransaction, ok, type Result, type Tx } from "../db/transaction";
-import { lockRun, lockTaskOfRun } from "../lifecycle/run-lifecycle";
+import { lockRun, lockTaskOfRun, stopForStaleTask } from "../lifecycle/run-lifecycle";
 import { storedSteps } from "../plans/stored-plan";
 import { advanceSource, liveVersionsOf, writeEffect, type DemoEffect } from "./reference-step-write";
 
@@ -77,6 +77,79 @@ export async function discardStagedIn(tx: Tx, agent: AgentCaller, runId: string,
     }
   }
   return rows.map((r) => r.stepId);
+}
+
+/** Staged rows the sweep looks at per pass, oldest first (the next pass takes the rest). */
+const SWEEP_BATCH = 200;
+
+/**
+ * The sweep of staged writes nobody can promote any more (demo mode's background loop, started by
+ * the server's instrumentation): among the oldest `limit` still-staged rows, every run that is no
+ * longer `executing` (stopped, expired, failed…), whose task was revised after the revision it was
+ * approved for (the promotion's fence would refuse it), or one of whose staged claims has passed its
+ * lease is discarded whole, as a refused promotion would (`discardStagedIn`, in one
+ * transaction under the task's and the run's locks, where the reason is decided again, as the run's
+ * agent; a run whose task was revised is first stopped `stopped_stale_task`, as the fence would): each row `discarded` with
+ * detail `staged_not_promoted: …`, each open claim reported `failed` — Plandesk held the write, so
+ * it knows nothing was written (a report after the run ended or the lease lapsed is flagged for a
+ * person as any late report is). A run that is still executing with every lease alive is left to
+ * its agent. Returns the run ids discarded. Times UTC. Source: docs/design.md "Staged runs: all or nothing where the target allows it".
+ */
+export async function discardUnpromotable(now = new Date(), db: PrismaClient = prisma, limit = SWEEP_BATCH): Promise<string[]> {
+  const rows = await db.stagedEffect.findMany({ where: { status: "staged" }, orderBy: { stagedAt: "asc" }, take: limit, select: { runId: true, executionId: true } });
+  if (rows.length === 0) return [];
+  const execs = await db.stepExecution.findMany({
+    where: { id: { in: rows.map((r) => r.executionId) } },
+    select: { leaseExpiresAt: true, run: { select: { id: true, status: true, agentId: true, boundTaskRevision: true, task: { select: { revision: true } } } } },
+  });
+  const candidates = new Map<string, string>();
+  for (const e of execs) {
+    const lapsed = e.leaseExpiresAt !== null && e.leaseExpiresAt <= now;
+    if (e.run.status !== "executing" || e.run.task.revision !== e.run.boundTaskRevision || lapsed) candidates.set(e.run.id, e.run.agentId);
+  }
+  const discarded: string[] = [];
+  for (const [runId, agentId] of candidates) {
+    const agent = await db.agent.findUnique({ where: { id: agentId }, select: { id: true, name: true, desk: true } });
+    if (!agent) continue;
+    const caller: AgentCaller = { id: agent.id, name: agent.name, desk: agent.desk, keyId: "plandesk-staging-sweep", allowedTools: [] };
+    const steps = await inTransaction(async (tx) => {
+      await lockTaskOfRun(tx, runId);
+      await lockRun(tx, runId);
+      // Decided again under the locks: a promotion or a report may have ended the rows meanwhile.
+      const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true, boundTaskRevision: true, task: { select: { revision: true } } } });
+      const open = await tx.stepExecution.findMany({ where: { runId, resolution: null }, select: { stepId: true, status: true, leaseExpiresAt: true } });
+      const staged = await tx.stagedEffect.findMany({ where: { runId, status: "staged" }, select: { stepId: true } });
+      if (staged.length === 0) return ok([] as string[]);
+      let why: string;
+      if (run.status !== "executing") {
+        why = `staged_not_promoted: the run ended ${run.status} before its staged writes were promoted. Nothing was applied; nothing visible was written.`;
+      } else if (run.task.revision !== run.boundTaskRevision) {
+        // As the promotion's fence would: the run stops for its stale task first.
+        await stopForStaleTask(
+          tx,
+          runId,
+          {
+            code: "stopped_stale_task",
+            boundRevision: run.boundTaskRevision,
+            liveRevision: run.task.revision,
+            executedStepIds: open.filter((e) => e.status === "succeeded").map((e) => e.stepId),
+            claimedStepIds: open.filter((e) => e.status === "claimed" || e.status === "unknown").map((e) => e.stepId),
+            blockedStepId: staged[0].stepId,
+            at: now.toISOString(),
+          },
+          { kind: "system" },
+        );
+        why = `staged_not_promoted: the task moved from revision ${run.boundTaskRevision} to ${run.task.revision} before the promotion; the run is stopped. Nothing was applied; nothing visible was written.`;
+      } else {
+        const lapsed = open.find((e) => e.status === "claimed" && e.leaseExpiresAt !== null && e.leaseExpiresAt <= now && staged.some((r) => r.stepId === e.stepId));
+        if (!lapsed) return ok([] as string[]);
+        why = `staged_not_promoted: the claim of step ${lapsed.stepId} lapsed (lease ended ${lapsed.leaseExpiresAt!.toISOString()}) before the promotion. Nothing was applied; nothing visible was written.`;
+      }
+      return ok(await discardStagedIn(tx, caller, runId, why, now));
+    }, db);
+    if (steps.length > 0) discarded.push(runId);
+  }
+  return discarded;
 }
 
 /**

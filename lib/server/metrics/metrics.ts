@@ -15,7 +15,7 @@
  *   (`pending_review`, `needs_decision`); `plandesk_webhook_backlog` (deliveries still to send).
  * - `plandesk_background_passes_total{loop,result}` and
  *   `plandesk_background_last_pass_timestamp_seconds{loop}`: passes of the background loops
- *   (`deadline_sweep`, `webhook_delivery`) that ended `ok` or `failed`, and when the last one
+ *   (`deadline_sweep`, `webhook_delivery`, demo mode's `staging_sweep`) that ended `ok` or `failed`, and when the last one
  *   ended (Unix seconds, UTC) — a loop that stopped shows as a timestamp that no longer moves.
  * - `plandesk_transaction_retries_total{reason}`: transactions run again because they lost to a
  *   concurrent one (`conflict`: a serialization failure, deadlock or lock timeout; `unique`: a key
@@ -90,7 +90,7 @@ function instruments(): Instruments {
     }),
     backgroundPasses: new Counter({
       name: "plandesk_background_passes_total",
-      help: "Passes of the background loops (deadline_sweep, webhook_delivery) by result (ok, failed)",
+      help: "Passes of the background loops (deadline_sweep, webhook_delivery, staging_sweep) by result (ok, failed)",
       labelNames: ["loop", "result"],
       registers: [registry],
     }),
@@ -179,7 +179,7 @@ export async function transactionRetries(reason: TransactionRetryReason): Promis
 }
 
 /** The server's background loops, as `plandesk_background_passes_total` labels them. */
-export type BackgroundLoop = "deadline_sweep" | "webhook_delivery";
+export type BackgroundLoop = "deadline_sweep" | "webhook_delivery" | "staging_sweep";
 
 /** Counts one ended pass of a background loop (`failed` when it threw) and stamps when it ended. */
 export function countBackgroundPass(loop: BackgroundLoop, result: "ok" | "failed"): void {
