@@ -57,6 +57,10 @@ export type RecordVersions = Record<string, number>;
 export type Fence = Schemas["Fence"];
 /** Demo mode only: what the console's demo executor wrote for a claimed step. */
 export type DemoEffect = Schemas["DemoEffect"];
+/** A write of the demo reference target kept staged under its claim (nothing applied yet): its handle, step and status. */
+export type StagedDemoEffect = Schemas["StagedEffect"];
+/** The answer of a promotion: every staged write applied in plan order, every step reported, the run's status after. */
+export type DemoPromotion = Schemas["DemoPromotion"];
 /**
  * A typed validation issue, as a `validation_failed` refusal lists them in `error.issues`: the
  * validator's stage, the issue code, `error` (blocks) or `warning`, the step and argument path it
@@ -129,6 +133,8 @@ export type FenceRefusalCode = RefusalOf<"fenceClaim">;
 export type OutcomeRefusalCode = RefusalOf<"reportOutcome">;
 /** Typed refusals of the demo-only effect writer. */
 export type EffectRefusalCode = RefusalOf<"applyDemoEffect">;
+/** Typed refusals of the demo-only promotion of a run's staged writes. */
+export type PromoteRefusalCode = RefusalOf<"promoteDemoEffects">;
 
 // ── the client ─────────────────────────────────────────────────────────────────
 
@@ -210,6 +216,19 @@ export interface AgentClient {
   reviseTask(taskId: string, body: { body?: string; comment?: string }): Promise<Result<{ task: Task }, RefusalOf<"reviseTask">>>;
   /** Demo mode only: let the console's demo executor write a claimed step. */
   applyDemoEffect(body: { runId: string; stepId: string; token: string }): Promise<Result<{ effect: DemoEffect }, EffectRefusalCode>>;
+  /**
+   * Demo mode only: the same checks as `applyDemoEffect`, but the write is kept staged under the
+   * claim (nothing applied, the claim stays open) until `promoteDemoEffects` applies every staged
+   * write of the run at once (`POST /api/v1/demo/effects` with `stage: true`).
+   */
+  stageDemoEffect(body: { runId: string; stepId: string; token: string }): Promise<Result<{ staged: StagedDemoEffect }, EffectRefusalCode>>;
+  /**
+   * Demo mode only: applies every staged write of run `runId` in one transaction, all or nothing,
+   * after fencing every claim again; reports each step `succeeded` (`POST /api/v1/demo/effects/promote`).
+   * A refusal applies nothing and discards the staged writes (their claims reported `failed`);
+   * `effect_failed` {reason: "not_all_staged", missing} discards nothing: stage the rest first.
+   */
+  promoteDemoEffects(runId: string): Promise<Result<{ promotion: DemoPromotion }, PromoteRefusalCode>>;
 }
 
 /** What openapi-fetch answers when the body is read as text (parsed here, so a non-JSON answer is `bad_response`). */
@@ -365,5 +384,7 @@ export function createAgentClient(opts: AgentClientOptions): AgentClient {
     reportOutcome: (runId, stepId, body) => settle(baseUrl, () => api.POST("/api/v1/runs/{runId}/steps/{stepId}/outcome", { params: { path: { runId, stepId } }, body, ...text })),
     reviseTask: (taskId, body) => settle(baseUrl, () => integration.POST("/api/v1/tasks/{taskId}/revisions", { params: { path: { taskId } }, body, ...text })),
     applyDemoEffect: (body) => settle(baseUrl, () => api.POST("/api/v1/demo/effects", { body, ...text })),
+    stageDemoEffect: (body) => settle(baseUrl, () => api.POST("/api/v1/demo/effects", { body: { ...body, stage: true }, ...text })),
+    promoteDemoEffects: (runId) => settle(baseUrl, () => api.POST("/api/v1/demo/effects/promote", { body: { runId }, ...text })),
   };
 }

@@ -66,6 +66,8 @@ describe("createAgentClient", () => {
     await pd.reportOutcome("run_1", "s1", { token: "t", status: "unknown" });
     await pd.reviseTask("task_74991", { comment: "c" });
     await pd.applyDemoEffect({ runId: "run_1", stepId: "s1", token: "t" });
+    await pd.stageDemoEffect({ runId: "run_1", stepId: "s1", token: "t" });
+    await pd.promoteDemoEffects("run_1");
     expect(s.seen.map((x) => `${x.method} ${x.url.replace("http://c", "")}`)).toEqual([
       "GET /api/v1/tasks?ticketId=74991",
       "GET /api/v1/tasks",
@@ -75,7 +77,12 @@ describe("createAgentClient", () => {
       "POST /api/v1/runs/run_1/steps/s1/outcome",
       "POST /api/v1/tasks/task_74991/revisions",
       "POST /api/v1/demo/effects",
+      "POST /api/v1/demo/effects",
+      "POST /api/v1/demo/effects/promote",
     ]);
+    expect(s.seen[7].body).toEqual({ runId: "run_1", stepId: "s1", token: "t" });
+    expect(s.seen[8].body).toEqual({ runId: "run_1", stepId: "s1", token: "t", stage: true });
+    expect(s.seen[9].body).toEqual({ runId: "run_1" });
     expect(s.seen[3].headers["idempotency-key"]).toBe("sub-1");
     expect(s.seen[0].headers["content-type"]).toBeUndefined();
   });
