@@ -14,6 +14,8 @@ const DESKTOP = { ...devices["Desktop Chrome"], viewport: { width: 1366, height:
 const TICKET_74991 = /(reference-case|effects-preview|keyboard|agents-[a-z-]+|skeleton)\.spec\.ts/;
 /** Spec files that save gate-policy versions (each restores the policy it found when it ends). */
 const GATE_POLICY = /(gate-policy|signed-approval)\.spec\.ts/;
+/** Spec files that change what every person of a role may do (a role-wide passkey requirement): run alone, after all others. */
+const ALONE_AFTER_ALL = /passkeys-required\.spec\.ts/;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -38,13 +40,17 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: "setup", testMatch: /auth\.setup\.ts/ },
-    { name: "chromium", testIgnore: [TICKET_74991, GATE_POLICY], use: DESKTOP, dependencies: ["setup"] },
+    // its teardown runs once every project that depends on it has finished
+    { name: "setup", testMatch: /auth\.setup\.ts/, teardown: "alone-after-all" },
+    { name: "chromium", testIgnore: [TICKET_74991, GATE_POLICY, ALONE_AFTER_ALL], use: DESKTOP, dependencies: ["setup"] },
     // One task, one plan: a new run for task_74991 supersedes the one before, so the
     // tests that propose runs for the reference case take turns on one worker.
     { name: "ticket-74991", testMatch: TICKET_74991, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
     // The gate policy is one versioned document: specs that save versions of it take turns too.
     { name: "gate-policy", testMatch: GATE_POLICY, fullyParallel: false, workers: 1, use: DESKTOP, dependencies: ["setup"] },
+    // A role-wide passkey requirement would send every supervisor signed in elsewhere to register
+    // one: these specs run as setup's teardown, when no other test is running, and sign in themselves.
+    { name: "alone-after-all", testMatch: ALONE_AFTER_ALL, workers: 1, use: DESKTOP },
   ],
   webServer: RUNNING
     ? undefined

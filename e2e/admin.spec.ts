@@ -93,6 +93,8 @@ test.describe("admin: passkeys required per role", () => {
     await expect(section).toContainText("must register one");
     const box = section.getByRole("checkbox", { name: "Supervisors must have a passkey" });
     await expect(box).not.toBeChecked();
+    // under each box: how many people of the role have no passkey yet, and what would happen to them
+    await expect(box).toHaveAccessibleDescription(/Every supervisor has a passkey\.|supervisors? (has|have) no passkey yet and would be asked to register one\./);
     const before = await section.getByRole("checkbox").evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).checked).map((e) => (e as HTMLInputElement).value));
 
     const sent: unknown[] = [];
@@ -102,6 +104,8 @@ test.describe("admin: passkeys required per role", () => {
     let held = Promise.resolve();
     const hold = () => (held = new Promise<void>((r) => (answerNow = r)));
     await page.route("**/api/admin/passkey-requirements", async (route) => {
+      // the counts under the boxes are read again after each save: those reads reach the server
+      if (route.request().method() === "GET") return route.fallback();
       expect(route.request().method()).toBe("PUT");
       const body = route.request().postDataJSON() as { role: string; required: boolean };
       sent.push(body);
@@ -120,6 +124,7 @@ test.describe("admin: passkeys required per role", () => {
     await expect.poll(() => sent.length).toBe(1);
     answerNow();
     await expect(section.getByRole("status")).toHaveText("Supervisors must now have a passkey.");
+    await expect(box).toHaveAccessibleDescription(/Every supervisor has a passkey\.|supervisors? (has|have) no passkey yet: their next page asks them to register one\./);
     expect(sent).toEqual([{ role: "supervisor", required: true }]);
 
     answer = "refuse";

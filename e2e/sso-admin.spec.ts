@@ -8,8 +8,9 @@ import { STORAGE } from "./helpers";
  * page from the desks list, a rejected input (client-side, then one the server refuses) stays on
  * the form with the field's error and focus on that field (also in the grants table: claim value,
  * tool, may approve/author, ceiling in dollars sent as cents); the admin adds the provider, the list
- * shows it, its grants and no secret; a person then signs in with "Continue with <label>"; the provider's
- * back-channel logout signs them out; the admin disables the provider. Screenshots at 1366 and
+ * shows it, its grants and no secret; a person then signs in with "Continue with <label>" and has
+ * the role and the grant (issue_refund, approves up to $500.00) the table mapped their groups to,
+ * as their admin page shows; the provider's back-channel logout signs them out; the admin disables the provider. Screenshots at 1366 and
  * 390 px; no sideways scroll at 360 or 390 px.
  */
 
@@ -133,14 +134,28 @@ test("the admin adds a provider through the desk's sign-in page; the list shows 
   await expectNoOverflow(page, 360);
 });
 
-test("a person signs in through the provider the page added, and the provider's back-channel logout signs them out", async ({ browser, request, baseURL }) => {
+test("a person signs in through the provider the page added with the grant the table mapped, and the provider's back-channel logout signs them out", async ({ browser, page: adminPage, request, baseURL }) => {
   const ctx = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   const page = await ctx.newPage();
   await page.goto("/sign-in");
   const sub = `page-${stamp}`;
-  idp.signInNext({ sub, email: `page.${stamp}@retail.example`, name: `Pat ${stamp}`, groups: ["retail-supervisors"] });
+  const email = `page.${stamp}@retail.example`;
+  idp.signInNext({ sub, email, name: `Pat ${stamp}`, groups: ["retail-supervisors", "refund-approvers"] });
   await page.getByRole("button", { name: `Continue with ${label}` }).click();
   await expect(page.getByRole("heading", { name: "Queue" })).toBeVisible();
+
+  // created with the role of the role rows and the grant of the grants table's row, as the admin sees it
+  let created: { id: string; role: string } | undefined;
+  for (let cursor: string | null | undefined = undefined; !created; ) {
+    const res = await request.get(`/api/admin/users?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const body = (await res.json()) as { users: { id: string; email: string; role: string }[]; nextCursor?: string | null };
+    created = body.users.find((u) => u.email === email);
+    cursor = body.nextCursor;
+    if (!created && !cursor) break;
+  }
+  expect(created, `${email} among the people`).toMatchObject({ role: "supervisor" });
+  await adminPage.goto(`/admin/users/${created!.id}`);
+  await expect(adminPage.getByTestId("grant-summary-issue_refund")).toHaveText("approves up to $500.00; may not author");
 
   const token = await idp.logoutToken({ sub, aud: CLIENT_ID });
   const res = await request.post(`${baseURL}/api/auth/oidc/backchannel-logout/${providerId}`, { form: { logout_token: token } });

@@ -697,6 +697,7 @@ describe("reads", () => {
     // declared by the matrix's PUT row above
     ["GET /api/admin/desks/[deskId]/record-kinds/[kind]", "/api/admin/desks/retail/record-kinds/matrix_kind", { deskId: "retail", kind: "matrix_kind" }],
     ["GET /api/admin/integration-keys", "/api/admin/integration-keys", {}],
+    ["GET /api/admin/passkey-requirements", "/api/admin/passkey-requirements", {}],
     ["GET /api/admin/users/[userId]", "/api/admin/users/usr_operator", { userId: "usr_operator" }],
   ] as const)("%s: admin only; a refused read by a signed-in person is on the record", async (key, p, params) => {
     const route = get(key);

@@ -16,7 +16,7 @@ import * as recordsApi from "./endpoints/records-api";
 import * as mcpUpstreamApi from "./endpoints/mcp-upstream-api";
 import * as oidcProviderApi from "./endpoints/oidc-provider-api";
 import { mcpGatewayEndpoint, undoWrittenStepsEndpoint } from "./endpoints/mcp-gateway-api";
-import { createSignatureChallengeEndpoint, setPasskeyRequirementEndpoint } from "./endpoints/signature-api";
+import { createSignatureChallengeEndpoint, getPasskeyRequirementsEndpoint, setPasskeyRequirementEndpoint } from "./endpoints/signature-api";
 import { liveHealthEndpoint, readyHealthEndpoint } from "./endpoints/health-api";
 
 /*
@@ -129,6 +129,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   // health checks for load balancers (public)
   liveHealthEndpoint,
   readyHealthEndpoint,
+  getPasskeyRequirementsEndpoint,
   setPasskeyRequirementEndpoint,
   // ownership
   ...[ownershipApi.takeRunEndpoint, ownershipApi.assignRunEndpoint, ownershipApi.runOwnershipEndpoint, ownershipApi.requestApprovalEndpoint, ownershipApi.suggestStepEndpoint, ownershipApi.acceptSuggestionEndpoint, ownershipApi.declineSuggestionEndpoint, ownershipApi.listNotificationsEndpoint, ownershipApi.markNotificationsReadEndpoint],

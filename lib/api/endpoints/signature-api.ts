@@ -35,6 +35,26 @@ export const createSignatureChallengeEndpoint = defineEndpoint({
   refusals: ["not_found", "stale_plan_version", "signature_required"],
 });
 
+/**
+ * `GET /api/admin/passkey-requirements`'s answer: the roles that require a passkey (ROLES order) and,
+ * for every role, how many enabled people of it have none registered yet (those of a required role
+ * are sent to /account/passkeys by their next page). Source: docs/security.md "Passkeys and signed approvals"
+ */
+export const passkeyRequirementOverviewSchema = z.object({
+  roles: z.array(z.enum(ROLES)),
+  withoutPasskey: z.object({ operator: z.number().int(), supervisor: z.number().int(), admin: z.number().int() }),
+});
+
+export const getPasskeyRequirementsEndpoint = defineEndpoint({
+  id: "getPasskeyRequirements",
+  method: "GET",
+  path: "/api/admin/passkey-requirements",
+  summary: "The roles that must have a passkey, and how many people of each role have none yet",
+  caller: ADMIN,
+  success: { status: [200], schema: passkeyRequirementOverviewSchema, description: "{roles, withoutPasskey: {operator, supervisor, admin}}" },
+  refusals: [],
+});
+
 /** `PUT /api/admin/passkey-requirements`: whether people of a role must have a passkey. */
 export const passkeyRequirementBodySchema = z.object({ role: z.enum(ROLES), required: z.boolean() }).strict();
 

@@ -18,6 +18,19 @@ export async function rolesRequiringPasskey(): Promise<Role[]> {
 }
 
 /**
+ * The roles that require a passkey (ROLES order) and, per role, how many enabled people of it have
+ * no passkey registered: those of a required role are sent to PASSKEYS_PAGE by their next page.
+ * Disabled people are not counted (they cannot sign in). One grouped count over the people, never a
+ * whole-table load. Source: docs/security.md "Passkeys and signed approvals"
+ */
+export async function passkeyRequirementOverview(): Promise<{ roles: Role[]; withoutPasskey: Record<Role, number> }> {
+  const groups = await prisma.user.groupBy({ by: ["role"], where: { disabled: false, role: { in: [...ROLES] }, passkeys: { none: {} } }, _count: { _all: true } });
+  const withoutPasskey = { operator: 0, supervisor: 0, admin: 0 } satisfies Record<Role, number>;
+  for (const g of groups) withoutPasskey[g.role as Role] = g._count._all;
+  return { roles: await rolesRequiringPasskey(), withoutPasskey };
+}
+
+/**
  * True when `viewer`'s role requires a passkey and they have none registered: the pages send
  * them to PASSKEYS_PAGE (lib/server/auth/page-access.ts `requirePageViewer`). Two indexed reads.
  */

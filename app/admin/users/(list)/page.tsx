@@ -6,7 +6,7 @@ import { listUsers } from "@/lib/server/admin/admin";
 import { listDesks } from "@/lib/server/admin/desks";
 import { requirePageViewer } from "@/lib/server/auth/page-access";
 import { requirePageRole } from "@/lib/server/auth/page-access";
-import { listOwnPasskeys, rolesRequiringPasskey } from "@/lib/server/auth/passkey-requirement";
+import { listOwnPasskeys, passkeyRequirementOverview } from "@/lib/server/auth/passkey-requirement";
 
 export const metadata: Metadata = { title: "Users · Admin" };
 export const dynamic = "force-dynamic";
@@ -23,7 +23,7 @@ export default async function AdminUsersPage() {
           <p className="mt-1 text-sm text-slate-600">People, their roles and grants; agents and their API keys. Every change is audited.</p>
           <AdminNav current="users" />
           <UsersAdmin initialPage={await listUsers(viewer)} viewerId={viewer.id} desks={(await listDesks(viewer, { limit: 200 })).desks} />
-          <PasskeyRequirementsAdmin initialRoles={await rolesRequiringPasskey()} viewerHasPasskey={(await listOwnPasskeys(viewer)).length > 0} />
+          <PasskeyRequirementsAdmin initial={await passkeyRequirementOverview()} viewerHasPasskey={(await listOwnPasskeys(viewer)).length > 0} />
         </main>
       }
     </>
