@@ -108,7 +108,7 @@ export function PasskeyRequirementsAdmin({ initial, viewerHasPasskey }: { initia
       </p>
       <fieldset className="mt-3" aria-describedby={error ? errorId : undefined}>
         <legend className="sr-only">Roles that must have a passkey</legend>
-        <ul className="flex flex-col gap-3 sm:flex-row sm:flex-wrap sm:gap-x-8">
+        <ul className="grid grid-cols-1 gap-3 md:grid-cols-3 md:gap-x-6">
           {ROLES.map((role) => {
             const checked = required.has(role);
             const busy = pending.has(role);
