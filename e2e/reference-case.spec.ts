@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { formatIsoDate } from "../lib/text/format";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { fillWhy, STORAGE } from "./helpers";
 
 /** Creates a fresh run of the reference case through the agent API and opens it. */
 async function openRun(page: Page, ticket: string): Promise<string> {
@@ -62,6 +62,11 @@ test.describe("reference case, senior operator", () => {
     await page.locator('[id="steps.3.args.invoiceId"]').fill("in_74119"); // an invoice of another account: typed, suggested by the server's search
     await page.locator('[id="steps.3.args.amount"]').fill("1,489.00");
     await page.locator('[id="steps.3.args.reason"]').fill("Goodwill for the missed delivery window");
+    // the refund's "Why": its title follows what it does and the ticket is its evidence; the senior types the risk and the stop condition
+    await expect(page.locator('[id="steps.3.title"]')).toHaveValue("Issue refund on in_74119");
+    await expect(page.getByTestId("why-3").getByTestId("why-evidence")).toHaveText(/ticket 74991/);
+    await fillWhy(page, 3, { risk: "The invoice belongs to another account", stopCondition: "Stop if in_74119 was already refunded" });
+    await expect(page.getByTestId("why-count-3")).toContainText("4 of 5 filled");
     await page.screenshot({ path: testInfo.outputPath("card-editing.png"), fullPage: true });
     await page.getByRole("button", { name: "Save edit" }).click();
 

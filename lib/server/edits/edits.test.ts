@@ -118,7 +118,7 @@ describe("edits", () => {
   it("validate a raw edit that changes a tool like a new step: new schema, new gate, new authorship", async () => {
     const run = await runOfTicket("74995");
     const steps = editable(run.steps as never);
-    steps[0] = { ...steps[0], tool: "issue_refund", args: { invoiceId: "in_75101", amount: { minor: 1000, currency: "USD" }, reason: "x" } };
+    steps[0] = withRequiredReasons([{ ...steps[0], tool: "issue_refund", args: { invoiceId: "in_75101", amount: { minor: 1000, currency: "USD" }, reason: "x" } }])[0];
     const denied = await refused(submitEdit(operator, run.id, { baseVersion: 1, steps }, TEST_NOW));
     expect(denied.code).toBe("authorship_denied");
     const res = await submitEdit(senior, run.id, { baseVersion: 1, steps }, TEST_NOW);
