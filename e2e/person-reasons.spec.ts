@@ -25,7 +25,7 @@ test("a person's refund missing its stop condition is refused at that field, eve
 
   // the Why: the gate policy's required fields marked, a title from what the step does, the ticket as evidence
   const why = page.getByTestId("why-1");
-  await expect(why).toContainText("the gate policy requires title, risk, stop condition (missing), evidence");
+  await expect(why).toContainText("the gate policy requires title, risk (missing), stop condition (missing), evidence");
   await expect(page.locator('[id="steps.1.title"]')).toHaveValue("Issue refund on in_74201");
   await expect(why.getByTestId("why-evidence")).toHaveText(new RegExp(`ticket ${ticketId}`));
   await page.locator('[id="steps.1.risk"]').fill("Money leaves the company");
