@@ -50,3 +50,8 @@ export async function fillWhy(page: import("@playwright/test").Page, index: numb
   await page.locator(`[id="steps.${index}.risk"]`).fill(why.risk);
   await page.locator(`[id="steps.${index}.stopCondition"]`).fill(why.stopCondition);
 }
+
+/** The reasons the seeded gate policy requires of a refund a person adds through the API: a title, the task's ticket as evidence, a risk and a stop condition. */
+export function refundWhy(ticketId: string, invoiceId: string) {
+  return { title: `Issue refund on ${invoiceId}`, evidence: [{ recordType: "ticket", recordId: ticketId }], risk: "Money leaves the company", stopCondition: `Stop if ${invoiceId} was already refunded` };
+}

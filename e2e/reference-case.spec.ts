@@ -119,7 +119,8 @@ test.describe("the queue's At stake column", () => {
     const runId = await createRun(page.request, "ref-74991");
     const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
     const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
-    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed delivery window" } });
+    // a person's refund carries what the gate policy requires of it
+    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed delivery window" }, title: "Issue refund on in_74119", evidence: [{ recordType: "ticket", recordId: r.ticketId }], risk: "The invoice belongs to another account", stopCondition: "Stop if in_74119 was already refunded" });
     const res = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
     expect(res.status(), await res.text()).toBe(201);
 
