@@ -123,14 +123,133 @@ export function RequestApprovalForm({ runId, data, viewerId, onDone }: { runId: 
 }
 
 /** The run's suggestions with Accept / Decline for open ones (Accept disabled, with the reason, when the viewer may not author the step; absent when the plan moved on). */
-export function Suggestions({ runId, data, canDecide, onChanged }: { runId: string; data: RunOwnership; canDecide: boolean; onChanged: () => void }) {
+export function Suggestions({ runId, data, canDecide, onChanged, ticketId }: { runId: string; data: RunOwnership; canDecide: boolean; onChanged: () => void; ticketId?: string }) {
   const [declining, setDeclining] = useState<string | null>(null);
   const [reason, setReason] = useState("");
+  const [accepting, setAccepting] = useState<string | null>(null);
+  return (
+    <>
+      <h3 className="mt-3 text-sm font-medium">Suggested steps</h3>
+      <SuggestionList runId={runId} data={data} canDecide={canDecide} onChanged={onChanged} ticketId={ticketId} declining={declining} setDeclining={setDeclining} reason={reason} setReason={setReason} accepting={accepting} setAccepting={setAccepting} />
+    </>
+  );
+}
+
+/** A suggested step's title as the acceptor's form starts it: what it does and its main target ("Issue refund on in_74119"). */
+function suggestedTitle(step: { tool: string; args: Record<string, unknown> }): string {
+  const label = step.tool.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  const target = Object.entries(step.args).find(([k, v]) => /Id$/.test(k) && k !== "ticketId" && typeof v === "string" && v)?.[1];
+  return target ? `${label} on ${String(target)}` : label;
+}
+
+type ReasonText = "title" | "risk" | "stopCondition" | "rationale";
+const REASON_LABEL: Record<ReasonText, string> = { title: "Title", risk: "Risk", stopCondition: "Stop condition", rationale: "Rationale (optional unless the gate policy asks)" };
+
+/**
+ * "Accept as my edit" for one suggestion: the step becomes the acceptor's own, so it needs the
+ * reasons the gate policy requires of a step a person adds. The form starts with a title from what
+ * the step does and the task's ticket as evidence; the acceptor types the risk and the stop
+ * condition. A refusal marks its fields (`steps.N.<field>`) and keeps everything typed.
+ */
+function AcceptForm({ runId, suggestion, ticketId, onDone, onCancel }: { runId: string; suggestion: RunOwnership["suggestions"][number]; ticketId?: string; onDone: () => void; onCancel: () => void }) {
+  const [values, setValues] = useState<Record<ReasonText, string>>({ title: suggestedTitle(suggestion.step), risk: "", stopCondition: "", rationale: "" });
+  const [evidence, setEvidence] = useState<{ recordType: string; recordId: string }[]>(ticketId ? [{ recordType: "ticket", recordId: ticketId }] : []);
+  const [errors, setErrors] = useState<Partial<Record<ReasonText | "evidence", string>>>({});
   const accept = useMutation({
-    mutationFn: (id: string) => apiFetch<{ edit: { planVersion: { version: number } } }>(`/api/runs/${runId}/suggestions/${id}/accept`, { method: "POST" }),
-    onSuccess: (r) => (toast(`Accepted as your edit: plan version ${r.edit.planVersion.version}.`), onChanged()),
-    onError: (e) => toast(e instanceof ApiError ? e.message : "The suggestion was not accepted.", "error"),
+    mutationFn: () =>
+      apiFetch<{ edit: { planVersion: { version: number } } }>(`/api/runs/${runId}/suggestions/${suggestion.id}/accept`, {
+        method: "POST",
+        body: { reasons: { ...Object.fromEntries(Object.entries(values).filter(([, v]) => v.trim())), ...(evidence.length ? { evidence } : {}) } },
+      }),
+    onSuccess: (r) => (toast(`Accepted as your edit: plan version ${r.edit.planVersion.version}.`), onDone()),
+    onError: (e) => {
+      const found: Partial<Record<ReasonText | "evidence", string>> = {};
+      const issues = e instanceof ApiError ? ((e.details.issues as { path?: string; message: string; severity: string; code: string }[] | undefined) ?? []) : [];
+      for (const i of issues) {
+        const m = i.severity === "error" ? i.path?.match(/^steps\.\d+\.(title|risk|stopCondition|rationale|evidence)/) : null;
+        if (m) found[m[1] as ReasonText] ??= i.message;
+      }
+      setErrors(found);
+      if (Object.keys(found).length === 0) toast(e instanceof ApiError ? e.message : "The suggestion was not accepted.", "error");
+    },
   });
+  const idOf = (k: string) => `accept-${suggestion.id}-${k}`;
+  return (
+    <form
+      aria-label="Accept as my edit"
+      className="mt-2 space-y-2 rounded-md border border-slate-200 bg-slate-50 p-3"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        accept.mutate();
+      }}
+    >
+      <p className="text-sm">The step becomes yours: say why. The gate policy may require a title, evidence, a risk and a stop condition of it.</p>
+      {Object.keys(errors).length > 0 && (
+        <p role="alert" className="text-sm text-red-800">
+          Not accepted: fill the marked fields; what you typed is kept.
+        </p>
+      )}
+      {(["title", "risk", "stopCondition", "rationale"] as const).map((k) => (
+        <div key={k}>
+          <label htmlFor={idOf(k)} className="block text-xs font-medium">
+            {REASON_LABEL[k]}
+          </label>
+          <input
+            id={idOf(k)}
+            className={input}
+            value={values[k]}
+            maxLength={k === "title" ? 200 : 2000}
+            aria-invalid={errors[k] ? true : undefined}
+            aria-describedby={errors[k] ? `${idOf(k)}-error` : undefined}
+            onChange={(e) => {
+              setValues({ ...values, [k]: e.target.value });
+              if (errors[k]) setErrors({ ...errors, [k]: undefined });
+            }}
+          />
+          {errors[k] && (
+            <p id={`${idOf(k)}-error`} className="mt-0.5 text-xs text-red-800">
+              {errors[k]}
+            </p>
+          )}
+        </div>
+      ))}
+      <div>
+        <p className="text-xs font-medium">Evidence</p>
+        {evidence.length ? (
+          <ul className="mt-0.5 flex flex-wrap gap-2 text-sm">
+            {evidence.map((ev, n) => (
+              <li key={n} className="rounded border border-slate-300 bg-white px-2">
+                {ev.recordType} <code>{ev.recordId}</code>{" "}
+                <button type="button" className="text-xs text-red-800" aria-label={`Remove evidence ${ev.recordType} ${ev.recordId}`} onClick={() => setEvidence(evidence.filter((_, i) => i !== n))}>
+                  ✕
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="text-xs text-slate-600">No records named.</p>
+        )}
+        {errors.evidence && <p className="mt-0.5 text-xs text-red-800">{errors.evidence}</p>}
+      </div>
+      <div className="flex gap-2">
+        <button type="submit" className={primary} disabled={accept.isPending}>
+          Accept with these reasons
+        </button>
+        <button type="button" className={btn} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function SuggestionList({
+  runId, data, canDecide, onChanged, ticketId, declining, setDeclining, reason, setReason, accepting, setAccepting,
+}: {
+  runId: string; data: RunOwnership; canDecide: boolean; onChanged: () => void; ticketId?: string;
+  declining: string | null; setDeclining: (v: string | null) => void; reason: string; setReason: (v: string) => void; accepting: string | null; setAccepting: (v: string | null) => void;
+}) {
   const decline = useMutation({
     mutationFn: (id: string) => apiFetch(`/api/runs/${runId}/suggestions/${id}/decline`, { method: "POST", body: { reason } }),
     onSuccess: () => (toast("Suggestion declined."), setDeclining(null), setReason(""), onChanged()),
@@ -138,7 +257,6 @@ export function Suggestions({ runId, data, canDecide, onChanged }: { runId: stri
   });
   return (
     <>
-      <h3 className="mt-3 text-sm font-medium">Suggested steps</h3>
       <ul className="mt-1 space-y-2 text-sm" aria-label="Suggested steps">
         {data.suggestions.map((s) => (
           <li key={s.id} className="border-t border-slate-100 pt-1" data-testid="suggestion">
@@ -159,7 +277,7 @@ export function Suggestions({ runId, data, canDecide, onChanged }: { runId: stri
             {s.state === "open" && canDecide && (
               <div className="mt-1 flex flex-wrap items-center gap-2">
                 {!s.stale && (
-                  <button type="button" className={primary} disabled={accept.isPending || s.acceptBlocked !== null} aria-describedby={s.acceptBlocked ? `accept-why-${s.id}` : undefined} onClick={() => accept.mutate(s.id)}>
+                  <button type="button" className={primary} disabled={s.acceptBlocked !== null} aria-expanded={accepting === s.id} aria-describedby={s.acceptBlocked ? `accept-why-${s.id}` : undefined} onClick={() => setAccepting(accepting === s.id ? null : s.id)}>
                     Accept as my edit
                   </button>
                 )}
@@ -173,6 +291,7 @@ export function Suggestions({ runId, data, canDecide, onChanged }: { runId: stri
                 )}
               </div>
             )}
+            {accepting === s.id && <AcceptForm runId={runId} suggestion={s} ticketId={ticketId} onCancel={() => setAccepting(null)} onDone={() => (setAccepting(null), onChanged())} />}
             {declining === s.id && (
               <form
                 className="mt-1 flex flex-wrap items-end gap-2"

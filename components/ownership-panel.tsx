@@ -172,7 +172,7 @@ export function OwnershipPanel({
           </ul>
         </>
       )}
-      {data.suggestions.length > 0 && <Suggestions runId={runId} data={data} canDecide={waiting && desks} onChanged={refresh} />}
+      {data.suggestions.length > 0 && <Suggestions runId={runId} data={data} canDecide={waiting && desks} onChanged={refresh} ticketId={ticketId} />}
     </section>
   );
 }

@@ -7,9 +7,9 @@ import { FormProvider, useFieldArray, useForm } from "react-hook-form";
 import type { AccountSnapshot } from "@/lib/desk/snapshot";
 import { ApiError, apiFetch } from "@/lib/client/api";
 import { authorBlock, type Grant } from "@/lib/people/grants";
-import { blankArgs, planFormSchemaFor, type PlanFormValues } from "@/lib/plan/form-schema";
+import { addedStepReasons, blankArgs, derivedTitle, planFormSchemaFor, sendReasons, type PlanFormValues } from "@/lib/plan/form-schema";
 import { canonicalJson } from "@/lib/plan/canonical-json";
-import type { Step } from "@/lib/plan/schema";
+import { STEP_REASON_KEYS, type Step, type StepReasonKey, type StepReasons } from "@/lib/plan/schema";
 import type { EditResult } from "@/lib/api/schemas";
 import { builtinCatalog, catalogWith, type ToolCatalog } from "@/lib/tools/versioned-catalog";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
@@ -17,16 +17,21 @@ import type { ValidationIssue } from "@/lib/validation/types";
 import { EffectBadge } from "./badges";
 import { stripMoneyInput } from "@/lib/money/money-input";
 import { StepField } from "./step-fields";
+import { StepWhyFields } from "./step-why-fields";
 import { ArgValue } from "./arg-value";
 import type { CarryOver } from "@/lib/plan/carry-over";
 import { useShortcut } from "./keyboard-shortcuts";
 import { toast } from "./toaster";
 
-/** True when the form holds exactly the stored steps (same ids, tools and arguments, in order). */
-function sameSteps(a: Pick<Step, "id" | "tool" | "args">[], b: Pick<Step, "id" | "tool" | "args">[]): boolean {
-  const norm = (xs: Pick<Step, "id" | "tool" | "args">[]) => {
+/** A step as the form starts from it: the stored step's id, tool, arguments and reasons, and what the gate policy requires of it. */
+type FormBaseStep = Pick<Step, "id" | "tool" | "args"> & StepReasons & { requiredFields?: StepReasonKey[]; titleAuto?: boolean };
+
+/** True when the form holds exactly the stored steps (same ids, tools, arguments and reasons, in order). */
+function sameSteps(a: FormBaseStep[], b: FormBaseStep[]): boolean {
+  const baseById = new Map(b.map((s) => [s.id, s] as const));
+  const norm = (xs: FormBaseStep[]) => {
     try {
-      return canonicalJson(xs.map(({ id, tool, args }) => ({ id, tool, args: stripMoneyInput(args) })));
+      return canonicalJson(xs.map((s) => ({ id: s.id, tool: s.tool, args: stripMoneyInput(s.args), ...sendReasons(s, baseById.get(s.id)) })));
     } catch {
       return null; // e.g. NaN from a malformed amount: not the stored plan
     }
@@ -52,9 +57,22 @@ function focusStepField(root: HTMLElement | null, index: number, argName?: strin
 let keySeq = 0;
 const newKey = () => `k${Date.now().toString(36)}${(keySeq++).toString(36)}`;
 
-/** Form values for a stored plan (deep copies, so editing never touches the cached run). */
-export function toFormValues(steps: Pick<Step, "id" | "tool" | "args">[]): PlanFormValues {
-  return { steps: steps.map((s) => ({ key: newKey(), id: s.id, tool: s.tool, args: structuredClone(s.args) })) };
+/** Form values for a stored plan (deep copies, so editing never touches the cached run): each step's arguments and its five reasons (absent ones empty). */
+export function toFormValues(steps: FormBaseStep[]): PlanFormValues {
+  return {
+    steps: steps.map((s) => ({
+      key: newKey(),
+      id: s.id,
+      tool: s.tool,
+      args: structuredClone(s.args),
+      title: s.title ?? "",
+      rationale: s.rationale ?? "",
+      evidence: structuredClone(s.evidence ?? []),
+      risk: s.risk ?? "",
+      stopCondition: s.stopCondition ?? "",
+      ...(s.titleAuto ? { titleAuto: true } : {}),
+    })),
+  };
 }
 
 /**
@@ -79,10 +97,11 @@ export function PlanForm({
   focusField,
   defaultReason,
   carried,
+  requiredFieldsByTool = {},
 }: {
   runId: string;
   baseVersion: number;
-  steps: Pick<Step, "id" | "tool" | "args">[];
+  steps: FormBaseStep[];
   desk: AccountSnapshot;
   ticketId: string;
   ticketAccountId: string;
@@ -104,6 +123,8 @@ export function PlanForm({
    * person's changes, and says which changes no longer apply.
    */
   carried?: CarryOver;
+  /** The fields the gate policy requires of a step a person adds, by tool (the run details' `requiredFieldsByTool`). */
+  requiredFieldsByTool?: Record<string, StepReasonKey[]>;
 }) {
   const [formSchema] = useState(() => planFormSchemaFor(catalog));
   const form = useForm<PlanFormValues>({ resolver: zodResolver(formSchema), defaultValues: toFormValues(carried?.steps ?? steps), mode: "onSubmit" });
@@ -118,7 +139,7 @@ export function PlanForm({
     mutationFn: (values: PlanFormValues) =>
       apiFetch<EditResult>(`/api/runs/${runId}/edits`, {
         method: "POST",
-        body: { baseVersion, steps: values.steps.map(({ id, tool, args }) => ({ id, tool, args: stripMoneyInput(args) })) },
+        body: { baseVersion, steps: values.steps.map((s) => ({ id: s.id, tool: s.tool, args: stripMoneyInput(s.args), ...sendReasons(s, steps.find((b) => b.id === s.id)) })) },
       }),
     onSuccess: (result) => {
       if (result.unchanged) {
@@ -140,7 +161,9 @@ export function PlanForm({
       setServerIssues(issues);
       for (const i of issues) {
         if (i.severity === "error" && i.path?.startsWith("steps.")) {
-          form.setError(i.path as "steps", { type: "server", message: i.message });
+          // an evidence reference's problem marks the step's evidence as a whole
+          const path = i.path.replace(/^(steps\.\d+\.evidence)\.\d+.*$/, "$1");
+          form.setError(path as "steps", { type: "server", message: i.message });
         }
       }
       toast(err.message, "error");
@@ -157,6 +180,23 @@ export function PlanForm({
   });
 
   const errorIssues = serverIssues.filter((i) => i.severity === "error");
+  /**
+   * The fields the gate policy requires of step `index`: the stored requirement of a step kept with
+   * its tool, the policy's requirement of the tool for a step the person added, and any field the
+   * server said is missing.
+   */
+  const requiredOf = (id: string, tool: string, index: number): StepReasonKey[] => {
+    const stored = steps.find((s) => s.id === id && s.tool === tool);
+    const out = new Set<StepReasonKey>(stored ? (stored.requiredFields ?? []) : (requiredFieldsByTool[tool] ?? []));
+    for (const i of serverIssues) {
+      const m = i.path?.match(/^steps\.(\d+)\.(\w+)/);
+      if (m && Number(m[1]) === index && (i.code === "missing_required_field" || i.code === "evidence_missing")) {
+        const key = m[2] as StepReasonKey;
+        if ((STEP_REASON_KEYS as readonly string[]).includes(key)) out.add(key);
+      }
+    }
+    return STEP_REASON_KEYS.filter((k) => out.has(k));
+  };
 
   // ── keyboard: focus in a step's first field when the form opens and after a step
   // is added; Ctrl/⌘+Enter saves; Alt+J / Alt+K go to the next / previous step's first field;
@@ -178,7 +218,7 @@ export function PlanForm({
     const args = blankArgs(tool, ticketId, "USD", catalog);
     const reason = getTool(tool)?.fields.find((f) => f.name === "reason" && f.kind === "text");
     if (reason && defaultReason && args.reason === "") args.reason = defaultReason;
-    append({ key: newKey(), id: `new-${newKey()}`, tool, args });
+    append({ key: newKey(), id: `new-${newKey()}`, tool, args, ...addedStepReasons(derivedTitle(tool, args, desk, catalog), ticketId) });
     setAdding("");
   };
   /** The one tool this person may author whose label starts with `letter`, or null when none or several do. */
@@ -265,6 +305,7 @@ export function PlanForm({
                     </div>
                   ))}
                 </div>
+                <StepWhyFields index={index} required={requiredOf(f.id, f.tool, index)} desk={desk} catalog={catalog} />
                 {serverIssues
                   .filter((i) => i.severity === "warning" && i.path?.startsWith(`steps.${index}.`))
                   .map((i, n) => (

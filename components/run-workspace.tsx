@@ -247,6 +247,7 @@ export function RunWorkspace({
             focusField={mode.focusField}
             carried={mode.carried}
             defaultReason={`Ticket #${d.ticket.id}: ${d.ticket.subject}`}
+            requiredFieldsByTool={d.requiredFieldsByTool}
             onCancel={() => {
               setMode({ kind: "view" });
               focusHeading("plan-h");

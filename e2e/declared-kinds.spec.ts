@@ -23,6 +23,7 @@ import { freePort, startAppInstance, stopAppInstance, type AppInstance } from ".
 import { dropPgTestDatabase, freshTestDatabaseUrl, recreatePgTestDatabase } from "../testing/test-databases";
 import { REFUND_ORDER_BINDINGS } from "../testing/fixtures/bound-tools";
 import { ORDER_ROLES, ORDER_SCHEMA } from "../testing/fixtures/order-kind";
+import { fillWhy } from "./helpers";
 
 const ADMIN = { email: "it-admin@lumen.example", password: "correct horse battery staple" };
 const OPERATOR = { email: "rosa@lumen.example", password: "rosa-long-passphrase" };
@@ -238,6 +239,7 @@ for (const dialect of ["sqlite", "postgresql"] as const) test.describe(`a desk f
     await page.locator('[id="steps.2.args.amount.minor"]').fill("3000");
     await page.locator('[id="steps.2.args.amount.currency"]').selectOption("USD");
     await page.locator('[id="steps.2.args.reason"]').fill("The shade is broken too");
+    await fillWhy(page, 2);
     await page.getByRole("button", { name: "Save edit" }).click();
     await expect(page.getByText("Together the steps of this plan take $45.00 from order ord_1001, more than its available amount of $40.00").first()).toBeVisible();
 

@@ -1,5 +1,5 @@
 import { test, expect, type Browser } from "@playwright/test";
-import { STORAGE } from "./helpers";
+import { fillWhy, STORAGE } from "./helpers";
 
 /** Signs in a person in a fresh browser context (demo password unless given). */
 async function signInFresh(browser: Browser, email: string, password = "plandesk-demo") {
@@ -122,6 +122,7 @@ test.describe("desks: a boundary, not a filter", () => {
     await page.locator('[id="steps.3.args.invoiceId"]').fill("in_74119");
     await page.locator('[id="steps.3.args.amount"]').fill("100.00");
     await page.locator('[id="steps.3.args.reason"]').fill("Goodwill");
+    await fillWhy(page, 3);
 
     const saved = page.waitForResponse((r) => r.url().endsWith("/edits") && r.request().method() === "POST");
     await page.getByRole("button", { name: "Save edit" }).click();

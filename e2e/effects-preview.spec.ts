@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { formatIsoDate } from "../lib/text/format";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { fillWhy, STORAGE } from "./helpers";
 
 /*
  * The effects preview on the reference case, ticket #74991: before approval the
@@ -50,6 +50,7 @@ test.describe("effects preview, senior operator", () => {
     await page.locator('[id="steps.3.args.invoiceId"]').fill("in_74119");
     await page.locator('[id="steps.3.args.amount"]').fill("1,489.00");
     await page.locator('[id="steps.3.args.reason"]').fill("Goodwill for the missed delivery window");
+    await fillWhy(page, 3);
     await page.getByRole("button", { name: "Save edit" }).click();
 
     // the review screen, before approval

@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { test, expect, type APIRequestContext } from "@playwright/test";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { refundWhy, STORAGE } from "./helpers";
 
 /*
  *, done when: an admin raises the refund rule to two approvers in the console; a
@@ -66,7 +66,7 @@ test.describe("gate policy as data and four eyes", () => {
       const runId = await createRun(seniorPage.request, "customs-75003");
       const { run } = await (await seniorPage.request.get(`/api/runs/${runId}`)).json();
       const steps = run.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
-      steps.push({ id: "x", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 150000, currency: "USD" }, reason: "Goodwill for the customs delay" } });
+      steps.push({ id: "x", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 150000, currency: "USD" }, reason: "Goodwill for the customs delay" }, ...refundWhy(run.ticketId, "in_74201") });
       const edit = await seniorPage.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: run.planVersion, steps }, headers: origin });
       expect(edit.status()).toBe(201);
 

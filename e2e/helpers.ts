@@ -40,3 +40,18 @@ export async function openTaskWithPlan(request: APIRequestContext, opening: Task
   expect(submitted.status(), await submitted.text()).toBe(201);
   return { task, runId: (await submitted.json()).run.id as string };
 }
+
+/**
+ * Fills the "Why" of the edit form's step `index` that the seeded gate policy requires of a
+ * person's irreversible step beyond what the form starts it with (a title derived from the step and
+ * the task's ticket as evidence): its risk and its stop condition.
+ */
+export async function fillWhy(page: import("@playwright/test").Page, index: number, why: { risk: string; stopCondition: string } = { risk: "Money leaves the company", stopCondition: "Stop if it was already refunded" }): Promise<void> {
+  await page.locator(`[id="steps.${index}.risk"]`).fill(why.risk);
+  await page.locator(`[id="steps.${index}.stopCondition"]`).fill(why.stopCondition);
+}
+
+/** The reasons the seeded gate policy requires of a refund a person adds through the API: a title, the task's ticket as evidence, a risk and a stop condition. */
+export function refundWhy(ticketId: string, invoiceId: string) {
+  return { title: `Issue refund on ${invoiceId}`, evidence: [{ recordType: "ticket", recordId: ticketId }], risk: "Money leaves the company", stopCondition: `Stop if ${invoiceId} was already refunded` };
+}

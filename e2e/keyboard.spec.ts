@@ -1,7 +1,11 @@
 /**
  * Keyboard-first: the reference case by keyboard alone, from the queue as seeded (found by its
- * ticket number) to the approval, in at most 12 presses and 40 keystrokes; and the rules of the
- * key layer in the browser.
+ * ticket number) to the approval, in at most 18 presses and 70 keystrokes; and the rules of the
+ * key layer in the browser. The budget was 12 presses and 40 keystrokes before a person's added
+ * refund had to carry the reasons the gate policy requires of it: its title and evidence (the
+ * ticket) are prefilled, but the risk and the stop condition are the senior's to type — two typed
+ * values (2 presses, 29 characters) and the four Tabs that reach them after the refund's amount
+ * (its reason, the title, the risk, the stop condition): 6 presses and 33 keystrokes more.
  *
  * How presses are counted: every `keyboard.press` is one press (a chord such as Ctrl+Enter or
  * Alt+N is one); a value typed into a field counts as ONE press for the field, whatever its
@@ -45,7 +49,7 @@ function keyCounter(page: Page) {
 
 test.use({ storageState: STORAGE.senior, locale: "en-US" });
 
-test("the reference case by keyboard alone from the queue as seeded: the ticket number typed on the queue opens it, then edit and approve in at most 12 presses and 40 keystrokes", async ({ page }, testInfo) => {
+test("the reference case by keyboard alone from the queue as seeded: the ticket number typed on the queue opens it, then edit and approve in at most 18 presses and 70 keystrokes", async ({ page }, testInfo) => {
   // a fresh run of the reference case, wherever the queue's order puts it (no deadline trick)
   const runId = await createRun(page.request, "ref-74991");
   const run = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { steps: { args: { window?: { from: string } } }[] };
@@ -89,6 +93,19 @@ test("the reference case by keyboard alone from the queue as seeded: the ticket 
   // the new step's reason starts as the ticket's subject
   const reason = "Ticket #74991: Delivery to Oslo missed its window";
   await expect(page.locator('[id="steps.3.args.reason"]')).toHaveValue(reason);
+  // the refund's Why, right after its arguments: the reason and title (prefilled) are tabbed past,
+  // the risk and the stop condition typed (the gate policy requires them of a person's refund)
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.args.reason"]')).toBeFocused();
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.title"]')).toBeFocused();
+  await expect(page.locator('[id="steps.3.title"]')).toHaveValue("Issue refund on in_74119");
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.risk"]')).toBeFocused();
+  await keys.type("Wrong account");
+  await keys.press("Tab");
+  await expect(page.locator('[id="steps.3.stopCondition"]')).toBeFocused();
+  await keys.type("Already refunded");
 
   // Ctrl+Enter saves; focus on "Your edit changed 2 things"
   await keys.press("Control+Enter");
@@ -113,9 +130,9 @@ test("the reference case by keyboard alone from the queue as seeded: the ticket 
 
   // every key counted: each press once, each typed value once as a press and by its characters as keystrokes
   const keystrokes = keys.log.filter((k) => !k.startsWith('"')).length + keys.chars;
-  console.log(`reference case by keyboard: ${keys.count} presses (${keys.log.join(", ")}); ${keystrokes} keystrokes (${keys.chars} characters typed in 4 values)`);
-  expect(keys.count).toBeLessThanOrEqual(12);
-  expect(keystrokes).toBeLessThanOrEqual(40);
+  console.log(`reference case by keyboard: ${keys.count} presses (${keys.log.join(", ")}); ${keystrokes} keystrokes (${keys.chars} characters typed in 6 values)`);
+  expect(keys.count).toBeLessThanOrEqual(18);
+  expect(keystrokes).toBeLessThanOrEqual(70);
 
   const approved = (await (await page.request.get(`/api/runs/${runId}`)).json()).run as { status: string; planVersion: number; steps: { tool: string; args: Record<string, unknown> }[] };
   expect(approved.status).toBe("approved");

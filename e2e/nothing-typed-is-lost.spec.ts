@@ -9,7 +9,7 @@ import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { refundWhy, STORAGE } from "./helpers";
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key", cookie: "" };
 const SHOTS = "test-results/nothing-typed-is-lost";
@@ -33,7 +33,7 @@ async function editedExecutedRun(request: APIRequestContext, origin: string, ref
   const runId = await createRun(request, "damaged-75001");
   const { run: r } = await (await request.get(`/api/runs/${runId}`)).json();
   const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
-  steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_75003", amount: { minor: refundMinor, currency: "USD" }, reason: "Goodwill for the crushed sacks" } });
+  steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_75003", amount: { minor: refundMinor, currency: "USD" }, reason: "Goodwill for the crushed sacks" }, ...refundWhy(r.ticketId, "in_75003") });
   const edited = await request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin } });
   expect(edited.status(), await edited.text()).toBe(201);
   const details = await (await request.get(`/api/runs/${runId}`)).json();

@@ -1,7 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { test, expect } from "@playwright/test";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { refundWhy, STORAGE } from "./helpers";
 
 /*
  * Did the edit help? Ticket #75001 (crushed coffee sacks, a damage claim without a cap): the agent
@@ -22,7 +22,7 @@ test.describe("outcomes, from the edit to the supervisor's label", () => {
     // the senior operator adds a refund the agent did not propose
     const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
     const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
-    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_75001", amount: { minor: 50000, currency: "USD" }, reason: "Goodwill for the crushed sacks" } });
+    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_75001", amount: { minor: 50000, currency: "USD" }, reason: "Goodwill for the crushed sacks" }, ...refundWhy(r.ticketId, "in_75001") });
     const edited = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
     expect(edited.status(), await edited.text()).toBe(201);
 

@@ -74,6 +74,18 @@ test.describe("ownership, hand-offs and suggested steps", () => {
     await sp.goto(`/runs/${id}`);
     const sPanel = sp.getByRole("region", { name: "Ownership" });
     await sPanel.getByRole("button", { name: "Accept as my edit" }).click();
+    // the step becomes the senior's own: the form asks for its reasons (title and the ticket as evidence prefilled)
+    const acceptForm = sPanel.getByRole("form", { name: "Accept as my edit" });
+    await expect(acceptForm.getByLabel("Title")).toHaveValue("Issue refund on in_74804");
+    // without risk and stop condition the acceptance is refused at those fields, what was typed kept
+    await acceptForm.getByLabel("Title").fill("Refund the storage fee");
+    await acceptForm.getByRole("button", { name: "Accept with these reasons" }).click();
+    await expect(acceptForm.getByRole("alert")).toContainText("fill the marked fields");
+    await expect(acceptForm.getByLabel("Risk")).toHaveAttribute("aria-invalid", "true");
+    await expect(acceptForm.getByLabel("Title")).toHaveValue("Refund the storage fee");
+    await acceptForm.getByLabel("Risk").fill("Money leaves the company");
+    await acceptForm.getByLabel("Stop condition").fill("Stop if the fee was already refunded");
+    await acceptForm.getByRole("button", { name: "Accept with these reasons" }).click();
     await expect(sPanel.getByTestId("suggestion")).toContainText("Accepted by Sam Senior (plan version 2)");
     const run = (await (await sp.request.get(`/api/runs/${id}`)).json()).run;
     expect(run.planVersion).toBe(2);

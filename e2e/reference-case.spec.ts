@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { formatIsoDate } from "../lib/text/format";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { fillWhy, STORAGE } from "./helpers";
 
 /** Creates a fresh run of the reference case through the agent API and opens it. */
 async function openRun(page: Page, ticket: string): Promise<string> {
@@ -62,6 +62,11 @@ test.describe("reference case, senior operator", () => {
     await page.locator('[id="steps.3.args.invoiceId"]').fill("in_74119"); // an invoice of another account: typed, suggested by the server's search
     await page.locator('[id="steps.3.args.amount"]').fill("1,489.00");
     await page.locator('[id="steps.3.args.reason"]').fill("Goodwill for the missed delivery window");
+    // the refund's "Why": its title follows what it does and the ticket is its evidence; the senior types the risk and the stop condition
+    await expect(page.locator('[id="steps.3.title"]')).toHaveValue("Issue refund on in_74119");
+    await expect(page.getByTestId("why-3").getByTestId("why-evidence")).toHaveText(/ticket 74991/);
+    await fillWhy(page, 3, { risk: "The invoice belongs to another account", stopCondition: "Stop if in_74119 was already refunded" });
+    await expect(page.getByTestId("why-count-3")).toContainText("4 of 5 filled");
     await page.screenshot({ path: testInfo.outputPath("card-editing.png"), fullPage: true });
     await page.getByRole("button", { name: "Save edit" }).click();
 
@@ -114,7 +119,8 @@ test.describe("the queue's At stake column", () => {
     const runId = await createRun(page.request, "ref-74991");
     const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
     const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
-    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed delivery window" } });
+    // a person's refund carries what the gate policy requires of it
+    steps.push({ id: "refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed delivery window" }, title: "Issue refund on in_74119", evidence: [{ recordType: "ticket", recordId: r.ticketId }], risk: "The invoice belongs to another account", stopCondition: "Stop if in_74119 was already refunded" });
     const res = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
     expect(res.status(), await res.text()).toBe(201);
 

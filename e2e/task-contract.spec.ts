@@ -1,6 +1,6 @@
 import { test, expect, type APIRequestContext } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { openTaskWithPlan, STORAGE } from "./helpers";
+import { fillWhy, openTaskWithPlan, STORAGE } from "./helpers";
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
@@ -158,6 +158,7 @@ test.describe("the task contract on the card", () => {
     await page.locator('[id="steps.1.args.invoiceId"]').fill("in_74121");
     await page.locator('[id="steps.1.args.amount"]').fill("1,000.00");
     await page.locator('[id="steps.1.args.reason"]').fill("Goodwill");
+    await fillWhy(page, 1);
     await page.getByRole("button", { name: "Save edit" }).click();
     await expect(page.getByText("The task is a question; its intent permits send_reply, add_ticket_note, escalate_ticket, not issue_refund").first()).toBeVisible();
     await expect(page.getByText("The task says no refund; this step refunds money").first()).toBeVisible();

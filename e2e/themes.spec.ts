@@ -7,7 +7,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { createRun } from "./factory";
-import { STORAGE } from "./helpers";
+import { refundWhy, STORAGE } from "./helpers";
 
 async function expectAxeClean(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
@@ -49,7 +49,7 @@ for (const scheme of ["light", "dark"] as const) {
         const { run: r } = await (await page.request.get(`/api/runs/${runId}`)).json();
         const steps = r.steps.map((s: { id: string; tool: string; args: unknown }) => ({ id: s.id, tool: s.tool, args: s.args }));
         // a refund on another customer's invoice (in_74119 is Halvorsen Freight's)
-        steps.push({ id: "xrefund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 10000, currency: "USD" }, reason: "Goodwill" } });
+        steps.push({ id: "xrefund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 10000, currency: "USD" }, reason: "Goodwill" }, ...refundWhy(r.ticketId, "in_74119") });
         const res = await page.request.post(`/api/runs/${runId}/edits`, { data: { baseVersion: r.planVersion, steps }, headers: { origin: baseURL! } });
         expect(res.status(), await res.text()).toBe(201);
         await page.goto(`/runs/${runId}`);

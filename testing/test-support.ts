@@ -113,10 +113,19 @@ export function editable(steps: { id: string; tool: string; args: Record<string,
   return steps.map((s) => ({ id: s.id, tool: s.tool, args: structuredClone(s.args), provenance: {}, author: { kind: "model" } }));
 }
 
+/** The reasons the reference case's senior gives the refund they add: a title, the task's ticket as evidence, a risk and a stop condition. */
+export const PERSON_REFUND_REASONS = {
+  title: "Issue refund on in_74119",
+  evidence: [{ recordType: "ticket", recordId: "74991" }],
+  risk: "The refund goes to another account's invoice",
+  stopCondition: "Stop if the invoice was already refunded",
+};
+
 /**
  * The reference edit of docs/design.md on the seeded #74991 plan (seeded at TEST_NOW): the delivery
  * moved to TEST_NOW + 7 days (four days later than the agent's day 3) and a refund of
- * $1,489.00 (148900 USD minor units) on in_74119 added.
+ * $1,489.00 (148900 USD minor units) on in_74119 added, with the reasons the seeded gate policy
+ * requires of it ({@link PERSON_REFUND_REASONS}).
  */
 export function referenceEdit(steps: { id: string; tool: string; args: Record<string, unknown> }[]): Step[] {
   const day = formatISO(addDays(TEST_NOW, 7), { representation: "date" });
@@ -126,6 +135,8 @@ export function referenceEdit(steps: { id: string; tool: string; args: Record<st
     id: "new-refund",
     tool: "issue_refund",
     args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" },
+    // a person's added refund carries what the seeded gate policy requires of it, as the edit form asks
+    ...PERSON_REFUND_REASONS,
     provenance: {},
     author: { kind: "model" },
   });

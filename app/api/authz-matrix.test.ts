@@ -841,7 +841,7 @@ describe("grant ceilings at their boundary values", () => {
 
   async function authorRefund(who: "senior" | "operator", minor: number) {
     const run = await freshRun(FJORD, [note]);
-    const steps = [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), { id: "new-refund", ...refund("in_74401", minor) }];
+    const steps = [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), ...withRequiredReasons([{ id: "new-refund", ...refund("in_74401", minor) }])];
     const before = await lastSeq();
     const res = await call(edits(), { path: `/api/runs/${run.id}/edits`, params: { runId: run.id }, body: { baseVersion: 1, steps } }, credentialsOf(who));
     return { res, denied: await deniedSince(before), run };

@@ -11,7 +11,7 @@ import { digest } from "@/lib/plan/digest";
 import { prisma } from "@/lib/server/db/db";
 import { DEMO_AGENT_KEY, DEMO_RETAIL_AGENT_KEY } from "@/lib/server/demo/seed";
 import { storedSteps } from "@/lib/server/plans/stored-plan";
-import { approveAllAs, prepareTestDatabase } from "@/testing/test-support";
+import { approveAllAs, prepareTestDatabase, withRequiredReasons } from "@/testing/test-support";
 import { apiRequest, routeCtx, signInCookie, TEST_ORIGIN } from "@/testing/test-auth";
 import { GET as searchRoute } from "./account-data/[kind]/route";
 import { GET as queueRoute } from "./runs/route";
@@ -213,10 +213,10 @@ describe("case 2: nothing of another desk is disclosed", () => {
       },
     });
     const run = await freshRetailRun([{ id: "s_note", tool: "add_ticket_note", args: { ticketId: "81003", note: "Refund check." } }]);
-    const steps = [{ id: "s_note", tool: "add_ticket_note", args: { ticketId: "81003", note: "Refund check." } }, { id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_81002", amount: { minor: 20000, currency: "USD" }, reason: "Goodwill" } }];
+    const steps = [{ id: "s_note", tool: "add_ticket_note", args: { ticketId: "81003", note: "Refund check." } }, ...withRequiredReasons([{ id: "s_refund", tool: "issue_refund", args: { invoiceId: "in_81002", amount: { minor: 20000, currency: "USD" }, reason: "Goodwill" }, evidence: [{ recordType: "ticket", recordId: "81003" }] }])];
     const res = await editRoute(mutate("POST", `/api/runs/${run.id}/edits`, retail, { baseVersion: 1, steps }), routeCtx({ runId: run.id }));
     const body = await res.json();
-    expect(res.status).toBe(201);
+    expect(res.status, JSON.stringify(body)).toBe(201);
     expect(body.validation.issues.some((i: Json) => i.code === "money_in_flight" || i.code === "amount_exceeds_available")).toBe(false);
     expect(JSON.stringify(body)).not.toContain(freightRun.id);
   });

@@ -287,6 +287,10 @@ export const runDetailsSchema = open({
   /** The run's tool catalog version and its imported tools (the form and card render them). */
   catalog: open({ version: z.number().int().nullable(), imported: z.array(importedToolSpecSchema) }),
   effects: z.array(stepEffectSchema).meta({ description: "Effects preview of the current plan version: per step, the account state after it" }),
+  requiredFieldsByTool: z
+    .record(z.string(), z.array(z.enum(STEP_REASON_KEYS)))
+    .optional()
+    .meta({ description: "The step fields the live gate policy requires of a step a person adds to this run, by tool (evaluated for the run's desk and account without an amount; the edit's validation decides with the amount). A tool that requires none is absent." }),
   concurrentRuns: z
     .array(concurrentRunSchema)
     .describe("Other runs of this run's task being executed now, newest first (empty for an ended run): approving this run needs each acknowledged (acknowledgedConcurrentRuns), else 409 concurrent_run_unacknowledged"),

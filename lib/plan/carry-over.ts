@@ -1,5 +1,7 @@
 import { stripMoneyInput } from "../money/money-input";
 import { canonicalJson } from "./canonical-json";
+import type { StepReasons } from "./schema";
+import { STEP_REASON_KEYS } from "./step-reason-keys";
 
 /*
  * "Start over from version N" after a stale-edit refusal: which of the values a person typed
@@ -7,11 +9,16 @@ import { canonicalJson } from "./canonical-json";
  * else saved first. Pure: no framework, no database.
  */
 
-/** A plan step as this module reads it: the form's steps and the stored steps both fit. */
-export interface CarryStep {
+/**
+ * A plan step as this module reads it: the form's steps and the stored steps both fit. Its
+ * reasons (title, rationale, evidence, risk, stop condition) and `titleAuto` (the form's "title
+ * still derived") are optional.
+ */
+export interface CarryStep extends StepReasons {
   id: string;
   tool: string;
   args: Record<string, unknown>;
+  titleAuto?: boolean;
 }
 
 /** One argument the person changed whose typed value is in the new form. */
@@ -83,14 +90,19 @@ export function carryOverEdits(base: readonly CarryStep[], mine: readonly CarryS
     if (!b) {
       // a step the person added: it conflicts with nothing
       if (!newerById.has(m.id)) {
-        steps.push({ id: m.id, tool: m.tool, args: { ...m.args } });
+        steps.push({ ...m, args: { ...m.args } });
         added.push(m.id);
       }
       continue;
     }
     const changed = b.tool === m.tool ? Object.keys(m.args).filter((k) => !sameValue(m.args[k], b.args[k])) : Object.keys(m.args);
-    if (changed.length === 0) continue;
     const n = newerById.get(m.id);
+    // the reasons the person typed for a step the newer version still has with its tool go with it
+    const out0 = stepOut.get(m.id);
+    if (out0 && n && n.tool === m.tool) {
+      for (const k of STEP_REASON_KEYS) if (!sameValue(m[k], b[k])) (out0 as unknown as Record<string, unknown>)[k] = m[k];
+    }
+    if (changed.length === 0) continue;
     if (!n) {
       lost.push({ kind: "step_removed", stepId: m.id, tool: m.tool, args: Object.fromEntries(changed.map((k) => [k, m.args[k]])) });
       continue;

@@ -2,7 +2,7 @@ import { STEP_REASON_KEYS, type StepReasons } from "./schema";
 
 /**
  * A step's reasons (`title`, `rationale`, `evidence`, `risk`, `stopCondition`) as a new object
- * holding only the keys that are present (not `undefined`). Pure. Source:.
+ * holding only the keys that are present (not `undefined`). Pure. Source: docs/design.md "The task contract and what the agent saw".
  */
 export function reasonsOf(step: StepReasons): StepReasons {
   const out: Record<string, unknown> = {};

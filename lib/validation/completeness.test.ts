@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { completenessOf } from "./completeness";
+import { keepReasons } from "../plan/reasons";
 import { validatePlan } from "./pipeline";
 import { codes, completeRefund, ctx, plan, requiring, step, validArgs } from "../../testing/validation-context";
 import { defaultGateRules, IRREVERSIBLE_REQUIRED_FIELDS } from "../gate-policy/defaults";
@@ -57,10 +58,7 @@ describe("completeness by policy", () => {
     expect(validatePlan(plan(step("m", "reschedule_delivery", validArgs.reschedule_delivery)), ctx(seeded())).ok).toBe(true);
   });
 
-  it("a person's edit, and a stored plan checked again, are asked for the fields with warnings; a rule may require any subset", () => {
-    const edit = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund)), ctx({ ...seeded(), phase: "edit" }));
-    expect(edit.ok).toBe(true);
-    expect(edit.issues.every((i) => i.severity === "warning")).toBe(true);
+  it("a stored plan checked again, and a step a person's edit leaves as it was, are asked for the fields with warnings; a rule may require any subset", () => {
     const stored = plan(step("r", "issue_refund", validArgs.issue_refund));
     const basePlan = validatePlan(stored, ctx()).plan!;
     const untouched = validatePlan(plan(step("r", "issue_refund", validArgs.issue_refund), step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ ...seeded(), phase: "edit", basePlan }));
@@ -71,5 +69,65 @@ describe("completeness by policy", () => {
     expect(recheck.issues.every((i) => i.severity === "warning")).toBe(true);
     const onlyTitle = validatePlan(plan(step("n", "add_ticket_note", validArgs.add_ticket_note)), ctx({ gateRules: requiring({ add_ticket_note: ["title"] }) }));
     expect(codes(onlyTitle)).toEqual(["missing_required_field"]);
+  });
+});
+
+describe("a person's step is held to the required fields like the agent's", () => {
+  const note = () => step("n", "add_ticket_note", validArgs.add_ticket_note);
+  const agentRefund = () => step("r", "issue_refund", validArgs.issue_refund);
+  /** The agent's plan as stored: a note, and a refund without title, evidence, risk or stop condition. */
+  const basePlan = () => validatePlan(plan(note(), agentRefund()), ctx()).plan!;
+  const edit = (...steps: unknown[]) => validatePlan(plan(...steps), ctx({ ...seeded(), phase: "edit", basePlan: basePlan() }));
+  const errorsAt = (r: ReturnType<typeof validatePlan>) => r.issues.filter((i) => i.severity === "error").map((i) => `${i.code} ${i.path}`);
+
+  it("a refund the person added with 0 of the 4 required fields refuses the edit, each missing field an error at its path", () => {
+    const r = edit(note(), agentRefund(), step("p", "issue_refund", validArgs.issue_refund));
+    expect(r.ok).toBe(false);
+    expect(errorsAt(r).sort()).toEqual(["evidence_missing steps.2.evidence", "missing_required_field steps.2.risk", "missing_required_field steps.2.stopCondition", "missing_required_field steps.2.title"]);
+    // the agent's refund the edit leaves as it was keeps its warnings
+    expect(r.issues.filter((i) => i.path?.startsWith("steps.1.")).every((i) => i.severity === "warning")).toBe(true);
+  });
+
+  it("an added refund whose reasons are 'x' or a zero-width space is refused the same way", () => {
+    for (const blank of ["x", "\u200B"]) {
+      const r = edit(note(), agentRefund(), { ...step("p", "issue_refund", validArgs.issue_refund), title: blank, risk: blank, stopCondition: blank, evidence: [] });
+      expect(r.ok, JSON.stringify(blank)).toBe(false);
+      expect(errorsAt(r).sort(), JSON.stringify(blank)).toEqual(["evidence_missing steps.2.evidence", "missing_required_field steps.2.risk", "missing_required_field steps.2.stopCondition", "missing_required_field steps.2.title"]);
+    }
+  });
+
+  it("the same refund with its four fields filled is accepted", () => {
+    const r = edit(note(), agentRefund(), completeRefund("p", { evidence: [{ recordType: "ticket", recordId: "74991" }] }));
+    expect(errorsAt(r)).toEqual([]);
+    expect(r.ok).toBe(true);
+  });
+
+  it("an edit that only moves or keeps the agent's refund without its fields gets warnings, not a refusal", () => {
+    for (const steps of [[note(), agentRefund()], [agentRefund(), note()]]) {
+      const r = edit(...steps);
+      expect(r.ok).toBe(true);
+      const missing = r.issues.filter((i) => i.code === "missing_required_field" || i.code === "evidence_missing");
+      expect(missing.length).toBe(4);
+      expect(missing.every((i) => i.severity === "warning")).toBe(true);
+    }
+  });
+
+  it("a refund whose amount the person changed needs the fields: refused without them, accepted with the reasons carried over from the base step", () => {
+    const changedArgs = { ...validArgs.issue_refund, amount: { minor: 900, currency: "USD" } };
+    const refused = edit(note(), step("r", "issue_refund", changedArgs));
+    expect(refused.ok).toBe(false);
+    expect(errorsAt(refused)).toContain("missing_required_field steps.1.risk");
+    const reasons = { title: "Refund the damaged pallet", risk: "Money leaves the company", stopCondition: "The invoice was paid meanwhile", evidence: [{ recordType: "ticket", recordId: "74991" }] };
+    const base = validatePlan(plan(note(), { ...agentRefund(), ...reasons }), ctx()).plan!;
+    // what lib/plan/reasons.ts keepReasons gives the pipeline: the base step's reasons on the changed step
+    const carried = keepReasons({ ...step("r", "issue_refund", changedArgs) }, base.steps[1]);
+    const accepted = validatePlan(plan(note(), carried), ctx({ ...seeded(), phase: "edit", basePlan: base }));
+    expect(errorsAt(accepted)).toEqual([]);
+    expect(accepted.ok).toBe(true);
+  });
+
+  it("a re-check of the person's refund stored without the fields warns instead of refusing", () => {
+    const r = validatePlan(plan(note(), agentRefund(), step("p", "issue_refund", validArgs.issue_refund)), ctx({ ...seeded(), phase: "recheck" }));
+    expect(r.ok).toBe(true);
   });
 });

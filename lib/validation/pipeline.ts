@@ -77,7 +77,7 @@ export function validatePlan(plan: unknown, ctx: ValidationContext): ValidationR
   const reads = shape.reads ?? [];
   issues.push(...run("task_contract", issues, [], () => checkReads(reads, ctx.desk, steps.flatMap((s) => (s.id ? [s.id] : [])))));
   const required = run("task_contract", issues, new Map<string, StepReasonKey[]>(), () => requiredFieldsByStep(steps, ctx.gateRules));
-  const held = run("task_contract", issues, new Set<string>(), () => heldToRequiredFields(steps, phaseOf(ctx)));
+  const held = run("task_contract", issues, new Set<string>(), () => heldToRequiredFields(steps, phaseOf(ctx), ctx.basePlan));
   issues.push(...run("task_contract", issues, [], () => checkStepEvidence(steps, reads, ctx.desk, (id) => required.get(id)?.includes("evidence") ?? false, held)));
   issues.push(...run("task_contract", issues, [], () => checkRequiredFields(steps, required, held)));
   issues.push(...run("task_contract", issues, [], () => checkRationale(steps)));

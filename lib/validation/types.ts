@@ -57,8 +57,9 @@ export interface EditorContext {
  * - `deskRules`: the desk's enabled desk rules (stage `desk_rule`, lib/validation/desk-rules.ts);
  *   absent = none;
  * - `phase`: who the validation is for — "submit" (the agent's new plan: claims that do not hold
- *   and missing required fields are errors), "edit" (a person's edit) or "recheck" (a stored plan
- *   checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
+ *   and missing required fields are errors), "edit" (a person's edit: missing required fields of
+ *   the steps they added or changed are errors, claims and untouched steps warnings) or "recheck"
+ *   (a stored plan checked again at approval or dispatch): there they are warnings. Absent: "edit" when `editor`
  *   is given, else "recheck" when `runId` is, else "submit".
  */
 export interface ValidationContext {

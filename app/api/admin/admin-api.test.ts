@@ -91,7 +91,7 @@ describe("people", () => {
     };
     const author = async (minor: number) => {
       const run = await freshRun([note]);
-      const steps = [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), { id: "added", ...refund(minor) }];
+      const steps = [...run.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.args })), ...withRequiredReasons([{ id: "added", ...refund(minor) }])];
       return send(editRoute, "POST", `/api/runs/${run.id}/edits`, gina, { baseVersion: 1, steps }, { runId: run.id });
     };
     const putGrant = (tool: string, body: unknown) => send(grantRoute, "PUT", `/api/admin/users/${userId}/grants/${tool}`, admin, body, { userId, tool });

@@ -7,6 +7,7 @@ import { MAX_FILTER_AGE_HOURS, MAX_FILTER_MINOR, QUEUE_SORTS, QUEUE_VIEWS } from
 import { currencySchema } from "../../money/money";
 import { defineEndpoint } from "../contract";
 import { runStatusSchema } from "../schemas";
+import { stepReasonsShape } from "../../plan/schema";
 import { idParam, runParams, page, PEOPLE, DESK, SUPERVISOR } from "./common";
 
 const isoTime = z.string();
@@ -165,6 +166,15 @@ export const acceptSuggestionEndpoint = defineEndpoint({
   summary: "Accept a suggested step as your own edit (validated with your authorship)",
   caller: DESK,
   params: suggestionParams,
+  body: z
+    .object({
+      reasons: z
+        .object(stepReasonsShape)
+        .strict()
+        .optional()
+        .meta({ description: "The acceptor's reasons for the suggested step (title, rationale, evidence, risk, stopCondition): the fields the gate policy requires of the step must be filled, as of any step a person adds (else 422 validation_failed with missing_required_field / evidence_missing at steps.N.<field>)." }),
+    })
+    .strict(),
   success: { status: [201], schema: z.object({ suggestion: suggestionSchema, edit: z.object({ planVersion: z.object({ version: z.number().int() }) }) }), description: "{suggestion, edit}" },
   refusals: ["not_found", "expired", "run_not_pending", "stale_task", "stale_plan_version", "suggestion_closed", "authorship_denied", "validation_failed"],
 });

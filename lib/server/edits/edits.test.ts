@@ -82,7 +82,8 @@ describe("the reference case (ticket #74991)", () => {
     // approving step 4 needs the cross-account warning acknowledged
     const ack = await refused(approveSteps(senior, run.id, { planVersion: 2, stepIds: [addedId], idempotencyKey: "k-ack-1" }, TEST_NOW));
     expect(ack.code).toBe("acknowledgement_required");
-    expect(ack.details.required).toEqual([expect.objectContaining({ code: "cross_account_target", stepId: addedId })]);
+    // … and its evidence, the task's ticket, which is not about another account's invoice
+    expect(ack.details.required).toEqual([expect.objectContaining({ code: "cross_account_target", stepId: addedId }), expect.objectContaining({ code: "evidence_unrelated", stepId: addedId })]);
     expect(await prisma.approval.count({ where: { runId: run.id, stepId: addedId } })).toBe(0);
 
     // "remove the added step": a new edit from version 2 without it keeps the date change
@@ -118,7 +119,7 @@ describe("edits", () => {
   it("validate a raw edit that changes a tool like a new step: new schema, new gate, new authorship", async () => {
     const run = await runOfTicket("74995");
     const steps = editable(run.steps as never);
-    steps[0] = { ...steps[0], tool: "issue_refund", args: { invoiceId: "in_75101", amount: { minor: 1000, currency: "USD" }, reason: "x" } };
+    steps[0] = withRequiredReasons([{ ...steps[0], tool: "issue_refund", args: { invoiceId: "in_75101", amount: { minor: 1000, currency: "USD" }, reason: "x" } }])[0];
     const denied = await refused(submitEdit(operator, run.id, { baseVersion: 1, steps }, TEST_NOW));
     expect(denied.code).toBe("authorship_denied");
     const res = await submitEdit(senior, run.id, { baseVersion: 1, steps }, TEST_NOW);

@@ -3,7 +3,8 @@
  * reviews and the executor receives (docs/design.md "The task contract and what the agent saw": the stop
  * condition travels with the claim), though not of the digest (§4). An edit that changes only them
  * is a new plan version with its diff (it answered 200 `unchanged` and saved nothing); the
- * approvals, bound to the unchanged digests, carry over.
+ * approvals, bound to the unchanged digests, carry over. A step a person adds or changes is held to
+ * the fields the gate policy requires of it (docs/design.md "The task contract and what the agent saw").
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma } from "../db/db";
@@ -11,7 +12,7 @@ import { submitEdit } from "./submit-edit";
 import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { loadViewer, type Viewer } from "../auth/viewer";
-import { approveAllAs, editable, prepareTestDatabase, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, editable, PERSON_REFUND_REASONS, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { storedSteps } from "../plans/stored-plan";
 
 let senior: Viewer;
@@ -62,5 +63,39 @@ describe("an edit of a step's reasons only", () => {
     expect(res.diff.changed[0].fields.map((f) => f.path)).toEqual(["risk"]);
     const same = await submitEdit(senior, run.id, { baseVersion: res.planVersion.version, steps }, TEST_NOW);
     expect(same.unchanged).toBe(true);
+  });
+});
+
+describe("a person's added refund and the gate policy's required fields", () => {
+  const refund = { id: "new-refund", tool: "issue_refund", args: { invoiceId: "in_74119", amount: { minor: 148900, currency: "USD" }, reason: "Goodwill for the missed window" } };
+
+  it("without title, evidence, risk and stop condition the edit is refused 422 at each field and the database is left as it was", async () => {
+    const run = await runOfTicket("74991");
+    const before = { versions: await prisma.planVersion.count({ where: { runId: run.id } }), edits: await prisma.planEdit.count({ where: { runId: run.id } }) };
+    const steps = [...editable(run.steps as never), refund];
+    const err = await refused(submitEdit(senior, run.id, { baseVersion: run.planVersion, steps }, TEST_NOW));
+    expect(err.code).toBe("validation_failed");
+    const errors = (err.details.issues as { code: string; path?: string; severity: string }[]).filter((i) => i.severity === "error");
+    const n = steps.length - 1;
+    expect(errors.map((i) => `${i.code} ${i.path}`).sort()).toEqual([`evidence_missing steps.${n}.evidence`, `missing_required_field steps.${n}.risk`, `missing_required_field steps.${n}.stopCondition`, `missing_required_field steps.${n}.title`]);
+    // the same with text that says nothing
+    const blank = await refused(submitEdit(senior, run.id, { baseVersion: run.planVersion, steps: [...editable(run.steps as never), { ...refund, title: "x", risk: "\u200B", stopCondition: "n/a" }] }, TEST_NOW));
+    expect(blank.code).toBe("validation_failed");
+    expect(await prisma.planVersion.count({ where: { runId: run.id } })).toBe(before.versions);
+    expect(await prisma.planEdit.count({ where: { runId: run.id } })).toBe(before.edits);
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: run.id } })).planVersion).toBe(run.planVersion);
+    expect(await prisma.auditEvent.count({ where: { runId: run.id, type: "edit_refused" } })).toBe(2);
+  });
+
+  it("with them the edit is saved and the added refund carries them; a later edit that changes its amount keeps them", async () => {
+    const run = await runOfTicket("74991");
+    const res = await submitEdit(senior, run.id, { baseVersion: run.planVersion, steps: [...editable(run.steps as never), { ...refund, ...PERSON_REFUND_REASONS }] }, TEST_NOW);
+    expect(res.unchanged).toBe(false);
+    const added = res.planVersion.steps.find((s) => s.tool === "issue_refund")!;
+    expect(added).toMatchObject(PERSON_REFUND_REASONS);
+    // the amount changed, the reasons not sent: carried over from the base step (keepReasons), so the edit is accepted
+    const next = res.planVersion.steps.map((s) => ({ id: s.id, tool: s.tool, args: s.id === added.id ? { ...s.args, amount: { minor: 100000, currency: "USD" } } : s.args }));
+    const again = await submitEdit(senior, run.id, { baseVersion: res.planVersion.version, steps: next }, TEST_NOW);
+    expect(again.planVersion.steps.find((s) => s.id === added.id)).toMatchObject({ ...PERSON_REFUND_REASONS, args: { amount: { minor: 100000 } } });
   });
 });

@@ -4,7 +4,7 @@ import { approveSteps } from "../approvals/approve-steps";
 import { diffCorpus } from "../audit/diff-corpus";
 import { listQueue } from "../runs/list-queue";
 import { deskScope, loadViewer, type Viewer } from "../auth/viewer";
-import { prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { PERSON_REFUND_REASONS, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
 import { assignRun, takeRun } from "./assign-run";
 import { getRunOwnership } from "./get-run-ownership";
 import { listNotifications, markNotificationsRead } from "./notifications";
@@ -113,7 +113,7 @@ async function ids2(view: "requested", who: Viewer) {
   return (await listQueue({ scope: deskScope(who), viewer: who, view }, TEST_NOW)).runs.map((r) => r.ticketId);
 }
 
-describe("suggest a step (issue #16)", () => {
+describe("suggest a step", () => {
   it("an operator without refund authorship suggests the refund; the senior accepts it as their own edit through the validator", async () => {
     const runId = await runOf("74991");
     const s = await suggestStep(operator, runId, { planVersion: 1, tool: "issue_refund", args: refund, note: "Goodwill" }, TEST_NOW);
@@ -125,7 +125,15 @@ describe("suggest a step (issue #16)", () => {
     const shown = async (who: Viewer, id: string) => (await getRunOwnership(who, runId, TEST_NOW)).suggestions.find((x) => x.id === id)!;
     expect(await shown(operator, s.id)).toMatchObject({ stale: false, acceptBlocked: "needs a grant to author issue_refund steps" });
     expect(await shown(senior, s.id)).toMatchObject({ stale: false, acceptBlocked: null });
-    const { suggestion, edit } = await acceptSuggestion(senior, runId, s.id, TEST_NOW);
+    // accepting makes the step the senior's own: without the reasons the gate policy requires of a
+    // refund it is refused like any edit, the fields named, and nothing is saved (the suggestion stays open)
+    const bare = await refused(acceptSuggestion(senior, runId, s.id, TEST_NOW));
+    expect(bare.code).toBe("validation_failed");
+    const paths = (bare.details.issues as { path?: string; severity: string }[]).filter((i) => i.severity === "error").map((i) => i.path?.replace(/^steps\.\d+\./, ""));
+    expect(paths.sort()).toEqual(["evidence", "risk", "stopCondition", "title"]);
+    expect(await shown(senior, s.id)).toMatchObject({ state: "open" });
+    expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).planVersion).toBe(1);
+    const { suggestion, edit } = await acceptSuggestion(senior, runId, s.id, TEST_NOW, PERSON_REFUND_REASONS);
     // the other suggestion was made on version 1: it is shown out of date, and accepting it is refused as such
     expect(await shown(senior, other.id)).toMatchObject({ state: "open", stale: true });
     expect((await refused(acceptSuggestion(senior, runId, other.id, TEST_NOW))).code).toBe("stale_plan_version");
@@ -134,6 +142,7 @@ describe("suggest a step (issue #16)", () => {
     expect(edit.planVersion.version).toBe(2);
     const added = edit.planVersion.steps.find((x) => x.tool === "issue_refund")!;
     expect(added.author).toEqual({ kind: "user", userId: "usr_senior" });
+    expect(added).toMatchObject(PERSON_REFUND_REASONS);
     expect(edit.diff.added.map((x) => x.tool)).toEqual(["issue_refund"]);
     const types = (await prisma.auditEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } })).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(["step_suggested", "edited", "suggestion_accepted"]));

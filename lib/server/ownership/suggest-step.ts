@@ -7,6 +7,8 @@ import { appendAudit } from "../audit-log/append-audit";
 import { prisma } from "../db/db";
 import { submitEdit, type EditResult } from "../edits/submit-edit";
 import { toJsonColumn } from "../db/json-column";
+import { reasonsOf } from "../../plan/reasons";
+import type { StepReasons } from "../../plan/schema";
 import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/viewer";
 import { catalogAt } from "../tools/imported-tools";
@@ -101,7 +103,10 @@ async function openSuggestion(runId: string, suggestionId: string) {
 
 /**
  * Accepts a suggested step as the acceptor's OWN edit: the current plan plus the
- * suggested step goes through `submitEdit` — the one validator with the acceptor's authorship,
+ * suggested step with the acceptor's `reasons` (title, rationale, evidence, risk, stop condition —
+ * a suggestion is a proposal and is saved without them, but the step a person adds is held to the
+ * fields the gate policy requires: without them the acceptance is refused 422 like any edit)
+ * goes through `submitEdit` — the one validator with the acceptor's authorship,
  * the server-side diff, re-approval — and only then is the suggestion marked accepted (a
  * conditional update: open → accepted), audited `suggestion_accepted`; the suggester is notified.
  * Errors: 404 `not_found`; 409 `suggestion_closed` {state}; 409 `stale_plan_version`
@@ -109,7 +114,7 @@ async function openSuggestion(runId: string, suggestionId: string) {
  * every refusal of `submitEdit` (403 `authorship_denied` for an acceptor without the author
  * grant, 422 `validation_failed`, 409 `expired` / `run_not_pending` / `stale_task`).
  */
-export async function acceptSuggestion(viewer: Viewer, runId: string, suggestionId: string, now = new Date()): Promise<{ suggestion: SuggestionView; edit: EditResult }> {
+export async function acceptSuggestion(viewer: Viewer, runId: string, suggestionId: string, now = new Date(), reasons: StepReasons = {}): Promise<{ suggestion: SuggestionView; edit: EditResult }> {
   const run = await waitingRun(viewer, runId, now);
   const s = suggestionView(await openSuggestion(runId, suggestionId));
   if (s.planVersion !== run.planVersion) {
@@ -120,7 +125,7 @@ export async function acceptSuggestion(viewer: Viewer, runId: string, suggestion
   }
   const steps = storedSteps(run.planVersions.find((p) => p.version === run.planVersion)?.steps).map((x) => ({ id: x.id, tool: x.tool, args: x.args }));
   const at = s.step.position == null ? steps.length : Math.min(steps.length, s.step.position);
-  const next = [...steps.slice(0, at), { id: `suggested-${s.id}`, tool: s.step.tool, args: s.step.args }, ...steps.slice(at)];
+  const next = [...steps.slice(0, at), { id: `suggested-${s.id}`, tool: s.step.tool, args: s.step.args, ...reasonsOf(reasons) }, ...steps.slice(at)];
   const edit = await submitEdit(viewer, runId, { baseVersion: run.planVersion, steps: next }, now);
   const decided = await inTransaction(async (tx) => {
     const won = await tx.stepSuggestion.updateMany({ where: { id: s.id, state: "open" }, data: { state: "accepted", decidedById: viewer.id, decidedAt: now, acceptedVersion: edit.planVersion.version } });

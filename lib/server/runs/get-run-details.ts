@@ -16,6 +16,11 @@ import { previewEffects } from "../../effects/preview";
 import { toTaskView } from "../tasks/read-tasks";
 import { listIntents, deskDefaultIntent } from "../tasks/task-contract";
 import { boundRecordKinds } from "../../tools/tool-bindings";
+import { evaluateGate } from "../../gate-policy/evaluate";
+import { gateRulesFor } from "../gate-policy/load-gate-policy";
+import type { ToolCatalog } from "../../tools/versioned-catalog";
+import type { GateRulesContext } from "../../validation/types";
+import type { StepReasonKey } from "../../plan/schema";
 
 /** What the run page loads: the API's `RunDetails` (lib/api/schemas.ts), declared once. */
 export type { RunDetails };
@@ -80,6 +85,24 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     users: Object.fromEntries(users.map((u) => [u.id, u.name])),
     catalog: { version: run.catalogVersion, imported: await importedToolsAt(run.catalogVersion) },
     effects: previewEffects(currentSteps, desk, catalog),
+    requiredFieldsByTool: requiredFieldsByTool(catalog, await gateRulesFor(prisma, { desk: run.desk, accountId })),
     concurrentRuns: await concurrentRunsOf(prisma, run),
   };
+}
+
+/**
+ * The fields the live gate policy requires of a step a person adds, by tool name (tools that
+ * require none are left out): each tool evaluated for the run's desk and account without an amount
+ * (a rule with an amount band is decided by the edit's validation, which knows the amount). Pure.
+ * Source: docs/design.md "The task contract and what the agent saw".
+ */
+export function requiredFieldsByTool(catalog: ToolCatalog, rules: GateRulesContext): Record<string, StepReasonKey[]> {
+  const out: Record<string, StepReasonKey[]> = {};
+  for (const name of catalog.names()) {
+    const tool = catalog.get(name);
+    if (!tool) continue;
+    const req = evaluateGate(rules.policy, { tool: tool.name, effect: tool.effect, defaultGate: tool.gate, desk: rules.desk, accountId: rules.accountId, accountTags: rules.accountTags });
+    if (req.requiredFields.length > 0) out[name] = req.requiredFields;
+  }
+  return out;
 }

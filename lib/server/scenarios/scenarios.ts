@@ -84,7 +84,8 @@ async function approveAll(ctx: ScenarioContext, runId: string, planVersion: numb
 
 /**
  * The reference case's plan with the operator's edit of docs/design.md "The demo domain": date +4
- * days, refund on `invoiceId` (the scenario's copy of in_74119).
+ * days, refund on `invoiceId` (the scenario's copy of in_74119) with the title, evidence (the
+ * run's ticket), risk and stop condition the gate policy requires of a person's refund.
  */
 async function referenceEdit(ctx: ScenarioContext, runId: string, steps: { id: string; tool: string; args: Record<string, unknown> }[], planVersion: number, invoiceId: string) {
   const senior = await ctx.person("usr_senior");
@@ -94,7 +95,17 @@ async function referenceEdit(ctx: ScenarioContext, runId: string, steps: { id: s
     const shift = (d: string) => addHours(new Date(`${d}T00:00:00Z`), 96).toISOString().slice(0, 10);
     return { id: s.id, tool: s.tool, args: { ...s.args, window: { from: shift(window.from), to: shift(window.to) } } };
   });
-  edited.push({ id: "new_refund", tool: "issue_refund", args: { invoiceId, amount: { minor: 148900, currency: "USD" }, reason: "Missed delivery window" } });
+  // the senior's refund carries what the gate policy requires of a person's refund, as the edit form asks
+  const { ticketId } = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { ticketId: true } });
+  edited.push({
+    id: "new_refund",
+    tool: "issue_refund",
+    args: { invoiceId, amount: { minor: 148900, currency: "USD" }, reason: "Missed delivery window" },
+    title: `Issue refund on ${invoiceId}`,
+    evidence: [{ recordType: "ticket", recordId: ticketId }],
+    risk: "The invoice belongs to another account than the ticket's",
+    stopCondition: `Stop if ${invoiceId} was already refunded`,
+  } as never);
   const res = await submitEdit(senior, runId, { baseVersion: planVersion, steps: edited as never }, ctx.now);
   return res.planVersion;
 }

@@ -28,7 +28,7 @@ import { loadRun } from "../plans/load-run";
 import { toRunView } from "../plans/run-view";
 import { submitRun } from "../runs/submit-run";
 import { createSignatureChallenge } from "./signature-challenge";
-import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW } from "../../../testing/test-support";
+import { approveAllAs, editable, prepareTestDatabase, refused, TEST_NOW, withRequiredReasons } from "../../../testing/test-support";
 import { softAuthenticator, type SoftAuthenticator } from "../../../testing/soft-authenticator";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -52,7 +52,7 @@ async function editRefund(runId: string, minor: number, invoiceId = "in_74201") 
   const steps = editable(run.steps as never);
   const refund = steps.find((s) => s.tool === "issue_refund");
   if (refund) (refund.args as { amount: { minor: number } }).amount.minor = minor;
-  else steps.push({ id: "new", tool: "issue_refund", args: { invoiceId, amount: { minor, currency: "USD" }, reason: "Goodwill for the delay" }, provenance: {}, author: { kind: "model" } });
+  else steps.push(...withRequiredReasons([{ id: "new", tool: "issue_refund", args: { invoiceId, amount: { minor, currency: "USD" }, reason: "Goodwill for the delay" }, provenance: {}, author: { kind: "model" as const } }]));
   const res = await submitEdit(senior, runId, { baseVersion: run.planVersion, steps }, TEST_NOW);
   return { version: res.planVersion.version, refundId: res.planVersion.steps.find((s) => s.tool === "issue_refund")!.id };
 }
