@@ -40,22 +40,22 @@ export function UsersAdmin({ initialPage, viewerId, desks }: { initialPage: User
         <div className="relative max-w-full overflow-x-auto" data-scrolls-inside><table className="w-full text-sm">
           <thead className="bg-slate-50 text-left text-slate-600">
             <tr>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 Person
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 Role
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 Desk
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 Grants
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 Status
               </th>
-              <th scope="col" className="px-4 py-2 font-medium">
+              <th scope="col" className="px-3 py-2 font-medium">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -89,31 +89,31 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
   });
   return (
     <tr className="border-t border-slate-100 align-top">
-      <td className="px-4 py-2">
+      <td className="px-3 py-2">
         <Link href={`/admin/users/${user.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">
           {user.name}
         </Link>
         {isSelf && <span className="ml-1 text-xs text-slate-500">(you)</span>}
-        <div className="text-xs text-slate-600">{user.email}</div>
+        <div className="text-xs break-all text-slate-600">{user.email}</div>
       </td>
-      <td className="px-4 py-2">{user.role}</td>
-      <td className="px-4 py-2">{user.desk}</td>
-      <td className="whitespace-nowrap px-4 py-2 tabular-nums">
+      <td className="px-3 py-2">{user.role}</td>
+      <td className="px-3 py-2">{user.desk}</td>
+      <td className="whitespace-nowrap px-3 py-2 tabular-nums">
         <Link href={`/admin/users/${user.id}`} className="text-blue-700 underline-offset-2 hover:underline" aria-label={`Grants of ${user.name}: ${user.grantCount} tools`}>
           {user.grantCount} {user.grantCount === 1 ? "tool" : "tools"}
         </Link>
       </td>
-      <td className="px-4 py-2">
+      <td className="px-3 py-2">
         {user.disabled ? (
           <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs text-red-800">disabled</span>
         ) : (
           <span className="rounded bg-emerald-100 px-1.5 py-0.5 text-xs text-emerald-900">active</span>
         )}
-        <div className="mt-0.5 whitespace-nowrap text-xs text-slate-500">
+        <div className="mt-0.5 text-xs text-slate-500">
           {user.activeSessions} {user.activeSessions === 1 ? "session" : "sessions"} · since {formatInstant(user.createdAt).split(",")[0]}
         </div>
       </td>
-      <td className="px-4 py-2 text-right">
+      <td className="px-3 py-2 text-right">
         {user.disabled ? (
           <button type="button" className={quietButtonClass} disabled={toggle.isPending} onClick={() => toggle.mutate(false)} aria-label={`Enable ${user.name}`}>
             Enable
