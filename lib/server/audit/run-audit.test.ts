@@ -50,7 +50,7 @@ beforeAll(async () => {
   await approveSteps(
     senior,
     run.id,
-    { planVersion: 2, stepIds: "all", idempotencyKey: "ref-all", acknowledgedWarnings: [{ code: "cross_account_target", stepId: refundStepId }] },
+    { planVersion: 2, stepIds: "all", idempotencyKey: "ref-all", acknowledgedWarnings: [{ code: "cross_account_target", stepId: refundStepId }, { code: "evidence_unrelated", stepId: refundStepId }] },
     at(180),
   );
   const approved = toRunView(await loadRun(run.id), at(200));
@@ -78,7 +78,7 @@ describe("the run timeline", () => {
       // the note kept its policy approval (same digest); the other three are approved by a person, in plan order
       ["approved", person("usr_senior", "Sam Senior"), { stepId: steps[1] }],
       ["approved", person("usr_senior", "Sam Senior"), { stepId: steps[2] }],
-      ["approved", person("usr_senior", "Sam Senior"), { stepId: steps[3], acknowledged: [{ code: "cross_account_target", stepId: steps[3] }] }],
+      ["approved", person("usr_senior", "Sam Senior"), { stepId: steps[3], acknowledged: [{ code: "cross_account_target", stepId: steps[3] }, { code: "evidence_unrelated", stepId: steps[3] }] }],
       ...steps.flatMap((id): [string, object, Record<string, unknown>][] => [
         ["claimed", agentActor, { stepId: id, planVersion: 2 }],
         ["outcome", agentActor, { stepId: id, status: "succeeded" }],

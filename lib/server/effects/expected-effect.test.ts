@@ -58,7 +58,7 @@ describe("effects preview of the reference case", () => {
     await approveSteps(
       senior,
       runId,
-      { planVersion: 2, stepIds: "all", idempotencyKey: "effects-all", acknowledgedWarnings: [{ code: "cross_account_target", stepId: refundStepId }] },
+      { planVersion: 2, stepIds: "all", idempotencyKey: "effects-all", acknowledgedWarnings: [{ code: "cross_account_target", stepId: refundStepId }, { code: "evidence_unrelated", stepId: refundStepId }] },
       at(120),
     );
     const approval = await prisma.approval.findFirstOrThrow({ where: { runId, stepId: refundStepId, state: "active" } });

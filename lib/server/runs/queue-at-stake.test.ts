@@ -74,7 +74,8 @@ describe("the queue's search", () => {
 
 describe("a second approval of an approved step", () => {
   it("adds nothing and names the step as already approved", async () => {
-    const ack = [{ code: "cross_account_target", stepId: refundStepId }];
+    // the refund reaches another account, and the ticket it names as evidence is not about that invoice
+    const ack = [{ code: "cross_account_target", stepId: refundStepId }, { code: "evidence_unrelated", stepId: refundStepId }];
     const first = await approveSteps(senior, runId, { planVersion: 2, stepIds: [refundStepId], idempotencyKey: "stake-1", acknowledgedWarnings: ack }, at(100));
     expect(first.added).toBe(1);
     expect(first.alreadyApproved).toEqual([]);
