@@ -29,7 +29,7 @@ import { loadRun } from "../lib/server/plans/load-run";
 import { toRunView } from "../lib/server/plans/run-view";
 import { submitRun } from "../lib/server/runs/submit-run";
 import { createSignatureChallenge } from "../lib/server/signatures/signature-challenge";
-import { editable, prepareTestDatabase, TEST_NOW } from "../testing/test-support";
+import { editable, prepareTestDatabase, TEST_NOW, withRequiredReasons } from "../testing/test-support";
 import { softAuthenticator, type SoftAuthenticator } from "../testing/soft-authenticator";
 import { verifyApprovals } from "./verify-approvals";
 
@@ -87,7 +87,8 @@ beforeAll(async () => {
   runId = run.id;
   const v = toRunView(await loadRun(runId), TEST_NOW);
   const edited = editable(v.steps as never);
-  edited.push({ id: "new", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 160000, currency: "USD" }, reason: "Goodwill for the delay" }, provenance: {}, author: { kind: "model" } } as never);
+  // a person's added refund carries the reasons the gate policy requires of it (evidence: its invoice)
+  edited.push(...withRequiredReasons([{ id: "new", tool: "issue_refund", args: { invoiceId: "in_74201", amount: { minor: 160000, currency: "USD" }, reason: "Goodwill for the delay" }, provenance: {}, author: { kind: "model" } } as never]));
   const res = await submitEdit(senior, runId, { baseVersion: v.planVersion, steps: edited }, TEST_NOW);
   refundId = res.planVersion.steps.find((s) => s.tool === "issue_refund")!.id;
   const c = await createSignatureChallenge(senior, runId, { planVersion: res.planVersion.version, stepIds: "all" }, TEST_NOW);
