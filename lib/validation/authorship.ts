@@ -2,7 +2,7 @@ import { checkGrant } from "../people/grants";
 import { formatMoney, type Money } from "../money/format-money";
 import { stepChanged } from "../plan/digest";
 import type { Plan } from "../plan/schema";
-import type { EditorContext, StepView, ValidationIssue } from "./types";
+import { parsedSteps, type EditorContext, type StepView, type ValidationIssue, type ValidationPhase } from "./types";
 
 /** Why a step counts as authored by the editor. */
 export type AuthoredReason = "added" | "changed";
@@ -68,4 +68,27 @@ export function checkAuthorship(steps: readonly StepView[], editor?: EditorConte
     });
   }
   return issues;
+}
+
+/**
+ * Which steps are held to the fields their gate-policy rule requires (a missing one is an error,
+ * ./evidence.ts likewise for evidence), by step id: in the agent's submission (`phase` "submit")
+ * every step the agent wrote (author model); in a person's edit (`phase` "edit", with the plan it
+ * edits as `basePlan`) every step the person added or whose tool or arguments they changed
+ * (`authoredSteps`) — the edit is refused until they give the reasons; reasons an
+ * edit carries over from the base step (lib/plan/reasons.ts `keepReasons`) count. Steps an edit
+ * leaves as they were, and every step of a re-check (a stored plan checked again at approval or
+ * dispatch), are held to none: their missing fields stay warnings. Pure. Source:
+ * docs/design.md "The task contract and what the agent saw".
+ */
+export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase, basePlan?: Plan): Set<string> {
+  const held = new Set<string>();
+  if (phase === "submit") for (const s of parsedSteps(steps)) if (s.step.author.kind === "model") held.add(s.id);
+  if (phase === "edit" && basePlan) {
+    for (const index of authoredSteps(steps, basePlan).keys()) {
+      const id = steps[index]?.id;
+      if (id !== undefined) held.add(id);
+    }
+  }
+  return held;
 }

@@ -1,8 +1,6 @@
 import { evaluateGate } from "../gate-policy/evaluate";
-import type { Plan, StepReasons } from "../plan/schema";
-import { authoredSteps } from "./authorship";
+import type { StepReasons } from "../plan/schema";
 import { STEP_REASON_KEYS, type StepReasonKey } from "../plan/step-reason-keys";
-import type { ValidationPhase } from "./types";
 import { parsedSteps, type GateRulesContext, type StepView, type ValidationIssue } from "./types";
 
 /**
@@ -70,32 +68,9 @@ export function completenessOf(step: StepReasons, required: readonly StepReasonK
 const LABEL: Record<StepReasonKey, string> = { title: "a title", rationale: "a rationale", evidence: "evidence", risk: "a risk", stopCondition: "a stop condition" };
 
 /**
- * Which steps are held to the fields their gate-policy rule requires (a missing one is an error,
- * ./evidence.ts likewise for evidence), by step id: in the agent's submission (`phase` "submit")
- * every step the agent wrote (author model); in a person's edit (`phase` "edit", with the plan it
- * edits as `basePlan`) every step the person added or whose tool or arguments they changed
- * (./authorship.ts `authoredSteps`) — the edit is refused until they give the reasons; reasons an
- * edit carries over from the base step (lib/plan/reasons.ts `keepReasons`) count. Steps an edit
- * leaves as they were, and every step of a re-check (a stored plan checked again at approval or
- * dispatch), are held to none: their missing fields stay warnings. Pure. Source:
- * docs/design.md "The task contract and what the agent saw".
- */
-export function heldToRequiredFields(steps: readonly StepView[], phase: ValidationPhase, basePlan?: Plan): Set<string> {
-  const held = new Set<string>();
-  if (phase === "submit") for (const s of parsedSteps(steps)) if (s.step.author.kind === "model") held.add(s.id);
-  if (phase === "edit" && basePlan) {
-    for (const index of authoredSteps(steps, basePlan).keys()) {
-      const id = steps[index]?.id;
-      if (id !== undefined) held.add(id);
-    }
-  }
-  return held;
-}
-
-/**
  * `missing_required_field` (task-contract stage): a required field (other than evidence, which
  * ./evidence.ts judges as `evidence_missing`) that is absent or blank (not {@link isFilled}). An
- * ERROR for a step in `held` ({@link heldToRequiredFields}: the agent's submitted step, a step a
+ * ERROR for a step in `held` (./authorship.ts `heldToRequiredFields`: the agent's submitted step, a step a
  * person added or changed in an edit), so the plan or the edit is refused; a warning otherwise (a
  * step an edit leaves as it was, a stored plan checked again). Path `steps.N.<field>`, details `{field, tool, filled, total}`.
  */

@@ -87,7 +87,7 @@ export function evidenceRelated(record: { kind: RecordKind; id: string }, target
  * Evidence of write steps (task-contract stage). For each parsed step, each evidence reference is
  * judged by {@link judgeEvidence}; `requiresEvidence(stepId)` says whether the gate policy requires
  * evidence for the step (a rule's `requiredFields` includes "evidence"); `held` the steps held to
- * their required fields (./completeness.ts `heldToRequiredFields`: the agent's submitted steps, a
+ * their required fields (./authorship.ts `heldToRequiredFields`: the agent's submitted steps, a
  * person's added or changed steps), for which a required evidence that fails is an ERROR.
  * - `evidence_failed`: a reference to a failed read (or a record whose read failed) — ERROR where
  *   evidence is required of a held step, else a warning;

@@ -6,7 +6,7 @@ import { checkAllowlist } from "./allowlist";
 import { checkArgumentBounds } from "./argument-bounds";
 import { checkTaskContract } from "./task-contract";
 import { checkContent } from "./content";
-import { checkAuthorship } from "./authorship";
+import { checkAuthorship, heldToRequiredFields } from "./authorship";
 import { checkDeskRules } from "./desk-rules";
 import { decideGates } from "./gate";
 import { checkContractRules, checkUntrustedText } from "./contract-rules";
@@ -15,7 +15,7 @@ import { checkEvidence, checkRationale } from "./reasons";
 import { checkProvenance } from "./provenance";
 import { checkReads } from "../reads/check-reads";
 import { checkStepEvidence } from "./evidence";
-import { checkRequiredFields, heldToRequiredFields, requiredFieldsByStep } from "./completeness";
+import { checkRequiredFields, requiredFieldsByStep } from "./completeness";
 import type { StepReasonKey } from "../plan/schema";
 import type { GateDecision, GateRulesContext, ParsedStepView, StepView, TaskContractContext, ValidationContext, ValidationIssue, ValidationPhase, ValidationResult, ValidationStage } from "./types";
 
