@@ -20,14 +20,24 @@ import { UNLIMITED_RATES } from "../testing/unlimited-rates";
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key", "content-type": "application/json" };
 const INTEGRATION = "Bearer pd_demo_integration_key";
-/** How long a draining instance keeps serving after SIGTERM, so this balancer's polling sees `draining` first. */
-const NOTICE_SECONDS = 1;
 const POLL_MS = 100;
+/**
+ * The balancer's bound on one readiness answer. A load balancer's health check allows seconds (an
+ * ALB's default is 5 s); beside a full suite on two cores a sound instance can take over 1 s to
+ * answer, and a 1 s bound read a ready instance as down for minutes.
+ */
+const PROBE_TIMEOUT_MS = 3000;
+/**
+ * How long a draining instance keeps serving after SIGTERM, so this balancer's polling sees
+ * `draining` first: longer than its slowest detection (a "ready" answer taken just before the
+ * signal, then the next probe at its bound), as a deployment's notice exceeds its balancer's.
+ */
+const NOTICE_SECONDS = 7;
 const WORKERS = 6;
 
 let databaseUrl = "";
 const slots: { name: string; port: number; instance: AppInstance | null }[] = [];
-const env = { ...UNLIMITED_RATES, PLANDESK_PG_POOL_MAX: "4", PLANDESK_DRAIN_NOTICE_SECONDS: String(NOTICE_SECONDS), PLANDESK_DRAIN_SECONDS: "20" };
+const env = { ...UNLIMITED_RATES, PLANDESK_PG_POOL_MAX: "4", PLANDESK_DRAIN_NOTICE_SECONDS: String(NOTICE_SECONDS), PLANDESK_DRAIN_SECONDS: "30" };
 let publicOrigin = "";
 
 const start = async (slot: (typeof slots)[number]) => {
@@ -127,26 +137,33 @@ test("a rolling restart of two instances under load: no request fails, every ack
   const ready = new Set<string>();
   /** Instances whose readiness answered 503 `draining`: the route saw the flag the server set on SIGTERM (one process). */
   const sawDraining = new Set<string>();
+  /** Each instance's last readiness answer (status and body, or the error), for a failure's message. */
+  const lastAnswer: Record<string, string> = {};
   let stop = false;
-  const poller = (async () => {
+  // one polling loop per instance, as a balancer's health checks are: a slow answer of one never
+  // delays noticing that the other drains
+  const pollers = slots.map(async (s) => {
     while (!stop) {
-      await Promise.all(
-        slots.map(async (s) => {
-          if (!s.instance) return void ready.delete(s.name);
-          try {
-            const res = await fetch(`${s.instance.origin}/api/health/ready`, { signal: AbortSignal.timeout(1000) });
-            const body = (await res.json()) as { status: string; reasons?: string[] };
-            if (body.reasons?.includes("draining")) sawDraining.add(s.name);
-            if (res.status === 200) ready.add(s.name);
-            else ready.delete(s.name);
-          } catch {
-            ready.delete(s.name);
-          }
-        }),
-      );
+      const instance = s.instance;
+      if (!instance) ready.delete(s.name);
+      else {
+        const t0 = Date.now();
+        try {
+          const res = await fetch(`${instance.origin}/api/health/ready`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+          const body = (await res.json()) as { status: string; reasons?: string[] };
+          lastAnswer[s.name] = `${res.status} ${JSON.stringify(body)} in ${Date.now() - t0} ms`;
+          if (body.reasons?.includes("draining")) sawDraining.add(s.name);
+          if (res.status === 200 && s.instance === instance) ready.add(s.name);
+          else ready.delete(s.name);
+        } catch (e) {
+          const err = e as { name?: string; message?: string; cause?: { code?: string } };
+          lastAnswer[s.name] = `${err.cause?.code ?? err.name ?? err.message} after ${Date.now() - t0} ms`;
+          ready.delete(s.name);
+        }
+      }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
-  })();
+  });
 
   // ── the load: round-robin to the ready instances ──────────────────────────────────────────────
   let sent = 0;
@@ -195,7 +212,9 @@ test("a rolling restart of two instances under load: no request fails, every ack
     // full suite on two cores (a budget only; the wait ends as soon as it answers)
     const deadline = Date.now() + 150_000;
     while (!ready.has(name) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(ready.has(name), `${name} ready again`).toBe(true);
+    const slot = slots.find((s) => s.name === name)!;
+    const why = `${name} ready again; its last readiness answer: ${lastAnswer[name] ?? "none"}; its process ${slot.instance ? `exit code ${slot.instance.proc.exitCode}` : "not started"}; its log:\n${slot.instance?.output().slice(-3000) ?? ""}`;
+    expect(ready.has(name), why).toBe(true);
   };
   await waitReady("A");
   await waitReady("B");
@@ -236,7 +255,7 @@ test("a rolling restart of two instances under load: no request fails, every ack
 
   stop = true;
   await Promise.all(workers);
-  await poller;
+  await Promise.all(pollers);
 
   const figures = { sent, failed: failures.length, sawDraining: [...sawDraining], perInstance, acknowledgedWrites: acknowledged.length, drains: drains.map((d) => ({ name: d.name, exitCode: d.exitCode, drainMs: d.drainMs, slow: d.slow })) };
   console.log(`rolling restart: ${JSON.stringify(figures)}`);
