@@ -36,7 +36,8 @@ function messageAt(errors: unknown, index: number, key: string): string | undefi
  * this step marked. A person's added step starts with a title derived from what it does (kept in
  * step with the arguments until the person types their own) and the task's ticket as evidence.
  * A server refusal (`missing_required_field`, `evidence_missing` at `steps.N.<field>`) marks its
- * field; nothing typed is touched.
+ * field; nothing typed is touched. While the gate policy requires nothing of the step and nothing
+ * was refused, the fields are folded behind "Add reasons (optional)".
  */
 export function StepWhyFields({ index, required, desk, catalog }: { index: number; required: readonly StepReasonKey[]; desk: AccountSnapshot; catalog: ToolCatalog }) {
   const { register, setValue, control, formState, clearErrors } = useFormContext<PlanFormValues>();
@@ -109,6 +110,11 @@ export function StepWhyFields({ index, required, desk, catalog }: { index: numbe
     );
   };
   const evidenceMessage = messageAt(formState.errors, index, "evidence");
+  const anyMessage = ORDER.some((k) => messageAt(formState.errors, index, k));
+  // Folded while the gate policy requires nothing of the step and nothing was refused: the fields
+  // stay one press away ("Add reasons"), and open by themselves when a tool change or a refusal needs them.
+  const [shown, setShown] = useState(false);
+  const open = shown || required.length > 0 || anyMessage;
 
   return (
     <fieldset className="mt-4 rounded-md border border-slate-200 bg-slate-50 p-3" data-testid={`why-${index}`} aria-describedby={`steps.${index}.why-count`}>
@@ -124,7 +130,19 @@ export function StepWhyFields({ index, required, desk, catalog }: { index: numbe
           </span>
         )}
       </p>
-      <div className="mt-2 grid gap-3 sm:grid-cols-2">
+      {required.length === 0 && !anyMessage && (
+        <button
+          type="button"
+          className="mt-1 rounded px-1 text-sm text-slate-800 underline underline-offset-2 hover:bg-slate-100"
+          aria-expanded={open}
+          aria-controls={`steps.${index}.why-fields`}
+          data-testid={`why-toggle-${index}`}
+          onClick={() => setShown((v) => !v)}
+        >
+          {open ? "Hide the reasons" : "Add reasons (optional)"}
+        </button>
+      )}
+      <div id={`steps.${index}.why-fields`} className={open ? "mt-2 grid gap-3 sm:grid-cols-2" : "hidden"}>
         {ORDER.map((key) => {
           if (key !== "evidence") return text(key, key === "rationale");
           return (
@@ -165,7 +183,7 @@ export function StepWhyFields({ index, required, desk, catalog }: { index: numbe
                     ))}
                   </select>
                 </label>
-                <label className="min-w-0 flex-1 text-xs">
+                <label className="min-w-[10rem] flex-1 text-xs">
                   <span className="block text-slate-700">Record id</span>
                   <input
                     type="text"

@@ -1,4 +1,5 @@
 import { test, expect, request as playwrightRequest, type Browser } from "@playwright/test";
+import { format } from "date-fns";
 import { STORAGE } from "./helpers";
 
 /** Signs in a person created during the test, in a fresh browser context. */
@@ -61,7 +62,7 @@ test.describe("admin: people and grants", () => {
     await erin.ctx.close();
   });
 
-  test("an agent's new API key is shown once, then only its prefix", async ({ page }) => {
+  test("an agent's new API key is named, may expire, is shown once, then only its prefix, name, last use and expiry", async ({ page }) => {
     const name = `E2E bot ${Date.now()}`;
     await page.goto("/admin/agents");
     const form = page.getByRole("region", { name: "Create an agent" });
@@ -69,14 +70,30 @@ test.describe("admin: people and grants", () => {
     await form.getByLabel(/Add ticket note/).check();
     await form.getByRole("button", { name: "Create agent" }).click();
     const card = page.getByRole("region", { name, exact: true });
+    // a key needs a name: refused at its field, focus there, nothing made
+    await card.getByRole("button", { name: `Create API key for ${name}` }).click();
+    const keyName = card.getByLabel(/Key name/);
+    await expect(keyName).toHaveAttribute("aria-invalid", "true");
+    await expect(keyName).toBeFocused();
+    await expect(card.getByText("Enter a name")).toBeVisible();
+    await keyName.fill("prod executor");
+    await card.getByLabel("Expires").selectOption({ label: "In 30 days" });
     await card.getByRole("button", { name: `Create API key for ${name}` }).click();
     const shown = card.getByLabel("New API key");
     await expect(shown).toHaveValue(/^pd_/);
+    await expect(card.getByRole("status")).toContainText("“prod executor”");
     const key = await shown.inputValue();
     await page.reload();
-    await expect(page.getByRole("region", { name, exact: true })).toBeVisible();
+    const again = page.getByRole("region", { name, exact: true });
+    await expect(again).toBeVisible();
     await expect(page.getByText(key)).toHaveCount(0);
-    await expect(page.getByRole("region", { name, exact: true }).getByRole("button", { name: `Revoke key ${key.slice(0, 10)}` })).toBeVisible();
+    await expect(again.getByRole("button", { name: `Revoke key ${key.slice(0, 10)}` })).toBeVisible();
+    const row = again.getByRole("row").filter({ hasText: "prod executor" });
+    await expect(row).toContainText("never"); // not used yet
+    await expect(row).toContainText("active");
+    // the expiry is shown as its day, 30 days out (UTC)
+    const in30 = new Date(Date.now() + 30 * 86_400_000);
+    await expect(row).toContainText(format(new Date(in30.getUTCFullYear(), in30.getUTCMonth(), in30.getUTCDate()), "d MMM yyyy"));
   });
 });
 

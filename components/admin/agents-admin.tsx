@@ -5,8 +5,8 @@ import { useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import type { z } from "zod";
-import { createAgentSchema, type CreateAgentInput } from "@/lib/people/admin-schemas";
-import { ApiError, apiFetch } from "@/lib/client/api";
+import { API_KEY_LIFETIME_DAYS, createAgentSchema, createApiKeySchema, type CreateAgentInput } from "@/lib/people/admin-schemas";
+import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
 import type { AgentView, ApiKeyView } from "@/lib/api/schemas";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
@@ -20,7 +20,6 @@ import { applyServerError, buttonClass, Field, FormError, inputClass, quietButto
 const AGENTS_KEY = ["admin", "agents"] as const;
 /** One page of `GET /api/admin/agents`. */
 export type AgentsPage = { agents: AgentView[]; nextCursor: string | null };
-const errorText = (e: unknown) => (e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.");
 
 /** Agents, their tool allowlists and API keys (create shows a key once; revoke); a page at a time. */
 export function AgentsAdmin({ initialPage, tools, desks }: { initialPage: AgentsPage; tools: readonly CatalogToolOption[]; desks: DeskOption[] }) {
@@ -40,20 +39,40 @@ export function AgentsAdmin({ initialPage, tools, desks }: { initialPage: Agents
   );
 }
 
+/** The console's key form: the server's schema with the name required, and a lifetime in days ("never" or one of API_KEY_LIFETIME_DAYS). */
+const apiKeyFormSchema = createApiKeySchema.pick({ name: true }).required({ name: true });
+type ApiKeyForm = { name: string; lifetime: string };
+const lifetimeLabel = (days: number | null) => (days === null ? "Never" : days === 365 ? "In 1 year" : `In ${days} days`);
+
 function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) {
   const qc = useQueryClient();
-  const [newKey, setNewKey] = useState<string | null>(null);
+  const [newKey, setNewKey] = useState<{ key: string; name: string } | null>(null);
   const [err, setErr] = useState<string | null>(null);
+  const form = useForm<ApiKeyForm>({ defaultValues: { name: "", lifetime: "never" } });
+  const nameError = form.formState.errors.name?.message;
   const create = useMutation({
-    mutationFn: () => apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST" }),
-    onSuccess: ({ key }) => {
+    mutationFn: (v: ApiKeyForm) => {
+      const expiresAt = v.lifetime === "never" ? null : new Date(Date.now() + Number(v.lifetime) * 86_400_000).toISOString();
+      return apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST", body: JSON.stringify({ name: v.name.trim(), expiresAt }) });
+    },
+    onSuccess: ({ key, apiKey }) => {
       setErr(null);
-      setNewKey(key);
+      setNewKey({ key, name: apiKey.name ?? apiKey.prefix });
+      form.reset({ name: "", lifetime: "never" });
       void qc.invalidateQueries({ queryKey: AGENTS_KEY });
     },
-    onError: (e) => setErr(errorText(e)),
+    onError: (e) => setErr(applyServerError(e, form.setError, ["name"])),
   });
-  const active = agent.keys.filter((k) => !k.revokedAt).length;
+  const submit = form.handleSubmit((v) => {
+    const parsed = apiKeyFormSchema.safeParse({ name: v.name });
+    if (!parsed.success) {
+      form.setError("name", { message: parsed.error.issues[0]?.message ?? "Enter a name" }, { shouldFocus: true });
+      return;
+    }
+    create.mutate(v);
+  });
+  const [now] = useState(() => Date.now());
+  const active = agent.keys.filter((k) => !k.revokedAt && (k.expiresAt === null || Date.parse(k.expiresAt) > now)).length;
   return (
     <section aria-labelledby={`agent-${agent.id}`} className="rounded-lg border border-slate-200 bg-white p-4">
       <div className="flex flex-wrap items-baseline gap-2">
@@ -83,10 +102,19 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
           <thead className="text-left text-xs text-slate-600">
             <tr>
               <th scope="col" className="py-1 font-medium">
+                Name
+              </th>
+              <th scope="col" className="py-1 font-medium">
                 Key
               </th>
               <th scope="col" className="py-1 font-medium">
                 Created
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                Last used
+              </th>
+              <th scope="col" className="py-1 font-medium">
+                Expires
               </th>
               <th scope="col" className="py-1 font-medium">
                 Status
@@ -105,17 +133,19 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
       )}
       {newKey && (
         <div role="status" className="mt-3 rounded-md border border-emerald-400 bg-emerald-50 p-3 text-sm">
-          <p className="font-medium text-emerald-950">New API key for {agent.name}. Copy it now: it will not be shown again.</p>
+          <p className="font-medium text-emerald-950">
+            New API key “{newKey.name}” for {agent.name}. Copy it now: it will not be shown again.
+          </p>
           <div className="mt-2 flex items-center gap-2">
             <label htmlFor={`new-key-${agent.id}`} className="sr-only">
               New API key
             </label>
-            <input id={`new-key-${agent.id}`} readOnly value={newKey} onFocus={(e) => e.currentTarget.select()} className="w-full rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs" />
+            <input id={`new-key-${agent.id}`} readOnly value={newKey.key} onFocus={(e) => e.currentTarget.select()} className="w-full rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs" />
             <button
               type="button"
               className={quietButtonClass}
               onClick={() => {
-                void navigator.clipboard?.writeText(newKey).then(
+                void navigator.clipboard?.writeText(newKey.key).then(
                   () => toast("Key copied."),
                   () => toast("Copy failed; select the key and copy it by hand.", "error"),
                 );
@@ -129,11 +159,42 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
           </div>
         </div>
       )}
-      <div className="mt-3">
-        <button type="button" className={buttonClass} disabled={create.isPending} onClick={() => create.mutate()}>
+      <form noValidate onSubmit={submit} className="mt-3 flex flex-wrap items-end gap-2" aria-label={`New API key for ${agent.name}`}>
+        <div className="min-w-[12rem] flex-1">
+          <label htmlFor={`key-name-${agent.id}`} className="block text-sm font-medium">
+            Key name <span className="text-xs font-normal text-slate-600">where it is used, e.g. “prod executor”</span>
+          </label>
+          <input
+            id={`key-name-${agent.id}`}
+            autoComplete="off"
+            maxLength={100}
+            {...form.register("name")}
+            aria-invalid={!!nameError}
+            aria-describedby={nameError ? `key-name-${agent.id}-error` : undefined}
+            className={inputClass}
+          />
+          {nameError && (
+            <p id={`key-name-${agent.id}-error`} className="mt-1 text-sm text-red-700">
+              {nameError}
+            </p>
+          )}
+        </div>
+        <div>
+          <label htmlFor={`key-lifetime-${agent.id}`} className="block text-sm font-medium">
+            Expires
+          </label>
+          <select id={`key-lifetime-${agent.id}`} {...form.register("lifetime")} className="mt-1 rounded-md border border-slate-300 bg-white px-2 py-2 text-sm">
+            {API_KEY_LIFETIME_DAYS.map((d) => (
+              <option key={String(d)} value={d === null ? "never" : String(d)}>
+                {lifetimeLabel(d)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className={buttonClass} disabled={create.isPending}>
           {create.isPending ? "Creating…" : `Create API key for ${agent.name}`}
         </button>
-      </div>
+      </form>
       {err && (
         <p role="alert" className="mt-2 text-sm text-red-700">
           {err}
@@ -146,9 +207,12 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
 function KeyRow({ agentId, apiKey }: { agentId: string; apiKey: ApiKeyView }) {
   return (
     <tr className="border-t border-slate-100 align-top">
-      <td className="py-1.5 font-mono text-xs">{apiKey.prefix}…</td>
-      <td className="py-1.5 text-xs">{formatInstant(apiKey.createdAt)}</td>
-      <KeyStatusCell revokedAt={apiKey.revokedAt} />
+      <td className="py-1.5 pr-2 text-sm break-words">{apiKey.name ?? <span className="text-slate-600">unnamed</span>}</td>
+      <td className="py-1.5 pr-2 font-mono text-xs">{apiKey.prefix}…</td>
+      <td className="py-1.5 pr-2 text-xs">{formatInstant(apiKey.createdAt)}</td>
+      <td className="py-1.5 pr-2 text-xs">{apiKey.lastUsedAt ? formatInstant(apiKey.lastUsedAt) : "never"}</td>
+      <td className="py-1.5 pr-2 text-xs">{apiKey.expiresAt ? formatInstant(apiKey.expiresAt) : "never"}</td>
+      <KeyStatusCell revokedAt={apiKey.revokedAt} expiresAt={apiKey.expiresAt} />
       <RevokeKeyCell apiKey={apiKey} revokeUrl={`/api/admin/agents/${agentId}/keys/${apiKey.id}/revoke`} queryKey={AGENTS_KEY} />
     </tr>
   );

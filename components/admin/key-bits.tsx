@@ -13,10 +13,20 @@ export interface KeyLike {
   revokedAt: string | null;
 }
 
-/** The status cell of a key row: "active", or when it was revoked. */
-export function KeyStatusCell({ revokedAt }: { revokedAt: string | null }) {
+/** The status cell of a key row: "active", when it was revoked, or "expired" once its expiry (UTC ISO; agent keys) has passed. */
+export function KeyStatusCell({ revokedAt, expiresAt = null }: { revokedAt: string | null; expiresAt?: string | null }) {
+  const [now] = useState(() => Date.now());
+  const expired = !revokedAt && expiresAt !== null && Date.parse(expiresAt) <= now;
   return (
-    <td className="py-1.5 text-xs">{revokedAt ? <span className="text-red-800">revoked {formatInstant(revokedAt)}</span> : <span className="text-emerald-900">active</span>}</td>
+    <td className="py-1.5 text-xs">
+      {revokedAt ? (
+        <span className="text-red-800">revoked {formatInstant(revokedAt)}</span>
+      ) : expired ? (
+        <span className="text-red-800">expired</span>
+      ) : (
+        <span className="text-emerald-900">active</span>
+      )}
+    </td>
   );
 }
 

@@ -435,7 +435,7 @@ function GrantsTable({
                       {...register(`grants.${i}.value`)}
                       aria-invalid={!!err?.value}
                       aria-describedby={err?.value ? `${cellId(i, "value")}-error` : undefined}
-                      className="w-full min-w-0 rounded-md border border-slate-300 px-2 py-1 text-sm aria-[invalid=true]:border-red-600 @xl:w-32"
+                      className="w-full min-w-0 rounded-md border border-slate-300 px-2 py-1 text-sm aria-[invalid=true]:border-red-600 @xl:w-44"
                     />
                     {errorText(i, "value", err?.value?.message)}
                   </td>

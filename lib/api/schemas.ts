@@ -374,7 +374,18 @@ export const adminUserSchema = open({
 /** A person as the admin pages list them. */
 export type AdminUserView = z.output<typeof adminUserSchema>;
 
-export const apiKeySchema = open({ id: z.string(), prefix: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() }).meta({ id: "ApiKey" });
+export const apiKeySchema = open({
+  id: z.string(),
+  prefix: z.string(),
+  /** What the admin called the key; null for keys made before names. */
+  name: z.string().nullable(),
+  createdAt: isoTime,
+  revokedAt: isoTime.nullable(),
+  /** When the key stops being accepted; null: never. */
+  expiresAt: isoTime.nullable(),
+  /** The last accepted request with it, to the minute; null: never used. */
+  lastUsedAt: isoTime.nullable(),
+}).meta({ id: "ApiKey" });
 /** An agent API key as admins see it: never the key, only its prefix. */
 export type ApiKeyView = z.output<typeof apiKeySchema>;
 

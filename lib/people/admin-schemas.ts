@@ -105,6 +105,23 @@ export const createAgentSchema = z
   .strict();
 export type CreateAgentInput = z.infer<typeof createAgentSchema>;
 
+/** The choices of the console's "Expires" field, in days (null: never). */
+export const API_KEY_LIFETIME_DAYS = [null, 30, 90, 365] as const;
+
+/**
+ * Creating an agent API key: a name saying where the key is used (the console asks for one; the
+ * API accepts none, for callers made before names) and when it stops being accepted, an ISO-8601
+ * instant with its offset (absent or null: never). An instant that is not in the future is
+ * refused by the server (`validation_failed` at `expiresAt`), since the key would be dead on arrival.
+ */
+export const createApiKeySchema = z
+  .object({
+    name: z.string({ error: "Enter a name" }).trim().min(1, "Enter a name").max(100, "At most 100 characters").optional(),
+    expiresAt: z.iso.datetime({ offset: true, error: "An ISO-8601 instant, e.g. 2027-03-01T00:00:00Z" }).nullish(),
+  })
+  .strict();
+export type CreateApiKeyInput = z.infer<typeof createApiKeySchema>;
+
 /**
  * Creating an integration key: a name saying which system holds it, optionally the desk whose
  * tasks and records it reaches (absent or null: every desk), and its scopes

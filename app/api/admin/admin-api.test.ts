@@ -262,6 +262,50 @@ describe("agents and API keys", () => {
     expect(foreign.status).toBe(404);
   });
 
+  it("a named key with an expiry: listed with its name, last use kept to the minute, refused from its expiry on (401 expired_key, audited)", async () => {
+    const soon = new Date(Date.now() + 3_600_000);
+    const res = await send(createKeyRoute, "POST", `/api/admin/agents/${agentId}/keys`, admin, { name: "prod executor, eu-west", expiresAt: soon.toISOString() }, { agentId });
+    expect(res.status).toBe(201);
+    expect(res.body.apiKey).toMatchObject({ name: "prod executor, eu-west", expiresAt: soon.toISOString(), lastUsedAt: null });
+    const named = res.body.key as string;
+    const namedId = res.body.apiKey.id as string;
+    const created = (await adminChanges("api_key.create")).find((e) => (e.data as Json).target.id === namedId);
+    expect((created!.data as Json).after).toMatchObject({ name: "prod executor, eu-west", expiresAt: soon.toISOString() });
+
+    // used: the last use is written once, not on every request
+    expect((await send(listTasksRoute, "GET", "/api/v1/tasks", { key: named })).status).toBe(200);
+    const first = (await prisma.apiKey.findUniqueOrThrow({ where: { id: namedId } })).lastUsedAt;
+    expect(first).not.toBeNull();
+    expect((await send(listTasksRoute, "GET", "/api/v1/tasks", { key: named })).status).toBe(200);
+    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: namedId } })).lastUsedAt).toEqual(first);
+    const listed = (await send(listAgentsRoute, "GET", "/api/admin/agents", admin)).body.agents.find((a: Json) => a.id === agentId).keys.find((k: Json) => k.id === namedId);
+    expect(listed).toMatchObject({ name: "prod executor, eu-west", lastUsedAt: first!.toISOString() });
+
+    // expired: refused at once, with the reason, audited as the agent
+    await prisma.apiKey.update({ where: { id: namedId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const seq = (await prisma.auditEvent.findFirst({ orderBy: { seq: "desc" } }))!.seq;
+    const refused = await send(listTasksRoute, "GET", "/api/v1/tasks", { key: named });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.message).toMatch(/expired at/);
+    const denied = await prisma.auditEvent.findMany({ where: { type: "denied", seq: { gt: seq } } });
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({ actorKind: "agent", actorId: agentId });
+    expect(denied[0].data).toMatchObject({ credential: "expired_key", keyId: namedId });
+  });
+
+  it("a key whose expiry is not in the future, or whose name is blank, is refused and nothing is made", async () => {
+    const before = await prisma.apiKey.count({ where: { agentId } });
+    const past = await send(createKeyRoute, "POST", `/api/admin/agents/${agentId}/keys`, admin, { name: "late", expiresAt: new Date(Date.now() - 60_000).toISOString() }, { agentId });
+    expect(past.status).toBe(422);
+    expect(past.body.error.code).toBe("validation_failed");
+    expect(past.body.error.issues).toEqual([expect.objectContaining({ path: "expiresAt" })]);
+    const blank = await send(createKeyRoute, "POST", `/api/admin/agents/${agentId}/keys`, admin, { name: "  " }, { agentId });
+    expect(blank.status).toBe(400);
+    const notTime = await send(createKeyRoute, "POST", `/api/admin/agents/${agentId}/keys`, admin, { expiresAt: "next tuesday" }, { agentId });
+    expect(notTime.status).toBe(400);
+    expect(await prisma.apiKey.count({ where: { agentId } })).toBe(before);
+  });
+
   it("every admin change above is on the record as admin_change by the admin", async () => {
     const events = await prisma.auditEvent.findMany({ where: { type: "admin_change" } });
     const whats = new Set(events.map((e) => (e.data as Json).what));

@@ -1,6 +1,6 @@
 /** Declarations of the admin API (`/api/admin`, admin session) and the public OpenAPI document. */
 import { z } from "zod";
-import { createAgentSchema, createIntegrationKeySchema, createUserSchema, grantInputSchema, updateUserSchema } from "../../people/admin-schemas";
+import { createAgentSchema, createApiKeySchema, createIntegrationKeySchema, createUserSchema, grantInputSchema, updateUserSchema } from "../../people/admin-schemas";
 import { defineEndpoint } from "../contract";
 import { adminUserSchema, agentViewSchema, apiKeySchema, grantViewSchema, integrationKeySchema } from "../schemas";
 import { idParam, page, ADMIN } from "./common";
@@ -92,11 +92,14 @@ export const createApiKeyEndpoint = defineEndpoint({
   id: "createApiKey",
   method: "POST",
   path: "/api/admin/agents/{agentId}/keys",
-  summary: "Create an API key for an agent (shown once)",
+  summary: "Create an API key for an agent (shown once), optionally named and with an expiry",
+  description:
+    "Body (optional): name (1–100 characters, where the key is used) and expiresAt (an ISO-8601 instant in the future; absent or null: never). From expiresAt on, requests with the key are refused 401 unauthorized. The key's lastUsedAt is kept to the minute.",
   caller: ADMIN,
   params: z.object({ agentId: idParam }),
+  body: createApiKeySchema,
   success: { status: [201], schema: z.object({ apiKey: apiKeySchema, key: z.string() }), description: "{apiKey, key} — the key is shown only here" },
-  refusals: ["not_found"],
+  refusals: ["not_found", "validation_failed"],
 });
 
 export const revokeApiKeyEndpoint = defineEndpoint({

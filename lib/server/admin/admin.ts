@@ -3,6 +3,7 @@ import type { ZodType } from "zod";
 import type { AdminUserView, AgentView, ApiKeyView, GrantView } from "../../api/schemas";
 import {
   createAgentSchema,
+  createApiKeySchema,
   createUserSchema,
   grantInputSchema,
   toolMovesMoney,
@@ -94,8 +95,16 @@ function toGrantView(tool: string, g: { canApprove: boolean; approveLimitMinor: 
   };
 }
 
-function toKeyView(k: { id: string; prefix: string; createdAt: Date; revokedAt: Date | null }): ApiKeyView {
-  return { id: k.id, prefix: k.prefix, createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt?.toISOString() ?? null };
+function toKeyView(k: { id: string; prefix: string; name: string | null; createdAt: Date; revokedAt: Date | null; expiresAt: Date | null; lastUsedAt: Date | null }): ApiKeyView {
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    createdAt: k.createdAt.toISOString(),
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  };
 }
 
 const agentInclude = { apiKeys: { orderBy: { createdAt: "asc" } }, _count: { select: { runs: true } } } as const;
@@ -310,18 +319,25 @@ export async function updateAgent(admin: Admin, agentId: string, raw: UpdateAgen
 }
 
 /**
- * Creates an API key for an agent. The key is returned here once and never again: only its
- * SHA-256 and its first characters are stored. Audited `api_key.create` (prefix only).
- * Errors: 403; 404 `not_found` (agent).
+ * Creates an API key for an agent, with the name and expiry of `raw` (lib/people/admin-schemas.ts
+ * `createApiKeySchema`; absent: unnamed, never expires). The key is returned here once and never
+ * again: only its SHA-256 and its first characters are stored. Audited `api_key.create` (prefix,
+ * name, expiry). Errors: 403; 404 `not_found` (agent); 400 `bad_request` (shape); 422
+ * `validation_failed` at `expiresAt` when it is not after `now`.
  */
-export async function createApiKey(admin: Admin, agentId: string): Promise<{ apiKey: ApiKeyView; key: string }> {
+export async function createApiKey(admin: Admin, agentId: string, raw: unknown = {}, now = new Date()): Promise<{ apiKey: ApiKeyView; key: string }> {
   await requireRole(admin, ["admin"], "admin.create_api_key");
+  const input = parse(createApiKeySchema, raw);
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw new DomainError("validation_failed", "The expiry must be in the future.", { issues: [{ path: "expiresAt", message: "Choose a time in the future" }] });
+  }
   const agent = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
   if (!agent) throw new DomainError("not_found", `No agent ${agentId}.`);
   const key = generateApiKey();
   const row = await inTransaction(async (tx) => {
-    const k = await tx.apiKey.create({ data: { id: `key_${nanoid(12)}`, agentId, hash: hashApiKey(key), prefix: keyPrefix(key) } });
-    await audit(tx, { kind: "user", id: admin.id }, "api_key.create", { kind: "api_key", id: k.id }, null, { agentId, prefix: k.prefix }, { agentId });
+    const k = await tx.apiKey.create({ data: { id: `key_${nanoid(12)}`, agentId, hash: hashApiKey(key), prefix: keyPrefix(key), name: input.name ?? null, expiresAt } });
+    await audit(tx, { kind: "user", id: admin.id }, "api_key.create", { kind: "api_key", id: k.id }, null, { agentId, prefix: k.prefix, name: k.name, expiresAt: k.expiresAt?.toISOString() ?? null }, { agentId });
     return ok(k);
   });
   return { apiKey: toKeyView(row), key };

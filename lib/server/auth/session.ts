@@ -148,7 +148,8 @@ export function assertSameOrigin(req: Request): void {
 
 /**
  * Authenticates an agent by `Authorization: Bearer <key>`. A session cookie is not accepted.
- * Errors: 401 `unauthorized` for a missing, unknown or revoked key — audited as `denied`
+ * Errors: 401 `unauthorized` for a missing, unknown, revoked or expired key (`expiresAt` at or
+ * before now, UTC) — audited as `denied` (credential `expired_key` for an expired one)
  * (the agent when the key is known; the key's first 8 characters otherwise), except a read
  * with no credential at all.
  */
@@ -167,6 +168,15 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
     );
   }
   const key = await agentKeyByHash(hashApiKey(token));
+  const now = new Date();
+  if (key && !key.revoked && key.expiresAt && key.expiresAt.getTime() <= now.getTime()) {
+    throw await recordDenial(
+      req,
+      { kind: "agent", id: key.agentId },
+      new DomainError("unauthorized", `This API key expired at ${key.expiresAt.toISOString()}; an admin makes a new one under Admin → Agents.`),
+      { action, missing: { kind: "agent_key" }, extra: { credential: "expired_key", keyId: key.id } },
+    );
+  }
   if (!key || key.revoked) {
     // Not an agent key: an integration key is named (by its id) as what was presented; an unknown key is nobody's.
     const owner = key ? null : await ownerOfKey(req);
@@ -182,18 +192,34 @@ export async function requireAgent(req: Request): Promise<AgentCaller> {
     );
   }
   setRequestActor({ kind: "agent", id: key.agentId });
+  // "last used" for the admins' list: written only when the stored time is over a minute old, so
+  // the decision path reads it with the key and adds no statement to most requests
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USE_RESOLUTION_MS) {
+    await prisma.apiKey.updateMany({ where: { id: key.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now.getTime() - LAST_USE_RESOLUTION_MS) } }] }, data: { lastUsedAt: now } });
+  }
   return { id: key.agentId, name: key.name, allowedTools: key.allowedTools, keyId: key.id, desk: key.desk };
+}
+
+/** How fresh a key's stored "last used" is kept, in ms: it is written at most once per this interval. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+/** A timestamp column read by a raw query: a Date on PostgreSQL, ISO text or epoch milliseconds on SQLite; null stays null. */
+function rawTime(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  const d = v instanceof Date ? v : new Date(typeof v === "bigint" ? Number(v) : (v as string | number));
+  return Number.isNaN(d.getTime()) ? null : d;
 }
 
 /**
  * The agent key whose SHA-256 is `hash` with its agent, in ONE statement (a join; a relation
  * `include` would be two), or null when no key has that hash. `revoked` is true once the key's
  * `revokedAt` is set; `allowedTools` is the agent's allowlist (a stored JSON array; anything
- * else reads as none). Read on every request: a revoked key is refused at once.
+ * else reads as none); `expiresAt` and `lastUsedAt` as Dates. Read on every request: a revoked
+ * or expired key is refused at once.
  */
-async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: string; revoked: boolean; name: string; desk: string; allowedTools: string[] } | null> {
-  const rows = await prisma.$queryRaw<{ id: string; agentId: string; revoked: number | bigint; name: string; desk: string; allowedTools: unknown }[]>`
-    SELECT k."id", k."agentId", CASE WHEN k."revokedAt" IS NULL THEN 0 ELSE 1 END AS "revoked", a."name", a."desk", a."allowedTools"
+async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: string; revoked: boolean; name: string; desk: string; allowedTools: string[]; expiresAt: Date | null; lastUsedAt: Date | null } | null> {
+  const rows = await prisma.$queryRaw<{ id: string; agentId: string; revoked: number | bigint; name: string; desk: string; allowedTools: unknown; expiresAt: unknown; lastUsedAt: unknown }[]>`
+    SELECT k."id", k."agentId", CASE WHEN k."revokedAt" IS NULL THEN 0 ELSE 1 END AS "revoked", a."name", a."desk", a."allowedTools", k."expiresAt", k."lastUsedAt"
     FROM "api_key" k JOIN "agent" a ON a."id" = k."agentId" WHERE k."hash" = ${hash}`;
   const row = rows[0];
   if (!row) return null;
@@ -206,6 +232,8 @@ async function agentKeyByHash(hash: string): Promise<{ id: string; agentId: stri
     name: row.name,
     desk: row.desk,
     allowedTools: Array.isArray(tools) ? tools.filter((t): t is string => typeof t === "string") : [],
+    expiresAt: rawTime(row.expiresAt),
+    lastUsedAt: rawTime(row.lastUsedAt),
   };
 }
 
