@@ -1,7 +1,8 @@
 /**
  * A person's added step is held to the fields the gate policy requires of it, as the agent's is:
  * a refund the senior adds without its stop condition is refused with that field marked and
- * nothing typed lost; filled, the edit saves (docs/design.md "The task contract and what the agent saw").
+ * nothing typed lost; filled, the edit saves. A step that requires nothing keeps its Why folded.
+ * (docs/design.md "The task contract and what the agent saw")
  */
 import { expect, test } from "@playwright/test";
 import { openTaskWithPlan, STORAGE } from "./helpers";
@@ -17,6 +18,13 @@ test("a person's refund missing its stop condition is refused at that field, eve
   );
   await page.goto(`/runs/${runId}`);
   await page.getByRole("button", { name: "Edit plan" }).click();
+  // a note requires nothing: its Why is folded, one press away
+  await expect(page.locator('[id="steps.0.risk"]')).toBeHidden();
+  const toggle = page.getByTestId("why-toggle-0");
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await toggle.click();
+  await expect(page.locator('[id="steps.0.risk"]')).toBeVisible();
+  await expect(toggle).toHaveText("Hide the reasons");
   await page.getByLabel("Add step").selectOption("issue_refund");
   await page.getByRole("button", { name: "Add step", exact: true }).click();
   await page.locator('[id="steps.1.args.invoiceId"]').fill("in_74201");
@@ -25,6 +33,8 @@ test("a person's refund missing its stop condition is refused at that field, eve
 
   // the Why: the gate policy's required fields marked, a title from what the step does, the ticket as evidence
   const why = page.getByTestId("why-1");
+  // the refund's fields are required: shown, with no fold
+  await expect(page.getByTestId("why-toggle-1")).toHaveCount(0);
   await expect(why).toContainText("the gate policy requires title, risk (missing), stop condition (missing), evidence");
   await expect(page.locator('[id="steps.1.title"]')).toHaveValue("Issue refund on in_74201");
   await expect(why.getByTestId("why-evidence")).toHaveText(new RegExp(`ticket ${ticketId}`));
