@@ -79,7 +79,7 @@ test.describe("admin: people and grants", () => {
     await keyName.fill("prod executor");
     await card.getByLabel("Expires").selectOption({ label: "In 30 days" });
     await card.getByRole("button", { name: `Create API key for ${name}` }).click();
-    const shown = card.getByLabel("New API key");
+    const shown = card.getByLabel("New API key", { exact: true });
     await expect(shown).toHaveValue(/^pd_/);
     await expect(card.getByRole("status")).toContainText("“prod executor”");
     const key = await shown.inputValue();

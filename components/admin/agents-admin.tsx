@@ -53,7 +53,7 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
   const create = useMutation({
     mutationFn: (v: ApiKeyForm) => {
       const expiresAt = v.lifetime === "never" ? null : new Date(Date.now() + Number(v.lifetime) * 86_400_000).toISOString();
-      return apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST", body: JSON.stringify({ name: v.name.trim(), expiresAt }) });
+      return apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST", body: { name: v.name.trim(), expiresAt } });
     },
     onSuccess: ({ key, apiKey }) => {
       setErr(null);
