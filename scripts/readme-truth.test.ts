@@ -171,6 +171,28 @@ describe("README.md tells the truth", () => {
     for (const w of new Set(Object.values(words))) expect(said, w).toContain(w);
   });
 
+  it("every variable the server reads is where the README sends a deployer", () => {
+    expect(flat).toContain("every one a deployment sets (rate limits, drain, sweeps, webhooks, the MCP gateway, metrics, logs, traces…) is in docs/operations.md");
+    const ops = read("docs/operations.md");
+    const table = ops.slice(ops.indexOf("## Configuration: every variable"));
+    // set by the test and benchmark harnesses for themselves, never by a deployment
+    const harness = new Set(["PLANDESK_BENCH", "PLANDESK_BUILD_MIGRATIONS", "PLANDESK_FAILOVER_RESULTS", "PLANDESK_RACE", "PLANDESK_STRICT_CONTRACT", "PLANDESK_TEST_DB", "PLANDESK_TEST_DB_SET"]);
+    const used: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+        const rel = `${dir}/${e.name}`;
+        if (e.isDirectory()) {
+          if (e.name !== "generated") walk(rel);
+        } else if (/\.(ts|tsx|mjs)$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) used.push(...[...read(rel).matchAll(/\b(PLANDESK_[A-Z_]+[A-Z])\b/g)].map((m) => m[1]));
+      }
+    };
+    for (const dir of ["lib", "app"]) walk(dir);
+    for (const file of ["scripts/server.mjs", "scripts/start.mjs"]) used.push(...[...read(file).matchAll(/\b(PLANDESK_[A-Z_]+[A-Z])\b/g)].map((m) => m[1]));
+    expect(new Set(used).size).toBeGreaterThan(30);
+    const missing = [...new Set(used)].filter((v) => !harness.has(v) && !table.includes(`\`${v}\``));
+    expect(missing).toEqual([]);
+  });
+
   it("sends the newcomer to the seed's reference case with the seed's sign-in", () => {
     const desk = read("lib/demo/desk-data.ts");
     const ticket = /\["74991", "acc_(\w+)", "([^"]+)"/.exec(desk);
