@@ -14,7 +14,7 @@ if (!process.env.PLANDESK_TEST_DB_SET) {
   // The API's rate limits depend on the wall clock: a suite that sends many requests from one key
   // would pass on a slow machine and be refused on a fast one. They are moved out of the way here;
   // app/api/rate-limits.test.ts sets small limits per test, and the defaults are checked where
-  // they are declared (lib/server/rate-limits/rate-limit.test.ts, scripts/readme-limits.test.ts).
+  // they are declared (lib/server/rate-limits/rate-limit.test.ts, scripts/security-limits.test.ts).
   for (const [k, v] of Object.entries(UNLIMITED_RATES)) process.env[k] ??= v;
   // The settings this file starts with: a file that changes one before seeding gets its own seed
   // rather than a copy of the run's template (testing/test-template.ts).

@@ -7,7 +7,7 @@ import { STORAGE } from "./helpers";
 // menu's page, sign out, and sign in with the passkey alone. Then their password path is locked —
 // wrong passwords from this browser until the sign-in answers 429, after which even the
 // right password is refused — and the passkey still signs them in: the lockout applies to the
-// password path only (README "Security: limits and what exceeding them answers").
+// password path only (docs/security.md "Limits and what exceeding them answers").
 
 const PASSWORD = "passkey-person-password-1";
 

@@ -20,7 +20,7 @@
  * database's"). Ten rounds by default: the bare route's own figure moves by a third between runs of
  * three rounds (a collection lands on whichever request triggers it, and CPU time is counted in 10 ms
  * clock ticks), and every × is divided by it. The targets are the decision
- * path's budgets in multiples of the bare route (README "Performance"): claim, outcome and GET run
+ * path's budgets in multiples of the bare route (bench/README.md, `npm run bench:cpu`): claim, outcome and GET run
  * ≤ 3×; approve and the queue ≤ 5×; submit and edit of 10 steps ≤ 8×.
  * Results: `cpu.json` in bench/results/ (one entry per database, replaced on rerun, with the load
  * average, so a figure measured on a busy machine says so) and the table `cpu.md` beside it.

@@ -118,7 +118,7 @@ async function main() {
   // PostgreSQL: the planner's statistics of a table, as autovacuum's ANALYZE keeps them (this test
   // server runs with autovacuum off). Without them desk_record's estimates stay those of an empty
   // table, and a read by (desk, kind, id IN …) scans the whole kind through the primary key's first
-  // two columns (see the README's figures); the orders are therefore imported in slices with an
+  // two columns (see bench/README.md, `npm run bench:declared`); the orders are therefore imported in slices with an
   // ANALYZE between two, as autovacuum would do once a tenth of a table is new.
   const analyze = async () => {
     if (dbKind === "postgresql") await prisma.$executeRawUnsafe("ANALYZE");

@@ -8,7 +8,7 @@
  * Starts scripts/server.mjs (what `npm start` serves) on a fresh, seeded SQLite database, signs in
  * as the supervisor, and for each page sums the gzip sizes (level 6) of every `<script src>` in its
  * HTML, and again without the `noModule` scripts (Next.js's polyfills, which a current browser
- * never downloads). Target: the queue and run pages ≤ 200 KiB (README "Using it"). Results:
+ * never downloads). Target: the queue and run pages ≤ 200 KiB (bench/README.md, `npm run bench:pages`). Results:
  * bench/results/page-weight.json. Every request goes to 127.0.0.1.
  */
 import fs from "node:fs";

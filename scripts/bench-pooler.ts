@@ -1,6 +1,6 @@
 /**
  * `npm run bench:pooler`: decision latency on PostgreSQL directly vs through PgBouncer in
- * transaction mode (README "Behind a transaction pooler"), at 8 and 32 connections.
+ * transaction mode (docs/operations.md "Behind a transaction pooler"), at 8 and 32 connections.
  *
  *   npm run bench:pooler                          # 8 and 32 connections, 200 rounds per measurement
  *   options: --connections 8,32, --rounds <n> (submit + approve + claim rounds per measurement)

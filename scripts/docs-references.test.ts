@@ -6,6 +6,8 @@
  * - cites a design, API or style page by a name the repository does not hold (the top-level
  *   pages of the project's early days, or a shared folder above the repository);
  * - cites a section of docs/design.md or docs/style.md that has no heading or item;
+ * - cites a heading of the README or another Markdown page (docs/, bench/README.md, the client
+ *   package's README) that the page does not hold — the project's Markdown is held to this too;
  * - gives an issue number as its reason instead of the rule.
  * Comments are read with TypeScript's own parser (leading and trailing comment ranges of every
  * token), so strings and regular expressions are never mistaken for comments; the data model's
@@ -104,6 +106,45 @@ export function referenceProblems(comment: string, docs: Record<string, ReturnTy
   return problems;
 }
 
+/**
+ * The sections a page offers by name, lower-cased, without backticks or a leading "§N": its
+ * headings, the bold lead of a paragraph or item (`**Date horizon.**`) and an item's lead before
+ * its colon (`- Database changes: …`).
+ */
+function headingsOf(page: string): string[] {
+  const text = fs.readFileSync(path.join(root, page), "utf8");
+  const names = [
+    ...[...text.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]),
+    ...[...text.matchAll(/^(?:[-*] |\d+\. )?\*\*([^*]+)\*\*/gm)].map((m) => m[1].replace(/[.:]$/, "")),
+    ...[...text.matchAll(/^[-*] ([^:*`\n]{3,60}):/gm)].map((m) => m[1]),
+  ];
+  return names.map((n) => n.replace(/`/g, "").replace(/^§[\d.]+ /, "").trim().toLowerCase());
+}
+
+/** A cited page and section: `README "Set up"`, `docs/operations.md "Traces"`, or the page, a comma and the name. */
+const PAGE_CITATION = /(?<![\w/.-])(package's README|README(?:\.md)?|CONTRIBUTING\.md|(?:docs|bench|packages\/client)\/[\w-]+\.md)(?:#[\w-]+)?,?\s+["“]([^"”]+)["”]/g;
+
+/**
+ * Every problem with the page headings `text` cites (a comment or a Markdown page; empty when
+ * fine): a cited page must exist and hold a heading the cited name begins, or that begins it.
+ * docs/design.md is left to `referenceProblems`; "the package's README" is packages/client/README.md.
+ */
+export function headingProblems(text: string): string[] {
+  const flat = text.replace(/\n\s*(?:\*|\/\/)?\s*/g, " ");
+  const problems: string[] = [];
+  for (const m of flat.matchAll(PAGE_CITATION)) {
+    const page = m[1] === "package's README" ? "packages/client/README.md" : m[1] === "README" ? "README.md" : m[1];
+    if (page === "docs/design.md") continue;
+    if (!fs.existsSync(path.join(root, page))) {
+      problems.push(`cites ${page}, which is not in the repository`);
+      continue;
+    }
+    const name = m[2].replace(/`/g, "").trim().toLowerCase();
+    if (!headingsOf(page).some((h) => h.startsWith(name) || name.startsWith(h))) problems.push(`cites ${page} "${m[2]}", which has no such heading`);
+  }
+  return problems;
+}
+
 describe("the design lives in the repository", () => {
   const docs = { "docs/design.md": sectionsOf("docs/design.md"), "docs/style.md": sectionsOf("docs/style.md") };
 
@@ -143,6 +184,24 @@ describe("the design lives in the repository", () => {
     expect(problems).toEqual([]);
     expect(lines.filter((l) => l.includes("//")).length).toBeGreaterThan(50);
   });
+
+  it("finds citations of headings that no page holds", () => {
+    expect(headingProblems('// README "Connect your systems"')).toEqual([]);
+    expect(headingProblems('/* docs/operations.md\n * "Behind a transaction pooler" */')).toEqual([]);
+    expect(headingProblems('// README "Security: limits and what exceeding them answers"')).toHaveLength(1);
+    expect(headingProblems('// docs/nowhere.md "Anything"')).toEqual(["cites docs/nowhere.md, which is not in the repository"]);
+  });
+
+  it("every heading a comment or the project's Markdown cites by name exists", () => {
+    const problems: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = fs.readFileSync(path.join(root, file), "utf8");
+      for (const c of commentsOf(file, text)) for (const p of headingProblems(c.text)) problems.push(`${file}:${c.line} ${p}`);
+    }
+    const mds = ["README.md", "CONTRIBUTING.md", "bench/README.md", "packages/client/README.md", ...fs.readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+    for (const md of mds) for (const p of headingProblems(fs.readFileSync(path.join(root, md), "utf8"))) problems.push(`${md} ${p}`);
+    expect(problems).toEqual([]);
+  }, 180_000);
 
   it("every path the project's Markdown names in backticks exists", () => {
     const problems: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * Takes screenshots of the main pages against a running console (default http://localhost:3000)
- * into docs/ (README) or the folder given: `npx tsx scripts/screenshots.ts [baseUrl] [outDir]`.
+ * into docs/ (README.md shows them) or the folder given: `npx tsx scripts/screenshots.ts [baseUrl] [outDir]`.
  * It submits a fresh reference-case run through the agent API, edits it as the senior operator
  * (date moved four days, refund of 1,489.00 on in_74119 added) and captures the review screen;
  * then the queue (sorted by money at stake) and the run with its risk callout at 1440 and 390 px,

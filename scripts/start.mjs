@@ -58,7 +58,7 @@ if (dbUrl.startsWith("file:")) {
 // PostgreSQL: the database is created by the migration when it does not exist yet (CREATEDB right).
 if (/^postgres(ql)?:\/\//.test(dbUrl)) {
   const u = new URL(dbUrl);
-  console.log(`Database: PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname} (several instances may share it; README "PostgreSQL and several instances").`);
+  console.log(`Database: PostgreSQL ${u.hostname}:${u.port || 5432}${u.pathname} (several instances may share it; docs/operations.md "PostgreSQL and several instances").`);
 }
 
 // 3. Client, migrations, demo seed — each only when needed. The Prisma clients are generated again

@@ -1,7 +1,7 @@
 /**
  * Production app instances for tests and benchmarks: each is its own OS process serving the
  * build in `.next` on its own port, every instance with the same public origin (PLANDESK_URL) and
- * session secret, as behind a load balancer (README "Several instances behind a load balancer").
+ * session secret, as behind a load balancer (docs/operations.md "PostgreSQL and several instances").
  * Used by e2e/instances.spec.ts and scripts/bench-load.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";

@@ -48,7 +48,7 @@ async function onServer<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 
 /**
  * Drops (if present) and creates the PostgreSQL test database of `url`, in byte-order collation
- * (C.UTF-8, what Plandesk expects; README). Errors: throws for a URL that is not a test database.
+ * (C.UTF-8, what Plandesk expects; docs/operations.md "PostgreSQL and several instances"). Errors: throws for a URL that is not a test database.
  */
 export async function recreatePgTestDatabase(url: string): Promise<void> {
   const name = pgTestDatabaseName(url);

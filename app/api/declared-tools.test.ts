@@ -1,6 +1,6 @@
 /**
  * Imported tools bound to declared record kinds (lib/tools/tool-bindings.ts, docs/api-extensions.md
- * "Tools bound to declared kinds"), through the route handlers, on this file's own database (SQLite,
+ * "Tools bound to a declared kind"), through the route handlers, on this file's own database (SQLite,
  * or PostgreSQL with PLANDESK_TEST_DB=postgres): the retail desk declares `order`, orders arrive
  * through the records door, `refund_order` is imported from a real MCP server over stdio
  * (testing/retail-mcp-server.ts) with the admin's bindings, and the one validator then refuses what

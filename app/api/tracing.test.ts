@@ -1,5 +1,5 @@
 /**
- * Traces and logs of the decision path (README "Running it as a service", Traces and Logs): an
+ * Traces and logs of the decision path (docs/operations.md "Traces" and "Logs"): an
  * agent's and a person's requests that carry a W3C `traceparent` are answered inside a server span
  * of that trace, named by the endpoint template, with `validate`, `gate`, `approve`, `claim`,
  * `fence` and `outcome` spans under it and Prisma's SQL statement spans under those; each answer

@@ -1,6 +1,6 @@
 /**
- * A token bucket: the rate limit designed for agent API keys (docs/security.md "Per-key rate
- * limits on the agent API"). Pure: the state is meant to live in the database, one row per key,
+ * A token bucket: the rate limit designed for agent API keys (docs/security.md "Per-key and
+ * per-person rate limits"). Pure: the state is meant to live in the database, one row per key,
  * updated by one conditional statement that applies exactly this arithmetic (so instances share it).
  *
  * A bucket holds at most `capacity` tokens (the burst) and gains `refillPerSecond` tokens per

@@ -1,4 +1,4 @@
-// Draining one server process on SIGTERM/SIGINT (README "Running it as a service"): the
+// Draining one server process on SIGTERM/SIGINT (docs/operations.md "Running it as a service"): the
 // custom server (scripts/server.mjs) marks the process draining, keeps serving through a notice
 // period (a load balancer polling GET /api/health/ready sees 503 `draining` and stops sending),
 // stops accepting connections, ends the live streams with a reconnect hint, waits for the requests

@@ -1,4 +1,4 @@
-// The server's one logger (README "Running it as a service", Logs): pino, one JSON object a line on
+// The server's one logger (docs/operations.md "Logs"): pino, one JSON object a line on
 // standard output, for the route handlers (bundled by Next.js) and the custom server
 // (scripts/server.mjs, run without a compile step — hence plain JavaScript here, like drain.mjs).
 // Each copy of this module shares one logger through `globalThis`.

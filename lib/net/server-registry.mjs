@@ -92,6 +92,6 @@ export function rebuildRefusal(servers, alive) {
     "Rebuilding in place would replace the files it serves and break its next requests. Either:",
     `  - stop it first: kill -TERM ${live.map((s) => s.pid).join(" ")} (it drains its requests and exits), then run npm start again; or`,
     "  - build and serve the new version from another copy of the checkout (e.g. git worktree add ../plandesk-next),",
-    "    and move traffic over with the health checks (README \"Running it as a service\").",
+    "    and move traffic over with the health checks (docs/operations.md \"Running it as a service\").",
   ].join("\n");
 }

@@ -12,7 +12,7 @@ export { deliveryWords, feeWords, laterInWords, type DeliveryDifference, type Fe
  * for an edited run also what the agent's own plan would have moved (the counterfactual), and the
  * signals computed from all of it. Pure and client-safe: lib/server/outcomes stores it.
  *
- * Definitions (stated on the run page and in the README):
+ * Definitions (stated on the run page and in docs/using.md "Did the edit help? Outcomes and labels"):
  * - *Written* means a step of the approved plan whose outcome is `succeeded` (reported, or
  *   reconciled by a supervisor). Nothing else counts: a failed or unknown step wrote nothing we know.
  * - *Money out* is the tool's own `amount` of every written step that moves money

@@ -302,8 +302,8 @@ export function toolFromSpec(spec: ImportedToolSpec): ToolDefinition {
  * properties, array items, local `$ref`s) — whose UTC calendar date lies more than the date
  * horizon after today's UTC date (`ctx.dateHorizonDays`: the governing gate-policy rule's
  * `dateHorizonDays`; default RESCHEDULE_HORIZON_DAYS of lib/plan/policy.ts, one year). The tool's
- * meaning is unknown, but a date like 9999-12-31 is a typo or a trick, never a plan (README,
- * "Security: limits"). `path` is dotted, relative to the arguments (e.g. "visit.date").
+ * meaning is unknown, but a date like 9999-12-31 is a typo or a trick, never a plan (docs/security.md,
+ * "Limits and what exceeding them answers"). `path` is dotted, relative to the arguments (e.g. "visit.date").
  */
 export function dateHorizonIssues(schema: JsonSchema, args: unknown, ctx: BoundsContext): ToolIssue[] {
   const horizonDays = ctx.dateHorizonDays ?? RESCHEDULE_HORIZON_DAYS;

@@ -1,5 +1,5 @@
 /**
- * The MCP gateway from `npm start` (issue 41 item 5; README "Put Plandesk in front of your MCP
+ * The MCP gateway from `npm start` (docs/mcp-gateway.md "Put Plandesk in front of your MCP
  * servers"), on SQLite and PostgreSQL: on the freshly seeded demo database, with no admin step,
  * an MCP SDK client holding the demo agent's key lists the carrier's tools on `/api/mcp`, reads
  * tracking, and submits a redelivery for task_74991; the senior approves it in the console's

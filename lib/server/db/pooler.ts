@@ -1,6 +1,6 @@
 /**
- * What sits between Plandesk and PostgreSQL, from env PLANDESK_DATABASE_POOLER (README "Behind a
- * transaction pooler"):
+ * What sits between Plandesk and PostgreSQL, from env PLANDESK_DATABASE_POOLER (docs/operations.md
+ * "Behind a transaction pooler"):
  *
  * - `"session"` (unset, empty, `session` or `none`): every connection of the pool is one server
  *   session for its whole life — PostgreSQL directly, or a pooler in session mode. Each connection

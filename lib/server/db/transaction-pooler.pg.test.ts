@@ -1,5 +1,5 @@
 /**
- * Plandesk behind PgBouncer in transaction mode (README "Behind a transaction pooler"), on the
+ * Plandesk behind PgBouncer in transaction mode (docs/operations.md "Behind a transaction pooler"), on the
  * PostgreSQL pass only (`*.pg.test.ts`; vitest.config.mts): one PgBouncer for this file
  * (testing/through-pgbouncer.ts, imported first), this file's process and both app instances
  * reaching the database through it with PLANDESK_DATABASE_POOLER=transaction. The database is made

@@ -1,6 +1,6 @@
 /**
- * The demo desk's MCP gateway, ready on a fresh `npm start` (issue 41 item 5; README "Put Plandesk
- * in front of your MCP servers"): what an admin does for a real desk, done by the seed through the
+ * The demo desk's MCP gateway, ready on a fresh `npm start` (docs/mcp-gateway.md "Put
+ * Plandesk in front of your MCP servers"): what an admin does for a real desk, done by the seed through the
  * same functions the admin API calls, as the demo admin (Adam Admin, so the audit trail says who):
  *
  * 1. imports the tools of the registered carrier (examples/carrier-mcp over stdio:

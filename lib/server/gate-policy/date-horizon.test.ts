@@ -1,6 +1,6 @@
 /**
- * The date horizon is a gate-policy setting (README, "Security: limits"; docs/api-extensions.md,
- * "Date horizon"), against this file's own database (SQLite, or PostgreSQL with
+ * The date horizon is a gate-policy setting (docs/security.md "Limits and what exceeding
+ * them answers"; docs/api-extensions.md, "Date horizon"), against this file's own database (SQLite, or PostgreSQL with
  * PLANDESK_TEST_DB=postgres): under the seeded policy (no rule sets one: one year) a reschedule to
  * 9999-12-31 is refused `window_beyond_horizon`, whoever plans it; an admin saves a policy version
  * whose rule for the freight desk's reschedules sets 30 days, and from then a reschedule 40 days

@@ -9,7 +9,7 @@ export const RUN_STREAM_MAX_SECONDS = 600;
 
 /**
  * The `GET /api/v1/runs/{runId}/events` stream of one agent's run (text/event-stream), so an agent
- * waits for a decision instead of polling (docs/api-extensions.md, "Waiting for a decision"):
+ * waits for a decision instead of polling (docs/api-extensions.md, "Every state an agent can meet"):
  *
  * - `retry: 3000`, then `run` {run} at once — the run as `read()` gives it (the route: the
  *   agent's view, a passed deadline persisted first) — unless it is exactly the run the agent

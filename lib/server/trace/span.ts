@@ -2,7 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type 
 import { isDomainError } from "../../errors/domain-error";
 
 /**
- * Spans of the server's work (README "Running it as a service", Traces), through the OpenTelemetry
+ * Spans of the server's work (docs/operations.md "Traces"), through the OpenTelemetry
  * API only: the SDK is set up once per process by lib/server/trace/start-tracing.ts, and until then
  * (or when a process never sets it up: a CLI script, a test file without its own provider) every
  * call here is the API's no-op, costing a function call. A span carries names, endpoint

@@ -34,8 +34,8 @@ const requestsOnly: Sampler = {
 };
 
 /**
- * Sets up OpenTelemetry tracing once per server process (instrumentation.ts; README "Running it
- * as a service", Traces): the W3C Trace Context propagator, an AsyncLocalStorage context manager
+ * Sets up OpenTelemetry tracing once per server process (instrumentation.ts; docs/operations.md
+ * "Traces"): the W3C Trace Context propagator, an AsyncLocalStorage context manager
  * and a tracer provider named by OTEL_SERVICE_NAME (default `plandesk`).
  *
  * With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, spans are

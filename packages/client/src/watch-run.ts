@@ -2,7 +2,7 @@
  * Reading one run's server-sent events (`GET /api/v1/runs/{runId}/events` with
  * `Accept: text/event-stream`): the push through which an agent learns a decision the moment the
  * console commits it, instead of asking again. Parsing is eventsource-parser's; what the events
- * mean is the console's (docs/api-extensions.md "Waiting for a decision"): `run` {run} now and at
+ * mean is the console's (docs/api-extensions.md "Every state an agent can meet"): `run` {run} now and at
  * every change, each with an `id` naming that content; `end` {outcome} when the run will not move
  * on, or {outcome: null, reconnect: true} when the console closes the stream early (its own limit,
  * or a drain before a restart); `error` {code} when it could not read the run.

@@ -1,8 +1,8 @@
 /**
- * The README's section "Security: limits and what exceeding them answers" lists every limit with
- * the number the code enforces: each constant below must appear, spelled as the README spells
- * it, in that section (so changing a limit without the README fails here). The date horizon is a
- * gate-policy setting: the README names its default, the range a rule may set and both issues.
+ * docs/security.md "Limits and what exceeding them answers" lists every limit with the number the
+ * code enforces: each constant below must appear, spelled as that section spells it (so changing a
+ * limit without the docs fails here). The date horizon is a gate-policy setting: the section names
+ * its default, the range a rule may set and both issues.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -22,12 +22,13 @@ import { MAX_PARTS_PER_REVISION, MAX_PART_TEXT } from "../lib/task-contract/sche
 import { DEFAULT_RECORDS_BATCH_MAX_BYTES, MAX_BODY_BYTES as SERVER_MAX_BODY_BYTES } from "../lib/net/body-limit.mjs";
 import { DEFAULT_AUTH_FAILURE_BURST, DEFAULT_AUTH_FAILURE_RATE, DEFAULT_AGENT_BURST, DEFAULT_AGENT_RATE, DEFAULT_INTEGRATION_BURST, DEFAULT_INTEGRATION_RATE, DEFAULT_PERSON_BURST, DEFAULT_PERSON_RATE } from "../lib/server/config/config";
 
-const readme = fs.readFileSync(path.resolve(__dirname, "..", "README.md"), "utf8");
-const start = readme.indexOf("## Security: limits and what exceeding them answers");
-const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+const doc = fs.readFileSync(path.resolve(__dirname, "..", "docs", "security.md"), "utf8");
+const start = doc.indexOf("## Limits and what exceeding them answers");
+const end = doc.indexOf("\n## ", start + 1);
+const section = doc.slice(start, end < 0 ? undefined : end);
 const n = (x: number) => x.toLocaleString("en-US");
 
-describe("the README's security section", () => {
+describe("docs/security.md \"Limits and what exceeding them answers\"", () => {
   it("exists", () => {
     expect(start).toBeGreaterThan(0);
   });
