@@ -8,8 +8,8 @@ import { openTaskWithPlan, STORAGE } from "./helpers";
 // first screen, at 1366 and at 390 px. Its own tickets: the task is opened through the ticketing
 // door with a ticket id of its own (e2e-edit-summary-…), so no other spec touches its runs.
 
-async function pageAs(browser: Browser, role: "operator" | "senior", viewport: { width: number; height: number }): Promise<Page> {
-  const context = await browser.newContext({ storageState: STORAGE[role], viewport });
+async function pageAs(browser: Browser, role: "operator" | "senior", viewport: { width: number; height: number }, colorScheme: "light" | "dark" = "light"): Promise<Page> {
+  const context = await browser.newContext({ storageState: STORAGE[role], viewport, colorScheme });
   return context.newPage();
 }
 
@@ -54,8 +54,12 @@ test("an operator's edit of a refund: the review names the reply's stale amount,
   await editor.context().close();
 
   // a second person opens the run: the edit is on the first screen, above the steps
-  for (const viewport of [{ width: 1366, height: 768 }, { width: 390, height: 844 }]) {
-    const second = await pageAs(browser, "operator", viewport);
+  for (const [viewport, scheme] of [
+    [{ width: 1366, height: 768 }, "light"],
+    [{ width: 390, height: 844 }, "light"],
+    [{ width: 390, height: 844 }, "dark"],
+  ] as const) {
+    const second = await pageAs(browser, "operator", viewport, scheme);
     await second.goto(`/runs/${runId}`);
     const summary = second.getByTestId("edit-summary");
     await expect(summary).toContainText("Changed since the agent's plan: 1 edit");
@@ -68,7 +72,7 @@ test("an operator's edit of a refund: the review names the reply's stale amount,
     // the red callout still names the reply's stale amount, for this reviewer too
     await expect(second.getByTestId("risk-callout").getByTestId("risk-line").filter({ hasText: "Step 2" })).toContainText("$1,060.00");
     expect((await new AxeBuilder({ page: second }).include('[data-testid="edit-summary"]').analyze()).violations).toEqual([]);
-    await second.screenshot({ path: testInfo.outputPath(`edit-summary-second-reviewer-${viewport.width}.png`) });
+    await second.screenshot({ path: testInfo.outputPath(`edit-summary-second-reviewer-${viewport.width}-${scheme}.png`) });
     // the step's name leads to its card
     await step.getByRole("link", { name: /Step 1/ }).click();
     await expect(second.getByRole("heading", { name: /Refund the second charge/, level: 3 })).toBeInViewport();
