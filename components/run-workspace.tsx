@@ -25,6 +25,7 @@ import { PlanSteps } from "./plan-steps";
 import { ReadSteps } from "./read-steps";
 import { PresenceBar, useLiveConnected } from "./live/presence-bar";
 import { RiskCallout } from "./risk-callout";
+import { EditSummaryPanel } from "./edit-summary";
 import { DecisionBarSlot } from "./decision-bar";
 import { planRisks } from "@/lib/queue/risk";
 import { accountName } from "@/lib/desk/lookup";
@@ -174,6 +175,8 @@ export function RunWorkspace({
     <DecisionBarSlot.Provider value={barSlot}>
     <div className="space-y-4">
       {mode.kind !== "edit" && <RiskCallout risks={risks} approved={approvedSteps} />}
+      {/* a colleague's edit is read before the steps: on the first screen, under the risks it may have made */}
+      {mode.kind === "view" && <EditSummaryPanel edits={d.edits ?? []} users={d.users} viewerId={viewerId} catalog={catalog} currentStepIds={new Set(d.run.steps.map((s) => s.id))} />}
       <PresenceBar runId={runId} editing={mode.kind === "edit"} />
       {externalChange !== null && (
         <div role="status" className="flex items-center gap-3 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950">

@@ -4,6 +4,7 @@ import { integrationScopeSchema } from "./integration-scopes";
 import { intentSchema, taskContractSchema, taskTextPartSchema } from "../task-contract/schema";
 import { instructionFlagSchema } from "../task-contract/instruction-scan";
 import { planDiffSchema } from "../diff/plan-diff";
+import { editSummarySchema } from "../diff/edit-summary";
 import { authorSchema, planSchema, provenanceSchema, STEP_REASON_KEYS, stepReasonsShape, stepSchema } from "../plan/schema";
 import { readStepSchema } from "../reads/schema";
 import { RUN_STATES } from "../lifecycle/run-state";
@@ -276,6 +277,9 @@ export const runDetailsSchema = open({
   ticket: open({ id: z.string(), subject: z.string(), accountId: z.string(), accountName: z.string() }),
   agent: open({ id: z.string(), name: z.string() }),
   planVersions: z.array(planVersionSummary),
+  edits: z
+    .array(editSummarySchema)
+    .meta({ description: "Every edit a person made since the agent's plan, oldest first: who (editorId), when (at), plan version fromVersion → version, and per touched step what changed (added, removed, moved, changed with its fields before → after; money in minor units)" }),
   validation: open({ issues: z.array(validationIssueSchema) }),
   accountContext: open({
     account: open({ id: z.string(), name: z.string() }),

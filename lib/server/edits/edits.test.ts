@@ -277,6 +277,13 @@ describe("approvals across edits", () => {
     expect(after.status).toBe("pending_review");
     expect(after.steps[0].approval).toBeNull();
     expect(res.validation.issues.some((i) => i.code === "unbacked_commitment" && i.stepId === "s_reply")).toBe(true);
+    // a second person opening the run reads the edit: who, when, the step it removed
+    const { getRunDetails } = await import("../runs/get-run-details");
+    const seen = await getRunDetails(id, operator, TEST_NOW);
+    expect(seen.edits.map((e) => ({ ...e, at: typeof e.at }))).toEqual([
+      { version: 2, fromVersion: 1, editorId: senior.id, at: "string", steps: [{ stepId: "s_refund", tool: "issue_refund", position: null, from: 1, changes: ["removed"], fields: [] }] },
+    ]);
+    expect(seen.validation.issues.some((i) => i.code === "unbacked_commitment" && i.stepId === "s_reply")).toBe(true);
     const ack = await refused(approveSteps(senior, id, { planVersion: 2, stepIds: "all", idempotencyKey: "lapse-2" }, TEST_NOW));
     expect(ack.code).toBe("acknowledgement_required");
   });

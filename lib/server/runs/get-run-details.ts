@@ -13,6 +13,7 @@ const LIVE_READ_CODES = new Set(["read_outdated", "read_other_account"]);
 import { catalogAt, importedToolsAt } from "../tools/imported-tools";
 import { autoGated, promisesAwaitingApproval } from "../../validation/promise-backing";
 import { previewEffects } from "../../effects/preview";
+import { summariseEdits } from "../../diff/edit-summary";
 import { toTaskView } from "../tasks/read-tasks";
 import { listIntents, deskDefaultIntent } from "../tasks/task-contract";
 import { boundRecordKinds } from "../../tools/tool-bindings";
@@ -28,7 +29,7 @@ export type { RunDetails };
 /**
  * Loads the run page's data for `viewer` — the run within the viewer's desk scope, its task,
  * ticket and agent, and the account data its plan versions name plus the ticket account's own
- * records (bounded), and the other runs of its task being executed now (`concurrentRuns`, computed
+ * records (bounded), every edit since the agent's plan (`edits`, lib/diff/edit-summary.ts), and the other runs of its task being executed now (`concurrentRuns`, computed
  * on this read: approving needs them acknowledged). Errors: 404 `not_found` for an unknown run or
  * one of another desk.
  */
@@ -70,6 +71,7 @@ export async function getRunDetails(runId: string, viewer: Viewer, now = new Dat
     planVersions: [...run.planVersions]
       .sort((a, b) => a.version - b.version)
       .map((p) => ({ version: p.version, createdById: p.createdById, createdAt: p.createdAt.toISOString(), stepCount: storedSteps(p.steps).length })),
+    edits: summariseEdits(run.planVersions.map((p) => ({ version: p.version, createdById: p.createdById, createdAt: p.createdAt.toISOString(), steps: storedSteps(p.steps) }))),
     // The agent's reads are re-read now: what they say about the world is as of this request.
     validation: { issues: [...validation.issues.filter((i) => !LIVE_READ_CODES.has(i.code)), ...checkReads(reads, desk, currentSteps.map((s) => s.id)).filter((i) => LIVE_READ_CODES.has(i.code)), ...awaiting] },
     accountContext: {
