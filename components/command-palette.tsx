@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useLayoutEffect, useRef, useState } from "react";
-import { SHORTCUTS, type ShortcutId } from "@/lib/keyboard/shortcuts";
+import { describeKeys, NOT_IN_PALETTE, SHORTCUTS, type ShortcutId } from "@/lib/keyboard/shortcuts";
 import { trapTab, useOpenShortcutHelp, useShortcut, useShortcutActions } from "./keyboard-shortcuts";
 
 /** One entry of the palette: a page to go to, an action of the page on screen, or "open ticket #N". */
@@ -10,15 +10,15 @@ interface Command {
   key: string;
   label: string;
   group: "Pages" | "Actions" | "Search";
+  /** The action's keys as the shortcut list shows them (lib/keyboard/shortcuts.ts), for actions. */
+  keys?: string;
   run: () => void;
 }
 
-/** Shortcuts the palette never lists (they need a context the palette takes away, or are the palette itself). */
-const NOT_IN_PALETTE = new Set<ShortcutId>(["palette", "queueOpen", "save", "nextStep", "previousStep", "addStep"]);
-
 /**
  * The command palette (Ctrl+K or ⌘K): every page the viewer's header links to, every action the
- * page on screen handles (the same handlers as its keys: approve, reject, edit, search…), and
+ * page on screen handles (the same handlers as its keys, each row showing its keys: approve,
+ * reject, take, move a step…; a step's actions act on the step focus was in), and
  * "Open ticket #…" for a typed number (the queue's search). Type to filter, ↑/↓ to choose, Enter
  * to run, Esc to close (focus returns where it was).
  */
@@ -35,6 +35,7 @@ export function CommandPalette({ links }: { links: { href: string; label: string
   /** Whether the palette is open, for the handlers (set at once, not after React renders). */
   const openRef = useRef(false);
   const listId = useId();
+  const mac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
   useShortcut("palette", () => {
     returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -85,6 +86,7 @@ export function CommandPalette({ links }: { links: { href: string; label: string
       key: `action-${s.id}`,
       label: s.description,
       group: "Actions" as const,
+      keys: describeKeys(s, mac),
       run: () => (s.id === "help" ? openHelp() : s.id === "goQueue" ? router.push("/runs") : actions.run(s.id)),
     })),
   ].filter((c) => c.group === "Search" || !q || c.label.toLowerCase().includes(q));
@@ -145,7 +147,12 @@ export function CommandPalette({ links }: { links: { href: string; label: string
             className={`flex cursor-pointer items-baseline gap-3 px-4 py-2 text-sm ${i === current ? "bg-blue-50 text-blue-950" : ""}`}
           >
             <span className="w-16 shrink-0 text-xs text-slate-600">{c.group}</span>
-            <span className="min-w-0 break-words">{c.label}</span>
+            <span className="min-w-0 flex-1 break-words">{c.label}</span>
+            {c.keys && (
+              <kbd className="shrink-0 rounded border border-slate-300 bg-slate-50 px-1.5 py-0.5 font-mono text-xs text-slate-800">
+                {c.keys}
+              </kbd>
+            )}
           </li>
         ))}
       </ul>

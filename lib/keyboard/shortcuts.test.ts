@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chordOf, createShortcutMatcher, describeChord, isTypingTarget, keyBelongsToField, SHORTCUTS, type KeyLike } from "./shortcuts";
+import { chordOf, createShortcutMatcher, describeChord, describeKeys, isTypingTarget, keyBelongsToField, NOT_IN_PALETTE, SHORTCUTS, type KeyLike, type ShortcutId } from "./shortcuts";
 
 const el = (tagName: string, extra: { isContentEditable?: boolean; role?: string } = {}) => ({
   tagName,
@@ -137,5 +137,51 @@ describe("the key map", () => {
     expect(describeChord("Mod+Enter")).toBe("Ctrl+Enter");
     expect(describeChord("Mod+Enter", true)).toBe("⌘+Enter");
     expect(describeChord("Shift+A")).toBe("Shift+A");
+  });
+  it("no key sequence starts another (a prefix would make the longer one unreachable or the shorter one wait)", () => {
+    for (const a of SHORTCUTS)
+      for (const b of SHORTCUTS) {
+        if (a === b || a.keys.length >= b.keys.length) continue;
+        expect(a.keys.every((k, i) => b.keys[i] === k), `${a.id} is a prefix of ${b.id}`).toBe(false);
+      }
+  });
+  it("lists every action of the run page, each with its own key, in the palette", () => {
+    const runPage: ShortcutId[] = ["edit", "approve", "approveNext", "reject", "handOff", "take", "suggestStep", "save", "nextStep", "previousStep", "addStep", "moveStepUp", "moveStepDown", "removeStep"];
+    for (const id of runPage) {
+      const s = SHORTCUTS.find((x) => x.id === id);
+      expect(s, id).toBeDefined();
+      expect(s!.keys.length, id).toBeGreaterThan(0);
+      expect(NOT_IN_PALETTE.has(id), id).toBe(false);
+    }
+    expect(SHORTCUTS.find((s) => s.id === "handOff")!.description).toMatch(/^Request approval/);
+    expect(SHORTCUTS.find((s) => s.id === "take")!.description).toMatch(/^Take this run/);
+    expect(SHORTCUTS.find((s) => s.id === "suggestStep")!.description).toMatch(/^Suggest a step/);
+    expect([...NOT_IN_PALETTE].sort()).toEqual(["palette", "queueOpen"]);
+  });
+  it("shows a shortcut's keys as the help list and the palette do", () => {
+    expect(describeKeys({ keys: ["g", "q"] })).toBe("g then q");
+    expect(describeKeys({ keys: ["Mod+K"] }, true)).toBe("⌘+K");
+    expect(describeKeys({ keys: ["Alt+Shift+J"] })).toBe("Alt+Shift+J");
+  });
+});
+
+describe("the run page's added keys", () => {
+  it("Take and Suggest a step by t and Shift+S, never inside a text field", () => {
+    const m = createShortcutMatcher();
+    expect(idOf(m.press(key("t"), 0))).toBe("take");
+    expect(idOf(m.press(key("S", { shiftKey: true }), 0))).toBe("suggestStep");
+    for (const target of [el("INPUT"), el("TEXTAREA"), el("SELECT"), el("DIV", { isContentEditable: true })]) {
+      expect(idOf(m.press(key("t", { target }), 0))).toBe("none");
+      expect(idOf(m.press(key("S", { shiftKey: true, target }), 0))).toBe("none");
+    }
+  });
+  it("Move and Remove by Alt+Shift+K / J / X, also from a step's field (Option on a Mac reads the physical key)", () => {
+    const m = createShortcutMatcher();
+    const target = el("INPUT");
+    expect(idOf(m.press(key("K", { altKey: true, shiftKey: true, code: "KeyK", target }), 0))).toBe("moveStepUp");
+    expect(idOf(m.press(key("J", { altKey: true, shiftKey: true, code: "KeyJ", target }), 0))).toBe("moveStepDown");
+    expect(idOf(m.press(key("˛", { altKey: true, shiftKey: true, code: "KeyX", target }), 0))).toBe("removeStep");
+    // Alt+J without Shift is still the next step
+    expect(idOf(m.press(key("j", { altKey: true, code: "KeyJ", target }), 0))).toBe("nextStep");
   });
 });

@@ -21,10 +21,15 @@ export type ShortcutId =
   | "approveNext"
   | "reject"
   | "handOff"
+  | "take"
+  | "suggestStep"
   | "save"
   | "nextStep"
   | "previousStep"
   | "addStep"
+  | "moveStepUp"
+  | "moveStepDown"
+  | "removeStep"
   | "search"
   | "palette"
   | "labelBetter"
@@ -60,11 +65,16 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "approve", keys: ["a"], description: "Approve what is on screen (warnings to acknowledge are shown first; Alt+A there acknowledges and approves)", scope: "run" },
   { id: "approveNext", keys: ["Shift+A"], description: "Approve, then open the next waiting run", scope: "run" },
   { id: "reject", keys: ["r"], description: "Reject (focus in the reason; Ctrl+Enter there rejects and opens the next run)", scope: "run" },
-  { id: "handOff", keys: ["h"], description: "Hand the run to the suggested person who can approve it (focus in the note; Ctrl+Enter sends and opens the next run)", scope: "run" },
+  { id: "handOff", keys: ["h"], description: "Request approval: hand the run to the suggested person who can approve it (focus in the note; Ctrl+Enter sends and opens the next run)", scope: "run" },
+  { id: "take", keys: ["t"], description: "Take this run (focus on the line saying it is yours)", scope: "run" },
+  { id: "suggestStep", keys: ["Shift+S"], description: "Suggest a step (for a tool you may not author; focus in its first field)", scope: "run" },
   { id: "save", keys: ["Mod+Enter"], description: "Save the edit", scope: "edit", inInputs: true },
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },
   { id: "addStep", keys: ["Alt+N"], description: "Add a step (then a tool's first letter adds it; Enter when two tools share the letter)", scope: "edit", inInputs: true },
+  { id: "moveStepUp", keys: ["Alt+Shift+K"], description: "Move the step you are in up (focus stays on the moved step)", scope: "edit", inInputs: true },
+  { id: "moveStepDown", keys: ["Alt+Shift+J"], description: "Move the step you are in down (focus stays on the moved step)", scope: "edit", inInputs: true },
+  { id: "removeStep", keys: ["Alt+Shift+X"], description: "Remove the step you are in (focus moves to the next step)", scope: "edit", inInputs: true },
   { id: "labelBetter", keys: ["1"], description: "Label the current run better (focus in the reason; Enter saves)", scope: "review" },
   { id: "labelBetterLetter", keys: ["b"], description: "Label the current run better (as 1)", scope: "review" },
   { id: "labelSame", keys: ["2"], description: "Label the current run same (focus in the reason; Enter saves)", scope: "review" },
@@ -199,6 +209,18 @@ export function createShortcutMatcher(shortcuts: readonly Shortcut[] = SHORTCUTS
       pending = [];
     },
   };
+}
+
+/**
+ * Shortcuts the command palette never lists: the palette itself, and Enter on the queue (it opens
+ * the run under the queue's cursor, which a palette row cannot point at). Every other shortcut is
+ * an action the palette offers whenever a mounted component handles it.
+ */
+export const NOT_IN_PALETTE: ReadonlySet<ShortcutId> = new Set<ShortcutId>(["palette", "queueOpen"]);
+
+/** A shortcut's key sequence as the help dialog and the palette show it: "g then q", "Ctrl+K". */
+export function describeKeys(s: Pick<Shortcut, "keys">, mac = false): string {
+  return s.keys.map((k) => describeChord(k, mac)).join(" then ");
 }
 
 /** A chord as the help dialog shows it: "Mod+Enter" → "Ctrl+Enter" (or "⌘+Enter" on a Mac). */
