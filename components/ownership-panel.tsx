@@ -10,7 +10,7 @@ import type { RunOwnership } from "@/lib/api/endpoints/ownership-api";
 import type { ImportedToolSpec } from "@/lib/tools/json-schema-tool";
 import { btn, input, primary } from "./ownership-styles";
 import { toast } from "./toaster";
-import { focusElement, useShortcut } from "./keyboard-shortcuts";
+import { focusHeading, useShortcut } from "./keyboard-shortcuts";
 
 /** "Suggest a step" with its form and the tools' schemas, loaded when someone opens it (docs/design.md "Page weight"). */
 const SuggestStepForm = dynamic(() => import("./suggest-step-form").then((m) => m.SuggestStepForm), {
@@ -82,17 +82,24 @@ export function OwnershipPanel({
     void qc.invalidateQueries({ queryKey: ["run", runId] });
     void qc.invalidateQueries({ queryKey: ["queue"] });
   };
+  const canAct = !!data && isWaiting(data.status) && (viewerRole === "operator" || viewerRole === "supervisor");
   // h: the hand-off form, focus in its note (Ctrl+Enter there sends and opens the next run)
-  useShortcut("handOff", () => setDialog("request"), !!data && isWaiting(data.status) && (viewerRole === "operator" || viewerRole === "supervisor"));
+  useShortcut("handOff", () => setDialog("request"), canAct);
+  /** Opens "Suggest a step" with focus in its first field (or on the line saying there is nothing to suggest). */
+  const openSuggest = () => {
+    setDialog("suggest");
+    focusHeading("sug-tool", "suggest-none");
+  };
+  useShortcut("suggestStep", openSuggest, canAct);
   const fail = (e: unknown) => toast(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed.", "error");
   // The Take button goes away once the run is the viewer's: the focus moves to the line that now
-  // says so, never to <body>.
+  // says so, never to <body> (held there while the refetch re-renders the panel).
   const take = useMutation({
     mutationFn: () => apiFetch(`/api/runs/${runId}/take`, { method: "POST" }),
     onSuccess: () => {
       toast("You have taken this run.");
       refresh();
-      focusElement(document.getElementById("run-assignee"));
+      focusHeading("run-assignee");
     },
     onError: fail,
   });
@@ -101,6 +108,8 @@ export function OwnershipPanel({
     onSuccess: () => (toast("Assignment saved."), refresh()),
     onError: fail,
   });
+  const canTake = canAct && data!.assignee?.id !== viewerId && (!data!.assignee || viewerRole === "supervisor");
+  useShortcut("take", () => take.mutate(), canTake && !take.isPending);
   if (error) return <p role="alert" className="text-sm text-red-800">{(error as Error).message}</p>;
   if (!data) return null;
   const waiting = isWaiting(data.status);
@@ -123,14 +132,14 @@ export function OwnershipPanel({
       {waiting && desks && (
         <div className="mt-2 flex flex-wrap gap-2">
           {!mine && (!data.assignee || viewerRole === "supervisor") && (
-            <button type="button" className={primary} disabled={take.isPending} onClick={() => take.mutate()}>
+            <button type="button" className={primary} disabled={take.isPending} onClick={() => take.mutate()} aria-keyshortcuts="t">
               Take this run
             </button>
           )}
-          <button type="button" className={btn} onClick={() => setDialog(dialog === "request" ? "none" : "request")} aria-expanded={dialog === "request"}>
+          <button type="button" className={btn} onClick={() => setDialog(dialog === "request" ? "none" : "request")} aria-expanded={dialog === "request"} aria-keyshortcuts="h">
             Request approval
           </button>
-          <button type="button" className={btn} onClick={() => setDialog(dialog === "suggest" ? "none" : "suggest")} aria-expanded={dialog === "suggest"}>
+          <button type="button" className={btn} onClick={() => (dialog === "suggest" ? setDialog("none") : openSuggest())} aria-expanded={dialog === "suggest"} aria-keyshortcuts="Shift+S">
             Suggest a step
           </button>
         </div>
@@ -158,7 +167,7 @@ export function OwnershipPanel({
       )}
       {dialog === "request" && <RequestApprovalForm runId={runId} data={data} viewerId={viewerId} onDone={() => (setDialog("none"), refresh())} />}
       {dialog === "suggest" && (
-        <SuggestStepForm runId={runId} planVersion={data.planVersion} grants={grants} desk={desk} ticketId={ticketId} ticketAccountId={ticketAccountId} imported={imported} catalogVersion={catalogVersion} onDone={() => (setDialog("none"), refresh())} />
+        <SuggestStepForm runId={runId} planVersion={data.planVersion} grants={grants} desk={desk} ticketId={ticketId} ticketAccountId={ticketAccountId} imported={imported} catalogVersion={catalogVersion} onDone={() => (setDialog("none"), refresh(), focusHeading("owner-h"))} />
       )}
       {data.requests.length > 0 && (
         <>

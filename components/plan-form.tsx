@@ -212,6 +212,29 @@ export function PlanForm({
   useEffect(() => {
     if (focusAfterAdd.current !== null && focusStepField(formRef.current, focusAfterAdd.current)) focusAfterAdd.current = null;
   }, [fields.length]);
+  // After Move, focus on the moved step's handle (its Move button the same way, else the other
+  // way); after Remove, the first field of the step that took its place, else the one above, else
+  // "Add step" — never the body the removed or re-inserted card took focus away to.
+  const focusAfterChange = useRef<{ kind: "move"; to: number; up: boolean } | { kind: "remove"; at: number } | null>(null);
+  useEffect(() => {
+    const want = focusAfterChange.current;
+    if (!want) return;
+    focusAfterChange.current = null;
+    const root = formRef.current;
+    if (want.kind === "move") {
+      const step = root?.querySelector(`[data-step-index="${want.to}"]`);
+      const same = step?.querySelector<HTMLButtonElement>(`[data-move="${want.up ? "up" : "down"}"]:not([disabled])`);
+      (same ?? step?.querySelector<HTMLButtonElement>("[data-move]:not([disabled])"))?.focus();
+    } else if (!focusStepField(root, want.at) && !focusStepField(root, want.at - 1)) document.getElementById("add-step-tool")?.focus();
+  });
+  const moveStep = (from: number, to: number) => {
+    focusAfterChange.current = { kind: "move", to, up: to < from };
+    move(from, to);
+  };
+  const removeStep = (index: number) => {
+    focusAfterChange.current = { kind: "remove", at: index };
+    remove(index);
+  };
   const addStep = (tool = adding) => {
     if (!tool) return;
     focusAfterAdd.current = fields.length;
@@ -240,6 +263,25 @@ export function PlanForm({
     focusStepField(formRef.current, i < 0 ? fields.length - 1 : Math.max(0, i - 1));
   });
   useShortcut("addStep", () => document.getElementById("add-step-tool")?.focus());
+  /** The step focus is in, or null (with a note saying how to get into one) when focus is in none. */
+  const stepInFocus = (): number | null => {
+    const i = currentStep();
+    if (i >= 0) return i;
+    toast("Put focus in a step first (Alt+J goes to the next step), then move or remove it.", "error");
+    return null;
+  };
+  useShortcut("moveStepUp", () => {
+    const i = stepInFocus();
+    if (i !== null && i > 0) moveStep(i, i - 1);
+  });
+  useShortcut("moveStepDown", () => {
+    const i = stepInFocus();
+    if (i !== null && i < fields.length - 1) moveStep(i, i + 1);
+  });
+  useShortcut("removeStep", () => {
+    const i = stepInFocus();
+    if (i !== null) removeStep(i);
+  });
 
   return (
     <FormProvider {...form}>
@@ -271,13 +313,13 @@ export function PlanForm({
                   {tool && <EffectBadge effect={tool.effect} />}
                   {!steps.some((s) => s.id === f.id) && <span className="rounded bg-fuchsia-100 px-1.5 py-0.5 text-xs font-semibold text-fuchsia-900">New step</span>}
                   <div className="ml-auto flex gap-1">
-                    <button type="button" onClick={() => move(index, index - 1)} disabled={index === 0} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} up`}>
+                    <button type="button" data-move="up" aria-keyshortcuts="Alt+Shift+K" onClick={() => moveStep(index, index - 1)} disabled={index === 0} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} up`}>
                       ↑
                     </button>
-                    <button type="button" onClick={() => move(index, index + 1)} disabled={index === fields.length - 1} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} down`}>
+                    <button type="button" data-move="down" aria-keyshortcuts="Alt+Shift+J" onClick={() => moveStep(index, index + 1)} disabled={index === fields.length - 1} className="rounded border border-slate-300 px-2 py-0.5 text-xs disabled:opacity-40" aria-label={`Move step ${index + 1} down`}>
                       ↓
                     </button>
-                    <button type="button" onClick={() => remove(index)} className="rounded border border-red-300 px-2 py-0.5 text-xs text-red-800 hover:bg-red-50">
+                    <button type="button" aria-keyshortcuts="Alt+Shift+X" onClick={() => removeStep(index)} className="rounded border border-red-300 px-2 py-0.5 text-xs text-red-800 hover:bg-red-50">
                       Remove step {index + 1}
                     </button>
                   </div>

@@ -90,6 +90,8 @@ export function ReviewChanges({
     onSuccess: () => {
       toast("Step removed; the rest of your edit is kept.");
       refresh();
+      // the removed step's card (and its button, where focus was) is gone: focus on the summary
+      focusHeading("review-h");
     },
     onError: (e) => toast(e instanceof ApiError ? e.message : "The step could not be removed.", "error"),
   });

@@ -261,7 +261,11 @@ export function RunWorkspace({
               qc.invalidateQueries({ queryKey: ["queue"] });
               setMode({ kind: "review", fromVersion: mode.baseVersion });
             }}
-            onConflict={(currentVersion, plan, mine, savedBy) => setMode({ kind: "conflict", baseVersion: mode.baseVersion, base: mode.steps, currentVersion, plan, mine, savedBy })}
+            onConflict={(currentVersion, plan, mine, savedBy) => {
+              setMode({ kind: "conflict", baseVersion: mode.baseVersion, base: mode.steps, currentVersion, plan, mine, savedBy });
+              // the refusal replaces the form focus was in: focus on what it says, not the body
+              focusHeading("conflict-h");
+            }}
           />
         </>
       )}
@@ -290,7 +294,7 @@ export function RunWorkspace({
       )}
       {mode.kind === "conflict" && (
         <section aria-labelledby="conflict-h" className="rounded-lg border-2 border-amber-500 bg-amber-50 p-4">
-          <h2 id="conflict-h" className="text-lg font-semibold">
+          <h2 id="conflict-h" tabIndex={-1} className="text-lg font-semibold">
             Someone else changed this plan first
           </h2>
           {mode.savedBy && (

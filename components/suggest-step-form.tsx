@@ -50,7 +50,7 @@ export function SuggestStepForm({
     onSuccess: () => (toast("Suggestion attached to the run."), onDone()),
   });
   const def = catalog.get(tool);
-  if (tools.length === 0) return <p className="mt-3 text-sm text-slate-600">You may author every tool: edit the plan instead.</p>;
+  if (tools.length === 0) return <p id="suggest-none" className="mt-3 text-sm text-slate-600">You may author every tool: edit the plan instead.</p>;
   return (
     <FormProvider {...form}>
       <form aria-label="Suggest a step" noValidate className="mt-3 space-y-2 rounded-md border border-slate-200 bg-slate-50 p-3" onSubmit={form.handleSubmit((v) => send.mutate(v))}>
