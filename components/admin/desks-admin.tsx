@@ -13,7 +13,7 @@ import { ApiError, apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
 import type { AdminUserView, AgentView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
-import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { applyServerError, buttonClass, Field, FormError, inputClass, quietButtonClass, SavedStatus, useSaveFocus } from "./form-bits";
 import { USERS_KEY } from "./paged-list";
 
 /** A desk as a select offers it: its id and name. */
@@ -78,6 +78,7 @@ const DESK_FIELDS = ["id", "name"] as const;
 function CreateDeskForm() {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
+  const createDone = useSaveFocus("create-desk");
   const form = useForm<z.input<typeof createDeskSchema>, unknown, CreateDeskInput>({ resolver: zodResolver(createDeskSchema), defaultValues: { id: "", name: "" } });
   const {
     register,
@@ -90,6 +91,7 @@ function CreateDeskForm() {
       setFormError(null);
       form.reset();
       toast(`Created the ${desk.name} desk. Assign people and agents to it next.`);
+      createDone.saved(`Created the ${desk.name} desk.`);
       router.refresh();
     },
     onError: (e) => {
@@ -98,6 +100,7 @@ function CreateDeskForm() {
         return;
       }
       setFormError(applyServerError(e, form.setError, DESK_FIELDS));
+      createDone.refused();
     },
   });
   const described = (k: (typeof DESK_FIELDS)[number]) => (errors[k] ? `new-desk-${k}-error` : undefined);
@@ -108,7 +111,7 @@ function CreateDeskForm() {
       </h2>
       <p className="mt-1 text-xs text-slate-600">A desk is a boundary: its people and agents see and reach only its own accounts, tickets and runs.</p>
       <form noValidate onSubmit={handleSubmit((v) => create.mutate(v))} className="mt-3 space-y-3">
-        <FormError message={formError} />
+        <FormError id={createDone.errorId} message={formError} />
         <Field id="new-desk-id" label="Desk id" error={errors.id?.message} help="Lower-case letters, digits or hyphens, e.g. retail.">
           <input id="new-desk-id" autoComplete="off" {...register("id")} aria-invalid={!!errors.id} aria-describedby={described("id")} className={inputClass} />
         </Field>
@@ -118,6 +121,7 @@ function CreateDeskForm() {
         <button type="submit" disabled={create.isPending} className={buttonClass}>
           {create.isPending ? "Creating…" : "Create desk"}
         </button>
+        <SavedStatus id={createDone.statusId} message={createDone.message} />
       </form>
     </section>
   );
@@ -128,6 +132,7 @@ export function UserDeskControl({ user, desks }: { user: AdminUserView; desks: D
   const router = useRouter();
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
+  const userDone = useSaveFocus("user-desk");
   const form = useForm<z.input<typeof updateUserSchema>, unknown, UpdateUserInput>({ resolver: zodResolver(updateUserSchema), defaultValues: { desk: user.desk } });
   const save = useMutation({
     mutationFn: (v: UpdateUserInput) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: { desk: v.desk } }),
@@ -136,9 +141,10 @@ export function UserDeskControl({ user, desks }: { user: AdminUserView; desks: D
       form.reset({ desk: u.desk });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       toast(`${u.name} now works the ${desks.find((d) => d.id === u.desk)?.name ?? u.desk} desk.`);
+      userDone.saved(`Saved: desk ${desks.find((d) => d.id === u.desk)?.name ?? u.desk}.`);
       router.refresh();
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["desk"])),
+    onError: (e) => (setFormError(applyServerError(e, form.setError, ["desk"])), userDone.refused()),
   });
   const deskError = form.formState.errors.desk?.message;
   return (
@@ -154,7 +160,8 @@ export function UserDeskControl({ user, desks }: { user: AdminUserView; desks: D
       </button>
       {deskError && <p className="w-full text-sm text-red-700">{deskError}</p>}
       <div className="w-full">
-        <FormError message={formError} />
+        <FormError id={userDone.errorId} message={formError} />
+        <SavedStatus id={userDone.statusId} message={userDone.message} />
       </div>
     </form>
   );
@@ -163,6 +170,7 @@ export function UserDeskControl({ user, desks }: { user: AdminUserView; desks: D
 /** Assigns an agent to a desk (`PATCH /api/admin/agents/{id}` {desk}); it then reads, plans and claims for that desk only. */
 export function AgentDeskControl({ agent, desks, onSaved }: { agent: AgentView; desks: DeskOption[]; onSaved: () => void }) {
   const [formError, setFormError] = useState<string | null>(null);
+  const agentDone = useSaveFocus(`agent-desk-${agent.id}`);
   const form = useForm<z.input<typeof updateAgentSchema>, unknown, UpdateAgentInput>({ resolver: zodResolver(updateAgentSchema), defaultValues: { desk: agent.desk } });
   const save = useMutation({
     mutationFn: (v: UpdateAgentInput) => apiFetch<{ agent: AgentView }>(`/api/admin/agents/${agent.id}`, { method: "PATCH", body: v }),
@@ -170,9 +178,10 @@ export function AgentDeskControl({ agent, desks, onSaved }: { agent: AgentView; 
       setFormError(null);
       form.reset({ desk: a.desk });
       toast(`${a.name} now works the ${desks.find((d) => d.id === a.desk)?.name ?? a.desk} desk.`);
+      agentDone.saved(`Saved: desk ${desks.find((d) => d.id === a.desk)?.name ?? a.desk}.`);
       onSaved();
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["desk"])),
+    onError: (e) => (setFormError(applyServerError(e, form.setError, ["desk"])), agentDone.refused()),
   });
   const id = `agent-desk-${agent.id}`;
   return (
@@ -187,7 +196,8 @@ export function AgentDeskControl({ agent, desks, onSaved }: { agent: AgentView; 
         Save desk
       </button>
       <div className="w-full">
-        <FormError message={formError ?? form.formState.errors.desk?.message ?? null} />
+        <FormError id={agentDone.errorId} message={formError ?? form.formState.errors.desk?.message ?? null} />
+        <SavedStatus id={agentDone.statusId} message={agentDone.message} />
       </div>
     </form>
   );

@@ -3,6 +3,7 @@
 import { useState, type ReactNode, type Ref } from "react";
 import type { FieldValues, Path, UseFormSetError } from "react-hook-form";
 import { ApiError } from "@/lib/client/api";
+import { focusHeading } from "../keyboard-shortcuts";
 import { CURRENCIES, minorToDecimal, type Currency } from "@/lib/money/format-money";
 import { parseMoneyInput } from "@/lib/money/money-input";
 import type { Ceiling } from "@/lib/people/admin-schemas";
@@ -32,19 +33,21 @@ export function Field({ id, label, error, help, children }: { id: string; label:
 
 /** A form-level refusal from the server, announced to screen readers. */
 /** A refusal shown under a row's action button in an admin table cell (e.g. a revoke or disable the server refused); nothing when `message` is null. */
-export function CellError({ message }: { message: string | null }) {
+/** A refusal inside a table cell (role=alert); with `id`, focusable so a refused action can put focus on it. */
+export function CellError({ message, id }: { message: string | null; id?: string }) {
   if (!message) return null;
   return (
-    <p role="alert" className="mt-1 text-left text-xs text-red-700">
+    <p id={id} tabIndex={id ? -1 : undefined} role="alert" className="mt-1 text-left text-xs text-red-700">
       {message}
     </p>
   );
 }
 
-export function FormError({ message }: { message: string | null }) {
+/** A form's refusal above it (role=alert); with `id`, focusable so a refused save can put focus on it. */
+export function FormError({ message, id }: { message: string | null; id?: string }) {
   if (!message) return null;
   return (
-    <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+    <p id={id} tabIndex={id ? -1 : undefined} role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
       {message}
     </p>
   );
@@ -152,4 +155,41 @@ export function CeilingInput({
       )}
     </div>
   );
+}
+
+/**
+ * The line by a form's Save that says what the last save did (role=status, focusable): a save's
+ * button is disabled while its request is out, which drops focus to the body, so a save puts focus
+ * here (see {@link useSaveFocus}), and a screen reader reads the outcome where the person is.
+ */
+export function SavedStatus({ id, message }: { id: string; message: string | null }) {
+  return (
+    <p id={id} role="status" tabIndex={-1} className="text-sm text-emerald-800" data-testid="saved-status">
+      {message}
+    </p>
+  );
+}
+
+/**
+ * Focus after an admin form's save, never the body: `saved(message)` shows the message in the
+ * form's {@link SavedStatus} (`statusId`) and focuses it; `refused()` focuses the form's
+ * {@link FormError} (`errorId`), else the status line — held there while the page re-renders.
+ */
+export function useSaveFocus(prefix: string) {
+  const [message, setMessage] = useState<string | null>(null);
+  const statusId = `${prefix}-saved`;
+  const errorId = `${prefix}-error`;
+  return {
+    message,
+    statusId,
+    errorId,
+    saved(text: string) {
+      setMessage(text);
+      focusHeading(statusId);
+    },
+    refused() {
+      setMessage(null);
+      focusHeading(errorId, statusId);
+    },
+  };
 }

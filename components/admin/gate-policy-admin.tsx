@@ -13,7 +13,7 @@ import { formatMoney, type Currency } from "@/lib/money/format-money";
 import type { DryRunResult } from "@/lib/api/gate-policy-endpoints";
 import type { GatePolicyVersionView } from "@/lib/api/gate-policy-endpoints";
 import type { CatalogToolOption } from "@/lib/tools/versioned-catalog";
-import { buttonClass, FormError, quietButtonClass } from "./form-bits";
+import { buttonClass, FormError, quietButtonClass, SavedStatus, useSaveFocus } from "./form-bits";
 import { toast } from "../toaster";
 
 type FormIn = z.input<typeof gatePolicyFormSchema>;
@@ -49,6 +49,7 @@ export function GatePolicyAdmin({
 }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
+  const done = useSaveFocus("gate-policy");
   const [lastRuns, setLastRuns] = useState(50);
   const [dryRun, setDryRun] = useState<DryRunResult | null>(null);
   const form = useForm<FormIn, unknown, GatePolicyDraft>({
@@ -68,11 +69,15 @@ export function GatePolicyAdmin({
     onSuccess: ({ policy }) => {
       setFormError(null);
       toast(`Saved gate policy version ${policy.version}.`);
+      done.saved(`Saved as version ${policy.version}.`);
       form.reset({ baseVersion: policy.version, note: "", rules: policy.rules.map((r) => toRuleForm(r)) });
       setDryRun(null);
       router.refresh();
     },
-    onError: (e) => setFormError(e instanceof ApiError ? e.message : "Saving failed; nothing changed."),
+    onError: (e) => {
+      setFormError(e instanceof ApiError ? e.message : "Saving failed; nothing changed.");
+      done.refused();
+    },
   });
   const preview = useMutation({
     mutationFn: (draft: GatePolicyDraft) => apiFetch<DryRunResult>("/api/admin/gate-policy/dry-run", { method: "POST", body: { rules: draft.rules, lastRuns } }),
@@ -93,7 +98,7 @@ export function GatePolicyAdmin({
           The most specific matching rule wins (most of tool, desk, account, tag, amount band and currency set); equal ones: the higher row. Without a match a tool keeps its built-in default. Irreversible tools are never auto. Required step fields refuse an agent&apos;s step that lacks them (a person&apos;s edit is only warned). The date horizon bounds how far ahead a date may lie (blank: 366 days). Max record age: how many minutes since its last sync a step&apos;s target record (an invoice, shipment or account) may be when someone approves or claims the step (blank: no bound; older, or never synced: refused until it is synced). Amounts: from (inclusive) and below (exclusive), in the rule&apos;s currency (USD when blank).
         </p>
         <form noValidate className="mt-3 space-y-3" onSubmit={handleSubmit((d) => save.mutate(d))}>
-          <FormError message={formError} />
+          <FormError id={done.errorId} message={formError} />
           <div className="relative max-w-full overflow-x-auto" data-scrolls-inside tabIndex={0} role="region" aria-label="Gate policy rules (scrolls sideways)">
             <table className="min-w-full text-sm">
               <caption className="sr-only">Gate policy rules</caption>
@@ -224,6 +229,7 @@ export function GatePolicyAdmin({
               {save.isPending ? "Saving…" : `Save as version ${live.version + 1}`}
             </button>
           </div>
+          <SavedStatus id={done.statusId} message={done.message} />
         </form>
       </section>
 

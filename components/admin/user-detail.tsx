@@ -11,7 +11,7 @@ import { apiFetch } from "@/lib/client/api";
 import { formatMoney } from "@/lib/money/format-money";
 import type { AdminUserView, GrantView } from "@/lib/api/schemas";
 import { toast } from "../toaster";
-import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass } from "./form-bits";
+import { applyServerError, buttonClass, CeilingInput, FormError, quietButtonClass, SavedStatus, useSaveFocus } from "./form-bits";
 import { USERS_KEY } from "./paged-list";
 
 /** One sentence for a grant, e.g. "approves up to $500.00; may not author". */
@@ -26,6 +26,7 @@ export function RoleControl({ user }: { user: AdminUserView }) {
   const router = useRouter();
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
+  const done = useSaveFocus("role-form");
   const form = useForm<z.input<typeof updateUserSchema>, unknown, UpdateUserInput>({ resolver: zodResolver(updateUserSchema), defaultValues: { role: user.role } });
   const save = useMutation({
     mutationFn: (v: UpdateUserInput) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: v }),
@@ -34,9 +35,10 @@ export function RoleControl({ user }: { user: AdminUserView }) {
       form.reset({ role: u.role });
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       toast(`${u.name} is now ${u.role}.`);
+      done.saved(`Saved: role ${u.role}.`);
       router.refresh();
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["role"])),
+    onError: (e) => (setFormError(applyServerError(e, form.setError, ["role"])), done.refused()),
   });
   const roleError = form.formState.errors.role?.message;
   return (
@@ -62,7 +64,8 @@ export function RoleControl({ user }: { user: AdminUserView }) {
         </p>
       )}
       <div className="w-full">
-        <FormError message={formError} />
+        <FormError id={done.errorId} message={formError} />
+        <SavedStatus id={done.statusId} message={done.message} />
       </div>
     </form>
   );
@@ -110,6 +113,7 @@ export function GrantsTable({ userId, userName, initialGrants }: { userId: strin
 function GrantRow({ userId, initial }: { userId: string; initial: GrantView }) {
   const [saved, setSaved] = useState<GrantView>(initial);
   const [formError, setFormError] = useState<string | null>(null);
+  const done = useSaveFocus(`grant-${initial.tool}`);
   const form = useForm<GrantInput>({
     resolver: zodResolver(grantInputSchema),
     defaultValues: { canApprove: initial.canApprove, approveLimit: initial.approveLimit, canAuthor: initial.canAuthor, authorLimit: initial.authorLimit },
@@ -124,8 +128,9 @@ function GrantRow({ userId, initial }: { userId: string; initial: GrantView }) {
       setSaved(grant);
       form.reset({ canApprove: grant.canApprove, approveLimit: grant.approveLimit, canAuthor: grant.canAuthor, authorLimit: grant.authorLimit });
       toast(`${grant.label}: ${describeGrant(grant)}.`);
+      done.saved(`Saved: ${describeGrant(grant)}.`);
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, ["canApprove", "approveLimit", "canAuthor", "authorLimit"])),
+    onError: (e) => (setFormError(applyServerError(e, form.setError, ["canApprove", "approveLimit", "canAuthor", "authorLimit"])), done.refused()),
   });
   const id = (k: string) => `grant-${initial.tool}-${k}`;
   const limitError = (k: "approveLimit" | "authorLimit") => {
@@ -191,7 +196,8 @@ function GrantRow({ userId, initial }: { userId: string; initial: GrantView }) {
           </button>
         </form>
         <div className="mt-1 text-left">
-          <FormError message={formError} />
+          <FormError id={done.errorId} message={formError} />
+          <SavedStatus id={done.statusId} message={done.message} />
         </div>
       </td>
     </tr>

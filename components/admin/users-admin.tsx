@@ -13,7 +13,7 @@ import type { AdminUserView } from "@/lib/api/schemas";
 import { DEFAULT_DESK } from "@/lib/desk/desks";
 import { toast } from "../toaster";
 import { DeskSelect, type DeskOption } from "./desks-admin";
-import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass } from "./form-bits";
+import { applyServerError, buttonClass, CellError, dangerButtonClass, Field, FormError, inputClass, quietButtonClass, SavedStatus, useSaveFocus } from "./form-bits";
 import { LoadMore, usePagedList, USERS_KEY } from "./paged-list";
 
 /** One page of `GET /api/admin/users` (by name): the users and the cursor of the next page (null on the last). */
@@ -77,6 +77,7 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
   const qc = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [err, setErr] = useState<string | null>(null);
+  const done = useSaveFocus(`user-${user.id}-access`);
   const toggle = useMutation({
     mutationFn: (disabled: boolean) => apiFetch<{ user: AdminUserView }>(`/api/admin/users/${user.id}`, { method: "PATCH", body: { disabled } }),
     onSuccess: ({ user: u }) => {
@@ -84,8 +85,9 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
       setConfirming(false);
       qc.setQueryData<InfiniteData<UsersPage, string | null>>(USERS_KEY, (all) => replaceUser(all, u));
       toast(u.disabled ? `${u.name} is disabled and signed out.` : `${u.name} can sign in again.`);
+      done.saved(u.disabled ? "Disabled and signed out." : "Can sign in again.");
     },
-    onError: (e) => setErr(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed."),
+    onError: (e) => (setErr(e instanceof ApiError ? e.message : "Something went wrong; nothing was changed."), done.refused()),
   });
   return (
     <tr className="border-t border-slate-100 align-top">
@@ -135,7 +137,8 @@ function UserRow({ user, isSelf }: { user: AdminUserView; isSelf: boolean }) {
             Disable
           </button>
         )}
-        <CellError message={err} />
+        <CellError id={done.errorId} message={err} />
+        <SavedStatus id={done.statusId} message={done.message} />
       </td>
     </tr>
   );
@@ -146,6 +149,7 @@ const CREATE_FIELDS = ["email", "name", "role", "password", "desk"] as const;
 function CreateUserForm({ desks }: { desks: DeskOption[] }) {
   const qc = useQueryClient();
   const [formError, setFormError] = useState<string | null>(null);
+  const done = useSaveFocus("create-user");
   const form = useForm<z.input<typeof createUserSchema>, unknown, CreateUserInput>({
     resolver: zodResolver(createUserSchema),
     defaultValues: { email: "", name: "", role: "operator", password: "", desk: desks[0]?.id ?? DEFAULT_DESK },
@@ -162,8 +166,9 @@ function CreateUserForm({ desks }: { desks: DeskOption[] }) {
       void qc.invalidateQueries({ queryKey: USERS_KEY });
       form.reset();
       toast(`Created ${user.email} (${user.role}, desk ${user.desk}). Set their grants next.`);
+      done.saved(`Created ${user.email}.`);
     },
-    onError: (e) => setFormError(applyServerError(e, form.setError, CREATE_FIELDS)),
+    onError: (e) => (setFormError(applyServerError(e, form.setError, CREATE_FIELDS)), done.refused()),
   });
   const err = (k: (typeof CREATE_FIELDS)[number]) => errors[k]?.message;
   const described = (k: (typeof CREATE_FIELDS)[number]) => (errors[k] ? `new-${k}-error` : undefined);
@@ -174,7 +179,7 @@ function CreateUserForm({ desks }: { desks: DeskOption[] }) {
       </h2>
       <p className="mt-1 text-xs text-slate-600">They sign in with this email and initial password. New users have no grants.</p>
       <form noValidate onSubmit={handleSubmit((v) => create.mutate(v))} className="mt-3 space-y-3">
-        <FormError message={formError} />
+        <FormError id={done.errorId} message={formError} />
         <Field id="new-email" label="Email" error={err("email")}>
           <input id="new-email" type="email" autoComplete="off" {...register("email")} aria-invalid={!!errors.email} aria-describedby={described("email")} className={inputClass} />
         </Field>
@@ -207,6 +212,7 @@ function CreateUserForm({ desks }: { desks: DeskOption[] }) {
         <button type="submit" disabled={create.isPending} className={buttonClass}>
           {create.isPending ? "Creating…" : "Create user"}
         </button>
+        <SavedStatus id={done.statusId} message={done.message} />
       </form>
     </section>
   );
