@@ -48,6 +48,8 @@ export function trapTab(e: React.KeyboardEvent<HTMLElement>) {
 
 /** How long after `focusHeading` a page that is still settling may take focus back to its target, in ms. */
 const SETTLE_MS = 10_000;
+/** Ends the watch of the latest `focusHeading` call: a newer call's target wins over an older one's. */
+let endSettling: (() => void) | null = null;
 
 /**
  * Focuses the first element found by id in `ids`, else the page's main heading (after the next
@@ -56,9 +58,11 @@ const SETTLE_MS = 10_000;
  * no longer in the page), it is put on the first of `ids` that exists then; and if it rests on the
  * main heading only because none of `ids` existed a moment ago, it moves on to the first of them
  * that appears — driven by the page's own changes, never by a guess of how long a render takes.
- * Focus a person moved anywhere else stays.
+ * Focus a person moved anywhere else stays. A newer call ends the older one's watch (the latest
+ * action's target wins: Take, then Suggest a step, ends on the form, not back on the owner line).
  */
 export function focusHeading(...ids: string[]) {
+  endSettling?.();
   const wanted = () => ids.map((id) => document.getElementById(id)).find((el) => el?.isConnected) ?? null;
   const fallback = () => document.querySelector("main h1");
   const lost = () => !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
@@ -73,7 +77,13 @@ export function focusHeading(...ids: string[]) {
     if (lost() || (onFallback && wanted())) attempt(false);
   });
   observer.observe(document.body, { childList: true, subtree: true });
-  setTimeout(() => observer.disconnect(), SETTLE_MS);
+  const stop = setTimeout(() => observer.disconnect(), SETTLE_MS);
+  const end = () => {
+    observer.disconnect();
+    clearTimeout(stop);
+    if (endSettling === end) endSettling = null;
+  };
+  endSettling = end;
 }
 
 /**
