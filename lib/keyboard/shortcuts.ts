@@ -21,6 +21,8 @@ export type ShortcutId =
   | "approveNext"
   | "reject"
   | "handOff"
+  | "skip"
+  | "snooze"
   | "save"
   | "nextStep"
   | "previousStep"
@@ -61,6 +63,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "approveNext", keys: ["Shift+A"], description: "Approve, then open the next waiting run", scope: "run" },
   { id: "reject", keys: ["r"], description: "Reject (focus in the reason; Ctrl+Enter there rejects and opens the next run)", scope: "run" },
   { id: "handOff", keys: ["h"], description: "Hand the run to the suggested person who can approve it (focus in the note; Ctrl+Enter sends and opens the next run)", scope: "run" },
+  { id: "skip", keys: ["Shift+S"], description: "Skip: leave this run out of your next until it changes (others still get it), then open the next waiting run", scope: "run" },
+  { id: "snooze", keys: ["z"], description: "Snooze: choose until when (1 h, 4 h, tomorrow) this run stays out of your next, then open the next waiting run", scope: "run" },
   { id: "save", keys: ["Mod+Enter"], description: "Save the edit", scope: "edit", inInputs: true },
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },

@@ -7,7 +7,7 @@ import { prisma } from "../db/db";
 import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
-import { parkInto } from "../runs/park-run";
+import { parkInto } from "./park-run";
 
 /** `POST /api/runs/{runId}/approval-requests`: hand the run (or one step) to a person or a role, with a note. */
 export interface RequestApprovalInput {

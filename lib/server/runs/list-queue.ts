@@ -7,7 +7,7 @@ import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";
 import { concurrentRunsByRun } from "../plans/concurrent-runs";
-import { parksInForce } from "./park-run";
+import { parksInForce } from "../ownership/park-run";
 
 /** The queue row is the API's `QueueRow` (lib/api/schemas.ts), declared once. */
 export type { QueueRow };

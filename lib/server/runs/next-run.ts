@@ -2,7 +2,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import { DomainError } from "../../errors/domain-error";
 import { prisma } from "../db/db";
 import { whereEffectiveStatus } from "./list-queue";
-import { whereNotParkedBy } from "./park-run";
+import { whereNotParkedBy } from "../ownership/park-run";
 
 /** The run "approve & next" opens: its id, ticket and deadline (ISO-8601 UTC). */
 export interface NextRun {

@@ -14,11 +14,12 @@ import { DELETE as unparkRoute, POST as parkRoute } from "@/app/api/runs/[runId]
 import { GET as queueRoute } from "@/app/api/runs/route";
 import { POST as handOffRoute } from "@/app/api/runs/[runId]/approval-requests/route";
 import { approveSteps } from "../approvals/approve-steps";
+import { rejectRun } from "../approvals/reject-run";
 import { loadViewer, type AgentCaller, type Viewer } from "../auth/viewer";
 import { prisma } from "../db/db";
 import { submitEdit } from "../edits/submit-edit";
-import { submitRun } from "./submit-run";
-import { findNextRun } from "./next-run";
+import { submitRun } from "../runs/submit-run";
+import { findNextRun } from "../runs/next-run";
 import { parksInForce } from "./park-run";
 
 const agent: AgentCaller = { id: DEMO_AGENT_ID, name: "Freight desk agent", allowedTools: [...DEMO_AGENT_TOOLS], keyId: "key_demo" };
@@ -159,8 +160,9 @@ describe("refusals", () => {
     expect(far.body.error.message).toMatch(/30 days/);
   });
   it("a run that waits for nobody cannot be parked", async () => {
-    const done = await prisma.run.findFirstOrThrow({ where: { status: { in: ["completed", "rejected", "stopped", "failed", "superseded", "expired"] } } });
-    const res = await park("senior", done.id, {});
+    const done = await freshRun("goodwill-75005", 3500);
+    await rejectRun(senior, done, { planVersion: 1, reason: "The goodwill credit is not ours to promise." });
+    const res = await park("senior", done, {});
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("run_not_pending");
   });
