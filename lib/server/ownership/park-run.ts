@@ -60,7 +60,8 @@ export async function unparkRun(viewer: Viewer, runId: string): Promise<void> {
  */
 export async function parksInForce(userId: string, now = new Date(), runIds?: readonly string[]): Promise<Map<string, ParkView>> {
   const rows = await prisma.runPark.findMany({
-    where: { userId, OR: [{ until: null }, { until: { gt: now } }], ...(runIds ? { runId: { in: [...runIds] } } : {}) },
+    // only parks of runs still waiting: a park of a run that ended is never read again
+    where: { userId, OR: [{ until: null }, { until: { gt: now } }], run: { status: { in: [...WAITING_STATES] } }, ...(runIds ? { runId: { in: [...runIds] } } : {}) },
     orderBy: { parkedAt: "desc" },
     take: MAX_PARKS_READ,
     select: {
