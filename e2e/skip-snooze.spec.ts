@@ -5,8 +5,8 @@ import { STORAGE } from "./helpers";
 // opens; approve & next (Shift+A) then never brings the skipped run back; once the run changes (an
 // edit by someone else) it is in their next again. Ticket 75000 (task_75000) is this spec's own:
 // no other spec submits for it; its runs are additions, so the seeded run of the ticket stays as
-// seeded. Its two runs get deadlines a second apart (and far from other specs'), so without the
-// skip the run skipped would be exactly the next after the other.
+// seeded. Its two runs are submitted one after the other with deadlines a second apart (far from
+// other specs' and the seeded runs'), so without the skip the run skipped is exactly the next after the other.
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
 const TICKET = "75000";
@@ -27,8 +27,9 @@ async function submit(page: Page, expiresInSeconds: number, body: string): Promi
 const nextAfter = async (page: Page, runId: string) => ((await (await page.request.get(`/api/runs/${runId}/next`)).json()).next?.id ?? null) as string | null;
 
 test("skip a run: the next opens, Shift+A never brings it back, and it returns once the run changes", async ({ page, browser, baseURL }) => {
-  const skipped = await submit(page, 5201, "We are checking the duplicate charge with the bank and will write again today.");
+  // submitted in deadline order, so the skipped run's deadline is surely after the other's
   const other = await submit(page, 5200, "Thank you: the duplicate charge is being looked into.");
+  const skipped = await submit(page, 5201, "We are checking the duplicate charge with the bank and will write again today.");
   expect(await nextAfter(page, other)).toBe(skipped); // without the skip, it is the next after the other
 
   // skip by keyboard: the next waiting run opens, with the focus on its heading (never <body>)
