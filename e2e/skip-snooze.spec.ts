@@ -3,13 +3,13 @@ import { STORAGE } from "./helpers";
 
 // Skip and snooze (docs/design.md "Skip and snooze"): a person skips a run → the next waiting run
 // opens; approve & next (Shift+A) then never brings the skipped run back; once the run changes (an
-// edit by someone else) it is in their next again. Ticket 75000 (task_75000) is this spec's own:
-// no other spec submits for it; its runs are additions, so the seeded run of the ticket stays as
-// seeded. Its two runs are submitted one after the other with deadlines a second apart (far from
+// edit by someone else) it is in their next again. Ticket 75015 (task_75015) is this spec's own:
+// no other spec submits for it (e2e/palette-actions.spec.ts has 75000); its runs are additions, so
+// nothing of the ticket is superseded. Its two runs are submitted one after the other with deadlines a second apart (far from
 // other specs' and the seeded runs'), so without the skip the run skipped is exactly the next after the other.
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
-const TICKET = "75000";
+const TICKET = "75015";
 const SHOTS = process.env.PLANDESK_SHOTS_DIR; // screenshots for review, only when asked for
 
 test.use({ storageState: STORAGE.senior, locale: "en-US" });
@@ -28,8 +28,8 @@ const nextAfter = async (page: Page, runId: string) => ((await (await page.reque
 
 test("skip a run: the next opens, Shift+A never brings it back, and it returns once the run changes", async ({ page, browser, baseURL }) => {
   // submitted in deadline order, so the skipped run's deadline is surely after the other's
-  const other = await submit(page, 5200, "Thank you: the duplicate charge is being looked into.");
-  const skipped = await submit(page, 5201, "We are checking the duplicate charge with the bank and will write again today.");
+  const other = await submit(page, 5200, "Thank you: we are looking into it.");
+  const skipped = await submit(page, 5201, "We are checking this with the carrier and will write again today.");
   expect(await nextAfter(page, other)).toBe(skipped); // without the skip, it is the next after the other
 
   // skip by keyboard: the next waiting run opens, with the focus on its heading (never <body>)
@@ -73,7 +73,7 @@ test("skip a run: the next opens, Shift+A never brings it back, and it returns o
   // someone else edits the skipped run: it is back in this person's next, unmarked in the queue
   const operator = await browser.newContext({ storageState: STORAGE.operator });
   const view = (await (await operator.request.get(`/api/runs/${skipped}`)).json()).run as { planVersion: number; steps: { id: string; tool: string; args: Record<string, unknown> }[] };
-  const steps = view.steps.map((s) => ({ id: s.id, tool: s.tool, args: { ...s.args, body: "We are checking the duplicate charge with the bank; you will hear from us today." } }));
+  const steps = view.steps.map((s) => ({ id: s.id, tool: s.tool, args: { ...s.args, body: "We are checking this with the carrier; you will hear from us today." } }));
   const edited = await operator.request.post(`/api/runs/${skipped}/edits`, { headers: { origin: baseURL! }, data: { baseVersion: view.planVersion, steps } });
   expect(edited.status(), await edited.text()).toBe(201);
   await operator.close();
