@@ -16,6 +16,7 @@ import { focusHeading, trapTab, useShortcut } from "./keyboard-shortcuts";
 import { useOpenNext } from "./use-open-next";
 import { toast } from "./toaster";
 import { DecisionBar } from "./decision-bar";
+import { ParkControls } from "./park-controls";
 import { moneyOutByCurrency, OTHER_ACCOUNT_CODES, UNTRUSTED_AUTHORITY_CODE } from "@/lib/queue/risk";
 import type { Money } from "@/lib/money/format-money";
 import { withVisibleMarkers } from "@/lib/text/hidden-characters";
@@ -435,9 +436,10 @@ export function ApprovalPanel({
         >
           Reject…
         </button>
+        <ParkControls runId={runId} disabled={!hydrated || busy || !!blockedReason} />
       </DecisionBar>
       <p className="mt-2 text-xs text-slate-600">
-        Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject · <kbd className="font-mono">h</kbd> hand off ·{" "}
+        Keys: <kbd className="font-mono">a</kbd> approve · <kbd className="font-mono">Shift+A</kbd> approve &amp; next · <kbd className="font-mono">r</kbd> reject · <kbd className="font-mono">h</kbd> hand off · <kbd className="font-mono">n</kbd> skip · <kbd className="font-mono">z</kbd> snooze ·{" "}
         <kbd className="font-mono">?</kbd> all shortcuts
       </p>
       {confirming && (

@@ -16,6 +16,7 @@ import { QueueFilterBar, queueFilterParams, type QueueFilterState } from "./queu
 import { NewBadge, NewRunsNotice, RowPresence, useQueueLive } from "./live/queue-live";
 import { AtStake, QueueEmpty, QueueSearch, QueueSkeleton } from "./queue-extras";
 import { navigationStarted } from "./navigation-progress";
+import { ParkedBadge } from "./park-controls";
 import { useServerClock } from "./use-server-clock";
 
 const STATUSES = ["pending_review", "approved", "needs_decision", "executing", "completed", "rejected", "expired", "stopped", "failed", "all"] as const;
@@ -274,6 +275,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
               <span>{formatAge(r.createdAt, now)}</span>
               {r.status === "needs_decision" && <NeedsDecisionBadge />}
               {r.concurrentRuns?.length ? <ConcurrentRunBadge runs={r.concurrentRuns} /> : null}
+              {r.park && <ParkedBadge runId={r.id} park={r.park} />}
               {hasDeadline(r.status) && (
                 <span className={`font-medium ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>
                   {formatExpiry(r.expiresAt, now)} <DeadlineBadge urgency={deadlineUrgency(r, now)} />
@@ -357,6 +359,7 @@ export function QueueTable({ initialPage, initialStatus, initialNow, initialFilt
                 <td className="px-3 py-2">
                   {statusLabel(r.status)} {r.status === "needs_decision" && <NeedsDecisionBadge />}
                   {r.concurrentRuns?.length ? <ConcurrentRunBadge runs={r.concurrentRuns} /> : null}
+                  {r.park && <ParkedBadge runId={r.id} park={r.park} />}
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap">{formatAge(r.createdAt, now)}</td>
                 <td className={`px-3 py-2 ${deadlineTextClass(deadlineUrgency(r, now).tone)}`}>

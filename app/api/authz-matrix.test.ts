@@ -287,6 +287,20 @@ const SPECS: Record<string, Spec> = {
     },
     ok: 201,
   },
+  "POST /api/runs/[runId]/park": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/park`, params: { runId: run.id }, body: { until: null } };
+    },
+    ok: 201,
+  },
+  "DELETE /api/runs/[runId]/park": {
+    prepare: async () => {
+      const run = await freshScenarioRun("resched-75002");
+      return { path: `/api/runs/${run.id}/park`, params: { runId: run.id } };
+    },
+    ok: 200,
+  },
   "POST /api/runs/[runId]/suggestions": {
     prepare: async () => {
       const run = await freshScenarioRun("resched-75002");

@@ -5,7 +5,7 @@ import { createDeskEndpoint, getIntentCatalogEndpoint, listDesksEndpoint, saveIn
 import * as agentApi from "./endpoints/agent-api";
 import * as operatorApi from "./endpoints/operator-api";
 import * as adminApi from "./endpoints/admin-api";
-import { nextRunEndpoint } from "./endpoints/keyboard-api";
+import { nextRunEndpoint, parkRunEndpoint, unparkRunEndpoint } from "./endpoints/keyboard-api";
 import * as liveApi from "./endpoints/live-api";
 import * as demoApi from "./endpoints/demo-api";
 import { metricsEndpoint } from "./endpoints/metrics-api";
@@ -83,6 +83,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   operatorReviseTaskEndpoint,
   diffCorpusEndpoint,
   nextRunEndpoint,
+  parkRunEndpoint,
+  unparkRunEndpoint,
   listUsersEndpoint,
   createUserEndpoint,
   getUserEndpoint,

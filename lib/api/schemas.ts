@@ -209,6 +209,9 @@ export const queueRowSchema = open({
     .array(concurrentRunSchema)
     .optional()
     .describe("Other runs of this run's task being executed now (absent: none; never for an ended run): approving this run needs them acknowledged (acknowledgedConcurrentRuns)"),
+  park: open({ kind: z.enum(["skip", "snooze", "handoff"]), until: isoTime.nullable() })
+    .optional()
+    .describe("The viewer's own park of this run, still in force (absent: not parked): it is left out of their next until `until` (null: until the run changes)"),
 }).meta({ id: "QueueRow" });
 /** A queue row for `/runs` and `GET /api/runs` (times ISO-8601 UTC; money in minor units). */
 export type QueueRow = z.output<typeof queueRowSchema>;

@@ -23,6 +23,8 @@ export type ShortcutId =
   | "handOff"
   | "take"
   | "suggestStep"
+  | "skip"
+  | "snooze"
   | "save"
   | "nextStep"
   | "previousStep"
@@ -68,6 +70,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: "handOff", keys: ["h"], description: "Request approval: hand the run to the suggested person who can approve it (focus in the note; Ctrl+Enter sends and opens the next run)", scope: "run" },
   { id: "take", keys: ["t"], description: "Take this run (focus on the line saying it is yours)", scope: "run" },
   { id: "suggestStep", keys: ["Shift+S"], description: "Suggest a step (for a tool you may not author; focus in its first field)", scope: "run" },
+  { id: "skip", keys: ["n"], description: "Not now: skip this run, leaving it out of your next until it changes (others still get it), then open the next waiting run", scope: "run" },
+  { id: "snooze", keys: ["z"], description: "Snooze: choose until when (1 h, 4 h, tomorrow) this run stays out of your next, then open the next waiting run", scope: "run" },
   { id: "save", keys: ["Mod+Enter"], description: "Save the edit", scope: "edit", inInputs: true },
   { id: "nextStep", keys: ["Alt+J"], description: "Next step's first field", scope: "edit", inInputs: true },
   { id: "previousStep", keys: ["Alt+K"], description: "Previous step's first field", scope: "edit", inInputs: true },

@@ -7,6 +7,7 @@ import { prisma } from "../db/db";
 import { storedSteps } from "../plans/stored-plan";
 import { deskScope, type Viewer } from "../auth/viewer";
 import { inTransaction, ok } from "../db/transaction";
+import { parkInto } from "./park-run";
 
 /** `POST /api/runs/{runId}/approval-requests`: hand the run (or one step) to a person or a role, with a note. */
 export interface RequestApprovalInput {
@@ -27,7 +28,8 @@ const ROLE_FANOUT = 50;
  * current plan, to a named person or to everyone of a role on the run's desk, with a note.
  * Stores the request, one in-console Notification per addressee (a role: at most 50 people) and
  * the audit event `approval_requested` {runId, requestId, stepId, toUserId, toRole, note, byUserId}
- * (the webhook outbox hooks this event). Exactly one of `toUserId` / `toRole`.
+ * (the webhook outbox hooks this event). Exactly one of `toUserId` / `toRole`. The run leaves the
+ * requester's own "next" until it changes (a `handoff` park, docs/design.md "Skip and snooze").
  * Errors: 404 `not_found`; 409 `run_not_pending`; 400 `bad_request` (no or both addressees, a
  * step not in the current plan); 422 `validation_failed` (an addressee who cannot work this run).
  */
@@ -72,6 +74,7 @@ export async function requestApproval(viewer: Viewer, runId: string, input: Requ
     if (addressees.length) {
       await tx.notification.createMany({ data: addressees.map((userId) => ({ id: nanoid(), userId, kind: "approval_requested", runId, text, createdAt: now })) });
     }
+    await parkInto(tx, viewer.id, runId, "handoff", null, now);
     await appendAudit(tx, { runId, type: "approval_requested", actor: { kind: "user", id: viewer.id }, data: { runId, requestId: id, stepId, toUserId, toRole, note: input.note, byUserId: viewer.id } });
     return ok(null);
   });

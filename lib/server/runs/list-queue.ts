@@ -7,6 +7,7 @@ import { moneyOutByCurrency } from "../../queue/risk";
 import { decodeCursor, nextCursorOf, pageSize } from "../db/pagination";
 import { queueFilterWhere, queueRowOwnership, type QueueFilters, type QueueViewer } from "../ownership/queue-filters";
 import { concurrentRunsByRun } from "../plans/concurrent-runs";
+import { parksInForce } from "../ownership/park-run";
 
 /** The queue row is the API's `QueueRow` (lib/api/schemas.ts), declared once. */
 export type { QueueRow };
@@ -128,6 +129,7 @@ export async function listQueue(
   const ownership = await queueRowOwnership(page, filter.viewer);
   const stake = await queueAtStake(page.map((r) => r.id));
   const concurrent = await concurrentRunsByRun(prisma, page.map((r) => ({ id: r.id, taskId: r.taskId, status: effectiveStatus(r.status as RunStatus, r.expiresAt, now) })), filter.scope);
+  const parks = filter.viewer ? await parksInForce(filter.viewer.id, now, page.map((r) => r.id)) : new Map();
   return {
     runs: page.map((r) => ({
       id: r.id,
@@ -147,6 +149,7 @@ export async function listQueue(
       ...ownership.get(r.id),
       ...stake.get(r.id),
       ...(concurrent.has(r.id) ? { concurrentRuns: concurrent.get(r.id) } : {}),
+      ...(parks.has(r.id) ? { park: { kind: parks.get(r.id)!.kind, until: parks.get(r.id)!.until } } : {}),
     })),
     nextCursor: nextCursorOf(rows, limit, (r) => (byStake ? r.atStakeMinor : r.createdAt)),
     serverNow: now.toISOString(),
