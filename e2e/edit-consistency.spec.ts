@@ -1,6 +1,6 @@
 import { test, expect } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { openTaskWithPlan, STORAGE } from "./helpers";
+import { openChargedTwicePlan, STORAGE } from "./helpers";
 
 // An edit's consequences are in its review: when a person lowers a refund, the reply that still
 // tells the customer the old amount is named at the top of "Your edit changed …" and in the red
@@ -11,24 +11,7 @@ test.use({ storageState: STORAGE.senior });
 
 test("lowering a refund names the reply that still promises the old amount, in the review and the callout", async ({ page }, testInfo) => {
   const ticketId = `e2e-consistency-${testInfo.workerIndex}-${Date.now()}`;
-  const { runId } = await openTaskWithPlan(
-    page.request,
-    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }], contract: { intent: "refund_request", constraints: {} } },
-    [
-      {
-        id: "refund",
-        tool: "issue_refund",
-        args: { invoiceId: "in_74310", amount: { minor: 106000, currency: "USD" }, reason: "Second charge" },
-        // the seeded gate policy asks these of every step that moves money
-        title: "Refund the second charge",
-        evidence: [{ recordType: "invoice", recordId: "in_74310" }],
-        risk: "Money leaves the company",
-        stopCondition: "The second charge was reversed meanwhile",
-        rationale: "The invoice was charged twice.",
-      },
-      { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded $1,060.00 for the second charge on in_74310." } },
-    ],
-  );
+  const { runId } = await openChargedTwicePlan(page.request, ticketId);
 
   await page.goto(`/runs/${runId}`);
   // as proposed, the reply's promise is kept by the refund: no promise in the callout

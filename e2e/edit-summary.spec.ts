@@ -1,6 +1,6 @@
 import { test, expect, type Browser, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { openTaskWithPlan, STORAGE } from "./helpers";
+import { openChargedTwicePlan, STORAGE } from "./helpers";
 
 // An operator who may author refunds (Sam Senior, role operator) lowers a refund; the review and
 // the red callout name the reply that still says the old amount; a second person (Olivia Operator)
@@ -16,24 +16,7 @@ async function pageAs(browser: Browser, role: "operator" | "senior", viewport: {
 test("an operator's edit of a refund: the review names the reply's stale amount, a second reviewer sees the edit first", async ({ browser }, testInfo) => {
   const ticketId = `e2e-edit-summary-${testInfo.workerIndex}-${Date.now()}`;
   const editor = await pageAs(browser, "senior", { width: 1366, height: 768 });
-  const { runId } = await openTaskWithPlan(
-    editor.request,
-    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }], contract: { intent: "refund_request", constraints: {} } },
-    [
-      {
-        id: "refund",
-        tool: "issue_refund",
-        args: { invoiceId: "in_74310", amount: { minor: 106000, currency: "USD" }, reason: "Second charge" },
-        // the seeded gate policy asks these of every step that moves money
-        title: "Refund the second charge",
-        evidence: [{ recordType: "invoice", recordId: "in_74310" }],
-        risk: "Money leaves the company",
-        stopCondition: "The second charge was reversed meanwhile",
-        rationale: "The invoice was charged twice.",
-      },
-      { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded $1,060.00 for the second charge on in_74310." } },
-    ],
-  );
+  const { runId } = await openChargedTwicePlan(editor.request, ticketId);
 
   // as the agent proposed it, nobody edited the plan: no summary
   await editor.goto(`/runs/${runId}`);

@@ -55,3 +55,29 @@ export async function fillWhy(page: import("@playwright/test").Page, index: numb
 export function refundWhy(ticketId: string, invoiceId: string) {
   return { title: `Issue refund on ${invoiceId}`, evidence: [{ recordType: "ticket", recordId: ticketId }], risk: "Money leaves the company", stopCondition: `Stop if ${invoiceId} was already refunded` };
 }
+
+/**
+ * Opens a fresh "Charged twice" task of Rhine Valley Imports (ticket `ticketId`, through the
+ * ticketing door) with the agent's plan: a $1,060.00 refund of in_74310 carrying the reasons the
+ * seeded gate policy asks of money steps, then a reply promising exactly that amount. The plan a
+ * person's edit of the amount leaves inconsistent (the reply's promise).
+ */
+export function openChargedTwicePlan(request: APIRequestContext, ticketId: string): Promise<{ task: { id: string; revision: number }; runId: string }> {
+  return openTaskWithPlan(
+    request,
+    { ticketId, accountId: "acc_rhine", subject: "Charged twice", parts: [{ source: "system", text: "in_74310 was charged twice; refund the second charge." }], contract: { intent: "refund_request", constraints: {} } },
+    [
+      {
+        id: "refund",
+        tool: "issue_refund",
+        args: { invoiceId: "in_74310", amount: { minor: 106000, currency: "USD" }, reason: "Second charge" },
+        title: "Refund the second charge",
+        evidence: [{ recordType: "invoice", recordId: "in_74310" }],
+        risk: "Money leaves the company",
+        stopCondition: "The second charge was reversed meanwhile",
+        rationale: "The invoice was charged twice.",
+      },
+      { id: "reply", tool: "send_reply", args: { ticketId, body: "We have refunded $1,060.00 for the second charge on in_74310." } },
+    ],
+  );
+}
