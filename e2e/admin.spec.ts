@@ -81,7 +81,7 @@ test.describe("admin: people and grants", () => {
     await card.getByRole("button", { name: `Create API key for ${name}` }).click();
     const shown = card.getByLabel("New API key", { exact: true });
     await expect(shown).toHaveValue(/^pd_/);
-    await expect(card.getByRole("status")).toContainText("“prod executor”");
+    await expect(card.getByRole("status").filter({ hasText: "New API key" })).toContainText("“prod executor”");
     const key = await shown.inputValue();
     await page.reload();
     const again = page.getByRole("region", { name, exact: true });

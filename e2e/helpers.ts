@@ -44,9 +44,13 @@ export async function openTaskWithPlan(request: APIRequestContext, opening: Task
 /**
  * Fills the "Why" of the edit form's step `index` that the seeded gate policy requires of a
  * person's irreversible step beyond what the form starts it with (a title derived from the step and
- * the task's ticket as evidence): its risk and its stop condition.
+ * the task's ticket as evidence): its risk and its stop condition. Opens the section first when it
+ * is folded (the gate policy requires nothing of the step).
  */
 export async function fillWhy(page: import("@playwright/test").Page, index: number, why: { risk: string; stopCondition: string } = { risk: "Money leaves the company", stopCondition: "Stop if it was already refunded" }): Promise<void> {
+  // a step the gate policy requires nothing of keeps its Why folded: open it as a person would
+  const fold = page.getByTestId(`why-toggle-${index}`);
+  if ((await fold.count()) > 0 && (await fold.getAttribute("aria-expanded")) === "false") await fold.click();
   await page.locator(`[id="steps.${index}.risk"]`).fill(why.risk);
   await page.locator(`[id="steps.${index}.stopCondition"]`).fill(why.stopCondition);
 }

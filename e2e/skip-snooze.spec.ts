@@ -3,20 +3,32 @@ import { STORAGE } from "./helpers";
 
 // Skip and snooze (docs/design.md "Skip and snooze"): a person skips a run → the next waiting run
 // opens; approve & next (Shift+A) then never brings the skipped run back; once the run changes (an
-// edit by someone else) it is in their next again. Ticket 75015 (task_75015) is this spec's own:
-// no other spec submits for it (e2e/palette-actions.spec.ts has 75000); its runs are additions, so
-// nothing of the ticket is superseded. Its two runs are submitted one after the other with deadlines a second apart (far from
-// other specs' and the seeded runs'), so without the skip the run skipped is exactly the next after the other.
+// edit by someone else) it is in their next again. Its task is its own: opened through the
+// ticketing door with a ticket id nobody else uses (a seeded ticket is not safe: the simulator
+// spec executes a plan on 75015, and an executing plan of the task asks the approver to
+// acknowledge it). Its two runs are additions submitted one after the other with deadlines a
+// second apart (far from other specs' and the seeded runs'), so without the skip the run skipped
+// is exactly the next after the other.
 
 const AGENT = { authorization: "Bearer pd_demo_agent_key" };
-const TICKET = "75015";
+const INTEGRATION = { authorization: "Bearer pd_demo_integration_key" };
+const TICKET = `e2e-skip-${Date.now()}`;
 const SHOTS = process.env.PLANDESK_SHOTS_DIR; // screenshots for review, only when asked for
 
 test.use({ storageState: STORAGE.senior, locale: "en-US" });
 
+let taskId = "";
 async function submit(page: Page, expiresInSeconds: number, body: string): Promise<string> {
-  const task = await (await page.request.get(`/api/v1/tasks/task_${TICKET}`, { headers: AGENT })).json();
-  const res = await page.request.post(`/api/v1/tasks/task_${TICKET}/runs`, {
+  if (!taskId) {
+    const opened = await page.request.post("/api/v1/tasks", {
+      headers: INTEGRATION,
+      data: { ticketId: TICKET, accountId: "acc_baltic", subject: "Reefer plug-in fee", parts: [{ source: "system", text: "Question on the REEFER_PLUGIN fee of in_74201." }], contract: { intent: "question", constraints: {} } },
+    });
+    expect(opened.status(), await opened.text()).toBe(201);
+    taskId = (await opened.json()).task.id;
+  }
+  const task = await (await page.request.get(`/api/v1/tasks/${taskId}`, { headers: AGENT })).json();
+  const res = await page.request.post(`/api/v1/tasks/${taskId}/runs`, {
     headers: AGENT,
     data: { taskRevision: task.task.revision, addition: true, expiresInSeconds, steps: [{ id: "reply", tool: "send_reply", args: { ticketId: TICKET, body } }] },
   });

@@ -27,7 +27,8 @@ export function AgentsAdmin({ initialPage, tools, desks }: { initialPage: Agents
   const agents = (list.data?.pages ?? []).flatMap((p) => p.agents);
   return (
     <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
-      <div className="space-y-4">
+      {/* min-w-0: a key table wider than a phone scrolls inside its card instead of widening the page */}
+      <div className="min-w-0 space-y-4">
         {agents.length === 0 && <p className="text-sm text-slate-600">No agents yet. Create one, then give it an API key.</p>}
         {agents.map((a) => (
           <AgentCard key={a.id} agent={a} desks={desks} />
