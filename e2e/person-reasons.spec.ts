@@ -43,7 +43,7 @@ test("a person's refund missing its stop condition is refused at that field, eve
   for (const [width, height] of [[1366, 900], [390, 844]]) {
     await page.setViewportSize({ width, height });
     await why.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `scratch/why-${width}.png`, fullPage: false });
+    await page.screenshot({ path: test.info().outputPath(`why-${width}.png`), fullPage: false });
   }
   await page.setViewportSize({ width: 1366, height: 900 });
 
@@ -58,7 +58,7 @@ test("a person's refund missing its stop condition is refused at that field, eve
   await expect(page.locator('[id="steps.1.args.amount"]')).toHaveValue("100.00");
   await expect(page.locator('[id="steps.1.risk"]')).toHaveValue("Money leaves the company");
   await expect(page.locator('[id="steps.1.title"]')).toHaveValue("Issue refund on in_74201");
-  await page.screenshot({ path: "scratch/why-refused-1366.png", fullPage: false });
+  await page.screenshot({ path: test.info().outputPath("why-refused-1366.png"), fullPage: false });
 
   await stop.fill("Stop if the fee was already refunded");
   await expect(stop).not.toHaveAttribute("aria-invalid", "true");

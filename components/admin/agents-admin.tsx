@@ -4,7 +4,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import type { z } from "zod";
+import { z } from "zod";
 import { API_KEY_LIFETIME_DAYS, createAgentSchema, createApiKeySchema, type CreateAgentInput } from "@/lib/people/admin-schemas";
 import { apiFetch } from "@/lib/client/api";
 import { formatInstant } from "@/lib/text/format";
@@ -40,21 +40,21 @@ export function AgentsAdmin({ initialPage, tools, desks }: { initialPage: Agents
   );
 }
 
-/** The console's key form: the server's schema with the name required, and a lifetime in days ("never" or one of API_KEY_LIFETIME_DAYS). */
-const apiKeyFormSchema = createApiKeySchema.pick({ name: true }).required({ name: true });
-type ApiKeyForm = { name: string; lifetime: string };
+/** The console's key form: the server's name rule, required here, and a lifetime in days ("never" or one of API_KEY_LIFETIME_DAYS) that becomes `expiresAt` when sent. */
+const apiKeyFormSchema = createApiKeySchema.pick({ name: true }).required({ name: true }).extend({ lifetime: z.string() });
+type ApiKeyForm = z.infer<typeof apiKeyFormSchema>;
 const lifetimeLabel = (days: number | null) => (days === null ? "Never" : days === 365 ? "In 1 year" : `In ${days} days`);
 
 function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) {
   const qc = useQueryClient();
   const [newKey, setNewKey] = useState<{ key: string; name: string } | null>(null);
   const [err, setErr] = useState<string | null>(null);
-  const form = useForm<ApiKeyForm>({ defaultValues: { name: "", lifetime: "never" } });
+  const form = useForm<ApiKeyForm>({ resolver: zodResolver(apiKeyFormSchema), defaultValues: { name: "", lifetime: "never" } });
   const nameError = form.formState.errors.name?.message;
   const create = useMutation({
     mutationFn: (v: ApiKeyForm) => {
       const expiresAt = v.lifetime === "never" ? null : new Date(Date.now() + Number(v.lifetime) * 86_400_000).toISOString();
-      return apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST", body: { name: v.name.trim(), expiresAt } });
+      return apiFetch<{ apiKey: ApiKeyView; key: string }>(`/api/admin/agents/${agent.id}/keys`, { method: "POST", body: { name: v.name, expiresAt } });
     },
     onSuccess: ({ key, apiKey }) => {
       setErr(null);
@@ -64,14 +64,7 @@ function AgentCard({ agent, desks }: { agent: AgentView; desks: DeskOption[] }) 
     },
     onError: (e) => setErr(applyServerError(e, form.setError, ["name"])),
   });
-  const submit = form.handleSubmit((v) => {
-    const parsed = apiKeyFormSchema.safeParse({ name: v.name });
-    if (!parsed.success) {
-      form.setError("name", { message: parsed.error.issues[0]?.message ?? "Enter a name" }, { shouldFocus: true });
-      return;
-    }
-    create.mutate(v);
-  });
+  const submit = form.handleSubmit((v) => create.mutate(v));
   const [now] = useState(() => Date.now());
   const active = agent.keys.filter((k) => !k.revokedAt && (k.expiresAt === null || Date.parse(k.expiresAt) > now)).length;
   return (
