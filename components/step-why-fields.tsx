@@ -153,14 +153,14 @@ export function StepWhyFields({ index, required, desk, catalog }: { index: numbe
               {evidence.length > 0 ? (
                 <ul className="mt-1 flex flex-wrap gap-2" aria-label={`Evidence of step ${index + 1}`}>
                   {evidence.map((e, k) => (
-                    <li key={k} className="flex items-center gap-1 rounded border border-slate-300 bg-white px-2 py-0.5 text-sm" data-testid="why-evidence">
+                    <li key={k} className="flex min-w-0 max-w-full items-center gap-1 rounded border border-slate-300 bg-white px-2 py-0.5 text-sm" data-testid="why-evidence">
                       {"readStepId" in e ? (
                         <span>
                           read step <code className="font-mono">{e.readStepId}</code>
                         </span>
                       ) : (
                         <span>
-                          {e.recordType} <code className="font-mono">{e.recordId}</code>
+                          {e.recordType} <code className="break-all font-mono">{e.recordId}</code>
                         </span>
                       )}
                       <button type="button" className="ml-1 rounded px-1 text-xs text-red-800 hover:bg-red-50" aria-label={`Remove evidence ${"readStepId" in e ? e.readStepId : `${e.recordType} ${e.recordId}`} from step ${index + 1}`} onClick={() => removeEvidence(k)}>
@@ -183,7 +183,7 @@ export function StepWhyFields({ index, required, desk, catalog }: { index: numbe
                     ))}
                   </select>
                 </label>
-                <label className="min-w-[10rem] flex-1 text-xs">
+                <label className="min-w-0 flex-1 basis-40 text-xs">
                   <span className="block text-slate-700">Record id</span>
                   <input
                     type="text"
